@@ -1,0 +1,108 @@
+"""Node identifiers, in Marquez's format, shared by the API, the store and the UI.
+
+- ``dataset:<namespace>:<name>``
+- ``job:<namespace>:<name>``
+- ``datasetField:<namespace>:<name>:<field>``  (``field`` may itself hold dots for nested fields)
+- ``run:<runId>``
+
+Namespaces follow the OpenLineage naming spec and may contain ``:`` themselves
+(``s3://bucket``, ``postgres://host:5432``). Parsing therefore reads the namespace as
+``scheme://authority[:port]`` when it holds ``://``, and up to the first ``:`` otherwise.
+A namespace that breaks this rule can always be given explicitly (``namespace=`` and
+``name=`` query parameters in the API).
+
+A dataset field id is ambiguous when the dataset name itself holds ``:``; the field is
+taken to be the text after the *last* ``:``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+NodeType = Literal["dataset", "job", "datasetField", "run"]
+NODE_TYPES: tuple[str, ...] = ("dataset", "job", "datasetField", "run")
+
+_PORT = re.compile(r"\d+(?=:|$)")
+
+
+class InvalidNodeId(ValueError):
+    """The text is not a node id; the message says why and shows the accepted forms."""
+
+
+@dataclass(frozen=True, order=True)
+class NodeRef:
+    type: NodeType
+    namespace: str
+    name: str
+    field: str | None = None
+
+    @property
+    def id(self) -> str:
+        return format_node_id(self.type, self.namespace, self.name, self.field)
+
+    @property
+    def dataset(self) -> "NodeRef":
+        """The dataset a field belongs to (the dataset itself for a dataset)."""
+        return NodeRef("dataset", self.namespace, self.name)
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def format_node_id(type_: str, namespace: str, name: str, field: str | None = None) -> str:
+    if type_ == "run":
+        return f"run:{name}"
+    if type_ == "datasetField":
+        if field is None:
+            raise InvalidNodeId("a datasetField node id needs a field name")
+        return f"datasetField:{namespace}:{name}:{field}"
+    return f"{type_}:{namespace}:{name}"
+
+
+def _split_namespace(rest: str) -> tuple[str, str]:
+    """Split ``<namespace>:<name>`` following the naming spec's namespace shapes."""
+    scheme_end = rest.find("://")
+    first_colon = rest.find(":")
+    if scheme_end != -1 and scheme_end == first_colon:
+        start = scheme_end + 3
+        colon = rest.find(":", start)
+        if colon == -1:
+            raise InvalidNodeId(f"no name after namespace in {rest!r}")
+        port = _PORT.match(rest, colon + 1)
+        if port and port.end() < len(rest):
+            colon = port.end()
+        return rest[:colon], rest[colon + 1 :]
+    if first_colon == -1:
+        raise InvalidNodeId(f"expected '<namespace>:<name>', got {rest!r}")
+    return rest[:first_colon], rest[first_colon + 1 :]
+
+
+def parse_node_id(text: str) -> NodeRef:
+    """Parse a node id; raises :class:`InvalidNodeId` with a message saying what is wrong."""
+    if not isinstance(text, str) or ":" not in text:
+        raise InvalidNodeId(
+            f"invalid node id {text!r}: expected 'dataset:<namespace>:<name>', "
+            "'job:<namespace>:<name>', 'datasetField:<namespace>:<name>:<field>' or 'run:<runId>'"
+        )
+    type_, rest = text.split(":", 1)
+    if type_ not in NODE_TYPES:
+        raise InvalidNodeId(
+            f"invalid node id {text!r}: unknown node type {type_!r} (expected one of {', '.join(NODE_TYPES)})"
+        )
+    if type_ == "run":
+        if not rest:
+            raise InvalidNodeId(f"invalid node id {text!r}: empty run id")
+        return NodeRef("run", "", rest)
+    namespace, name = _split_namespace(rest)
+    field: str | None = None
+    if type_ == "datasetField":
+        if ":" not in name:
+            raise InvalidNodeId(f"invalid node id {text!r}: a datasetField id ends with ':<field>'")
+        name, field = name.rsplit(":", 1)
+        if not field:
+            raise InvalidNodeId(f"invalid node id {text!r}: empty field name")
+    if not namespace or not name:
+        raise InvalidNodeId(f"invalid node id {text!r}: namespace and name must not be empty")
+    return NodeRef(type_, namespace, name, field)  # type: ignore[arg-type]

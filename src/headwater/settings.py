@@ -1,0 +1,122 @@
+"""Every server setting in one table: name, default, environment variable, help.
+
+Settings are resolved in this order, first hit wins:
+
+1. a value given on the command line (``headwater serve --db ...``);
+2. the environment variable named in the table (``HEADWATER_DB=...``);
+3. the default in the table.
+
+``docs/settings.md`` documents each row; a test fails when a setting is missing there.
+Settings are read once into an immutable :class:`Settings` object that is passed
+explicitly to the parts that need it: there is no global configuration state.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    env: str
+    help: str
+    type: type = str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("data_dir", "~/.headwater", "HEADWATER_DATA_DIR",
+            "Folder for the embedded store, spool files and demo data."),
+    Setting("db", "", "HEADWATER_DB",
+            "Store URL: sqlite:///path/to/file.db or postgresql://user:pass@host/db. "
+            "Empty means sqlite:///<data_dir>/headwater.db."),
+    Setting("host", "127.0.0.1", "HEADWATER_HOST", "Interface `headwater serve` listens on."),
+    Setting("port", 5000, "HEADWATER_PORT", "Port `headwater serve` listens on (Marquez's default, so Marquez clients work unchanged).", int),
+    Setting("write_tokens", "", "HEADWATER_WRITE_TOKENS",
+            "Comma-separated bearer tokens allowed to POST events. Empty: ingest needs no token."),
+    Setting("read_tokens", "", "HEADWATER_READ_TOKENS",
+            "Comma-separated bearer tokens allowed to read. Empty: reads need no token. Write tokens can always read."),
+    Setting("max_body_bytes", 16 * 1024 * 1024, "HEADWATER_MAX_BODY_BYTES",
+            "Largest request body accepted, after gzip decompression.", int),
+    Setting("max_batch_events", 10_000, "HEADWATER_MAX_BATCH_EVENTS",
+            "Most events accepted in one batch request.", int),
+    Setting("max_graph_nodes", 5_000, "HEADWATER_MAX_GRAPH_NODES",
+            "Most nodes a lineage or impact answer returns before it is cut and marked truncated.", int),
+)
+
+SETTINGS_BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+class SettingError(ValueError):
+    """A setting has a value that cannot be used; the message names the setting and its source."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def data_path(self) -> Path:
+        return Path(os.path.expanduser(str(self.values["data_dir"])))
+
+    @property
+    def db_url(self) -> str:
+        db = str(self.values["db"])
+        if db:
+            return db
+        return f"sqlite:///{self.data_path / 'headwater.db'}"
+
+    @property
+    def write_token_set(self) -> frozenset[str]:
+        return _tokens(self.values["write_tokens"])
+
+    @property
+    def read_token_set(self) -> frozenset[str]:
+        return _tokens(self.values["read_tokens"])
+
+
+def _tokens(raw: str) -> frozenset[str]:
+    return frozenset(t.strip() for t in str(raw).split(",") if t.strip())
+
+
+def _convert(setting: Setting, raw: Any, source: str) -> Any:
+    if setting.type is int:
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise SettingError(
+                f"setting {setting.name!r} from {source} must be a whole number, got {raw!r}"
+            ) from None
+    return str(raw)
+
+
+def load_settings(
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve every setting: ``overrides`` (command line) > environment > default."""
+    env = os.environ if environ is None else environ
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    unknown = set(overrides) - set(SETTINGS_BY_NAME)
+    if unknown:
+        raise SettingError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {}
+    for s in SETTINGS:
+        if s.name in overrides:
+            values[s.name] = _convert(s, overrides[s.name], "the command line")
+        elif env.get(s.env):
+            values[s.name] = _convert(s, env[s.env], f"environment variable {s.env}")
+        else:
+            values[s.name] = s.default
+    return Settings(values)

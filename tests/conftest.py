@@ -1,0 +1,76 @@
+"""Fixtures shared by the whole suite: real database servers, fresh databases, schema paths.
+
+PostgreSQL and MariaDB are real servers started by ``scripts/start-services``, which exports
+``HEADWATER_TEST_PG_URL`` and ``HEADWATER_TEST_MARIADB_URL``. When a URL is missing the tests
+that need it are skipped with a reason *locally*; under ``scripts/test`` / CI
+(``HEADWATER_REQUIRE_SERVICES=1``) a missing server is an error, never a silent skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SPEC_DIR = REPO.parent / "shared" / "openlineage-spec"
+
+
+def _require(env: str) -> str:
+    url = os.environ.get(env)
+    if url:
+        return url
+    if os.environ.get("HEADWATER_REQUIRE_SERVICES"):
+        pytest.fail(f"{env} is not set: run the suite through scripts/test, which starts the servers")
+    pytest.skip(f"{env} not set (start the servers with scripts/start-services)")
+
+
+@pytest.fixture(scope="session")
+def pg_server_url() -> str:
+    """URL of the PostgreSQL server's maintenance database (``postgresql://...``)."""
+    return _require("HEADWATER_TEST_PG_URL")
+
+
+@pytest.fixture(scope="session")
+def mariadb_server_url() -> str:
+    """URL of the MariaDB server (``mysql://user:pass@host:port``)."""
+    return _require("HEADWATER_TEST_MARIADB_URL")
+
+
+@pytest.fixture
+def fresh_pg_url(pg_server_url: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database for one test; dropped afterwards."""
+    import psycopg
+
+    name = f"hw_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(pg_server_url)
+    yield urlunsplit(parts._replace(path=f"/{name}"))
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'headwater.db'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest) -> str:
+    """A fresh, empty store URL: the same test runs on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_url")
+    return request.getfixturevalue("fresh_pg_url")
+
+
+@pytest.fixture(scope="session")
+def spec_dir() -> Path:
+    """The official OpenLineage spec checkout in ../shared (tests validate against it)."""
+    if not (SPEC_DIR / "OpenLineage.json").exists():
+        pytest.fail(f"official OpenLineage spec not found at {SPEC_DIR}")
+    return SPEC_DIR
