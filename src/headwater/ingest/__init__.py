@@ -1,0 +1,14 @@
+"""Parsing, decompression and validation of incoming OpenLineage events (no storage here).
+
+- :func:`decode_body` — media type, Content-Encoding (gzip/deflate), size limit, UTF-8;
+- :func:`parse_event` / :func:`parse_batch` — JSON, then validation against the official schemas;
+- :class:`IngestError` — what is wrong (status, code, message, problems with JSON paths).
+"""
+
+from __future__ import annotations
+
+from headwater.ingest.body import decode_body
+from headwater.ingest.errors import IngestError
+from headwater.ingest.parse import ParsedEvent, parse_batch, parse_event, parse_json
+
+__all__ = ["IngestError", "ParsedEvent", "decode_body", "parse_batch", "parse_event", "parse_json"]

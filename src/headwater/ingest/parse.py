@@ -1,0 +1,110 @@
+"""Parse and validate one event or a batch of events from JSON text.
+
+Pure functions: text in, :class:`ParsedEvent` list out, or an :class:`IngestError` that lists
+every problem (path + message). Nothing is stored here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.ingest.errors import IngestError
+from headwater.spec import EventKind, EventValidator, Problem, classify
+
+
+@dataclass(frozen=True)
+class ParsedEvent:
+    """A valid event: its parsed JSON, its text as stored, and its kind."""
+
+    payload: dict[str, Any]
+    raw: str
+    kind: EventKind
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON."""
+    if not text.strip():
+        raise IngestError(400, "invalid_json", "request body is empty: expected an OpenLineage event as JSON")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise IngestError(
+            400, "invalid_json",
+            f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})",
+        ) from None
+    except ValueError as exc:
+        raise IngestError(400, "invalid_json", f"request body is not valid JSON: {exc}") from None
+
+
+def _invalid(problems: list[Problem], what: str) -> IngestError:
+    count = len(problems)
+    first = problems[0]
+    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
+    return IngestError(422, "invalid_event", f"{what}: {first.path}: {first.message}{more}", problems)
+
+
+def _checked(payload: Any, raw: str, validator: EventValidator, root: str) -> ParsedEvent | list[Problem]:
+    problems = validator.validate(payload, root)
+    if problems:
+        return problems
+    kind = classify(payload)
+    assert kind is not None  # validate() reports events without a kind
+    return ParsedEvent(payload=payload, raw=raw, kind=kind)
+
+
+def parse_event(text: str, validator: EventValidator) -> ParsedEvent:
+    """One event (``POST /api/v1/lineage``); its stored text is the body exactly as sent."""
+    payload = parse_json(text)
+    if isinstance(payload, list):
+        raise IngestError(
+            422, "invalid_event",
+            f"$: expected one OpenLineage event (a JSON object), got an array of {len(payload)}; "
+            "send arrays to /api/v1/lineage/batch",
+            [Problem("$", "expected a JSON object (an OpenLineage event), got array")],
+        )
+    result = _checked(payload, text, validator, "$")
+    if isinstance(result, list):
+        raise _invalid(result, "the event is not a valid OpenLineage event")
+    return result
+
+
+def _batch_items(payload: Any) -> tuple[list[Any], str]:
+    if isinstance(payload, list):
+        return payload, "$"
+    if isinstance(payload, dict) and isinstance(payload.get("events"), list):
+        return payload["events"], "$.events"
+    raise IngestError(
+        422, "invalid_event",
+        '$: a batch is a JSON array of events or an object {"events": [...]}',
+        [Problem("$", 'expected a JSON array of events or {"events": [...]}')],
+    )
+
+
+def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[ParsedEvent]:
+    """Many events (``POST /api/v1/lineage/batch``); all valid or an error listing every bad one."""
+    items, root = _batch_items(parse_json(text))
+    if len(items) > max_events:
+        raise IngestError(
+            413, "payload_too_large",
+            f"batch holds {len(items)} events; the limit is {max_events} (setting max_batch_events)",
+        )
+    parsed: list[ParsedEvent] = []
+    problems: list[Problem] = []
+    bad = 0
+    for i, item in enumerate(items):
+        raw = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        result = _checked(item, raw, validator, f"{root}[{i}]")
+        if isinstance(result, list):
+            bad += 1
+            problems.extend(result)
+        else:
+            parsed.append(result)
+    if problems:
+        raise _invalid(problems, f"{bad} of {len(items)} events are not valid OpenLineage events; none was stored")
+    return parsed

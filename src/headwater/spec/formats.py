@@ -1,0 +1,63 @@
+"""Format checks for the formats the OpenLineage schemas use: ``uuid``, ``date-time``, ``uri``.
+
+jsonschema only checks ``date-time`` and ``uri`` when optional third-party packages are
+installed and silently accepts anything otherwise; these small, explicit checks make the
+result the same everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime
+
+from jsonschema import FormatChecker
+
+# RFC 3339 section 5.6 date-time: full-date "T" full-time, with a mandatory zone (Z or +hh:mm).
+_DATE_TIME = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})[Tt ]"
+    r"(?P<time>\d{2}:\d{2}:\d{2})(?P<frac>\.\d+)?"
+    r"(?P<zone>[Zz]|[+-]\d{2}:\d{2})\Z"
+)
+# RFC 3986: scheme ":" hier-part; no spaces or control characters anywhere.
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f]*\Z")
+
+
+def is_date_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    m = _DATE_TIME.match(value)
+    if not m:
+        return False
+    zone = m["zone"].upper()
+    text = f"{m['date']}T{m['time']}{(m['frac'] or '')[:7]}{'+00:00' if zone == 'Z' else zone}"
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_uuid(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return len(value) == 36 and all(value[i] == "-" for i in (8, 13, 18, 23))
+
+
+def is_uri(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    return bool(_URI.match(value))
+
+
+def format_checker() -> FormatChecker:
+    """A checker knowing exactly ``uuid``, ``date-time`` and ``uri`` (other formats are not asserted)."""
+    checker = FormatChecker(formats=())
+    checker.checks("uuid")(is_uuid)
+    checker.checks("date-time")(is_date_time)
+    checker.checks("uri")(is_uri)
+    return checker

@@ -1,0 +1,200 @@
+"""Validate OpenLineage events against the official core schema and the standard facet schemas.
+
+How an event is checked:
+
+1. Its kind is read from its top-level keys exactly as the core schema's ``oneOf`` decides it
+   (:func:`classify`): ``run`` + ``job`` is a RunEvent, ``dataset`` (without both ``job`` and
+   ``run``) a DatasetEvent, ``job`` without ``run`` a JobEvent. Validating against that one
+   definition instead of the ``oneOf`` gives precise messages ("``$.run.runId``: required")
+   rather than "not valid under any of the given schemas".
+2. Every facet in ``run.facets``, ``job.facets``, ``inputs[i].facets``, ``inputs[i].inputFacets``,
+   ``outputs[i].facets``, ``outputs[i].outputFacets`` and ``dataset.facets`` whose name is a
+   standard facet for that place (``schema``, ``columnLineage``, ``parent``, ...) is validated
+   against that facet's definition. Other (custom) facet names are kept unvalidated beyond
+   the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``).
+
+Validators are compiled once per :class:`EventValidator`; ``validate`` is thread-safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from headwater.spec.facets import Slot, facet_catalog
+from headwater.spec.formats import format_checker
+from headwater.spec.paths import json_path
+from headwater.spec.registry import CORE_ID, build_registry, load_schemas
+
+EventKind = Literal["RUN", "DATASET", "JOB"]
+
+_KIND_DEF: Mapping[EventKind, str] = {"RUN": "RunEvent", "DATASET": "DatasetEvent", "JOB": "JobEvent"}
+MAX_PROBLEMS = 100
+_MAX_REPR = 80
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with a submitted body: where (a JSON path) and what."""
+
+    path: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+
+class AmbiguousEvent(ValueError):
+    pass
+
+
+def classify(event: Mapping[str, Any]) -> EventKind | None:
+    """The kind of an event by its top-level keys, following the core schema's ``oneOf``.
+
+    Returns None when no kind fits (no ``run``, ``dataset`` or ``job``); raises
+    :class:`AmbiguousEvent` when the keys fit both DatasetEvent and JobEvent.
+    """
+    has_run, has_job, has_dataset = "run" in event, "job" in event, "dataset" in event
+    if has_run and has_job:
+        return "RUN"
+    if has_dataset and has_job:
+        raise AmbiguousEvent(
+            "the event has 'dataset' and 'job' but no 'run': that fits both a DatasetEvent and a JobEvent; "
+            "send a DatasetEvent (only 'dataset'), a JobEvent (only 'job') or a RunEvent ('run' and 'job')"
+        )
+    if has_dataset:
+        return "DATASET"
+    if has_job:
+        return "JOB"
+    if has_run:
+        return "RUN"  # validating as a RunEvent reports the missing 'job'
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
+
+
+_TYPE_NAMES = {
+    "dict": "object", "list": "array", "str": "string", "int": "integer", "float": "number",
+    "bool": "boolean", "NoneType": "null",
+}
+
+
+def _message(error: ValidationError) -> tuple[list[str | int], str]:
+    """Path segments and a readable message for one jsonschema error."""
+    parts: list[str | int] = list(error.absolute_path)
+    kind = error.validator
+    if kind == "required":
+        missing = next((p for p in error.validator_value if error.message.startswith(f"{p!r} ")), None)
+        if missing is not None:
+            return [*parts, missing], "required field is missing"
+    if kind == "type":
+        got = _TYPE_NAMES.get(type(error.instance).__name__, type(error.instance).__name__)
+        expected = error.validator_value
+        expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return parts, f"expected {expected_text}, got {got} {_short(error.instance)}"
+    if kind == "format":
+        return parts, f"{_short(error.instance)} is not a valid {error.validator_value}"
+    if kind == "enum":
+        allowed = ", ".join(str(v) for v in error.validator_value)
+        return parts, f"{_short(error.instance)} is not one of: {allowed}"
+    return parts, error.message if len(error.message) <= 300 else error.message[:297] + "..."
+
+
+def _leaves(error: ValidationError) -> Iterator[ValidationError]:
+    """Descend into anyOf/oneOf to report the concrete problems, not 'not valid under any'."""
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        branches = {e.schema_path[0] for e in error.context if e.schema_path}
+        chosen: Iterable[ValidationError] = error.context if len(branches) <= 1 else [best_match(error.context)]
+        for sub in chosen:
+            yield from _leaves(sub)
+        return
+    yield error
+
+
+def _facet_places(kind: EventKind, event: Mapping[str, Any]) -> Iterator[tuple[Slot, list[str | int], Any]]:
+    """(slot, path of the facets object, facets object) for every facet container in the event."""
+    if kind == "RUN":
+        run = event.get("run")
+        if isinstance(run, Mapping):
+            yield "run", ["run", "facets"], run.get("facets")
+    if kind in ("RUN", "JOB"):
+        job = event.get("job")
+        if isinstance(job, Mapping):
+            yield "job", ["job", "facets"], job.get("facets")
+        for key, extra_key, extra_slot in (("inputs", "inputFacets", "input"), ("outputs", "outputFacets", "output")):
+            datasets = event.get(key)
+            if not isinstance(datasets, list):
+                continue
+            for i, ds in enumerate(datasets):
+                if isinstance(ds, Mapping):
+                    yield "dataset", [key, i, "facets"], ds.get("facets")
+                    yield extra_slot, [key, i, extra_key], ds.get(extra_key)  # type: ignore[misc]
+    if kind == "DATASET":
+        dataset = event.get("dataset")
+        if isinstance(dataset, Mapping):
+            yield "dataset", ["dataset", "facets"], dataset.get("facets")
+
+
+class EventValidator:
+    """Compiled validators for the core event kinds and every standard facet."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        schemas = load_schemas(directory)
+        registry = build_registry(schemas)
+        checker = format_checker()
+
+        def compile_ref(ref: str) -> Draft202012Validator:
+            return Draft202012Validator({"$ref": ref}, registry=registry, format_checker=checker)
+
+        self._kinds = {kind: compile_ref(f"{CORE_ID}#/$defs/{name}") for kind, name in _KIND_DEF.items()}
+        self._catalog = facet_catalog(schemas)
+        self._facets = {
+            slot: {name: compile_ref(ref) for name, ref in names.items()} for slot, names in self._catalog.items()
+        }
+
+    def standard_facets(self, slot: Slot) -> frozenset[str]:
+        """Names of the standard facets that may sit at ``slot``."""
+        return frozenset(self._catalog[slot])
+
+    def facet_schema(self, slot: Slot, name: str) -> str | None:
+        """The schema reference (``<$id>#/$defs/<Definition>``) a facet named ``name`` at ``slot`` is checked against."""
+        return self._catalog[slot].get(name)
+
+    def validate(self, event: Any, root: str = "$") -> list[Problem]:
+        """Every problem with ``event`` (empty when valid); paths start at ``root`` (``$`` or ``$[i]``)."""
+        if not isinstance(event, Mapping):
+            got = _TYPE_NAMES.get(type(event).__name__, type(event).__name__)
+            return [Problem(root, f"expected a JSON object (an OpenLineage event), got {got}")]
+        try:
+            kind = classify(event)
+        except AmbiguousEvent as exc:
+            return [Problem(root, str(exc))]
+        if kind is None:
+            return [Problem(root, "not an OpenLineage event: a RunEvent has 'run' and 'job', "
+                                  "a DatasetEvent has 'dataset', a JobEvent has 'job'")]
+        problems: set[Problem] = set()
+        for error in self._kinds[kind].iter_errors(event):
+            for leaf in _leaves(error):
+                parts, message = _message(leaf)
+                problems.add(Problem(json_path(parts, root), message))
+        for slot, container_path, facets in _facet_places(kind, event):
+            if not isinstance(facets, Mapping):
+                continue
+            for name, facet in facets.items():
+                validator = self._facets[slot].get(name)
+                if validator is None:
+                    continue  # a custom facet: kept as is
+                for error in validator.iter_errors(facet):
+                    for leaf in _leaves(error):
+                        parts, message = _message(leaf)
+                        problems.add(Problem(json_path([*container_path, name, *parts], root), message))
+        ordered = sorted(problems)
+        return ordered[:MAX_PROBLEMS]
