@@ -1,0 +1,91 @@
+// Thin fetch wrapper over the public read API. Every call states its endpoint; errors carry
+// the server's {"error": {...}} message so the UI can show what went wrong.
+import type {
+  CompareAnswer,
+  EventSummary,
+  GraphNode,
+  ImpactAnswer,
+  LineageAnswer,
+  Namespace,
+  NodeDetails,
+  Run,
+  SearchResult,
+  Version,
+} from "./types";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Params = Record<string, string | number | boolean | null | undefined>;
+
+export function buildUrl(path: string, params: Params = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === "") continue;
+    q.set(k, String(v));
+  }
+  const qs = q.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+async function getJson<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(buildUrl(path, params), { signal, headers: { Accept: "application/json" } });
+  if (!res.ok) {
+    let code = "http_error";
+    let message = `${res.status} ${res.statusText} from ${path}`;
+    try {
+      const body = (await res.json()) as { error?: { code?: string; message?: string } };
+      if (body.error) {
+        code = body.error.code ?? code;
+        message = body.error.message ?? message;
+      }
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(res.status, code, message);
+  }
+  return (await res.json()) as T;
+}
+
+const G = "/api/v1/graph";
+
+export interface LineageQuery {
+  nodeId: string;
+  direction?: "both" | "upstream" | "downstream";
+  depth?: number;
+  datasetsOnly?: boolean;
+  columns?: boolean;
+  at?: string | null;
+}
+
+export const api = {
+  lineage: (q: LineageQuery, signal?: AbortSignal) =>
+    getJson<LineageAnswer>(`${G}/lineage`, { direction: "both", depth: 2, columns: true, ...q }, signal),
+  node: (nodeId: string, at?: string | null, signal?: AbortSignal) =>
+    getJson<NodeDetails>(`${G}/node`, { nodeId, at }, signal),
+  history: (nodeId: string, signal?: AbortSignal) =>
+    getJson<{ versions: Version[] }>(`${G}/history`, { nodeId }, signal),
+  runs: (nodeId: string, limit = 50, offset = 0, signal?: AbortSignal) =>
+    getJson<{ runs: Run[]; total: number }>(`${G}/runs`, { nodeId, limit, offset }, signal),
+  search: (q: string, limit = 20, signal?: AbortSignal) =>
+    getJson<{ results: SearchResult[] }>(`${G}/search`, { q, limit }, signal),
+  impact: (nodeId: string, depth = 20, at?: string | null, signal?: AbortSignal) =>
+    getJson<ImpactAnswer>(`${G}/impact`, { nodeId, depth, at }, signal),
+  compare: (nodeId: string, from: string, to: string, depth = 2, signal?: AbortSignal) =>
+    getJson<CompareAnswer>(`${G}/compare`, { nodeId, from, to, depth, direction: "both" }, signal),
+  namespaces: (signal?: AbortSignal) => getJson<{ namespaces: Namespace[] }>(`${G}/namespaces`, {}, signal),
+  datasets: (namespace: string, limit = 100, offset = 0, signal?: AbortSignal) =>
+    getJson<{ items: GraphNode[]; total: number }>(`${G}/datasets`, { namespace, limit, offset }, signal),
+  jobs: (namespace: string, limit = 100, offset = 0, signal?: AbortSignal) =>
+    getJson<{ items: GraphNode[]; total: number }>(`${G}/jobs`, { namespace, limit, offset }, signal),
+  recent: (limit = 20, signal?: AbortSignal) => getJson<{ items: GraphNode[] }>(`${G}/recent`, { limit }, signal),
+  events: (nodeId: string, limit = 50, cursor?: string | null, signal?: AbortSignal) =>
+    getJson<{ events: EventSummary[]; nextCursor: string | null }>("/api/v1/events", { nodeId, limit, cursor }, signal),
+};

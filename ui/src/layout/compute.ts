@@ -1,0 +1,17 @@
+import { elkLayout } from "./elk";
+import { layeredLayout } from "./layered";
+import { ELK_MAX_NODES, type LayoutRequest, type LayoutResult } from "./types";
+
+export async function computeLayout(req: LayoutRequest): Promise<LayoutResult> {
+  const t0 = performance.now();
+  if (req.nodes.length <= ELK_MAX_NODES) {
+    try {
+      const positions = await elkLayout(req.nodes, req.edges);
+      return { seq: req.seq, positions, engine: "elk", ms: performance.now() - t0 };
+    } catch {
+      // fall through to the simple layout: a layout problem must never blank the graph
+    }
+  }
+  const positions = layeredLayout(req.nodes, req.edges);
+  return { seq: req.seq, positions, engine: "layered", ms: performance.now() - t0 };
+}

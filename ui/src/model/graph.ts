@@ -1,0 +1,215 @@
+// The lineage graph shown on screen, as pure data.
+//
+// The view is the union of *fragments*: the first lineage answer around the asset, plus one
+// fragment per expansion ("upstream of X", "downstream of Y"). Collapsing an expansion drops
+// its fragment, and every expansion whose node is no longer on screen goes with it. Nothing
+// is mutated: each function returns a new value.
+import type { ColumnEdge, GraphEdge, GraphNode, LineageAnswer } from "../api/types";
+
+export type Direction = "upstream" | "downstream";
+
+export interface Fragment {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  columnEdges: ColumnEdge[];
+  truncated: boolean;
+}
+
+export interface Expansion {
+  nodeId: string;
+  direction: Direction;
+}
+
+export const expansionKey = (e: Expansion): string => `${e.direction === "upstream" ? "u" : "d"}:${e.nodeId}`;
+
+export function parseExpansionKey(key: string): Expansion | null {
+  const m = /^([ud]):(.+)$/.exec(key);
+  if (!m) return null;
+  return { nodeId: m[2], direction: m[1] === "u" ? "upstream" : "downstream" };
+}
+
+export interface GraphState {
+  root: string;
+  base: Fragment;
+  /** expansion key -> fragment, in the order they were expanded */
+  expansions: Array<[string, Fragment]>;
+}
+
+export interface Graph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  columnEdges: ColumnEdge[];
+  truncated: boolean;
+}
+
+export function fragmentOf(answer: LineageAnswer): Fragment {
+  return {
+    nodes: answer.nodes ?? [],
+    edges: answer.edges ?? [],
+    columnEdges: answer.columnEdges ?? [],
+    truncated: Boolean(answer.truncated),
+  };
+}
+
+export function initialState(root: string, base: Fragment): GraphState {
+  return { root, base, expansions: [] };
+}
+
+export const columnEdgeKey = (e: ColumnEdge): string => `${e.source}->${e.target}@${e.job ?? ""}`;
+
+/**
+ * Union of fragments. A node seen twice keeps its first appearance's data; its "has more"
+ * flags are true only if every fragment says so (one fragment that saw all its neighbours on
+ * a side settles that side).
+ */
+export function union(fragments: Fragment[]): Graph {
+  const nodes = new Map<string, GraphNode>();
+  const edges = new Map<string, GraphEdge>();
+  const columnEdges = new Map<string, ColumnEdge>();
+  let truncated = false;
+  for (const f of fragments) {
+    truncated ||= f.truncated;
+    for (const n of f.nodes) {
+      const seen = nodes.get(n.id);
+      nodes.set(
+        n.id,
+        seen
+          ? {
+              ...seen,
+              hasMoreUpstream: Boolean(seen.hasMoreUpstream && n.hasMoreUpstream),
+              hasMoreDownstream: Boolean(seen.hasMoreDownstream && n.hasMoreDownstream),
+            }
+          : n,
+      );
+    }
+    for (const e of f.edges) edges.set(`${e.source}->${e.target}`, e);
+    for (const c of f.columnEdges) columnEdges.set(columnEdgeKey(c), c);
+  }
+  const ids = new Set(nodes.keys());
+  const keptEdges = [...edges.values()].filter((e) => ids.has(e.source) && ids.has(e.target));
+  return { nodes: [...nodes.values()], edges: keptEdges, columnEdges: [...columnEdges.values()], truncated };
+}
+
+function fragmentNodeIds(f: Fragment): Set<string> {
+  return new Set(f.nodes.map((n) => n.id));
+}
+
+/** Expansions whose node is still reachable through base or earlier kept expansions. */
+function liveExpansions(state: GraphState, dropped: Set<string>): Array<[string, Fragment]> {
+  const present = fragmentNodeIds(state.base);
+  const kept: Array<[string, Fragment]> = [];
+  let changed = true;
+  const pending = state.expansions.filter(([k]) => !dropped.has(k));
+  // an expansion can be anchored on a node brought by a later expansion; iterate to a fixed point
+  while (changed) {
+    changed = false;
+    for (let i = 0; i < pending.length; i++) {
+      const [key, frag] = pending[i];
+      const exp = parseExpansionKey(key);
+      if (exp && present.has(exp.nodeId)) {
+        kept.push([key, frag]);
+        for (const id of fragmentNodeIds(frag)) present.add(id);
+        pending.splice(i, 1);
+        i--;
+        changed = true;
+      }
+    }
+  }
+  const order = new Map(state.expansions.map(([k], i) => [k, i]));
+  return kept.sort((a, b) => (order.get(a[0]) ?? 0) - (order.get(b[0]) ?? 0));
+}
+
+export function expand(state: GraphState, exp: Expansion, fragment: Fragment): GraphState {
+  const key = expansionKey(exp);
+  const others = state.expansions.filter(([k]) => k !== key);
+  return { ...state, expansions: [...others, [key, fragment]] };
+}
+
+export function collapse(state: GraphState, exp: Expansion): GraphState {
+  const key = expansionKey(exp);
+  // collapsing also drops the nodes this expansion brought that nothing else shows
+  return { ...state, expansions: liveExpansions({ ...state, expansions: state.expansions }, new Set([key])) };
+}
+
+export function isExpanded(state: GraphState, exp: Expansion): boolean {
+  const key = expansionKey(exp);
+  return state.expansions.some(([k]) => k === key);
+}
+
+export function currentGraph(state: GraphState): Graph {
+  return union([state.base, ...state.expansions.map(([, f]) => f)]);
+}
+
+/**
+ * Fold jobs away: every input dataset of a job gets a DERIVED edge to each of its outputs,
+ * with the job in `via`. Jobs with no dataset on one side disappear (nothing to connect).
+ */
+export function datasetsOnly(graph: Graph): Graph {
+  const jobs = new Set(graph.nodes.filter((n) => n.type === "JOB").map((n) => n.id));
+  const inputsOf = new Map<string, string[]>();
+  const outputsOf = new Map<string, string[]>();
+  const direct: GraphEdge[] = [];
+  for (const e of graph.edges) {
+    if (jobs.has(e.target) && !jobs.has(e.source)) {
+      inputsOf.set(e.target, [...(inputsOf.get(e.target) ?? []), e.source]);
+    } else if (jobs.has(e.source) && !jobs.has(e.target)) {
+      outputsOf.set(e.source, [...(outputsOf.get(e.source) ?? []), e.target]);
+    } else if (!jobs.has(e.source) && !jobs.has(e.target)) {
+      direct.push(e);
+    }
+  }
+  const derived = new Map<string, GraphEdge>();
+  for (const e of direct) derived.set(`${e.source}->${e.target}`, { ...e, type: "DERIVED", via: e.via ?? [] });
+  for (const job of jobs) {
+    for (const src of inputsOf.get(job) ?? []) {
+      for (const dst of outputsOf.get(job) ?? []) {
+        const key = `${src}->${dst}`;
+        const seen = derived.get(key);
+        if (seen) {
+          if (!seen.via?.includes(job)) derived.set(key, { ...seen, via: [...(seen.via ?? []), job] });
+        } else {
+          derived.set(key, { id: `derived:${key}`, source: src, target: dst, type: "DERIVED", via: [job] });
+        }
+      }
+    }
+  }
+  return {
+    nodes: graph.nodes.filter((n) => !jobs.has(n.id)),
+    edges: [...derived.values()],
+    columnEdges: graph.columnEdges,
+    truncated: graph.truncated,
+  };
+}
+
+/** Hops from the root over the drawn edges: negative upstream, positive downstream. */
+export function levels(graph: Graph, root: string): Map<string, number> {
+  const up = new Map<string, string[]>();
+  const down = new Map<string, string[]>();
+  for (const e of graph.edges) {
+    down.set(e.source, [...(down.get(e.source) ?? []), e.target]);
+    up.set(e.target, [...(up.get(e.target) ?? []), e.source]);
+  }
+  const out = new Map<string, number>([[root, 0]]);
+  for (const [adj, sign] of [
+    [up, -1],
+    [down, 1],
+  ] as const) {
+    let frontier = [root];
+    let d = 0;
+    const seen = new Set([root]);
+    while (frontier.length) {
+      d++;
+      const next: string[] = [];
+      for (const id of frontier) {
+        for (const n of adj.get(id) ?? []) {
+          if (seen.has(n)) continue;
+          seen.add(n);
+          if (!out.has(n)) out.set(n, sign * d);
+          next.push(n);
+        }
+      }
+      frontier = next;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { decodeView, defaultView, encodeView, type ViewState } from "./urlState";
+
+describe("URL state", () => {
+  it("round-trips every field, including ids with ':' '/' '&' and '#'", () => {
+    const v: ViewState = {
+      node: "dataset:postgres://db:5432:hr.public.pay&roll#1",
+      tab: "history",
+      depth: 4,
+      column: "datasetField:postgres://db:5432:hr.public.pay&roll#1:total pay",
+      expansions: ["u:job:spark:job1", "d:dataset:file:/data/x.csv"],
+      openColumns: ["dataset:file:/data/x.csv", "dataset:file:/data/y.csv"],
+      at: "2026-11-20T10:00:00.000Z",
+      compareFrom: "2026-11-01T00:00:00.000Z",
+      datasetsOnly: true,
+      impact: true,
+    };
+    expect(decodeView(encodeView(v))).toEqual(v);
+    expect(decodeView(`?${encodeView(v)}`)).toEqual(v);
+  });
+
+  it("keeps the default view short", () => {
+    expect(encodeView(defaultView("job:ns:j"))).toBe("node=job%3Ans%3Aj");
+  });
+
+  it("ignores malformed values", () => {
+    const v = decodeView("node=job:a:b&tab=evil&depth=999&exp=zzz&exp=u:job:a:b&exp=u:job:a:b");
+    expect(v).toEqual({ ...defaultView("job:a:b"), depth: 10, expansions: ["u:job:a:b"] });
+    expect(decodeView("tab=schema")).toBeNull();
+    expect(decodeView("node=x&depth=-3")?.depth).toBe(1);
+  });
+});
