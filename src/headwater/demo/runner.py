@@ -1,0 +1,123 @@
+"""``headwater demo`` from start to end: server, data, the two jobs under ``headwater run``, the link.
+
+The data dir holds everything the demo makes (default ``~/.headwater/demo``)::
+
+    <data_dir>/headwater.db                       the embedded store (when the demo starts the server)
+    <data_dir>/data/*.csv                         the generated HR sample data
+    <data_dir>/warehouse/employee_attendance      job 1's output (Parquet)
+    <data_dir>/warehouse/employee_compensation    job 2's output (Parquet)
+    <data_dir>/logs/*.log                         the server's and each job's output
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from headwater.demo import data as sample_data
+from headwater.demo import jdbc as jdbc_variant
+from headwater.demo import server as servers
+from headwater.demo.checks import DemoError, find_java
+from headwater.demo.jobs import JobRun, pipeline, run_job
+from headwater.demo.links import file_dataset_id, lineage_page_url, wait_for_node
+from headwater.demo.progress import Steps
+
+DEFAULT_DATA_DIR = Path("~/.headwater/demo")
+OUTPUT_TABLES = ("employee_attendance", "employee_compensation")
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    data_dir: Path = DEFAULT_DATA_DIR
+    host: str = "127.0.0.1"
+    port: int = 5000
+    url: str | None = None          # an existing server; None: start one on the embedded store
+    employees: int = sample_data.DEFAULT_EMPLOYEES
+    days: int = sample_data.DEFAULT_DAYS
+    seed: int = sample_data.DEFAULT_SEED
+    jdbc: str | None = None         # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
+
+
+@dataclass
+class DemoResult:
+    server: servers.Server
+    data: sample_data.GeneratedData
+    output_node: str                # node id of employee_compensation
+    page_url: str                   # its lineage page in the web UI
+    jobs: list[JobRun] = field(default_factory=list)
+
+
+def _human(n: int) -> str:
+    return f"{n:,}"
+
+
+def run_demo(config: DemoConfig, console: Console) -> DemoResult:
+    """Run every step; the server it starts is left running (``result.server``) for the caller to stop.
+
+    Raises :class:`DemoError` with a message that says what to do; the server the demo started is
+    stopped before the error propagates.
+    """
+    data_dir = config.data_dir.expanduser().resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    target = jdbc_variant.parse_jdbc(config.jdbc) if config.jdbc else None
+    server: servers.Server | None = None
+    with Steps(console) as steps:
+        try:
+            with steps.step("Checking Java") as step:
+                step.done = str(find_java())
+
+            if config.url:
+                with steps.step(f"Connecting to the Headwater server at {config.url}") as step:
+                    server = servers.connect(config.url)
+            else:
+                with steps.step(f"Starting the Headwater server on http://{config.host}:{config.port}") as step:
+                    server = servers.start(data_dir, config.host, config.port)
+                    step.done = f"store {data_dir / 'headwater.db'}"
+
+            with steps.step(f"Generating the HR sample data ({_human(config.employees)} employees)") as step:
+                generated = sample_data.generate(
+                    data_dir / "data", employees=config.employees, days=config.days, seed=config.seed,
+                    on_progress=lambda done, total: step.note(f"{done:,}/{total:,}"),
+                )
+                step.done = ", ".join(f"{f.path.name} {_human(f.rows)} rows" for f in generated.files.values())
+
+            jdbc_args: list[str] | None = None
+            jdbc_env: dict[str, str] = {}
+            if target is not None:
+                with steps.step(f"Loading the employees into PostgreSQL {target.host}:{target.port}/{target.database}") as step:
+                    rows = jdbc_variant.load_employees(target, generated.path("employees"))
+                    step.done = f"table {target.table}, {_human(rows)} rows"
+                jdbc_args = ["--jdbc-url", target.jdbc_url, "--jdbc-table", target.table]
+                jdbc_env = {"HR_JDBC_USER": target.user, "HR_JDBC_PASSWORD": target.password}
+
+            warehouse = data_dir / "warehouse"
+            for table in OUTPUT_TABLES:  # a fresh run: saveAsTable refuses a managed table whose folder exists
+                shutil.rmtree(warehouse / table, ignore_errors=True)
+            runs: list[JobRun] = []
+            for job in pipeline(generated.out_dir, warehouse, jdbc_args=jdbc_args, jdbc_env=jdbc_env):
+                with steps.step(f"Running {job.title}") as step:
+                    step.note("headwater run -- python " + job.script)
+                    runs.append(run_job(job, data_dir=data_dir, lineage_url=server.url))
+                    step.done = f"log {runs[-1].log_path}"
+
+            output_node = file_dataset_id(warehouse / "employee_compensation")
+            with steps.step("Checking the captured lineage") as step:
+                try:
+                    wait_for_node(server.url, output_node)
+                except TimeoutError as exc:
+                    raise DemoError(
+                        f"the jobs ran but their lineage did not reach the server: {exc}\n"
+                        f"The jobs' logs are in {data_dir / 'logs'}."
+                    ) from None
+                step.done = output_node
+        except BaseException:
+            if server is not None:
+                server.stop()
+            raise
+    return DemoResult(server, generated, output_node, lineage_page_url(server.url, output_node), runs)
+
+
+__all__ = ["DemoConfig", "DemoError", "DemoResult", "run_demo"]
