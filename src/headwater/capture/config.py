@@ -1,0 +1,195 @@
+"""The agent's configuration: the OpenLineage Spark integration's keys, read from the SparkConf.
+
+Everything here is a pure function of two mappings, the SparkConf (``spark.openlineage.*`` and
+``spark.headwater.*`` keys) and the process environment, so it is tested without Spark.
+Where the transport comes from, first hit wins (docs/capture.md, "Configuration"):
+
+1. ``spark.openlineage.transport.type`` (+ ``.url``, ``.endpoint``, ``.auth.*``, ``.compression``,
+   ``.timeoutInMillis``, ``.location``, ``.headers.*``, or any other key of an openlineage-python
+   transport) in the SparkConf — ``--conf`` on spark-submit, EMR/Glue/Dataproc configurations;
+2. openlineage-python's own lookup (``OpenLineageClient()`` with no arguments): ``OPENLINEAGE_CONFIG``,
+   ``./openlineage.yml``, ``~/.openlineage/openlineage.yml``, ``OPENLINEAGE__TRANSPORT__*``,
+   ``OPENLINEAGE_URL`` / ``OPENLINEAGE_API_KEY`` / ``OPENLINEAGE_ENDPOINT``;
+3. a local Headwater server: ``HEADWATER_URL`` (set by ``headwater run --url``), else
+   ``http://127.0.0.1:5000`` (``HEADWATER_PORT`` changes the port).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PREFIX = "spark.openlineage."
+TRANSPORT_PREFIX = PREFIX + "transport."
+DEFAULT_NAMESPACE = "default"
+DEFAULT_HEADWATER_URL = "http://127.0.0.1:5000"
+
+
+class ConfigError(ValueError):
+    """A configuration value cannot be used; the message names the key and what is wrong."""
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Everything the agent needs to know, resolved once per tracked SparkSession."""
+
+    namespace: str = DEFAULT_NAMESPACE
+    app_name: str | None = None                 # spark.openlineage.appName (overrides spark.app.name)
+    parent_job_namespace: str | None = None     # spark.openlineage.parentJobNamespace
+    parent_job_name: str | None = None          # spark.openlineage.parentJobName
+    parent_run_id: str | None = None            # spark.openlineage.parentRunId
+    root_parent_job_namespace: str | None = None  # spark.openlineage.rootParentJobNamespace
+    root_parent_job_name: str | None = None     # spark.openlineage.rootParentJobName
+    root_parent_run_id: str | None = None       # spark.openlineage.rootParentRunId
+    disabled_facets: frozenset[str] = frozenset()  # spark.openlineage.facets.disabled
+    dataset_lineage_enabled: bool = False       # spark.openlineage.columnLineage.datasetLineageEnabled
+    append_dataset_name: bool = True            # spark.openlineage.jobName.appendDatasetName
+    transport: Mapping[str, Any] | None = None  # from spark.openlineage.transport.*; None = openlineage-python lookup
+    fallback_url: str = DEFAULT_HEADWATER_URL   # used when nothing else is configured
+    spool_dir: Path = field(default_factory=lambda: Path("~/.headwater/spool").expanduser())
+    queue_size: int = 1000                      # spark.headwater.queueSize
+    flush_timeout: float = 10.0                 # spark.headwater.flushTimeoutSeconds
+    spool_max_bytes: int = 256 * 1024 * 1024    # spark.headwater.spool.maxBytes
+    emit_without_output: bool = False           # spark.headwater.emitWithoutOutput
+    debug_fail_capture: bool = False            # spark.headwater.debug.failCapture (tests only)
+
+    @property
+    def parent(self) -> tuple[str, str, str] | None:
+        """(namespace, name, runId) of the application run's parent, when all three are known."""
+        if self.parent_job_name and self.parent_run_id:
+            return (self.parent_job_namespace or self.namespace, self.parent_job_name, self.parent_run_id)
+        return None
+
+    @property
+    def root_parent(self) -> tuple[str, str, str] | None:
+        if self.root_parent_job_name and self.root_parent_run_id:
+            return (self.root_parent_job_namespace or self.namespace, self.root_parent_job_name,
+                    self.root_parent_run_id)
+        return None
+
+
+def _bool(conf: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = conf.get(key)
+    if raw is None or raw == "":
+        return default
+    value = str(raw).strip().lower()
+    if value in ("true", "1", "yes", "on"):
+        return True
+    if value in ("false", "0", "no", "off"):
+        return False
+    raise ConfigError(f"{key} must be true or false, got {raw!r}")
+
+
+def _number(conf: Mapping[str, str], key: str, default: float, kind: type = float) -> Any:
+    raw = conf.get(key)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{key} must be a {'whole ' if kind is int else ''}number, got {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{key} must not be negative, got {raw!r}")
+    return value
+
+
+def _facet_list(raw: str | None) -> frozenset[str]:
+    """``[spark_unknown;spark.logicalPlan]`` (OpenLineage's form) or ``a,b`` → ``{"spark_unknown", ...}``."""
+    if not raw:
+        return frozenset()
+    text = raw.strip().strip("[]")
+    return frozenset(p.strip() for p in text.replace(",", ";").split(";") if p.strip())
+
+
+def _set_path(target: dict[str, Any], path: list[str], value: Any) -> None:
+    for part in path[:-1]:
+        nxt = target.setdefault(part, {})
+        if not isinstance(nxt, dict):
+            raise ConfigError(f"{TRANSPORT_PREFIX}{'.'.join(path)} conflicts with another transport key")
+        target = nxt
+    target[path[-1]] = value
+
+
+def transport_from_conf(conf: Mapping[str, str]) -> dict[str, Any] | None:
+    """``spark.openlineage.transport.*`` → an openlineage-python transport config dict (or None).
+
+    Keys keep their OpenLineage Spark names and are mapped to openlineage-python's where they differ:
+    ``timeoutInMillis`` → ``timeout`` (seconds), ``location`` (file) → ``log_file_path`` with ``append``,
+    ``headers.X`` → ``custom_headers``. Dotted keys nest (``auth.apiKey`` → ``{"auth": {"apiKey": ...}}``).
+    """
+    raw: dict[str, Any] = {}
+    for key, value in conf.items():
+        if key.startswith(TRANSPORT_PREFIX):
+            _set_path(raw, key[len(TRANSPORT_PREFIX):].split("."), value)
+    # the OpenLineage Spark integration's legacy form: spark.openlineage.url / .endpoint / .apiKey
+    if not raw and conf.get(PREFIX + "url"):
+        raw = {"type": "http", "url": conf[PREFIX + "url"]}
+        if conf.get(PREFIX + "endpoint"):
+            raw["endpoint"] = conf[PREFIX + "endpoint"]
+        if conf.get(PREFIX + "apiKey"):
+            raw["auth"] = {"type": "api_key", "apiKey": conf[PREFIX + "apiKey"]}
+    if not raw:
+        return None
+    kind = str(raw.get("type", "")).strip().lower()
+    if not kind:
+        raise ConfigError(f"{TRANSPORT_PREFIX}type is missing (one of http, file, console, or a transport class), "
+                          f"but other {TRANSPORT_PREFIX}* keys are set: {', '.join(sorted(raw))}")
+    raw["type"] = kind
+    if kind == "http":
+        if not raw.get("url"):
+            raise ConfigError(f"{TRANSPORT_PREFIX}url is required when {TRANSPORT_PREFIX}type=http")
+        if "timeoutInMillis" in raw:
+            millis = _number(raw, "timeoutInMillis", 5000.0)
+            raw["timeout"] = float(millis) / 1000.0
+            del raw["timeoutInMillis"]
+        elif "timeout" in raw:
+            raw["timeout"] = float(_number(raw, "timeout", 5.0))
+        if "headers" in raw:
+            raw["custom_headers"] = raw.pop("headers")
+        auth = raw.get("auth")
+        if isinstance(auth, dict) and auth.get("type") in ("api_key", "apiKey") and not auth.get("apiKey"):
+            raise ConfigError(f"{TRANSPORT_PREFIX}auth.apiKey is required when {TRANSPORT_PREFIX}auth.type=api_key")
+        if isinstance(auth, dict) and auth.get("type") == "apiKey":
+            auth["type"] = "api_key"
+        if raw.get("compression") in ("none", ""):
+            del raw["compression"]
+    elif kind == "file":
+        location = raw.pop("location", None) or raw.get("log_file_path")
+        if not location:
+            raise ConfigError(f"{TRANSPORT_PREFIX}location is required when {TRANSPORT_PREFIX}type=file")
+        raw["log_file_path"] = str(location)
+        raw["append"] = _bool(raw, "append", True)
+    return raw
+
+
+def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = None) -> AgentConfig:
+    """Resolve the agent's configuration from a SparkConf mapping and the environment."""
+    env = os.environ if environ is None else environ
+    data_dir = Path(env.get("HEADWATER_DATA_DIR") or "~/.headwater").expanduser()
+    spool = conf.get("spark.headwater.spool.dir") or env.get("HEADWATER_SPOOL_DIR") or str(data_dir / "spool")
+    port = env.get("HEADWATER_PORT") or "5000"
+    fallback = env.get("HEADWATER_URL") or f"http://127.0.0.1:{port}"
+    return AgentConfig(
+        namespace=conf.get(PREFIX + "namespace") or env.get("OPENLINEAGE_NAMESPACE") or DEFAULT_NAMESPACE,
+        app_name=conf.get(PREFIX + "appName") or None,
+        parent_job_namespace=conf.get(PREFIX + "parentJobNamespace") or None,
+        parent_job_name=conf.get(PREFIX + "parentJobName") or None,
+        parent_run_id=conf.get(PREFIX + "parentRunId") or None,
+        root_parent_job_namespace=conf.get(PREFIX + "rootParentJobNamespace") or None,
+        root_parent_job_name=conf.get(PREFIX + "rootParentJobName") or None,
+        root_parent_run_id=conf.get(PREFIX + "rootParentRunId") or None,
+        disabled_facets=_facet_list(conf.get(PREFIX + "facets.disabled")),
+        dataset_lineage_enabled=_bool(conf, PREFIX + "columnLineage.datasetLineageEnabled", False),
+        append_dataset_name=_bool(conf, PREFIX + "jobName.appendDatasetName", True),
+        transport=transport_from_conf(conf),
+        fallback_url=fallback,
+        spool_dir=Path(spool).expanduser(),
+        queue_size=max(1, _number(conf, "spark.headwater.queueSize", 1000, int)),
+        flush_timeout=_number(conf, "spark.headwater.flushTimeoutSeconds", 10.0),
+        spool_max_bytes=_number(conf, "spark.headwater.spool.maxBytes", 256 * 1024 * 1024, int),
+        emit_without_output=_bool(conf, "spark.headwater.emitWithoutOutput", False),
+        debug_fail_capture=_bool(conf, "spark.headwater.debug.failCapture", False),
+    )

@@ -1,0 +1,266 @@
+"""Getting events to the backend without ever holding up the Spark job.
+
+:class:`Emitter` owns a bounded queue and one daemon worker thread:
+
+- :meth:`Emitter.submit` never blocks: when the queue is full the event is dropped and counted;
+- the worker sends each event through the transport (every network call has the transport's timeout);
+  when a send fails, the event goes to the :class:`~headwater.capture.spool.Spool` and the emitter switches
+  to *spooling*: later events are appended behind it (so order is kept) and the spool is retried with
+  exponential backoff (0.5 s doubling to 30 s) until it drains, then events go straight out again;
+- errors are logged once per kind (not per event) and never propagate;
+- :meth:`Emitter.close` flushes with a bounded timeout, then spools whatever is still queued or in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from openlineage.client.serde import Serde
+from openlineage.client.transport import Transport
+
+from headwater.capture.spool import Spool
+
+log = logging.getLogger("headwater.capture")
+
+_STOP = object()
+MIN_BACKOFF = 0.5
+MAX_BACKOFF = 30.0
+
+
+@dataclass
+class Stats:
+    submitted: int = 0
+    sent: int = 0
+    spooled: int = 0
+    dropped: int = 0
+    failures: int = 0
+
+
+class OnceLogger:
+    """Logs each kind of problem once per process part, not once per event."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self._logger = logger
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def warning(self, kind: str, message: str, *args: Any, exc_info: bool = False) -> None:
+        with self._lock:
+            if kind in self._seen:
+                return
+            self._seen.add(kind)
+        self._logger.warning(message, *args, exc_info=exc_info)
+
+
+class Emitter:
+    def __init__(self, transport: Transport, spool: Spool, *, queue_size: int = 1000, name: str = "headwater-emitter") -> None:
+        self.transport = transport
+        self.spool = spool
+        self.stats = Stats()
+        self.errors = OnceLogger(log)
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._busy = 0                 # events taken from the queue and not yet settled
+        self._inflight: Any = None     # the event being sent right now (taken over by close())
+        self._closed = False
+        self._spool_lock = threading.Lock()
+        self._spooling = False
+        self._backoff = MIN_BACKOFF
+        self._next_retry = 0.0
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    # -- producer side (any thread, never blocks) -----------------------------------------------
+    def submit(self, event: Any) -> bool:
+        if self._closed:
+            return self._spool_now(self._materialize(event))
+        try:
+            self._queue.put_nowait(event)
+        except queue.Full:
+            self.stats.dropped += 1
+            self.errors.warning("queue-full", "headwater: the event queue is full (%d events); dropping events "
+                                "until the backend catches up (counted in the agent's stats)", self._queue.maxsize)
+            return False
+        self.stats.submitted += 1
+        return True
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every submitted event is sent or spooled (not for the spool to drain)."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._queue.unfinished_tasks:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(min(left, 0.05))
+        return True
+
+    def close(self, timeout: float) -> None:
+        """Flush for at most ``timeout`` seconds (one last try of the spool if the backend is healthy), stop
+        the worker, and spool everything still queued or in flight."""
+        if self._closed:
+            return
+        deadline = time.monotonic() + timeout
+        try:
+            self._queue.put(_STOP, timeout=max(0.0, timeout))
+        except queue.Full:
+            pass
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            self._closed = True
+            leftovers = [self._inflight] if self._inflight is not None else []
+            self._inflight = None
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                leftovers.extend(self._materialize(item))
+            self._queue.task_done()
+        if leftovers:
+            self._spool_now(leftovers)
+        self.spool.close()
+        try:
+            self.transport.close(0)
+        except Exception:  # noqa: BLE001 - closing a transport must never fail the job
+            pass
+
+    @property
+    def spooling(self) -> bool:
+        return self._spooling
+
+    # -- worker -------------------------------------------------------------------------------
+    def _run(self) -> None:
+        self._spooling = self._safe_pending()
+        while True:
+            wait = None
+            if self._spooling:
+                wait = max(0.0, self._next_retry - time.monotonic())
+            try:
+                item = self._queue.get(timeout=wait)
+            except queue.Empty:
+                item = None
+            try:
+                if item is _STOP:
+                    if self._spooling and time.monotonic() >= self._next_retry:
+                        self._retry_spool()
+                    return
+                if self._spooling and time.monotonic() >= self._next_retry:
+                    self._retry_spool()
+                if item is not None:
+                    for event in self._materialize(item):
+                        self._deliver(event)
+            except Exception:  # noqa: BLE001 - the worker must survive anything
+                self.errors.warning("worker", "headwater: unexpected error in the event worker", exc_info=True)
+            finally:
+                if item is not None:
+                    self._queue.task_done()
+                    with self._idle:
+                        self._idle.notify_all()
+
+    def _materialize(self, item: Any) -> list[Any]:
+        """A queued item is an event, or a callable that builds a list of events (built here, off the job)."""
+        if not callable(item):
+            return [item]
+        try:
+            return list(item())
+        except Exception as exc:  # noqa: BLE001
+            self.errors.warning("build", "headwater: could not build lineage events (%s: %s); the job is not "
+                                "affected; further errors of this kind are not logged", type(exc).__name__, exc,
+                                exc_info=True)
+            return []
+
+    def _deliver(self, event: Any) -> None:
+        if self._spooling:
+            self._spool_now([event])
+            return
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._inflight = event
+        if closed:
+            self._spool_now([event])
+            return
+        error: Exception | None = None
+        try:
+            self.transport.emit(event)
+        except Exception as exc:  # noqa: BLE001
+            error = exc
+        with self._lock:
+            mine = self._inflight is event
+            self._inflight = None
+        if not mine:
+            return  # close() took it over and spooled it
+        if error is None:
+            self.stats.sent += 1
+            return
+        self._failed(error)
+        self._spool_now([event])
+
+    def _failed(self, error: Exception) -> None:
+        self.stats.failures += 1
+        self.errors.warning("send", "headwater: could not send lineage events (%s: %s); keeping them in the spool "
+                            "at %s and retrying with backoff", type(error).__name__, error, self.spool.directory)
+        self._spooling = True
+        self._next_retry = time.monotonic() + self._backoff
+        self._backoff = min(MAX_BACKOFF, self._backoff * 2)
+
+    def _retry_spool(self) -> None:
+        sent_before = self.stats.sent
+
+        def send(payload: dict[str, Any]) -> None:
+            self.transport.emit(payload)
+            self.stats.sent += 1
+
+        try:
+            with self._spool_lock:
+                done = self.spool.drain(send)
+        except Exception as exc:  # noqa: BLE001
+            self.errors.warning("spool", "headwater: could not read the spool at %s: %s", self.spool.directory, exc)
+            done = False
+        if done:
+            self._spooling = False
+            self._backoff = MIN_BACKOFF
+            if self.stats.sent > sent_before:
+                log.info("headwater: the lineage backend is reachable again; sent %d spooled events",
+                         self.stats.sent - sent_before)
+        else:
+            self.stats.failures += 1
+            self._next_retry = time.monotonic() + self._backoff
+            self._backoff = min(MAX_BACKOFF, self._backoff * 2)
+
+    def _safe_pending(self) -> bool:
+        try:
+            return self.spool.pending()
+        except Exception:  # noqa: BLE001
+            return False
+
+    def _spool_now(self, events: list[Any]) -> bool:
+        try:
+            lines = [e if isinstance(e, str) else Serde.to_json(e) for e in events]
+            with self._spool_lock:
+                written = self.spool.append(lines)
+        except Exception as exc:  # noqa: BLE001
+            self.stats.dropped += len(events)
+            self.errors.warning("spool-write", "headwater: could not write to the spool at %s (%s); events lost",
+                                self.spool.directory, exc)
+            return False
+        self.stats.spooled += written
+        if written < len(events):
+            self.stats.dropped += len(events) - written
+            self.errors.warning("spool-full", "headwater: the spool at %s is full (%d bytes); dropping events",
+                                self.spool.directory, self.spool.max_bytes)
+        return written == len(events)
+
+
+def event_json(event: Any) -> dict[str, Any]:
+    """The JSON form of an openlineage-python event (what is sent and what is spooled)."""
+    return json.loads(Serde.to_json(event))

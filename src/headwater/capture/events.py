@@ -1,0 +1,195 @@
+"""OpenLineage events the agent emits, built from plain values (pure functions, no Spark).
+
+Two kinds of runs, as in the OpenLineage Spark integration:
+
+- the *application* run — job ``<app>``, jobType ``APPLICATION``; START when tracking starts, COMPLETE
+  when the application ends (``spark.stop()`` or interpreter exit), FAIL when the script died with an
+  exception; its ``parent`` facet points at ``spark.openlineage.parentJob*`` when given;
+- one run per Spark SQL execution that writes (or, with ``spark.headwater.emitWithoutOutput``, reads)
+  data — job ``<app>.<action>.<output>``, jobType ``SQL_JOB``; START and COMPLETE (or FAIL with
+  ``errorMessage``), its ``parent`` facet pointing at the application run.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, ClassVar
+
+import attr
+from openlineage.client import event_v2
+from openlineage.client.event_v2 import InputDataset, OutputDataset, RunEvent
+from openlineage.client.event_v2 import RunState as EventType
+from openlineage.client.facet_v2 import (
+    JobFacet,
+    RunFacet,
+    error_message_run,
+    job_type_job,
+    parent_run,
+    processing_engine_run,
+    source_code_location_job,
+    sql_job,
+)
+
+from headwater import __version__
+
+PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/capture"
+APPLICATION = "APPLICATION"
+SQL_JOB = "SQL_JOB"
+
+
+@attr.define
+class SparkPropertiesRunFacet(RunFacet):
+    """The OpenLineage Spark integration's custom ``spark_properties`` facet (app name, master, ...)."""
+
+    properties: dict[str, str] = attr.field(factory=dict)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+@dataclass(frozen=True)
+class RunRef:
+    namespace: str
+    name: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class AppContext:
+    """What every event of one tracked application shares."""
+
+    namespace: str
+    app_job: str                       # the application job's name
+    app_run_id: str
+    spark_version: str
+    properties: Mapping[str, str] = field(default_factory=dict)   # spark.app.name, spark.master, ...
+    parent: RunRef | None = None       # the application's parent (spark.openlineage.parentJob*)
+    root: RunRef | None = None         # the root of the chain (spark.openlineage.rootParentJob*)
+    script_url: str | None = None      # file:///path/job.py for the sourceCodeLocation facet
+    disabled_facets: frozenset[str] = frozenset()
+    streaming: bool = False
+
+    @property
+    def app_ref(self) -> RunRef:
+        return RunRef(self.namespace, self.app_job, self.app_run_id)
+
+
+@dataclass(frozen=True)
+class Failure:
+    message: str
+    stack_trace: str | None = None
+    language: str = "JAVA"
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> "Failure":
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return cls(message=f"{type(exc).__name__}: {exc}", stack_trace=text, language="PYTHON")
+
+
+def iso(ts: float) -> str:
+    """Epoch seconds → ``2026-11-22T05:10:10.123Z``."""
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _parent_facet(parent: RunRef, root: RunRef | None) -> parent_run.ParentRunFacet:
+    top = root or parent
+    return parent_run.ParentRunFacet(
+        run=parent_run.Run(runId=parent.run_id),
+        job=parent_run.Job(namespace=parent.namespace, name=parent.name),
+        root=parent_run.Root(run=parent_run.RootRun(runId=top.run_id),
+                              job=parent_run.RootJob(namespace=top.namespace, name=top.name)),
+        producer=PRODUCER,
+    )
+
+
+def _keep(facets: dict[str, Any], disabled: Iterable[str]) -> dict[str, Any]:
+    off = set(disabled)
+    return {k: v for k, v in facets.items() if k not in off}
+
+
+def _engine(ctx: AppContext) -> processing_engine_run.ProcessingEngineRunFacet:
+    return processing_engine_run.ProcessingEngineRunFacet(
+        version=ctx.spark_version, name="spark", openlineageAdapterVersion=__version__, producer=PRODUCER)
+
+
+def _job_type(ctx: AppContext, kind: str) -> job_type_job.JobTypeJobFacet:
+    return job_type_job.JobTypeJobFacet(processingType="STREAMING" if ctx.streaming else "BATCH",
+                                        integration="SPARK", jobType=kind, producer=PRODUCER)
+
+
+def _error(failure: Failure) -> error_message_run.ErrorMessageRunFacet:
+    return error_message_run.ErrorMessageRunFacet(message=failure.message, programmingLanguage=failure.language,
+                                                  stackTrace=failure.stack_trace, producer=PRODUCER)
+
+
+def application_event(ctx: AppContext, event_type: EventType, at: float, failure: Failure | None = None) -> RunEvent:
+    """START / COMPLETE / FAIL of the application run."""
+    run_facets: dict[str, Any] = {"processing_engine": _engine(ctx)}
+    if ctx.properties:
+        run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
+    if ctx.parent is not None:
+        run_facets["parent"] = _parent_facet(ctx.parent, ctx.root)
+    if failure is not None:
+        run_facets["errorMessage"] = _error(failure)
+    job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
+    if ctx.script_url:
+        job_facets["sourceCodeLocation"] = source_code_location_job.SourceCodeLocationJobFacet(
+            type="file", url=ctx.script_url, producer=PRODUCER)
+    return RunEvent(
+        eventType=event_type, eventTime=iso(at), producer=PRODUCER,
+        run=event_v2.Run(runId=ctx.app_run_id, facets=_keep(run_facets, ctx.disabled_facets)),
+        job=event_v2.Job(namespace=ctx.namespace, name=ctx.app_job, facets=_keep(job_facets, ctx.disabled_facets)),
+    )
+
+
+@dataclass(frozen=True)
+class Execution:
+    """One finished Spark SQL execution, as the listener saw it."""
+
+    run_id: str
+    job_name: str
+    started: float
+    ended: float
+    inputs: list[InputDataset]
+    outputs: list[OutputDataset]
+    sql: str | None = None
+    failure: Failure | None = None
+    execution_id: int | None = None
+
+    TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
+
+
+def _start_outputs(outputs: list[OutputDataset]) -> list[OutputDataset]:
+    """Outputs as known before the write: without outputStatistics (those only exist afterwards)."""
+    return [OutputDataset(namespace=o.namespace, name=o.name, facets=o.facets) for o in outputs]
+
+
+def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
+    """START and COMPLETE (or FAIL) for one execution, parented to the application run."""
+    run_facets: dict[str, Any] = {"parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
+                                  "processing_engine": _engine(ctx)}
+    if ctx.properties:
+        run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
+    job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, SQL_JOB)}
+    if ex.sql:
+        job_facets["sql"] = sql_job.SQLJobFacet(query=ex.sql, dialect="spark", producer=PRODUCER)
+    job = event_v2.Job(namespace=ctx.namespace, name=ex.job_name, facets=_keep(job_facets, ctx.disabled_facets))
+    start = RunEvent(
+        eventType=EventType.START, eventTime=iso(ex.started), producer=PRODUCER,
+        run=event_v2.Run(runId=ex.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
+        job=job, inputs=list(ex.inputs), outputs=_start_outputs(ex.outputs),
+    )
+    end_facets = dict(run_facets)
+    if ex.failure is not None:
+        end_facets["errorMessage"] = _error(ex.failure)
+    end = RunEvent(
+        eventType=EventType.FAIL if ex.failure else EventType.COMPLETE, eventTime=iso(max(ex.ended, ex.started)),
+        producer=PRODUCER,
+        run=event_v2.Run(runId=ex.run_id, facets=_keep(end_facets, ctx.disabled_facets)),
+        job=job, inputs=list(ex.inputs), outputs=list(ex.outputs),
+    )
+    return [start, end]

@@ -1,0 +1,117 @@
+"""The py4j ``QueryExecutionListener`` the agent registers on a SparkSession.
+
+Spark calls :meth:`QueryListener.onSuccess` / :meth:`QueryListener.onFailure` on its listener-bus
+thread *after* each action, asynchronously to the job, through py4j's callback server. The callback
+reads the plan (``headwater.capture.lineage.from_query_execution``: one ``toJSON`` plus a few calls on
+leaf relations), hands a plain-Python :class:`Observed` to the tracker and returns; building and
+sending events happens on the emitter's worker thread. Any error inside is caught, logged once, and
+never reaches Spark or the job.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.capture.delivery import OnceLogger, log
+from headwater.capture.events import Failure
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the listener saw of one execution; ``lineage`` is a ``headwater.capture.lineage.QueryLineage``."""
+
+    lineage: Any
+    func_name: str
+    started: float
+    ended: float
+    execution_id: int | None
+    failure: Failure | None
+
+
+class CaptureDisabled(RuntimeError):
+    """Raised inside capture by ``spark.headwater.debug.failCapture=true`` (to test that capture errors stay inside)."""
+
+
+class QueryListener:
+    """Implements ``org.apache.spark.sql.util.QueryExecutionListener`` for py4j."""
+
+    class Java:
+        implements = ["org.apache.spark.sql.util.QueryExecutionListener"]
+
+    def __init__(self, analyze: Callable[[Any, int | None], Any], deliver: Callable[[Observed], None],
+                 errors: OnceLogger, *, jvm: Any = None, fail_for_test: bool = False) -> None:
+        self._jvm = jvm
+        self._analyze = analyze
+        self._deliver = deliver
+        self._errors = errors
+        self._fail_for_test = fail_for_test
+        self.enabled = True
+        self.seen = 0
+
+    # py4j entry points: never raise
+    def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:  # noqa: N802, N803
+        ended = time.time()
+        started = ended - max(0, int(durationNs)) / 1e9
+        self._handle(funcName, qe, started, ended, None)
+
+    def onFailure(self, funcName: str, qe: Any, exception: Any) -> None:  # noqa: N802, N803
+        ended = time.time()
+        failure = None
+        try:
+            failure = _java_failure(exception, self._jvm)
+        except Exception:  # noqa: BLE001
+            failure = Failure(message="the Spark execution failed (error not readable)")
+        self._handle(funcName, qe, ended, ended, failure)
+
+    def _handle(self, func_name: str, qe: Any, started: float, ended: float, failure: Failure | None) -> None:
+        if not self.enabled:
+            return
+        self.seen += 1
+        try:
+            if self._fail_for_test:
+                raise CaptureDisabled("spark.headwater.debug.failCapture is set: failing inside capture on purpose")
+            execution_id = _execution_id(qe)
+            if failure is not None:
+                started = _submission_time(qe, execution_id) or started
+            lineage = self._analyze(qe, execution_id)
+            self._deliver(Observed(lineage, str(func_name), started, ended, execution_id, failure))
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            self._errors.warning("listener", "headwater: lineage capture failed for a Spark execution (%s: %s); "
+                                 "the job is not affected; further capture errors of this kind are not logged",
+                                 type(exc).__name__, exc, exc_info=True)
+
+
+def _execution_id(qe: Any) -> int | None:
+    try:
+        return int(qe.id())
+    except Exception:  # noqa: BLE001 - older Sparks have no QueryExecution.id
+        return None
+
+
+def _submission_time(qe: Any, execution_id: int | None) -> float | None:
+    """The execution's real start, from Spark's SQL status store (failed executions carry no duration)."""
+    if execution_id is None:
+        return None
+    try:
+        store = qe.sparkSession().sharedState().statusStore()
+        data = store.execution(execution_id)
+        if data.isDefined():
+            return int(data.get().submissionTime()) / 1000.0
+    except Exception:  # noqa: BLE001
+        return None
+    return None
+
+
+def _java_failure(exception: Any, jvm: Any) -> Failure:
+    """The Java exception's message and stack trace (two py4j calls)."""
+    message = str(exception.toString())
+    trace: str | None = None
+    if jvm is not None:
+        try:
+            trace = str(jvm.org.apache.spark.util.Utils.exceptionString(exception))
+        except Exception:  # noqa: BLE001
+            trace = None
+    return Failure(message=message, stack_trace=trace, language="JAVA")

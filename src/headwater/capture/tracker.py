@@ -1,0 +1,277 @@
+"""Tracking one SparkSession: the application run, the listener, the emitter, shutdown.
+
+:func:`track` is the one entry point (the notebook call, the ``headwater run`` bootstrap and the
+``.pth`` auto mode all end here). It is idempotent per SparkContext: the live :class:`Tracker` is kept
+on the SparkContext object it belongs to (``sc._headwater_tracker``), not in a module global.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from openlineage.client.transport import Transport
+from openlineage.client.uuid import generate_new_uuid
+
+from headwater.capture.config import AgentConfig, load_config
+from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_session
+from headwater.capture.delivery import Emitter, Stats
+from headwater.capture.events import (
+    AppContext,
+    EventType,
+    Execution,
+    Failure,
+    RunRef,
+    application_event,
+    execution_events,
+)
+from headwater.capture.listener import Observed, QueryListener
+from headwater.capture.naming import application_job_name, execution_job_name
+from headwater.capture.spool import Spool
+from headwater.capture.transports import build_transport
+from headwater.capture.transports import describe as describe_transport
+
+log = logging.getLogger("headwater.capture")
+ATTR = "_headwater_tracker"
+
+
+class Tracker:
+    """A handle on the lineage capture of one Spark application. ``flush()`` and ``stop()`` are safe to call
+    at any time, any number of times; nothing here ever raises into the caller."""
+
+    def __init__(self, spark: Any, config: AgentConfig, conf: Mapping[str, str], *,
+                 transport: Transport | None = None) -> None:
+        self.config = config
+        self._spark = spark
+        self._sc = spark.sparkContext
+        self._stopped = False
+        self._stop_lock = threading.Lock()
+        self._failure: Failure | None = None
+        app_name = config.app_name or conf.get("spark.app.name") or "spark_application"
+        self.app_name = app_name
+        self.context = AppContext(
+            namespace=config.namespace,
+            app_job=application_job_name(app_name),
+            app_run_id=str(generate_new_uuid()),
+            spark_version=str(spark.version),
+            properties={k: conf[k] for k in ("spark.app.name", "spark.master") if conf.get(k)},
+            parent=RunRef(*config.parent) if config.parent else None,
+            root=RunRef(*config.root_parent) if config.root_parent else None,
+            script_url=_script_url(),
+            disabled_facets=config.disabled_facets,
+        )
+        self.transport = transport or build_transport(config)
+        self.spool = Spool(config.spool_dir, config.spool_max_bytes)
+        self.emitter = Emitter(self.transport, self.spool, queue_size=config.queue_size)
+        self._analyze = _lineage_analyzer(spark, config)
+        self.listener = QueryListener(self._analyze, self._observed, self.emitter.errors,
+                                      jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _start(self) -> None:
+        from pyspark.java_gateway import ensure_callback_server_started
+
+        ensure_callback_server_started(self._sc._gateway)
+        self._spark._jsparkSession.listenerManager().register(self.listener)
+        started = _app_start_time(self._sc)
+        self.emitter.submit(application_event(self.context, EventType.START, started))
+        log.info("headwater: capturing lineage of Spark application %r (run %s) to %s", self.app_name,
+                 self.context.app_run_id, describe_transport(self.transport))
+        self._wrap_context_stop()
+        atexit.register(self._at_exit)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    @property
+    def stats(self) -> Stats:
+        return self.emitter.stats
+
+    @property
+    def run_id(self) -> str:
+        return self.context.app_run_id
+
+    def record_failure(self, exc: BaseException) -> None:
+        """Mark the application as failed (its end event becomes FAIL with this exception)."""
+        self._failure = Failure.from_exception(exc)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait (bounded) until Spark has reported every finished execution and their events are sent or spooled."""
+        limit = self.config.flush_timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        if not self._stopped:
+            _wait_listener_bus(self._sc, limit)
+        return self.emitter.flush(max(0.0, deadline - time.monotonic()))
+
+    def stop(self, failure: BaseException | None = None) -> None:
+        """End the application run (COMPLETE, or FAIL if the script failed) and flush with a bounded timeout."""
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        try:
+            if failure is not None:
+                self.record_failure(failure)
+            deadline = time.monotonic() + self.config.flush_timeout
+            _wait_listener_bus(self._sc, self.config.flush_timeout)
+            self.listener.enabled = False
+            try:
+                self._spark._jsparkSession.listenerManager().unregister(self.listener)
+            except Exception:  # noqa: BLE001 - the JVM may already be gone
+                pass
+            kind = EventType.FAIL if self._failure else EventType.COMPLETE
+            self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
+            self.emitter.close(max(0.5, deadline - time.monotonic()))
+            stats = self.emitter.stats
+            if stats.spooled or stats.dropped:
+                log.warning("headwater: lineage capture ended with %d events sent, %d kept in the spool at %s "
+                            "(sent on the next run or `headwater agent flush`), %d dropped", stats.sent,
+                            stats.spooled, self.spool.directory, stats.dropped)
+        except Exception as exc:  # noqa: BLE001
+            self.emitter.errors.warning("stop", "headwater: error while stopping lineage capture: %s", exc)
+        finally:
+            try:
+                if getattr(self._sc, ATTR, None) is self:
+                    delattr(self._sc, ATTR)
+            except Exception:  # noqa: BLE001
+                pass
+            try:
+                atexit.unregister(self._at_exit)
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _at_exit(self) -> None:
+        self.stop()
+
+    def _wrap_context_stop(self) -> None:
+        """``spark.stop()`` ends the application: end the run first, while the JVM still answers."""
+        sc = self._sc
+        original: Callable[[], None] = sc.stop
+        tracker = self
+
+        def stop() -> None:
+            tracker.stop()
+            original()
+
+        sc.stop = stop
+
+    # -- executions (called on Spark's listener thread; must return quickly) ------------------
+    def _observed(self, seen: Observed) -> None:
+        lineage = seen.lineage
+        if lineage is None:
+            return
+        if not (lineage.has_output or self.config.emit_without_output):
+            return
+        ctx = self.context
+        job = execution_job_name(self.app_name, lineage.action, lineage.output_name,
+                                 append_dataset_name=self.config.append_dataset_name)
+        execution = Execution(
+            run_id=str(generate_new_uuid()), job_name=job, started=seen.started, ended=seen.ended,
+            inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
+            execution_id=seen.execution_id,
+        )
+        self.emitter.submit(lambda: execution_events(ctx, execution))
+
+
+def track(spark: Any, *, conf: Mapping[str, str] | None = None, transport: Transport | None = None) -> Tracker | None:
+    """Capture lineage of everything ``spark`` runs from now on; returns the tracker (``.flush()``, ``.stop()``).
+
+    Idempotent: tracking the same SparkContext again returns the live tracker. ``conf`` adds or overrides
+    ``spark.openlineage.*`` / ``spark.headwater.*`` keys on top of the SparkConf. Returns None (after logging
+    why, once) for a Spark Connect session, or when capture cannot start — never raises into the job.
+    """
+    try:
+        if is_connect_session(spark):
+            log.warning(CONNECT_MESSAGE.format(kind=describe(spark)))
+            return None
+        sc = spark.sparkContext
+        existing = getattr(sc, ATTR, None)
+        if isinstance(existing, Tracker) and not existing.stopped:
+            return existing
+        merged = dict(sc.getConf().getAll())
+        merged.update(conf or {})
+        tracker = Tracker(spark, load_config(merged), merged, transport=transport)
+        setattr(sc, ATTR, tracker)
+        tracker._start()
+        _install_excepthook()
+        return tracker
+    except Exception as exc:  # noqa: BLE001 - capture never fails the job
+        log.warning("headwater: lineage capture could not start (%s: %s); the job runs without it",
+                    type(exc).__name__, exc)
+        return None
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def _install_excepthook() -> None:
+    """Chain ``sys.excepthook`` once per process so an uncaught exception makes the application run FAIL."""
+    if getattr(sys.excepthook, "_headwater", False):
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        try:
+            from pyspark import SparkContext
+
+            sc = SparkContext._active_spark_context
+            if sc is not None:
+                tracker = getattr(sc, ATTR, None)
+                if isinstance(tracker, Tracker):
+                    tracker.record_failure(exc)
+        except Exception:  # noqa: BLE001
+            pass
+        previous(kind, exc, tb)
+
+    hook._headwater = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
+
+
+def _lineage_analyzer(spark: Any, config: AgentConfig) -> Callable[[Any, int | None], Any]:
+    try:
+        from headwater.capture.lineage import LineageOptions, from_query_execution
+    except ImportError as exc:
+        log.warning("headwater: the plan analysis (headwater.capture.lineage) is not available (%s); "
+                    "only the application run is reported", exc)
+        return lambda qe, execution_id: None
+
+    options = LineageOptions(dataset_lineage_enabled=config.dataset_lineage_enabled,
+                             disabled_facets=config.disabled_facets)
+
+    def analyze(qe: Any, execution_id: int | None) -> Any:
+        return from_query_execution(qe, spark=spark, options=options, execution_id=execution_id)
+
+    return analyze
+
+
+def _wait_listener_bus(sc: Any, timeout: float) -> None:
+    """Let Spark's listener bus deliver pending events (our callbacks) — bounded, errors ignored."""
+    try:
+        jsc = sc._jsc
+        if jsc is None:
+            return
+        jsc.sc().listenerBus().waitUntilEmpty(int(max(0.0, timeout) * 1000))
+    except Exception:  # noqa: BLE001 - a timeout or a stopped context
+        pass
+
+
+def _app_start_time(sc: Any) -> float:
+    try:
+        return int(sc.startTime) / 1000.0
+    except Exception:  # noqa: BLE001
+        return time.time()
+
+
+def _script_url() -> str | None:
+    script = sys.argv[0] if sys.argv else ""
+    if script and script.endswith(".py") and os.path.isfile(script):
+        return Path(script).resolve().as_uri()
+    return None

@@ -1,0 +1,89 @@
+"""A tiny real HTTP server on 127.0.0.1 that records the bodies POSTed to it.
+
+``mode`` switches its behaviour while it runs: ``"ok"`` answers 201, ``"error"`` answers 500,
+``"hang"`` sleeps ``hang_seconds`` before answering (a backend that is up but stuck).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Sink:
+    def __init__(self, mode: str = "ok", hang_seconds: float = 5.0, port: int = 0) -> None:
+        self.mode = mode
+        self.hang_seconds = hang_seconds
+        self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.attempts = 0
+        self._lock = threading.Lock()
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with sink._lock:
+                    sink.attempts += 1
+                    mode = sink.mode
+                if mode == "hang":
+                    time.sleep(sink.hang_seconds)
+                    self._answer(503)
+                    return
+                if mode == "error":
+                    self._answer(500)
+                    return
+                if self.headers.get("Content-Encoding") == "gzip":
+                    raw = gzip.decompress(raw)
+                with sink._lock:
+                    sink.bodies.append(json.loads(raw))
+                    sink.headers.append({k.lower(): v for k, v in self.headers.items()})
+                self._answer(201)
+
+            def _answer(self, status: int) -> None:
+                body = b'{"ok": true}' if status < 300 else b'{"error": {"code": "test", "message": "sink"}}'
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except OSError:
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.bodies)
+
+    def wait_for(self, predicate: Any, timeout: float = 30.0) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            events = self.events()
+            if predicate(events):
+                return events
+            time.sleep(0.05)
+        return self.events()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "Sink":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
