@@ -1,0 +1,72 @@
+"""The ASGI app: OpenLineage ingest, Headwater reads, Marquez compatibility, the web UI.
+
+``create_app(settings, store=None)`` builds a new app: one router per family
+(:mod:`~headwater.api.ingest`, :mod:`~headwater.api.events`, :mod:`~headwater.api.graph`,
+:mod:`~headwater.api.marquez`), the standard error body (:mod:`~headwater.api.errors`),
+optional bearer-token auth (:mod:`~headwater.api.auth`) and the UI catch-all last
+(:mod:`~headwater.api.ui`). Everything the handlers need is on ``app.state.headwater``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+from headwater import __version__
+from headwater.api import events, graph, ingest, marquez
+from headwater.api.errors import install_error_handlers
+from headwater.api.state import AppState
+from headwater.api.ui import mount_ui, ui_dir
+from headwater.settings import Settings
+from headwater.spec import EventValidator
+
+if TYPE_CHECKING:
+    from headwater.store import Store
+
+__all__ = ["create_app"]
+
+_DESCRIPTION = """Headwater's HTTP API. OpenLineage producers send events to `POST /api/v1/lineage`.
+The native read API is under `/api/v1/graph` and `/api/v1/events`; Marquez's read paths answer in
+Marquez's shapes. Every error answers `{"error": {"code", "message", "details"}}`."""
+
+
+def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path | None = None) -> FastAPI:
+    """A new app serving ``store`` (opened from ``settings.db_url`` when not given).
+
+    A store passed in stays the caller's to close; a store opened here is closed on shutdown.
+    ``ui_folder`` overrides where the built UI is looked for (default: ``headwater.ui.static_dir()``).
+    """
+    owned = store is None
+    if store is None:
+        from headwater.store import Store
+
+        store = Store.open(settings.db_url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            if owned:
+                close = getattr(store, "close", None)
+                if callable(close):
+                    close()
+
+    app = FastAPI(
+        title="Headwater",
+        version=__version__,
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.headwater = AppState(settings=settings, store=store, validator=EventValidator())
+    install_error_handlers(app)
+    app.include_router(ingest.router)
+    app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
+    app.include_router(events.router)
+    app.include_router(graph.router)
+    mount_ui(app, ui_folder if ui_folder is not None else ui_dir())
+    return app

@@ -1,0 +1,126 @@
+"""One error shape for every 4xx/5xx answer (docs/api.md, "Errors").
+
+``{"error": {"code": "<machine code>", "message": "<what is wrong>", "details": [...]}}``
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from headwater.graph import NodeNotFound
+from headwater.graph.nodeid import InvalidNodeId
+from headwater.ingest import IngestError
+
+log = logging.getLogger("headwater.api")
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+}
+
+
+class ApiError(Exception):
+    """Raise from a handler to answer with the standard error body."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        details: Sequence[dict[str, Any]] = (),
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = list(details)
+        self.headers = headers
+
+
+def invalid_parameter(name: str, message: str) -> ApiError:
+    return ApiError(400, "invalid_parameter", f"{name}: {message}", [{"path": name, "message": message}])
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(404, "not_found", message)
+
+
+def error_body(code: str, message: str, details: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": list(details)}}
+
+
+def error_response(
+    status: int, code: str, message: str, details: Sequence[dict[str, Any]] = (), headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+
+def _param_path(loc: Sequence[Any]) -> str:
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in ("query", "path", "header"):
+        parts = parts[1:]
+    return ".".join(parts) or "request"
+
+
+async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+
+async def _ingest_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, IngestError)
+    return error_response(exc.status, exc.code, exc.message, [p.as_dict() for p in exc.details])
+
+
+async def _invalid_node_id(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(400, "invalid_parameter", f"nodeId: {exc}", [{"path": "nodeId", "message": str(exc)}])
+
+
+async def _node_not_found(_: Request, exc: Exception) -> JSONResponse:
+    return error_response(404, "not_found", str(exc) or "no such node")
+
+
+async def _request_validation(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = [{"path": _param_path(e.get("loc", ())), "message": str(e.get("msg", "invalid"))} for e in exc.errors()]
+    message = "; ".join(f"{d['path']}: {d['message']}" for d in details) or "invalid request"
+    return error_response(400, "invalid_parameter", message, details)
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = _STATUS_CODES.get(exc.status_code, "error")
+    message = exc.detail if isinstance(exc.detail, str) else "request failed"
+    if exc.status_code == 404 and message == "Not Found":
+        message = "no such endpoint; see /docs for the API"
+    return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+
+
+async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unexpected error while answering a request", exc_info=exc)
+    return error_response(500, "internal_error", f"internal error: {type(exc).__name__}; see the server log")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Make every error answer use the standard body."""
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(IngestError, _ingest_error)
+    app.add_exception_handler(InvalidNodeId, _invalid_node_id)
+    app.add_exception_handler(NodeNotFound, _node_not_found)
+    app.add_exception_handler(RequestValidationError, _request_validation)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

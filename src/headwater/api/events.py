@@ -1,0 +1,79 @@
+"""Raw events: ``GET /api/v1/events`` (newest first, cursor paging) and ``GET /api/v1/events/{id}``."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+
+from headwater.api.auth import require_read
+from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.params import format_time, node_ref, parse_time
+from headwater.api.state import app_state
+from headwater.store import InvalidCursor
+
+router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)])
+
+
+def _time_text(value: Any) -> str | None:
+    if isinstance(value, datetime):
+        return format_time(value)
+    return None if value is None else str(value)
+
+
+def event_summary(stored: Any) -> dict[str, Any]:
+    """EventSummary (docs/api.md) of one stored event."""
+    job = stored.job
+    return {
+        "id": str(stored.id),
+        "eventTime": _time_text(stored.event_time),
+        "receivedAt": _time_text(stored.received_at),
+        "kind": stored.kind,
+        "eventType": stored.event_type,
+        "job": None if job is None else str(job),
+        "runId": None if stored.run_id is None else str(stored.run_id),
+        "event": json.loads(stored.raw),
+    }
+
+
+@router.get("/api/v1/events", summary="List raw events, newest first")
+def list_events(
+    request: Request,
+    since: str | None = Query(None, description="Only events with eventTime >= since (ISO 8601 or epoch ms)"),
+    until: str | None = Query(None, description="Only events with eventTime < until (ISO 8601 or epoch ms)"),
+    node_id: str | None = Query(None, alias="nodeId", description="Only events touching this dataset, job or run"),
+    type_: str | None = Query(None, alias="type"),
+    namespace: str | None = Query(None),
+    name: str | None = Query(None),
+    limit: int = Query(100, ge=1, le=1000),
+    cursor: str | None = Query(None, description="nextCursor of the previous page"),
+) -> dict[str, Any]:
+    state = app_state(request)
+    node = node_ref(node_id, type_, namespace, name, required=False)
+    if node is not None and node.type == "datasetField":
+        node = node.dataset
+    try:
+        events, next_cursor = state.store.list_events(
+            since=parse_time(since, "since"), until=parse_time(until, "until"), node=node, limit=limit, cursor=cursor
+        )
+    except InvalidCursor as exc:
+        raise invalid_parameter("cursor", str(exc)) from None
+    return {"events": [event_summary(e) for e in events], "nextCursor": next_cursor}
+
+
+@router.get(
+    "/api/v1/events/{event_id}",
+    summary="One raw event exactly as stored",
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}, "description": "The OpenLineage event as received"}},
+)
+def get_event(request: Request, event_id: str) -> Response:
+    state = app_state(request)
+    stored = state.store.get_event(event_id)
+    if stored is None:
+        raise not_found(f"no event with id {event_id!r}")
+    headers = {"X-Headwater-Received-At": _time_text(stored.received_at) or ""}
+    return Response(stored.raw, media_type="application/json", headers=headers)

@@ -1,0 +1,199 @@
+"""Headwater's native graph reads (``/api/v1/graph/*``): thin handlers over ``GraphReader``.
+
+Each handler parses and checks its parameters (400 ``invalid_parameter`` with a message naming
+the parameter), calls one GraphReader method and returns its answer unchanged (the shapes of
+docs/api.md). Handlers are plain ``def``: FastAPI runs them in the threadpool, so blocking
+store queries never block the event loop.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import Response
+
+from headwater.api.auth import require_read
+from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.params import csv_list, node_ref, parse_time, require_types
+from headwater.api.state import app_state
+from headwater.graph.nodeid import NodeRef
+
+router = APIRouter(prefix="/api/v1/graph", tags=["Graph"], dependencies=[Depends(require_read)])
+
+Direction = Literal["both", "upstream", "downstream"]
+AT = Query(None, description="Answer as of this moment (ISO 8601 or epoch milliseconds); default now")
+
+
+def node_param(
+    node_id: str | None = Query(None, alias="nodeId", description="dataset:<ns>:<name>, job:<ns>:<name>, "
+                                "datasetField:<ns>:<name>:<field> or run:<runId>"),
+    type_: str | None = Query(None, alias="type", description="Instead of nodeId: dataset, job, datasetField or run"),
+    namespace: str | None = Query(None, description="Instead of nodeId: the namespace"),
+    name: str | None = Query(None, description="Instead of nodeId: the name (the runId for a run)"),
+    field: str | None = Query(None, description="Instead of nodeId: the column of a datasetField"),
+) -> NodeRef:
+    ref = node_ref(node_id, type_, namespace, name, field)
+    assert ref is not None
+    return ref
+
+
+@router.get("/lineage", summary="The lineage graph around a node")
+def lineage(
+    request: Request,
+    node: NodeRef = Depends(node_param),
+    direction: Direction = Query("both"),
+    depth: int = Query(2, ge=0, le=50, description="Hops from the root (dataset hops with datasetsOnly)"),
+    datasets_only: bool = Query(False, alias="datasetsOnly"),
+    columns: bool = Query(False, description="Add columnEdges among the datasets of the answer"),
+    at: str | None = AT,
+) -> dict[str, Any]:
+    require_types(node, ("dataset", "job", "datasetField"))
+    state = app_state(request)
+    return state.graph.lineage(
+        node, direction=direction, depth=depth, datasets_only=datasets_only, columns=columns,
+        at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes,
+    )
+
+
+@router.get("/column-lineage", summary="Column-level lineage of one column or of all columns of a dataset")
+def column_lineage(
+    request: Request,
+    node: NodeRef = Depends(node_param),
+    direction: Direction = Query("both"),
+    depth: int = Query(10, ge=1, le=100),
+    at: str | None = AT,
+) -> dict[str, Any]:
+    require_types(node, ("datasetField", "dataset"))
+    return app_state(request).graph.column_lineage(node, direction=direction, depth=depth, at=parse_time(at, "at"))
+
+
+IMPACT_CSV_COLUMNS = ("depth", "type", "id", "namespace", "name", "field", "path")
+
+
+def impact_csv(answer: dict[str, Any]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(IMPACT_CSV_COLUMNS)
+    for item in answer.get("items", []):
+        row = {**item, "path": " > ".join(str(p) for p in item.get("path") or [])}
+        writer.writerow(["" if row.get(c) is None else row.get(c) for c in IMPACT_CSV_COLUMNS])
+    return out.getvalue()
+
+
+@router.get(
+    "/impact",
+    summary="Everything downstream of a dataset or a column",
+    responses={200: {"content": {"application/json": {}, "text/csv": {}}}},
+)
+def impact(
+    request: Request,
+    node: NodeRef = Depends(node_param),
+    depth: int = Query(20, ge=1, le=100),
+    at: str | None = AT,
+    format: Literal["json", "csv"] = Query("json"),  # noqa: A002 - the API's parameter name
+) -> Any:
+    require_types(node, ("dataset", "datasetField"))
+    answer = app_state(request).graph.impact(node, depth=depth, at=parse_time(at, "at"))
+    if format == "csv":
+        filename = f"impact-{node.name.rsplit('/', 1)[-1] or 'node'}.csv".replace('"', "")
+        return Response(
+            impact_csv(answer), media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+    return answer
+
+
+@router.get("/node", summary="Details of a dataset, job or run")
+def node_details(request: Request, node: NodeRef = Depends(node_param), at: str | None = AT) -> dict[str, Any]:
+    graph = app_state(request).graph
+    if node.type == "run":
+        run = graph.run(node.name)
+        if run is None:
+            raise not_found(f"no run {node.name!r}")
+        return run
+    if node.type == "datasetField":
+        node = node.dataset
+    return graph.node(node, at=parse_time(at, "at"))
+
+
+@router.get("/history", summary="Versions of a dataset or job, newest first")
+def history(request: Request, node: NodeRef = Depends(node_param)) -> dict[str, Any]:
+    require_types(node, ("dataset", "job"))
+    return app_state(request).graph.history(node)
+
+
+@router.get("/runs", summary="Runs of a job, newest first")
+def runs(
+    request: Request,
+    node: NodeRef = Depends(node_param),
+    limit: int = Query(50, ge=1, le=1000),
+    offset: int = Query(0, ge=0),
+) -> dict[str, Any]:
+    require_types(node, ("job",))
+    return app_state(request).graph.runs(node, limit=limit, offset=offset)
+
+
+SEARCH_TYPES = ("dataset", "job", "field")
+
+
+@router.get("/search", summary="Find datasets, jobs and fields by name")
+def search(
+    request: Request,
+    q: str = Query(..., min_length=1, description="Case-insensitive substring of a name"),
+    type_: str | None = Query(None, alias="type", description="Comma-separated: dataset,job,field"),
+    namespace: str | None = Query(None),
+    limit: int = Query(20, ge=1, le=200),
+) -> dict[str, Any]:
+    types = csv_list(type_, "type", SEARCH_TYPES) or list(SEARCH_TYPES)
+    return app_state(request).graph.search(q, types=types, namespace=namespace, limit=limit)
+
+
+@router.get("/compare", summary="What changed around a node between two moments")
+def compare(
+    request: Request,
+    node: NodeRef = Depends(node_param),
+    t_from: str = Query(..., alias="from", description="Earlier moment (ISO 8601 or epoch ms)"),
+    t_to: str | None = Query(None, alias="to", description="Later moment; default now"),
+    direction: Direction = Query("both"),
+    depth: int = Query(2, ge=0, le=50),
+) -> dict[str, Any]:
+    require_types(node, ("dataset", "job", "datasetField"))
+    start = parse_time(t_from, "from")
+    end = parse_time(t_to, "to") or datetime.now(UTC)
+    if start is not None and start > end:
+        raise invalid_parameter("from", "must not be later than to")
+    return app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction, depth=depth)
+
+
+@router.get("/namespaces", summary="Namespaces with their dataset and job counts")
+def namespaces(request: Request) -> dict[str, Any]:
+    return app_state(request).graph.namespaces()
+
+
+@router.get("/datasets", summary="Datasets, optionally of one namespace")
+def datasets(
+    request: Request,
+    namespace: str | None = Query(None),
+    limit: int = Query(100, ge=1, le=1000),
+    offset: int = Query(0, ge=0),
+) -> dict[str, Any]:
+    return app_state(request).graph.datasets(namespace=namespace, limit=limit, offset=offset)
+
+
+@router.get("/jobs", summary="Jobs, optionally of one namespace")
+def jobs(
+    request: Request,
+    namespace: str | None = Query(None),
+    limit: int = Query(100, ge=1, le=1000),
+    offset: int = Query(0, ge=0),
+) -> dict[str, Any]:
+    return app_state(request).graph.jobs(namespace=namespace, limit=limit, offset=offset)
+
+
+@router.get("/recent", summary="Most recently updated datasets and jobs")
+def recent(request: Request, limit: int = Query(20, ge=1, le=200)) -> dict[str, Any]:
+    return app_state(request).graph.recent(limit=limit)

@@ -1,0 +1,118 @@
+"""OpenLineage ingest: ``POST /api/v1/lineage`` (one event) and ``POST /api/v1/lineage/batch``.
+
+The body is read with a size cap, then decoding, validation and ``Store.append`` run in the
+threadpool (they are CPU- or IO-bound and must not block the event loop). ``Store.append``
+commits and syncs before it returns, so an answer of 200/201 means the event is durable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from headwater.api.auth import require_write
+from headwater.api.state import AppState, app_state
+from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
+from headwater.ingest.body import too_large
+
+router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_write)])
+
+_EVENT_BODY = {
+    "description": "One OpenLineage RunEvent, DatasetEvent or JobEvent (JSON; `Content-Encoding: gzip` accepted).",
+    "required": True,
+    "content": {"application/json": {"schema": {"$ref": "https://openlineage.io/spec/2-0-2/OpenLineage.json"}}},
+}
+_BATCH_BODY = {
+    "description": 'A JSON array of OpenLineage events, or `{"events": [...]}`. All-or-nothing.',
+    "required": True,
+    "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}},
+}
+
+
+async def _read_body(request: Request, max_bytes: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise too_large(f"{declared} bytes", max_bytes)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_large(f"more than {max_bytes} bytes", max_bytes)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _text(request: Request, raw: bytes, state: AppState) -> str:
+    return decode_body(
+        raw,
+        content_encoding=request.headers.get("content-encoding"),
+        content_type=request.headers.get("content-type"),
+        max_bytes=state.settings.max_body_bytes,
+    )
+
+
+def _store(state: AppState, events: list[ParsedEvent]) -> list[Any]:
+    from headwater.store import IncomingEvent
+
+    if not events:
+        return []
+    return list(state.store.append([IncomingEvent(payload=e.payload, raw=e.raw) for e in events]))
+
+
+@router.post(
+    "/api/v1/lineage",
+    status_code=201,
+    summary="Receive one OpenLineage event",
+    openapi_extra={"requestBody": _EVENT_BODY},
+    responses={
+        200: {"description": "Already stored (same event sent again); nothing changed"},
+        201: {"description": "Stored durably"},
+        400: {"description": "Body is not JSON, or bad gzip/UTF-8"},
+        413: {"description": "Body too large"},
+        422: {"description": "Not a valid OpenLineage event; `details` lists each problem with its JSON path"},
+    },
+)
+async def post_lineage(request: Request) -> JSONResponse:
+    state = app_state(request)
+    raw = await _read_body(request, state.settings.max_body_bytes)
+
+    def work() -> list[Any]:
+        event = parse_event(_text(request, raw, state), state.validator)
+        return _store(state, [event])
+
+    (result,) = await run_in_threadpool(work)
+    return JSONResponse(
+        {"id": str(result.id), "duplicate": bool(result.duplicate)},
+        status_code=200 if result.duplicate else 201,
+    )
+
+
+@router.post(
+    "/api/v1/lineage/batch",
+    summary="Receive many OpenLineage events, all or nothing",
+    openapi_extra={"requestBody": _BATCH_BODY},
+    responses={
+        200: {"description": "All stored durably: `{received, stored, duplicates, ids}`"},
+        422: {"description": "At least one event is invalid; nothing was stored"},
+    },
+)
+async def post_lineage_batch(request: Request) -> dict[str, Any]:
+    state = app_state(request)
+    raw = await _read_body(request, state.settings.max_body_bytes)
+
+    def work() -> list[Any]:
+        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events)
+        return _store(state, events)
+
+    results = await run_in_threadpool(work)
+    stored = sum(1 for r in results if not r.duplicate)
+    return {
+        "received": len(results),
+        "stored": stored,
+        "duplicates": len(results) - stored,
+        "ids": [str(r.id) for r in results],
+    }

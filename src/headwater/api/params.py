@@ -1,0 +1,97 @@
+"""Query parameter parsing shared by the read endpoints: times and node references.
+
+Pure functions raising :class:`~headwater.api.errors.ApiError` (``400 invalid_parameter``)
+with a message naming the parameter and saying what is accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from headwater.api.errors import invalid_parameter
+from headwater.graph.nodeid import NODE_TYPES, InvalidNodeId, NodeRef, parse_node_id
+
+_MILLIS = re.compile(r"-?\d{1,15}\Z")
+
+
+def parse_time(value: str | None, name: str) -> datetime | None:
+    """ISO 8601 (naive = UTC; ``Z`` accepted) or epoch milliseconds -> aware UTC datetime."""
+    if value is None or value.strip() == "":
+        return None
+    text = value.strip()
+    if _MILLIS.match(text):
+        try:
+            return datetime.fromtimestamp(int(text) / 1000, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            raise invalid_parameter(name, f"epoch milliseconds {text} are out of range") from None
+    try:
+        parsed = datetime.fromisoformat(text.replace(" ", "+") if "T" in text else text)
+    except ValueError:
+        raise invalid_parameter(
+            name, f"{value!r} is not a time: use ISO 8601 (2026-11-22T05:10:10Z) or epoch milliseconds"
+        ) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def format_time(value: datetime | None) -> str | None:
+    """ISO 8601 with milliseconds and ``Z`` (``2026-11-22T05:10:10.123Z``)."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def node_ref(
+    node_id: str | None,
+    type_: str | None = None,
+    namespace: str | None = None,
+    name: str | None = None,
+    field: str | None = None,
+    *,
+    required: bool = True,
+) -> NodeRef | None:
+    """The node named by ``nodeId=`` or by ``type=`` + ``namespace=`` + ``name=`` (+ ``field=``)."""
+    if node_id:
+        try:
+            return parse_node_id(node_id)
+        except InvalidNodeId as exc:
+            raise invalid_parameter("nodeId", str(exc)) from None
+    if type_ is None and namespace is None and name is None:
+        if required:
+            raise invalid_parameter(
+                "nodeId", "missing: give nodeId=<id> or type= + namespace= + name= (+ field= for a column)"
+            )
+        return None
+    if type_ not in NODE_TYPES:
+        raise invalid_parameter("type", f"{type_!r} is not a node type (expected one of {', '.join(NODE_TYPES)})")
+    if type_ == "run":
+        if not name:
+            raise invalid_parameter("name", "a run needs name=<runId>")
+        return NodeRef("run", "", name)
+    if not namespace or not name:
+        raise invalid_parameter("namespace", "type= needs both namespace= and name=")
+    if type_ == "datasetField":
+        if not field:
+            raise invalid_parameter("field", "a datasetField needs field=<column>")
+        return NodeRef("datasetField", namespace, name, field)
+    return NodeRef(type_, namespace, name)  # type: ignore[arg-type]
+
+
+def require_types(ref: NodeRef, allowed: tuple[str, ...], name: str = "nodeId") -> NodeRef:
+    if ref.type not in allowed:
+        raise invalid_parameter(name, f"{ref.id!r} is a {ref.type}; this endpoint takes {' or '.join(allowed)} ids")
+    return ref
+
+
+def csv_list(value: str | None, name: str, allowed: tuple[str, ...]) -> list[str] | None:
+    if value is None or not value.strip():
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    wrong = [v for v in items if v not in allowed]
+    if wrong:
+        raise invalid_parameter(name, f"unknown value(s) {', '.join(wrong)}; allowed: {', '.join(allowed)}")
+    return items

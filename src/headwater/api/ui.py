@@ -1,0 +1,55 @@
+"""Serve the built web UI at ``/`` with single-page-app fallback.
+
+Mounted after every API route. A GET for a file in the UI folder answers that file; any other
+GET outside ``/api/`` answers ``index.html`` (the UI's router takes over in the browser).
+Unknown ``/api/...`` paths keep answering the JSON ``404 not_found``. Without a built UI,
+``/`` answers a short JSON note pointing at ``/docs``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from headwater.api.errors import error_response
+
+_NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def ui_dir() -> Path | None:
+    """The UI helper's built assets, when they exist (``headwater.ui.static_dir()``)."""
+    try:
+        from headwater.ui import static_dir
+    except ImportError:
+        return None
+    folder = Path(static_dir())
+    return folder if (folder / "index.html").is_file() else None
+
+
+def _inside(folder: Path, relative: str) -> Path | None:
+    candidate = (folder / relative).resolve()
+    if candidate.is_file() and candidate.is_relative_to(folder):
+        return candidate
+    return None
+
+
+def mount_ui(app: FastAPI, folder: Path | None) -> None:
+    """Add the catch-all GET route; call after every API route is registered."""
+    root = folder.resolve() if folder is not None else None
+
+    @app.get("/{path:path}", include_in_schema=False)
+    def ui(path: str) -> Response:
+        if path == "api" or path.startswith("api/"):
+            return error_response(404, "not_found", f"no such endpoint /{path}; see /docs for the API")
+        if root is None:
+            if path == "":
+                return JSONResponse({"name": "headwater", "api": "/api/v1", "docs": "/docs",
+                                     "ui": "not built (run the UI build to serve it here)"})
+            return error_response(404, "not_found", f"nothing at /{path}; the web UI is not built")
+        found = _inside(root, path) if path else None
+        if found is not None:
+            headers = _NO_CACHE if found.name == "index.html" else {}
+            return FileResponse(found, headers=headers)
+        return FileResponse(root / "index.html", headers=_NO_CACHE)

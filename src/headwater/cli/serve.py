@@ -1,0 +1,93 @@
+"""``headwater serve``: run the API and the web UI with uvicorn.
+
+Settings come from the command line, then ``HEADWATER_*`` environment variables, then the
+defaults (``headwater.settings``). Problems a user can fix (busy port, unusable store URL, bad
+setting) end with one clear line and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import click
+
+from headwater.settings import SettingError, Settings, load_settings
+
+
+def safe_url(url: str) -> str:
+    """The store URL with any password hidden, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail early, with a clear message, when ``host:port`` cannot be bound."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise click.ClickException(f"port {port} is in use; pass --port (or set HEADWATER_PORT)") from None
+            if exc.errno in (errno.EACCES, errno.EPERM):
+                raise click.ClickException(f"no permission to listen on port {port}; pass --port above 1023") from None
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}; check --host") from None
+
+
+def serve_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}"
+
+
+def _prepare_sqlite_folder(db_url: str) -> None:
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///"))
+        if str(path) not in ("", ":memory:"):
+            path.expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+def run(settings: Settings) -> None:
+    """Open the store, build the app and serve it until interrupted."""
+    import uvicorn
+
+    from headwater.api import create_app
+    from headwater.store import Store
+
+    host, port = str(settings.host), int(settings.port)
+    check_port(host, port)
+    db_url = settings.db_url
+    try:
+        _prepare_sqlite_folder(db_url)
+        store = Store.open(db_url)
+    except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
+        raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {exc}") from None
+    try:
+        app = create_app(settings, store)
+        click.echo(f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)")
+        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, server_header=False)
+    finally:
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+
+
+@click.command("serve")
+@click.option("--host", default=None, help="Interface to listen on [env HEADWATER_HOST; default 127.0.0.1].")
+@click.option("--port", default=None, type=int, help="Port to listen on [env HEADWATER_PORT; default 5000].")
+@click.option("--db", default=None, help="Store URL, sqlite:///file.db or postgresql://... [env HEADWATER_DB].")
+@click.option("--data-dir", default=None, help="Folder of the embedded store [env HEADWATER_DATA_DIR; default ~/.headwater].")
+def command(host: str | None, port: int | None, db: str | None, data_dir: str | None) -> None:
+    """Serve the HTTP API (OpenLineage ingest, graph reads, Marquez paths) and the web UI."""
+    try:
+        settings = load_settings({"host": host, "port": port, "db": db, "data_dir": data_dir})
+    except SettingError as exc:
+        raise click.ClickException(str(exc)) from None
+    run(settings)
