@@ -2,13 +2,17 @@
 
 Each job is a child process; its output (Spark's log) goes to ``<data_dir>/logs/<job>.log``.
 The child gets a clean OpenLineage configuration: every ``OPENLINEAGE_*`` variable of the
-caller's environment is dropped (an ``openlineage.yml`` or ``OPENLINEAGE_CONFIG`` would send the
-demo's lineage elsewhere) and ``OPENLINEAGE_URL`` points at the demo's server. The jobs run with
-the data dir as working directory, so nothing Spark writes lands in the caller's folder.
+caller's environment is dropped (an ``OPENLINEAGE_CONFIG`` would send the demo's lineage
+elsewhere), ``OPENLINEAGE_URL`` points at the demo's server and ``OPENLINEAGE_NAMESPACE`` is
+``hr_payroll``, the jobs' namespace. ``OPENLINEAGE_CONFIG`` names ``<data_dir>/openlineage.yml``
+(an http transport to the demo's server), which openlineage-python's config lookup reads before
+any ``~/.openlineage/openlineage.yml`` the user may have. The jobs run with the data dir as working
+directory, so nothing Spark writes lands in the caller's folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +24,7 @@ from pathlib import Path
 
 from headwater.demo.checks import DemoError
 
+JOB_NAMESPACE = "hr_payroll"  # the OpenLineage namespace of the demo's jobs
 SCRIPTS = ("employee_attendance.py", "employee_compensation.py", "glue_employee_attendance.py", "hr_schemas.py")
 
 
@@ -59,11 +64,22 @@ class JobRun:
     log_path: Path
 
 
+def write_openlineage_config(data_dir: Path, lineage_url: str) -> Path:
+    """``<data_dir>/openlineage.yml``: openlineage-python's config file, an http transport to ``lineage_url``."""
+    path = data_dir / "openlineage.yml"
+    # JSON is YAML: no YAML writer needed
+    path.write_text(json.dumps({"transport": {"type": "http", "url": lineage_url}}, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
 def job_environment(base: Mapping[str, str], *, lineage_url: str, data_dir: Path,
                     extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The child's environment: no inherited OpenLineage configuration, lineage sent to ``lineage_url``."""
     env = {k: v for k, v in base.items() if not k.startswith("OPENLINEAGE")}
     env["OPENLINEAGE_URL"] = lineage_url
+    env["HEADWATER_URL"] = lineage_url  # what `headwater run --url` sets; the agent's last-resort target
+    env["OPENLINEAGE_NAMESPACE"] = JOB_NAMESPACE
+    env["OPENLINEAGE_CONFIG"] = str(data_dir / "openlineage.yml")
     env["HEADWATER_DATA_DIR"] = str(data_dir)  # the agent's spool lives with the demo's data
     env["PYSPARK_PYTHON"] = sys.executable
     env["PYSPARK_DRIVER_PYTHON"] = sys.executable
@@ -84,6 +100,7 @@ def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None 
     log_dir = data_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / job.log_name
+    write_openlineage_config(data_dir, lineage_url)
     env = job_environment(os.environ if environ is None else environ, lineage_url=lineage_url,
                           data_dir=data_dir, extra=job.env)
     started = time.monotonic()
