@@ -17,8 +17,9 @@ from headwater.demo.jobs import examples_dir, job_environment, pipeline, write_o
 def test_jobs_run_under_headwater_run(tmp_path: Path) -> None:
     first, second = pipeline(tmp_path / "data", tmp_path / "wh")
     scripts = examples_dir()
-    assert first.command(scripts) == [
-        sys.executable, "-m", "headwater", "run", "--", sys.executable, str(scripts / "employee_attendance.py"),
+    assert first.command(scripts, "http://127.0.0.1:5999") == [
+        sys.executable, "-m", "headwater", "run", "--url", "http://127.0.0.1:5999", "--namespace", "hr_payroll",
+        "--", sys.executable, str(scripts / "employee_attendance.py"),
         "--data", str(tmp_path / "data"), "--warehouse", str(tmp_path / "wh"),
     ]
     assert second.script == "employee_compensation.py"

@@ -51,9 +51,10 @@ class Job:
     def log_name(self) -> str:
         return self.script.removesuffix(".py") + ".log"
 
-    def command(self, scripts: Path, python: str = sys.executable) -> list[str]:
-        """``python -m headwater run -- python <script> <args>``: the command a user would type."""
-        return [python, "-m", "headwater", "run", "--", python, str(scripts / self.script), *self.args]
+    def command(self, scripts: Path, lineage_url: str, python: str = sys.executable) -> list[str]:
+        """``headwater run --url <server> --namespace hr_payroll -- python <script> <args>``: what a user would type."""
+        return [python, "-m", "headwater", "run", "--url", lineage_url, "--namespace", JOB_NAMESPACE,
+                "--", python, str(scripts / self.script), *self.args]
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None 
                           data_dir=data_dir, extra=job.env)
     started = time.monotonic()
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(job.command(scripts), stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen(job.command(scripts, lineage_url), stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env, cwd=data_dir)
         try:
             code = proc.wait()
