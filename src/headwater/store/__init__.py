@@ -1,0 +1,14 @@
+"""The store: the append-only OpenLineage event log and the versioned lineage graph derived from it.
+
+``Store.open(url)`` opens SQLite (``sqlite:///path``) or PostgreSQL (``postgresql://...``),
+migrating the schema to the newest version. See ``docs/store.md``.
+"""
+
+from __future__ import annotations
+
+from headwater.store.engine import InvalidStoreUrl
+from headwater.store.eventlog import InvalidCursor
+from headwater.store.store import Store
+from headwater.store.types import AppendResult, IncomingEvent, StoredEvent
+
+__all__ = ["AppendResult", "IncomingEvent", "InvalidCursor", "InvalidStoreUrl", "Store", "StoredEvent"]

@@ -1,0 +1,107 @@
+"""Pure derivation: a dataset's observations → its versions and field spans.
+
+Observations are folded in (time, event id, role) order. The state is (fields, non-volatile
+facets, dropped): a schema facet replaces the fields, other facets replace the facet of the same
+name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
+without DROP brings it back). A new version starts whenever the state changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.store.canonical import content_hash
+from headwater.store.intervals import merge_intervals
+from headwater.store.kinds import dataset_kind
+
+_ROLE_ORDER = {"input": 0, "dataset": 1, "output": 2}
+
+
+@dataclass(frozen=True)
+class DatasetObservation:
+    time: int
+    event_id: str
+    role: str
+    data: Mapping[str, Any]
+
+
+def _comparable(facets: Mapping[str, Any]) -> dict[str, Any]:
+    """Facets without the producer bookkeeping that changes with every producer release."""
+    out: dict[str, Any] = {}
+    for name, value in facets.items():
+        if isinstance(value, Mapping):
+            out[name] = {k: v for k, v in value.items() if k not in ("_producer", "_schemaURL")}
+        else:
+            out[name] = value
+    return out
+
+
+def _changes(prev: Mapping[str, Any] | None, fields: Any, facets: Mapping[str, Any], dropped: bool) -> list[str]:
+    if prev is None or (prev["deleted"] and not dropped):
+        return ["created"]
+    if dropped:
+        return ["dropped"]
+    changes = []
+    if prev["fields"] != fields:
+        changes.append("schema")
+    if _comparable(prev["facets"]) != _comparable(facets):
+        changes.append("facets")
+    return changes
+
+
+def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservation]) -> list[dict[str, Any]]:
+    """Versions oldest first as ``dataset_versions`` rows (JSON values as Python objects)."""
+    versions: list[dict[str, Any]] = []
+    fields: list[Any] = []
+    facets: dict[str, Any] = {}
+    state_hash: str | None = None
+    for o in sorted(observations, key=lambda o: (o.time, o.event_id, _ROLE_ORDER.get(o.role, 9))):
+        if o.data.get("fields") is not None:
+            fields = list(o.data["fields"])
+        facets = {**facets, **(o.data.get("facets") or {})}
+        dropped = bool(o.data.get("dropped"))
+        h = content_hash([fields, _comparable(facets), dropped])
+        if h == state_hash:
+            continue
+        prev = versions[-1] if versions else None
+        if prev is not None:
+            prev["valid_to"] = o.time
+        versions.append({
+            "id": content_hash([dataset, o.time, h])[:40],
+            "dataset": dataset,
+            "valid_from": o.time,
+            "valid_to": None,
+            "run_id": o.data.get("runId"),
+            "kind": dataset_kind(str(o.data.get("namespace", "")), facets),
+            "fields": fields,
+            "facets": facets,
+            "changes": _changes(prev, fields, facets, dropped),
+            "deleted": dropped,
+        })
+        state_hash = h
+    # Two changes at the same instant: only the last state is visible.
+    return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
+
+
+def flatten_fields(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> list[tuple[str, str | None]]:
+    """Nested schema fields → ``(dotted.name, type)``."""
+    out: dict[str, str | None] = {}
+    for f in fields:
+        name = f"{prefix}{f['name']}"
+        out.setdefault(name, f.get("type"))
+        for sub, type_ in flatten_fields(f.get("fields") or [], prefix=f"{name}."):
+            out.setdefault(sub, type_)
+    return list(out.items())
+
+
+def derive_field_spans(dataset: str, namespace: str, name: str,
+                       versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``dataset_fields`` rows: each (field, type) with its merged validity."""
+    spans = merge_intervals([
+        (v["valid_from"], v["valid_to"], [] if v["deleted"] else flatten_fields(v["fields"])) for v in versions
+    ])
+    return [{"dataset": dataset, "field": field, "type": type_, "valid_from": f, "valid_to": t,
+             "namespace": namespace, "name": name}
+            for (field, type_), f, t in spans]

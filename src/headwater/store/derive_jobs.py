@@ -1,0 +1,94 @@
+"""Pure derivation: a job's runs (and JobEvents) → its versions, lineage edges and column edges.
+
+A job version is what the job does: inputs, outputs, SQL/source code and column lineage.
+Samples (one per run, at the run's start; one per JobEvent, at its event time) are ordered by
+(time, key); consecutive samples with the same content collapse into one version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.store.canonical import content_hash
+from headwater.store.intervals import merge_intervals
+
+
+@dataclass(frozen=True)
+class JobSample:
+    time: int
+    key: str  # run id, or "event:<id>" for a JobEvent
+    run_id: str | None
+    content: Mapping[str, Any]  # derive_runs.job_content(...)
+    facets: Mapping[str, Any]  # job facets
+
+
+def _changes(prev: Mapping[str, Any] | None, cur: Mapping[str, Any]) -> list[str]:
+    if prev is None:
+        return ["created"]
+    changes = [name for name in ("inputs", "outputs") if prev[name] != cur[name]]
+    if prev["code"] != cur["code"]:
+        changes.append("sql")
+    if prev["columnLineage"] != cur["columnLineage"]:
+        changes.append("columnLineage")
+    return changes
+
+
+def derive_job_versions(job: str, samples: Sequence[JobSample]) -> list[dict[str, Any]]:
+    """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects)."""
+    versions: list[dict[str, Any]] = []
+    prev_content: Mapping[str, Any] | None = None
+    prev_hash: str | None = None
+    for s in sorted(samples, key=lambda s: (s.time, s.key)):
+        h = content_hash(s.content)
+        if h == prev_hash:
+            continue
+        if versions:
+            versions[-1]["valid_to"] = s.time
+        versions.append({
+            "id": content_hash([job, s.time, h])[:40],
+            "job": job,
+            "valid_from": s.time,
+            "valid_to": None,
+            "run_id": s.run_id,
+            "inputs": list(s.content["inputs"]),
+            "outputs": list(s.content["outputs"]),
+            "facets": dict(s.facets),
+            "column_lineage": dict(s.content["columnLineage"]),
+            "changes": _changes(prev_content, s.content),
+        })
+        prev_content, prev_hash = s.content, h
+    # Two samples at the same instant: only the last one is visible.
+    return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
+
+
+def derive_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``edges`` rows: dataset→job (INPUT) and job→dataset (OUTPUT) with merged validity."""
+    spans = merge_intervals([
+        (v["valid_from"], v["valid_to"],
+         [(d, "INPUT") for d in v["inputs"]] + [(d, "OUTPUT") for d in v["outputs"]])
+        for v in versions
+    ])
+    return [{"job": job, "dataset": d, "direction": direction, "valid_from": f, "valid_to": t}
+            for (d, direction), f, t in spans]
+
+
+def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``column_edges`` rows from the versions' column lineage, with merged validity."""
+    def keys(v: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
+        out = []
+        for dst, items in v["column_lineage"].items():
+            for e in items:
+                out.append((e["src"], e["srcField"], dst, e["dstField"], content_hash(e["transformations"])))
+        return out
+
+    transformations: dict[str, Any] = {}
+    for v in versions:
+        for items in v["column_lineage"].values():
+            for e in items:
+                transformations[content_hash(e["transformations"])] = e["transformations"]
+    spans = merge_intervals([(v["valid_from"], v["valid_to"], keys(v)) for v in versions])
+    return [{"job": job, "src_dataset": src, "src_field": sf, "dst_dataset": dst, "dst_field": df,
+             "valid_from": f, "valid_to": t, "transformations": transformations[th]}
+            for (src, sf, dst, df, th), f, t in spans]

@@ -1,0 +1,98 @@
+"""Pure derivation: a run's observations → the run (state, times, facets, inputs, outputs)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.graph.nodeid import format_node_id
+from headwater.store.canonical import content_hash
+from headwater.store.observe import RUN_STATES, TERMINAL_STATES
+
+
+@dataclass(frozen=True)
+class RunObservation:
+    time: int
+    event_id: str
+    data: Mapping[str, Any]
+
+
+def _rank(event_type: str | None) -> int:
+    if event_type in TERMINAL_STATES:
+        return 2
+    if event_type == "START":
+        return 0
+    return 1
+
+
+def sort_key(o: RunObservation) -> tuple[int, int, str]:
+    return (o.time, _rank(o.data.get("eventType")), o.event_id)
+
+
+def job_code(job_facets: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of the job facets that define what the job does (SQL, source code)."""
+    code: dict[str, Any] = {}
+    sql = job_facets.get("sql")
+    if isinstance(sql, Mapping) and "query" in sql:
+        code["sql"] = sql["query"]
+    src = job_facets.get("sourceCode")
+    if isinstance(src, Mapping) and "sourceCode" in src:
+        code["sourceCode"] = {"language": src.get("language"), "sourceCode": src["sourceCode"]}
+    return code
+
+
+def job_content(inputs: Sequence[str], outputs: Sequence[str], job_facets: Mapping[str, Any],
+                column_lineage: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes a job version: inputs, outputs, SQL/source code and column lineage."""
+    return {"inputs": sorted(inputs), "outputs": sorted(outputs), "code": job_code(job_facets),
+            "columnLineage": {k: column_lineage[k] for k in sorted(column_lineage)}}
+
+
+def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str, Any]:
+    """The run as a dict of ``runs`` table columns (JSON values still as Python objects)."""
+    obs = sorted(observations, key=sort_key)
+    if not obs:
+        raise ValueError(f"run {run_id} has no observations")
+    last = obs[-1]
+    state = last.data.get("eventType") or "OTHER"
+    if state not in RUN_STATES:
+        state = "OTHER"
+    starts = [o.time for o in obs if o.data.get("eventType") == "START"]
+    started_at = min(starts) if starts else obs[0].time
+    ended_at = last.time if state in TERMINAL_STATES else None
+    run_facets: dict[str, Any] = {}
+    job_facets: dict[str, Any] = {}
+    lineage: dict[str, Any] = {}
+    inputs: set[str] = set()
+    outputs: set[str] = set()
+    for o in obs:
+        run_facets.update(o.data.get("runFacets") or {})
+        job_facets.update(o.data.get("jobFacets") or {})
+        lineage.update(o.data.get("columnLineage") or {})
+        inputs.update(o.data.get("inputs") or [])
+        outputs.update(o.data.get("outputs") or [])
+    error = run_facets.get("errorMessage") if isinstance(run_facets.get("errorMessage"), Mapping) else {}
+    parent = run_facets.get("parent") if isinstance(run_facets.get("parent"), Mapping) else {}
+    parent_run = parent.get("run") if isinstance(parent.get("run"), Mapping) else {}
+    parent_job = parent.get("job") if isinstance(parent.get("job"), Mapping) else {}
+    content = job_content(sorted(inputs), sorted(outputs), job_facets, lineage)
+    return {
+        "run_id": run_id,
+        "job": last.data["job"],
+        "state": state,
+        "started_at": started_at,
+        "ended_at": ended_at,
+        "updated_at": max(o.time for o in obs),
+        "error_message": error.get("message"),
+        "stack_trace": error.get("stackTrace"),
+        "parent_run_id": parent_run.get("runId"),
+        "parent_job": (format_node_id("job", parent_job["namespace"], parent_job["name"])
+                       if {"namespace", "name"} <= parent_job.keys() else None),
+        "facets": run_facets,
+        "job_facets": job_facets,
+        "inputs": sorted(inputs),
+        "outputs": sorted(outputs),
+        "column_lineage": content["columnLineage"],
+        "content_hash": content_hash(content),
+    }

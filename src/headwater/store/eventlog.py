@@ -1,0 +1,128 @@
+"""The append-only event log: insert (deduplicated), fetch one, list newest first."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.nodeid import NodeRef
+from headwater.store.canonical import dumps, event_id
+from headwater.store.observe import Observation, header, observe
+from headwater.store.schema import events, observations
+from headwater.store.timeutil import from_micros
+from headwater.store.types import IncomingEvent, StoredEvent
+
+
+class InvalidCursor(ValueError):
+    """A ``cursor`` that this store did not hand out."""
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    seq: int
+    id: str
+    observations: list[Observation]
+
+
+def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent], received_at: int) -> tuple[list[str], list[NewEvent]]:
+    """Insert the events not stored yet; returns every event's id and the newly stored ones."""
+    ids = [event_id(e.payload) for e in batch]
+    existing: set[str] = set()
+    unique = sorted(set(ids))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start:start + 500]
+        existing.update(conn.scalars(sa.select(events.c.id).where(events.c.id.in_(chunk))))
+    rows: list[dict[str, Any]] = []
+    pending: dict[str, list[Observation]] = {}
+    for ev, eid in zip(batch, ids, strict=True):
+        if eid in existing or eid in pending:
+            continue
+        head = header(ev.payload)
+        pending[eid] = observe(ev.payload, eid)
+        rows.append({
+            "id": eid, "raw": ev.raw, "received_at": received_at, "event_time": head.event_time,
+            "kind": head.kind, "event_type": head.event_type, "job": head.job, "run_id": head.run_id,
+        })
+    if not rows:
+        return ids, []
+    conn.execute(events.insert(), rows)
+    seqs: dict[str, int] = {}
+    keys = list(pending)
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        for row in conn.execute(sa.select(events.c.id, events.c.seq).where(events.c.id.in_(chunk))):
+            seqs[row.id] = row.seq
+    new = [NewEvent(seqs[eid], eid, obs) for eid, obs in pending.items()]
+    insert_observations(conn, new)
+    return ids, new
+
+
+def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
+    rows = [
+        {"node": o.node, "event_seq": n.seq, "role": o.role, "time": o.time, "event_id": n.id, "data": dumps(o.data)}
+        for n in new for o in n.observations
+    ]
+    if rows:
+        conn.execute(observations.insert(), rows)
+
+
+def _stored(row: sa.Row[Any]) -> StoredEvent:
+    return StoredEvent(
+        id=row.id, raw=row.raw, received_at=from_micros(row.received_at), event_time=from_micros(row.event_time),
+        kind=row.kind, event_type=row.event_type, job=row.job, run_id=row.run_id,
+    )
+
+
+_COLUMNS = (events.c.seq, events.c.id, events.c.raw, events.c.received_at, events.c.event_time,
+            events.c.kind, events.c.event_type, events.c.job, events.c.run_id)
+
+
+def get_event(conn: sa.Connection, eid: str) -> StoredEvent | None:
+    row = conn.execute(sa.select(*_COLUMNS).where(events.c.id == eid)).first()
+    return None if row is None else _stored(row)
+
+
+def encode_cursor(event_time: int, seq: int) -> str:
+    return base64.urlsafe_b64encode(f"{event_time}:{seq}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, int]:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        time_text, seq_text = text.split(":")
+        return int(time_text), int(seq_text)
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidCursor(f"invalid cursor {cursor!r}: pass the nextCursor of a previous answer") from None
+
+
+def node_key(node: NodeRef) -> str:
+    """The observation key of a node (a field's events are its dataset's events)."""
+    if node.type == "datasetField":
+        return node.dataset.id
+    return node.id
+
+
+def list_events(
+    conn: sa.Connection, *, since: int | None, until: int | None, node: NodeRef | None, limit: int, cursor: str | None,
+) -> tuple[list[StoredEvent], str | None]:
+    query = sa.select(*_COLUMNS)
+    if since is not None:
+        query = query.where(events.c.event_time >= since)
+    if until is not None:
+        query = query.where(events.c.event_time <= until)
+    if node is not None:
+        touched = sa.select(observations.c.event_seq).where(observations.c.node == node_key(node))
+        query = query.where(events.c.seq.in_(touched))
+    if cursor is not None:
+        c_time, c_seq = decode_cursor(cursor)
+        query = query.where(sa.or_(
+            events.c.event_time < c_time, sa.and_(events.c.event_time == c_time, events.c.seq < c_seq)))
+    query = query.order_by(events.c.event_time.desc(), events.c.seq.desc()).limit(limit + 1)
+    rows = list(conn.execute(query))
+    page = rows[:limit]
+    next_cursor = encode_cursor(page[-1].event_time, page[-1].seq) if len(rows) > limit and page else None
+    return [_stored(r) for r in page], next_cursor

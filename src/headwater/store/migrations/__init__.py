@@ -1,0 +1,1 @@
+"""Alembic migrations of the store, shipped inside the package and run by ``Store.open``."""

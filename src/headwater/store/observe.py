@@ -1,0 +1,207 @@
+"""Pure derivation step 1: one OpenLineage event → what it says about each node it touches.
+
+``observe(event, event_id)`` returns :class:`Observation` rows, one per (node, role):
+
+- ``run``      (``run:<runId>``): event type, run/job facets, inputs, outputs, column lineage;
+- ``job``      (``job:<ns>:<name>``) for RunEvents: only indexes the event (runs carry the content);
+- ``jobevent`` (``job:<ns>:<name>``) for JobEvents: inputs, outputs, job facets, column lineage;
+- ``input`` / ``output`` / ``dataset`` (``dataset:<ns>:<name>``): schema fields and facets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.graph.nodeid import format_node_id
+from headwater.store.timeutil import parse_time, to_micros
+
+# Dataset facets that change with every run/write and so never make a new dataset version.
+VOLATILE_DATASET_FACETS = frozenset({
+    "outputStatistics", "inputStatistics", "dataQualityMetrics", "dataQualityAssertions",
+    "columnLineage", "lifecycleStateChange", "version", "datasetVersion", "columnMetrics",
+    "stats", "statistics",
+})
+# Job facets that define "what the job does" (a change makes a new job version).
+CODE_FACETS = ("sql", "sourceCode")
+TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
+RUN_STATES = frozenset({"START", "RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"})
+
+
+@dataclass(frozen=True)
+class Observation:
+    node: str
+    role: str
+    time: int
+    event_id: str
+    data: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class EventHeader:
+    kind: str  # RUN | DATASET | JOB
+    event_time: int
+    event_type: str | None
+    job: str | None
+    run_id: str | None
+
+
+def event_kind(payload: Mapping[str, Any]) -> str:
+    if "run" in payload:
+        return "RUN"
+    if "dataset" in payload:
+        return "DATASET"
+    if "job" in payload:
+        return "JOB"
+    raise ValueError("not an OpenLineage event: it has none of 'run', 'job' or 'dataset'")
+
+
+def header(payload: Mapping[str, Any]) -> EventHeader:
+    kind = event_kind(payload)
+    job = payload.get("job")
+    job_id = format_node_id("job", job["namespace"], job["name"]) if isinstance(job, Mapping) else None
+    run_id = payload["run"]["runId"] if kind == "RUN" else None
+    event_type = payload.get("eventType") if kind == "RUN" else None
+    return EventHeader(kind, to_micros(parse_time(payload["eventTime"])), event_type, job_id, run_id)
+
+
+def dataset_id(ds: Mapping[str, Any]) -> str:
+    return format_node_id("dataset", ds["namespace"], ds["name"])
+
+
+def normalize_fields(fields: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for f in fields or []:
+        if not isinstance(f, Mapping) or "name" not in f:
+            continue
+        out.append({
+            "name": f["name"],
+            "type": f.get("type"),
+            "description": f.get("description"),
+            "fields": normalize_fields(f.get("fields")),
+        })
+    return out
+
+
+def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list[dict[str, Any]]:
+    given = item.get("transformations")
+    if isinstance(given, list) and given:
+        return [
+            {"type": t.get("type"), "subtype": t.get("subtype"), "description": t.get("description"),
+             "masking": bool(t.get("masking", False))}
+            for t in given if isinstance(t, Mapping)
+        ]
+    old_type = legacy.get("transformationType")
+    if old_type:
+        upper = str(old_type).upper()
+        return [{
+            "type": "DIRECT",
+            "subtype": "IDENTITY" if upper == "IDENTITY" else "TRANSFORMATION",
+            "description": legacy.get("transformationDescription"),
+            "masking": upper == "MASKED",
+        }]
+    return []
+
+
+def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
+    """A ``columnLineage`` facet → sorted edges ``{src, srcField, dstField, transformations}``.
+
+    ``dstField`` is ``""`` for the dataset-level (INDIRECT) dependencies of the ``dataset`` list.
+    Accepts schema 1-2-0 ``transformations`` and the older ``transformationType`` strings.
+    """
+    if not isinstance(facet, Mapping):
+        return []
+    edges: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    fields = facet.get("fields")
+    if isinstance(fields, Mapping):
+        for out_field, spec in fields.items():
+            if not isinstance(spec, Mapping):
+                continue
+            for item in spec.get("inputFields") or []:
+                if isinstance(item, Mapping) and {"namespace", "name", "field"} <= item.keys():
+                    key = (dataset_id(item), str(item["field"]), str(out_field))
+                    edges.setdefault(key, []).extend(_transformations(item, spec))
+    for item in facet.get("dataset") or []:
+        if isinstance(item, Mapping) and {"namespace", "name", "field"} <= item.keys():
+            key = (dataset_id(item), str(item["field"]), "")
+            edges.setdefault(key, []).extend(_transformations(item, {}))
+    return [
+        {"src": src, "srcField": src_field, "dstField": dst_field, "transformations": _dedupe(ts)}
+        for (src, src_field, dst_field), ts in sorted(edges.items())
+    ]
+
+
+def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: list[dict[str, Any]] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def _dataset_observation(ds: Mapping[str, Any], run_id: str | None) -> dict[str, Any]:
+    facets = ds.get("facets") if isinstance(ds.get("facets"), Mapping) else {}
+    schema = facets.get("schema")
+    fields = normalize_fields(schema.get("fields")) if isinstance(schema, Mapping) else None
+    lifecycle = facets.get("lifecycleStateChange")
+    dropped = isinstance(lifecycle, Mapping) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
+    kept = {k: v for k, v in facets.items() if k not in VOLATILE_DATASET_FACETS and k != "schema"}
+    return {
+        "namespace": ds["namespace"], "name": ds["name"], "runId": run_id,
+        "fields": fields, "facets": kept, "dropped": dropped,
+    }
+
+
+def _facets(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, Mapping) and isinstance(obj.get("facets"), Mapping):
+        return dict(obj["facets"])
+    return {}
+
+
+def _io(payload: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    items = payload.get(key) or []
+    return [d for d in items if isinstance(d, Mapping) and "namespace" in d and "name" in d]
+
+
+def observe(payload: Mapping[str, Any], event_id: str) -> list[Observation]:
+    """Everything one event says, as observations per node (pure)."""
+    head = header(payload)
+    t = head.event_time
+    obs: list[Observation] = []
+    inputs, outputs = _io(payload, "inputs"), _io(payload, "outputs")
+    lineage = {dataset_id(d): column_lineage_edges(_facets(d).get("columnLineage")) for d in outputs}
+    lineage = {k: v for k, v in lineage.items() if v}
+    if head.kind == "RUN":
+        assert head.run_id is not None and head.job is not None
+        job = payload["job"]
+        obs.append(Observation(f"run:{head.run_id}", "run", t, event_id, {
+            "eventType": head.event_type,
+            "job": head.job, "jobNamespace": job["namespace"], "jobName": job["name"],
+            "runFacets": _facets(payload["run"]), "jobFacets": _facets(job),
+            "inputs": sorted({dataset_id(d) for d in inputs}),
+            "outputs": sorted({dataset_id(d) for d in outputs}),
+            "columnLineage": lineage,
+        }))
+        obs.append(Observation(head.job, "job", t, event_id, {
+            "runId": head.run_id, "jobNamespace": job["namespace"], "jobName": job["name"]}))
+    elif head.kind == "JOB":
+        assert head.job is not None
+        job = payload["job"]
+        obs.append(Observation(head.job, "jobevent", t, event_id, {
+            "jobNamespace": job["namespace"], "jobName": job["name"], "jobFacets": _facets(job),
+            "inputs": sorted({dataset_id(d) for d in inputs}),
+            "outputs": sorted({dataset_id(d) for d in outputs}),
+            "columnLineage": lineage,
+        }))
+    else:
+        ds = payload["dataset"]
+        obs.append(Observation(dataset_id(ds), "dataset", t, event_id, _dataset_observation(ds, None)))
+    for role, items in (("input", inputs), ("output", outputs)):
+        seen: set[str] = set()
+        for d in items:
+            node = dataset_id(d)
+            if node not in seen:
+                seen.add(node)
+                obs.append(Observation(node, role, t, event_id, _dataset_observation(d, head.run_id)))
+    return obs

@@ -1,0 +1,158 @@
+"""The store's tables (SQLAlchemy Core). Alembic migrations in ``migrations/`` create them.
+
+Times are ``BIGINT`` microseconds since the epoch (UTC). JSON values are ``TEXT`` holding
+compact JSON, so the same SQL runs on SQLite and PostgreSQL.
+
+- ``events``: the append-only event log (source of truth), one row per distinct event.
+- ``observations``: index event ↔ node (dataset/job/run) with what the event said about the node.
+- everything else is derived from those two and can be rebuilt (``Store.rebuild``).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+# An auto-incrementing 64-bit key (SQLite needs INTEGER for its rowid alias).
+SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+events = sa.Table(
+    "events", metadata,
+    sa.Column("seq", SEQ, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.String(64), nullable=False, unique=True),
+    sa.Column("raw", sa.Text, nullable=False),
+    sa.Column("received_at", sa.BigInteger, nullable=False),
+    sa.Column("event_time", sa.BigInteger, nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("event_type", sa.String(16)),
+    sa.Column("job", sa.Text),
+    sa.Column("run_id", sa.Text),
+    sa.Index("ix_events_time", "event_time", "seq"),
+)
+
+observations = sa.Table(
+    "observations", metadata,
+    sa.Column("node", sa.Text, primary_key=True),
+    sa.Column("event_seq", sa.BigInteger, primary_key=True),
+    sa.Column("role", sa.String(8), primary_key=True),  # run | job | input | output | dataset
+    sa.Column("time", sa.BigInteger, nullable=False),
+    sa.Column("event_id", sa.String(64), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),
+    sa.Index("ix_observations_event", "event_seq"),
+)
+
+runs = sa.Table(
+    "runs", metadata,
+    sa.Column("run_id", sa.Text, primary_key=True),
+    sa.Column("job", sa.Text, nullable=False),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("started_at", sa.BigInteger, nullable=False),
+    sa.Column("ended_at", sa.BigInteger),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.Column("error_message", sa.Text),
+    sa.Column("stack_trace", sa.Text),
+    sa.Column("parent_run_id", sa.Text),
+    sa.Column("parent_job", sa.Text),
+    sa.Column("facets", sa.Text, nullable=False),
+    sa.Column("job_facets", sa.Text, nullable=False),
+    sa.Column("inputs", sa.Text, nullable=False),
+    sa.Column("outputs", sa.Text, nullable=False),
+    sa.Column("column_lineage", sa.Text, nullable=False),
+    sa.Column("content_hash", sa.String(64), nullable=False),
+    sa.Index("ix_runs_job_started", "job", "started_at"),
+)
+
+jobs = sa.Table(
+    "jobs", metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("namespace", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.Column("facets", sa.Text, nullable=False),
+    sa.Column("parent_job", sa.Text),
+    sa.Index("ix_jobs_namespace_name", "namespace", "name"),
+    sa.Index("ix_jobs_updated", "updated_at"),
+)
+
+job_versions = sa.Table(
+    "job_versions", metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("job", sa.Text, nullable=False),
+    sa.Column("valid_from", sa.BigInteger, nullable=False),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Column("run_id", sa.Text),
+    sa.Column("inputs", sa.Text, nullable=False),
+    sa.Column("outputs", sa.Text, nullable=False),
+    sa.Column("facets", sa.Text, nullable=False),
+    sa.Column("column_lineage", sa.Text, nullable=False),
+    sa.Column("changes", sa.Text, nullable=False),
+    sa.Index("ix_job_versions_job", "job", "valid_from"),
+)
+
+datasets = sa.Table(
+    "datasets", metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("namespace", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Index("ix_datasets_namespace_name", "namespace", "name"),
+    sa.Index("ix_datasets_updated", "updated_at"),
+)
+
+dataset_versions = sa.Table(
+    "dataset_versions", metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("dataset", sa.Text, nullable=False),
+    sa.Column("valid_from", sa.BigInteger, nullable=False),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Column("run_id", sa.Text),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("fields", sa.Text, nullable=False),
+    sa.Column("facets", sa.Text, nullable=False),
+    sa.Column("changes", sa.Text, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Index("ix_dataset_versions_dataset", "dataset", "valid_from"),
+)
+
+dataset_fields = sa.Table(
+    "dataset_fields", metadata,
+    sa.Column("dataset", sa.Text, primary_key=True),
+    sa.Column("field", sa.Text, primary_key=True),
+    sa.Column("valid_from", sa.BigInteger, primary_key=True),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Column("type", sa.Text),
+    sa.Column("namespace", sa.Text, nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Index("ix_dataset_fields_field", "field"),
+)
+
+edges = sa.Table(
+    "edges", metadata,
+    sa.Column("job", sa.Text, primary_key=True),
+    sa.Column("dataset", sa.Text, primary_key=True),
+    sa.Column("direction", sa.String(8), primary_key=True),  # INPUT: dataset -> job, OUTPUT: job -> dataset
+    sa.Column("valid_from", sa.BigInteger, primary_key=True),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Index("ix_edges_dataset", "dataset", "direction"),
+)
+
+column_edges = sa.Table(
+    "column_edges", metadata,
+    sa.Column("job", sa.Text, primary_key=True),
+    sa.Column("src_dataset", sa.Text, primary_key=True),
+    sa.Column("src_field", sa.Text, primary_key=True),
+    sa.Column("dst_dataset", sa.Text, primary_key=True),
+    sa.Column("dst_field", sa.Text, primary_key=True),  # '' = the whole dataset (INDIRECT dependency)
+    sa.Column("valid_from", sa.BigInteger, primary_key=True),
+    sa.Column("valid_to", sa.BigInteger),
+    sa.Column("transformations", sa.Text, nullable=False),
+    sa.Index("ix_column_edges_src", "src_dataset", "src_field"),
+    sa.Index("ix_column_edges_dst", "dst_dataset", "dst_field"),
+)
+
+DERIVED_TABLES = (runs, jobs, job_versions, datasets, dataset_versions, dataset_fields, edges, column_edges)

@@ -1,0 +1,113 @@
+"""The event log: append, dedupe, fetch, list with filters and cursors (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from headwater.graph.nodeid import NodeRef
+from headwater.store import IncomingEvent, InvalidCursor, InvalidStoreUrl, Store
+from headwater.store.engine import normalize_url
+
+
+def run_event(event_type: str, time: str, run_id: str, job: str = "job1",
+              inputs: list[str] | None = None, outputs: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "eventType": event_type, "eventTime": time, "producer": "https://example.com/test",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": run_id}, "job": {"namespace": "ns", "name": job},
+        "inputs": [{"namespace": "file", "name": n} for n in inputs or []],
+        "outputs": [{"namespace": "file", "name": n} for n in outputs or []],
+    }
+
+
+def incoming(payload: dict[str, Any]) -> IncomingEvent:
+    return IncomingEvent(payload, json.dumps(payload))
+
+
+@pytest.fixture
+def store(store_url: str) -> Any:
+    s = Store.open(store_url)
+    yield s
+    s.close()
+
+
+def test_append_keeps_raw_text_and_dedupes(store: Store) -> None:
+    payload = run_event("START", "2026-03-01T10:00:00.123456789Z", str(uuid.uuid4()), inputs=["/a"])
+    raw = json.dumps(payload, indent=2)  # verbatim, whatever the formatting
+    first = store.append([IncomingEvent(payload, raw)])
+    second = store.append([IncomingEvent(payload, json.dumps(payload))])
+    assert first[0].duplicate is False and second[0].duplicate is True
+    assert first[0].id == second[0].id and len(first[0].id) == 64
+    got = store.get_event(first[0].id)
+    assert got is not None
+    assert got.raw == raw
+    assert got.kind == "RUN" and got.event_type == "START" and got.job == "job:ns:job1"
+    assert got.run_id == payload["run"]["runId"]
+    assert got.event_time == datetime(2026, 3, 1, 10, 0, 0, 123456, tzinfo=UTC)
+    assert got.received_at.tzinfo is not None
+    assert store.get_event("0" * 64) is None
+    events, cursor = store.list_events()
+    assert [e.id for e in events] == [first[0].id] and cursor is None
+
+
+def test_duplicate_inside_one_batch(store: Store) -> None:
+    payload = run_event("START", "2026-03-01T10:00:00Z", str(uuid.uuid4()))
+    results = store.append([incoming(payload), incoming(payload)])
+    assert [r.duplicate for r in results] == [False, True]
+    assert len(store.list_events()[0]) == 1
+
+
+def test_list_events_newest_first_with_filters_and_cursor(store: Store) -> None:
+    run_a, run_b = str(uuid.uuid4()), str(uuid.uuid4())
+    batch = [run_event("START", f"2026-03-01T10:0{i}:00Z", run_a if i % 2 else run_b,
+                       inputs=["/in"] if i < 3 else [], outputs=["/out"]) for i in range(6)]
+    ids = [r.id for r in store.append([incoming(p) for p in batch])]
+    page1, cursor = store.list_events(limit=4)
+    assert [e.id for e in page1] == ids[::-1][:4]
+    assert cursor is not None
+    page2, cursor2 = store.list_events(limit=4, cursor=cursor)
+    assert [e.id for e in page2] == ids[::-1][4:] and cursor2 is None
+    since = datetime(2026, 3, 1, 10, 2, tzinfo=UTC)
+    until = datetime(2026, 3, 1, 10, 4, tzinfo=UTC)
+    assert [e.id for e in store.list_events(since=since, until=until)[0]] == ids[2:5][::-1]
+    touched_in = store.list_events(node=NodeRef("dataset", "file", "/in"))[0]
+    assert [e.id for e in touched_in] == ids[:3][::-1]
+    by_field = store.list_events(node=NodeRef("datasetField", "file", "/in", "x"))[0]
+    assert [e.id for e in by_field] == ids[:3][::-1]
+    by_run = store.list_events(node=NodeRef("run", "", run_a))[0]
+    assert [e.id for e in by_run] == [ids[5], ids[3], ids[1]]
+    by_job = store.list_events(node=NodeRef("job", "ns", "job1"))[0]
+    assert len(by_job) == 6
+    with pytest.raises(InvalidCursor, match="invalid cursor"):
+        store.list_events(cursor="nonsense!")
+
+
+def test_append_is_all_or_nothing(store: Store) -> None:
+    good = run_event("START", "2026-03-01T10:00:00Z", str(uuid.uuid4()))
+    bad = run_event("START", "not a time", str(uuid.uuid4()))
+    with pytest.raises(ValueError, match="not a time"):
+        store.append([incoming(good), incoming(bad)])
+    assert store.list_events()[0] == []
+    assert store.append([incoming(good)])[0].duplicate is False
+
+
+def test_store_urls() -> None:
+    assert normalize_url("postgres://u:p@h/db") == "postgresql+psycopg://u:p@h/db"
+    assert normalize_url("postgresql://u:p@h:5432/db") == "postgresql+psycopg://u:p@h:5432/db"
+    assert normalize_url("sqlite:////tmp/x.db") == "sqlite:////tmp/x.db"
+    with pytest.raises(InvalidStoreUrl, match="unsupported store URL 'mysql://h/db'"):
+        normalize_url("mysql://h/db")
+
+
+def test_reopen_keeps_events(sqlite_url: str) -> None:
+    payload = run_event("COMPLETE", "2026-03-01T10:00:00Z", str(uuid.uuid4()))
+    with Store.open(sqlite_url) as s:
+        eid = s.append([incoming(payload)])[0].id
+    with Store.open(sqlite_url) as s:
+        assert s.get_event(eid) is not None
+        assert s.dialect == "sqlite"
