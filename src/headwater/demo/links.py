@@ -29,7 +29,8 @@ def wait_for_node(server_url: str, node_id: str, *, timeout_s: float = 30.0) -> 
 
     The jobs' lineage is delivered when each job ends, so the node is normally there at once;
     the wait covers a delivery that is retried from the agent's spool.
-    Raises ``TimeoutError`` naming the node when it does not appear.
+    Raises ``TimeoutError`` naming the node when it does not appear, at once when the server
+    answers anything but 200 or 404.
     """
     deadline = time.monotonic() + timeout_s
     last = ""
@@ -40,6 +41,9 @@ def wait_for_node(server_url: str, node_id: str, *, timeout_s: float = 30.0) -> 
                 if answer.status_code == 200:
                     node: dict[str, object] = answer.json()
                     return node
+                if answer.status_code != 404:  # anything but "not there yet" will not get better by waiting
+                    raise TimeoutError(f"the server at {server_url} answered HTTP {answer.status_code} for "
+                                       f"{node_id}: {answer.text[:300]}")
                 last = f"HTTP {answer.status_code}: {answer.text[:300]}"
             except httpx.HTTPError as exc:
                 last = str(exc)
