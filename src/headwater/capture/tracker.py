@@ -182,11 +182,13 @@ class Tracker:
         self.emitter.submit(lambda: execution_events(ctx, execution))
 
 
-def track(spark: Any, *, conf: Mapping[str, str] | None = None, transport: Transport | None = None) -> Tracker | None:
+def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None,
+          transport: Transport | None = None) -> Tracker | None:
     """Capture lineage of everything ``spark`` runs from now on; returns the tracker (``.flush()``, ``.stop()``).
 
     Idempotent: tracking the same SparkContext again returns the live tracker. ``conf`` adds or overrides
-    ``spark.openlineage.*`` / ``spark.headwater.*`` keys on top of the SparkConf. Returns None (after logging
+    ``spark.openlineage.*`` / ``spark.headwater.*`` keys on top of the SparkConf; ``defaults`` (what
+    ``headwater run --conf`` passes) apply only where the SparkConf says nothing. Returns None (after logging
     why, once) for a Spark Connect session, or when capture cannot start — never raises into the job.
     """
     try:
@@ -197,7 +199,8 @@ def track(spark: Any, *, conf: Mapping[str, str] | None = None, transport: Trans
         existing = getattr(sc, ATTR, None)
         if isinstance(existing, Tracker) and not existing.stopped:
             return existing
-        merged = dict(sc.getConf().getAll())
+        merged = dict(defaults or {})
+        merged.update(dict(sc.getConf().getAll()))
         merged.update(conf or {})
         tracker = Tracker(spark, load_config(merged), merged, transport=transport)
         setattr(sc, ATTR, tracker)

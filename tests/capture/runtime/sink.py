@@ -20,6 +20,7 @@ class Sink:
         self.hang_seconds = hang_seconds
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.attempts = 0
         self._lock = threading.Lock()
         sink = self
@@ -42,6 +43,7 @@ class Sink:
                 with sink._lock:
                     sink.bodies.append(json.loads(raw))
                     sink.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    sink.paths.append(self.path)
                 self._answer(201)
 
             def _answer(self, status: int) -> None:
