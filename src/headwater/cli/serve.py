@@ -26,6 +26,11 @@ def safe_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def _hide_password(text: str, url: str) -> str:
+    password = urlsplit(url).password
+    return text.replace(password, "***") if password else text
+
+
 def check_port(host: str, port: int) -> None:
     """Fail early, with a clear message, when ``host:port`` cannot be bound."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -68,7 +73,7 @@ def run(settings: Settings) -> None:
         _prepare_sqlite_folder(db_url)
         store = Store.open(db_url)
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
-        raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {exc}") from None
+        raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}") from None
     try:
         app = create_app(settings, store)
         click.echo(f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)")

@@ -1,0 +1,117 @@
+"""`headwater serve` as a real process: prints its URL, acknowledged events survive kill -9,
+a busy port or an unusable store ends with one clear line (no traceback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from api_events import Story
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
+    env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
+    return env
+
+
+@contextmanager
+def serving(db_url: str, port: int, tmp_path: Path, log_name: str) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    log = tmp_path / log_name
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=_env(tmp_path),
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, f"server exited: {log.read_text()}"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, f"server did not answer: {log.read_text()}"
+            time.sleep(0.1)
+        yield proc, log
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'durable.db'}"
+    port = free_port()
+    event = Story().events[2]
+    body = json.dumps(event)
+    with serving(db_url, port, tmp_path, "first.log") as (proc, log):
+        answer = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body,
+                            headers={"Content-Type": "application/json"}, timeout=10)
+        proc.kill()  # SIGKILL right after the acknowledgement: no shutdown, no flush
+        proc.wait()
+        assert answer.status_code == 201, answer.text
+        event_id = answer.json()["id"]
+        assert f"http://127.0.0.1:{port}" in log.read_text()
+    with serving(db_url, port, tmp_path, "second.log"):
+        stored = httpx.get(f"http://127.0.0.1:{port}/api/v1/events/{event_id}", timeout=10)
+        assert stored.status_code == 200
+        assert stored.text == body
+        again = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body, timeout=10)
+        assert again.status_code == 200 and again.json() == {"id": event_id, "duplicate": True}
+
+
+def test_busy_port_is_a_clear_message(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "headwater", "serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'x.db'}"],
+            capture_output=True, text=True, env=_env(tmp_path), timeout=60,
+        )
+    assert done.returncode == 1
+    assert f"port {port} is in use; pass --port" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_unusable_store_url_is_a_clear_message(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "headwater", "serve", "--port", str(free_port()), "--db", "oracle://u:secret@h/db"],
+        capture_output=True, text=True, env=_env(tmp_path), timeout=60,
+    )
+    assert done.returncode == 1
+    assert "cannot open the store oracle://u:***@h/db" in done.stderr
+    assert "secret" not in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_bad_setting_in_environment_is_a_clear_message(tmp_path: Path) -> None:
+    env = {**_env(tmp_path), "HEADWATER_PORT": "fivethousand"}
+    done = subprocess.run([sys.executable, "-m", "headwater", "serve"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 1
+    assert "HEADWATER_PORT" in done.stderr and "whole number" in done.stderr
