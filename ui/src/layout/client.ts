@@ -1,4 +1,5 @@
 // Main-thread side of the layout worker: one worker, latest request wins.
+import { layeredLayout } from "./layered";
 import type { LayoutEdge, LayoutNode, LayoutResult } from "./types";
 
 type Pending = { resolve: (r: LayoutResult) => void; reject: (e: unknown) => void };
@@ -27,8 +28,8 @@ export class LayoutClient {
     const seq = ++this.seq;
     const w = this.ensure();
     if (!w) {
-      const { computeLayout } = await import("./compute");
-      return computeLayout({ seq, nodes, edges });
+      // no Worker (non-browser environments): the fast layout on this thread
+      return { seq, positions: layeredLayout(nodes, edges), engine: "layered", ms: 0 };
     }
     return new Promise<LayoutResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });

@@ -1,0 +1,40 @@
+import { Header } from "./components/Header";
+import { useLocation } from "./lib/router";
+import { datasetOfField, isField } from "./model/nodeid";
+import { decodeView } from "./model/urlState";
+import { AssetPage } from "./pages/AssetPage";
+import { HomePage } from "./pages/HomePage";
+import { NamespacePage, NamespacesPage } from "./pages/NamespacesPage";
+import { SearchPage } from "./pages/SearchPage";
+
+function Route({ path, search }: { path: string; search: string }) {
+  if (path === "/" || path === "/index.html") return <HomePage />;
+  if (path === "/namespaces") return <NamespacesPage />;
+  if (path.startsWith("/namespaces/")) return <NamespacePage name={decodeURIComponent(path.slice("/namespaces/".length))} />;
+  if (path === "/search") return <SearchPage q={new URLSearchParams(search).get("q") ?? ""} />;
+  if (path === "/asset") {
+    const view = decodeView(search);
+    if (!view) return <div className="page error">No asset given: expected /asset?node=&lt;node id&gt;.</div>;
+    // a column id opens its dataset with the column selected
+    if (isField(view.node)) return <AssetPage view={{ ...view, node: datasetOfField(view.node), column: view.node }} />;
+    return <AssetPage view={view} />;
+  }
+  return (
+    <div className="page">
+      <h1>Not found</h1>
+      <p className="muted">There is no page at {path}.</p>
+    </div>
+  );
+}
+
+export function App() {
+  const { path, search } = useLocation();
+  return (
+    <div className="app">
+      <Header path={path} />
+      <main className="main">
+        <Route path={path} search={search} />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,350 @@
+// Building blocks shared by the asset tabs and the details pane: schema, versions, runs, events, facets.
+import { useState } from "react";
+import { api } from "../api/client";
+import type { EventSummary, Field, NodeDetails, Run, Version } from "../api/types";
+import { CodeBlock } from "../lib/highlight";
+import { formatDuration, formatTime } from "../lib/format";
+import { useAsync } from "../lib/useAsync";
+import { RunStateBadge } from "./Icons";
+
+export function SchemaTable({ fields, testId = "schema-table" }: { fields: Field[] | undefined; testId?: string }) {
+  if (!fields?.length) return <div className="empty">No schema recorded for this dataset.</div>;
+  const rows: Array<{ f: Field; depth: number; path: string }> = [];
+  const walk = (fs: Field[], depth: number, prefix: string) => {
+    for (const f of fs) {
+      const path = prefix ? `${prefix}.${f.name}` : f.name;
+      rows.push({ f, depth, path });
+      if (f.fields?.length) walk(f.fields, depth + 1, path);
+    }
+  };
+  walk(fields, 0, "");
+  return (
+    <table className="table schema" data-testid={testId}>
+      <thead>
+        <tr>
+          <th>Column</th>
+          <th>Type</th>
+          <th>Description</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(({ f, depth, path }) => (
+          <tr key={path}>
+            <td style={{ paddingLeft: 10 + depth * 16 }} className="mono">
+              {depth > 0 && <span className="muted">↳ </span>}
+              {f.name}
+            </td>
+            <td className="mono type">{f.type ?? "—"}</td>
+            <td>{f.description ?? ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function VersionList({
+  nodeId,
+  onPick,
+  activeAt,
+}: {
+  nodeId: string;
+  onPick: (v: Version) => void;
+  activeAt: string | null;
+}) {
+  const h = useAsync((s) => api.history(nodeId, s), [nodeId]);
+  if (h.error) return <div className="error">Could not load history: {h.error.message}</div>;
+  if (!h.data) return <div className="muted pad">Loading history…</div>;
+  if (!h.data.versions.length) return <div className="empty">No versions recorded.</div>;
+  return (
+    <ol className="versions" data-testid="version-list">
+      {h.data.versions.map((v, i) => {
+        const active = activeAt !== null && v.validFrom <= activeAt && (v.validTo === null || activeAt < v.validTo);
+        return (
+          <li key={v.version} className={active ? "active" : ""}>
+            <button className="version" onClick={() => onPick(v)} data-testid="version-item" title="Show the graph at this version">
+              <span className="version-head">
+                <b>{i === 0 ? "Current version" : `Version ${h.data!.versions.length - i}`}</b>
+                <span className="muted">{formatTime(v.validFrom)}</span>
+              </span>
+              <span className="version-changes">
+                {(v.changes ?? []).map((c) => (
+                  <span key={c} className={`pill pill-change-${c}`}>
+                    {c}
+                  </span>
+                ))}
+                {v.fields && <span className="muted">{v.fields.length} columns</span>}
+              </span>
+            </button>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+export function RunsTable({ jobId, compact = false }: { jobId: string; compact?: boolean }) {
+  const [offset, setOffset] = useState(0);
+  const limit = compact ? 10 : 50;
+  const r = useAsync((s) => api.runs(jobId, limit, offset, s), [jobId, offset]);
+  const [open, setOpen] = useState<string | null>(null);
+  if (r.error) return <div className="error">Could not load runs: {r.error.message}</div>;
+  if (!r.data) return <div className="muted pad">Loading runs…</div>;
+  if (!r.data.runs.length) return <div className="empty">No runs recorded.</div>;
+  const row = (run: Run) => (
+    <tbody key={run.runId}>
+      <tr className="run-row" onClick={() => setOpen(open === run.runId ? null : run.runId)} data-testid="run-row">
+        <td>
+          <RunStateBadge state={run.state} />
+        </td>
+        <td>{formatTime(run.startedAt)}</td>
+        {!compact && <td>{formatTime(run.endedAt)}</td>}
+        <td>{formatDuration(run.durationMs)}</td>
+        {!compact && <td className="mono small">{run.runId}</td>}
+      </tr>
+      {(run.errorMessage || open === run.runId) && (
+        <tr className="run-detail">
+          <td colSpan={compact ? 3 : 5}>
+            {run.errorMessage && <div className="run-error">{run.errorMessage}</div>}
+            {open === run.runId && run.stackTrace && <pre className="code small">{run.stackTrace}</pre>}
+            {open === run.runId && compact && <div className="mono small muted">run {run.runId}</div>}
+          </td>
+        </tr>
+      )}
+    </tbody>
+  );
+  return (
+    <div>
+      <table className="table runs" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th>State</th>
+            <th>Started</th>
+            {!compact && <th>Ended</th>}
+            <th>Duration</th>
+            {!compact && <th>Run id</th>}
+          </tr>
+        </thead>
+        {r.data.runs.map(row)}
+      </table>
+      {r.data.total > limit && (
+        <div className="pager">
+          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
+            Newer
+          </button>
+          <span className="muted">
+            {offset + 1}–{Math.min(r.data.total, offset + limit)} of {r.data.total}
+          </span>
+          <button disabled={offset + limit >= r.data.total} onClick={() => setOffset(offset + limit)}>
+            Older
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function EventItem({ ev }: { ev: EventSummary }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <li className="event" data-testid="event-item">
+      <button className="event-head" onClick={() => setOpen(!open)} aria-expanded={open}>
+        <span className={`pill pill-event-${(ev.eventType ?? ev.kind).toLowerCase()}`}>{ev.eventType ?? ev.kind}</span>
+        <span className="mono">{formatTime(ev.eventTime)}</span>
+        <span className="muted ellipsis">{ev.job ?? ""}</span>
+        <span className="muted small">received {formatTime(ev.receivedAt)}</span>
+      </button>
+      {open && <CodeBlock code={JSON.stringify(ev.event, null, 2)} language="json" testId="event-json" />}
+    </li>
+  );
+}
+
+export function EventsList({ nodeId }: { nodeId: string }) {
+  const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const cursor = cursors[cursors.length - 1];
+  const r = useAsync((s) => api.events(nodeId, 25, cursor, s), [nodeId, cursor]);
+  if (r.error) return <div className="error">Could not load events: {r.error.message}</div>;
+  if (!r.data) return <div className="muted pad">Loading events…</div>;
+  if (!r.data.events.length) return <div className="empty">No events touched this asset.</div>;
+  return (
+    <div>
+      <ul className="events" data-testid="events-list">
+        {r.data.events.map((ev) => (
+          <EventItem key={ev.id} ev={ev} />
+        ))}
+      </ul>
+      <div className="pager">
+        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+        <button disabled={!r.data.nextCursor} onClick={() => setCursors([...cursors, r.data!.nextCursor])}>
+          Older
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function FacetsBlock({ facets }: { facets: Record<string, unknown> | undefined }) {
+  const names = Object.keys(facets ?? {}).sort();
+  if (!names.length) return <div className="muted">No facets.</div>;
+  return (
+    <div className="facets">
+      {names.map((n) => (
+        <details key={n} className="facet">
+          <summary className="mono">{n}</summary>
+          <CodeBlock code={JSON.stringify(facets![n], null, 2)} language="json" />
+        </details>
+      ))}
+    </div>
+  );
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : null);
+const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+
+/** SQL text, source code and its location from a job's standard facets. */
+export function jobCode(facets: Obj | undefined): {
+  sql: string | null;
+  dialect: string | null;
+  code: string | null;
+  language: string | null;
+  location: { type: string | null; url: string | null; repoUrl: string | null; path: string | null; version: string | null } | null;
+} {
+  const f = facets ?? {};
+  const sql = obj(f.sql);
+  const sc = obj(f.sourceCode);
+  const loc = obj(f.sourceCodeLocation);
+  return {
+    sql: str(sql?.query),
+    dialect: str(sql?.dialect),
+    code: str(sc?.sourceCode),
+    language: str(sc?.language),
+    location: loc
+      ? { type: str(loc.type), url: str(loc.url), repoUrl: str(loc.repoUrl), path: str(loc.path), version: str(loc.version) }
+      : null,
+  };
+}
+
+const LANGS: Record<string, string> = { python: "python", scala: "scala", sql: "sql", java: "scala" };
+
+export function JobInfo({ node }: { node: NodeDetails }) {
+  const c = jobCode(node.facets);
+  const doc = str(obj(node.facets?.documentation)?.description);
+  return (
+    <div className="job-info" data-testid="job-info">
+      <dl className="kv">
+        <dt>Namespace</dt>
+        <dd className="mono">{node.namespace}</dd>
+        <dt>Name</dt>
+        <dd className="mono">{node.name}</dd>
+        <dt>Type</dt>
+        <dd>
+          {[node.jobType?.integration, node.jobType?.processingType, node.jobType?.jobType].filter(Boolean).join(" · ") || "—"}
+        </dd>
+        {node.parent && (
+          <>
+            <dt>Parent</dt>
+            <dd className="mono">{node.parent}</dd>
+          </>
+        )}
+        <dt>Latest run</dt>
+        <dd>
+          <RunStateBadge state={node.latestRun?.state} /> {formatDuration(node.latestRun?.durationMs)}
+        </dd>
+        {doc && (
+          <>
+            <dt>Description</dt>
+            <dd>{doc}</dd>
+          </>
+        )}
+      </dl>
+      {c.sql && (
+        <>
+          <h4>SQL {c.dialect && <span className="muted small">({c.dialect})</span>}</h4>
+          <CodeBlock code={c.sql} language="sql" testId="job-sql" />
+        </>
+      )}
+      {c.code && (
+        <>
+          <h4>Source code {c.language && <span className="muted small">({c.language})</span>}</h4>
+          <CodeBlock code={c.code} language={LANGS[(c.language ?? "").toLowerCase()] ?? "plain"} testId="job-code" />
+        </>
+      )}
+      {c.location && (
+        <>
+          <h4>Source location</h4>
+          <dl className="kv">
+            {c.location.type && (
+              <>
+                <dt>Type</dt>
+                <dd>{c.location.type}</dd>
+              </>
+            )}
+            {(c.location.url || c.location.repoUrl) && (
+              <>
+                <dt>Repository</dt>
+                <dd className="mono break">{c.location.url ?? c.location.repoUrl}</dd>
+              </>
+            )}
+            {c.location.path && (
+              <>
+                <dt>Path</dt>
+                <dd className="mono break">{c.location.path}</dd>
+              </>
+            )}
+            {c.location.version && (
+              <>
+                <dt>Version</dt>
+                <dd className="mono">{c.location.version}</dd>
+              </>
+            )}
+          </dl>
+        </>
+      )}
+      {!c.sql && !c.code && !c.location && <div className="muted">No SQL or source code facets on this job.</div>}
+    </div>
+  );
+}
+
+export function DatasetInfo({ node }: { node: NodeDetails }) {
+  const source = obj(node.facets?.dataSource);
+  const doc = str(obj(node.facets?.documentation)?.description);
+  return (
+    <dl className="kv" data-testid="dataset-info">
+      <dt>Namespace</dt>
+      <dd className="mono break">{node.namespace}</dd>
+      <dt>Name</dt>
+      <dd className="mono break">{node.name}</dd>
+      <dt>Kind</dt>
+      <dd>{node.kind ?? "other"}</dd>
+      {source && (
+        <>
+          <dt>Source</dt>
+          <dd className="mono break">{str(source.uri) ?? str(source.name) ?? "—"}</dd>
+        </>
+      )}
+      {doc && (
+        <>
+          <dt>Description</dt>
+          <dd>{doc}</dd>
+        </>
+      )}
+      <dt>Updated</dt>
+      <dd>{formatTime(node.updatedAt)}</dd>
+      {node.producers && (
+        <>
+          <dt>Written by</dt>
+          <dd className="mono break">{node.producers.join(", ") || "—"}</dd>
+        </>
+      )}
+      {node.consumers && (
+        <>
+          <dt>Read by</dt>
+          <dd className="mono break">{node.consumers.join(", ") || "—"}</dd>
+        </>
+      )}
+    </dl>
+  );
+}

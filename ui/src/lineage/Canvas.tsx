@@ -1,0 +1,119 @@
+// The React Flow canvas: custom nodes and edges, positions from the layout worker, minimap.
+import {
+  Background,
+  BackgroundVariant,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  useReactFlow,
+  type NodeTypes,
+  type EdgeTypes,
+} from "@xyflow/react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { LayoutClient } from "../layout/client";
+import type { Elements } from "./elements";
+import { DatasetNode } from "./DatasetNode";
+import { JobNode } from "./JobNode";
+import { LineageEdge } from "./LineageEdge";
+import type { LineageFlowNode } from "./types";
+
+const nodeTypes: NodeTypes = { dataset: DatasetNode, job: JobNode };
+const edgeTypes: EdgeTypes = { lineage: LineageEdge };
+
+/** Nodes beyond which React Flow only renders what is in the viewport. */
+const VIRTUALIZE_AT = 250;
+
+export function Canvas({ elements, root, onPaneClick }: { elements: Elements; root: string; onPaneClick: () => void }) {
+  const client = useMemo(() => new LayoutClient(), []);
+  useEffect(() => () => client.dispose(), [client]);
+  const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
+  const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
+  const rf = useReactFlow();
+  const fittedFor = useRef<string>("");
+
+  // re-layout only when the boxes or the edges change, not on every highlight
+  const layoutKey = useMemo(
+    () =>
+      elements.layoutNodes.map((n) => `${n.id}:${n.height}:${n.level}`).join("|") +
+      "#" +
+      elements.layoutEdges.map((e) => e.id).join("|"),
+    [elements.layoutNodes, elements.layoutEdges],
+  );
+  useEffect(() => {
+    let live = true;
+    client.layout(elements.layoutNodes, elements.layoutEdges).then(
+      (r) => {
+        if (!live) return;
+        setPositions(r.positions);
+        setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [layoutKey]);
+
+  const nodes: LineageFlowNode[] = useMemo(
+    () =>
+      elements.nodes
+        .filter((n) => positions[n.id])
+        .map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
+    [elements.nodes, positions],
+  );
+  const placed = nodes.length === elements.nodes.length && nodes.length > 0;
+
+  useEffect(() => {
+    if (!placed) return;
+    const key = `${root}|${elements.nodes.length}`;
+    if (fittedFor.current === key) return;
+    const first = fittedFor.current === "";
+    fittedFor.current = key;
+    requestAnimationFrame(() => {
+      if (nodes.length <= 60) rf.fitView({ padding: 0.12, maxZoom: 1.1, duration: first ? 0 : 250 });
+      else {
+        const r = positions[root];
+        if (r) rf.setCenter(r.x + 136, r.y + 30, { zoom: 0.75, duration: first ? 0 : 250 });
+      }
+    });
+  }, [placed, root, elements.nodes.length, nodes.length, positions, rf]);
+
+  const big = elements.nodes.length > VIRTUALIZE_AT;
+  return (
+    <div
+      className="canvas"
+      data-testid="lineage-canvas"
+      data-ready={placed ? "true" : "false"}
+      data-node-count={nodes.length}
+      data-layout-ms={ready?.ms ?? ""}
+      data-layout-engine={ready?.engine ?? ""}
+    >
+      <ReactFlow
+        nodes={nodes}
+        edges={placed ? elements.edges : []}
+        nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
+        onlyRenderVisibleElements={big}
+        nodesConnectable={false}
+        nodesDraggable={!big}
+        elementsSelectable={false}
+        minZoom={0.05}
+        maxZoom={2}
+        onPaneClick={onPaneClick}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background variant={BackgroundVariant.Dots} gap={18} size={1} color="#cbd5e1" />
+        <Controls showInteractive={false} position="bottom-left" />
+        <MiniMap
+          pannable
+          zoomable
+          position="bottom-right"
+          nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
+          maskColor="rgba(241,245,249,0.7)"
+        />
+      </ReactFlow>
+      {!placed && elements.nodes.length > 0 && <div className="canvas-loading">Laying out {elements.nodes.length} nodes…</div>}
+    </div>
+  );
+}

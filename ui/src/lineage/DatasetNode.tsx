@@ -1,0 +1,112 @@
+import { Handle, Position, type NodeProps } from "@xyflow/react";
+import { memo } from "react";
+import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
+import { useLineageActions } from "./context";
+import { ExpandControl } from "./ExpandControl";
+import type { DatasetFlowNode } from "./types";
+import { NODE_WIDTH } from "./sizes";
+
+function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
+  const a = useLineageActions();
+  const n = data.node;
+  const cls = [
+    "lnode",
+    "lnode-dataset",
+    data.isRoot ? "is-root" : "",
+    data.selected ? "is-selected" : "",
+    `emph-${data.emphasis}`,
+    data.mark ? `mark-${data.mark}` : "",
+    n.deleted ? "is-deleted" : "",
+  ].join(" ");
+  return (
+    <div
+      className={cls}
+      style={{ width: NODE_WIDTH, height: data.height }}
+      data-testid="dataset-node"
+      data-node-id={n.id}
+      data-emphasis={data.emphasis}
+      data-mark={data.mark ?? ""}
+    >
+      <Handle type="target" position={Position.Left} id="in" className="h-node" />
+      <Handle type="source" position={Position.Right} id="out" className="h-node" />
+      <ExpandControl node={n} side="upstream" expanded={data.expandedUp} />
+      <ExpandControl node={n} side="downstream" expanded={data.expandedDown} />
+      <div className="lnode-head" onClick={() => a.selectNode(n.id)}>
+        <span className={`lnode-icon kind-${n.kind ?? "other"}`}>
+          <DatasetKindIcon kind={n.kind} />
+        </span>
+        <span className="lnode-title">
+          <span className="lnode-name" title={n.name} data-testid="node-name">
+            {n.name}
+          </span>
+          <span className="lnode-sub" title={n.namespace}>
+            {n.namespace}
+          </span>
+        </span>
+        <button
+          className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}
+          title={data.columnsOpen ? "Hide columns" : "Show columns"}
+          data-testid="toggle-columns"
+          onClick={(e) => {
+            e.stopPropagation();
+            a.toggleColumns(n.id);
+          }}
+        >
+          <ColumnsIcon />
+          {data.columnCount}
+        </button>
+      </div>
+      {data.columnsOpen && (
+        <div className="lnode-columns nodrag nowheel">
+          {data.columnCount > 10 && (
+            <input
+              className="col-filter"
+              placeholder={`Filter ${data.columnCount} columns…`}
+              value={data.filter}
+              data-testid="column-filter"
+              onChange={(e) => a.setColumnFilter(n.id, e.target.value)}
+            />
+          )}
+          {data.columnCount === 0 && <div className="col-empty muted">no columns known</div>}
+          {data.columns.map((c) => (
+            <div
+              key={c.id}
+              className={`col-row emph-${c.emphasis}${c.selected ? " is-selected" : ""}${c.mark ? ` mark-${c.mark}` : ""}`}
+              data-testid="column-row"
+              data-field-id={c.id}
+              data-highlighted={c.emphasis === "highlight" ? "true" : "false"}
+              data-mark={c.mark ?? ""}
+              onClick={() => a.selectColumn(c.id)}
+              title={c.description ?? c.path}
+            >
+              <Handle type="target" position={Position.Left} id={`in:${c.path}`} className="h-col" />
+              <span className="col-name" style={{ paddingLeft: c.depth * 12 }}>
+                {c.depth > 0 ? "↳ " : ""}
+                {c.name}
+              </span>
+              <span className="col-type">{c.type ?? ""}</span>
+              <Handle type="source" position={Position.Right} id={`out:${c.path}`} className="h-col" />
+            </div>
+          ))}
+          {data.filter && data.columnTotal === 0 && <div className="col-empty muted">no column matches</div>}
+          {data.pages > 1 && (
+            <div className="col-pager">
+              <button disabled={data.page === 0} onClick={() => a.setColumnPage(n.id, data.page - 1)} data-testid="col-prev">
+                ‹
+              </button>
+              <span>
+                {data.page + 1} / {data.pages}
+                {data.hiddenHighlighted > 0 && <span className="hl-note"> · {data.hiddenHighlighted} on path elsewhere</span>}
+              </span>
+              <button disabled={data.page >= data.pages - 1} onClick={() => a.setColumnPage(n.id, data.page + 1)} data-testid="col-next">
+                ›
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export const DatasetNode = memo(DatasetNodeView);

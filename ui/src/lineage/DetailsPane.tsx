@@ -1,0 +1,97 @@
+// The right-hand pane: what the clicked node is, its schema/history or job code/runs, and the
+// selected column's path.
+import { useState } from "react";
+import { api } from "../api/client";
+import type { Version } from "../api/types";
+import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
+import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
+import { useAsync } from "../lib/useAsync";
+import type { ColumnPath } from "../model/columns";
+import { datasetOfField, fieldName } from "../model/nodeid";
+
+type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
+
+export function DetailsPane({
+  nodeId,
+  at,
+  column,
+  path,
+  onClose,
+  onPickVersion,
+  onOpenAsset,
+  onClearColumn,
+}: {
+  nodeId: string;
+  at: string | null;
+  column: string | null;
+  path: ColumnPath | null;
+  onClose: () => void;
+  onPickVersion: (v: Version) => void;
+  onOpenAsset: (id: string) => void;
+  onClearColumn: () => void;
+}) {
+  const [tab, setTab] = useState<PaneTab>("info");
+  const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
+  const isJob = nodeId.startsWith("job:");
+  const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets"];
+  const current = tabs.includes(tab) ? tab : "info";
+  return (
+    <aside className="details" data-testid="details-pane">
+      {column && path && (
+        <section className="column-path" data-testid="column-path">
+          <header>
+            <h4>Column lineage</h4>
+            <button className="icon-btn" onClick={onClearColumn} aria-label="Clear column selection">
+              <CloseIcon />
+            </button>
+          </header>
+          <div className="muted small">
+            {path.columns.size} columns on the path of <b className="mono">{fieldName(column)}</b>
+          </div>
+          <ul className="path-list">
+            {[...path.columns].sort().map((c) => (
+              <li key={c} data-testid="path-column" data-field-id={c} className={c === column ? "is-selected" : ""}>
+                <span className="mono">{fieldName(c)}</span>
+                <span className="muted small ellipsis">{datasetOfField(c).split(":").slice(2).join(":")}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <header className="details-head">
+        <span className={`asset-icon ${isJob ? "is-job" : "is-dataset"}`}>
+          {isJob ? <JobIcon /> : <DatasetKindIcon kind={node.data?.kind} />}
+        </span>
+        <div className="details-title">
+          <div className="details-name" data-testid="details-name">
+            {node.data?.name ?? nodeId}
+          </div>
+          <div className="muted small">{node.data?.namespace}</div>
+        </div>
+        <button className="icon-btn" onClick={onClose} aria-label="Close details">
+          <CloseIcon />
+        </button>
+      </header>
+      <div className="details-actions">
+        <button className="tb-btn" onClick={() => onOpenAsset(nodeId)}>
+          Open asset page
+        </button>
+      </div>
+      <nav className="subtabs">
+        {tabs.map((t) => (
+          <button key={t} className={t === current ? "active" : ""} onClick={() => setTab(t)} data-testid={`pane-tab-${t}`}>
+            {t}
+          </button>
+        ))}
+      </nav>
+      <div className="details-body">
+        {node.error && <div className="error">{node.error.message}</div>}
+        {node.data && current === "info" && (isJob ? <JobInfo node={node.data} /> : <DatasetInfo node={node.data} />)}
+        {node.data && current === "schema" && <SchemaTable fields={node.data.fields} testId="pane-schema" />}
+        {current === "history" && <VersionList nodeId={nodeId} onPick={onPickVersion} activeAt={at} />}
+        {current === "runs" && <RunsTable jobId={nodeId} compact />}
+        {node.data && current === "facets" && <FacetsBlock facets={node.data.facets} />}
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,210 @@
+// The lineage tab: graph state from the URL, toolbar, canvas, details pane, impact and compare.
+import { ReactFlowProvider } from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { api } from "../api/client";
+import type { CompareAnswer, ImpactAnswer } from "../api/types";
+import { formatTime } from "../lib/format";
+import { navigate } from "../lib/router";
+import { columnPath } from "../model/columns";
+import { compareMarks, withRemoved } from "../model/compare";
+import { collapse as collapseState, currentGraph, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
+import { datasetOfField, isField } from "../model/nodeid";
+import { nodeHref, type ViewState } from "../model/urlState";
+import { Canvas } from "./Canvas";
+import { CompareBar } from "./ComparePanel";
+import { LineageContext, type LineageActions } from "./context";
+import { DetailsPane } from "./DetailsPane";
+import { buildElements, type ColumnUi } from "./elements";
+import { ImpactPanel } from "./ImpactPanel";
+import { Toolbar } from "./Toolbar";
+import { useLineageGraph } from "./useLineageGraph";
+
+export function LineageView({ view, setView }: { view: ViewState; setView: (p: Partial<ViewState>) => void }) {
+  const { state, error, loading } = useLineageGraph(view.node, view.depth, view.at, view.expansions);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [columnUi, setColumnUi] = useState<Map<string, ColumnUi>>(new Map());
+  const [compare, setCompare] = useState<{ answer: CompareAnswer | null; error: Error | null } | null>(null);
+  const [impact, setImpact] = useState<{ answer: ImpactAnswer | null; error: Error | null } | null>(null);
+
+  useEffect(() => setSelected(null), [view.node]);
+
+  // compare two moments: `cmp` -> `at` (or now)
+  useEffect(() => {
+    if (!view.compareFrom) {
+      setCompare(null);
+      return;
+    }
+    const ctl = new AbortController();
+    setCompare({ answer: null, error: null });
+    const to = view.at ?? new Date().toISOString();
+    api.compare(view.node, view.compareFrom, to, view.depth * 2, ctl.signal).then(
+      (answer) => setCompare({ answer, error: null }),
+      (e: Error) => !ctl.signal.aborted && setCompare({ answer: null, error: e }),
+    );
+    return () => ctl.abort();
+  }, [view.node, view.compareFrom, view.at, view.depth]);
+
+  const impactTarget = view.column ?? view.node;
+  useEffect(() => {
+    if (!view.impact) {
+      setImpact(null);
+      return;
+    }
+    const ctl = new AbortController();
+    setImpact({ answer: null, error: null });
+    api.impact(impactTarget, 20, view.at, ctl.signal).then(
+      (answer) => setImpact({ answer, error: null }),
+      (e: Error) => !ctl.signal.aborted && setImpact({ answer: null, error: e }),
+    );
+    return () => ctl.abort();
+  }, [view.impact, impactTarget, view.at]);
+
+  const graph = useMemo(() => {
+    if (!state) return null;
+    let g = currentGraph(state);
+    if (compare?.answer) g = withRemoved(g, compare.answer);
+    if (view.datasetsOnly) g = datasetsOnly(g);
+    return g;
+  }, [state, compare, view.datasetsOnly]);
+
+  const root = view.node;
+  const path = useMemo(() => (graph && view.column ? columnPath(view.column, graph.columnEdges) : null), [graph, view.column]);
+  const marks = useMemo(() => (compare?.answer ? compareMarks(compare.answer) : null), [compare]);
+  const impactSet = useMemo(() => {
+    if (!impact?.answer) return null;
+    const s = new Set<string>([impactTarget]);
+    for (const it of impact.answer.items) {
+      s.add(it.id);
+      if (it.type === "FIELD") s.add(`dataset:${it.namespace}:${it.name}`);
+    }
+    return s;
+  }, [impact, impactTarget]);
+
+  const openColumns = useMemo(() => {
+    const s = new Set(view.openColumns);
+    if (path) for (const d of path.datasets) s.add(d);
+    if (view.column) s.add(datasetOfField(view.column));
+    if (impactSet && isField(impactTarget)) for (const id of impactSet) if (isField(id)) s.add(datasetOfField(id));
+    return s;
+  }, [view.openColumns, view.column, path, impactSet, impactTarget]);
+
+  const expansionSet = useMemo(() => new Set(view.expansions), [view.expansions]);
+  const lv = useMemo(() => (graph ? levels(graph, root.startsWith("datasetField:") ? datasetOfField(root) : root) : new Map()), [graph, root]);
+
+  const elements = useMemo(
+    () =>
+      graph
+        ? buildElements({
+            graph,
+            root,
+            levels: lv,
+            selectedNode: selected,
+            column: view.column,
+            path,
+            impact: impactSet,
+            marks,
+            openColumns,
+            columnUi,
+            expansions: expansionSet,
+          })
+        : null,
+    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet],
+  );
+
+  const datasetIds = useMemo(() => graph?.nodes.filter((n) => n.type === "DATASET").map((n) => n.id) ?? [], [graph]);
+  const allOpen = datasetIds.length > 0 && datasetIds.every((d) => openColumns.has(d));
+
+  const expand = useCallback(
+    (nodeId: string, direction: Direction) => {
+      const key = expansionKey({ nodeId, direction });
+      if (!view.expansions.includes(key)) setView({ expansions: [...view.expansions, key] });
+    },
+    [view.expansions, setView],
+  );
+  const collapse = useCallback(
+    (nodeId: string, direction: Direction) => {
+      if (!state) return;
+      const next = collapseState(state, { nodeId, direction });
+      setView({ expansions: next.expansions.map(([k]) => k) });
+    },
+    [state, setView],
+  );
+  const actions: LineageActions = useMemo(
+    () => ({
+      expand,
+      collapse,
+      toggleColumns: (id) =>
+        setView({
+          openColumns: openColumns.has(id) ? view.openColumns.filter((c) => c !== id) : [...view.openColumns, id],
+          ...(openColumns.has(id) && view.column && datasetOfField(view.column) === id ? { column: null } : {}),
+        }),
+      selectColumn: (id) => {
+        setView({ column: view.column === id ? null : id });
+        setSelected(datasetOfField(id));
+      },
+      selectNode: (id) => setSelected(id),
+      setColumnPage: (id, page) => setColumnUi((m) => new Map(m).set(id, { ...(m.get(id) ?? { filter: "" }), page })),
+      setColumnFilter: (id, filter) => setColumnUi((m) => new Map(m).set(id, { filter, page: 0 })),
+      openAsset: (id) => navigate(nodeHref(id)),
+    }),
+    [expand, collapse, setView, openColumns, view.openColumns, view.column],
+  );
+
+  return (
+    <LineageContext.Provider value={actions}>
+      <div className="lineage">
+        <Toolbar
+          view={view}
+          setView={setView}
+          allColumnsOpen={allOpen}
+          toggleAllColumns={() => setView({ openColumns: allOpen ? [] : datasetIds, column: allOpen ? null : view.column })}
+          canImpact={!root.startsWith("job:") || Boolean(view.column)}
+        />
+        {view.at && !view.compareFrom && (
+          <div className="banner banner-time" data-testid="time-banner">
+            Showing the graph as it was at <b>{formatTime(view.at)}</b>.{" "}
+            <button className="link" onClick={() => setView({ at: null })}>
+              Back to now
+            </button>
+          </div>
+        )}
+        {view.compareFrom && <CompareBar answer={compare?.answer ?? null} error={compare?.error ?? null} />}
+        {graph?.truncated && <div className="banner banner-warn">The graph was cut at the server's node limit; expand nodes to see further.</div>}
+        {error && <div className="banner banner-error" data-testid="lineage-error">Could not load lineage: {error.message}</div>}
+        <div className="lineage-body">
+          <ReactFlowProvider>
+            {elements ? (
+              <Canvas elements={elements} root={root} onPaneClick={() => setSelected(null)} />
+            ) : (
+              <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
+            )}
+          </ReactFlowProvider>
+          {(selected || view.column) && (
+            <DetailsPane
+              nodeId={selected ?? (view.column ? datasetOfField(view.column) : root)}
+              at={view.at}
+              column={view.column}
+              path={path}
+              onClose={() => {
+                setSelected(null);
+                if (view.column) setView({ column: null });
+              }}
+              onPickVersion={(v) => setView({ at: v.validFrom })}
+              onOpenAsset={(id) => navigate(nodeHref(id))}
+              onClearColumn={() => setView({ column: null })}
+            />
+          )}
+        </div>
+        {view.impact && (
+          <ImpactPanel
+            target={impactTarget}
+            answer={impact?.answer ?? null}
+            error={impact?.error ?? null}
+            onClose={() => setView({ impact: false })}
+            onPick={(id) => setSelected(isField(id) ? datasetOfField(id) : id)}
+          />
+        )}
+      </div>
+    </LineageContext.Provider>
+  );
+}

@@ -1,0 +1,21 @@
+import { createContext, useContext } from "react";
+import type { Direction } from "../model/graph";
+
+export interface LineageActions {
+  expand: (nodeId: string, direction: Direction) => void;
+  collapse: (nodeId: string, direction: Direction) => void;
+  toggleColumns: (datasetId: string) => void;
+  selectColumn: (fieldId: string) => void;
+  selectNode: (nodeId: string) => void;
+  setColumnPage: (datasetId: string, page: number) => void;
+  setColumnFilter: (datasetId: string, filter: string) => void;
+  openAsset: (nodeId: string) => void;
+}
+
+export const LineageContext = createContext<LineageActions | null>(null);
+
+export function useLineageActions(): LineageActions {
+  const a = useContext(LineageContext);
+  if (!a) throw new Error("useLineageActions outside LineageContext");
+  return a;
+}

@@ -1,0 +1,57 @@
+import type { Node, Edge } from "@xyflow/react";
+import type { GraphNode, Transformation } from "../api/types";
+import type { FlatField } from "../model/columns";
+import type { Mark } from "../model/compare";
+
+export type Emphasis = "normal" | "dim" | "highlight";
+
+export interface ColumnView extends FlatField {
+  id: string; // datasetField id
+  emphasis: Emphasis;
+  mark?: Mark | "changed";
+  selected: boolean;
+}
+
+export interface DatasetNodeData extends Record<string, unknown> {
+  node: GraphNode;
+  isRoot: boolean;
+  selected: boolean;
+  emphasis: Emphasis;
+  mark?: Mark;
+  columnsOpen: boolean;
+  columns: ColumnView[]; // the current page
+  columnTotal: number; // after filter
+  columnCount: number; // all
+  page: number;
+  pages: number;
+  filter: string;
+  hiddenHighlighted: number;
+  expandedUp: boolean;
+  expandedDown: boolean;
+  height: number;
+}
+
+export interface JobNodeData extends Record<string, unknown> {
+  node: GraphNode;
+  isRoot: boolean;
+  selected: boolean;
+  emphasis: Emphasis;
+  mark?: Mark;
+  expandedUp: boolean;
+  expandedDown: boolean;
+}
+
+export interface LineageEdgeData extends Record<string, unknown> {
+  kind: "flow" | "column";
+  emphasis: Emphasis;
+  mark?: Mark;
+  transformations?: Transformation[];
+  job?: string | null;
+  via?: string[];
+  label: string;
+}
+
+export type DatasetFlowNode = Node<DatasetNodeData, "dataset">;
+export type JobFlowNode = Node<JobNodeData, "job">;
+export type LineageFlowNode = DatasetFlowNode | JobFlowNode;
+export type LineageFlowEdge = Edge<LineageEdgeData, "lineage">;

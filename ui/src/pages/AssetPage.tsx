@@ -1,0 +1,94 @@
+// One dataset or job: header and tabs (Lineage, Schema/Job, Runs, History, Events).
+import { useCallback } from "react";
+import { api } from "../api/client";
+import { EventsList, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
+import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
+import { Link } from "../components/Link";
+import { formatDuration, formatTime } from "../lib/format";
+import { navigate } from "../lib/router";
+import { useAsync } from "../lib/useAsync";
+import { LineageView } from "../lineage/LineageView";
+import { assetHref, type Tab, type ViewState } from "../model/urlState";
+
+const DATASET_TABS: Array<[Tab, string]> = [
+  ["lineage", "Lineage"],
+  ["schema", "Schema"],
+  ["history", "History"],
+  ["events", "Events"],
+];
+const JOB_TABS: Array<[Tab, string]> = [
+  ["lineage", "Lineage"],
+  ["job", "Job"],
+  ["runs", "Runs"],
+  ["history", "History"],
+  ["events", "Events"],
+];
+
+export function AssetPage({ view }: { view: ViewState }) {
+  const setView = useCallback(
+    (p: Partial<ViewState>) => navigate(assetHref({ ...view, ...p }), !("tab" in p) && !("at" in p)),
+    [view],
+  );
+  const isJob = view.node.startsWith("job:");
+  const node = useAsync((s) => api.node(view.node, view.at, s), [view.node, view.at]);
+  const tabs = isJob ? JOB_TABS : DATASET_TABS;
+  const tab = tabs.some(([t]) => t === view.tab) ? view.tab : "lineage";
+  const n = node.data;
+  return (
+    <div className="asset-page">
+      <header className="asset-header">
+        <span className={`asset-icon big ${isJob ? "is-job" : "is-dataset"}`}>
+          {isJob ? <JobIcon size={24} /> : <DatasetKindIcon kind={n?.kind} size={24} />}
+        </span>
+        <div className="asset-heading">
+          <div className="crumbs">
+            <Link href="/namespaces">Namespaces</Link> /{" "}
+            <Link href={`/namespaces/${encodeURIComponent(n?.namespace ?? "")}`}>{n?.namespace ?? "…"}</Link>
+          </div>
+          <h1 data-testid="asset-name">{n?.name ?? view.node}</h1>
+        </div>
+        <div className="asset-facts">
+          <span className={`pill pill-${isJob ? "job" : "dataset"}`}>{isJob ? "job" : (n?.kind ?? "dataset")}</span>
+          {isJob && n && (
+            <>
+              <RunStateBadge state={n.latestRun?.state} />
+              <span className="muted">{formatDuration(n.latestRun?.durationMs)}</span>
+            </>
+          )}
+          {!isJob && n && <span className="muted">{n.fields?.length ?? 0} columns</span>}
+          {n?.deleted && <span className="pill pill-removed">dropped</span>}
+          <span className="muted">updated {formatTime(n?.updatedAt)}</span>
+        </div>
+      </header>
+      {node.error && <div className="banner banner-error">{node.error.message}</div>}
+      <nav className="tabs" role="tablist">
+        {tabs.map(([t, label]) => (
+          <button key={t} role="tab" aria-selected={t === tab} className={t === tab ? "active" : ""} onClick={() => setView({ tab: t })} data-testid={`tab-${t}`}>
+            {label}
+          </button>
+        ))}
+      </nav>
+      <div className={`tab-body tab-${tab}`}>
+        {tab === "lineage" && <LineageView view={view} setView={setView} />}
+        {tab === "schema" && <div className="card">{n ? <SchemaTable fields={n.fields} /> : "Loading…"}</div>}
+        {tab === "job" && <div className="card">{n ? <JobInfo node={n} /> : "Loading…"}</div>}
+        {tab === "runs" && (
+          <div className="card">
+            <RunsTable jobId={view.node} />
+          </div>
+        )}
+        {tab === "history" && (
+          <div className="card">
+            <p className="muted">Pick a version to see the lineage graph as it was then.</p>
+            <VersionList nodeId={view.node} activeAt={view.at} onPick={(v) => setView({ at: v.validFrom, tab: "lineage" })} />
+          </div>
+        )}
+        {tab === "events" && (
+          <div className="card">
+            <EventsList nodeId={view.node} />
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import { api } from "../api/client";
+import { Link } from "../components/Link";
+import { ResultIcon, resultHref } from "../components/SearchBox";
+import { formatTime } from "../lib/format";
+import { useAsync } from "../lib/useAsync";
+
+export function SearchPage({ q }: { q: string }) {
+  const res = useAsync((s) => (q ? api.search(q, 100, s) : Promise.resolve({ results: [] })), [q]);
+  return (
+    <div className="page">
+      <h1>
+        Results for “{q}” {res.data && <span className="count">{res.data.results.length}</span>}
+      </h1>
+      {res.error && <div className="error">{res.error.message}</div>}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Type</th>
+            <th>Namespace</th>
+            <th>Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {res.data?.results.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <Link href={resultHref(r)} className="with-icon">
+                  <ResultIcon type={r.type} />
+                  {r.type === "FIELD" ? `${r.name} · ${r.field}` : r.name}
+                </Link>
+              </td>
+              <td>{r.type.toLowerCase()}</td>
+              <td>{r.namespace}</td>
+              <td>{formatTime(r.updatedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
