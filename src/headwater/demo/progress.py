@@ -1,5 +1,6 @@
-"""Progress of the demo's steps: a spinner with the elapsed time per step on a terminal
-(rich), plain one-line-per-event output when the output is a pipe or a file (CI logs)."""
+"""Progress of the demo's steps: on a terminal (rich) the running step shows a spinner and its
+elapsed time, and each finished step stays above as a full line (✔, result, time); when the
+output is a pipe or a file (CI logs) one plain line per step start and end."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
 
@@ -22,7 +24,7 @@ class Step:
 
     def note(self, text: str) -> None:
         if self._task is not None and self._steps.progress is not None:
-            self._steps.progress.update(self._task, description=f"{self.title} [dim]{text}")
+            self._steps.progress.update(self._task, description=f"{escape(self.title)} [dim]{escape(text)}")
 
 
 class Steps:
@@ -36,7 +38,7 @@ class Steps:
     def __enter__(self) -> "Steps":
         if self.console.is_terminal:
             self.progress = Progress(
-                SpinnerColumn(finished_text="[green]✔"),
+                SpinnerColumn(),
                 TextColumn("{task.description}"),
                 TimeElapsedColumn(),
                 console=self.console,
@@ -56,9 +58,9 @@ class Steps:
     def step(self, title: str) -> Iterator[Step]:
         """Run one step: spinner while it runs, ✔ + its result and time when done, ✘ when it raises."""
         started = time.monotonic()
-        task = self.progress.add_task(title, total=1) if self.progress is not None else None
+        task = self.progress.add_task(escape(title), total=1) if self.progress is not None else None
         if task is None:
-            self.console.print(f"… {title}", highlight=False, soft_wrap=True)
+            self.console.print(f"… {title}", highlight=False, soft_wrap=True, markup=False)
         current = Step(self, title, task)
         try:
             yield current
@@ -66,12 +68,11 @@ class Steps:
             seconds = time.monotonic() - started
             if self.progress is not None and task is not None:
                 self.progress.remove_task(task)
-            self.console.print(f"[red]✘[/] {title} ({seconds:.1f}s)", highlight=False, soft_wrap=True)
+            self.console.print(f"[red]✘[/] {escape(title)} [dim]({seconds:.1f}s)[/]", highlight=False, soft_wrap=True)
             raise
         seconds = time.monotonic() - started
         text = f"{title}" + (f" — {current.done}" if current.done else "")
         if self.progress is not None and task is not None:
-            self.progress.update(task, description=text, completed=1)
-            self.progress.stop_task(task)
-        else:
-            self.console.print(f"✔ {text} ({seconds:.1f}s)", highlight=False, soft_wrap=True)
+            # a finished step leaves the live display and stays above it as a full line (never truncated)
+            self.progress.remove_task(task)
+        self.console.print(f"[green]✔[/] {escape(text)} [dim]({seconds:.1f}s)[/]", highlight=False, soft_wrap=True)

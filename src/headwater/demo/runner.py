@@ -82,7 +82,8 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     data_dir / "data", employees=config.employees, days=config.days, seed=config.seed,
                     on_progress=lambda done, total: step.note(f"{done:,}/{total:,}"),
                 )
-                step.done = ", ".join(f"{f.path.name} {_human(f.rows)} rows" for f in generated.files.values())
+                step.done = (", ".join(f"{name} {_human(f.rows)}" for name, f in generated.files.items())
+                             + f" rows in {generated.out_dir}")
 
             jdbc_args: list[str] | None = None
             jdbc_env: dict[str, str] = {}
