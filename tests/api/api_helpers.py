@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from fastapi import FastAPI
 
 from headwater.settings import Settings, load_settings
+
+from api_events import Story
 
 BASE = "http://headwater.test"
 
@@ -31,3 +37,33 @@ def assert_error(answer: httpx.Response, status: int, code: str) -> dict[str, An
     assert body["error"]["code"] == code
     assert body["error"]["message"]
     return dict(body["error"])
+
+
+def module_db_url(kind: str, tmp: Path, pg_server_url: str | None) -> tuple[str, Callable[[], None] | None]:
+    """A new database URL (SQLite file in ``tmp`` or a fresh PostgreSQL database) and how to drop it."""
+    if kind == "sqlite":
+        return f"sqlite:///{tmp / 'story.db'}", None
+    import psycopg
+
+    assert pg_server_url is not None
+    name = f"hw_api_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+    def drop() -> None:
+        with psycopg.connect(pg_server_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return urlunsplit(urlsplit(pg_server_url)._replace(path=f"/{name}")), drop
+
+
+class Loaded:
+    """An app over a store holding the story, sent through the ingest endpoint."""
+
+    def __init__(self, app: FastAPI, story: Story, ids: list[str]) -> None:
+        self.app = app
+        self.story = story
+        self.ids = ids
+
+    def client(self) -> httpx.AsyncClient:
+        return client_for(self.app)

@@ -3,11 +3,7 @@ httpx's ASGI transport, and a module-wide store loaded once with the story in ap
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import httpx
@@ -18,7 +14,7 @@ from headwater.api import create_app
 from headwater.store import Store
 
 from api_events import Story
-from api_helpers import client_for, make_settings
+from api_helpers import Loaded, client_for, make_settings, module_db_url
 
 
 @pytest.fixture
@@ -48,35 +44,6 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 # --- one loaded store per module and backend (read-only tests) ----------------------------------
 
 
-def _module_db_url(kind: str, tmp: Path, pg_server_url: str | None) -> tuple[str, Any]:
-    if kind == "sqlite":
-        return f"sqlite:///{tmp / 'story.db'}", None
-    import psycopg
-
-    assert pg_server_url is not None
-    name = f"hw_api_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-
-    def drop() -> None:
-        with psycopg.connect(pg_server_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return urlunsplit(urlsplit(pg_server_url)._replace(path=f"/{name}")), drop
-
-
-class Loaded:
-    """An app over a store holding the story, sent through the ingest endpoint."""
-
-    def __init__(self, app: FastAPI, story: Story, ids: list[str]) -> None:
-        self.app = app
-        self.story = story
-        self.ids = ids
-
-    def client(self) -> httpx.AsyncClient:
-        return client_for(self.app)
-
-
 async def _send_story(app: FastAPI, story: Story) -> list[str]:
     ids = []
     async with client_for(app) as c:
@@ -90,7 +57,7 @@ async def _send_story(app: FastAPI, story: Story) -> list[str]:
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def loaded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
     pg = request.getfixturevalue("pg_server_url") if request.param == "postgresql" else None
-    url, drop = _module_db_url(request.param, tmp_path_factory.mktemp("story"), pg)
+    url, drop = module_db_url(request.param, tmp_path_factory.mktemp("story"), pg)
     opened = Store.open(url)
     try:
         app = create_app(make_settings(), opened)

@@ -68,5 +68,6 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
     app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
     app.include_router(events.router)
     app.include_router(graph.router)
-    mount_ui(app, ui_folder if ui_folder is not None else ui_dir())
+    folder = ui_folder if ui_folder is not None else ui_dir()
+    mount_ui(app, folder if folder is not None and (folder / "index.html").is_file() else None)
     return app
