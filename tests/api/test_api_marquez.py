@@ -1,0 +1,120 @@
+"""Marquez's read paths answer in Marquez's shapes (spec/openapi.yml of Marquez)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from api_events import BUILD, EMPLOYEES, PAYROLL, REPORT, REPORT_JOB, node_id
+from api_helpers import Loaded, assert_error
+
+pytestmark = pytest.mark.anyio
+
+MARQUEZ_DATASET_KEYS = {"id", "type", "name", "physicalName", "createdAt", "updatedAt", "namespace", "sourceName",
+                        "fields", "tags", "lastModifiedAt", "description", "facets", "currentVersion"}
+MARQUEZ_JOB_KEYS = {"id", "type", "name", "createdAt", "updatedAt", "namespace", "inputs", "outputs", "location",
+                    "description", "latestRun", "facets", "currentVersion"}
+MARQUEZ_RUN_KEYS = {"id", "createdAt", "updatedAt", "nominalStartTime", "nominalEndTime", "state", "startedAt",
+                    "endedAt", "durationMs", "args", "facets"}
+
+
+async def get(loaded: Loaded, path: str, **params: Any) -> Any:
+    async with loaded.client() as client:
+        answer = await client.get(path, params=params)
+    assert answer.status_code == 200, f"{path}: {answer.text}"
+    return answer.json()
+
+
+def enc(text: str) -> str:
+    return quote(text, safe="")
+
+
+async def test_namespaces(loaded: Loaded) -> None:
+    listed = (await get(loaded, "/api/v1/namespaces"))["namespaces"]
+    names = {n["name"] for n in listed}
+    assert {"file", "spark", "postgres://db:5432"} <= names
+    assert set(listed[0]) >= {"name", "createdAt", "updatedAt", "ownerName", "description"}
+    one = await get(loaded, f"/api/v1/namespaces/{enc('postgres://db:5432')}")
+    assert one["name"] == "postgres://db:5432"
+    async with loaded.client() as client:
+        assert_error(await client.get("/api/v1/namespaces/nope"), 404, "not_found")
+
+
+async def test_datasets_and_versions(loaded: Loaded) -> None:
+    listed = await get(loaded, "/api/v1/namespaces/file/datasets")
+    assert listed["totalCount"] == 2
+    assert {d["name"] for d in listed["datasets"]} == {EMPLOYEES[1], PAYROLL[1]}
+    dataset = await get(loaded, f"/api/v1/namespaces/file/datasets/{enc(PAYROLL[1])}")
+    assert MARQUEZ_DATASET_KEYS <= set(dataset)
+    assert dataset["id"] == {"namespace": "file", "name": PAYROLL[1]}
+    assert dataset["type"] == "DB_TABLE" and dataset["sourceName"] == "file"
+    assert {f["name"]: f["type"] for f in dataset["fields"]}["Total"] == "decimal(10,2)"
+    versions = await get(loaded, f"/api/v1/namespaces/file/datasets/{enc(PAYROLL[1])}/versions")
+    assert versions["totalCount"] >= 2
+    newest = versions["versions"][0]
+    assert newest["id"]["name"] == PAYROLL[1] and newest["version"] == newest["id"]["version"]
+    assert "Bonus" in {f["name"] for f in newest["fields"]}
+    table = await get(loaded, f"/api/v1/namespaces/{enc(REPORT[0])}/datasets/{enc(REPORT[1])}")
+    assert table["namespace"] == REPORT[0]
+
+
+async def test_jobs_runs_and_one_run(loaded: Loaded) -> None:
+    listed = await get(loaded, "/api/v1/namespaces/spark/jobs")
+    assert {j["name"] for j in listed["jobs"]} == {BUILD[1], REPORT_JOB[1]}
+    job = await get(loaded, f"/api/v1/namespaces/spark/jobs/{REPORT_JOB[1]}")
+    assert MARQUEZ_JOB_KEYS <= set(job)
+    assert job["inputs"] == [{"namespace": "file", "name": PAYROLL[1]}]
+    assert job["outputs"] == [{"namespace": REPORT[0], "name": REPORT[1]}]
+    assert job["latestRun"]["state"] == "FAILED" and job["type"] == "BATCH"
+    runs = await get(loaded, f"/api/v1/namespaces/spark/jobs/{BUILD[1]}/runs")
+    assert runs["totalCount"] == 2
+    assert [r["state"] for r in runs["runs"]] == ["COMPLETED", "COMPLETED"]
+    assert MARQUEZ_RUN_KEYS <= set(runs["runs"][0])
+    run = await get(loaded, f"/api/v1/jobs/runs/{loaded.story.report_run}")
+    assert run["id"] == loaded.story.report_run and run["state"] == "FAILED"
+    assert run["durationMs"] == 60_000
+    assert "errorMessage" in run["facets"]
+
+
+async def test_lineage_graph_in_marquez_shape(loaded: Loaded) -> None:
+    graph = (await get(loaded, "/api/v1/lineage", nodeId=node_id("dataset", PAYROLL), depth=5))["graph"]
+    nodes = {n["id"]: n for n in graph}
+    payroll, build = nodes[node_id("dataset", PAYROLL)], nodes[node_id("job", BUILD)]
+    assert payroll["type"] == "DATASET" and build["type"] == "JOB"
+    assert {"origin": node_id("job", BUILD), "destination": node_id("dataset", PAYROLL)} in payroll["inEdges"]
+    assert {"origin": node_id("dataset", PAYROLL), "destination": node_id("job", REPORT_JOB)} in payroll["outEdges"]
+    assert payroll["data"]["id"] == {"namespace": "file", "name": PAYROLL[1]}
+    assert build["data"]["outputs"] == [{"namespace": "file", "name": PAYROLL[1]}]
+
+
+async def test_column_lineage_in_marquez_shape(loaded: Loaded) -> None:
+    total = node_id("datasetField", REPORT, "Total")
+    graph = (await get(loaded, "/api/v1/column-lineage", nodeId=total, depth=10))["graph"]
+    nodes = {n["id"]: n for n in graph}
+    assert nodes[total]["type"] == "DATASET_FIELD"
+    data = nodes[total]["data"]
+    assert (data["namespace"], data["dataset"], data["field"]) == (REPORT[0], REPORT[1], "Total")
+    assert [(i["dataset"], i["field"]) for i in data["inputFields"]] == [(PAYROLL[1], "Total")]
+    payroll_total = nodes[node_id("datasetField", PAYROLL, "Total")]["data"]
+    assert [(i["dataset"], i["field"]) for i in payroll_total["inputFields"]] == [(EMPLOYEES[1], "Salary")]
+    downstream = (await get(loaded, "/api/v1/column-lineage", nodeId=node_id("datasetField", PAYROLL, "Total"),
+                            withDownstream="true"))["graph"]
+    assert total in {n["id"] for n in downstream}
+
+
+async def test_search_and_lineage_events(loaded: Loaded) -> None:
+    found = await get(loaded, "/api/v1/search", q="payroll", filter="DATASET")
+    assert found["totalCount"] == len(found["results"]) >= 1
+    assert {r["type"] for r in found["results"]} == {"DATASET"}
+    assert set(found["results"][0]) == {"type", "name", "updatedAt", "namespace", "nodeId"}
+    events = await get(loaded, "/api/v1/events/lineage", limit=3, offset=1)
+    assert len(events["events"]) == 3
+    everything = await get(loaded, "/api/v1/events/lineage", limit=100)
+    assert everything["totalCount"] == len(loaded.story.events)
+    assert events["events"] == everything["events"][1:4]
+    window = await get(loaded, "/api/v1/events/lineage", after="2026-11-21T00:00:00Z", before="2026-11-21T23:59:59Z")
+    assert {e["run"]["runId"] for e in window["events"]} == {loaded.story.report_run}
+    async with loaded.client() as client:
+        assert_error(await client.get("/api/v1/search", params={"q": "x", "filter": "TABLE"}), 400, "invalid_parameter")
