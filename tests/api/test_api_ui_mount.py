@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,3 +63,16 @@ async def test_the_packaged_ui_is_served_when_built(sqlite_store: Store) -> None
         index = await client.get("/")
         assert index.status_code == 200
         assert index.text == (static_dir() / "index.html").read_text()
+
+
+async def test_api_docs_are_served_without_a_cdn(sqlite_store: Store) -> None:
+    async with client_for(create_app(make_settings(), sqlite_store)) as client:
+        docs = await client.get("/docs")
+        assert docs.status_code == 200 and "swagger-ui" in docs.text
+        assert "cdn." not in docs.text and "jsdelivr" not in docs.text
+        scripts = re.findall(r'src="([^"]+\.js)"', docs.text)
+        assert scripts
+        for src in scripts:
+            asset = await client.get(src)
+            assert asset.status_code == 200 and len(asset.content) > 10_000
+        assert (await client.get("/redoc")).status_code == 200

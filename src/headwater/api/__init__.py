@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from headwater import __version__
 from headwater.api import events, graph, ingest, marquez
@@ -56,7 +57,7 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
                 if callable(close):
                     close()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # /docs and /redoc with their assets served locally, not from a CDN
         title="Headwater",
         version=__version__,
         description=_DESCRIPTION,

@@ -23,7 +23,10 @@ router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_wr
 _EVENT_BODY = {
     "description": "One OpenLineage RunEvent, DatasetEvent or JobEvent (JSON; `Content-Encoding: gzip` accepted).",
     "required": True,
-    "content": {"application/json": {"schema": {"$ref": "https://openlineage.io/spec/2-0-2/OpenLineage.json"}}},
+    "content": {"application/json": {"schema": {
+        "type": "object",
+        "description": "See the OpenLineage 2-0-2 schema: https://openlineage.io/spec/2-0-2/OpenLineage.json",
+    }}},
 }
 _BATCH_BODY = {
     "description": 'A JSON array of OpenLineage events, or `{"events": [...]}`. All-or-nothing.',
