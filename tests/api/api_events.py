@@ -2,10 +2,10 @@
 
 employees.csv --(payroll.build)--> payroll --(payroll.report)--> hr.public.report
 
-- 2026-11-20: payroll.build runs (START, COMPLETE); payroll has EmployeeID and Total,
+- 2026-11-10: payroll.build runs (START, COMPLETE); payroll has EmployeeID and Total,
   Total <- Salary (aggregation), EmployeeID <- EmployeeID (identity), filtered on Active.
-- 2026-11-21: payroll.report runs and fails (errorMessage), parent = an Airflow task.
-- 2026-11-22: payroll.build runs again and adds a Bonus column to payroll (schema change).
+- 2026-11-11: payroll.report runs and fails (errorMessage), parent = an Airflow task.
+- 2026-11-12: payroll.build runs again and adds a Bonus column to payroll (schema change).
 Plus a DatasetEvent (employees.csv schema) and a JobEvent (payroll.report's SQL).
 """
 
@@ -43,13 +43,13 @@ REPORT = ("postgres://db:5432", "hr.public.report")
 BUILD = ("spark", "payroll.build")
 REPORT_JOB = ("spark", "payroll.report")
 
-T_BUILD_1 = "2026-11-20T10:00:00.000Z"
-T_BUILD_1_END = "2026-11-20T10:05:00.000Z"
-T_REPORT = "2026-11-21T10:00:00.000Z"
-T_REPORT_END = "2026-11-21T10:01:00.000Z"
-T_BUILD_2 = "2026-11-22T10:00:00.000Z"
-T_BUILD_2_END = "2026-11-22T10:02:00.000Z"
-BETWEEN_1_AND_2 = "2026-11-21T12:00:00Z"
+T_BUILD_1 = "2026-11-10T10:00:00.000Z"
+T_BUILD_1_END = "2026-11-10T10:05:00.000Z"
+T_REPORT = "2026-11-11T10:00:00.000Z"
+T_REPORT_END = "2026-11-11T10:01:00.000Z"
+T_BUILD_2 = "2026-11-12T10:00:00.000Z"
+T_BUILD_2_END = "2026-11-12T10:02:00.000Z"
+BETWEEN_1_AND_2 = "2026-11-11T12:00:00Z"
 
 
 def node_id(kind: str, ds: tuple[str, str], field: str | None = None) -> str:
@@ -131,7 +131,7 @@ def _report_events(run_id: str) -> list[RunEvent]:
 
 def dataset_event() -> dict[str, Any]:
     return to_dict(DatasetEvent(
-        eventTime="2026-11-19T09:00:00Z", producer=PRODUCER,
+        eventTime="2026-11-09T09:00:00Z", producer=PRODUCER,
         dataset=StaticDataset(namespace=EMPLOYEES[0], name=EMPLOYEES[1], facets={
             "schema": _schema(("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"),
                               ("Active", "boolean")),
@@ -141,7 +141,7 @@ def dataset_event() -> dict[str, Any]:
 
 def job_event() -> dict[str, Any]:
     return to_dict(JobEvent(
-        eventTime="2026-11-19T09:30:00Z", producer=PRODUCER,
+        eventTime="2026-11-09T09:30:00Z", producer=PRODUCER,
         job=Job(namespace=REPORT_JOB[0], name=REPORT_JOB[1],
                 facets={"sql": sql_job.SQLJobFacet(query="INSERT INTO hr.public.report SELECT * FROM payroll")}),
         inputs=[InputDataset(namespace=PAYROLL[0], name=PAYROLL[1])],

@@ -189,7 +189,7 @@ async def test_events_paging_filters_and_unknown_id(client: httpx.AsyncClient) -
     for_run = (await client.get("/api/v1/events", params={"nodeId": f"run:{story.report_run}"})).json()["events"]
     assert {e["eventType"] for e in for_run} == {"START", "FAIL"}
     windowed = (await client.get("/api/v1/events", params={
-        "since": "2026-11-21T00:00:00Z", "until": str(int(datetime(2026, 11, 23, tzinfo=UTC).timestamp() * 1000))})).json()["events"]
+        "since": "2026-11-11T00:00:00Z", "until": str(int(datetime(2026, 11, 13, tzinfo=UTC).timestamp() * 1000))})).json()["events"]
     assert {e["runId"] for e in windowed} == {story.report_run, story.build_run_2}
 
     assert_error(await client.get("/api/v1/events/no-such-id"), 404, "not_found")

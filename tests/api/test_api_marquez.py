@@ -114,7 +114,7 @@ async def test_search_and_lineage_events(loaded: Loaded) -> None:
     everything = await get(loaded, "/api/v1/events/lineage", limit=100)
     assert everything["totalCount"] == len(loaded.story.events)
     assert events["events"] == everything["events"][1:4]
-    window = await get(loaded, "/api/v1/events/lineage", after="2026-11-21T00:00:00Z", before="2026-11-21T23:59:59Z")
+    window = await get(loaded, "/api/v1/events/lineage", after="2026-11-11T00:00:00Z", before="2026-11-11T23:59:59Z")
     assert {e["run"]["runId"] for e in window["events"]} == {loaded.story.report_run}
     async with loaded.client() as client:
         assert_error(await client.get("/api/v1/search", params={"q": "x", "filter": "TABLE"}), 400, "invalid_parameter")

@@ -68,7 +68,10 @@ def column_lineage(
     at: str | None = AT,
 ) -> dict[str, Any]:
     require_types(node, ("datasetField", "dataset"))
-    return app_state(request).graph.column_lineage(node, direction=direction, depth=depth, at=parse_time(at, "at"))
+    state = app_state(request)
+    return state.graph.column_lineage(
+        node, direction=direction, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes
+    )
 
 
 IMPACT_CSV_COLUMNS = ("depth", "type", "id", "namespace", "name", "field", "path")
@@ -97,7 +100,8 @@ def impact(
     format: Literal["json", "csv"] = Query("json"),  # noqa: A002 - the API's parameter name
 ) -> Any:
     require_types(node, ("dataset", "datasetField"))
-    answer = app_state(request).graph.impact(node, depth=depth, at=parse_time(at, "at"))
+    state = app_state(request)
+    answer = state.graph.impact(node, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes)
     if format == "csv":
         filename = f"impact-{node.name.rsplit('/', 1)[-1] or 'node'}.csv".replace('"', "")
         return Response(

@@ -174,6 +174,12 @@ def to_marquez_lineage(answer: dict[str, Any]) -> dict[str, Any]:
     graph = []
     for node in answer.get("nodes") or []:
         is_job = node.get("type") == "JOB"
+        if is_job and "inputs" not in node:  # graph nodes carry no inputs/outputs: take them from the edges
+            node = {
+                **node,
+                "inputs": sorted(e["origin"] for e in in_edges.get(node["id"], [])),
+                "outputs": sorted(e["destination"] for e in out_edges.get(node["id"], [])),
+            }
         data = to_marquez_job(node) if is_job else to_marquez_dataset(node)
         graph.append({
             "id": node["id"],
