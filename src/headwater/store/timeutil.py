@@ -53,8 +53,10 @@ def iso(micros: int | None) -> str | None:
         return None
     value = from_micros(micros)
     text = value.strftime("%Y-%m-%dT%H:%M:%S")
-    if value.microsecond:
-        text += f".{value.microsecond:06d}".rstrip("0")
+    if value.microsecond % 1000:
+        text += f".{value.microsecond:06d}"
+    elif value.microsecond:
+        text += f".{value.microsecond // 1000:03d}"
     return text + "Z"
 
 

@@ -1,0 +1,91 @@
+"""Node details (dataset, job, run) and a job's runs."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.common import (
+    NodeNotFound,
+    micros,
+    require_node,
+    root_ref,
+    valid_at,
+    version_shape,
+)
+from headwater.graph.nodeid import NodeRef
+from headwater.graph.traverse import incidence
+from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
+from headwater.store.timeutil import iso
+
+
+def run_shape(row: Any) -> dict[str, Any]:
+    return {
+        "runId": row.run_id, "job": row.job, "state": row.state, "startedAt": iso(row.started_at),
+        "endedAt": iso(row.ended_at),
+        "durationMs": None if row.ended_at is None else (row.ended_at - row.started_at) // 1000,
+        "errorMessage": row.error_message, "stackTrace": row.stack_trace,
+        "parentRunId": row.parent_run_id, "parentJob": row.parent_job,
+        "facets": json.loads(row.facets), "inputs": json.loads(row.inputs), "outputs": json.loads(row.outputs),
+    }
+
+
+def run(conn: sa.Connection, run_id: str) -> dict[str, Any]:
+    row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).first()
+    if row is None:
+        raise NodeNotFound(f"run {run_id!r} not found")
+    return run_shape(row)
+
+
+def _current_version(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], node_id: str,
+                     t: int | None) -> Any:
+    return conn.execute(sa.select(table).where(key == node_id, valid_at(table, t))).first()
+
+
+def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
+    if ref.type == "run":
+        return run(conn, ref.name)
+    t = micros(at)
+    ref = root_ref(ref)
+    shape = require_node(conn, ref, t)
+    if ref.type == "dataset":
+        version = _current_version(conn, dataset_versions, dataset_versions.c.dataset, ref.id, t)
+        inc = incidence(conn, datasets=[ref.id], t=t)
+        created = conn.scalar(sa.select(datasets.c.created_at).where(datasets.c.id == ref.id))
+        return {**shape, "facets": json.loads(version.facets), "currentVersion": version_shape(version, is_job=False),
+                "producers": sorted(inc.producers.get(ref.id, ())), "consumers": sorted(inc.consumers.get(ref.id, ())),
+                "createdAt": iso(created)}
+    version = _current_version(conn, job_versions, job_versions.c.job, ref.id, t)
+    row = conn.execute(sa.select(jobs).where(jobs.c.id == ref.id)).one()
+    facets = json.loads(row.facets if t is None else version.facets)
+    parent = row.parent_job
+    if t is not None:
+        parent = conn.scalar(sa.select(runs.c.parent_job).where(runs.c.job == ref.id, runs.c.started_at <= t)
+                             .order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(1))
+    return {**shape, "facets": facets, "currentVersion": version_shape(version, is_job=True),
+            "inputs": json.loads(version.inputs), "outputs": json.loads(version.outputs),
+            "parent": parent, "createdAt": iso(row.created_at)}
+
+
+def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+    """Runs of a job, or the runs that read or wrote a dataset; newest first."""
+    if limit < 1 or offset < 0:
+        raise ValueError(f"limit must be at least 1 and offset at least 0, got limit={limit}, offset={offset}")
+    ref = root_ref(ref)
+    if ref.type == "run":
+        return {"runs": [run(conn, ref.name)], "total": 1}
+    require_node(conn, ref, None)
+    if ref.type == "job":
+        cond: sa.ColumnElement[bool] = runs.c.job == ref.id
+    else:
+        touched = sa.select(events.c.run_id).where(events.c.seq.in_(
+            sa.select(observations.c.event_seq).where(observations.c.node == ref.id,
+                                                      observations.c.role.in_(("input", "output")))))
+        cond = runs.c.run_id.in_(touched)
+    total = conn.scalar(sa.select(sa.func.count()).select_from(runs).where(cond)) or 0
+    rows = conn.execute(sa.select(runs).where(cond).order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
+                        .limit(limit).offset(offset))
+    return {"runs": [run_shape(r) for r in rows], "total": total}

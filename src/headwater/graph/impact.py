@@ -1,0 +1,118 @@
+"""Impact analysis: everything downstream of a dataset or a column, with the path to each item."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.columns import Field, column_step, root_fields
+from headwater.graph.common import (
+    NodeNotFound,
+    field_id,
+    micros,
+    nodes_for,
+    require_node,
+    select_in,
+    split_dataset_id,
+)
+from headwater.graph.nodeid import NodeRef
+from headwater.graph.traverse import neighbours
+from headwater.store.schema import datasets
+from headwater.store.timeutil import iso
+
+
+def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,
+                   max_nodes: int) -> tuple[dict[str, list[str]], bool]:
+    paths: dict[str, list[str]] = {root: [root]}
+    frontier = {root}
+    for _hop in range(depth):
+        if not frontier:
+            break
+        found = neighbours(conn, frontier, "downstream", t)
+        nxt: set[str] = set()
+        for node in sorted(frontier):
+            for n in sorted(found.get(node, ())):
+                if n not in paths:
+                    if len(paths) > max_nodes:
+                        return paths, True
+                    paths[n] = [*paths[node], n]
+                    nxt.add(n)
+        frontier = nxt
+    return paths, False
+
+
+def _field_paths(conn: sa.Connection, start: set[Field], root_id: str, depth: int, t: int | None,
+                 max_nodes: int) -> tuple[dict[Field, list[str]], dict[str, list[str]], dict[str, list[str]], bool]:
+    """Downstream columns: path per field (root, job, field, job, field ...), per job and per dataset."""
+    fields: dict[Field, list[str]] = {f: [root_id] for f in start}
+    jobs: dict[str, list[str]] = {}
+    whole: dict[str, list[str]] = {}
+    frontier = set(start)
+    for _hop in range(max(depth // 2, 1)):
+        if not frontier:
+            break
+        nxt: set[Field] = set()
+        for src, other, row in sorted(column_step(conn, frontier, "downstream", t), key=lambda s: repr(s[:2])):
+            via = [*fields[src], row.job]
+            jobs.setdefault(row.job, via)
+            if other is None:
+                whole.setdefault(row.dst_dataset, [*via, row.dst_dataset])
+            elif other not in fields:
+                if len(fields) + len(jobs) > max_nodes:
+                    return fields, jobs, whole, True
+                fields[other] = [*via, field_id(*other)]
+                nxt.add(other)
+        frontier = nxt
+    for f in start:
+        fields.pop(f, None)
+    return fields, jobs, whole, False
+
+
+def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime | None = None,
+           max_nodes: int = 5000) -> dict[str, Any]:
+    if node.type not in ("dataset", "datasetField"):
+        raise NodeNotFound(f"impact needs a dataset or datasetField node, got {node.id!r}")
+    t = micros(at)
+    require_node(conn, node.dataset, t)
+    items: dict[str, dict[str, Any]] = {}
+    truncated = False
+
+    def add(item_id: str, type_: str, path: list[str], ds: str | None = None, field: str | None = None) -> None:
+        if item_id == node.id or (item_id in items and len(items[item_id]["path"]) <= len(path)):
+            return
+        namespace, name = names.get(ds or item_id) or (None, None)
+        items[item_id] = {"id": item_id, "type": type_, "namespace": namespace, "name": name, "field": field,
+                          "depth": len(path) - 1, "path": path}
+
+    start = root_fields(conn, node, t)
+    fields, field_jobs, whole, cut = _field_paths(conn, start, node.id, 2 * depth, t, max_nodes)
+    truncated |= cut
+    if node.type == "dataset":
+        paths, cut = _dataset_paths(conn, node.id, depth, t, max_nodes)
+        truncated |= cut
+    else:
+        paths = {}
+        for f, path in fields.items():
+            paths.setdefault(f[0], [*path[:-1], f[0]])
+        for ds, path in whole.items():
+            paths.setdefault(ds, path)
+        paths.update({j: p for j, p in field_jobs.items() if j not in paths})
+    known = nodes_for(conn, [p for p in paths if p != node.id], t)
+    names: dict[str, tuple[str, str]] = {k: (v["namespace"], v["name"]) for k, v in known.items()}
+    missing = {f[0] for f in fields} - set(names)
+    for r in select_in(conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, missing):
+        names[r.id] = (r.namespace, r.name)
+    for ds in {f[0] for f in fields} - set(names):
+        names[ds] = split_dataset_id(ds)
+    for item_id, path in paths.items():
+        if item_id in known:
+            add(item_id, "DATASET" if item_id.startswith("dataset:") else "JOB", path)
+    for (ds, f), path in fields.items():
+        add(field_id(ds, f), "FIELD", path, ds=ds, field=f)
+    ordered = sorted(items.values(), key=lambda i: (i["depth"], i["type"], i["id"]))
+    summary = {"datasets": sum(i["type"] == "DATASET" for i in ordered),
+               "jobs": sum(i["type"] == "JOB" for i in ordered),
+               "fields": sum(i["type"] == "FIELD" for i in ordered)}
+    return {"root": node.id, "at": iso(t), "truncated": truncated, "items": ordered, "summary": summary}

@@ -1,0 +1,197 @@
+"""The lineage graph around a node: BFS over datasets and jobs, one query per level."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.common import (
+    NodeNotFound,
+    column_edge_shape,
+    micros,
+    nodes_for,
+    require_node,
+    root_ref,
+    select_in,
+    valid_at,
+)
+from headwater.graph.nodeid import NodeRef, parse_node_id
+from headwater.graph.traverse import incidence, neighbours
+from headwater.store.schema import column_edges, runs
+from headwater.store.timeutil import iso
+
+DIRECTIONS = ("both", "upstream", "downstream")
+
+
+def check_direction(direction: str) -> None:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+
+
+def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
+    root = root_ref(node)
+    if root.type == "run":
+        job = conn.scalar(sa.select(runs.c.job).where(runs.c.run_id == root.name))
+        if job is None:
+            raise NodeNotFound(f"run {root.name!r} not found")
+        return parse_node_id(job)
+    return root
+
+
+def _bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: int | None,
+         levels: dict[str, int], max_nodes: int) -> bool:
+    """Walk ``depth`` hops; record levels; returns True when cut by ``max_nodes``."""
+    sign = -1 if direction == "upstream" else 1
+    frontier = set(start)
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        found = neighbours(conn, frontier, direction, t)
+        nxt: set[str] = set()
+        for node in sorted(frontier):
+            for n in sorted(found.get(node, ())):
+                if n in levels:
+                    continue
+                if len(levels) >= max_nodes:
+                    return True
+                levels[n] = sign * hop
+                nxt.add(n)
+        frontier = nxt
+    return False
+
+
+def _datasets_only_bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: int | None,
+                       levels: dict[str, int], max_nodes: int) -> bool:
+    sign = -1 if direction == "upstream" else 1
+    frontier = set(start)
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        via_jobs = neighbours(conn, frontier, direction, t)
+        jobs = set().union(*via_jobs.values()) if via_jobs else set()
+        found = neighbours(conn, jobs, direction, t)
+        nxt: set[str] = set()
+        for job in sorted(jobs):
+            for n in sorted(found.get(job, ())):
+                if n in levels:
+                    continue
+                if len(levels) >= max_nodes:
+                    return True
+                levels[n] = sign * hop
+                nxt.add(n)
+        frontier = nxt
+    return False
+
+
+def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[dict[str, Any]]:
+    query = sa.select(column_edges).where(valid_at(column_edges, t))
+    rows = select_in(conn, query, column_edges.c.src_dataset, datasets)
+    shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
+    return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
+
+
+def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", depth: int = 2,
+            datasets_only: bool = False, columns: bool = False, at: datetime | None = None,
+            max_nodes: int = 5000) -> dict[str, Any]:
+    check_direction(direction)
+    if depth < 0:
+        raise ValueError(f"depth must be 0 or more, got {depth}")
+    t = micros(at)
+    root = _resolve_root(conn, node)
+    require_node(conn, root, t)
+    levels: dict[str, int] = {}
+    truncated = False
+    if datasets_only:
+        if root.type == "job":
+            inc = incidence(conn, jobs=[root.id], t=t)
+            start = set(inc.outputs.get(root.id, ())) or set(inc.inputs.get(root.id, ()))
+        else:
+            start = {root.id}
+        for ds in start:
+            levels[ds] = 0
+        for d in ("upstream", "downstream"):
+            if direction in (d, "both"):
+                truncated |= _datasets_only_bfs(conn, start, d, depth, t, levels, max_nodes)
+    else:
+        levels[root.id] = 0
+        for d in ("upstream", "downstream"):
+            if direction in (d, "both"):
+                truncated |= _bfs(conn, {root.id}, d, depth, t, levels, max_nodes)
+    nodes = nodes_for(conn, levels, t)
+    present = set(nodes)
+    edge_list = (_derived_edges(conn, present, t) if datasets_only else _edges(conn, present, t))
+    more_up, more_down = _more(conn, present, t, datasets_only)
+    out_nodes = []
+    for node_id in sorted(present, key=lambda n: (levels[n], n)):
+        item = dict(nodes[node_id])
+        item["level"] = levels[node_id]
+        item["hasMoreUpstream"] = node_id in more_up
+        item["hasMoreDownstream"] = node_id in more_down
+        out_nodes.append(item)
+    answer: dict[str, Any] = {
+        "root": node.id, "at": iso(t), "depth": depth, "truncated": truncated,
+        "nodes": out_nodes, "edges": edge_list, "columnEdges": [],
+    }
+    if columns:
+        answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith("dataset:")}, t)
+    return answer
+
+
+def _edges(conn: sa.Connection, present: set[str], t: int | None) -> list[dict[str, Any]]:
+    jobs = {n for n in present if n.startswith("job:")}
+    inc = incidence(conn, jobs=jobs, t=t)
+    out: list[dict[str, Any]] = []
+    for job in sorted(jobs):
+        for ds in sorted(inc.inputs.get(job, ())):
+            if ds in present:
+                out.append({"id": f"{ds}->{job}", "source": ds, "target": job, "type": "INPUT", "via": []})
+        for ds in sorted(inc.outputs.get(job, ())):
+            if ds in present:
+                out.append({"id": f"{job}->{ds}", "source": job, "target": ds, "type": "OUTPUT", "via": []})
+    return out
+
+
+def _derived_edges(conn: sa.Connection, present: set[str], t: int | None) -> list[dict[str, Any]]:
+    inc = incidence(conn, datasets=present, t=t)
+    via: dict[tuple[str, str], set[str]] = {}
+    for job in set(inc.inputs) & set(inc.outputs):
+        for i in inc.inputs[job]:
+            for o in inc.outputs[job]:
+                if i != o and i in present and o in present:
+                    via.setdefault((i, o), set()).add(job)
+    return [{"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
+            for (i, o), jobs in sorted(via.items())]
+
+
+def _more(conn: sa.Connection, present: set[str], t: int | None, datasets_only: bool) -> tuple[set[str], set[str]]:
+    """Nodes of the answer with edges to nodes outside it, upstream and downstream."""
+    up: set[str] = set()
+    down: set[str] = set()
+    datasets = {n for n in present if n.startswith("dataset:")}
+    jobs = {n for n in present if n.startswith("job:")}
+    inc = incidence(conn, jobs=jobs, datasets=datasets, t=t)
+    if datasets_only:
+        all_jobs = set(inc.inputs) | set(inc.outputs)
+        inc = incidence(conn, jobs=all_jobs, t=t)
+        for ds in datasets:
+            ups = set().union(*(inc.inputs.get(j, set()) for j in inc.producers.get(ds, ())))
+            downs = set().union(*(inc.outputs.get(j, set()) for j in inc.consumers.get(ds, ())))
+            if ups - present - {ds}:
+                up.add(ds)
+            if downs - present - {ds}:
+                down.add(ds)
+        return up, down
+    for ds in datasets:
+        if inc.producers.get(ds, set()) - present:
+            up.add(ds)
+        if inc.consumers.get(ds, set()) - present:
+            down.add(ds)
+    for job in jobs:
+        if inc.inputs.get(job, set()) - present:
+            up.add(job)
+        if inc.outputs.get(job, set()) - present:
+            down.add(job)
+    return up, down
+

@@ -1,0 +1,71 @@
+"""Search datasets, jobs and fields by name: case-insensitive substring, best matches first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph.common import field_id
+from headwater.store.schema import dataset_fields, datasets, jobs
+from headwater.store.timeutil import iso
+
+TYPES = ("dataset", "job", "field")
+
+
+def _like(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _rank(value: str, q: str) -> int:
+    low = value.lower()
+    if low == q:
+        return 0
+    if low.startswith(q):
+        return 1
+    base = low.rsplit("/", 1)[-1]
+    if base.startswith(q) or base.rsplit(".", 1)[-1].startswith(q):
+        return 2
+    return 3
+
+
+def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespace: str | None = None,
+           limit: int = 20) -> dict[str, Any]:
+    q = q.strip().lower()
+    if not q:
+        raise ValueError("search text q must not be empty")
+    unknown = set(types) - set(TYPES)
+    if unknown:
+        raise ValueError(f"unknown search type(s) {', '.join(sorted(unknown))}: use dataset, job or field")
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
+    pattern = _like(q)
+    scan = max(limit * 10, 200)
+    found: list[tuple[tuple[int, int, str], dict[str, Any]]] = []
+    for type_, table in (("dataset", datasets), ("job", jobs)):
+        if type_ not in types:
+            continue
+        query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at).where(
+            sa.func.lower(table.c.name).like(pattern, escape="\\"))
+        if namespace is not None:
+            query = query.where(table.c.namespace == namespace)
+        for r in conn.execute(query.order_by(sa.func.length(table.c.name), table.c.name).limit(scan)):
+            found.append(((_rank(r.name, q), len(r.name), r.id), {
+                "id": r.id, "type": type_.upper(), "namespace": r.namespace, "name": r.name, "field": None,
+                "updatedAt": iso(r.updated_at)}))
+    if "field" in types:
+        query = (sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.namespace,
+                           dataset_fields.c.name, datasets.c.updated_at)
+                 .join(datasets, datasets.c.id == dataset_fields.c.dataset)
+                 .where(dataset_fields.c.valid_to.is_(None), sa.func.lower(dataset_fields.c.field).like(pattern, escape="\\")))
+        if namespace is not None:
+            query = query.where(dataset_fields.c.namespace == namespace)
+        for r in conn.execute(query.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field).limit(scan)):
+            fid = field_id(r.dataset, r.field)
+            found.append(((_rank(r.field, q), len(r.field), fid), {
+                "id": fid, "type": "FIELD", "namespace": r.namespace, "name": r.name, "field": r.field,
+                "updatedAt": iso(r.updated_at)}))
+    found.sort(key=lambda item: item[0])
+    return {"results": [item for _, item in found[:limit]]}
