@@ -1,0 +1,149 @@
+"""Snapshot → :class:`QueryLineage` (pure): inputs, outputs, facets and column lineage."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from openlineage.client.event_v2 import InputDataset, OutputDataset
+
+from . import facets as F
+from .columns import ColumnLineage, column_lineage
+from .commands import is_ddl, lifecycle_of
+from .relations import DatasetId, datasets_of, short_output_name
+from .snapshot import PlanSnapshot
+from .tree import PlanNode, parse_plan
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LineageOptions:
+    dataset_lineage_enabled: bool = False  # spark.openlineage.columnLineage.datasetLineageEnabled
+    disabled_facets: frozenset[str] = frozenset()  # spark.openlineage.facets.disabled (facet keys)
+
+
+@dataclass
+class QueryLineage:
+    inputs: list[InputDataset] = field(default_factory=list)
+    outputs: list[OutputDataset] = field(default_factory=list)
+    action: str = ""
+    output_name: str | None = None
+    sql: str | None = None
+
+    @property
+    def has_output(self) -> bool:
+        return bool(self.outputs)
+
+
+def snake_case(text: str) -> str:
+    """``Execute InsertIntoHadoopFsRelationCommand`` → ``execute_insert_into_hadoop_fs_relation_command``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", text.strip())
+    return re.sub(r"_+", "_", re.sub(r"[^0-9a-zA-Z]+", "_", spaced)).strip("_").lower()
+
+
+def _leaf_columns(node: PlanNode) -> list[tuple[str, Any]]:
+    cols: list[tuple[str, Any]] = []
+    for e in node.expr_list("output"):
+        cols.append((e.attr_name, e.fields.get("dataType")))
+    return cols
+
+
+def _facets(pairs: dict[str, Any], disabled: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in pairs.items() if v is not None and k not in disabled}
+
+
+class _Inputs:
+    def __init__(self) -> None:
+        self.order: list[DatasetId] = []
+        self.columns: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+        self.symlinks: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def add(self, ds: DatasetId, columns: list[tuple[str, Any]]) -> None:
+        key = (ds.namespace, ds.name)
+        if key not in self.columns:
+            self.order.append(ds)
+            self.columns[key] = []
+        known = {c for c, _t in self.columns[key]}
+        self.columns[key].extend(c for c in columns if c[0] not in known)
+        if ds.symlink:
+            self.symlinks.setdefault(key, ds.symlink)
+
+    def build(self, disabled: frozenset[str]) -> list[InputDataset]:
+        out: list[InputDataset] = []
+        for ds in self.order:
+            key = (ds.namespace, ds.name)
+            sym = self.symlinks.get(key)
+            out.append(InputDataset(namespace=ds.namespace, name=ds.name, facets=_facets({
+                "schema": F.schema_facet(self.columns[key]) if self.columns[key] else None,
+                "dataSource": F.datasource_facet(ds.namespace),
+                "symlinks": F.symlinks_facet(*sym) if sym else None,
+            }, disabled)))
+        return out
+
+
+def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryLineage:
+    """The lineage of one query execution, from its snapshot (pure)."""
+    options = options or LineageOptions()
+    disabled = options.disabled_facets
+    result = QueryLineage(action=snake_case(snap.action_node or snap.root), sql=snap.sql)
+    lineage: ColumnLineage | None = None
+    names: dict[str, list[tuple[str, str]]] = {}
+    inputs = _Inputs()
+    if snap.query:
+        plan = parse_plan(snap.query)
+        lineage = column_lineage(plan)
+        if lineage.graph.unknown:
+            log.debug("headwater lineage: operators without a lineage rule: %s", sorted(lineage.graph.unknown))
+        for key, node in lineage.graph.leaves.items():
+            found = datasets_of(snap.relations.get(key))
+            names[key] = [(d.namespace, d.name) for d in found]
+            for ds in found:
+                inputs.add(ds, _leaf_columns(node))
+    result.inputs = inputs.build(disabled)
+    cmd = snap.command
+    if cmd is None or cmd.target is None:
+        return result
+    targets = datasets_of(cmd.target)
+    if not targets:
+        return result
+    target = targets[0]
+    result.output_name = short_output_name(target)
+    change = lifecycle_of(cmd)
+    previous = None
+    if change == "RENAME" and cmd.previous is not None:
+        prev = datasets_of(cmd.previous)
+        previous = (prev[0].namespace, prev[0].name) if prev else None
+    columns: list[tuple[str, Any]] = []
+    column_facet = None
+    if lineage is not None and not is_ddl(cmd):
+        out_names = [a.name for a in lineage.output]
+        if cmd.output_columns and len(cmd.output_columns) == len(out_names):
+            out_names = list(cmd.output_columns)
+        columns = [(n, a.data_type) for n, a in zip(out_names, lineage.output)]
+        per_field: dict[str, dict[F.DatasetField, set[Any]]] = {}
+        for n, resolved in zip(out_names, lineage.fields):
+            per_field.setdefault(n, {})
+            for k, v in F.name_resolved(resolved, names).items():
+                per_field[n].setdefault(k, set()).update(v)
+        column_facet = F.column_lineage_facet(
+            per_field, F.name_resolved(lineage.dataset, names), dataset_lineage_enabled=options.dataset_lineage_enabled
+        )
+    elif cmd.schema is not None and change != "DROP":
+        columns = F.struct_columns(cmd.schema)
+    stats = F.output_statistics_facet(snap.metrics) if lineage is not None and not is_ddl(cmd) else None
+    result.outputs = [OutputDataset(
+        namespace=target.namespace,
+        name=target.name,
+        facets=_facets({
+            "schema": F.schema_facet(columns) if columns else None,
+            "dataSource": F.datasource_facet(target.namespace),
+            "symlinks": F.symlinks_facet(*target.symlink) if target.symlink else None,
+            "columnLineage": column_facet,
+            "lifecycleStateChange": F.lifecycle_facet(change, previous) if change else None,
+        }, disabled),
+        outputFacets=_facets({"outputStatistics": stats}, disabled),
+    )]
+    return result

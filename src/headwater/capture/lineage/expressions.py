@@ -1,0 +1,108 @@
+"""Which attributes an expression reads, and how (pure; OpenLineage's ``ExpressionTraverser`` rules).
+
+- an attribute is a dependency with the transformation accumulated so far (IDENTITY at the top);
+- ``Alias`` and other wrappers that do not change the value keep it;
+- ``If``/``CaseWhen`` conditions are INDIRECT CONDITIONAL, their values keep the current kind;
+- ``Coalesce`` arguments are both the value and an INDIRECT CONDITIONAL;
+- aggregate functions are AGGREGATION; window functions TRANSFORMATION and their partition/order
+  INDIRECT WINDOW (ranking functions read only their window spec);
+- hashes (sha1/sha2/md5/crc32/hash/xxhash64/hive hash), ``count`` and ``mask`` set masking;
+- every other expression (casts, arithmetic, string functions, struct access, Python and pandas
+  UDFs, generators...) is a TRANSFORMATION of its children;
+- a subquery expression depends on the subquery plan's output (resolved by the caller).
+
+Iterative (explicit stack), so collapsed chains of hundreds of nested expressions are fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .transform import (
+    AGGREGATION_T,
+    CONDITIONAL,
+    TRANSFORMATION,
+    WINDOW,
+    TInfo,
+    direct,
+    indirect,
+)
+from .tree import Expr, PlanNode
+
+Dep = tuple[int, TInfo]
+PlanResolver = Callable[[PlanNode], list[int]]
+
+MASKING = frozenset({"Crc32", "HiveHash", "Md5", "Murmur3Hash", "Sha1", "Sha2", "XxHash64", "Count", "Mask"})
+RANKING = frozenset({"Rank", "DenseRank", "PercentRank", "CumeDist", "RowNumber", "NTile"})
+# wrappers that neither change a value nor count as a transformation
+_TRANSPARENT = frozenset({"Alias", "KnownNotNull", "KnownNullable", "KnownFloatingPointNormalized",
+                          "PromotePrecision", "CheckOverflow", "SortOrder"})
+_CONDITIONAL_INDIRECT = indirect(CONDITIONAL)
+_WINDOW_INDIRECT = indirect(WINDOW)
+
+
+def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None = None) -> list[Dep]:
+    """Every ``(exprId, transformation)`` the value of ``expr`` depends on."""
+    out: list[Dep] = []
+    stack: list[tuple[Expr, TInfo]] = [(expr, start)]
+    while stack:
+        node, t = stack.pop()
+        name = node.name
+        if name in ("AttributeReference", "OuterReference") or (name.endswith("Attribute") and node.expr_id is not None
+                                                                and not node.children):
+            eid = node.expr_id
+            if eid is not None:
+                out.append((eid, t))
+            else:
+                stack.extend((c, t) for c in node.children)
+            continue
+        if node.plans and resolve_plan is not None:
+            inner = t.merge(direct(TRANSFORMATION))
+            for plan in node.plans.values():
+                out.extend((eid, inner) for eid in resolve_plan(plan))
+        if name in _TRANSPARENT:
+            stack.extend((c, t) for c in node.children)
+        elif name == "If":
+            kids = node.children
+            if kids:
+                stack.append((kids[0], t.merge(_CONDITIONAL_INDIRECT)))
+                stack.extend((c, t) for c in kids[1:])
+        elif name == "CaseWhen":
+            kids = node.children
+            n_branch = len(kids) // 2
+            for i in range(n_branch):
+                stack.append((kids[2 * i], t.merge(_CONDITIONAL_INDIRECT)))
+                stack.append((kids[2 * i + 1], t))
+            if len(kids) % 2:
+                stack.append((kids[-1], t))
+        elif name in ("Coalesce", "Nvl", "IfNull", "Nvl2"):
+            for c in node.children:
+                stack.append((c, t.merge(_CONDITIONAL_INDIRECT)))
+                stack.append((c, t))
+        elif name == "AggregateExpression":
+            inner = t.merge(AGGREGATION_T)
+            stack.extend((c, inner) for c in node.children)
+        elif name == "WindowExpression":
+            function = node.child_field("windowFunction") or (node.children[0] if node.children else None)
+            spec = node.child_field("windowSpec") or (node.children[1] if len(node.children) > 1 else None)
+            if function is not None and function.name not in RANKING:
+                stack.append((function, t.merge(direct(TRANSFORMATION))))
+            if spec is not None:
+                stack.extend((c, t.merge(_WINDOW_INDIRECT)) for c in spec.children)
+        elif name in RANKING:
+            continue  # reads only its window's order, handled by the window spec
+        elif name == "Literal" or not node.children:
+            continue
+        else:
+            step = direct(TRANSFORMATION, masking=name in MASKING)
+            inner = t.merge(step)
+            stack.extend((c, inner) for c in node.children)
+    return out
+
+
+def named_output(expr: Expr) -> tuple[int, str] | None:
+    """``(exprId, name)`` of a named expression (``Alias`` or attribute) in a project list."""
+    eid = expr.expr_id
+    if eid is None:
+        return None
+    return eid, expr.attr_name

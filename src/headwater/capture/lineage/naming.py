@@ -1,0 +1,83 @@
+"""OpenLineage dataset naming (pure): paths, tables and JDBC URLs → ``(namespace, name)``.
+
+- local files: namespace ``file``, name the absolute path;
+- object stores and HDFS: namespace ``scheme://authority`` (``s3a://``/``s3n://`` → ``s3://``),
+  name the path (without the leading ``/`` for s3/gs/abfss/wasbs, as the naming spec shows);
+- partition directories ``k=v`` at the end of a path are folded into the table path;
+- JDBC: ``postgres://host:port`` with ``db.schema.table``; ``mysql://host:port`` with ``db.table``
+  (MySQL and MariaDB); other JDBC URLs keep their scheme (``sqlserver://host:port``...).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote, urlsplit
+
+_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+_OBJECT_STORES = frozenset({"s3", "gs", "abfss", "abfs", "wasbs", "wasb", "oss", "r2"})
+_PARTITION = re.compile(r"^[^/=]+=[^/]*$")
+_JDBC_DEFAULT_PORTS = {"postgres": 5432, "mysql": 3306, "sqlserver": 1433, "oracle": 1521, "db2": 50000}
+
+
+_PART_FILE = re.compile(r"^part-\d+.*")
+
+
+def fold_partitions(path: str) -> str:
+    """``/data/t/year=2024/month=01`` → ``/data/t``; a Spark output file ``/data/t/part-00000-...`` → ``/data/t``."""
+    parts = path.rstrip("/").split("/")
+    if len(parts) > 1 and _PART_FILE.match(parts[-1]):
+        parts.pop()
+    while len(parts) > 1 and _PARTITION.match(parts[-1]):
+        parts.pop()
+    return "/".join(parts) or "/"
+
+
+def path_dataset(uri: str) -> tuple[str, str]:
+    """Namespace and name of a file-system location (``file:/x``, ``/x``, ``s3a://b/k``...)."""
+    text = uri.strip()
+    parts = urlsplit(text)
+    scheme = (parts.scheme or "file").lower()
+    scheme = _SCHEME_ALIASES.get(scheme, scheme)
+    if len(scheme) == 1:  # a Windows drive letter, not a scheme
+        scheme, path = "file", text
+    else:
+        path = unquote(parts.path) or "/"
+    path = fold_partitions(path)
+    if scheme == "file":
+        if not path.startswith("/"):
+            path = "/" + path
+        return "file", path
+    namespace = f"{scheme}://{parts.netloc}" if parts.netloc else scheme
+    if scheme in _OBJECT_STORES:
+        return namespace, path.lstrip("/") or "/"
+    return namespace, path
+
+
+def jdbc_dataset(url: str, table: str) -> tuple[str, str]:
+    """``jdbc:postgresql://h:5432/db?x`` + ``public.t`` → (``postgres://h:5432``, ``db.public.t``)."""
+    raw = url[5:] if url.lower().startswith("jdbc:") else url
+    parts = urlsplit(raw)
+    scheme = parts.scheme.lower()
+    kind = {"postgresql": "postgres", "postgres": "postgres", "mysql": "mysql", "mariadb": "mysql"}.get(scheme, scheme)
+    host = parts.hostname or "localhost"
+    port = parts.port or _JDBC_DEFAULT_PORTS.get(kind)
+    namespace = f"{kind}://{host}:{port}" if port else f"{kind}://{host}"
+    database = parts.path.strip("/").split(";")[0]
+    table_name = _clean_table(table)
+    if kind == "postgres":
+        if table_name.count(".") == 0:
+            table_name = f"public.{table_name}"
+        name = f"{database}.{table_name}" if database and table_name.count(".") < 2 else table_name
+    elif kind == "mysql":
+        name = table_name if "." in table_name or not database else f"{database}.{table_name}"
+    else:
+        name = f"{database}.{table_name}" if database else table_name
+    return namespace, name
+
+
+def _clean_table(table: str) -> str:
+    return ".".join(p.strip().strip('"`[]') for p in table.strip().split("."))
+
+
+def table_name(database: str | None, table: str) -> str:
+    return f"{database}.{table}" if database else table

@@ -1,0 +1,62 @@
+"""Leaf relations and write targets → OpenLineage dataset identities (pure).
+
+A relation may name several datasets (a read of several directories) or none (a DataFrame
+made from a Python list, an RDD, ``spark.range``): those leaves simply drop out of the lineage.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from .naming import jdbc_dataset, path_dataset
+from .snapshot import RelationInfo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DatasetId:
+    namespace: str
+    name: str
+    symlink: tuple[str, str] | None = None  # (namespace, "db.table") of the catalog table
+
+
+def datasets_of(info: RelationInfo | None) -> list[DatasetId]:
+    if info is None:
+        return []
+    if info.kind == "files":
+        seen: list[DatasetId] = []
+        for path in info.paths:
+            ns, name = path_dataset(path)
+            ds = DatasetId(ns, name)
+            if ds not in seen:
+                seen.append(ds)
+        return seen
+    if info.kind == "table":
+        symlink = (info.metastore or "spark_catalog", info.table or "")
+        if info.paths:
+            ns, name = path_dataset(info.paths[0])
+            return [DatasetId(ns, name, symlink)]
+        return [DatasetId(symlink[0], symlink[1])]
+    if info.kind in ("jdbc", "v2") and info.jdbc_url and info.jdbc_table:
+        if info.jdbc_table.lstrip().startswith("("):
+            log.debug("headwater lineage: JDBC query %r is not a table; no dataset", info.jdbc_table[:80])
+            return []
+        ns, name = jdbc_dataset(info.jdbc_url, info.jdbc_table)
+        return [DatasetId(ns, name)]
+    if info.kind == "v2":
+        symlink = (info.catalog or "spark_catalog", info.table or "") if info.table else None
+        if info.paths:
+            ns, name = path_dataset(info.paths[0])
+            return [DatasetId(ns, name, symlink)]
+        if info.catalog and info.table:
+            return [DatasetId(info.catalog, info.table)]
+    return []
+
+
+def short_output_name(ds: DatasetId) -> str:
+    """``/data/out/employee_attendance`` → ``employee_attendance``; ``hr.payroll`` → ``payroll``."""
+    base = ds.symlink[1] if ds.symlink else ds.name
+    tail = base.rstrip("/").rsplit("/", 1)[-1]
+    return tail.rsplit(".", 1)[-1] if ds.symlink or "/" not in base else tail

@@ -1,0 +1,261 @@
+"""The Catalyst tree model: Spark's ``TreeNode.toJSON`` output parsed into plain Python objects.
+
+Spark serialises a tree as a flat, pre-order list of nodes; each node carries ``class``,
+``num-children`` and its constructor fields. A field that holds a child is an index into the
+node's children; a field that holds an expression holds that expression's own flat list; a
+``Seq[Expression]`` holds a list of such lists; a field that holds a plan which is not a child
+(``query`` of some commands, ``plan`` of a subquery expression) holds that plan's flat list.
+
+Everything here is pure: no py4j, no Spark. The same model reads Spark 3.5 and 4.x output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+_EXPRESSION_PACKAGE = ".expressions."
+
+
+def short_name(cls: str) -> str:
+    """``org.apache.spark.sql.catalyst.plans.logical.Project`` → ``Project`` (Scala ``$`` dropped)."""
+    return cls.rsplit(".", 1)[-1].rstrip("$")
+
+
+@dataclass
+class Expr:
+    """One Catalyst expression node."""
+
+    cls: str
+    fields: dict[str, Any]
+    children: list["Expr"] = field(default_factory=list)
+    plans: dict[str, "PlanNode"] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return short_name(self.cls)
+
+    @property
+    def expr_id(self) -> int | None:
+        raw = self.fields.get("exprId")
+        if isinstance(raw, dict) and isinstance(raw.get("id"), int):
+            return int(raw["id"])
+        return None
+
+    @property
+    def attr_name(self) -> str:
+        return str(self.fields.get("name", ""))
+
+    def walk(self) -> Iterator["Expr"]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def child_field(self, name: str) -> "Expr | None":
+        """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``)."""
+        idx = self.fields.get(name)
+        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
+            return self.children[idx]
+        return None
+
+
+@dataclass
+class PlanNode:
+    """One logical-plan node: its class, raw fields, parsed expression fields and children."""
+
+    cls: str
+    fields: dict[str, Any]
+    children: list["PlanNode"] = field(default_factory=list)
+    exprs: dict[str, list[Expr]] = field(default_factory=dict)
+    plans: dict[str, "PlanNode"] = field(default_factory=dict)
+    leaf_index: int | None = None  # position among the tree's leaves, pre-order (matches collectLeaves)
+
+    @property
+    def name(self) -> str:
+        return short_name(self.cls)
+
+    def walk(self) -> Iterator["PlanNode"]:
+        """Pre-order over the node and its children (not into nested plans)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def expr(self, name: str) -> Expr | None:
+        values = self.exprs.get(name)
+        return values[0] if values and self.fields.get(name) == "__single__" else None
+
+    def expr_list(self, name: str) -> list[Expr]:
+        return list(self.exprs.get(name, []))
+
+    def child_field(self, name: str) -> "PlanNode | None":
+        idx = self.fields.get(name)
+        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
+            return self.children[idx]
+        return None
+
+
+class TreeFormatError(ValueError):
+    """The JSON is not a Catalyst tree; the message says where it broke."""
+
+
+def _is_node(value: Any) -> bool:
+    return isinstance(value, dict) and "class" in value and "num-children" in value
+
+
+def _is_tree(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and _is_node(value[0])
+
+
+def _is_tree_seq(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(_is_tree(v) for v in value)
+
+
+def _is_expression_class(cls: str) -> bool:
+    return _EXPRESSION_PACKAGE in cls
+
+
+class _Reader:
+    """Consumes one flat pre-order list; iterative on the spine so deep plans cannot overflow."""
+
+    def __init__(self, nodes: list[dict[str, Any]], where: str) -> None:
+        self.nodes = nodes
+        self.pos = 0
+        self.where = where
+
+    def _next(self) -> dict[str, Any]:
+        if self.pos >= len(self.nodes):
+            raise TreeFormatError(f"{self.where}: tree ends early at node {self.pos}")
+        node = self.nodes[self.pos]
+        if not _is_node(node):
+            raise TreeFormatError(f"{self.where}: node {self.pos} has no 'class'/'num-children'")
+        self.pos += 1
+        return node
+
+    def read_expr(self) -> Expr:
+        raw = self._next()
+        expr = Expr(cls=str(raw["class"]), fields={})
+        _fill_fields(expr, raw, self.where)
+        todo: list[tuple[Expr, int]] = [(expr, int(raw["num-children"]))]
+        # explicit stack: (parent, children still to read)
+        while todo:
+            parent, remaining = todo[-1]
+            if remaining == 0:
+                todo.pop()
+                continue
+            todo[-1] = (parent, remaining - 1)
+            raw_child = self._next()
+            child = Expr(cls=str(raw_child["class"]), fields={})
+            _fill_fields(child, raw_child, self.where)
+            parent.children.append(child)
+            todo.append((child, int(raw_child["num-children"])))
+        return expr
+
+    def read_plan(self) -> PlanNode:
+        raw = self._next()
+        plan = PlanNode(cls=str(raw["class"]), fields={})
+        _fill_plan_fields(plan, raw, self.where)
+        todo: list[tuple[PlanNode, int]] = [(plan, int(raw["num-children"]))]
+        while todo:
+            parent, remaining = todo[-1]
+            if remaining == 0:
+                todo.pop()
+                continue
+            todo[-1] = (parent, remaining - 1)
+            raw_child = self._next()
+            child = PlanNode(cls=str(raw_child["class"]), fields={})
+            _fill_plan_fields(child, raw_child, self.where)
+            parent.children.append(child)
+            todo.append((child, int(raw_child["num-children"])))
+        return plan
+
+
+def _fill_fields(expr: Expr, raw: dict[str, Any], where: str) -> None:
+    for key, value in raw.items():
+        if key in ("class", "num-children"):
+            continue
+        if _is_tree(value) and not _is_expression_class(str(value[0]["class"])):
+            expr.plans[key] = parse_plan(value, where=f"{where} > {short_name(expr.cls)}.{key}")
+            expr.fields[key] = "__plan__"
+        else:
+            expr.fields[key] = value
+
+
+def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
+    for key, value in raw.items():
+        if key in ("class", "num-children"):
+            continue
+        here = f"{where} > {short_name(plan.cls)}.{key}"
+        if _is_tree(value):
+            if _is_expression_class(str(value[0]["class"])):
+                plan.exprs[key] = [parse_expr(value, where=here)]
+                plan.fields[key] = "__single__"
+            else:
+                plan.plans[key] = parse_plan(value, where=here)
+                plan.fields[key] = "__plan__"
+        elif _is_tree_seq(value):
+            if all(_is_expression_class(str(v[0]["class"])) for v in value):
+                plan.exprs[key] = [parse_expr(v, where=here) for v in value]
+                plan.fields[key] = "__seq__"
+            else:
+                plan.fields[key] = value
+        elif isinstance(value, list) and value and all(_is_tree_seq(v) or v == [] for v in value):
+            # Seq[Seq[Expression]] (Expand.projections): flatten with a marker per row
+            rows = [[parse_expr(e, where=here) for e in row] for row in value]
+            plan.fields[key] = {"__rows__": [len(r) for r in rows]}
+            plan.exprs[key] = [e for row in rows for e in row]
+        else:
+            plan.fields[key] = value
+
+
+def parse_expr(nodes: list[dict[str, Any]], *, where: str = "expression") -> Expr:
+    reader = _Reader(nodes, where)
+    expr = reader.read_expr()
+    if reader.pos != len(nodes):
+        raise TreeFormatError(f"{where}: {len(nodes) - reader.pos} node(s) left after the expression")
+    return expr
+
+
+def parse_plan(nodes: list[dict[str, Any]], *, where: str = "plan") -> PlanNode:
+    """Parse a flat plan list; leaves get their pre-order ``leaf_index``."""
+    if not _is_tree(nodes):
+        raise TreeFormatError(f"{where}: expected a non-empty list of plan nodes")
+    reader = _Reader(nodes, where)
+    plan = reader.read_plan()
+    if reader.pos != len(nodes):
+        raise TreeFormatError(f"{where}: {len(nodes) - reader.pos} node(s) left after the plan")
+    leaf = 0
+    for node in plan.walk():
+        if not node.children:
+            node.leaf_index = leaf
+            leaf += 1
+    return plan
+
+
+def expr_rows(plan: PlanNode, name: str) -> list[list[Expr]]:
+    """The rows of a ``Seq[Seq[Expression]]`` field (``Expand.projections``)."""
+    marker = plan.fields.get(name)
+    flat = plan.exprs.get(name, [])
+    if not isinstance(marker, dict) or "__rows__" not in marker:
+        return [flat] if flat else []
+    rows: list[list[Expr]] = []
+    pos = 0
+    for size in marker["__rows__"]:
+        rows.append(flat[pos : pos + size])
+        pos += size
+    return rows
+
+
+def subquery_plans(node: PlanNode) -> list[PlanNode]:
+    """Plans held by subquery expressions of ``node``, in Spark's ``QueryPlan.subqueries`` order
+    (expression fields in constructor order, each expression pre-order)."""
+    out: list[PlanNode] = []
+    for key in node.fields:
+        for expr in node.exprs.get(key, []):
+            for e in expr.walk():
+                out.extend(e.plans.values())
+    return out
