@@ -1,9 +1,9 @@
 """Graph-query benchmark on a synthetic lineage graph of chosen size.
 
-    python bench/graph_queries.py [--jobs 50000] [--sources 50000] [--columns 13] [--db URL] [--queries 200]
+    python bench/graph_queries.py [--jobs 50000] [--outputs-per-job 2] [--columns 7] [--db URL] [--queries 200]
 
 1. Generates a deterministic layered graph (bench/synthetic.py): by default 100,000 datasets,
-   50,000 jobs, ~1,000,000 column edges. ``--jobs 500000 --sources 500000`` reaches 1,000,000
+   50,000 jobs, ~1,000,000 column edges. ``--jobs 500000`` reaches 1,000,000
    datasets and ~10,000,000 column edges.
 2. Loads it through the real ingest path, in-process: ``Store.append`` in batches (the same code
    POST /api/v1/lineage/batch calls, minus HTTP; schema validation is skipped because the generator's
@@ -73,15 +73,15 @@ def measure(fn: Callable[[], Any], n: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--jobs", type=int, default=50_000)
-    ap.add_argument("--sources", type=int, default=50_000)
-    ap.add_argument("--columns", type=int, default=13)
+    ap.add_argument("--outputs-per-job", type=int, default=2)
+    ap.add_argument("--columns", type=int, default=7)
     ap.add_argument("--layers", type=int, default=40)
     ap.add_argument("--db", default="sqlite:///bench-graph.db")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--keep", action="store_true", help="reuse a loaded database")
     args = ap.parse_args()
 
-    shape = synthetic.Shape(jobs=args.jobs, sources=args.sources, columns=args.columns, layers=args.layers)
+    shape = synthetic.Shape(jobs=args.jobs, outputs_per_job=args.outputs_per_job, columns=args.columns, layers=args.layers)
     print(f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges")
     store = Store.open(args.db)
     load_figures: dict[str, float] = {}
@@ -94,8 +94,8 @@ def main() -> None:
     total = shape.datasets
 
     def ds() -> NodeRef:
-        # bias to the middle layers, where both directions have depth
-        return NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.sources // 2, total)))
+        # written datasets (every one exists at the past timestamp too)
+        return NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.sources, total)))
 
     def field() -> NodeRef:
         d = ds()

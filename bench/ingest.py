@@ -34,7 +34,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def make_events(n: int) -> list[dict[str, Any]]:
-    shape = synthetic.Shape(jobs=n, sources=max(10, n // 4), columns=50, layers=10, seed=11)
+    shape = synthetic.Shape(jobs=n, outputs_per_job=1, columns=50, layers=10, seed=11)
     return [e for _, e in zip(range(n), synthetic.events(shape, changes=0))]
 
 

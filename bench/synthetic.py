@@ -5,8 +5,9 @@ below and writes ``outputs_per_job`` datasets in its own layer; every output col
 or two input columns (column lineage facet 1-2-0). Half-way through time a slice of the jobs is
 re-run with a changed input, so that ``at=`` a past timestamp answers differently from now.
 
-Sizes: ``datasets`` ≈ sources + jobs × outputs_per_job; column edges ≈ jobs × outputs_per_job ×
-columns × 1.5. The defaults give 100,000 datasets, 50,000 jobs and ~1,000,000 column edges.
+Sizes: ``datasets`` = sources + jobs × outputs_per_job; column edges ≈ jobs × outputs_per_job ×
+columns × 1.5. The defaults give ~100,000 datasets, 50,000 jobs and ~1,050,000 column edges;
+``jobs=500_000`` gives ~1,000,000 datasets and ~10,500,000 column edges.
 """
 
 from __future__ import annotations
@@ -28,12 +29,20 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 @dataclass(frozen=True)
 class Shape:
     jobs: int = 50_000
-    outputs_per_job: int = 1
+    outputs_per_job: int = 2
     inputs_per_job: int = 2
-    columns: int = 13
-    sources: int = 50_000
+    columns: int = 7
     layers: int = 40
     seed: int = 7
+
+    @property
+    def per_layer(self) -> int:
+        return max(1, self.jobs // self.layers)
+
+    @property
+    def sources(self) -> int:
+        """Source datasets read by the first layer of jobs (each read once)."""
+        return self.per_layer * self.inputs_per_job
 
     @property
     def datasets(self) -> int:
@@ -104,14 +113,17 @@ def _event(job: int, inputs: list[int], outputs: list[int], when: datetime, rng:
 def events(shape: Shape = Shape(), *, changes: float = 0.1) -> Iterator[dict[str, Any]]:
     """All events, oldest first. A ``changes`` fraction of jobs runs again later with another input."""
     rng = random.Random(shape.seed)
-    per_layer = max(1, shape.jobs // shape.layers)
+    per_layer = shape.per_layer
     plan: list[tuple[int, list[int], list[int]]] = []
     next_ds = shape.sources
     previous_layer = list(range(shape.sources))
     for job in range(shape.jobs):
         if job and job % per_layer == 0:
             previous_layer = list(range(next_ds - per_layer * shape.outputs_per_job, next_ds))
-        inputs = sorted(set(rng.sample(previous_layer, min(shape.inputs_per_job, len(previous_layer)))))
+        if job < per_layer:  # first layer: every source is read exactly once
+            inputs = list(range(job * shape.inputs_per_job, (job + 1) * shape.inputs_per_job))
+        else:
+            inputs = sorted(set(rng.sample(previous_layer, min(shape.inputs_per_job, len(previous_layer)))))
         outputs = list(range(next_ds, next_ds + shape.outputs_per_job))
         next_ds += shape.outputs_per_job
         plan.append((job, inputs, outputs))
