@@ -87,7 +87,7 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
                           "depth": len(path) - 1, "path": path}
 
     start = root_fields(conn, node, t)
-    fields, field_jobs, whole, cut = _field_paths(conn, start, node.id, 2 * depth, t, max_nodes)
+    fields, field_jobs, whole, cut = _field_paths(conn, start, node.id, depth, t, max_nodes)
     truncated |= cut
     if node.type == "dataset":
         paths, cut = _dataset_paths(conn, node.id, depth, t, max_nodes)
