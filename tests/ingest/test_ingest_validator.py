@@ -190,9 +190,7 @@ def test_every_official_facet_example_is_valid_where_it_belongs(validator: Event
     assert [p.path for p in validator.validate(bad)] == ["$.outputs[0].facets.schema.fields"]
 
 
-@pytest.mark.parametrize(
-    ("mutate", "path", "words"),
-    [
+MISTAKES: list[tuple[Any, str, str]] = [
         (lambda e: e["run"].pop("runId"), "$.run.runId", "required"),
         (lambda e: e.pop("eventTime"), "$.eventTime", "required"),
         (lambda e: e["run"].update(runId="not-a-uuid"), "$.run.runId", "not a valid uuid"),
@@ -218,8 +216,10 @@ def test_every_official_facet_example_is_valid_where_it_belongs(validator: Event
          "$.job.facets.sql.query", "expected string, got array"),
         (lambda e: e["job"]["facets"].update(**{"my-custom": {"x": 1}}),
          "$.job.facets['my-custom']._producer", "required"),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize(("mutate", "path", "words"), MISTAKES)
 def test_each_mistake_is_reported_with_its_path(
     validator: EventValidator, mutate: Any, path: str, words: str
 ) -> None:
@@ -285,3 +285,26 @@ def test_validator_agrees_with_the_official_schema_on_mistakes(validator: EventV
         mutate(event)
         assert validator.validate(event) != []
         assert list(official.iter_errors(event)) != []
+
+
+def test_fast_path_and_jsonschema_agree(validator: EventValidator, spec_dir: Path) -> None:
+    """jsonschema-rs may only accept what jsonschema accepts (and should refuse what it refuses)."""
+    events: list[Any] = [client_run_event(), run_event()]
+    for mutate, _, _ in MISTAKES:
+        event = run_event()
+        mutate(event)
+        events.append(event)
+    for example in sorted((spec_dir / "tests").glob("*/*.json")):
+        for name, body in json.loads(example.read_text()).items():
+            for slot in ("run", "job", "dataset", "input", "output"):
+                if validator.facet_schema(slot, name):  # type: ignore[arg-type]
+                    events.append(_place(slot, name, body))
+    for value in ("2026-11-22T05:10:10", "2026-11-22T05:10:10.123456789Z", "2026-11-22t05:10:10+01:00", "x"):
+        events.append(run_event(eventTime=value))
+    for value in ("a b", "urn:x", "https://x/y?q=1#f", "/relative", ""):
+        events.append(run_event(producer=value))
+    assert len(events) > 60
+    for event in events:
+        thorough = validator.validate_thorough(event)
+        assert validator.fast_accepts(event) == (thorough == []), (event, thorough)
+        assert validator.validate(event) == thorough

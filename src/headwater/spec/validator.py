@@ -13,6 +13,13 @@ How an event is checked:
    against that facet's definition. Other (custom) facet names are kept unvalidated beyond
    the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``).
 
+Two engines, one authority. Every schema is compiled twice: with jsonschema-rs (Rust) and with
+jsonschema (Python, with a ``referencing`` Registry). An event that jsonschema-rs finds valid
+everywhere is accepted at once (about 0.1 ms for a 20 kB Spark event); otherwise jsonschema,
+the authority, finds and describes every problem (about 20 ms; bad events are rare). Both use
+the same format checks (:mod:`headwater.spec.formats`). :meth:`EventValidator.validate_thorough`
+skips the fast path; the tests check that both ways agree.
+
 Validators are compiled once per :class:`EventValidator`; ``validate`` is thread-safe.
 """
 
@@ -23,11 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from headwater.spec.facets import Slot, facet_catalog
-from headwater.spec.formats import format_checker
+from headwater.spec.formats import format_checker, is_date_time, is_uri, is_uuid
 from headwater.spec.paths import json_path
 from headwater.spec.registry import CORE_ID, build_registry, load_schemas
 
@@ -150,9 +158,14 @@ class EventValidator:
         schemas = load_schemas(directory)
         registry = build_registry(schemas)
         checker = format_checker()
+        fast_registry = jsonschema_rs.Registry([(sid, dict(schema)) for sid, schema in schemas.items()])
+        fast_formats = {"date-time": is_date_time, "uri": is_uri, "uuid": is_uuid}
 
-        def compile_ref(ref: str) -> Draft202012Validator:
-            return Draft202012Validator({"$ref": ref}, registry=registry, format_checker=checker)
+        def compile_ref(ref: str) -> tuple[Any, Draft202012Validator]:
+            fast = jsonschema_rs.Draft202012Validator(
+                {"$ref": ref}, registry=fast_registry, formats=fast_formats, validate_formats=True
+            )
+            return fast, Draft202012Validator({"$ref": ref}, registry=registry, format_checker=checker)
 
         self._kinds = {kind: compile_ref(f"{CORE_ID}#/$defs/{name}") for kind, name in _KIND_DEF.items()}
         self._catalog = facet_catalog(schemas)
@@ -170,6 +183,29 @@ class EventValidator:
 
     def validate(self, event: Any, root: str = "$") -> list[Problem]:
         """Every problem with ``event`` (empty when valid); paths start at ``root`` (``$`` or ``$[i]``)."""
+        if isinstance(event, Mapping) and self.fast_accepts(event):
+            return []
+        return self.validate_thorough(event, root)
+
+    def fast_accepts(self, event: Mapping[str, Any]) -> bool:
+        """True when jsonschema-rs finds the event and its standard facets valid (no messages)."""
+        try:
+            kind = classify(event)
+        except AmbiguousEvent:
+            return False
+        if kind is None or not self._kinds[kind][0].is_valid(event):
+            return False
+        for slot, _, facets in _facet_places(kind, event):
+            if not isinstance(facets, Mapping):
+                continue
+            for name, facet in facets.items():
+                compiled = self._facets[slot].get(name)
+                if compiled is not None and not compiled[0].is_valid(facet):
+                    return False
+        return True
+
+    def validate_thorough(self, event: Any, root: str = "$") -> list[Problem]:
+        """Like :meth:`validate`, always with jsonschema (no fast path)."""
         if not isinstance(event, Mapping):
             got = _TYPE_NAMES.get(type(event).__name__, type(event).__name__)
             return [Problem(root, f"expected a JSON object (an OpenLineage event), got {got}")]
@@ -181,7 +217,7 @@ class EventValidator:
             return [Problem(root, "not an OpenLineage event: a RunEvent has 'run' and 'job', "
                                   "a DatasetEvent has 'dataset', a JobEvent has 'job'")]
         problems: set[Problem] = set()
-        for error in self._kinds[kind].iter_errors(event):
+        for error in self._kinds[kind][1].iter_errors(event):
             for leaf in _leaves(error):
                 parts, message = _message(leaf)
                 problems.add(Problem(json_path(parts, root), message))
@@ -189,10 +225,10 @@ class EventValidator:
             if not isinstance(facets, Mapping):
                 continue
             for name, facet in facets.items():
-                validator = self._facets[slot].get(name)
-                if validator is None:
+                compiled = self._facets[slot].get(name)
+                if compiled is None:
                     continue  # a custom facet: kept as is
-                for error in validator.iter_errors(facet):
+                for error in compiled[1].iter_errors(facet):
                     for leaf in _leaves(error):
                         parts, message = _message(leaf)
                         problems.add(Problem(json_path([*container_path, name, *parts], root), message))
