@@ -130,23 +130,31 @@ def _report_events(run_id: str) -> list[RunEvent]:
 
 
 def dataset_event() -> dict[str, Any]:
-    return to_dict(DatasetEvent(
+    return to_dict(dataset_event_object())
+
+
+def dataset_event_object() -> DatasetEvent:
+    return DatasetEvent(
         eventTime="2026-11-09T09:00:00Z", producer=PRODUCER,
         dataset=StaticDataset(namespace=EMPLOYEES[0], name=EMPLOYEES[1], facets={
             "schema": _schema(("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"),
                               ("Active", "boolean")),
         }),
-    ))
+    )
 
 
 def job_event() -> dict[str, Any]:
-    return to_dict(JobEvent(
+    return to_dict(job_event_object())
+
+
+def job_event_object() -> JobEvent:
+    return JobEvent(
         eventTime="2026-11-09T09:30:00Z", producer=PRODUCER,
         job=Job(namespace=REPORT_JOB[0], name=REPORT_JOB[1],
                 facets={"sql": sql_job.SQLJobFacet(query="INSERT INTO hr.public.report SELECT * FROM payroll")}),
         inputs=[InputDataset(namespace=PAYROLL[0], name=PAYROLL[1])],
         outputs=[OutputDataset(namespace=REPORT[0], name=REPORT[1])],
-    ))
+    )
 
 
 class Story:
