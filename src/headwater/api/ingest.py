@@ -17,6 +17,7 @@ from headwater.api.auth import require_write
 from headwater.api.state import AppState, app_state
 from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
 from headwater.ingest.body import too_large
+from headwater.store import AppendResult, IncomingEvent
 
 router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_write)])
 
@@ -58,9 +59,7 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
     )
 
 
-def _store(state: AppState, events: list[ParsedEvent]) -> list[Any]:
-    from headwater.store import IncomingEvent
-
+def _store(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
     if not events:
         return []
     return list(state.store.append([IncomingEvent(payload=e.payload, raw=e.raw) for e in events]))
@@ -83,7 +82,7 @@ async def post_lineage(request: Request) -> JSONResponse:
     state = app_state(request)
     raw = await _read_body(request, state.settings.max_body_bytes)
 
-    def work() -> list[Any]:
+    def work() -> list[AppendResult]:
         event = parse_event(_text(request, raw, state), state.validator)
         return _store(state, [event])
 
@@ -107,7 +106,7 @@ async def post_lineage_batch(request: Request) -> dict[str, Any]:
     state = app_state(request)
     raw = await _read_body(request, state.settings.max_body_bytes)
 
-    def work() -> list[Any]:
+    def work() -> list[AppendResult]:
         events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events)
         return _store(state, events)
 
