@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,8 @@ def test_story_covers_the_cases() -> None:
     assert {"START", "COMPLETE", "FAIL"} <= types
     assert any("errorMessage" in e["run"]["facets"] for e in events if "run" in e)
     assert any("parent" in e["run"]["facets"] for e in events if "run" in e)
+
+
+def test_golden_events_are_valid(spec_dir: Path) -> None:
+    events = json.loads((HERE / "golden" / "small_pipeline.input.json").read_text())
+    assert {i: event_errors(e, spec_dir) for i, e in enumerate(events) if event_errors(e, spec_dir)} == {}

@@ -92,14 +92,14 @@ def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list
              "masking": bool(t.get("masking", False))}
             for t in given if isinstance(t, Mapping)
         ]
-    old_type = legacy.get("transformationType")
-    if old_type:
-        upper = str(old_type).upper()
+    old_type = str(legacy.get("transformationType") or "").upper()
+    old_description = legacy.get("transformationDescription") or None
+    if old_type or old_description:
         return [{
             "type": "DIRECT",
-            "subtype": "IDENTITY" if upper == "IDENTITY" else "TRANSFORMATION",
-            "description": legacy.get("transformationDescription"),
-            "masking": upper == "MASKED",
+            "subtype": "IDENTITY" if old_type == "IDENTITY" else "TRANSFORMATION",
+            "description": old_description,
+            "masking": old_type == "MASKED",
         }]
     return []
 
