@@ -47,6 +47,7 @@ def main() -> None:
     employees = (
         spark.read.format("jdbc")
         .option("url", args.jdbc_url)
+        .option("driver", "org.postgresql.Driver")
         .option("dbtable", args.jdbc_table)
         .option("user", os.environ.get("HR_JDBC_USER", ""))
         .option("password", os.environ.get("HR_JDBC_PASSWORD", ""))
