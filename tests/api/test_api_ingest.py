@@ -78,25 +78,27 @@ async def test_each_kind_is_summarised(client: httpx.AsyncClient) -> None:
     assert summaries["DATASET"]["runId"] is None and summaries["DATASET"]["eventType"] is None
 
 
-@pytest.mark.parametrize(
-    ("body", "headers", "status", "code", "words"),
-    [
-        (b"{not json", {}, 400, "invalid_json", "line 1 column 2"),
-        (b"", {}, 400, "invalid_json", "empty"),
-        (b"not gzip at all", {"Content-Encoding": "gzip"}, 400, "bad_encoding", "gzip"),
-        (b'{"a": "\xff"}', {}, 400, "bad_encoding", "UTF-8"),
-        (b"a=1", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "application/json"),
-        (b"[]", {}, 422, "invalid_event", "/api/v1/lineage/batch"),
-        (b'"text"', {}, 422, "invalid_event", "got string"),
-        (b'{"eventTime": "2026-11-22T05:10:10Z"}', {}, 422, "invalid_event", "not an OpenLineage event"),
-    ],
-)
-async def test_bad_bodies_are_refused_and_nothing_is_stored(
-    client: httpx.AsyncClient, body: bytes, headers: dict[str, str], status: int, code: str, words: str
-) -> None:
-    answer = await client.post("/api/v1/lineage", content=body, headers=headers)
-    error = assert_error(answer, status, code)
-    assert words in error["message"]
+BAD_BODIES: list[tuple[bytes, dict[str, str], int, str, str]] = [
+    (b"{not json", {}, 400, "invalid_json", "line 1 column 2"),
+    (b"", {}, 400, "invalid_json", "empty"),
+    (b"not gzip at all", {"Content-Encoding": "gzip"}, 400, "bad_encoding", "gzip"),
+    (b'{"a": "\xff"}', {}, 400, "bad_encoding", "UTF-8"),
+    (b"a=1", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "application/json"),
+    (b"{}", {"Content-Encoding": "br"}, 415, "unsupported_media_type", "'br'"),
+    (b"[]", {}, 422, "invalid_event", "/api/v1/lineage/batch"),
+    (b'"text"', {}, 422, "invalid_event", "got string"),
+    (b'{"eventTime": "2026-11-22T05:10:10Z"}', {}, 422, "invalid_event", "not an OpenLineage event"),
+]
+
+
+async def test_bad_bodies_are_refused_and_nothing_is_stored(client: httpx.AsyncClient) -> None:
+    for body, headers, status, code, words in BAD_BODIES:
+        for path in ("/api/v1/lineage", "/api/v1/lineage/batch"):
+            answer = await client.post(path, content=body, headers=headers)
+            if path.endswith("batch") and code == "invalid_event":
+                continue  # a batch of [] is fine; other shapes are covered by the batch tests
+            error = assert_error(answer, status, code)
+            assert words in error["message"], (body, path, error)
     assert await stored_events(client) == []
 
 
