@@ -11,7 +11,7 @@ import pytest
 from openlineage.client import OpenLineageClient
 from openlineage.client.transport.http import HttpTransport
 
-from headwater.demo.jobs import examples_dir, job_environment, pipeline, write_openlineage_config
+from headwater.demo.jobs import agent_messages_in, examples_dir, job_environment, pipeline, write_openlineage_config
 
 
 def test_jobs_run_under_headwater_run(tmp_path: Path) -> None:
@@ -60,3 +60,15 @@ def test_openlineage_config_file_is_read_by_the_client(tmp_path: Path, monkeypat
     client = OpenLineageClient()
     assert isinstance(client.transport, HttpTransport)
     assert client.transport.url == "http://127.0.0.1:5999"
+
+
+def test_agent_messages_are_picked_out_of_spark_output() -> None:
+    text = ("26/11/22 WARN NativeCodeLoader: Unable to load native-hadoop library\n"
+            "[Stage 1:>   (0 + 1) / 1]\r          \rheadwater: the lineage backend refused an event (HTTP 422: ...)\n"
+            "headwater: the lineage backend refused an event (HTTP 422: ...)\n"
+            "headwater: could not send lineage events (ConnectError: ...); keeping them in the spool\n")
+    assert agent_messages_in(text) == (
+        "headwater: the lineage backend refused an event (HTTP 422: ...)",
+        "headwater: could not send lineage events (ConnectError: ...); keeping them in the spool",
+    )
+    assert agent_messages_in("nothing to see\n") == ()

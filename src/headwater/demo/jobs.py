@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -63,6 +64,16 @@ class JobRun:
     returncode: int
     seconds: float
     log_path: Path
+    agent_messages: tuple[str, ...] = ()  # what the lineage agent reported in the job's output
+
+
+_AGENT_MESSAGE = re.compile(r"headwater: [^\r\n]*")
+
+
+def agent_messages_in(text: str, limit: int = 10) -> tuple[str, ...]:
+    """The lineage agent's own messages (``headwater: ...``) in a job's output, each once, at most ``limit``."""
+    found = dict.fromkeys(m.group(0).strip() for m in _AGENT_MESSAGE.finditer(text))
+    return tuple(found)[:limit]
 
 
 def write_openlineage_config(data_dir: Path, lineage_url: str) -> Path:
@@ -117,7 +128,8 @@ def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None 
             except subprocess.TimeoutExpired:
                 proc.kill()
             raise
-    run = JobRun(job, code, time.monotonic() - started, log_path)
+    messages = agent_messages_in(log_path.read_text(encoding="utf-8", errors="replace"))
+    run = JobRun(job, code, time.monotonic() - started, log_path, messages)
     if code != 0:
         raise DemoError(f"{job.title} failed (exit code {code}); its log ({log_path}) ends with:\n{_log_tail(log_path)}")
     return run

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from headwater.demo import data as sample_data
 from headwater.demo import jdbc as jdbc_variant
@@ -103,15 +104,19 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     step.note("headwater run -- python " + job.script)
                     runs.append(run_job(job, data_dir=data_dir, lineage_url=server.url))
                     step.done = f"log {runs[-1].log_path}"
+                for message in runs[-1].agent_messages:
+                    console.print(f"  [yellow]![/] {escape(message)}", soft_wrap=True, highlight=False)
 
             output_node = file_dataset_id(warehouse / "employee_compensation")
             with steps.step("Checking the captured lineage") as step:
                 try:
                     wait_for_node(server.url, output_node)
                 except TimeoutError as exc:
+                    said = [m for r in runs for m in r.agent_messages]
                     raise DemoError(
                         f"the jobs ran but their lineage did not reach the server: {exc}\n"
-                        f"The jobs' logs are in {data_dir / 'logs'}."
+                        + ("The lineage agent said:\n" + "\n".join(f"    {m}" for m in said) + "\n" if said else "")
+                        + f"The jobs' logs are in {data_dir / 'logs'}."
                     ) from None
                 step.done = output_node
         except BaseException:
