@@ -200,3 +200,22 @@ async def test_events_paging_filters_and_unknown_id(client: httpx.AsyncClient) -
     assert error["details"][0]["path"] == "since"
     error = assert_error(await client.get("/api/v1/events", params={"limit": 0}), 400, "invalid_parameter")
     assert error["details"][0]["path"] == "limit"
+
+
+@pytest.mark.postgres
+async def test_store_outage_is_503_and_nothing_is_acknowledged(fresh_pg_url: str, pg_server_url: str) -> None:
+    import psycopg
+
+    store = Store.open(fresh_pg_url)
+    try:
+        async with client_for(create_app(make_settings(), store)) as client:
+            assert (await client.post("/api/v1/lineage", json=dataset_event())).status_code == 201
+            name = fresh_pg_url.rsplit("/", 1)[1]
+            with psycopg.connect(pg_server_url, autocommit=True) as conn:  # the database goes away
+                conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            answer = await client.post("/api/v1/lineage", json=job_event())
+            error = assert_error(answer, 503, "store_unavailable")
+            assert "retry" in error["message"]
+            assert answer.headers["retry-after"] == "5"
+    finally:
+        store.close()

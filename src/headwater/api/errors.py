@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
+from sqlalchemy.exc import OperationalError
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -110,6 +111,15 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
 
 
+async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    log.error("store error while answering a request: %s", exc)
+    return error_response(
+        503, "store_unavailable",
+        "the store cannot be reached or refused the operation; nothing was stored, retry later",
+        headers={"Retry-After": "5"},
+    )
+
+
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error while answering a request", exc_info=exc)
     return error_response(500, "internal_error", f"internal error: {type(exc).__name__}; see the server log")
@@ -123,4 +133,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NodeNotFound, _node_not_found)
     app.add_exception_handler(RequestValidationError, _request_validation)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(OperationalError, _store_unavailable)
     app.add_exception_handler(Exception, _unexpected)
