@@ -227,7 +227,7 @@ export function jobCode(facets: Obj | undefined): {
   };
 }
 
-const LANGS: Record<string, string> = { python: "python", scala: "scala", sql: "sql", java: "scala" };
+const LANGS: Record<string, string> = { sql: "sql", json: "json" };
 
 export function JobInfo({ node }: { node: NodeDetails }) {
   const c = jobCode(node.facets);

@@ -1,6 +1,6 @@
-// Main-thread side of the layout worker: one worker, latest request wins.
+// Main-thread side of the layout worker: one worker; answers come back in request order.
 import { layeredLayout } from "./layered";
-import type { LayoutEdge, LayoutNode, LayoutResult } from "./types";
+import type { Engine, LayoutEdge, LayoutNode, LayoutResult } from "./types";
 
 type Pending = { resolve: (r: LayoutResult) => void; reject: (e: unknown) => void };
 
@@ -24,7 +24,12 @@ export class LayoutClient {
     return this.worker;
   }
 
-  async layout(nodes: LayoutNode[], edges: LayoutEdge[]): Promise<LayoutResult> {
+  /** Start the worker early so its start-up overlaps the first lineage request. */
+  warm(): void {
+    this.ensure();
+  }
+
+  async layout(nodes: LayoutNode[], edges: LayoutEdge[], engine: Engine): Promise<LayoutResult> {
     const seq = ++this.seq;
     const w = this.ensure();
     if (!w) {
@@ -33,13 +38,8 @@ export class LayoutClient {
     }
     return new Promise<LayoutResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
-      w.postMessage({ seq, nodes, edges });
+      w.postMessage({ seq, engine, nodes, edges });
     });
-  }
-
-  /** True when a newer request was made after `seq`: its answer should be dropped. */
-  isStale(seq: number): boolean {
-    return seq !== this.seq;
   }
 
   dispose(): void {

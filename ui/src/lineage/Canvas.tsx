@@ -11,6 +11,7 @@ import {
 } from "@xyflow/react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { LayoutClient } from "../layout/client";
+import { ELK_MAX_NODES, type LayoutResult } from "../layout/types";
 import type { Elements } from "./elements";
 import { DatasetNode } from "./DatasetNode";
 import { JobNode } from "./JobNode";
@@ -22,10 +23,15 @@ const edgeTypes: EdgeTypes = { lineage: LineageEdge };
 
 /** Nodes beyond which React Flow only renders what is in the viewport. */
 const VIRTUALIZE_AT = 250;
+/** Nodes beyond which the minimap is left out: drawing every node twice costs seconds at 10,000. */
+const MINIMAP_MAX = 2000;
 
 export function Canvas({ elements, root, onPaneClick }: { elements: Elements; root: string; onPaneClick: () => void }) {
   const client = useMemo(() => new LayoutClient(), []);
-  useEffect(() => () => client.dispose(), [client]);
+  useEffect(() => {
+    client.warm();
+    return () => client.dispose();
+  }, [client]);
   const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
   const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
   const rf = useReactFlow();
@@ -39,13 +45,22 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
       elements.layoutEdges.map((e) => e.id).join("|"),
     [elements.layoutNodes, elements.layoutEdges],
   );
+  // progressive: the fast layered layout paints at once, ELK refines small graphs when it is done
   useEffect(() => {
     let live = true;
-    client.layout(elements.layoutNodes, elements.layoutEdges).then(
+    const { layoutNodes, layoutEdges } = elements;
+    const refine = layoutNodes.length <= ELK_MAX_NODES;
+    setReady(null);
+    const apply = (r: LayoutResult, final: boolean) => {
+      if (!live) return;
+      performance.mark(`headwater:layout-${r.engine}`, { detail: { ms: r.ms } });
+      setPositions(r.positions);
+      if (final) setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
+    };
+    client.layout(layoutNodes, layoutEdges, "layered").then(
       (r) => {
-        if (!live) return;
-        setPositions(r.positions);
-        setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
+        apply(r, !refine);
+        if (refine && live) client.layout(layoutNodes, layoutEdges, "elk").then((e) => apply(e, true), () => undefined);
       },
       () => undefined,
     );
@@ -65,8 +80,12 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
   const placed = nodes.length === elements.nodes.length && nodes.length > 0;
 
   useEffect(() => {
+    if (placed) performance.mark("headwater:graph-painted", { detail: { nodes: nodes.length } });
+  }, [placed, nodes.length]);
+
+  useEffect(() => {
     if (!placed) return;
-    const key = `${root}|${elements.nodes.length}`;
+    const key = `${root}|${elements.nodes.length}|${ready ? "final" : "first"}`;
     if (fittedFor.current === key) return;
     const first = fittedFor.current === "";
     fittedFor.current = key;
@@ -77,14 +96,14 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
         if (r) rf.setCenter(r.x + 136, r.y + 30, { zoom: 0.75, duration: first ? 0 : 250 });
       }
     });
-  }, [placed, root, elements.nodes.length, nodes.length, positions, rf]);
+  }, [placed, ready, root, elements.nodes.length, nodes.length, positions, rf]);
 
   const big = elements.nodes.length > VIRTUALIZE_AT;
   return (
     <div
       className="canvas"
       data-testid="lineage-canvas"
-      data-ready={placed ? "true" : "false"}
+      data-ready={placed && ready ? "true" : "false"}
       data-node-count={nodes.length}
       data-layout-ms={ready?.ms ?? ""}
       data-layout-engine={ready?.engine ?? ""}
@@ -105,6 +124,7 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
       >
         <Background variant={BackgroundVariant.Dots} gap={18} size={1} color="#cbd5e1" />
         <Controls showInteractive={false} position="bottom-left" />
+        {elements.nodes.length <= MINIMAP_MAX && (
         <MiniMap
           pannable
           zoomable
@@ -112,6 +132,7 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
           nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
           maskColor="rgba(241,245,249,0.7)"
         />
+        )}
       </ReactFlow>
       {!placed && elements.nodes.length > 0 && <div className="canvas-loading">Laying out {elements.nodes.length} nodes…</div>}
     </div>

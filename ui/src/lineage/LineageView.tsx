@@ -19,6 +19,9 @@ import { ImpactPanel } from "./ImpactPanel";
 import { Toolbar } from "./Toolbar";
 import { useLineageGraph } from "./useLineageGraph";
 
+/** Above this many nodes, handle positions are computed instead of measured (see sizes.ts). */
+const BIG_GRAPH = 250;
+
 export function LineageView({ view, setView }: { view: ViewState; setView: (p: Partial<ViewState>) => void }) {
   const { state, error, loading } = useLineageGraph(view.node, view.depth, view.at, view.expansions);
   const [selected, setSelected] = useState<string | null>(null);
@@ -106,6 +109,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             openColumns,
             columnUi,
             expansions: expansionSet,
+            precomputeHandles: graph.nodes.length > BIG_GRAPH,
           })
         : null,
     [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet],

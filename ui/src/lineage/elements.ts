@@ -3,11 +3,11 @@
 import { MarkerType } from "@xyflow/react";
 import type { Graph } from "../model/graph";
 import { expansionKey } from "../model/graph";
-import { flattenFields, pageColumns, type ColumnPath } from "../model/columns";
+import { PAGE_SIZE, flattenFields, pageColumns, type ColumnPath } from "../model/columns";
 import { columnKey, edgeMark, type CompareMarks } from "../model/compare";
 import { datasetOfField, fieldId, fieldName, isField } from "../model/nodeid";
 import type { LayoutEdge, LayoutNode } from "../layout/types";
-import { JOB_HEIGHT, NODE_WIDTH, datasetHeight } from "./sizes";
+import { JOB_HEIGHT, NODE_WIDTH, datasetHeight, handleBoxes } from "./sizes";
 import type { ColumnView, Emphasis, LineageFlowEdge, LineageFlowNode } from "./types";
 
 export interface ColumnUi {
@@ -27,6 +27,8 @@ export interface ElementsInput {
   openColumns: Set<string>;
   columnUi: Map<string, ColumnUi>;
   expansions: Set<string>;
+  /** give React Flow the handle positions up front (big graphs: no render-to-measure pass) */
+  precomputeHandles?: boolean;
 }
 
 export interface Elements {
@@ -71,7 +73,15 @@ export function buildElements(inp: ElementsInput): Elements {
       expandedDown: inp.expansions.has(expansionKey({ nodeId: n.id, direction: "downstream" })),
     };
     if (n.type === "JOB") {
-      nodes.push({ id: n.id, type: "job", position: { x: 0, y: 0 }, data: common });
+      nodes.push({
+        id: n.id,
+        type: "job",
+        position: { x: 0, y: 0 },
+        width: NODE_WIDTH,
+        height: JOB_HEIGHT,
+        ...(inp.precomputeHandles ? { handles: handleBoxes([], false) } : {}),
+        data: common,
+      });
       layoutNodes.push({ id: n.id, width: NODE_WIDTH, height: JOB_HEIGHT, level });
       continue;
     }
@@ -93,6 +103,10 @@ export function buildElements(inp: ElementsInput): Elements {
       id: n.id,
       type: "dataset",
       position: { x: 0, y: 0 },
+      // known sizes let React Flow skip off-screen nodes before it has measured them
+      width: NODE_WIDTH,
+      height,
+      ...(inp.precomputeHandles ? { handles: handleBoxes(columns.map((c) => c.path), all.length > PAGE_SIZE) } : {}),
       data: {
         ...common,
         columnsOpen: open,

@@ -1,3 +1,4 @@
+import { Position, type NodeHandle } from "@xyflow/react";
 // Node sizes are fixed by what a node shows, so the layout (in the worker) and the DOM agree.
 import { PAGE_SIZE } from "../model/columns";
 
@@ -20,4 +21,24 @@ export function datasetHeight(columnCount: number, open: boolean): number {
     (paged ? PAGER_HEIGHT : 0) +
     8
   );
+}
+
+/** Vertical centre of the node-level handles (the middle of the header), for datasets and jobs. */
+export const NODE_HANDLE_Y = 30;
+/** Where the first column row starts: top border, header, the column list's border and padding. */
+export const FIRST_ROW_Y = HEADER_HEIGHT + 5;
+export const HANDLE_SIZE = 6;
+
+/**
+ * Handle boxes computed from the fixed node geometry. Given to React Flow up front so big graphs
+ * need not render every node once just to measure its handles.
+ */
+export function handleBoxes(columnPaths: string[], paged: boolean): NodeHandle[] {
+  const h = HANDLE_SIZE;
+  const at = (id: string, y: number): NodeHandle[] => [
+    { id: `in${id}`, type: "target", position: Position.Left, x: -h / 2, y: y - h / 2, width: h, height: h },
+    { id: `out${id}`, type: "source", position: Position.Right, x: NODE_WIDTH - h / 2, y: y - h / 2, width: h, height: h },
+  ];
+  const top = FIRST_ROW_Y + (paged ? FILTER_HEIGHT : 0);
+  return [...at("", NODE_HANDLE_Y), ...columnPaths.flatMap((p, i) => at(`:${p}`, top + i * ROW_HEIGHT + ROW_HEIGHT / 2))];
 }

@@ -46,6 +46,7 @@ export function useLineageGraph(root: string, depth: number, at: string | null, 
     Promise.all([base, Promise.allSettled(exps)]).then(
       ([b, settled]) => {
         if (cancelled) return;
+        performance.mark("headwater:lineage-loaded");
         let s = initialState(root, b);
         for (const r of settled) if (r.status === "fulfilled") s = expand(s, r.value[0], r.value[1]);
         const failed = settled.find((r) => r.status === "rejected");

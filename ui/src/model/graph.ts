@@ -181,7 +181,10 @@ export function datasetsOnly(graph: Graph): Graph {
   };
 }
 
-/** Hops from the root over the drawn edges: negative upstream, positive downstream. */
+/**
+ * Hops from the root over the drawn edges: negative upstream, positive downstream. Nodes not on
+ * a directed path from/to the root get the column next to a neighbour that has one.
+ */
 export function levels(graph: Graph, root: string): Map<string, number> {
   const up = new Map<string, string[]>();
   const down = new Map<string, string[]>();
@@ -209,6 +212,23 @@ export function levels(graph: Graph, root: string): Map<string, number> {
         }
       }
       frontier = next;
+    }
+  }
+  // nodes off the root's directed paths (another input of a downstream job, ...) sit one column
+  // before the node they feed, or one after the node that feeds them
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const e of graph.edges) {
+      const s = out.get(e.source);
+      const t = out.get(e.target);
+      if (s === undefined && t !== undefined) {
+        out.set(e.source, t - 1);
+        changed = true;
+      } else if (t === undefined && s !== undefined) {
+        out.set(e.target, s + 1);
+        changed = true;
+      }
     }
   }
   return out;

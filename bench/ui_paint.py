@@ -1,0 +1,146 @@
+"""How long the lineage explorer takes to show big graphs, in headless Chromium.
+
+    python bench/ui_paint.py                 # 100, 1,000 and 10,000 nodes
+    python bench/ui_paint.py --sizes 1000 --screenshot /tmp/g.png
+
+Serves the built UI (``headwater.ui.static_dir()``) from a small stdlib HTTP server whose
+``/api/v1/graph/lineage`` answers one synthetic layered graph of the wanted size (datasets and
+jobs alternating, 6 columns per dataset), so only the browser side is measured: fetch, parse,
+layout in the Web Worker, React Flow render. Reports, per size and in seconds from navigation start: *first*, two
+animation frames after the first nodes are in the DOM (the fast layered layout is on screen);
+*final*, two frames after the canvas says ``data-ready="true"`` (for graphs up to 300 nodes, ELK's
+refined layout has replaced the first one); and the page's own performance marks, the layout time reported by the worker and the layout engine used.
+
+Targets (docs/ui.md): 1,000 nodes <= 1 s, 10,000 nodes <= 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from headwater.ui import static_dir
+
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+ROOT_PREFIX = "dataset:bench:root_of_"
+COLUMNS = ["id", "name", "amount", "created_at", "region", "status"]
+
+
+def synthetic_lineage(size: int) -> dict[str, Any]:
+    """A layered graph of ``size`` nodes: layer k holds datasets (even k) or jobs (odd k)."""
+    layers = max(3, min(41, int(size ** 0.5) // 4 * 4 + 1))
+    per_layer = max(1, size // layers)
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    column_edges: list[dict[str, Any]] = []
+    ids: list[list[str]] = []
+    mid = layers // 2
+    for k in range(layers):
+        row = []
+        for i in range(per_layer if k != mid else 1):
+            if k == mid:
+                nid = f"{ROOT_PREFIX}{size}"
+                nodes.append({"id": nid, "type": "DATASET", "namespace": "bench", "name": nid.split(":")[-1],
+                              "kind": "table", "level": 0, "hasMoreUpstream": False, "hasMoreDownstream": False,
+                              "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS]})
+            elif k % 2 == 0:
+                nid = f"dataset:bench:layer{k}/table_{i}"
+                nodes.append({"id": nid, "type": "DATASET", "namespace": "bench", "name": f"layer{k}/table_{i}",
+                              "kind": "table", "level": k - mid, "hasMoreUpstream": False, "hasMoreDownstream": False,
+                              "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS]})
+            else:
+                nid = f"job:bench:layer{k}.job_{i}"
+                nodes.append({"id": nid, "type": "JOB", "namespace": "bench", "name": f"layer{k}.job_{i}",
+                              "level": k - mid, "hasMoreUpstream": False, "hasMoreDownstream": False,
+                              "latestRun": {"runId": str(i), "state": "COMPLETE", "startedAt": None, "endedAt": None,
+                                            "durationMs": 1000 + i}})
+            row.append(nid)
+        ids.append(row)
+    for k in range(1, layers):
+        prev, cur = ids[k - 1], ids[k]
+        for i, nid in enumerate(cur):
+            for src in {prev[i % len(prev)], prev[(i * 7 + 1) % len(prev)]}:
+                edges.append({"id": f"{src}->{nid}", "source": src, "target": nid,
+                              "type": "OUTPUT" if src.startswith("job:") else "INPUT"})
+    return {"root": ids[mid][0], "at": None, "depth": layers, "truncated": False,
+            "nodes": nodes, "edges": edges, "columnEdges": column_edges}
+
+
+class Handler(SimpleHTTPRequestHandler):
+    graphs: dict[int, dict[str, Any]] = {}
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def _json(self, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        url = urlsplit(self.path)
+        q = parse_qs(url.query)
+        if url.path == "/api/v1/graph/lineage":
+            size = int(q["nodeId"][0].removeprefix(ROOT_PREFIX))
+            self._json(self.graphs.setdefault(size, synthetic_lineage(size)))
+        elif url.path == "/api/v1/graph/node":
+            nid = q["nodeId"][0]
+            self._json({"id": nid, "type": "DATASET", "namespace": "bench", "name": nid, "fields": [], "facets": {}})
+        elif url.path.startswith("/api/"):
+            self._json({})
+        elif (Path(self.directory) / url.path.lstrip("/")).is_file():
+            super().do_GET()
+        else:
+            self.path = "/index.html"
+            super().do_GET()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--screenshot", default="")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(static_dir())))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    print(f"{'nodes':>7} {'edges':>7} {'first s':>9} {'final s':>9} {'engine':>8}")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        for size in [int(s) for s in args.sizes.split(",")]:
+            graph = Handler.graphs.setdefault(size, synthetic_lineage(size))
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.on("console", lambda m: m.type == "error" and print("  browser:", m.text))
+            page.goto(f"{base}/asset?node={ROOT_PREFIX}{size}")
+            frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+            page.wait_for_selector(".react-flow__node", timeout=120_000)
+            first = page.evaluate(frames) / 1000
+            page.wait_for_selector('[data-testid="lineage-canvas"][data-ready="true"]', timeout=120_000)
+            final = page.evaluate(frames) / 1000
+            marks = page.evaluate(
+                "() => Object.fromEntries(performance.getEntriesByType('mark')"
+                ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))")
+            canvas = page.locator('[data-testid="lineage-canvas"]')
+            print(f"{len(graph['nodes']):>7} {len(graph['edges']):>7} {first:>9.2f} {final:>9.2f} "
+                  f"{canvas.get_attribute('data-layout-engine'):>8}   (ms since navigation: {marks})")
+            if args.screenshot:
+                page.screenshot(path=args.screenshot.replace(".png", f"-{size}.png"))
+            page.close()
+        browser.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
