@@ -66,7 +66,9 @@ def synthetic_lineage(size: int) -> dict[str, Any]:
     for k in range(1, layers):
         prev, cur = ids[k - 1], ids[k]
         for i, nid in enumerate(cur):
-            for src in {prev[i % len(prev)], prev[(i * 7 + 1) % len(prev)]}:
+            # every node upstream reaches the root: the root layer takes all of the layer before it
+            sources = set(prev) if len(cur) == 1 else {prev[i % len(prev)], prev[(i * 7 + 1) % len(prev)]}
+            for src in sorted(sources):
                 edges.append({"id": f"{src}->{nid}", "source": src, "target": nid,
                               "type": "OUTPUT" if src.startswith("job:") else "INPUT"})
     return {"root": ids[mid][0], "at": None, "depth": layers, "truncated": False,
