@@ -36,7 +36,7 @@ MASKING = frozenset({"Crc32", "HiveHash", "Md5", "Murmur3Hash", "Sha1", "Sha2", 
 RANKING = frozenset({"Rank", "DenseRank", "PercentRank", "CumeDist", "RowNumber", "NTile"})
 # wrappers that neither change a value nor count as a transformation
 _TRANSPARENT = frozenset({"Alias", "KnownNotNull", "KnownNullable", "KnownFloatingPointNormalized",
-                          "PromotePrecision", "CheckOverflow", "SortOrder"})
+                          "PromotePrecision", "CheckOverflow", "SortOrder", "Empty2Null"})
 _CONDITIONAL_INDIRECT = indirect(CONDITIONAL)
 _WINDOW_INDIRECT = indirect(WINDOW)
 

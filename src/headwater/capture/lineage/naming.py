@@ -56,13 +56,20 @@ def path_dataset(uri: str) -> tuple[str, str]:
 def jdbc_dataset(url: str, table: str) -> tuple[str, str]:
     """``jdbc:postgresql://h:5432/db?x`` + ``public.t`` → (``postgres://h:5432``, ``db.public.t``)."""
     raw = url[5:] if url.lower().startswith("jdbc:") else url
+    raw, _, props = raw.partition(";")  # SQL Server style ";key=value" properties
     parts = urlsplit(raw)
     scheme = parts.scheme.lower()
     kind = {"postgresql": "postgres", "postgres": "postgres", "mysql": "mysql", "mariadb": "mysql"}.get(scheme, scheme)
     host = parts.hostname or "localhost"
-    port = parts.port or _JDBC_DEFAULT_PORTS.get(kind)
+    try:
+        port = parts.port or _JDBC_DEFAULT_PORTS.get(kind)
+    except ValueError:
+        port = _JDBC_DEFAULT_PORTS.get(kind)
     namespace = f"{kind}://{host}:{port}" if port else f"{kind}://{host}"
-    database = parts.path.strip("/").split(";")[0]
+    database = parts.path.strip("/")
+    if not database:
+        found = re.search(r"(?i)(?:databaseName|database)=([^;]+)", props)
+        database = found.group(1) if found else ""
     table_name = _clean_table(table)
     if kind == "postgres":
         if table_name.count(".") == 0:
