@@ -2,7 +2,12 @@
 
 jsonschema only checks ``date-time`` and ``uri`` when optional third-party packages are
 installed and silently accepts anything otherwise; these small, explicit checks make the
-result the same everywhere.
+result the same everywhere (and both validation engines use them).
+
+``uri`` is checked as an RFC 3986 *URI reference*, not only an absolute URI: the OpenLineage
+Spark integration sends ``dataSource.uri`` equal to the dataset namespace, which is ``"file"``
+for files, and real producers' events must be accepted. What is refused: whitespace, control
+characters and ``%`` not followed by two hex digits. Non-ASCII letters are allowed (IRIs).
 """
 
 from __future__ import annotations
@@ -19,8 +24,11 @@ _DATE_TIME = re.compile(
     r"(?P<time>\d{2}:\d{2}:\d{2})(?P<frac>\.\d+)?"
     r"(?P<zone>[Zz]|[+-]\d{2}:\d{2})\Z"
 )
-# RFC 3986: scheme ":" hier-part; no spaces or control characters anywhere.
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s\x00-\x1f\x7f]*\Z")
+# RFC 3986 URI-reference, leniently: no whitespace/control characters, well-formed %-escapes,
+# and when there is a scheme ("x:" before any "/", "?" or "#") it starts with a letter.
+_URI_CHARS = re.compile(r"(?:[^\s\x00-\x1f\x7f%]|%[0-9A-Fa-f]{2})*\Z")
+_SCHEME = re.compile(r"[^/?#]*?:")
+_VALID_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 def is_date_time(value: object) -> bool:
@@ -51,7 +59,10 @@ def is_uuid(value: object) -> bool:
 def is_uri(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    return bool(_URI.match(value))
+    if not _URI_CHARS.match(value):
+        return False
+    scheme = _SCHEME.match(value)
+    return scheme is None or bool(_VALID_SCHEME.fullmatch(scheme.group(0)))
 
 
 def format_checker() -> FormatChecker:
