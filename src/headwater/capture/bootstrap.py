@@ -115,10 +115,23 @@ class _SessionImportHook(importlib.abc.MetaPathFinder):
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         loader = spec.loader
+        # a loader can be shared by many modules (zipimport of pyspark.zip under spark-submit), so the
+        # wrapper checks the module's name and puts the loader back as it was after the first call
+        had_own = "exec_module" in vars(loader)
         original_exec = loader.exec_module
 
         def exec_module(module: ModuleType) -> None:
+            if module.__name__ == SESSION_MODULE:
+                if had_own:
+                    loader.exec_module = original_exec  # type: ignore[method-assign]
+                else:
+                    try:
+                        del loader.exec_module  # type: ignore[method-assign]
+                    except AttributeError:
+                        pass
             original_exec(module)
+            if module.__name__ != SESSION_MODULE:
+                return
             try:
                 patch_session_module(module)
             except Exception as exc:  # noqa: BLE001

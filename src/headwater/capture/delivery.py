@@ -24,11 +24,27 @@ from typing import Any
 from openlineage.client.serde import Serde
 from openlineage.client.transport import Transport
 
-from headwater.capture.spool import Spool
+from headwater.capture.spool import Rejected, Spool
 
 log = logging.getLogger("headwater.capture")
 
 _STOP = object()
+# answers that mean "this event is wrong", not "try later": the event is set aside, not retried
+PERMANENT_STATUS = frozenset({400, 413, 415, 422})
+
+
+def permanent_rejection(error: BaseException) -> str | None:
+    """A reason when ``error`` is the backend refusing the event itself (HTTP 400/413/415/422), else None."""
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if isinstance(status, int) and status in PERMANENT_STATUS:
+        body = ""
+        try:
+            body = str(response.text)[:500]  # type: ignore[union-attr]
+        except Exception:  # noqa: BLE001
+            pass
+        return f"HTTP {status}: {body}"
+    return None
 MIN_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
 
@@ -39,6 +55,7 @@ class Stats:
     sent: int = 0
     spooled: int = 0
     dropped: int = 0
+    rejected: int = 0
     failures: int = 0
 
 
@@ -202,8 +219,22 @@ class Emitter:
         if error is None:
             self.stats.sent += 1
             return
+        reason = permanent_rejection(error)
+        if reason is not None:
+            self._reject(event, reason)
+            return
         self._failed(error)
         self._spool_now([event])
+
+    def _reject(self, event: Any, reason: str) -> None:
+        self.stats.rejected += 1
+        self.errors.warning("rejected", "headwater: the lineage backend refused an event (%s); it is kept in %s "
+                            "and not retried", reason, self.spool.directory / "rejected.ndjson")
+        try:
+            with self._spool_lock:
+                self.spool.reject(event if isinstance(event, str) else Serde.to_json(event), reason)
+        except Exception:  # noqa: BLE001
+            pass
 
     def _failed(self, error: Exception) -> None:
         self.stats.failures += 1
@@ -217,7 +248,16 @@ class Emitter:
         sent_before = self.stats.sent
 
         def send(payload: dict[str, Any]) -> None:
-            self.transport.emit(payload)
+            try:
+                self.transport.emit(payload)
+            except Exception as exc:
+                reason = permanent_rejection(exc)
+                if reason is None:
+                    raise
+                self.stats.rejected += 1
+                self.errors.warning("rejected", "headwater: the lineage backend refused an event (%s); it is kept "
+                                    "in %s and not retried", reason, self.spool.directory / "rejected.ndjson")
+                raise Rejected(reason) from exc
             self.stats.sent += 1
 
         try:

@@ -2,9 +2,10 @@
 
 Spark calls :meth:`QueryListener.onSuccess` / :meth:`QueryListener.onFailure` on its listener-bus
 thread *after* each action, asynchronously to the job, through py4j's callback server. The callback
-reads the plan (``headwater.capture.lineage.from_query_execution``: one ``toJSON`` plus a few calls on
-leaf relations), hands a plain-Python :class:`Observed` to the tracker and returns; building and
-sending events happens on the emitter's worker thread. Any error inside is caught, logged once, and
+only *snapshots* the plan (``headwater.capture.lineage.take_snapshot``: one ``toJSON`` plus a few calls on
+leaf relations and the command, into plain Python data), hands an :class:`Observed` to the tracker and
+returns; the lineage analysis (pure Python), building and sending the events happen on the emitter's
+worker thread. Any error inside is caught, logged once, and
 never reaches Spark or the job.
 """
 
@@ -21,9 +22,9 @@ from headwater.capture.events import Failure
 
 @dataclass(frozen=True)
 class Observed:
-    """What the listener saw of one execution; ``lineage`` is a ``headwater.capture.lineage.QueryLineage``."""
+    """What the listener saw of one execution; ``snapshot`` is a ``headwater.capture.lineage.PlanSnapshot``."""
 
-    lineage: Any
+    snapshot: Any
     func_name: str
     started: float
     ended: float
@@ -41,10 +42,10 @@ class QueryListener:
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]
 
-    def __init__(self, analyze: Callable[[Any, int | None], Any], deliver: Callable[[Observed], None],
+    def __init__(self, snapshot: Callable[[Any, int | None], Any], deliver: Callable[[Observed], None],
                  errors: OnceLogger, *, jvm: Any = None, fail_for_test: bool = False) -> None:
         self._jvm = jvm
-        self._analyze = analyze
+        self._snapshot = snapshot
         self._deliver = deliver
         self._errors = errors
         self._fail_for_test = fail_for_test
@@ -76,8 +77,14 @@ class QueryListener:
             execution_id = _execution_id(qe)
             if failure is not None:
                 started = _submission_time(qe, execution_id) or started
-            lineage = self._analyze(qe, execution_id)
-            self._deliver(Observed(lineage, str(func_name), started, ended, execution_id, failure))
+            try:
+                snap = self._snapshot(qe, execution_id)
+            except Exception:
+                if failure is not None:  # e.g. an AnalysisException: there is no plan to read; the job reports it
+                    log.debug("headwater: no plan for a failed execution (%s)", failure.message, exc_info=True)
+                    return
+                raise
+            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure))
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             self._errors.warning("listener", "headwater: lineage capture failed for a Spark execution (%s: %s); "
                                  "the job is not affected; further capture errors of this kind are not logged",

@@ -30,6 +30,11 @@ from typing import IO, Any
 log = logging.getLogger(__name__)
 
 SEGMENT_GLOB = "seg-*.ndjson"
+REJECTED = "rejected.ndjson"
+
+
+class Rejected(Exception):
+    """The backend refused this event for good (e.g. 400/422: invalid); retrying cannot help."""
 
 
 class Spool:
@@ -147,6 +152,8 @@ class Spool:
                 continue
             try:
                 send(event)
+            except Rejected as exc:
+                self.reject(line, str(exc))
             except Exception:
                 self._rewrite(path, lines[i:])
                 return False
@@ -154,6 +161,16 @@ class Spool:
         self._own.discard(path)
         _fsync_dir(self.directory)
         return True
+
+    def reject(self, line: str, reason: str) -> None:
+        """Keep an event the backend refused for good in ``rejected.ndjson`` (for a human to look at), so it
+        does not block the events behind it."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        record = json.dumps({"reason": reason, "event": json.loads(line)}, sort_keys=True)
+        with open(self.directory / REJECTED, "a", encoding="utf-8") as f:
+            f.write(record + "\n")
+            f.flush()
+            os.fsync(f.fileno())
 
     def _rewrite(self, path: Path, rest: list[str]) -> None:
         tmp = path.with_suffix(".tmp")

@@ -71,8 +71,8 @@ class Tracker:
         self.transport = transport or build_transport(config)
         self.spool = Spool(config.spool_dir, config.spool_max_bytes)
         self.emitter = Emitter(self.transport, self.spool, queue_size=config.queue_size)
-        self._analyze = _lineage_analyzer(spark, config)
-        self.listener = QueryListener(self._analyze, self._observed, self.emitter.errors,
+        self._snapshot, self._analyze = _lineage_functions(spark, config)
+        self.listener = QueryListener(self._snapshot, self._observed, self.emitter.errors,
                                       jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture)
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -166,12 +166,15 @@ class Tracker:
 
     # -- executions (called on Spark's listener thread; must return quickly) ------------------
     def _observed(self, seen: Observed) -> None:
-        lineage = seen.lineage
-        if lineage is None:
-            return
-        if not (lineage.has_output or self.config.emit_without_output):
-            return
-        ctx = self.context
+        """Hand the snapshot to the worker thread: analysis and event building happen there."""
+        if seen.snapshot is not None:
+            self.emitter.submit(lambda: self._events_for(seen))
+
+    def _events_for(self, seen: Observed) -> list[Any]:
+        """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL."""
+        lineage = self._analyze(seen.snapshot)
+        if lineage is None or not (lineage.has_output or self.config.emit_without_output):
+            return []  # pure reads (show, count, collect) are not reported, as in the OpenLineage Spark agent
         job = execution_job_name(self.app_name, lineage.action, lineage.output_name,
                                  append_dataset_name=self.config.append_dataset_name)
         execution = Execution(
@@ -179,7 +182,7 @@ class Tracker:
             inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
             execution_id=seen.execution_id,
         )
-        self.emitter.submit(lambda: execution_events(ctx, execution))
+        return execution_events(self.context, execution)
 
 
 def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None,
@@ -238,21 +241,26 @@ def _install_excepthook() -> None:
     sys.excepthook = hook
 
 
-def _lineage_analyzer(spark: Any, config: AgentConfig) -> Callable[[Any, int | None], Any]:
+def _lineage_functions(spark: Any, config: AgentConfig) -> tuple[Callable[[Any, int | None], Any],
+                                                                    Callable[[Any], Any]]:
+    """(snapshot, analyze): the plan helper's py4j snapshot (listener thread) and pure analysis (worker)."""
     try:
-        from headwater.capture.lineage import LineageOptions, from_query_execution
+        from headwater.capture.lineage import LineageOptions, analyze, take_snapshot
     except ImportError as exc:
         log.warning("headwater: the plan analysis (headwater.capture.lineage) is not available (%s); "
                     "only the application run is reported", exc)
-        return lambda qe, execution_id: None
+        return (lambda qe, execution_id: None), (lambda snap: None)
 
     options = LineageOptions(dataset_lineage_enabled=config.dataset_lineage_enabled,
                              disabled_facets=config.disabled_facets)
 
-    def analyze(qe: Any, execution_id: int | None) -> Any:
-        return from_query_execution(qe, spark=spark, options=options, execution_id=execution_id)
+    def snapshot(qe: Any, execution_id: int | None) -> Any:
+        return take_snapshot(qe, spark)
 
-    return analyze
+    def analyze_snapshot(snap: Any) -> Any:
+        return analyze(snap, options)
+
+    return snapshot, analyze_snapshot
 
 
 def _wait_listener_bus(sc: Any, timeout: float) -> None:

@@ -1,7 +1,8 @@
 """A tiny real HTTP server on 127.0.0.1 that records the bodies POSTed to it.
 
 ``mode`` switches its behaviour while it runs: ``"ok"`` answers 201, ``"error"`` answers 500,
-``"hang"`` sleeps ``hang_seconds`` before answering (a backend that is up but stuck).
+``"hang"`` sleeps ``hang_seconds`` before answering (a backend that is up but stuck), ``"reject-first"``
+answers 422 (invalid event) to the first POST and 201 afterwards.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class Sink:
                     return
                 if mode == "error":
                     self._answer(500)
+                    return
+                if mode == "reject" or (mode == "reject-first" and sink.attempts == 1):
+                    self._answer(422)
                     return
                 if self.headers.get("Content-Encoding") == "gzip":
                     raw = gzip.decompress(raw)

@@ -5,6 +5,7 @@ These run the real openlineage-python HTTP transport against a real server on 12
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from pathlib import Path
@@ -162,3 +163,18 @@ def test_a_live_writers_segment_is_not_drained_by_another_process_view(spool_dir
     assert other.pending()
     assert other.drain(sent.append) and sent == [{"a": 1}]
     assert other.count() == 0
+
+
+def test_an_event_the_backend_refuses_is_set_aside_and_does_not_block_the_rest(spool_dir: Path) -> None:
+    with Sink(mode="reject-first") as sink:
+        emitter = Emitter(http(sink.url), Spool(spool_dir))
+        for e in events(3):
+            emitter.submit(e)
+        assert emitter.flush(10)
+        emitter.close(5)
+        got = sink.events()
+    assert times(got) == expected_times(3)[1:]
+    assert emitter.stats.rejected == 1 and not emitter.spooling
+    rejected = [json.loads(line) for line in (spool_dir / "rejected.ndjson").read_text().splitlines()]
+    assert [r["event"]["eventTime"] for r in rejected] == expected_times(1)
+    assert rejected[0]["reason"].startswith("HTTP 422")

@@ -1,0 +1,242 @@
+"""The agent in a real PySpark session (local[2]): events, failures, a backend that is down/erroring/hanging,
+errors inside capture. One SparkSession for the module; each test tracks it with its own configuration."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from headwater.capture import track
+from headwater.capture.spool import Spool
+from headwater.capture.tracker import Tracker
+
+from .events_util import app_events, assert_parented, assert_start_then_end, exec_events
+from .sink import Sink
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    warehouse = tmp_path_factory.mktemp("warehouse")
+    session = (SparkSession.builder.master("local[2]").appName("Agent Runtime Test")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
+               .config("spark.sql.warehouse.dir", str(warehouse)).getOrCreate())
+    yield session
+    session.stop()
+
+
+def http_conf(url: str, spool: Path, **extra: str) -> dict[str, str]:
+    return {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": url,
+            "spark.openlineage.transport.timeoutInMillis": "1000", "spark.headwater.spool.dir": str(spool),
+            "spark.headwater.flushTimeoutSeconds": "5", **extra}
+
+
+def start(spark: Any, conf: dict[str, str]) -> Tracker:
+    tracker = track(spark, conf=conf)
+    assert isinstance(tracker, Tracker)
+    return tracker
+
+
+def write_people(spark: Any, path: Path) -> list[Any]:
+    """A small job: build a DataFrame, write it as Parquet, read it back (the result the job computes)."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(1, "ada", 10.0), (2, "bob", 20.0), (3, "cy", 30.0)], ["id", "name", "pay"])
+    df.withColumn("pay2", F.col("pay") * 2).write.mode("overwrite").parquet(str(path))
+    return sorted(spark.read.parquet(str(path)).collect())
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_events_for_a_write_with_parent_chain(spark: Any, tmp_path: Path, spool_dir: Path,
+                                              assert_valid_events: Any) -> None:
+    with Sink() as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.openlineage.namespace": "runtime_test"}))
+        assert track(spark) is tracker  # idempotent
+        write_people(spark, tmp_path / "people")
+        spark.range(5).count()  # a pure read: no events of its own
+        assert tracker.flush(20)
+        tracker.stop()
+        events = sink.events()
+    assert_valid_events(events)
+    assert_start_then_end(events)
+    apps = app_events(events)
+    assert [e["eventType"] for e in apps] == ["START", "COMPLETE"]
+    assert apps[0]["job"] == {**apps[0]["job"], "namespace": "runtime_test", "name": "agent_runtime_test"}
+    engine = apps[0]["run"]["facets"]["processing_engine"]
+    assert (engine["name"], engine["version"]) == ("spark", spark.version)
+    assert apps[0]["run"]["facets"]["spark_properties"]["properties"]["spark.master"] == "local[2]"
+    execs = exec_events(events)
+    assert [e["eventType"] for e in execs] == ["START", "COMPLETE"]  # the write; not the reads
+    assert execs[0]["job"]["name"].startswith("agent_runtime_test.execute_insert_into_hadoop_fs_relation_command")
+    assert execs[0]["eventTime"] <= execs[1]["eventTime"]
+    assert [o["name"] for o in execs[1]["outputs"]] == [str(tmp_path / "people")]
+    assert execs[0]["job"]["facets"]["jobType"] == {**execs[0]["job"]["facets"]["jobType"], "integration": "SPARK",
+                                                     "processingType": "BATCH", "jobType": "SQL_JOB"}
+    assert_parented(events)
+    assert tracker.stats.sent == len(events) and tracker.stats.spooled == 0
+    assert not tracker.stopped or track(spark) is not tracker  # a stopped tracker is replaced by a new one
+    track(spark).stop()  # type: ignore[union-attr]
+
+
+def test_failed_execution_emits_fail_with_error_message(spark: Any, tmp_path: Path, spool_dir: Path,
+                                                        assert_valid_events: Any) -> None:
+    from pyspark.sql import functions as F
+
+    explode_on_three = F.when(F.col("id") == 3, F.raise_error(F.lit("bad row 3"))).otherwise(F.col("id"))
+    with Sink() as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir))
+        with pytest.raises(Exception, match="bad row 3"):
+            spark.range(5).select(explode_on_three.alias("v")).write.mode("overwrite").parquet(
+                str(tmp_path / "never"))
+        tracker.stop()
+        events = sink.events()
+    assert_valid_events(events)
+    assert_start_then_end(events)
+    fail = [e for e in exec_events(events) if e["eventType"] == "FAIL"]
+    assert len(fail) == 1
+    error = fail[0]["run"]["facets"]["errorMessage"]
+    assert error["programmingLanguage"] == "JAVA"
+    assert "bad row 3" in error["message"] + error.get("stackTrace", "")
+    assert [e["eventType"] for e in app_events(events)] == ["START", "COMPLETE"]
+
+
+def test_backend_down_job_unaffected_events_spooled_then_delivered(spark: Any, tmp_path: Path, spool_dir: Path,
+                                                                   assert_valid_events: Any) -> None:
+    baseline = write_people(spark, tmp_path / "baseline")  # no tracker
+    port = free_port()
+    tracker = start(spark, http_conf(f"http://127.0.0.1:{port}", spool_dir))
+    result = write_people(spark, tmp_path / "tracked")
+    tracker.stop()
+    assert result == baseline  # the job's result is the same with the backend down
+    spooled = Spool(spool_dir).count()
+    assert spooled == tracker.stats.spooled >= 4  # app START/COMPLETE + the write's START/COMPLETE
+    assert tracker.stats.sent == 0 and tracker.stats.dropped == 0
+    with Sink(port=port) as sink:  # the backend is back: the next run sends what waited
+        later = start(spark, http_conf(sink.url, spool_dir))
+        events = sink.wait_for(lambda b: len(b) >= spooled + 1, timeout=30)
+        later.stop()
+        events = sink.events()
+    assert_valid_events(events)
+    assert len(events) == spooled + 2  # the old run's events, then the new run's START and COMPLETE
+    assert_start_then_end(events[:spooled])
+    assert Spool(spool_dir).count() == 0
+
+
+@pytest.mark.parametrize("mode", ["error", "hang"])
+def test_backend_erroring_or_hanging_loses_nothing(spark: Any, tmp_path: Path, spool_dir: Path, mode: str,
+                                                   assert_valid_events: Any) -> None:
+    with Sink(mode=mode, hang_seconds=3) as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.flushTimeoutSeconds": "2"}))
+        result = write_people(spark, tmp_path / "out")
+        tracker.stop()
+        assert [r.id for r in result] == [1, 2, 3]
+        assert sink.events() == []
+        produced = tracker.stats.submitted
+        assert Spool(spool_dir).count() == produced >= 4
+        sink.mode = "ok"
+        done = Spool(spool_dir).drain(lambda event: _post(sink.url, event))
+        assert done
+        events = sink.events()
+    assert len(events) == produced
+    assert_valid_events(events)
+    assert_start_then_end(events)
+
+
+def _post(url: str, event: dict[str, Any]) -> None:
+    import httpx
+
+    httpx.post(url + "/api/v1/lineage", json=event, timeout=5).raise_for_status()
+
+
+def test_error_inside_capture_is_logged_once_and_the_job_is_unaffected(
+        spark: Any, tmp_path: Path, spool_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="headwater.capture")
+    with Sink() as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.debug.failCapture": "true"}))
+        first = write_people(spark, tmp_path / "a")
+        second = write_people(spark, tmp_path / "b")
+        assert tracker.flush(20)
+        tracker.stop()
+        events = sink.events()
+    assert first == second and len(first) == 3
+    failures = [r for r in caplog.records if "lineage capture failed" in r.getMessage()]
+    assert len(failures) == 1, [r.getMessage() for r in caplog.records]
+    assert tracker.listener.seen >= 4  # two writes and two reads went through the broken capture
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"]  # the application run is still reported
+
+
+def test_parent_facets_namespace_app_name_and_disabled_facets(spark: Any, tmp_path: Path, spool_dir: Path,
+                                                               assert_valid_events: Any) -> None:
+    parent_run = "01890000-0000-7000-8000-00000000beef"
+    root_run = "01890000-0000-7000-8000-00000000cafe"
+    conf = http_conf("", spool_dir)
+    with Sink() as sink:
+        conf.update({
+            "spark.openlineage.transport.url": sink.url,
+            "spark.openlineage.namespace": "payroll",
+            "spark.openlineage.appName": "nightlyLoad",
+            "spark.openlineage.parentJobNamespace": "airflow",
+            "spark.openlineage.parentJobName": "payroll_dag.load",
+            "spark.openlineage.parentRunId": parent_run,
+            "spark.openlineage.rootParentJobNamespace": "airflow",
+            "spark.openlineage.rootParentJobName": "payroll_dag",
+            "spark.openlineage.rootParentRunId": root_run,
+            "spark.openlineage.facets.disabled": "[spark_properties;processing_engine]",
+            "spark.openlineage.jobName.appendDatasetName": "false",
+        })
+        tracker = start(spark, conf)
+        write_people(spark, tmp_path / "people")
+        tracker.stop()
+        events = sink.events()
+    assert_valid_events(events)
+    app = app_events(events)[0]
+    assert (app["job"]["namespace"], app["job"]["name"]) == ("payroll", "nightly_load")
+    parent = app["run"]["facets"]["parent"]
+    assert parent["run"]["runId"] == parent_run
+    assert parent["job"] == {"namespace": "airflow", "name": "payroll_dag.load", "facets": {}} or \
+        (parent["job"]["namespace"], parent["job"]["name"]) == ("airflow", "payroll_dag.load")
+    assert parent["root"]["run"]["runId"] == root_run
+    for e in events:
+        assert "spark_properties" not in e["run"]["facets"] and "processing_engine" not in e["run"]["facets"]
+    execs = exec_events(events)
+    assert execs and all(e["job"]["name"] == "nightly_load.execute_insert_into_hadoop_fs_relation_command"
+                         for e in execs)
+    assert all(e["run"]["facets"]["parent"]["root"]["run"]["runId"] == root_run for e in execs)
+    assert_parented(events)
+
+
+def test_spark_connect_sessions_are_detected_and_not_tracked(caplog: pytest.LogCaptureFixture) -> None:
+    from headwater.capture import is_connect_session
+
+    class ConnectStyleSession:
+        """What a pyspark.sql.connect SparkSession looks like from outside: a gRPC client, no JVM session."""
+
+        def __init__(self) -> None:
+            self.client = object()
+
+    ConnectStyleSession.__module__ = "pyspark.sql.connect.session"
+    session = ConnectStyleSession()
+    assert is_connect_session(session)
+    caplog.set_level(logging.WARNING, logger="headwater.capture")
+    assert track(session) is None
+    assert any("Spark Connect" in r.getMessage() and "OpenLineageSparkListener" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_classic_session_is_not_connect(spark: Any) -> None:
+    from headwater.capture import is_connect_session
+
+    assert not is_connect_session(spark)
