@@ -5,10 +5,12 @@ import { useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
 import type { DatasetFlowNode } from "./types";
 import { NODE_WIDTH } from "./sizes";
+import { splitName } from "../model/nodeid";
 
 function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
+  const label = splitName(n.name);
   const cls = [
     "lnode",
     "lnode-dataset",
@@ -37,10 +39,11 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
         </span>
         <span className="lnode-title">
           <span className="lnode-name" title={n.name} data-testid="node-name">
-            {n.name}
+            {label.title}
           </span>
-          <span className="lnode-sub" title={n.namespace}>
+          <span className="lnode-sub" title={`${n.namespace} ${n.name}`}>
             {n.namespace}
+            {label.context ? ` · ${label.context}` : ""}
           </span>
         </span>
         <button

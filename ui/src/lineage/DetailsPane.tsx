@@ -7,7 +7,7 @@ import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList 
 import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
 import { useAsync } from "../lib/useAsync";
 import type { ColumnPath } from "../model/columns";
-import { datasetOfField, fieldName } from "../model/nodeid";
+import { datasetOfField, fieldName, splitName } from "../model/nodeid";
 
 type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
 
@@ -63,10 +63,13 @@ export function DetailsPane({
           {isJob ? <JobIcon /> : <DatasetKindIcon kind={node.data?.kind} />}
         </span>
         <div className="details-title">
-          <div className="details-name" data-testid="details-name">
-            {node.data?.name ?? nodeId}
+          <div className="details-name" data-testid="details-name" title={node.data?.name}>
+            {node.data ? splitName(node.data.name).title : nodeId}
           </div>
-          <div className="muted small">{node.data?.namespace}</div>
+          <div className="muted small break">
+            {node.data?.namespace}
+            {node.data && splitName(node.data.name).context ? ` · ${splitName(node.data.name).context}` : ""}
+          </div>
         </div>
         <button className="icon-btn" onClick={onClose} aria-label="Close details">
           <CloseIcon />

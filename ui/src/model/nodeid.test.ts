@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { datasetOfField, fieldId, fieldName, parseNodeId } from "./nodeid";
+import { datasetOfField, fieldId, fieldName, parseNodeId, splitName } from "./nodeid";
 
 describe("node ids (same rules as headwater/graph/nodeid.py)", () => {
   it("parses namespaces with scheme and port", () => {
@@ -23,5 +23,14 @@ describe("node ids (same rules as headwater/graph/nodeid.py)", () => {
     expect(f).toBe("datasetField:s3://bucket:warehouse/t:amount");
     expect(datasetOfField(f)).toBe("dataset:s3://bucket:warehouse/t");
     expect(fieldName(f)).toBe("amount");
+  });
+});
+
+describe("display names", () => {
+  it("split a path into its last segment and the rest", () => {
+    expect(splitName("/data/hr/employees.csv")).toEqual({ title: "employees.csv", context: "/data/hr/" });
+    expect(splitName("s3://b/warehouse/table/")).toEqual({ title: "table", context: "s3://b/warehouse/" });
+    expect(splitName("hr.public.employees")).toEqual({ title: "hr.public.employees", context: "" });
+    expect(splitName("/x")).toEqual({ title: "/x", context: "" });
   });
 });

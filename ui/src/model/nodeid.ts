@@ -64,9 +64,13 @@ export const isField = (id: string): boolean => id.startsWith("datasetField:");
 export const isDataset = (id: string): boolean => id.startsWith("dataset:");
 export const isJob = (id: string): boolean => id.startsWith("job:");
 
-/** A short display label: the last path segment of a name, the whole name when short. */
-export function shortName(name: string): string {
-  if (name.length <= 28) return name;
-  const cut = Math.max(name.lastIndexOf("/"), name.lastIndexOf("."));
-  return cut > 0 && cut < name.length - 1 ? name.slice(cut + 1) : name;
+/**
+ * A node label in two parts: the last path segment of a dataset name (the file or folder), and
+ * the rest as context. Names without '/' (tables, jobs) stay whole.
+ */
+export function splitName(name: string): { title: string; context: string } {
+  const trimmed = name.endsWith("/") ? name.slice(0, -1) : name;
+  const cut = trimmed.lastIndexOf("/");
+  if (cut <= 0 || cut === trimmed.length - 1) return { title: name, context: "" };
+  return { title: trimmed.slice(cut + 1), context: trimmed.slice(0, cut + 1) };
 }
