@@ -51,12 +51,21 @@ def _changes(prev: Mapping[str, Any] | None, fields: Any, facets: Mapping[str, A
     return changes
 
 
-def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservation]) -> list[dict[str, Any]]:
-    """Versions oldest first as ``dataset_versions`` rows (JSON values as Python objects)."""
+def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservation],
+                            start: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Versions oldest first as ``dataset_versions`` rows (JSON values as Python objects).
+
+    ``start`` continues the fold from a stored open version (all ``observations`` are newer):
+    the answer then begins with that version (its ``valid_to`` set when a new one follows).
+    """
     versions: list[dict[str, Any]] = []
     fields: list[Any] = []
     facets: dict[str, Any] = {}
     state_hash: str | None = None
+    if start is not None:
+        versions.append({**start, "valid_to": None})
+        fields, facets = list(start["fields"]), dict(start["facets"])
+        state_hash = content_hash([fields, _comparable(facets), bool(start["deleted"])])
     for o in sorted(observations, key=lambda o: (o.time, o.event_id, _ROLE_ORDER.get(o.role, 9))):
         if o.data.get("fields") is not None:
             fields = list(o.data["fields"])

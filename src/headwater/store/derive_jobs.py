@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.store.canonical import content_hash
+from headwater.store.derive_runs import job_content
 from headwater.store.intervals import merge_intervals
 
 
@@ -35,11 +36,25 @@ def _changes(prev: Mapping[str, Any] | None, cur: Mapping[str, Any]) -> list[str
     return changes
 
 
-def derive_job_versions(job: str, samples: Sequence[JobSample]) -> list[dict[str, Any]]:
-    """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects)."""
+def version_content(version: Mapping[str, Any]) -> dict[str, Any]:
+    """The content a stored version was made from (what ``job_content`` gave for its first sample)."""
+    return job_content(version["inputs"], version["outputs"], version["facets"], version["column_lineage"])
+
+
+def derive_job_versions(job: str, samples: Sequence[JobSample],
+                        start: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects).
+
+    ``start`` continues from a stored version (all ``samples`` come after it); the answer then
+    begins with that version.
+    """
     versions: list[dict[str, Any]] = []
     prev_content: Mapping[str, Any] | None = None
     prev_hash: str | None = None
+    if start is not None:
+        versions.append({**start, "valid_to": None})
+        prev_content = version_content(start)
+        prev_hash = content_hash(prev_content)
     for s in sorted(samples, key=lambda s: (s.time, s.key)):
         h = content_hash(s.content)
         if h == prev_hash:

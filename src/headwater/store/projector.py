@@ -1,29 +1,33 @@
 """The projector: keeps the derived graph tables equal to the pure derivation of the event log.
 
 After new events are inserted (with their observations), every run, job and dataset they touch
-is re-derived from *all* of its observations (sorted by event time, so arrival order does not
-matter) and its derived rows are replaced. A run's job is re-derived after the run.
+is brought up to date. The answer is always the one of the pure derivation over *all* the node's
+observations sorted by event time (so arrival order does not matter); two ways get there:
+
+- **fast path** (the usual case: the new observations are newer than everything known about
+  the node): continue the fold from the stored open version — no old observations are read;
+- **full path** (out-of-order arrival, or a new node): re-derive the node from all of its
+  observations (the index table ``observations`` finds them) and replace its derived rows.
+
+A run's job is brought up to date after the run.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.store.canonical import dumps
-from headwater.store.derive_datasets import (
-    DatasetObservation,
-    derive_dataset_versions,
-    derive_field_spans,
-)
+from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
-from headwater.store.observe import observe
+from headwater.store.observe import Observation, observe
 from headwater.store.schema import (
     DERIVED_TABLES,
     column_edges,
@@ -41,6 +45,21 @@ from headwater.store.schema import (
 CHUNK = 500
 DATASET_ROLES = ("input", "output", "dataset")
 JOB_ROLES = ("job", "jobevent")
+Position = tuple[int, str]  # a job sample's place in time: (time, run id or "event:<event id>")
+
+_RUN_JSON = ("facets", "job_facets", "inputs", "outputs", "column_lineage")
+_JOB_VERSION_JSON = ("inputs", "outputs", "facets", "column_lineage", "changes")
+_DATASET_VERSION_JSON = ("fields", "facets", "changes")
+
+
+@dataclass
+class Batch:
+    """What changed in one append: new observations per node, and per job the changed samples."""
+
+    new_obs: dict[str, list[Observation]] = field(default_factory=lambda: defaultdict(list))
+    changed: dict[str, list[Position]] = field(default_factory=lambda: defaultdict(list))  # job -> positions
+    full_jobs: set[str] = field(default_factory=set)  # jobs that must be re-derived from scratch
+    incremental: bool = True
 
 
 def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
@@ -59,130 +78,281 @@ def _load_observations(conn: sa.Connection, nodes: Sequence[str], roles: Sequenc
     return found
 
 
-def _json_row(row: dict[str, Any], json_columns: Sequence[str]) -> dict[str, Any]:
+def _json_row(row: Mapping[str, Any], json_columns: Sequence[str]) -> dict[str, Any]:
     return {k: (dumps(v) if k in json_columns else v) for k, v in row.items()}
 
 
+def _parsed(row: Any, json_columns: Sequence[str]) -> dict[str, Any]:
+    return {k: (json.loads(v) if k in json_columns else v) for k, v in row._mapping.items()}
+
+
 def project_new_events(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
-    """Re-derive every node the new events touched."""
+    """Bring every node the new events touched up to date."""
+    batch = Batch()
     run_nodes: set[str] = set()
     job_nodes: set[str] = set()
-    dataset_nodes: set[str] = set()
     for n in new:
         for o in n.observations:
+            batch.new_obs[o.node].append(o)
             if o.role == "run":
                 run_nodes.add(o.node)
             elif o.role in JOB_ROLES:
                 job_nodes.add(o.node)
-            else:
-                dataset_nodes.add(o.node)
-    refresh(conn, run_nodes, job_nodes, dataset_nodes)
+                if o.role == "jobevent":
+                    batch.changed[o.node].append((o.time, f"event:{o.event_id}"))
+    dataset_nodes = {node for node, obs in batch.new_obs.items() if obs[0].role in DATASET_ROLES}
+    refresh(conn, run_nodes, job_nodes, dataset_nodes, batch)
 
 
-def refresh(conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], dataset_nodes: set[str]) -> None:
-    job_nodes = job_nodes | _refresh_runs(conn, run_nodes)
-    _refresh_jobs(conn, job_nodes)
-    _refresh_datasets(conn, dataset_nodes)
+def refresh(conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], dataset_nodes: set[str],
+            batch: Batch) -> None:
+    job_nodes = job_nodes | _refresh_runs(conn, run_nodes, batch)
+    _refresh_jobs(conn, job_nodes, batch)
+    _refresh_datasets(conn, dataset_nodes, batch)
 
 
-def _refresh_runs(conn: sa.Connection, run_nodes: set[str]) -> set[str]:
-    """Re-derive runs; returns the jobs whose versions depend on them (old and new owner)."""
+# --- runs -------------------------------------------------------------------------------------
+
+def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set[str]:
+    """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
     touched_jobs: set[str] = set()
     found = _load_observations(conn, sorted(run_nodes), ("run",))
     rows: list[dict[str, Any]] = []
     for node, obs_rows in found.items():
-        run_id = node[len("run:"):]
-        run = derive_run(run_id, [RunObservation(r.time, r.event_id, json.loads(r.data)) for r in obs_rows])
+        run = derive_run(node[len("run:"):], [RunObservation(r.time, r.event_id, json.loads(r.data)) for r in obs_rows])
         touched_jobs.add(run["job"])
-        rows.append(_json_row(run, ("facets", "job_facets", "inputs", "outputs", "column_lineage")))
-    ids = [r["run_id"] for r in rows]
-    for chunk in _chunks(ids):
-        touched_jobs.update(conn.scalars(sa.select(runs.c.job).where(runs.c.run_id.in_(chunk))))
+        batch.changed[run["job"]].append((run["started_at"], run["run_id"]))
+        rows.append(_json_row(run, _RUN_JSON))
+    new_job = {r["run_id"]: r["job"] for r in rows}
+    for chunk in _chunks(new_job):
+        for old in conn.execute(sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(chunk))):
+            touched_jobs.add(old.job)
+            batch.changed[old.job].append((old.started_at, old.run_id))
+            if old.job != new_job[old.run_id]:  # a run moved to another job: rare, re-derive both
+                batch.full_jobs.update((old.job, new_job[old.run_id]))
         conn.execute(runs.delete().where(runs.c.run_id.in_(chunk)))
     if rows:
         conn.execute(runs.insert(), rows)
     return touched_jobs
 
 
-def _refresh_jobs(conn: sa.Connection, job_nodes: set[str]) -> None:
+# --- jobs -------------------------------------------------------------------------------------
+
+def _run_sample(r: Any) -> JobSample:
+    facets = json.loads(r.job_facets)
+    content = job_content(json.loads(r.inputs), json.loads(r.outputs), facets, json.loads(r.column_lineage))
+    return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
+
+
+def _event_sample(o: Any) -> tuple[JobSample, tuple[str, str]]:
+    d = json.loads(o.data)
+    content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
+    return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
+
+
+def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch) -> dict[str, tuple[str, str]]:
+    names: dict[str, tuple[str, str]] = {}
+    for row in conn.execute(sa.select(jobs.c.id, jobs.c.namespace, jobs.c.name).where(jobs.c.id.in_(chunk))):
+        names[row.id] = (row.namespace, row.name)
+    for job in chunk:
+        for o in batch.new_obs.get(job, ()):
+            names.setdefault(job, (o.data["jobNamespace"], o.data["jobName"]))
+    missing = [j for j in chunk if j not in names]
+    for node, obs_rows in _load_observations(conn, missing, JOB_ROLES).items():
+        d = json.loads(obs_rows[0].data)
+        names[node] = (d["jobNamespace"], d["jobName"])
+    return names
+
+
+def _time_span(conn: sa.Connection, chunk: list[str], roles: Sequence[str]) -> dict[str, tuple[int, int]]:
+    query = (sa.select(observations.c.node, sa.func.min(observations.c.time).label("first"),
+                       sa.func.max(observations.c.time).label("last"))
+             .where(observations.c.node.in_(chunk), observations.c.role.in_(roles)).group_by(observations.c.node))
+    return {row.node: (row.first, row.last) for row in conn.execute(query)}
+
+
+def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(job_nodes):
-        samples: dict[str, list[JobSample]] = defaultdict(list)
-        last_run: dict[str, sa.Row[Any]] = {}
-        names: dict[str, tuple[str, str]] = {}
-        run_query = sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)
-        for r in conn.execute(run_query):
-            facets = json.loads(r.job_facets)
-            content = job_content(json.loads(r.inputs), json.loads(r.outputs), facets, json.loads(r.column_lineage))
-            samples[r.job].append(JobSample(r.started_at, r.run_id, r.run_id, content, facets))
-            last_run[r.job] = r
-        for node, obs_rows in _load_observations(conn, chunk, ("jobevent",)).items():
-            for o in obs_rows:
-                d = json.loads(o.data)
-                content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
-                samples[node].append(JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]))
-                names[node] = (d["jobNamespace"], d["jobName"])
-        spans = {row.node: (row.first, row.last) for row in conn.execute(
-            sa.select(observations.c.node, sa.func.min(observations.c.time).label("first"),
-                      sa.func.max(observations.c.time).label("last"))
-            .where(observations.c.node.in_(chunk), observations.c.role.in_(JOB_ROLES))
-            .group_by(observations.c.node))}
-        for row in conn.execute(sa.select(jobs.c.id, jobs.c.namespace, jobs.c.name).where(jobs.c.id.in_(chunk))):
-            names[row.id] = (row.namespace, row.name)
-        missing = [j for j in chunk if j not in names and j in spans]
-        for node, obs_rows in _load_observations(conn, missing, ("job",)).items():
-            d = json.loads(obs_rows[0].data)
-            names[node] = (d["jobNamespace"], d["jobName"])
-        for table in (jobs, job_versions, edges, column_edges):
-            key = table.c.id if table is jobs else table.c.job
-            conn.execute(table.delete().where(key.in_(chunk)))
-        job_rows, version_rows, edge_rows, column_rows = [], [], [], []
-        for job in chunk:
-            if job not in spans:
-                continue
-            versions = derive_job_versions(job, samples.get(job, []))
-            ordered = sorted(samples.get(job, []), key=lambda s: (s.time, s.key))
-            namespace, name = names[job]
-            run = last_run.get(job)
-            job_rows.append({
-                "id": job, "namespace": namespace, "name": name, "created_at": spans[job][0],
-                "updated_at": spans[job][1], "facets": dumps(ordered[-1].facets if ordered else {}),
-                "parent_job": run.parent_job if run is not None else None,
-            })
-            version_rows.extend(_json_row(v, ("inputs", "outputs", "facets", "column_lineage", "changes"))
-                                for v in versions)
-            edge_rows.extend(derive_edges(job, versions))
-            column_rows.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
-        for table, rows in ((jobs, job_rows), (job_versions, version_rows), (edges, edge_rows),
-                            (column_edges, column_rows)):
-            if rows:
-                conn.execute(table.insert(), rows)
+        names = _job_names(conn, chunk, batch)
+        existing = {r.id: r for r in conn.execute(sa.select(jobs).where(jobs.c.id.in_(chunk)))}
+        fast = [j for j in chunk if batch.incremental and j in existing and j not in batch.full_jobs and batch.changed.get(j)]
+        done = _jobs_fast(conn, fast, batch, existing, names) if fast else set()
+        _jobs_full(conn, [j for j in chunk if j not in done], names)
 
 
-def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str]) -> None:
+def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]]) -> None:
+    if not chunk:
+        return
+    samples: dict[str, list[JobSample]] = defaultdict(list)
+    last_run: dict[str, Any] = {}
+    for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)):
+        samples[r.job].append(_run_sample(r))
+        last_run[r.job] = r
+    for node, obs_rows in _load_observations(conn, chunk, ("jobevent",)).items():
+        for o in obs_rows:
+            samples[node].append(_event_sample(o)[0])
+    spans = _time_span(conn, chunk, JOB_ROLES)
+    for table in (jobs, job_versions, edges, column_edges):
+        key = table.c.id if table is jobs else table.c.job
+        conn.execute(table.delete().where(key.in_(chunk)))
+    job_rows, version_rows, edge_rows, column_rows = [], [], [], []
+    for job in chunk:
+        if job not in spans:
+            continue
+        versions = derive_job_versions(job, samples.get(job, []))
+        ordered = sorted(samples.get(job, []), key=lambda s: (s.time, s.key))
+        run = last_run.get(job)
+        job_rows.append({
+            "id": job, "namespace": names[job][0], "name": names[job][1], "created_at": spans[job][0],
+            "updated_at": spans[job][1], "facets": dumps(ordered[-1].facets if ordered else {}),
+            "parent_job": run.parent_job if run is not None else None,
+        })
+        version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
+        edge_rows.extend(derive_edges(job, versions))
+        column_rows.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
+    for table, rows in ((jobs, job_rows), (job_versions, version_rows), (edges, edge_rows), (column_edges, column_rows)):
+        if rows:
+            conn.execute(table.insert(), rows)
+
+
+def _restore_starts(derived: list[dict[str, Any]], old: Sequence[Mapping[str, Any]], since: int,
+                    key: Sequence[str]) -> list[dict[str, Any]]:
+    """Spans re-derived from version ``since`` on keep the start of the old span they continue."""
+    starts = {tuple(o[k] for k in key): o["valid_from"] for o in old
+              if o["valid_from"] <= since and (o["valid_to"] is None or o["valid_to"] > since)}
+    for span in derived:
+        if span["valid_from"] == since:
+            span["valid_from"] = starts.get(tuple(span[k] for k in key), since)
+    return derived
+
+
+_EDGE_KEY = ("dataset", "direction")
+_COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
+
+
+def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any],
+               names: Mapping[str, tuple[str, str]]) -> set[str]:
+    """Continue each job from its last version before the earliest changed sample; returns the jobs done."""
+    first = {j: min(batch.changed[j]) for j in chunk}
+    since = min(p[0] for p in first.values())
+    tail_versions: dict[str, list[Any]] = defaultdict(list)
+    for v in conn.execute(sa.select(job_versions).where(
+            job_versions.c.job.in_(chunk), sa.or_(job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= since))):
+        tail_versions[v.job].append(v)
+    tail_runs: dict[str, list[Any]] = defaultdict(list)
+    for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk), runs.c.started_at >= since)):
+        tail_runs[r.job].append(r)
+    tail_events: dict[str, list[Any]] = defaultdict(list)
+    for o in conn.execute(sa.select(observations).where(
+            observations.c.node.in_(chunk), observations.c.role == "jobevent", observations.c.time >= since)):
+        tail_events[o.node].append(o)
+    done: set[str] = set()
+    for job in chunk:
+        m_time = first[job][0]
+        changed = set(batch.changed[job])
+        samples = [_run_sample(r) for r in tail_runs[job] if r.started_at >= m_time]
+        samples += [_event_sample(o)[0] for o in tail_events[job] if o.time >= m_time]
+        if any((s.time, s.key) not in changed for s in samples):
+            continue  # an older sample sits after the change: out of order, full path
+        before = [v for v in tail_versions[job] if v.valid_from < m_time]
+        if not before:
+            continue
+        start = _parsed(max(before, key=lambda v: v.valid_from), _JOB_VERSION_JSON)
+        versions = derive_job_versions(job, samples, start=start)
+        s_from = start["valid_from"]
+        old_edges = [dict(r._mapping) for r in conn.execute(sa.select(edges).where(
+            edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))]
+        old_columns = [dict(r._mapping) for r in conn.execute(sa.select(column_edges).where(
+            column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))]
+        conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
+        conn.execute(edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))
+        conn.execute(column_edges.delete().where(column_edges.c.job == job, sa.or_(
+            column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))
+        conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
+        new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
+        if new_edges:
+            conn.execute(edges.insert(), new_edges)
+        derived_columns = [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
+        new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
+        if new_columns:
+            conn.execute(column_edges.insert(), new_columns)
+        row = existing[job]
+        new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
+        last = max(samples, key=lambda s: (s.time, s.key), default=None)
+        last_run = max(tail_runs[job], key=lambda r: (r.started_at, r.run_id), default=None)
+        conn.execute(jobs.update().where(jobs.c.id == job).values(
+            created_at=min([row.created_at, *new_times]), updated_at=max([row.updated_at, *new_times]),
+            facets=dumps(last.facets) if last is not None else row.facets,
+            parent_job=last_run.parent_job if last_run is not None else row.parent_job))
+        done.add(job)
+    del names
+    return done
+
+
+# --- datasets ---------------------------------------------------------------------------------
+
+def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(dataset_nodes):
-        found = _load_observations(conn, chunk, DATASET_ROLES)
-        for table in (datasets, dataset_versions, dataset_fields):
-            key = table.c.id if table is datasets else table.c.dataset
-            conn.execute(table.delete().where(key.in_(chunk)))
-        ds_rows, version_rows, field_rows = [], [], []
-        for node, obs_rows in found.items():
-            parsed = [DatasetObservation(r.time, r.event_id, r.role, json.loads(r.data)) for r in obs_rows]
-            versions = derive_dataset_versions(node, parsed)
-            namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
-            last = versions[-1]
-            ds_rows.append({
-                "id": node, "namespace": namespace, "name": name, "kind": last["kind"],
-                "created_at": versions[0]["valid_from"], "updated_at": max(o.time for o in parsed),
-                "deleted": last["deleted"],
-            })
-            version_rows.extend(_json_row(v, ("fields", "facets", "changes")) for v in versions)
-            field_rows.extend(derive_field_spans(node, namespace, name, versions))
-        for table, rows in ((datasets, ds_rows), (dataset_versions, version_rows), (dataset_fields, field_rows)):
-            if rows:
-                conn.execute(table.insert(), rows)
+        existing = {r.id: r for r in conn.execute(sa.select(datasets).where(datasets.c.id.in_(chunk)))}
+        fast = [d for d in chunk if batch.incremental and d in existing
+                and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at]
+        if fast:
+            _datasets_fast(conn, fast, batch, existing)
+        _datasets_full(conn, [d for d in chunk if d not in set(fast)])
 
 
-def rebuild_all(conn: sa.Connection, batch: int = 1000) -> int:
+def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
+    if not chunk:
+        return
+    found = _load_observations(conn, chunk, DATASET_ROLES)
+    for table in (datasets, dataset_versions, dataset_fields):
+        key = table.c.id if table is datasets else table.c.dataset
+        conn.execute(table.delete().where(key.in_(chunk)))
+    ds_rows, version_rows, field_rows = [], [], []
+    for node, obs_rows in found.items():
+        parsed = [DatasetObservation(r.time, r.event_id, r.role, json.loads(r.data)) for r in obs_rows]
+        versions = derive_dataset_versions(node, parsed)
+        namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
+        ds_rows.append({
+            "id": node, "namespace": namespace, "name": name, "kind": versions[-1]["kind"],
+            "created_at": versions[0]["valid_from"], "updated_at": max(o.time for o in parsed),
+            "deleted": versions[-1]["deleted"],
+        })
+        version_rows.extend(_json_row(v, _DATASET_VERSION_JSON) for v in versions)
+        field_rows.extend(derive_field_spans(node, namespace, name, versions))
+    for table, rows in ((datasets, ds_rows), (dataset_versions, version_rows), (dataset_fields, field_rows)):
+        if rows:
+            conn.execute(table.insert(), rows)
+
+
+def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> None:
+    """The new observations are all newer than the dataset's: fold them onto its open version."""
+    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON) for v in conn.execute(
+        sa.select(dataset_versions).where(dataset_versions.c.dataset.in_(chunk), dataset_versions.c.valid_to.is_(None)))}
+    for node in chunk:
+        row, start = existing[node], open_versions[node]
+        new = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in batch.new_obs[node]]
+        versions = derive_dataset_versions(node, new, start=start)
+        last = versions[-1]
+        conn.execute(datasets.update().where(datasets.c.id == node).values(
+            updated_at=max(row.updated_at, max(o.time for o in new)), kind=last["kind"], deleted=last["deleted"]))
+        if len(versions) == 1:
+            continue  # nothing but volatile facets changed
+        s_from = start["valid_from"]
+        old_fields = [dict(r._mapping) for r in conn.execute(sa.select(dataset_fields).where(
+            dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None)))]
+        conn.execute(dataset_versions.delete().where(dataset_versions.c.id == start["id"]))
+        conn.execute(dataset_versions.insert(), [_json_row(v, _DATASET_VERSION_JSON) for v in versions])
+        conn.execute(dataset_fields.delete().where(dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None)))
+        spans = _restore_starts(derive_field_spans(node, row.namespace, row.name, versions), old_fields, s_from,
+                                ("field", "type"))
+        if spans:
+            conn.execute(dataset_fields.insert(), spans)
+
+
+# --- rebuild ----------------------------------------------------------------------------------
+
+def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
     """Drop every derived row and the observation index, then replay the whole event log."""
     for table in (*DERIVED_TABLES, observations):
         conn.execute(table.delete())
@@ -192,7 +362,7 @@ def rebuild_all(conn: sa.Connection, batch: int = 1000) -> int:
     while True:
         rows = list(conn.execute(
             sa.select(events.c.seq, events.c.id, events.c.raw).where(events.c.seq > last_seq)
-            .order_by(events.c.seq).limit(batch)))
+            .order_by(events.c.seq).limit(batch_size)))
         if not rows:
             break
         new = [NewEvent(r.seq, r.id, observe(json.loads(r.raw), r.id)) for r in rows]
@@ -203,5 +373,5 @@ def rebuild_all(conn: sa.Connection, batch: int = 1000) -> int:
                 nodes[group].add(o.node)
         count += len(rows)
         last_seq = rows[-1].seq
-    refresh(conn, nodes["run"], nodes["job"], nodes["dataset"])
+    refresh(conn, nodes["run"], nodes["job"], nodes["dataset"], Batch(incremental=False))
     return count
