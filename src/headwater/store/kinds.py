@@ -16,8 +16,9 @@ TABLE_SCHEMES = frozenset({"bigquery", "snowflake", "hive", "trino", "presto", "
 
 
 def scheme(namespace: str) -> str:
-    head = namespace.split("://", 1)[0] if "://" in namespace else namespace.split(":", 1)[0]
-    return head.lower()
+    """``s3://bucket`` → ``s3``; ``jdbc:sqlserver://h`` → ``jdbc``; ``file`` → ``file``."""
+    head = namespace.split("://", 1)[0] if "://" in namespace else namespace
+    return head.split(":", 1)[0].lower()
 
 
 def dataset_kind(namespace: str, facets: Mapping[str, Any]) -> str:
