@@ -15,6 +15,7 @@ function LineageEdgeView(props: EdgeProps<LineageFlowEdge>) {
         d={path}
         className="ledge-hit"
         data-testid={`edge-${data?.kind ?? "flow"}`}
+        data-emphasis={data?.emphasis ?? "normal"}
         onMouseEnter={() => setHover(true)}
         onMouseLeave={() => setHover(false)}
       />
