@@ -59,7 +59,9 @@ def struct_columns(struct: Any) -> list[tuple[str, Any]]:
 
 
 def datasource_facet(namespace: str) -> datasource_dataset.DatasourceDatasetFacet:
-    return datasource_dataset.DatasourceDatasetFacet(name=namespace, uri=namespace)
+    """name is the namespace; uri is the namespace as a URI (``file`` → ``file:///``)."""
+    uri = namespace if ":" in namespace else f"{namespace}:///"
+    return datasource_dataset.DatasourceDatasetFacet(name=namespace, uri=uri)
 
 
 def symlinks_facet(namespace: str, name: str) -> symlinks_dataset.SymlinksDatasetFacet:

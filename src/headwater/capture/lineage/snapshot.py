@@ -427,8 +427,16 @@ def _sql_text(qe: Any) -> str | None:
     return None
 
 
-def _contains_cached(plan: PlanNode) -> bool:
-    return any(n.name == "InMemoryRelation" for n in plan.walk())
+# In these the optimized plan hides lineage the analyzed plan still shows: a cached relation
+# stands for a plan we cannot see, and a V2 scan may have absorbed pushed-down filters.
+_ANALYZED_INSTEAD = frozenset({"InMemoryRelation", "DataSourceV2ScanRelation"})
+
+
+def _needs_analyzed(plan: PlanNode) -> str | None:
+    for n in plan.walk():
+        if n.name in _ANALYZED_INSTEAD:
+            return n.name
+    return None
 
 
 def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
@@ -446,8 +454,8 @@ def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
     if jquery is not None:
         query_json = json.loads(str(jquery.toJSON()))
         plan = parse_plan(query_json)
-        if _contains_cached(plan) and snap.plan_source == "optimized":
-            # the optimizer put a cached relation in: the analyzed plan still has the real sources
+        reason = _needs_analyzed(plan) if snap.plan_source == "optimized" else None
+        if reason is not None:
             aroot = qe.analyzed()
             ajquery = _query_of(aroot, short_name(_cls(aroot)))
             if ajquery is not None:
@@ -455,7 +463,7 @@ def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
                 query_json = json.loads(str(jquery.toJSON()))
                 plan = parse_plan(query_json)
                 snap.plan_source = "analyzed"
-                snap.notes.append("cached relation: analysed plan used")
+                snap.notes.append(f"{reason} in the optimized plan: analyzed plan used")
         snap.query = query_json
         _describe_plan_leaves(ctx, jquery, plan, snap.relations)
     executed = _executed_root(qe)
