@@ -26,7 +26,18 @@ const VIRTUALIZE_AT = 250;
 /** Nodes beyond which the minimap is left out: drawing every node twice costs seconds at 10,000. */
 const MINIMAP_MAX = 2000;
 
-export function Canvas({ elements, root, onPaneClick }: { elements: Elements; root: string; onPaneClick: () => void }) {
+export function Canvas({
+  elements,
+  root,
+  onPaneClick,
+  fitKey,
+}: {
+  elements: Elements;
+  root: string;
+  onPaneClick: () => void;
+  /** the view is fitted again whenever this changes (a panel opened and the canvas shrank) */
+  fitKey: string;
+}) {
   const client = useMemo(() => new LayoutClient(), []);
   useEffect(() => {
     client.warm();
@@ -85,7 +96,7 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
 
   useEffect(() => {
     if (!placed) return;
-    const key = `${root}|${elements.nodes.length}|${ready ? "final" : "first"}`;
+    const key = `${root}|${elements.nodes.length}|${ready ? "final" : "first"}|${fitKey}`;
     if (fittedFor.current === key) return;
     const first = fittedFor.current === "";
     fittedFor.current = key;
@@ -96,7 +107,7 @@ export function Canvas({ elements, root, onPaneClick }: { elements: Elements; ro
         if (r) rf.setCenter(r.x + 136, r.y + 30, { zoom: 0.75, duration: first ? 0 : 250 });
       }
     });
-  }, [placed, ready, root, elements.nodes.length, nodes.length, positions, rf]);
+  }, [placed, ready, root, elements.nodes.length, nodes.length, positions, rf, fitKey]);
 
   const big = elements.nodes.length > VIRTUALIZE_AT;
   return (

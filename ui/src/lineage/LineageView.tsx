@@ -178,7 +178,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         <div className="lineage-body">
           <ReactFlowProvider>
             {elements ? (
-              <Canvas elements={elements} root={root} onPaneClick={() => setSelected(null)} />
+              <Canvas elements={elements} root={root} onPaneClick={() => setSelected(null)} fitKey={view.impact ? "impact" : ""} />
             ) : (
               <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
             )}
