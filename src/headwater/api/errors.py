@@ -82,8 +82,10 @@ async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
-async def _ingest_error(_: Request, exc: Exception) -> JSONResponse:
+async def _ingest_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, IngestError)
+    client = request.client.host if request.client else "?"
+    log.warning("refused %s from %s: %s %s", request.url.path, client, exc.status, exc.message)
     return error_response(exc.status, exc.code, exc.message, [p.as_dict() for p in exc.details])
 
 
