@@ -95,7 +95,12 @@ def _auto_track(session: Any) -> None:
     try:
         from headwater.capture.tracker import track
 
-        track(session, defaults=conf_defaults())
+        tracker = track(session, defaults=conf_defaults())
+        if tracker is not None and enabled({ENV_CAPTURE: os.environ.get(ENV_CAPTURE, "")}):
+            from headwater.capture.transports import describe
+
+            sys.stderr.write(f"headwater: capturing lineage of Spark application {tracker.app_name!r} "
+                             f"-> {describe(tracker.transport)}\n")
     except Exception as exc:  # noqa: BLE001 - never fail the job
         log.warning("headwater: lineage capture could not start: %s", exc)
 

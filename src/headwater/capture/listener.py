@@ -51,6 +51,10 @@ class QueryListener:
         self._fail_for_test = fail_for_test
         self.enabled = True
         self.seen = 0
+        self.token = f"headwater-listener-{id(self):x}"
+
+    def toString(self) -> str:  # noqa: N802 - lets unregister() find our Java proxy among the session's listeners
+        return self.token
 
     # py4j entry points: never raise
     def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:  # noqa: N802, N803
@@ -122,3 +126,17 @@ def _java_failure(exception: Any, jvm: Any) -> Failure:
         except Exception:  # noqa: BLE001
             trace = None
     return Failure(message=message, stack_trace=trace, language="JAVA")
+
+
+def unregister(listener_manager: Any, listener: QueryListener) -> bool:
+    """Remove our listener from a session's ``ExecutionListenerManager``.
+
+    py4j wraps the Python object in a new Java proxy each time it crosses over, so ``unregister(listener)``
+    would not find it; the registered proxy is found by its ``toString`` instead. Returns True if removed.
+    """
+    removed = False
+    for registered in listener_manager.listListeners():
+        if str(registered.toString()) == listener.token:
+            listener_manager.unregister(registered)
+            removed = True
+    return removed

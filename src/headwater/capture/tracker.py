@@ -33,7 +33,7 @@ from headwater.capture.events import (
     application_event,
     execution_events,
 )
-from headwater.capture.listener import Observed, QueryListener
+from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.spool import Spool
 from headwater.capture.transports import build_transport
@@ -125,7 +125,7 @@ class Tracker:
             _wait_listener_bus(self._sc, self.config.flush_timeout)
             self.listener.enabled = False
             try:
-                self._spark._jsparkSession.listenerManager().unregister(self.listener)
+                unregister(self._spark._jsparkSession.listenerManager(), self.listener)
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             kind = EventType.FAIL if self._failure else EventType.COMPLETE

@@ -87,6 +87,8 @@ def test_events_for_a_write_with_parent_chain(spark: Any, tmp_path: Path, spool_
                                                      "processingType": "BATCH", "jobType": "SQL_JOB"}
     assert_parented(events)
     assert tracker.stats.sent == len(events) and tracker.stats.spooled == 0
+    tokens = [str(x.toString()) for x in spark._jsparkSession.listenerManager().listListeners()]
+    assert tracker.listener.token not in tokens  # stop() really removed the listener from the session
     assert not tracker.stopped or track(spark) is not tracker  # a stopped tracker is replaced by a new one
     track(spark).stop()  # type: ignore[union-attr]
 
@@ -240,3 +242,28 @@ def test_classic_session_is_not_connect(spark: Any) -> None:
     from headwater.capture import is_connect_session
 
     assert not is_connect_session(spark)
+
+
+def test_dataset_lineage_enabled_key_reaches_the_column_lineage(spark: Any, tmp_path: Path, spool_dir: Path) -> None:
+    """spark.openlineage.columnLineage.datasetLineageEnabled moves the dataset-wide INDIRECT inputs (here the
+    filter on pay) into the columnLineage facet's ``dataset`` field."""
+    from pyspark.sql import functions as F
+
+    source = tmp_path / "source"
+    spark.createDataFrame([(1, "ada", 10.0), (2, "bob", 20.0)], ["id", "name", "pay"]).write.parquet(str(source))
+    facets = {}
+    for enabled in ("false", "true"):
+        with Sink() as sink:
+            tracker = start(spark, http_conf(sink.url, spool_dir, **{
+                "spark.openlineage.columnLineage.datasetLineageEnabled": enabled}))
+            (spark.read.parquet(str(source)).where(F.col("pay") > 15).select("id", "name")
+             .write.mode("overwrite").parquet(str(tmp_path / f"out_{enabled}")))
+            tracker.stop()
+            complete = [e for e in exec_events(sink.events()) if e["eventType"] == "COMPLETE"]
+        assert len(complete) == 1
+        facets[enabled] = complete[0]["outputs"][0]["facets"]["columnLineage"]
+    assert not facets["false"].get("dataset")
+    assert facets["true"]["dataset"], facets["true"]
+    assert any(f["field"] == "pay" for f in facets["true"]["dataset"])
+    folded = [f for field in facets["false"]["fields"].values() for f in field["inputFields"]]
+    assert any(f["field"] == "pay" for f in folded)  # folded into each field instead

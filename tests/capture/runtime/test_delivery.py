@@ -178,3 +178,25 @@ def test_an_event_the_backend_refuses_is_set_aside_and_does_not_block_the_rest(s
     rejected = [json.loads(line) for line in (spool_dir / "rejected.ndjson").read_text().splitlines()]
     assert [r["event"]["eventTime"] for r in rejected] == expected_times(1)
     assert rejected[0]["reason"].startswith("HTTP 422")
+
+
+def test_http_keys_reach_the_wire(spool_dir: Path) -> None:
+    """endpoint, auth.type/apiKey, compression and headers.* are honoured by the real HTTP transport."""
+    env = {"HOME": "/nonexistent-home"}
+    with Sink() as sink:
+        conf = {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": sink.url,
+                "spark.openlineage.transport.endpoint": "custom/lineage",
+                "spark.openlineage.transport.auth.type": "api_key",
+                "spark.openlineage.transport.auth.apiKey": "tok-123",
+                "spark.openlineage.transport.compression": "gzip",
+                "spark.openlineage.transport.headers.X-Team": "payroll"}
+        emitter = Emitter(build_transport(load_config(conf, env), env), Spool(spool_dir))
+        emitter.submit(events(1)[0])
+        assert emitter.flush(10)
+        emitter.close(5)
+        assert times(sink.events()) == expected_times(1)
+        assert sink.paths == ["/custom/lineage"]
+        headers = sink.headers[0]
+        assert headers["authorization"] == "Bearer tok-123"
+        assert headers["content-encoding"] == "gzip"
+        assert headers["x-team"] == "payroll"

@@ -179,10 +179,10 @@ def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_p
                "runpy.run_path(sys.argv[0], run_name='__main__')"
     conf = json.dumps({"spark.openlineage.transport.type": "file",
                        "spark.openlineage.transport.location": str(target)})
-    off = run([sys.executable, "-c", launcher, str(job), str(tmp_path / "out0")],
-              child_env(tmp_path, HEADWATER_CONF=conf), tmp_path)
-    assert off.returncode == 0, off.stderr[-3000:]
-    assert not target.exists()  # installed but not opted in: nothing happens
+    probe = (f"import site; site.addsitedir({str(site)!r}); import pyspark.sql.session as s; "
+             "print('PATCHED', getattr(s.SparkSession.Builder.getOrCreate, '_headwater_patched', False))")
+    off = run([sys.executable, "-c", probe], child_env(tmp_path), tmp_path)
+    assert off.returncode == 0 and "PATCHED False" in off.stdout, off.stderr  # installed, not opted in: inert
     on = run([sys.executable, "-c", launcher, str(job), str(tmp_path / "out1")],
              child_env(tmp_path, HEADWATER_AUTO="1", HEADWATER_CONF=conf), tmp_path)
     assert on.returncode == 0, on.stderr[-3000:]
