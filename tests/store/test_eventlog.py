@@ -111,3 +111,29 @@ def test_reopen_keeps_events(sqlite_url: str) -> None:
     with Store.open(sqlite_url) as s:
         assert s.get_event(eid) is not None
         assert s.dialect == "sqlite"
+
+
+def test_concurrent_appends_are_group_committed_and_isolated(store: Store) -> None:
+    import threading
+
+    good = [[run_event("START", f"2026-03-02T10:{t:02d}:{i:02d}Z", str(uuid.uuid4()), job=f"job{t}")
+             for i in range(5)] for t in range(8)]
+    bad = [run_event("START", "2026-03-02T11:00:00Z", str(uuid.uuid4())), run_event("START", "never", str(uuid.uuid4()))]
+    results: dict[int, Any] = {}
+
+    def worker(n: int, batch: list[dict[str, Any]]) -> None:
+        try:
+            results[n] = [r.id for e in batch for r in store.append([incoming(e)])] if n < 8 else \
+                store.append([incoming(e) for e in batch])
+        except ValueError as exc:
+            results[n] = exc
+
+    threads = [threading.Thread(target=worker, args=(n, b)) for n, b in enumerate([*good, bad])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert isinstance(results[8], ValueError) and "never" in str(results[8])
+    stored = {e.id for e in store.list_events(limit=1000)[0]}
+    assert stored == {i for n in range(8) for i in results[n]}
+    assert len(stored) == 40  # every good event, nothing of the bad batch

@@ -150,10 +150,9 @@ def _event_sample(o: Any) -> tuple[JobSample, tuple[str, str]]:
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
 
-def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch) -> dict[str, tuple[str, str]]:
-    names: dict[str, tuple[str, str]] = {}
-    for row in conn.execute(sa.select(jobs.c.id, jobs.c.namespace, jobs.c.name).where(jobs.c.id.in_(chunk))):
-        names[row.id] = (row.namespace, row.name)
+def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch,
+               existing: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    names = {j: (existing[j].namespace, existing[j].name) for j in chunk if j in existing}
     for job in chunk:
         for o in batch.new_obs.get(job, ()):
             names.setdefault(job, (o.data["jobNamespace"], o.data["jobName"]))
@@ -173,11 +172,12 @@ def _time_span(conn: sa.Connection, chunk: list[str], roles: Sequence[str]) -> d
 
 def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(job_nodes):
-        names = _job_names(conn, chunk, batch)
         existing = {r.id: r for r in conn.execute(sa.select(jobs).where(jobs.c.id.in_(chunk)))}
         fast = [j for j in chunk if batch.incremental and j in existing and j not in batch.full_jobs and batch.changed.get(j)]
-        done = _jobs_fast(conn, fast, batch, existing, names) if fast else set()
-        _jobs_full(conn, [j for j in chunk if j not in done], names)
+        done = _jobs_fast(conn, fast, batch, existing) if fast else set()
+        rest = [j for j in chunk if j not in done]
+        if rest:
+            _jobs_full(conn, rest, _job_names(conn, rest, batch, existing))
 
 
 def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]]) -> None:
@@ -230,8 +230,7 @@ _EDGE_KEY = ("dataset", "direction")
 _COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
 
 
-def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any],
-               names: Mapping[str, tuple[str, str]]) -> set[str]:
+def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> set[str]:
     """Continue each job from its last version before the earliest changed sample; returns the jobs done."""
     first = {j: min(batch.changed[j]) for j in chunk}
     since = min(p[0] for p in first.values())
@@ -257,25 +256,14 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
         before = [v for v in tail_versions[job] if v.valid_from < m_time]
         if not before:
             continue
-        start = _parsed(max(before, key=lambda v: v.valid_from), _JOB_VERSION_JSON)
+        stored = max(before, key=lambda v: v.valid_from)
+        start = _parsed(stored, _JOB_VERSION_JSON)
         versions = derive_job_versions(job, samples, start=start)
         s_from = start["valid_from"]
-        old_edges = [dict(r._mapping) for r in conn.execute(sa.select(edges).where(
-            edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))]
-        old_columns = [dict(r._mapping) for r in conn.execute(sa.select(column_edges).where(
-            column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))]
-        conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
-        conn.execute(edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))
-        conn.execute(column_edges.delete().where(column_edges.c.job == job, sa.or_(
-            column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))
-        conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
-        new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
-        if new_edges:
-            conn.execute(edges.insert(), new_edges)
-        derived_columns = [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
-        new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
-        if new_columns:
-            conn.execute(column_edges.insert(), new_columns)
+        if len(versions) == 1 and stored.valid_to is None:
+            pass  # the usual case: one more run doing the same thing; versions and edges stay
+        else:
+            _rewrite_job_tail(conn, job, versions, s_from)
         row = existing[job]
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
@@ -285,8 +273,27 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
             facets=dumps(last.facets) if last is not None else row.facets,
             parent_job=last_run.parent_job if last_run is not None else row.parent_job))
         done.add(job)
-    del names
     return done
+
+
+def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, Any]], s_from: int) -> None:
+    """Replace a job's versions from ``s_from`` on, and the edge spans that reach past it."""
+    old_edges = [dict(r._mapping) for r in conn.execute(sa.select(edges).where(
+        edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))]
+    old_columns = [dict(r._mapping) for r in conn.execute(sa.select(column_edges).where(
+        column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))]
+    conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
+    conn.execute(edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))
+    conn.execute(column_edges.delete().where(column_edges.c.job == job, sa.or_(
+        column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))
+    conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
+    new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
+    if new_edges:
+        conn.execute(edges.insert(), new_edges)
+    derived_columns = [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
+    new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
+    if new_columns:
+        conn.execute(column_edges.insert(), new_columns)
 
 
 # --- datasets ---------------------------------------------------------------------------------

@@ -23,6 +23,24 @@ if TYPE_CHECKING:
 _PG_WRITE_LOCK = 0x4857_5354
 
 
+class _Request:
+    """One caller's events waiting for a group commit."""
+
+    def __init__(self, events: list[IncomingEvent]) -> None:
+        self.events = events
+        self.done = False
+        self.results: list[AppendResult] = []
+        self.error: BaseException | None = None
+
+    def finish(self, *, results: list[AppendResult] | None = None, error: BaseException | None = None) -> None:
+        self.results, self.error, self.done = results or [], error, True
+
+    def answer(self) -> list[AppendResult]:
+        if self.error is not None:
+            raise self.error
+        return self.results
+
+
 class Store:
     """The append-only event log and the lineage graph derived from it.
 
@@ -32,6 +50,9 @@ class Store:
     def __init__(self, engine: sa.Engine) -> None:
         self._engine = engine
         self._write_lock = threading.Lock()
+        self._group = threading.Condition()
+        self._waiting: list[_Request] = []
+        self._leader_busy = False
         self._graph: GraphReader | None = None
 
     @classmethod
@@ -66,9 +87,54 @@ class Store:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_WRITE_LOCK})
 
     def append(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
-        """Store events (all or nothing), derive the graph, commit durably; duplicates change nothing."""
+        """Store events (all or nothing), derive the graph, commit durably; duplicates change nothing.
+
+        Concurrent callers are group-committed: one caller (the leader) writes every waiting
+        caller's events in one transaction and one sync; each caller's answer comes back only
+        after that commit. If the shared transaction fails, each caller's events are retried
+        alone, so one bad batch never fails another caller.
+        """
         if not events:
             return []
+        request = _Request(list(events))
+        with self._group:
+            self._waiting.append(request)
+            while not request.done and self._leader_busy:
+                self._group.wait()
+            if request.done:
+                return request.answer()
+            self._leader_busy = True
+            group, self._waiting = self._waiting, []
+        try:
+            self._commit_group(group)
+        finally:
+            for waiting in group:
+                if not waiting.done:  # interrupted (KeyboardInterrupt...): never leave a caller waiting
+                    waiting.finish(error=RuntimeError("append interrupted before its commit"))
+            with self._group:
+                self._leader_busy = False
+                self._group.notify_all()
+        return request.answer()
+
+    def _commit_group(self, group: list[_Request]) -> None:
+        try:
+            results = self._commit([e for r in group for e in r.events])
+        except Exception as exc:
+            if len(group) == 1:
+                group[0].finish(error=exc)
+                return
+            for request in group:  # find the culprit: each caller alone
+                try:
+                    request.finish(results=self._commit(request.events))
+                except Exception as single:  # noqa: BLE001 - handed to that caller
+                    request.finish(error=single)
+            return
+        start = 0
+        for request in group:
+            request.finish(results=results[start:start + len(request.events)])
+            start += len(request.events)
+
+    def _commit(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             ids, new = eventlog.insert_events(conn, events, now_micros())
@@ -77,7 +143,7 @@ class Store:
         results: list[AppendResult] = []
         for eid in ids:
             results.append(AppendResult(eid, duplicate=eid not in fresh))
-            fresh.discard(eid)  # the same event twice in one batch: the second is a duplicate
+            fresh.discard(eid)  # the same event twice: the second is a duplicate
         return results
 
     def get_event(self, event_id: str) -> StoredEvent | None:
