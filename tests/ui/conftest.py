@@ -33,8 +33,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of a running ``headwater serve`` holding the HR payroll story."""
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a running ``headwater serve`` holding the module's events: its ``EVENTS()``
+    when it defines one, else the HR payroll events of fixtures/hr_events.py."""
     if not (static_dir() / "index.html").is_file():
         pytest.fail(f"the UI is not built in {static_dir()}: run `cd ui && npm ci && npm run build`")
     tmp = tmp_path_factory.mktemp("ui-server")
@@ -61,7 +62,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"headwater serve did not answer within 60 s:\n{(tmp / 'serve.log').read_text()}")
             time.sleep(0.2)
-        events = hr_events()
+        events = getattr(request.module, "EVENTS", hr_events)()
         answer = httpx.post(f"{base}/api/v1/lineage/batch", json=events, timeout=60)
         assert answer.status_code == 200, answer.text
         assert answer.json()["stored"] == len(events)

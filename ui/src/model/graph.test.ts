@@ -106,6 +106,16 @@ describe("datasets only", () => {
   });
 });
 
+describe("datasets only keeps the way on", () => {
+  it("a folded job with more upstream makes its output expandable upstream", () => {
+    const nodes = [node("job:x:j", { hasMoreUpstream: true }), node(ds("out")), node(ds("in"))];
+    const edges = [edge(ds("in"), "job:x:j"), edge("job:x:j", ds("out"))];
+    const g = datasetsOnly({ nodes, edges, columnEdges: [], truncated: false });
+    expect(g.nodes.find((n) => n.id === ds("out"))?.hasMoreUpstream).toBe(true);
+    expect(g.nodes.find((n) => n.id === ds("in"))?.hasMoreUpstream).toBe(false);
+  });
+});
+
 describe("levels", () => {
   it("counts hops from the root, negative upstream", () => {
     const lv = levels({ nodes: fullNodes, edges: fullEdges, columnEdges: [], truncated: false }, ds("employee_attendance"));

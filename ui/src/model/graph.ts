@@ -173,8 +173,26 @@ export function datasetsOnly(graph: Graph): Graph {
       }
     }
   }
+  // a hidden job that has more beyond it means its dataset neighbours have more too
+  const moreUp = new Set<string>();
+  const moreDown = new Set<string>();
+  for (const n of graph.nodes) {
+    if (n.type !== "JOB") continue;
+    if (n.hasMoreUpstream) for (const d of outputsOf.get(n.id) ?? []) moreUp.add(d);
+    if (n.hasMoreDownstream) for (const d of inputsOf.get(n.id) ?? []) moreDown.add(d);
+  }
   return {
-    nodes: graph.nodes.filter((n) => !jobs.has(n.id)),
+    nodes: graph.nodes
+      .filter((n) => !jobs.has(n.id))
+      .map((n) =>
+        moreUp.has(n.id) || moreDown.has(n.id)
+          ? {
+              ...n,
+              hasMoreUpstream: Boolean(n.hasMoreUpstream || moreUp.has(n.id)),
+              hasMoreDownstream: Boolean(n.hasMoreDownstream || moreDown.has(n.id)),
+            }
+          : n,
+      ),
     edges: [...derived.values()],
     columnEdges: graph.columnEdges,
     truncated: graph.truncated,
