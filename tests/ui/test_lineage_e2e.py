@@ -252,6 +252,14 @@ def test_html_in_names_is_shown_as_text(page: Any) -> None:
     assert not any("__xss" in s for s in scripts)
 
 
+def test_unknown_asset_says_not_found(page: Any) -> None:
+    page.goto(asset_url("dataset:file:/no/such/table"))
+    box = page.get_by_test_id("asset-not-found")
+    box.wait_for()
+    assert "not found" in box.inner_text()
+    assert page.get_by_test_id("lineage-canvas").count() == 0
+
+
 def test_job_page_shows_sql_and_runs(page: Any) -> None:
     open_asset(page, job(JOB2))
     page.get_by_test_id("tab-job").click()

@@ -1,6 +1,6 @@
 // One dataset or job: header and tabs (Lineage, Schema/Job, Runs, History, Events).
 import { useCallback } from "react";
-import { api } from "../api/client";
+import { ApiError, api } from "../api/client";
 import { EventsList, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { Link } from "../components/Link";
@@ -34,6 +34,20 @@ export function AssetPage({ view }: { view: ViewState }) {
   const tabs = isJob ? JOB_TABS : DATASET_TABS;
   const tab = tabs.some(([t]) => t === view.tab) ? view.tab : "lineage";
   const n = node.data;
+  if (node.error instanceof ApiError && node.error.status === 404) {
+    return (
+      <div className="page">
+        <h1>Not found</h1>
+        <div className="card" data-testid="asset-not-found">
+          <p>{node.error.message}</p>
+          <p className="muted">
+            Nothing with the id <code>{view.node}</code> exists{view.at ? ` at ${formatTime(view.at)}` : ""}. Search for it above, or{" "}
+            <Link href="/">start from the home page</Link>.
+          </p>
+        </div>
+      </div>
+    );
+  }
   return (
     <div className="asset-page">
       <header className="asset-header">

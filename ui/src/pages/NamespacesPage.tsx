@@ -68,12 +68,14 @@ export function NamespacePage({ name }: { name: string }) {
         <section className="card">
           <h2>Datasets {datasets.data && <span className="count">{datasets.data.total}</span>}</h2>
           {datasets.error && <div className="error">{datasets.error.message}</div>}
+          {datasets.data?.total === 0 && <div className="empty">No datasets in this namespace.</div>}
           <div className="asset-list">{datasets.data?.items.map((n) => <AssetRow key={n.id} n={n} />)}</div>
           {datasets.data && pager(dsOffset, datasets.data.total, setDsOffset)}
         </section>
         <section className="card">
           <h2>Jobs {jobs.data && <span className="count">{jobs.data.total}</span>}</h2>
           {jobs.error && <div className="error">{jobs.error.message}</div>}
+          {jobs.data?.total === 0 && <div className="empty">No jobs in this namespace.</div>}
           <div className="asset-list">{jobs.data?.items.map((n) => <AssetRow key={n.id} n={n} />)}</div>
           {jobs.data && pager(jobOffset, jobs.data.total, setJobOffset)}
         </section>
