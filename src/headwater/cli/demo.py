@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
+from types import FrameType
 
 import click
 from rich.console import Console
 
 from headwater.demo.data import DEFAULT_DAYS, DEFAULT_EMPLOYEES, DEFAULT_SEED
 from headwater.demo.runner import DEFAULT_DATA_DIR, DemoConfig, DemoError, run_demo
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _interrupt_on_signals() -> None:
+    """Ctrl-C and ``kill`` (SIGTERM) both stop the demo the same way: jobs and server are stopped, not orphaned.
+
+    SIGINT is set explicitly because a shell starts background commands with SIGINT ignored.
+    """
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 @click.command("demo")
@@ -34,6 +49,7 @@ def command(data_dir: Path, host: str, port: int, url: str | None, rows: int, da
     plain PySpark jobs under `headwater run`, and prints the link to the lineage of
     employee_compensation.
     """
+    _interrupt_on_signals()
     console = Console(highlight=False)
     config = DemoConfig(data_dir=data_dir, host=host, port=port, url=url, employees=rows, days=days,
                         seed=seed, jdbc=jdbc)

@@ -27,6 +27,7 @@ from headwater.demo.links import file_dataset_id, lineage_page_url, wait_for_nod
 from headwater.demo.progress import Steps
 
 DEFAULT_DATA_DIR = Path("~/.headwater/demo")
+_AGENT_INFO = ("headwater: capturing lineage",)  # the agent's start-up line; anything else it says is a warning
 OUTPUT_TABLES = ("employee_attendance", "employee_compensation")
 
 
@@ -105,7 +106,8 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     runs.append(run_job(job, data_dir=data_dir, lineage_url=server.url))
                     step.done = f"log {runs[-1].log_path}"
                 for message in runs[-1].agent_messages:
-                    console.print(f"  [yellow]![/] {escape(message)}", soft_wrap=True, highlight=False)
+                    mark = "[dim]·[/]" if message.startswith(_AGENT_INFO) else "[yellow]![/]"
+                    console.print(f"  {mark} [dim]{escape(message)}[/]", soft_wrap=True, highlight=False)
 
             output_node = file_dataset_id(warehouse / "employee_compensation")
             with steps.step("Checking the captured lineage") as step:
