@@ -56,10 +56,10 @@ class DemoProcess:
         lines = self.output.splitlines()
         return lines[lines.index(marker) + 1].strip()
 
-    def interrupt(self, timeout_s: float = 60.0) -> int:
-        """Ctrl-C: SIGINT to the demo, as a terminal sends it; returns the exit code."""
+    def interrupt(self, timeout_s: float = 60.0, signum: int = signal.SIGINT) -> int:
+        """Ctrl-C: SIGINT to the demo, as a terminal sends it (or ``signum``); returns the exit code."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signum)
             try:
                 self.proc.wait(timeout_s)
             except subprocess.TimeoutExpired:

@@ -8,6 +8,7 @@ then stop it with Ctrl-C.
 
 from __future__ import annotations
 
+import signal
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -327,4 +328,8 @@ def test_jdbc_variant_runs_completed(jdbc_demo: DemoProcess, pg_database: str) -
     assert set(run[0]["inputs"]) == {p.employees, p.attendance} and run[0]["outputs"] == [p.employee_attendance]
     assert [r["state"] for r in get(jdbc_demo, "/api/v1/graph/runs", nodeId=GLUE_APP)["runs"]] == ["COMPLETE"]
     assert [r["state"] for r in get(jdbc_demo, "/api/v1/graph/runs", nodeId=JOB2)["runs"]] == ["COMPLETE"]
-    assert jdbc_demo.interrupt() == 0, jdbc_demo.output
+    # `kill` (SIGTERM) stops the demo like Ctrl-C does: its server goes too, nothing is left running
+    assert jdbc_demo.interrupt(signum=signal.SIGTERM) == 0, jdbc_demo.output
+    assert "Headwater stopped." in jdbc_demo.output
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(jdbc_demo.url + "/openapi.json", timeout=5.0)
