@@ -61,24 +61,24 @@ def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservat
     versions: list[dict[str, Any]] = []
     fields: list[Any] = []
     facets: dict[str, Any] = {}
-    state_hash: str | None = None
+    state: list[Any] | None = None  # compared with == (cheap); hashed only for a new version's id
     if start is not None:
         versions.append({**start, "valid_to": None})
         fields, facets = list(start["fields"]), dict(start["facets"])
-        state_hash = content_hash([fields, _comparable(facets), bool(start["deleted"])])
+        state = [fields, _comparable(facets), bool(start["deleted"])]
     for o in sorted(observations, key=lambda o: (o.time, o.event_id, _ROLE_ORDER.get(o.role, 9))):
         if o.data.get("fields") is not None:
             fields = list(o.data["fields"])
         facets = {**facets, **(o.data.get("facets") or {})}
         dropped = bool(o.data.get("dropped"))
-        h = content_hash([fields, _comparable(facets), dropped])
-        if h == state_hash:
+        current = [fields, _comparable(facets), dropped]
+        if current == state:
             continue
         prev = versions[-1] if versions else None
         if prev is not None:
             prev["valid_to"] = o.time
         versions.append({
-            "id": content_hash([dataset, o.time, h])[:40],
+            "id": content_hash([dataset, o.time, content_hash(current)])[:40],
             "dataset": dataset,
             "valid_from": o.time,
             "valid_to": None,
@@ -89,7 +89,7 @@ def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservat
             "changes": _changes(prev, fields, facets, dropped),
             "deleted": dropped,
         })
-        state_hash = h
+        state = current
     # Two changes at the same instant: only the last state is visible.
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
 

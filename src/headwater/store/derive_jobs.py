@@ -50,19 +50,16 @@ def derive_job_versions(job: str, samples: Sequence[JobSample],
     """
     versions: list[dict[str, Any]] = []
     prev_content: Mapping[str, Any] | None = None
-    prev_hash: str | None = None
     if start is not None:
         versions.append({**start, "valid_to": None})
         prev_content = version_content(start)
-        prev_hash = content_hash(prev_content)
     for s in sorted(samples, key=lambda s: (s.time, s.key)):
-        h = content_hash(s.content)
-        if h == prev_hash:
+        if prev_content is not None and s.content == prev_content:
             continue
         if versions:
             versions[-1]["valid_to"] = s.time
         versions.append({
-            "id": content_hash([job, s.time, h])[:40],
+            "id": content_hash([job, s.time, content_hash(s.content)])[:40],
             "job": job,
             "valid_from": s.time,
             "valid_to": None,
@@ -73,7 +70,7 @@ def derive_job_versions(job: str, samples: Sequence[JobSample],
             "column_lineage": dict(s.content["columnLineage"]),
             "changes": _changes(prev_content, s.content),
         })
-        prev_content, prev_hash = s.content, h
+        prev_content = s.content
     # Two samples at the same instant: only the last one is visible.
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
 

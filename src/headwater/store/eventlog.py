@@ -49,13 +49,8 @@ def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent], received_
         })
     if not rows:
         return ids, []
-    conn.execute(events.insert(), rows)
-    seqs: dict[str, int] = {}
-    keys = list(pending)
-    for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        for row in conn.execute(sa.select(events.c.id, events.c.seq).where(events.c.id.in_(chunk))):
-            seqs[row.id] = row.seq
+    inserted = conn.execute(events.insert().returning(events.c.id, events.c.seq, sort_by_parameter_order=True), rows)
+    seqs = {row.id: row.seq for row in inserted}
     new = [NewEvent(seqs[eid], eid, obs) for eid, obs in pending.items()]
     insert_observations(conn, new)
     return ids, new

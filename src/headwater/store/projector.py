@@ -116,15 +116,27 @@ def refresh(conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], datas
 def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set[str]:
     """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
     touched_jobs: set[str] = set()
-    found = _load_observations(conn, sorted(run_nodes), ("run",))
+    known: set[str] = set()
+    for chunk in _chunks(n[len("run:"):] for n in run_nodes):
+        known.update(conn.scalars(sa.select(runs.c.run_id).where(runs.c.run_id.in_(chunk))))
+    old_runs = [n for n in run_nodes if n[len("run:"):] in known]
+    found: dict[str, list[RunObservation]] = {}
+    if batch.incremental:  # a new run's observations are all in this batch: no need to read them back
+        for node in run_nodes:
+            if node[len("run:"):] not in known:
+                found[node] = [RunObservation(o.time, o.event_id, o.data) for o in batch.new_obs[node] if o.role == "run"]
+    else:
+        old_runs = sorted(run_nodes)
+    for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
+        found[node] = [RunObservation(r.time, r.event_id, json.loads(r.data)) for r in obs_rows]
     rows: list[dict[str, Any]] = []
-    for node, obs_rows in found.items():
-        run = derive_run(node[len("run:"):], [RunObservation(r.time, r.event_id, json.loads(r.data)) for r in obs_rows])
+    for node, run_obs in sorted(found.items()):
+        run = derive_run(node[len("run:"):], run_obs)
         touched_jobs.add(run["job"])
         batch.changed[run["job"]].append((run["started_at"], run["run_id"]))
         rows.append(_json_row(run, _RUN_JSON))
     new_job = {r["run_id"]: r["job"] for r in rows}
-    for chunk in _chunks(new_job):
+    for chunk in _chunks(known):
         for old in conn.execute(sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(chunk))):
             touched_jobs.add(old.job)
             batch.changed[old.job].append((old.started_at, old.run_id))
@@ -226,6 +238,11 @@ def _restore_starts(derived: list[dict[str, Any]], old: Sequence[Mapping[str, An
     return derived
 
 
+_JOB_UPDATE = jobs.update().where(jobs.c.id == sa.bindparam("b_id")).values(
+    created_at=sa.bindparam("b_created_at"), updated_at=sa.bindparam("b_updated_at"),
+    facets=sa.bindparam("b_facets"), parent_job=sa.bindparam("b_parent_job"))
+_DATASET_UPDATE = datasets.update().where(datasets.c.id == sa.bindparam("b_id")).values(
+    updated_at=sa.bindparam("b_updated_at"), kind=sa.bindparam("b_kind"), deleted=sa.bindparam("b_deleted"))
 _EDGE_KEY = ("dataset", "direction")
 _COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
 
@@ -246,6 +263,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
             observations.c.node.in_(chunk), observations.c.role == "jobevent", observations.c.time >= since)):
         tail_events[o.node].append(o)
     done: set[str] = set()
+    job_updates: list[dict[str, Any]] = []
     for job in chunk:
         m_time = first[job][0]
         changed = set(batch.changed[job])
@@ -268,11 +286,14 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
         last_run = max(tail_runs[job], key=lambda r: (r.started_at, r.run_id), default=None)
-        conn.execute(jobs.update().where(jobs.c.id == job).values(
-            created_at=min([row.created_at, *new_times]), updated_at=max([row.updated_at, *new_times]),
-            facets=dumps(last.facets) if last is not None else row.facets,
-            parent_job=last_run.parent_job if last_run is not None else row.parent_job))
+        job_updates.append({
+            "b_id": job, "b_created_at": min([row.created_at, *new_times]),
+            "b_updated_at": max([row.updated_at, *new_times]),
+            "b_facets": dumps(last.facets) if last is not None else row.facets,
+            "b_parent_job": last_run.parent_job if last_run is not None else row.parent_job})
         done.add(job)
+    if job_updates:
+        conn.execute(_JOB_UPDATE, job_updates)
     return done
 
 
@@ -336,13 +357,14 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
     """The new observations are all newer than the dataset's: fold them onto its open version."""
     open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON) for v in conn.execute(
         sa.select(dataset_versions).where(dataset_versions.c.dataset.in_(chunk), dataset_versions.c.valid_to.is_(None)))}
+    dataset_updates: list[dict[str, Any]] = []
     for node in chunk:
         row, start = existing[node], open_versions[node]
         new = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in batch.new_obs[node]]
         versions = derive_dataset_versions(node, new, start=start)
         last = versions[-1]
-        conn.execute(datasets.update().where(datasets.c.id == node).values(
-            updated_at=max(row.updated_at, max(o.time for o in new)), kind=last["kind"], deleted=last["deleted"]))
+        dataset_updates.append({"b_id": node, "b_updated_at": max(row.updated_at, max(o.time for o in new)),
+                                "b_kind": last["kind"], "b_deleted": last["deleted"]})
         if len(versions) == 1:
             continue  # nothing but volatile facets changed
         s_from = start["valid_from"]
@@ -355,6 +377,8 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
                                 ("field", "type"))
         if spans:
             conn.execute(dataset_fields.insert(), spans)
+    if dataset_updates:
+        conn.execute(_DATASET_UPDATE, dataset_updates)
 
 
 # --- rebuild ----------------------------------------------------------------------------------
