@@ -16,7 +16,12 @@ from tests.graph.conftest import BON, COMP, DAG, DAY1, DAY3, EA, EMP, J1, J2, RE
 def test_search(graph: GraphReader) -> None:
     jobs = graph.search("JOB1", types=["job"])["results"]
     assert jobs[0] == {"id": J1, "type": "JOB", "namespace": "hr_payroll", "name": "job1", "field": None,
-                       "updatedAt": "2026-01-08T02:01:00.250Z"}
+                       "kind": None, "updatedAt": "2026-01-08T02:01:00.250Z"}
+    report = graph.search("compensation_report")["results"]
+    assert [(r["id"], r["kind"]) for r in report] == [(REP, "jdbc")]
+    # the report table is dropped: its fields are not current any more
+    assert [(r["id"], r["kind"]) for r in graph.search("TotalCompensation", types=["field"])["results"]] == [
+        (fid(COMP, "TotalCompensation"), "table")]
     assert [r["id"] for r in graph.search("taxrate")["results"]] == [fid(TAX, "TaxRate")]
     datasets = [r["id"] for r in graph.search("employee", types=["dataset"])["results"]]
     assert set(datasets) == {EMP, EA, COMP}

@@ -47,17 +47,18 @@ def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespa
     for type_, table in (("dataset", datasets), ("job", jobs)):
         if type_ not in types:
             continue
-        query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at).where(
+        kind = table.c.kind if table is datasets else sa.null()
+        query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at, kind.label("kind")).where(
             sa.func.lower(table.c.name).like(pattern, escape="\\"))
         if namespace is not None:
             query = query.where(table.c.namespace == namespace)
         for r in conn.execute(query.order_by(sa.func.length(table.c.name), table.c.name).limit(scan)):
             found.append(((_rank(r.name, q), len(r.name), r.id), {
                 "id": r.id, "type": type_.upper(), "namespace": r.namespace, "name": r.name, "field": None,
-                "updatedAt": iso(r.updated_at)}))
+                "kind": r.kind, "updatedAt": iso(r.updated_at)}))
     if "field" in types:
         query = (sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.namespace,
-                           dataset_fields.c.name, datasets.c.updated_at)
+                           dataset_fields.c.name, datasets.c.updated_at, datasets.c.kind)
                  .join(datasets, datasets.c.id == dataset_fields.c.dataset)
                  .where(dataset_fields.c.valid_to.is_(None), sa.func.lower(dataset_fields.c.field).like(pattern, escape="\\")))
         if namespace is not None:
@@ -66,6 +67,6 @@ def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespa
             fid = field_id(r.dataset, r.field)
             found.append(((_rank(r.field, q), len(r.field), fid), {
                 "id": fid, "type": "FIELD", "namespace": r.namespace, "name": r.name, "field": r.field,
-                "updatedAt": iso(r.updated_at)}))
+                "kind": r.kind, "updatedAt": iso(r.updated_at)}))
     found.sort(key=lambda item: item[0])
     return {"results": [item for _, item in found[:limit]]}
