@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pyspark
+import pytest
 
 from headwater.capture.bootstrap import ENV_CAPTURE, boot_dir, conf_defaults, enabled
-from headwater.cli.run import build_environment
+from headwater.cli.run import build_environment, options_to_conf
 
 PYSPARK_LIB = Path(pyspark.__file__).parent / "python" / "lib"
 
@@ -82,3 +84,20 @@ def test_conf_defaults_and_switches() -> None:
     assert conf_defaults({"HEADWATER_CONF": "[1]"}) == {}
     assert enabled({"HEADWATER_AUTO": "1"}) and enabled({"HEADWATER_CAPTURE": "true"})
     assert not enabled({"HEADWATER_AUTO": "0"}) and not enabled({})
+
+
+def test_run_options_become_spark_conf_defaults(tmp_path: Path) -> None:
+    conf = options_to_conf(confs=("spark.openlineage.jobName.appendDatasetName=false",), namespace="hr",
+                           app_name="nightly", spool_dir=str(tmp_path / "s"), transport="file",
+                           file_path=str(tmp_path / "e.ndjson"))
+    assert conf == {"spark.openlineage.jobName.appendDatasetName": "false", "spark.openlineage.namespace": "hr",
+                    "spark.openlineage.appName": "nightly", "spark.headwater.spool.dir": str(tmp_path / "s"),
+                    "spark.openlineage.transport.type": "file",
+                    "spark.openlineage.transport.location": str(tmp_path / "e.ndjson")}
+    assert options_to_conf(transport="http", url="http://h:1") == {
+        "spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": "http://h:1"}
+    assert options_to_conf(transport="console") == {"spark.openlineage.transport.type": "console"}
+    with pytest.raises(click.UsageError, match="--transport file needs --file"):
+        options_to_conf(transport="file")
+    with pytest.raises(click.BadParameter, match="expected KEY=VALUE"):
+        options_to_conf(confs=("novalue",))

@@ -136,19 +136,6 @@ def test_headwater_run_spark_submit(job: Path, tmp_path: Path, assert_valid_even
     assert_parented(events)
 
 
-def test_file_transport_writes_ndjson(job: Path, tmp_path: Path, assert_valid_events: Any) -> None:
-    target = tmp_path / "events.ndjson"
-    result = run([str(BIN / "headwater"), "run", "--transport", "file", "--file", str(target), "--", "python",
-                  str(job), str(tmp_path / "out")], child_env(tmp_path), tmp_path)
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = target.read_text(encoding="utf-8").splitlines()
-    events = [json.loads(line) for line in lines]  # one JSON document per line
-    assert len(events) == 4
-    assert_valid_events(events)
-    assert_start_then_end(events)
-    assert_parented(events)
-
-
 def test_console_transport_prints_and_a_failing_script_fails_the_application_run(
         job: Path, tmp_path: Path, assert_valid_events: Any) -> None:
     result = run([str(BIN / "headwater"), "run", "--transport", "console", "--", "python", str(job),
@@ -186,9 +173,12 @@ def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_p
     on = run([sys.executable, "-c", launcher, str(job), str(tmp_path / "out1")],
              child_env(tmp_path, HEADWATER_AUTO="1", HEADWATER_CONF=conf), tmp_path)
     assert on.returncode == 0, on.stderr[-3000:]
+    # the file transport: one JSON document per line (NDJSON)
     events = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert_valid_events(events)
     assert len(app_events(events)) == 2 and len(exec_events(events)) == 2
+    assert_start_then_end(events)
+    assert_parented(events)
     removed = run([str(BIN / "headwater"), "agent", "uninstall", "--site-dir", str(site)], child_env(tmp_path),
                   tmp_path)
     assert removed.returncode == 0 and not (site / "headwater-agent.pth").exists()
