@@ -227,7 +227,7 @@ export function jobCode(facets: Obj | undefined): {
   };
 }
 
-const LANGS: Record<string, string> = { sql: "sql", json: "json" };
+const LANGS: Record<string, string> = { sql: "sql", json: "json", python: "python", java: "java", scala: "scala" };
 
 export function JobInfo({ node }: { node: NodeDetails }) {
   const c = jobCode(node.facets);

@@ -35,6 +35,17 @@ describe("HTML in data is shown as text", () => {
     expect(json.container.textContent).toContain('onerror=\\"window.__xss=1\\"');
   });
 
+  it("in Python and Scala source code", () => {
+    for (const language of ["python", "scala", "java"]) {
+      const { container } = render(<CodeBlock code={`x = "${EVIL}"  # comment`} language={language} />);
+      expect(container.querySelector("img")).toBeNull();
+      expect(container.querySelector("script")).toBeNull();
+      expect(container.querySelector(".tok-string")).not.toBeNull();
+      expect(container.textContent).toContain(EVIL);
+      cleanup();
+    }
+  });
+
   it("in asset lists", () => {
     const n: GraphNode = { id: `dataset:file:${EVIL}`, type: "DATASET", namespace: "file", name: EVIL, kind: "file", fields: [] };
     const { container } = render(<AssetRow n={n} />);

@@ -3,6 +3,9 @@
 import Prism from "prismjs";
 import "prismjs/components/prism-sql";
 import "prismjs/components/prism-json";
+import "prismjs/components/prism-python";
+import "prismjs/components/prism-java";
+import "prismjs/components/prism-scala";
 import type { ReactNode } from "react";
 
 function render(tokens: Array<string | Prism.Token>, key = "t"): ReactNode[] {
