@@ -26,60 +26,67 @@ class GraphReader:
     def __init__(self, engine: sa.Engine) -> None:
         self._engine = engine
 
+    def _connect(self) -> sa.Connection:
+        """A read connection; on PostgreSQL one snapshot for all the queries of an answer."""
+        conn = self._engine.connect()
+        if self._engine.dialect.name == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        return conn
+
     def lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 2, datasets_only: bool = False,
                 columns: bool = False, at: datetime | None = None, max_nodes: int = 5000) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return lineage.lineage(conn, node, direction=direction, depth=depth, datasets_only=datasets_only,
                                    columns=columns, at=at, max_nodes=max_nodes)
 
     def column_lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 10, at: datetime | None = None,
                        max_nodes: int = 5000) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return columns.column_lineage(conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes)
 
     def impact(self, node: NodeRef, *, depth: int = 20, at: datetime | None = None,
                max_nodes: int = 5000) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return details.node(conn, node, at=at)
 
     def history(self, node: NodeRef) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return history.history(conn, node)
 
     def runs(self, node: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return details.runs_of(conn, node, limit=limit, offset=offset)
 
     def run(self, run_id: str) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return details.run(conn, run_id)
 
     def search(self, q: str, *, types: Sequence[str] = ("dataset", "job", "field"), namespace: str | None = None,
                limit: int = 20) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return search.search(conn, q, types=types, namespace=namespace, limit=limit)
 
     def compare(self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both",
                 depth: int = 2) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
 
     def namespaces(self) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return listing.namespaces(conn)
 
     def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset)
 
     def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset)
 
     def recent(self, *, limit: int = 20) -> dict[str, Any]:
-        with self._engine.connect() as conn:
+        with self._connect() as conn:
             return listing.recent(conn, limit=limit)
