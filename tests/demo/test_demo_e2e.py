@@ -85,7 +85,8 @@ def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
         assert step in out
     comp = Pipeline(demo.data_dir).compensation
     page = demo.page_url()
-    assert page == f"{demo.url}/asset?node={quote(comp, safe='')}&depth=4&cols={quote(comp, safe='')}"
+    column = quote(field_id(comp, "TotalCompensation"), safe="")
+    assert page == f"{demo.url}/asset?node={quote(comp, safe='')}&depth=4&cols={quote(comp, safe='')}&col={column}"
     answer = httpx.get(page, timeout=30.0)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")

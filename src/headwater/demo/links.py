@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from headwater.graph.nodeid import format_node_id
+from headwater.graph.nodeid import format_node_id, parse_node_id
 
 UI_DEPTH = 4  # employee_compensation ← job 2 ← employee_attendance ← job 1 ← the CSV files
 
@@ -18,10 +18,18 @@ def file_dataset_id(path: Path) -> str:
     return format_node_id("dataset", "file", str(path.resolve()))
 
 
-def lineage_page_url(server_url: str, node_id: str) -> str:
-    """The web UI's page of a node, lineage tab, deep enough to show the whole HR pipeline, columns open."""
-    query = urlencode([("node", node_id), ("depth", str(UI_DEPTH)), ("cols", node_id)])
-    return f"{server_url.rstrip('/')}/asset?{query}"
+FOCUS_COLUMN = "TotalCompensation"
+
+
+def lineage_page_url(server_url: str, node_id: str, column: str | None = FOCUS_COLUMN) -> str:
+    """The web UI's page of a dataset (route ``/asset``, ui/src/model/urlState.ts): lineage tab, deep
+    enough for the whole HR pipeline, its columns open and ``column`` selected, so the page opens
+    with that column's path highlighted from the source files."""
+    query = [("node", node_id), ("depth", str(UI_DEPTH)), ("cols", node_id)]
+    if column:
+        ref = parse_node_id(node_id)
+        query.append(("col", format_node_id("datasetField", ref.namespace, ref.name, column)))
+    return f"{server_url.rstrip('/')}/asset?{urlencode(query)}"
 
 
 def wait_for_node(server_url: str, node_id: str, *, timeout_s: float = 30.0) -> dict[str, object]:
