@@ -152,6 +152,21 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
                and "Salary * (1 + AdjustmentPct / 100)" in c for c in cards), cards
 
 
+def test_column_path_goes_on_beyond_the_drawn_graph(page: Any) -> None:
+    open_asset(page, ds(XSS_NAME), depth=1, col=col(XSS_NAME, XSS_COLUMN))
+    wait_graph(page, {ds(XSS_NAME), job(JOB3), ds(EMP_COMP)})
+    # the server's column lineage continues the path past employee_compensation
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"path-column\"]').length === 6")
+    listed = {e: d for e, d in page.eval_on_selector_all(
+        '[data-testid="path-column"]', "els => els.map(e => [e.dataset.fieldId, e.dataset.drawn])")}
+    assert set(listed) == {col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation"), col(EMP_ATT, "Salary"),
+                           col(EMPLOYEES, "Salary"), col(SALARY_ADJ, "AdjustmentPct"), col(BONUS, "BonusAmount")}
+    assert {c for c, drawn in listed.items() if drawn == "true"} == {col(XSS_NAME, XSS_COLUMN),
+                                                                    col(EMP_COMP, "TotalCompensation")}
+    # on the canvas only what is drawn is highlighted
+    assert highlighted_columns(page) == {col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation")}
+
+
 def test_datasets_only_folds_jobs_into_dataset_edges(page: Any) -> None:
     open_asset(page, ds(EMP_COMP), depth=3)
     wait_graph(page, FULL_GRAPH)

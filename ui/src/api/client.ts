@@ -1,6 +1,7 @@
 // Thin fetch wrapper over the public read API. Every call states its endpoint; errors carry
 // the server's {"error": {...}} message so the UI can show what went wrong.
 import type {
+  ColumnLineageAnswer,
   CompareAnswer,
   EventSummary,
   GraphNode,
@@ -68,6 +69,8 @@ export interface LineageQuery {
 export const api = {
   lineage: (q: LineageQuery, signal?: AbortSignal) =>
     getJson<LineageAnswer>(`${G}/lineage`, { direction: "both", depth: 2, columns: true, ...q }, signal),
+  columnLineage: (nodeId: string, at?: string | null, depth = 20, signal?: AbortSignal) =>
+    getJson<ColumnLineageAnswer>(`${G}/column-lineage`, { nodeId, direction: "both", depth, at }, signal),
   node: (nodeId: string, at?: string | null, signal?: AbortSignal) =>
     getJson<NodeDetails>(`${G}/node`, { nodeId, at }, signal),
   history: (nodeId: string, signal?: AbortSignal) =>

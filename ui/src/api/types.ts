@@ -75,6 +75,24 @@ export interface LineageAnswer {
   columnEdges?: ColumnEdge[];
 }
 
+export interface ColumnNode {
+  id: string;
+  dataset: string;
+  namespace: string;
+  name: string;
+  field: string;
+  type: string | null;
+  level: number;
+}
+
+export interface ColumnLineageAnswer {
+  root: string;
+  at: string | null;
+  nodes: ColumnNode[];
+  edges: ColumnEdge[];
+  truncated: boolean;
+}
+
 export interface Version {
   version: string;
   validFrom: string;

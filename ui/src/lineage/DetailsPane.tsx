@@ -7,7 +7,15 @@ import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList 
 import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
 import { useAsync } from "../lib/useAsync";
 import type { ColumnPath } from "../model/columns";
-import { datasetOfField, fieldName, splitName } from "../model/nodeid";
+import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
+
+const parseDatasetName = (id: string): string => {
+  try {
+    return parseNodeId(id).name;
+  } catch {
+    return id;
+  }
+};
 
 type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
 
@@ -16,6 +24,7 @@ export function DetailsPane({
   at,
   column,
   path,
+  drawn,
   onClose,
   onPickVersion,
   onOpenAsset,
@@ -25,6 +34,8 @@ export function DetailsPane({
   at: string | null;
   column: string | null;
   path: ColumnPath | null;
+  /** node ids on the canvas: path columns elsewhere are marked "not drawn" */
+  drawn: Set<string>;
   onClose: () => void;
   onPickVersion: (v: Version) => void;
   onOpenAsset: (id: string) => void;
@@ -50,9 +61,18 @@ export function DetailsPane({
           </div>
           <ul className="path-list">
             {[...path.columns].sort().map((c) => (
-              <li key={c} data-testid="path-column" data-field-id={c} className={c === column ? "is-selected" : ""}>
+              <li
+                key={c}
+                data-testid="path-column"
+                data-field-id={c}
+                data-drawn={drawn.has(datasetOfField(c)) ? "true" : "false"}
+                className={`${c === column ? "is-selected" : ""}${drawn.has(datasetOfField(c)) ? "" : " not-drawn"}`}
+              >
                 <span className="mono">{fieldName(c)}</span>
-                <span className="muted small ellipsis">{datasetOfField(c).split(":").slice(2).join(":")}</span>
+                <button className="link muted small ellipsis" onClick={() => onOpenAsset(datasetOfField(c))} title="Open this dataset">
+                  {parseDatasetName(datasetOfField(c))}
+                </button>
+                {!drawn.has(datasetOfField(c)) && <span className="pill">not drawn</span>}
               </li>
             ))}
           </ul>

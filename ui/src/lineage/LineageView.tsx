@@ -2,7 +2,7 @@
 import { ReactFlowProvider } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api } from "../api/client";
-import type { CompareAnswer, ImpactAnswer } from "../api/types";
+import type { ColumnEdge, CompareAnswer, ImpactAnswer } from "../api/types";
 import { formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
 import { columnPath } from "../model/columns";
@@ -70,8 +70,25 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     return g;
   }, [state, compare, view.datasetsOnly]);
 
+  // the selected column's whole lineage from the server, so the path goes on beyond what is drawn
+  const [serverColumnEdges, setServerColumnEdges] = useState<ColumnEdge[]>([]);
+  useEffect(() => {
+    setServerColumnEdges([]);
+    if (!view.column) return;
+    const ctl = new AbortController();
+    api.columnLineage(view.column, view.at, 20, ctl.signal).then(
+      (a) => setServerColumnEdges(a.edges),
+      () => undefined, // the path from the drawn graph still shows
+    );
+    return () => ctl.abort();
+  }, [view.column, view.at]);
+
   const root = view.node;
-  const path = useMemo(() => (graph && view.column ? columnPath(view.column, graph.columnEdges) : null), [graph, view.column]);
+  // drawn edges first: the path's edge indexes below graph.columnEdges.length are drawable
+  const path = useMemo(
+    () => (graph && view.column ? columnPath(view.column, [...graph.columnEdges, ...serverColumnEdges]) : null),
+    [graph, view.column, serverColumnEdges],
+  );
   const marks = useMemo(() => (compare?.answer ? compareMarks(compare.answer) : null), [compare]);
   const impactSet = useMemo(() => {
     if (!impact?.answer) return null;
@@ -115,6 +132,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet],
   );
 
+  const drawnDatasets = useMemo(() => new Set(graph?.nodes.map((n) => n.id) ?? []), [graph]);
   const datasetIds = useMemo(() => graph?.nodes.filter((n) => n.type === "DATASET").map((n) => n.id) ?? [], [graph]);
   const allOpen = datasetIds.length > 0 && datasetIds.every((d) => openColumns.has(d));
 
@@ -189,6 +207,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
               at={view.at}
               column={view.column}
               path={path}
+              drawn={drawnDatasets}
               onClose={() => {
                 setSelected(null);
                 if (view.column) setView({ column: null });
