@@ -35,7 +35,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a running ``headwater serve`` holding the module's events: its ``EVENTS()``
-    when it defines one, else the HR payroll events of fixtures/hr_events.py."""
+    when it defines one, else the HR payroll events of fixtures/hr_events.py. A module's
+    ``SERVER_ENV`` adds environment variables (tokens) to the server."""
     if not (static_dir() / "index.html").is_file():
         pytest.fail(f"the UI is not built in {static_dir()}: run `cd ui && npm ci && npm run build`")
     tmp = tmp_path_factory.mktemp("ui-server")
@@ -44,6 +45,10 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     env = {**os.environ, "HEADWATER_DATA_DIR": str(tmp)}
     for var in ("HEADWATER_DB", "HEADWATER_READ_TOKENS", "HEADWATER_WRITE_TOKENS"):
         env.pop(var, None)
+    extra_env: dict[str, str] = getattr(request.module, "SERVER_ENV", {})
+    env.update(extra_env)
+    write_token = extra_env.get("HEADWATER_WRITE_TOKENS", "").split(",")[0]
+    headers = {"Authorization": f"Bearer {write_token}"} if write_token else {}
     proc = subprocess.Popen(
         [sys.executable, "-m", "headwater", "serve", "--port", str(port), "--db", f"sqlite:///{tmp / 'hw.db'}"],
         stdout=log, stderr=subprocess.STDOUT, env=env,
@@ -55,7 +60,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
             if proc.poll() is not None:
                 pytest.fail(f"headwater serve exited with {proc.returncode}:\n{(tmp / 'serve.log').read_text()}")
             try:
-                if httpx.get(f"{base}/api/v1/graph/namespaces", timeout=2).status_code == 200:
+                if httpx.get(f"{base}/api/v1/graph/namespaces", timeout=2, headers=headers).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -63,7 +68,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
                 pytest.fail(f"headwater serve did not answer within 60 s:\n{(tmp / 'serve.log').read_text()}")
             time.sleep(0.2)
         events = getattr(request.module, "EVENTS", hr_events)()
-        answer = httpx.post(f"{base}/api/v1/lineage/batch", json=events, timeout=60)
+        answer = httpx.post(f"{base}/api/v1/lineage/batch", json=events, timeout=60, headers=headers)
         assert answer.status_code == 200, answer.text
         assert answer.json()["stored"] == len(events)
         yield base

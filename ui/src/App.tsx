@@ -1,4 +1,5 @@
 import { Header } from "./components/Header";
+import { TokenPrompt } from "./components/TokenPrompt";
 import { useLocation } from "./lib/router";
 import { datasetOfField, isField } from "./model/nodeid";
 import { decodeView } from "./model/urlState";
@@ -35,6 +36,7 @@ export function App() {
       <main className="main">
         <Route path={path} search={search} />
       </main>
+      <TokenPrompt />
     </div>
   );
 }

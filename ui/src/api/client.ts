@@ -1,5 +1,6 @@
 // Thin fetch wrapper over the public read API. Every call states its endpoint; errors carry
 // the server's {"error": {...}} message so the UI can show what went wrong.
+import { UNAUTHORIZED_EVENT, authHeaders } from "./auth";
 import type {
   ColumnLineageAnswer,
   CompareAnswer,
@@ -37,7 +38,8 @@ export function buildUrl(path: string, params: Params = {}): string {
 }
 
 async function getJson<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(buildUrl(path, params), { signal, headers: { Accept: "application/json" } });
+  const res = await fetch(buildUrl(path, params), { signal, headers: { Accept: "application/json", ...authHeaders() } });
+  if (res.status === 401) window.dispatchEvent(new CustomEvent(UNAUTHORIZED_EVENT));
   if (!res.ok) {
     let code = "http_error";
     let message = `${res.status} ${res.statusText} from ${path}`;
