@@ -15,18 +15,25 @@ from headwater.store import Store
 from tests.fixtures.stories.load import derived_state, incoming
 
 P = "https://example.com/fuzz"
+
+
 def f(**b: Any) -> dict[str, Any]:
     return {"_producer": P, "_schemaURL": P + "/s.json", **b}
+
+
 def gen(rng: random.Random) -> list[dict[str, Any]]:
-    evs = []
+    """3-12 runs of 3 jobs over 5 datasets (random schemas, docs, column lineage, event types and
+    times, often equal), a few DatasetEvents (DROP/CREATE) and JobEvents."""
+    evs: list[dict[str, Any]] = []
     ds = [f"/d{i}" for i in range(5)]
-    for r in range(rng.randint(3, 12)):
+    for _ in range(rng.randint(3, 12)):
         job = f"j{rng.randint(0, 2)}"
         run = str(uuid.UUID(int=rng.getrandbits(128)))
         t0 = rng.randint(0, 50)
-        ins = rng.sample(ds, rng.randint(0, 2)); outs = rng.sample(ds, rng.randint(0, 2))
+        ins = rng.sample(ds, rng.randint(0, 2))
+        outs = rng.sample(ds, rng.randint(0, 2))
         def d(n: str, cl: bool = False) -> dict[str, Any]:
-            facets = {}
+            facets: dict[str, Any] = {}
             if rng.random() < 0.6:
                 facets["schema"] = f(fields=[{"name": c, "type": rng.choice(["int", "string"])} for c in rng.sample("abc", rng.randint(1, 3))])
             if rng.random() < 0.3:
@@ -36,7 +43,7 @@ def gen(rng: random.Random) -> list[dict[str, Any]]:
                                                                           "transformations": [{"type": rng.choice(["DIRECT", "INDIRECT"])}]}]}})
             return {"namespace": "file", "name": n, "facets": facets}
         sql = rng.choice(["q1", "q2"])
-        for k, et in enumerate(rng.sample(["START", "RUNNING", "COMPLETE"], rng.randint(1, 3))):
+        for et in rng.sample(["START", "RUNNING", "COMPLETE"], rng.randint(1, 3)):
             evs.append({"eventType": et, "eventTime": f"2026-01-01T00:{t0 + rng.randint(0, 3):02d}:00Z", "producer": P,
                         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
                         "run": {"runId": run}, "job": {"namespace": "ns", "name": job, "facets": {"sql": f(query=sql)}},
