@@ -220,6 +220,17 @@ def test_compare_marks_what_was_added(page: Any) -> None:
     assert marked == {col(EMP_COMP, "Bonus"), col(EMP_COMP, "TotalCompensation")}
 
 
+def test_compare_takes_the_two_moments_in_either_order(page: Any) -> None:
+    later = "2026-11-20T00:00:00Z"
+    open_asset(page, ds(EMP_COMP), depth=3, at=BETWEEN.isoformat().replace("+00:00", "Z"), cmp=later)
+    page.get_by_test_id("compare-bar").wait_for()
+    page.wait_for_function("() => document.querySelector('[data-node-id][data-mark=\"added\"]') !== null")
+    # the later graph is drawn, with what it gained marked
+    wait_graph(page, FULL_GRAPH)
+    added = set(page.eval_on_selector_all('[data-mark="added"][data-node-id]', "els => els.map(e => e.dataset.nodeId)"))
+    assert {ds(BONUS), job(JOB3), ds(XSS_NAME)} <= added
+
+
 def test_impact_analysis_lists_and_exports_everything_downstream(page: Any) -> None:
     open_asset(page, ds(EMP_ATT), depth=3)
     page.get_by_test_id("impact-button").click()

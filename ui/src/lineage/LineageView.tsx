@@ -6,7 +6,7 @@ import type { ColumnEdge, CompareAnswer, ImpactAnswer } from "../api/types";
 import { formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
 import { columnPath } from "../model/columns";
-import { compareMarks, withRemoved } from "../model/compare";
+import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { datasetOfField, isField } from "../model/nodeid";
 import { nodeHref, type ViewState } from "../model/urlState";
@@ -23,7 +23,10 @@ import { useLineageGraph } from "./useLineageGraph";
 const BIG_GRAPH = 250;
 
 export function LineageView({ view, setView }: { view: ViewState; setView: (p: Partial<ViewState>) => void }) {
-  const { state, error, loading } = useLineageGraph(view.node, view.depth, view.at, view.expansions);
+  // compare: the two moments in order (either may be given first); the graph drawn is the later one
+  const window_ = useMemo(() => compareWindow(view.compareFrom, view.at), [view.compareFrom, view.at]);
+  const graphAt = window_ ? window_.toParam : view.at;
+  const { state, error, loading } = useLineageGraph(view.node, view.depth, graphAt, view.expansions);
   const [selected, setSelected] = useState<string | null>(null);
   const [columnUi, setColumnUi] = useState<Map<string, ColumnUi>>(new Map());
   const [compare, setCompare] = useState<{ answer: CompareAnswer | null; error: Error | null } | null>(null);
@@ -33,19 +36,18 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
 
   // compare two moments: `cmp` -> `at` (or now)
   useEffect(() => {
-    if (!view.compareFrom) {
+    if (!window_) {
       setCompare(null);
       return;
     }
     const ctl = new AbortController();
     setCompare({ answer: null, error: null });
-    const to = view.at ?? new Date().toISOString();
-    api.compare(view.node, view.compareFrom, to, view.depth * 2, ctl.signal).then(
+    api.compare(view.node, window_.from, window_.to, view.depth * 2, ctl.signal).then(
       (answer) => setCompare({ answer, error: null }),
       (e: Error) => !ctl.signal.aborted && setCompare({ answer: null, error: e }),
     );
     return () => ctl.abort();
-  }, [view.node, view.compareFrom, view.at, view.depth]);
+  }, [view.node, window_, view.depth]);
 
   const impactTarget = view.column ?? view.node;
   useEffect(() => {

@@ -46,3 +46,18 @@ export function withRemoved(graph: Graph, c: CompareAnswer): Graph {
 export function edgeMark(marks: CompareMarks | null, e: { source: string; target: string }): Mark | undefined {
   return marks?.edges.get(edgeKey(e));
 }
+
+/**
+ * The compare window: `cmp` and `at` (or now) in time order. `toParam` is the later moment as an
+ * `at=` parameter (null when it is now).
+ */
+export function compareWindow(
+  cmp: string | null,
+  at: string | null,
+  now: string = new Date().toISOString(),
+): { from: string; to: string; toParam: string | null } | null {
+  if (!cmp) return null;
+  const other = at ?? now;
+  const [from, to] = Date.parse(cmp) <= Date.parse(other) ? [cmp, other] : [other, cmp];
+  return { from, to, toParam: to === now && !at ? null : to };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import type { CompareAnswer } from "../api/types";
+import { columnKey, compareMarks, compareWindow, withRemoved } from "./compare";
+import { JOB2, ds, edge, node } from "./testdata";
+
+const answer: CompareAnswer = {
+  from: "2026-11-01T00:00:00Z",
+  to: "2026-11-10T00:00:00Z",
+  root: ds("employee_compensation"),
+  nodes: { added: [node(ds("bonus_payments.csv"))], removed: [node(ds("old_rates.csv"))] },
+  edges: { added: [edge(ds("bonus_payments.csv"), JOB2)], removed: [edge(ds("old_rates.csv"), JOB2)] },
+  columns: {
+    added: [{ dataset: ds("employee_compensation"), field: "Bonus", type: "double" }],
+    removed: [{ dataset: ds("employee_compensation"), field: "Legacy", type: "string" }],
+    changed: [{ dataset: ds("employee_compensation"), field: "TotalPay", fromType: "int", toType: "double" }],
+  },
+  columnEdges: { added: [], removed: [] },
+};
+
+describe("compare", () => {
+  it("marks added and removed nodes, edges and columns", () => {
+    const m = compareMarks(answer);
+    expect(m.nodes.get(ds("bonus_payments.csv"))).toBe("added");
+    expect(m.nodes.get(ds("old_rates.csv"))).toBe("removed");
+    expect(m.edges.get(`${ds("old_rates.csv")}->${JOB2}`)).toBe("removed");
+    expect(m.columns.get(columnKey(ds("employee_compensation"), "Bonus"))).toBe("added");
+    expect(m.columns.get(columnKey(ds("employee_compensation"), "Legacy"))).toBe("removed");
+    expect(m.columns.get(columnKey(ds("employee_compensation"), "TotalPay"))).toBe("changed");
+  });
+
+  it("puts removed nodes and their edges back as ghosts, once", () => {
+    const g = { nodes: [node(JOB2), node(ds("bonus_payments.csv"))], edges: [edge(ds("bonus_payments.csv"), JOB2)], columnEdges: [], truncated: false };
+    const out = withRemoved(g, answer);
+    expect(out.nodes.map((n) => n.id)).toEqual([JOB2, ds("bonus_payments.csv"), ds("old_rates.csv")]);
+    expect(out.edges).toHaveLength(2);
+    expect(withRemoved(out, answer).nodes).toHaveLength(3);
+  });
+
+  it("orders the two moments; the later one is drawn", () => {
+    const now = "2026-11-22T00:00:00.000Z";
+    expect(compareWindow(null, null, now)).toBeNull();
+    expect(compareWindow("2026-11-01T00:00:00Z", null, now)).toEqual({ from: "2026-11-01T00:00:00Z", to: now, toParam: null });
+    expect(compareWindow("2026-11-10T00:00:00Z", "2026-11-01T00:00:00Z", now)).toEqual({
+      from: "2026-11-01T00:00:00Z",
+      to: "2026-11-10T00:00:00Z",
+      toParam: "2026-11-10T00:00:00Z",
+    });
+  });
+});
