@@ -116,9 +116,11 @@ def refresh(conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], datas
 def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set[str]:
     """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
     touched_jobs: set[str] = set()
-    known: set[str] = set()
+    previous: dict[str, Any] = {}  # run id -> its stored (job, started_at), before this batch
     for chunk in _chunks(n[len("run:"):] for n in run_nodes):
-        known.update(conn.scalars(sa.select(runs.c.run_id).where(runs.c.run_id.in_(chunk))))
+        for old in conn.execute(sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(chunk))):
+            previous[old.run_id] = old
+    known = set(previous)
     old_runs = [n for n in run_nodes if n[len("run:"):] in known]
     found: dict[str, list[RunObservation]] = {}
     if batch.incremental:  # a new run's observations are all in this batch: no need to read them back
@@ -136,12 +138,12 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
         batch.changed[run["job"]].append((run["started_at"], run["run_id"]))
         rows.append(_json_row(run, _RUN_JSON))
     new_job = {r["run_id"]: r["job"] for r in rows}
+    for old in previous.values():
+        touched_jobs.add(old.job)
+        batch.changed[old.job].append((old.started_at, old.run_id))
+        if old.job != new_job[old.run_id]:  # a run moved to another job: rare, re-derive both
+            batch.full_jobs.update((old.job, new_job[old.run_id]))
     for chunk in _chunks(known):
-        for old in conn.execute(sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(chunk))):
-            touched_jobs.add(old.job)
-            batch.changed[old.job].append((old.started_at, old.run_id))
-            if old.job != new_job[old.run_id]:  # a run moved to another job: rare, re-derive both
-                batch.full_jobs.update((old.job, new_job[old.run_id]))
         conn.execute(runs.delete().where(runs.c.run_id.in_(chunk)))
     if rows:
         conn.execute(runs.insert(), rows)
