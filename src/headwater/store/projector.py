@@ -406,5 +406,12 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
                 nodes[group].add(o.node)
         count += len(rows)
         last_seq = rows[-1].seq
-    refresh(conn, nodes["run"], nodes["job"], nodes["dataset"], Batch(incremental=False))
+    batch = Batch(incremental=False)
+    # node by node in chunks, runs before their jobs: memory stays bounded by the chunk
+    for chunk in _chunks(nodes["run"], 2000):
+        _refresh_runs(conn, set(chunk), batch)
+    for chunk in _chunks(nodes["job"], 2000):
+        _refresh_jobs(conn, set(chunk), batch)
+    for chunk in _chunks(nodes["dataset"], 2000):
+        _refresh_datasets(conn, set(chunk), batch)
     return count
