@@ -102,6 +102,11 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryL
             names[key] = [(d.namespace, d.name) for d in found]
             for ds in found:
                 inputs.add(ds, _leaf_columns(node))
+    elif snap.relations:  # the plan was too large to read: inputs from the leaves alone
+        for key, info in snap.relations.items():
+            cols = [(str(c[0]), c[1]) for c in snap.leaf_columns.get(key, [])]
+            for ds in datasets_of(info):
+                inputs.add(ds, cols)
     result.inputs = inputs.build(disabled)
     cmd = snap.command
     if cmd is None or cmd.target is None:

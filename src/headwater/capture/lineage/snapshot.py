@@ -72,6 +72,8 @@ class PlanSnapshot:
     metrics: dict[str, int] = field(default_factory=dict)
     sql: str | None = None
     notes: list[str] = field(default_factory=list)
+    # columns of the leaves, only when the plan was too large to read (``query`` is then None)
+    leaf_columns: dict[str, list[list[Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -439,6 +441,33 @@ def _needs_analyzed(plan: PlanNode) -> str | None:
     return None
 
 
+# Largest plan JSON we ask the JVM for. toJSON materialises the whole document on the driver heap:
+# an analyzed plan of 500 withColumn calls over 1,000 columns is ~150 MB and can exhaust it.
+MAX_PLAN_JSON_BYTES = 32 * 1024 * 1024
+_BYTES_PER_ATTRIBUTE = 350  # one AttributeReference in toJSON, with its exprId and metadata
+
+
+def estimated_json_bytes(jplan: Any) -> int:
+    """A cheap upper estimate of ``jplan.toJSON()``'s size: operators × output width × attribute size.
+
+    ``toString`` is bounded (Spark truncates each node's field list), so counting its lines costs
+    little; only an int crosses py4j."""
+    lines = int(len(jplan.toString().split("\n")))
+    width = max(int(jplan.output().size()), 1)
+    return lines * width * _BYTES_PER_ATTRIBUTE * 2
+
+
+def _leaves_only(ctx: _Context, jquery: Any, snap: PlanSnapshot) -> None:
+    """Too large to read: describe just the leaf relations (inputs, no column lineage)."""
+    jleaves = jquery.collectLeaves()
+    for i in range(int(jleaves.size())):
+        jleaf = jleaves.apply(i)
+        name = short_name(_cls(jleaf))
+        snap.relations[f"L{i}"] = _try(lambda: describe_leaf(ctx, jleaf, name), RelationInfo(kind="unknown", cls=name))
+        schema = _try(lambda: json.loads(str(jleaf.schema().json())), {}) or {}
+        snap.leaf_columns[f"L{i}"] = [[f.get("name", ""), f.get("type")] for f in schema.get("fields", [])]
+
+
 def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
     """Read one QueryExecution into a :class:`PlanSnapshot` (a handful of py4j calls)."""
     ctx = _Context(spark)
@@ -451,6 +480,10 @@ def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
     snap.root = name
     snap.command = _try(lambda: describe_command(ctx, root, name))
     jquery = _query_of(root, name)
+    if jquery is not None and estimated_json_bytes(jquery) > MAX_PLAN_JSON_BYTES:
+        snap.notes.append("plan too large for toJSON: inputs without column lineage")
+        _leaves_only(ctx, jquery, snap)
+        jquery = None
     if jquery is not None:
         query_json = json.loads(str(jquery.toJSON()))
         plan = parse_plan(query_json)
@@ -458,6 +491,9 @@ def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
         if reason is not None:
             aroot = qe.analyzed()
             ajquery = _query_of(aroot, short_name(_cls(aroot)))
+            if ajquery is not None and estimated_json_bytes(ajquery) > MAX_PLAN_JSON_BYTES:
+                snap.notes.append(f"{reason} in the optimized plan, analyzed plan too large: optimized plan kept")
+                ajquery = None
             if ajquery is not None:
                 jquery = ajquery
                 query_json = json.loads(str(jquery.toJSON()))
