@@ -24,6 +24,7 @@ from .sink import Sink
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 BIN = Path(sys.executable).parent
+FLUSH = {"spark.headwater.flushTimeoutSeconds": "60"}
 JOB = textwrap.dedent("""
     import sys
     from pyspark.sql import SparkSession
@@ -51,7 +52,9 @@ def child_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENLINEAGE", "HEADWATER_", "SPARK_", "PYSPARK_")) and k != "PYTHONPATH"}
     env.update({"PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}", "HOME": str(tmp_path),
-                "HEADWATER_DATA_DIR": str(tmp_path / "hw"), **extra})
+                "HEADWATER_DATA_DIR": str(tmp_path / "hw"),
+                # generous flush at exit: a busy CI machine must not turn "sent" into "spooled"
+                "HEADWATER_CONF": json.dumps(FLUSH), **extra})
     return env
 
 
@@ -164,7 +167,7 @@ def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_p
     # a plain `python job.py`, with the .pth processed as site-packages does (site.addsitedir)
     launcher = f"import site, runpy, sys; site.addsitedir({str(site)!r}); sys.argv = sys.argv[1:]; " \
                "runpy.run_path(sys.argv[0], run_name='__main__')"
-    conf = json.dumps({"spark.openlineage.transport.type": "file",
+    conf = json.dumps({**FLUSH, "spark.openlineage.transport.type": "file",
                        "spark.openlineage.transport.location": str(target)})
     probe = (f"import site; site.addsitedir({str(site)!r}); import pyspark.sql.session as s; "
              "print('PATCHED', getattr(s.SparkSession.Builder.getOrCreate, '_headwater_patched', False))")
