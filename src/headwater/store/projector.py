@@ -59,6 +59,7 @@ class Batch:
     new_obs: dict[str, list[Observation]] = field(default_factory=lambda: defaultdict(list))
     changed: dict[str, list[Position]] = field(default_factory=lambda: defaultdict(list))  # job -> positions
     full_jobs: set[str] = field(default_factory=set)  # jobs that must be re-derived from scratch
+    fresh_runs: dict[str, dict[str, Any]] = field(default_factory=dict)  # runs derived in this batch
     incremental: bool = True
 
 
@@ -134,6 +135,8 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     rows: list[dict[str, Any]] = []
     for node, run_obs in sorted(found.items()):
         run = derive_run(node[len("run:"):], run_obs)
+        if batch.incremental:
+            batch.fresh_runs[run["run_id"]] = run
         touched_jobs.add(run["job"])
         batch.changed[run["job"]].append((run["started_at"], run["run_id"]))
         rows.append(_json_row(run, _RUN_JSON))
@@ -156,6 +159,11 @@ def _run_sample(r: Any) -> JobSample:
     facets = json.loads(r.job_facets)
     content = job_content(json.loads(r.inputs), json.loads(r.outputs), facets, json.loads(r.column_lineage))
     return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
+
+
+def _fresh_sample(run: Mapping[str, Any]) -> JobSample:
+    content = job_content(run["inputs"], run["outputs"], run["job_facets"], run["column_lineage"])
+    return JobSample(run["started_at"], run["run_id"], run["run_id"], content, run["job_facets"])
 
 
 def _event_sample(o: Any) -> tuple[JobSample, tuple[str, str]]:
@@ -258,7 +266,8 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
             job_versions.c.job.in_(chunk), sa.or_(job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= since))):
         tail_versions[v.job].append(v)
     tail_runs: dict[str, list[Any]] = defaultdict(list)
-    for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk), runs.c.started_at >= since)):
+    for r in conn.execute(sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.parent_job)
+                          .where(runs.c.job.in_(chunk), runs.c.started_at >= since)):
         tail_runs[r.job].append(r)
     tail_events: dict[str, list[Any]] = defaultdict(list)
     for o in conn.execute(sa.select(observations).where(
@@ -269,7 +278,10 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
     for job in chunk:
         m_time = first[job][0]
         changed = set(batch.changed[job])
-        samples = [_run_sample(r) for r in tail_runs[job] if r.started_at >= m_time]
+        later = [r for r in tail_runs[job] if r.started_at >= m_time]
+        if any(r.run_id not in batch.fresh_runs for r in later):
+            continue  # an older run sits after the change: out of order, full path
+        samples = [_fresh_sample(batch.fresh_runs[r.run_id]) for r in later]
         samples += [_event_sample(o)[0] for o in tail_events[job] if o.time >= m_time]
         if any((s.time, s.key) not in changed for s in samples):
             continue  # an older sample sits after the change: out of order, full path
