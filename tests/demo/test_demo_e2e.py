@@ -23,8 +23,9 @@ from .demo_process import DemoProcess, start_demo
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 NS = "hr_payroll"
-JOB1 = f"job:{NS}:hr_employee_attendance.execute_insert_into_hadoop_fs_relation_command.employee_attendance"
-JOB2 = f"job:{NS}:hr_employee_compensation.execute_insert_into_hadoop_fs_relation_command.employee_compensation"
+# the OpenLineage Spark integration's naming: <app>.<snake_case of the executed write command>.<output>
+JOB1_NAME = f"job:{NS}:hr_employee_attendance.execute_insert_into_hadoop_fs_relation_command.employee_attendance"
+JOB2_NAME = f"job:{NS}:hr_employee_compensation.execute_insert_into_hadoop_fs_relation_command.employee_compensation"
 APP1 = f"job:{NS}:hr_employee_attendance"
 APP2 = f"job:{NS}:hr_employee_compensation"
 
@@ -48,6 +49,18 @@ class Pipeline:
         self.bonuses = file_id(data / "bonus_payments.csv")
         self.employee_attendance = file_id(wh / "employee_attendance")
         self.compensation = file_id(wh / "employee_compensation")
+
+
+def producers(demo: DemoProcess, dataset: str) -> list[str]:
+    jobs: list[str] = get(demo, "/api/v1/graph/node", nodeId=dataset)["producers"]
+    return jobs
+
+
+def pipeline_jobs(demo: DemoProcess, p: Pipeline) -> tuple[str, str]:
+    """The job that wrote employee_attendance and the one that wrote employee_compensation (one each)."""
+    job1, job2 = producers(demo, p.employee_attendance), producers(demo, p.compensation)
+    assert len(job1) == 1 and len(job2) == 1, f"one job per output, got {job1} and {job2}"
+    return job1[0], job2[0]
 
 
 def get(demo: DemoProcess, path: str, **params: Any) -> Any:
@@ -94,18 +107,19 @@ def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
 
 def test_dataset_and_job_graph_is_exactly_the_pipeline(demo: DemoProcess) -> None:
     p = Pipeline(demo.data_dir)
+    job1, job2 = pipeline_jobs(demo, p)
     lineage = get(demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10)
     assert lineage["truncated"] is False
     assert {n["id"] for n in lineage["nodes"]} == {
-        p.employees, p.attendance, p.adjustments, p.bonuses, JOB1, p.employee_attendance, JOB2, p.compensation}
+        p.employees, p.attendance, p.adjustments, p.bonuses, job1, p.employee_attendance, job2, p.compensation}
     assert edge_set(lineage) == {
-        (p.employees, JOB1, "INPUT"), (p.attendance, JOB1, "INPUT"), (JOB1, p.employee_attendance, "OUTPUT"),
-        (p.employee_attendance, JOB2, "INPUT"), (p.adjustments, JOB2, "INPUT"), (p.bonuses, JOB2, "INPUT"),
-        (JOB2, p.compensation, "OUTPUT"),
+        (p.employees, job1, "INPUT"), (p.attendance, job1, "INPUT"), (job1, p.employee_attendance, "OUTPUT"),
+        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (job2, p.compensation, "OUTPUT"),
     }
     levels = {n["id"]: n["level"] for n in lineage["nodes"]}
-    assert levels[p.compensation] == 0 and levels[JOB2] == -1 and levels[p.employee_attendance] == -2
-    assert levels[JOB1] == -3 and levels[p.employees] == -4 and levels[p.adjustments] == -2
+    assert levels[p.compensation] == 0 and levels[job2] == -1 and levels[p.employee_attendance] == -2
+    assert levels[job1] == -3 and levels[p.employees] == -4 and levels[p.adjustments] == -2
     kinds = {n["id"]: n.get("kind") for n in lineage["nodes"] if n["type"] == "DATASET"}
     assert set(kinds.values()) == {"file"}
     fields = {n["id"]: [f["name"] for f in n["fields"]] for n in lineage["nodes"] if n["type"] == "DATASET"}
@@ -117,11 +131,11 @@ def test_dataset_and_job_graph_is_exactly_the_pipeline(demo: DemoProcess) -> Non
     folded = get(demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10,
                  datasetsOnly="true")
     assert {(e["source"], e["target"], e["type"], tuple(e["via"])) for e in folded["edges"]} == {
-        (p.employees, p.employee_attendance, "DERIVED", (JOB1,)),
-        (p.attendance, p.employee_attendance, "DERIVED", (JOB1,)),
-        (p.employee_attendance, p.compensation, "DERIVED", (JOB2,)),
-        (p.adjustments, p.compensation, "DERIVED", (JOB2,)),
-        (p.bonuses, p.compensation, "DERIVED", (JOB2,)),
+        (p.employees, p.employee_attendance, "DERIVED", (job1,)),
+        (p.attendance, p.employee_attendance, "DERIVED", (job1,)),
+        (p.employee_attendance, p.compensation, "DERIVED", (job2,)),
+        (p.adjustments, p.compensation, "DERIVED", (job2,)),
+        (p.bonuses, p.compensation, "DERIVED", (job2,)),
     }
 
 
@@ -175,8 +189,9 @@ def expected_column_edges(p: Pipeline, output: str, job: str, direct: dict[str, 
 
 def test_column_lineage_of_both_jobs_is_exact(demo: DemoProcess) -> None:
     p = Pipeline(demo.data_dir)
-    for output, job, direct, indirect in ((p.employee_attendance, JOB1, JOB1_DIRECT, JOB1_INDIRECT),
-                                          (p.compensation, JOB2, JOB2_DIRECT, JOB2_INDIRECT)):
+    job1, job2 = pipeline_jobs(demo, p)
+    for output, job, direct, indirect in ((p.employee_attendance, job1, JOB1_DIRECT, JOB1_INDIRECT),
+                                          (p.compensation, job2, JOB2_DIRECT, JOB2_INDIRECT)):
         answer = get(demo, "/api/v1/graph/column-lineage", nodeId=output, direction="upstream", depth=1)
         got = {(e["source"], e["target"], e["job"], t["type"], t["subtype"])
                for e in answer["edges"] if e["target"].startswith(field_id(output, ""))
@@ -212,9 +227,10 @@ def test_total_compensation_comes_from_salary_adjustments_bonuses_and_overtime(d
 
 def test_each_job_ran_once_and_completed(demo: DemoProcess) -> None:
     p = Pipeline(demo.data_dir)
+    job1, job2 = pipeline_jobs(demo, p)
     for job, app, inputs, outputs in (
-        (JOB1, APP1, {p.employees, p.attendance}, {p.employee_attendance}),
-        (JOB2, APP2, {p.employee_attendance, p.adjustments, p.bonuses}, {p.compensation}),
+        (job1, APP1, {p.employees, p.attendance}, {p.employee_attendance}),
+        (job2, APP2, {p.employee_attendance, p.adjustments, p.bonuses}, {p.compensation}),
     ):
         runs = get(demo, "/api/v1/graph/runs", nodeId=job)
         assert runs["total"] == 1, runs
@@ -229,6 +245,12 @@ def test_each_job_ran_once_and_completed(demo: DemoProcess) -> None:
         node = get(demo, "/api/v1/graph/node", nodeId=job)
         assert node["jobType"] == {"integration": "SPARK", "processingType": "BATCH", "jobType": "SQL_JOB"}
         assert node["latestRun"]["state"] == "COMPLETE"
+
+
+def test_job_names_follow_the_openlineage_spark_convention(demo: DemoProcess) -> None:
+    assert pipeline_jobs(demo, Pipeline(demo.data_dir)) == (JOB1_NAME, JOB2_NAME)
+    apps = {j["name"] for j in get(demo, "/api/v1/graph/jobs", namespace=NS)["items"]}
+    assert {APP1.split(":", 2)[2], APP2.split(":", 2)[2]} <= apps
 
 
 def test_ctrl_c_stops_the_demo_and_its_server(demo: DemoProcess) -> None:
@@ -269,66 +291,87 @@ GLUE_APP = f"job:{NS}:hr_glue_employee_attendance"
 GLUE_ACTIONS = ("execute_create_data_source_table_as_select_command", "execute_save_as_v1_table_command")
 
 
-def jdbc_pipeline(demo: DemoProcess, pg_url: str) -> tuple[Pipeline, str]:
-    """The node ids of the JDBC run: employees.csv is replaced by the PostgreSQL table."""
+def jdbc_pipeline(demo: DemoProcess, pg_url: str) -> tuple[Pipeline, list[str], str]:
+    """The node ids of the JDBC run (employees.csv replaced by the PostgreSQL table), the job(s) that
+    wrote employee_attendance and the one that wrote employee_compensation."""
     p = Pipeline(demo.data_dir)
     parts = urlsplit(pg_url)
     p.employees = f"dataset:postgres://{parts.hostname}:{parts.port or 5432}:{parts.path.lstrip('/')}.hr.employees"
-    jobs = get(demo, "/api/v1/graph/node", nodeId=p.employee_attendance)["producers"]
-    assert len(jobs) == 1, f"one job writes employee_attendance, got {jobs}"
-    return p, jobs[0]
+    glue = producers(demo, p.employee_attendance)
+    job2 = producers(demo, p.compensation)
+    assert glue and all(j.startswith(f"{GLUE_APP}.") and j.endswith(".employee_attendance") for j in glue), glue
+    assert len(job2) == 1, job2
+    return p, glue, job2[0]
 
 
 @pytest.mark.postgres
 def test_jdbc_variant_graph(jdbc_demo: DemoProcess, pg_database: str) -> None:
-    p, glue = jdbc_pipeline(jdbc_demo, pg_database)
-    assert glue in {f"job:{NS}:hr_glue_employee_attendance.{a}.employee_attendance" for a in GLUE_ACTIONS}
+    p, glue, job2 = jdbc_pipeline(jdbc_demo, pg_database)
     assert "✔ Loading the employees into PostgreSQL" in jdbc_demo.output
     assert "✔ Running job 1 (JDBC)" in jdbc_demo.output
+    folded = get(jdbc_demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10,
+                 datasetsOnly="true")
+    assert {(e["source"], e["target"], e["type"]) for e in folded["edges"]} == {
+        (p.employees, p.employee_attendance, "DERIVED"), (p.attendance, p.employee_attendance, "DERIVED"),
+        (p.employee_attendance, p.compensation, "DERIVED"), (p.adjustments, p.compensation, "DERIVED"),
+        (p.bonuses, p.compensation, "DERIVED"),
+    }
+    assert all(set(e["via"]) == set(glue) for e in folded["edges"] if e["target"] == p.employee_attendance)
     lineage = get(jdbc_demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10)
     assert edge_set(lineage) == {
-        (p.employees, glue, "INPUT"), (p.attendance, glue, "INPUT"), (glue, p.employee_attendance, "OUTPUT"),
-        (p.employee_attendance, JOB2, "INPUT"), (p.adjustments, JOB2, "INPUT"), (p.bonuses, JOB2, "INPUT"),
-        (JOB2, p.compensation, "OUTPUT"),
+        *((p.employees, g, "INPUT") for g in glue), *((p.attendance, g, "INPUT") for g in glue),
+        *((g, p.employee_attendance, "OUTPUT") for g in glue),
+        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (job2, p.compensation, "OUTPUT"),
     }
     nodes = {n["id"]: n for n in lineage["nodes"]}
-    assert set(nodes) == {p.employees, p.attendance, p.adjustments, p.bonuses, glue, p.employee_attendance, JOB2,
-                          p.compensation}
     assert nodes[p.employees]["kind"] == "jdbc"
     assert [f["name"] for f in nodes[p.employees]["fields"]] == [
         "EmployeeID", "Name", "Department", "Role", "HireDate", "Salary", "PerformanceRating", "Shift", "Location"]
     # saveAsTable: the table's dataset is its warehouse folder, the table name a symlink
     table = get(jdbc_demo, "/api/v1/graph/node", nodeId=p.employee_attendance)
     identifiers = table["facets"]["symlinks"]["identifiers"]
-    assert [(i["name"], i["type"]) for i in identifiers] == [("default.employee_attendance", "TABLE")]
+    assert [(i["name"], i["namespace"], i["type"]) for i in identifiers] == [
+        ("default.employee_attendance", f"file:{(jdbc_demo.data_dir / 'warehouse').resolve()}", "TABLE")]
+
+
+@pytest.mark.postgres
+def test_jdbc_variant_saveastable_is_one_job(jdbc_demo: DemoProcess, pg_database: str) -> None:
+    """One user action, one job: the inner executions of saveAsTable are part of the outermost command."""
+    _, glue, _ = jdbc_pipeline(jdbc_demo, pg_database)
+    assert len(glue) == 1, f"saveAsTable should give one job, got {glue}"
+    assert glue[0] in {f"{GLUE_APP}.{a}.employee_attendance" for a in GLUE_ACTIONS}
 
 
 @pytest.mark.postgres
 def test_jdbc_variant_column_lineage(jdbc_demo: DemoProcess, pg_database: str) -> None:
-    p, glue = jdbc_pipeline(jdbc_demo, pg_database)
+    p, glue, _ = jdbc_pipeline(jdbc_demo, pg_database)
     answer = get(jdbc_demo, "/api/v1/graph/column-lineage", nodeId=p.employee_attendance, direction="upstream", depth=1)
-    got = column_edges([e for e in answer["edges"] if e["job"] == glue])
-    direct = {(s, t, k, st) for s, t, k, st in got if k == "DIRECT"}
-    assert direct == {(src, dst, k, st) for src, dst, _job, k, st in
-                      expected_column_edges(p, p.employee_attendance, glue, JOB1_DIRECT, {}) if k == "DIRECT"}
-    for column in JOB1_DIRECT:
-        target = field_id(p.employee_attendance, column)
-        assert (field_id(p.employees, "EmployeeID"), target, "INDIRECT", "JOIN") in got
-        assert (field_id(p.attendance, "EmployeeID"), target, "INDIRECT", "JOIN") in got
-    # and through job 2: TotalCompensation's salary comes from the PostgreSQL table
+    expected_direct = {(src, dst, k, st) for src, dst, _job, k, st in
+                       expected_column_edges(p, p.employee_attendance, "", JOB1_DIRECT, {}) if k == "DIRECT"}
+    for job in glue:
+        got = column_edges([e for e in answer["edges"] if e["job"] == job])
+        assert {edge for edge in got if edge[2] == "DIRECT"} == expected_direct
+        for column in JOB1_DIRECT:
+            target = field_id(p.employee_attendance, column)
+            assert (field_id(p.employees, "EmployeeID"), target, "INDIRECT", "JOIN") in got
+            assert (field_id(p.attendance, "EmployeeID"), target, "INDIRECT", "JOIN") in got
+    # through job 2, TotalCompensation's salary comes from the PostgreSQL table
     up = get(jdbc_demo, "/api/v1/graph/column-lineage", nodeId=field_id(p.compensation, "TotalCompensation"),
              direction="upstream", depth=10)
-    assert (field_id(p.employees, "Salary"), field_id(p.employee_attendance, "Salary"), "DIRECT", "IDENTITY") in column_edges(up["edges"])
+    assert (field_id(p.employees, "Salary"), field_id(p.employee_attendance, "Salary"), "DIRECT", "IDENTITY") \
+        in column_edges(up["edges"])
 
 
 @pytest.mark.postgres
-def test_jdbc_variant_runs_completed(jdbc_demo: DemoProcess, pg_database: str) -> None:
-    p, glue = jdbc_pipeline(jdbc_demo, pg_database)
-    run = get(jdbc_demo, "/api/v1/graph/runs", nodeId=glue)["runs"]
-    assert [(r["state"], r["parentJob"]) for r in run] == [("COMPLETE", GLUE_APP)]
-    assert set(run[0]["inputs"]) == {p.employees, p.attendance} and run[0]["outputs"] == [p.employee_attendance]
+def test_jdbc_variant_runs_completed_and_sigterm_stops_it(jdbc_demo: DemoProcess, pg_database: str) -> None:
+    p, glue, job2 = jdbc_pipeline(jdbc_demo, pg_database)
+    for job in glue:
+        runs = get(jdbc_demo, "/api/v1/graph/runs", nodeId=job)["runs"]
+        assert [(r["state"], r["parentJob"]) for r in runs] == [("COMPLETE", GLUE_APP)]
+        assert set(runs[0]["inputs"]) == {p.employees, p.attendance} and runs[0]["outputs"] == [p.employee_attendance]
     assert [r["state"] for r in get(jdbc_demo, "/api/v1/graph/runs", nodeId=GLUE_APP)["runs"]] == ["COMPLETE"]
-    assert [r["state"] for r in get(jdbc_demo, "/api/v1/graph/runs", nodeId=JOB2)["runs"]] == ["COMPLETE"]
+    assert [r["state"] for r in get(jdbc_demo, "/api/v1/graph/runs", nodeId=job2)["runs"]] == ["COMPLETE"]
     # `kill` (SIGTERM) stops the demo like Ctrl-C does: its server goes too, nothing is left running
     assert jdbc_demo.interrupt(signum=signal.SIGTERM) == 0, jdbc_demo.output
     assert "Headwater stopped." in jdbc_demo.output
