@@ -400,9 +400,21 @@ def describe_command(ctx: _Context, root: Any, name: str) -> CommandInfo | None:
 
 
 def _executed_root(qe: Any) -> Any:
+    """The executed physical root, unwrapped from adaptive execution's wrappers."""
     plan = _try(lambda: qe.executedPlan())
-    if plan is not None and short_name(_cls(plan)) == "AdaptiveSparkPlanExec":
-        plan = _try(lambda: plan.executedPlan(), plan)
+    for _ in range(4):
+        if plan is None:
+            break
+        name = short_name(_cls(plan))
+        if name == "AdaptiveSparkPlanExec":
+            plan = _try(lambda: plan.executedPlan(), None) or plan
+            if short_name(_cls(plan)) == "AdaptiveSparkPlanExec":
+                break
+        elif name in ("ResultQueryStageExec", "ShuffleQueryStageExec", "BroadcastQueryStageExec",
+                      "TableCacheQueryStageExec"):
+            plan = _try(lambda: plan.plan(), None)
+        else:
+            break
     return plan
 
 
