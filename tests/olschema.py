@@ -6,7 +6,7 @@ An event is checked against its event type (RunEvent, DatasetEvent, JobEvent) an
 facet it carries against that facet's schema (matched by facet name and where the facet sits:
 run, job, dataset, input or output facets). Unknown (custom) facets are left alone.
 
-    from tests.olschema import event_errors, assert_valid_event
+    from olschema import event_errors, assert_valid_event
     assert event_errors(event) == []
 """
 

@@ -6,7 +6,7 @@ import pytest
 
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.graph.nodeid import parse_node_id as ref
-from tests.graph.conftest import ADJ, ATT, BON, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid
+from fixtures.stories.load import ADJ, ATT, BON, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid
 
 
 def levels(answer: dict) -> dict[str, int]:

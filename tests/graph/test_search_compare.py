@@ -10,7 +10,7 @@ import pytest
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.graph.nodeid import parse_node_id as ref
 from headwater.store import IncomingEvent, Store
-from tests.graph.conftest import BON, COMP, DAG, DAY1, DAY3, EA, EMP, J1, J2, REP, RX, TAX, fid
+from fixtures.stories.load import BON, COMP, DAG, DAY1, DAY3, EA, EMP, J1, J2, REP, RX, TAX, fid
 
 
 def test_search(graph: GraphReader) -> None:

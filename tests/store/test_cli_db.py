@@ -9,7 +9,7 @@ from headwater.cli import cli
 from headwater.store import Store
 from headwater.store.migrate import head_revision
 from headwater.store.schema import runs
-from tests.fixtures.stories.load import derived_state, incoming, story
+from fixtures.stories.load import derived_state, incoming, story
 
 
 def test_upgrade_then_rebuild(store_url: str) -> None:

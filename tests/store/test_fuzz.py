@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from headwater.store import Store
-from tests.fixtures.stories.load import derived_state, incoming
+from fixtures.stories.load import derived_state, incoming
 
 P = "https://example.com/fuzz"
 

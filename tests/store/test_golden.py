@@ -20,7 +20,7 @@ from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.observe import column_lineage_edges, observe
 from headwater.store.canonical import event_id
 from headwater.store.timeutil import iso
-from tests.fixtures.stories.load import HERE
+from fixtures.stories.load import HERE
 
 GOLDEN = HERE / "golden"
 

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from headwater.graph.nodeid import parse_node_id
 from headwater.store import Store
 from headwater.store.schema import DERIVED_TABLES, events, observations
-from tests.fixtures.stories.load import derived_state, incoming, story
+from fixtures.stories.load import derived_state, incoming, story
 
 
 @pytest.fixture

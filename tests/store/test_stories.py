@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.stories.load import HERE, story
-from tests.olschema import event_errors
+from fixtures.stories.load import HERE, story
+from olschema import event_errors
 
 STORIES = sorted(p.stem for p in HERE.glob("*.json"))
 
