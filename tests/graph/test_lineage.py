@@ -102,3 +102,10 @@ def test_unknown_node_and_bad_arguments(graph: GraphReader) -> None:
 def test_truncation(graph: GraphReader) -> None:
     answer = graph.lineage(ref(COMP), depth=2, max_nodes=3)
     assert answer["truncated"] is True and len(answer["nodes"]) == 3
+
+
+def test_run_root_means_its_job(graph: GraphReader) -> None:
+    run_id = graph.runs(ref(J2))["runs"][0]["runId"]
+    answer = graph.lineage(ref(f"run:{run_id}"), depth=1)
+    assert answer["root"] == f"run:{run_id}"
+    assert levels(answer) == {J2: 0, EA: -1, ADJ: -1, BON: -1, TAX: -1, COMP: 1}

@@ -17,9 +17,9 @@ from headwater.graph.common import (
     select_in,
     valid_at,
 )
-from headwater.graph.nodeid import NodeRef, parse_node_id
+from headwater.graph.nodeid import NodeRef
 from headwater.graph.traverse import incidence, neighbours
-from headwater.store.schema import column_edges, runs
+from headwater.store.schema import column_edges, jobs, runs
 from headwater.store.timeutil import iso
 
 DIRECTIONS = ("both", "upstream", "downstream")
@@ -33,10 +33,11 @@ def check_direction(direction: str) -> None:
 def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     root = root_ref(node)
     if root.type == "run":
-        job = conn.scalar(sa.select(runs.c.job).where(runs.c.run_id == root.name))
+        job = conn.execute(sa.select(jobs.c.namespace, jobs.c.name).join(runs, runs.c.job == jobs.c.id)
+                           .where(runs.c.run_id == root.name)).first()
         if job is None:
             raise NodeNotFound(f"run {root.name!r} not found")
-        return parse_node_id(job)
+        return NodeRef("job", job.namespace, job.name)
     return root
 
 
