@@ -261,3 +261,20 @@ def test_query_without_output(spark: Any, run: Runner, people: Path) -> None:
     ql = run.lineage(lambda: read_people(spark, people).where("pay > 1").collect())
     assert [i.name for i in ql.inputs] == [str(people)]
     assert ql.outputs == [] and not ql.has_output and ql.output_name is None
+
+
+def test_plan_too_large_for_json_keeps_inputs(spark: Any, run: Runner, people: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from headwater.capture.lineage import snapshot
+
+    monkeypatch.setattr(snapshot, "MAX_PLAN_JSON_BYTES", 10)
+    out = tmp_path / "huge"
+    snaps = run.snapshots(lambda: read_people(spark, people).write.mode("overwrite").parquet(str(out)))
+    snap = snaps[-1]
+    assert snap.query is None and any("too large" in n for n in snap.notes)
+    from headwater.capture.lineage import analyze
+
+    ql = analyze(snap)
+    assert [(i.name, [f.name for f in i.facets["schema"].fields]) for i in ql.inputs] == [
+        (str(people), ["id", "name", "dept", "pay"])]
+    assert [o.name for o in ql.outputs] == [str(out)] and "columnLineage" not in ql.outputs[0].facets
