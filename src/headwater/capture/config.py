@@ -52,6 +52,7 @@ class AgentConfig:
     spool_dir: Path = field(default_factory=lambda: Path("~/.headwater/spool").expanduser())
     queue_size: int = 1000                      # spark.headwater.queueSize
     flush_timeout: float = 10.0                 # spark.headwater.flushTimeoutSeconds
+    nesting_grace: float = 2.0                  # spark.headwater.nesting.graceSeconds
     spool_max_bytes: int = 256 * 1024 * 1024    # spark.headwater.spool.maxBytes
     emit_without_output: bool = False           # spark.headwater.emitWithoutOutput
     debug_fail_capture: bool = False            # spark.headwater.debug.failCapture (tests only)
@@ -189,6 +190,7 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         spool_dir=Path(spool).expanduser(),
         queue_size=max(1, _number(conf, "spark.headwater.queueSize", 1000, int)),
         flush_timeout=_number(conf, "spark.headwater.flushTimeoutSeconds", 10.0),
+        nesting_grace=max(0.0, _number(conf, "spark.headwater.nesting.graceSeconds", 2.0)),
         spool_max_bytes=_number(conf, "spark.headwater.spool.maxBytes", 256 * 1024 * 1024, int),
         emit_without_output=_bool(conf, "spark.headwater.emitWithoutOutput", False),
         debug_fail_capture=_bool(conf, "spark.headwater.debug.failCapture", False),

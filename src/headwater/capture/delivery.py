@@ -51,7 +51,8 @@ MAX_BACKOFF = 30.0
 
 @dataclass
 class Stats:
-    submitted: int = 0
+    submitted: int = 0   # items queued: events, or callables that build events on the worker
+    built: int = 0       # events those items turned into
     sent: int = 0
     spooled: int = 0
     dropped: int = 0
@@ -186,9 +187,12 @@ class Emitter:
     def _materialize(self, item: Any) -> list[Any]:
         """A queued item is an event, or a callable that builds a list of events (built here, off the job)."""
         if not callable(item):
+            self.stats.built += 1
             return [item]
         try:
-            return list(item())
+            events = list(item())
+            self.stats.built += len(events)
+            return events
         except Exception as exc:  # noqa: BLE001
             self.errors.warning("build", "headwater: could not build lineage events (%s: %s); the job is not "
                                 "affected; further errors of this kind are not logged", type(exc).__name__, exc,

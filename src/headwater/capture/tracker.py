@@ -35,6 +35,7 @@ from headwater.capture.events import (
 )
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
+from headwater.capture.nesting import NestedWrites
 from headwater.capture.spool import Spool
 from headwater.capture.transports import build_transport
 from headwater.capture.transports import describe as describe_transport
@@ -72,6 +73,9 @@ class Tracker:
         self.spool = Spool(config.spool_dir, config.spool_max_bytes)
         self.emitter = Emitter(self.transport, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
+        self.nesting = NestedWrites(config.nesting_grace)
+        self._timers_lock = threading.Lock()
+        self._timer: threading.Timer | None = None
         self.listener = QueryListener(self._snapshot, self._observed, self.emitter.errors,
                                       jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture)
 
@@ -110,6 +114,7 @@ class Tracker:
         deadline = time.monotonic() + limit
         if not self._stopped:
             _wait_listener_bus(self._sc, limit)
+            self.emitter.submit(self._release_all)
         return self.emitter.flush(max(0.0, deadline - time.monotonic()))
 
     def stop(self, failure: BaseException | None = None) -> None:
@@ -128,6 +133,8 @@ class Tracker:
                 unregister(self._spark._jsparkSession.listenerManager(), self.listener)
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
+            self._cancel_timer()
+            self.emitter.submit(self._release_all)
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
             self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
@@ -171,7 +178,10 @@ class Tracker:
             self.emitter.submit(lambda: self._events_for(seen))
 
     def _events_for(self, seen: Observed) -> list[Any]:
-        """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL."""
+        """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
+
+        Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
+        reported as part of that command (``headwater.capture.nesting``)."""
         lineage = self._analyze(seen.snapshot)
         if lineage is None or not (lineage.has_output or self.config.emit_without_output):
             return []  # pure reads (show, count, collect) are not reported, as in the OpenLineage Spark agent
@@ -182,7 +192,44 @@ class Tracker:
             inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
             execution_id=seen.execution_id,
         )
-        return execution_events(self.context, execution)
+        ready = self.nesting.add(execution)
+        if self.nesting.holding:
+            self._schedule_release()
+        return self._events(ready)
+
+    def _events(self, executions: list[Execution]) -> list[Any]:
+        return [event for ex in executions for event in execution_events(self.context, ex)]
+
+    def _release_due(self) -> list[Any]:
+        ready = self.nesting.due()
+        if self.nesting.holding:
+            self._schedule_release()
+        return self._events(ready)
+
+    def _release_all(self) -> list[Any]:
+        return self._events(self.nesting.drain())
+
+    def _schedule_release(self) -> None:
+        """Wake the worker when the grace period of the held writes is over (one timer at a time)."""
+        with self._timers_lock:
+            if self._timer is not None and self._timer.is_alive() or self._stopped:
+                return
+            timer = threading.Timer(self.nesting.grace + 0.05, self._submit_release)
+            timer.daemon = True
+            timer.name = "headwater-nesting"
+            self._timer = timer
+            timer.start()
+
+    def _submit_release(self) -> None:
+        with self._timers_lock:
+            self._timer = None
+        self.emitter.submit(self._release_due)
+
+    def _cancel_timer(self) -> None:
+        with self._timers_lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
 
 def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None,

@@ -152,7 +152,7 @@ def test_backend_erroring_or_hanging_loses_nothing(spark: Any, tmp_path: Path, s
         tracker.stop()
         assert [r.id for r in result] == [1, 2, 3]
         assert sink.events() == []
-        produced = tracker.stats.submitted
+        produced = tracker.stats.built
         assert Spool(spool_dir).count() == produced >= 4
         sink.mode = "ok"
         done = Spool(spool_dir).drain(lambda event: _post(sink.url, event))
@@ -273,3 +273,47 @@ def test_dataset_lineage_enabled_key_reaches_the_column_lineage(spark: Any, tmp_
     assert any(f["field"] == "pay" for f in facets["true"]["dataset"])
     folded = [f for field in facets["false"]["fields"].values() for f in field["inputFields"]]
     assert any(f["field"] == "pay" for f in folded)  # folded into each field instead
+
+
+@pytest.mark.parametrize("how", ["saveAsTable", "ctas"])
+def test_a_command_and_the_executions_it_runs_are_one_job(spark: Any, tmp_path: Path, spool_dir: Path, how: str,
+                                                           assert_valid_events: Any) -> None:
+    """saveAsTable is 2 (Spark 3.5) or 3 (Spark 4) nested executions writing one table: one job, one run,
+    named after the outermost command, with the output statistics the inner write measured."""
+    from pyspark.sql import functions as F
+
+    table = f"nested_{how.lower()}"
+    spark.sql(f"DROP TABLE IF EXISTS {table}")
+    source = tmp_path / "source"
+    spark.range(20).write.parquet(str(source))
+    with Sink() as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir))
+        df = spark.read.parquet(str(source)).withColumn("twice", F.col("id") * 2)
+        if how == "saveAsTable":
+            df.write.mode("overwrite").format("parquet").saveAsTable(table)
+        else:
+            df.createOrReplaceTempView("nested_source")
+            spark.sql(f"CREATE TABLE {table} USING parquet AS SELECT id, twice FROM nested_source")
+        other = tmp_path / "other"
+        df.write.mode("overwrite").parquet(str(other))  # a separate write right after: its own job
+        tracker.stop()
+        events = sink.events()
+        absorbed = tracker.nesting.absorbed
+    assert_valid_events(events)
+    assert_start_then_end(events)
+    completes = [e for e in exec_events(events) if e["eventType"] == "COMPLETE"]
+    names = sorted(e["job"]["name"] for e in completes)
+    assert len(completes) == 2, names
+    table_job, = (e for e in completes if e["outputs"][0]["name"].endswith(table))
+    assert table_job["job"]["name"].split(".")[1] in {
+        "execute_save_as_v1_table_command", "execute_create_data_source_table_as_select_command"}, names
+    assert absorbed >= 1
+    stats = table_job["outputs"][0]["outputFacets"]["outputStatistics"]
+    assert stats["rowCount"] == 20
+    assert [i["name"] for i in table_job["inputs"]] == [str(source)]
+    lineage = table_job["outputs"][0]["facets"]["columnLineage"]["fields"]
+    assert {name: [(f["field"], [t["type"] + ":" + t["subtype"] for t in f["transformations"]])
+                   for f in field["inputFields"]] for name, field in lineage.items()} == {
+        "id": [("id", ["DIRECT:IDENTITY"])], "twice": [("id", ["DIRECT:TRANSFORMATION"])]}
+    other_job, = (e for e in completes if e["outputs"][0]["name"] == str(other))
+    assert other_job["job"]["name"].split(".")[1] == "execute_insert_into_hadoop_fs_relation_command"
