@@ -15,15 +15,14 @@ def main(paths: list[str]) -> int:
             print(f"{path}: unreadable report ({exc})")
             failed += 1
             continue
-        suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
-        for suite in suites:
-            tests = int(suite.get("tests", 0))
-            f = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
-            s = int(suite.get("skipped", 0))
-            print(f"{path}: {tests - f - s} passed, {f} failed, {s} skipped")
-            passed += tests - f - s
-            failed += f
-            skipped += s
+        suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+        tests = sum(int(suite.get("tests", 0)) for suite in suites)
+        f = sum(int(suite.get("failures", 0)) + int(suite.get("errors", 0)) for suite in suites)
+        s = sum(int(suite.get("skipped", 0)) for suite in suites)
+        print(f"{path}: {tests - f - s} passed, {f} failed, {s} skipped ({len(suites)} suites)")
+        passed += tests - f - s
+        failed += f
+        skipped += s
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed or passed == 0 else 0
 
