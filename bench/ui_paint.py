@@ -1,7 +1,10 @@
 """How long the lineage explorer takes to show big graphs, in headless Chromium.
 
-    python bench/ui_paint.py                 # 100, 1,000 and 10,000 nodes
-    python bench/ui_paint.py --sizes 1000 --screenshot /tmp/g.png
+    python bench/ui_paint.py                 # 100, 1,000 and 10,000 nodes, 5 rounds, interleaved
+    python bench/ui_paint.py --sizes 1000 --rounds 3 --screenshot /tmp/g.png
+
+Each round navigates once to each size (a fresh page, 100 → 1,000 → 10,000, then again), after one
+warm-up round; the table gives medians and the spread, bench/results/ui_paint.json the details.
 
 Serves the built UI (``headwater.ui.static_dir()``) from a small stdlib HTTP server whose
 ``/api/v1/graph/lineage`` answers one synthetic layered graph of the wanted size (datasets and
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +30,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from headwater.ui import static_dir
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
@@ -107,41 +113,70 @@ class Handler(SimpleHTTPRequestHandler):
             super().do_GET()
 
 
+def measure(browser: Any, base: str, size: int, screenshot: str) -> dict[str, Any]:
+    """One navigation to the asset page of a ``size``-node graph; seconds since navigation start."""
+    graph = Handler.graphs.setdefault(size, synthetic_lineage(size))
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.on("console", lambda m: m.type == "error" and print("  browser:", m.text))
+    page.goto(f"{base}/asset?node={ROOT_PREFIX}{size}")
+    frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
+    page.wait_for_selector(".react-flow__node", timeout=120_000)
+    first = page.evaluate(frames) / 1000
+    page.wait_for_selector('[data-testid="lineage-canvas"][data-ready="true"]', timeout=120_000)
+    final = page.evaluate(frames) / 1000
+    marks = page.evaluate(
+        "() => Object.fromEntries(performance.getEntriesByType('mark')"
+        ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))")
+    engine = page.locator('[data-testid="lineage-canvas"]').get_attribute("data-layout-engine")
+    if screenshot:
+        page.screenshot(path=screenshot.replace(".png", f"-{size}.png"))
+    page.close()
+    return {"nodes": len(graph["nodes"]), "edges": len(graph["edges"]), "first": first, "final": final,
+            "engine": engine, "marks_ms": marks}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100,1000,10000")
+    ap.add_argument("--rounds", type=int, default=5, help="navigations per size, interleaved across sizes")
     ap.add_argument("--screenshot", default="")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
+    sizes = [int(s) for s in args.sizes.split(",")]
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(static_dir())))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}"
-    print(f"{'nodes':>7} {'edges':>7} {'first s':>9} {'final s':>9} {'engine':>8}")
+    runs: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-        for size in [int(s) for s in args.sizes.split(",")]:
-            graph = Handler.graphs.setdefault(size, synthetic_lineage(size))
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
-            page.on("console", lambda m: m.type == "error" and print("  browser:", m.text))
-            page.goto(f"{base}/asset?node={ROOT_PREFIX}{size}")
-            frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
-            page.wait_for_selector(".react-flow__node", timeout=120_000)
-            first = page.evaluate(frames) / 1000
-            page.wait_for_selector('[data-testid="lineage-canvas"][data-ready="true"]', timeout=120_000)
-            final = page.evaluate(frames) / 1000
-            marks = page.evaluate(
-                "() => Object.fromEntries(performance.getEntriesByType('mark')"
-                ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))")
-            canvas = page.locator('[data-testid="lineage-canvas"]')
-            print(f"{len(graph['nodes']):>7} {len(graph['edges']):>7} {first:>9.2f} {final:>9.2f} "
-                  f"{canvas.get_attribute('data-layout-engine'):>8}   (ms since navigation: {marks})")
-            if args.screenshot:
-                page.screenshot(path=args.screenshot.replace(".png", f"-{size}.png"))
-            page.close()
+        for size in sizes:  # warm-up: Chromium's caches, the graph generator
+            measure(browser, base, size, "")
+        for r in range(args.rounds):
+            for size in sizes:
+                one = measure(browser, base, size, args.screenshot if r == args.rounds - 1 else "")
+                runs[size].append(one)
+                print(f"  round {r + 1}: {one['nodes']:>6} nodes  first {one['first']:.2f} s  "
+                      f"final {one['final']:.2f} s  ({one['engine']})", flush=True)
         browser.close()
     server.shutdown()
+    summary = []
+    print(f"\n{'nodes':>7} {'edges':>7} {'first (median)':>15} {'final (median)':>15} {'final min–max':>15}  engine")
+    for size in sizes:
+        done = runs[size]
+        first = statistics.median(x["first"] for x in done)
+        finals = [x["final"] for x in done]
+        row = {"size": size, "nodes": done[0]["nodes"], "edges": done[0]["edges"], "rounds": len(done),
+               "first_median_s": round(first, 3), "final_median_s": round(statistics.median(finals), 3),
+               "final_min_s": round(min(finals), 3), "final_max_s": round(max(finals), 3),
+               "engine": done[-1]["engine"], "last_marks_ms": done[-1]["marks_ms"]}
+        summary.append(row)
+        print(f"{row['nodes']:>7} {row['edges']:>7} {first:>13.2f} s {row['final_median_s']:>13.2f} s "
+              f"{row['final_min_s']:>6.2f}–{row['final_max_s']:.2f} s  {row['engine']}")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "ui_paint.json").write_text(json.dumps({"rounds": args.rounds, "sizes": summary}, indent=2))
+    print(f"written {RESULTS / 'ui_paint.json'}")
 
 
 if __name__ == "__main__":
