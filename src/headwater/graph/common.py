@@ -89,13 +89,16 @@ def run_summary(row: Any, t: int | None) -> dict[str, Any]:
 
 
 def _versions_at(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], ids: Sequence[str],
-                 t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
-    found = {getattr(r, key.name): r for r in select_in(conn, sa.select(table).where(valid_at(table, t)), key, ids)}
+                 t: int | None, lenient: bool, columns: Sequence[str]) -> dict[str, sa.Row[Any]]:
+    """The version of each id valid at ``t`` (only ``columns`` of it: node shapes skip the big JSON ones)."""
+    wanted = [table.c[c] for c in dict.fromkeys([key.name, "valid_from", *columns])]
+    query = sa.select(*wanted)
+    found = {getattr(r, key.name): r for r in select_in(conn, query.where(valid_at(table, t)), key, ids)}
     missing = [i for i in ids if i not in found]
     if lenient and missing and t is not None:
         # Known from a valid edge but first observed a little later (e.g. at the run's end):
         # show its first version.
-        rows = select_in(conn, sa.select(table).order_by(table.c.valid_from.desc()), key, missing)
+        rows = select_in(conn, query.order_by(table.c.valid_from.desc()), key, missing)
         for r in rows:
             found[getattr(r, key.name)] = r
     return found
@@ -114,7 +117,8 @@ def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
     """Node dicts (docs/api.md) of datasets as of ``t``; datasets unknown at ``t`` are left out."""
     wanted = sorted(set(ids))
     base = {r.id: r for r in select_in(conn, sa.select(datasets), datasets.c.id, wanted)}
-    versions = _versions_at(conn, dataset_versions, dataset_versions.c.dataset, wanted, t, lenient)
+    versions = _versions_at(conn, dataset_versions, dataset_versions.c.dataset, wanted, t, lenient,
+                            ("kind", "fields", "deleted"))
     out: dict[str, dict[str, Any]] = {}
     for ds_id in wanted:
         row, version = base.get(ds_id), versions.get(ds_id)
@@ -134,7 +138,8 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
     """Node dicts of jobs as of ``t``; jobs unknown at ``t`` are left out."""
     wanted = sorted(set(ids))
     base = {r.id: r for r in select_in(conn, sa.select(jobs), jobs.c.id, wanted)}
-    versions = _versions_at(conn, job_versions, job_versions.c.job, wanted, t, lenient)
+    versions = _versions_at(conn, job_versions, job_versions.c.job, wanted, t, lenient,
+                            () if t is None else ("facets",))
     latest = _latest_runs(conn, wanted, t)
     out: dict[str, dict[str, Any]] = {}
     for job_id in wanted:
@@ -158,6 +163,20 @@ def nodes_for(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient
     found = dataset_nodes(conn, [i for i in ids if i.startswith("dataset:")], t, lenient=lenient)
     found.update(job_nodes(conn, [i for i in ids if i.startswith("job:")], t, lenient=lenient))
     return found
+
+
+def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[str, tuple[str, str]]:
+    """``(namespace, name)`` of the datasets and jobs among ``ids`` that :func:`nodes_for` would return."""
+    ids = set(ids)
+    out: dict[str, tuple[str, str]] = {}
+    for base_table, table, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
+                                           (jobs, job_versions, job_versions.c.job, "job:")):
+        wanted = sorted(i for i in ids if i.startswith(prefix))
+        base = {r.id: (r.namespace, r.name) for r in select_in(
+            conn, sa.select(base_table.c.id, base_table.c.namespace, base_table.c.name), base_table.c.id, wanted)}
+        versions = _versions_at(conn, table, key, wanted, t, True, ())
+        out.update({i: base[i] for i in wanted if i in base and i in versions})
+    return out
 
 
 def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str, Any]:

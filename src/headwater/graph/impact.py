@@ -12,13 +12,13 @@ from headwater.graph.common import (
     NodeNotFound,
     field_id,
     micros,
-    nodes_for,
+    node_names,
     require_node,
     select_in,
     split_dataset_id,
 )
 from headwater.graph.nodeid import NodeRef
-from headwater.graph.traverse import neighbours
+from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import datasets
 from headwater.store.timeutil import iso
 
@@ -27,10 +27,11 @@ def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,
                    max_nodes: int) -> tuple[dict[str, list[str]], bool]:
     paths: dict[str, list[str]] = {root: [root]}
     frontier = {root}
+    index = EdgeIndex(conn, t)
     for _hop in range(depth):
         if not frontier:
             break
-        found = neighbours(conn, frontier, "downstream", t)
+        found = index.neighbours(frontier, "downstream")
         nxt: set[str] = set()
         for node in sorted(frontier):
             for n in sorted(found.get(node, ())):
@@ -99,8 +100,8 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
         for ds, path in whole.items():
             paths.setdefault(ds, path)
         paths.update({j: p for j, p in field_jobs.items() if j not in paths})
-    known = nodes_for(conn, [p for p in paths if p != node.id], t)
-    names: dict[str, tuple[str, str]] = {k: (v["namespace"], v["name"]) for k, v in known.items()}
+    known = node_names(conn, [p for p in paths if p != node.id], t)
+    names: dict[str, tuple[str, str]] = dict(known)
     missing = {f[0] for f in fields} - set(names)
     for r in select_in(conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, missing):
         names[r.id] = (r.namespace, r.name)

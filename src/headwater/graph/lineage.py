@@ -18,7 +18,7 @@ from headwater.graph.common import (
     valid_at,
 )
 from headwater.graph.nodeid import NodeRef
-from headwater.graph.traverse import incidence, neighbours
+from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import column_edges, jobs, runs
 from headwater.store.timeutil import iso
 
@@ -41,7 +41,7 @@ def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     return root
 
 
-def _bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: int | None,
+def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
          levels: dict[str, int], max_nodes: int) -> bool:
     """Walk ``depth`` hops; record levels; returns True when cut by ``max_nodes``."""
     sign = -1 if direction == "upstream" else 1
@@ -49,7 +49,7 @@ def _bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: in
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        found = neighbours(conn, frontier, direction, t)
+        found = index.neighbours(frontier, direction)
         nxt: set[str] = set()
         for node in sorted(frontier):
             for n in sorted(found.get(node, ())):
@@ -63,16 +63,16 @@ def _bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: in
     return False
 
 
-def _datasets_only_bfs(conn: sa.Connection, start: set[str], direction: str, depth: int, t: int | None,
+def _datasets_only_bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
                        levels: dict[str, int], max_nodes: int) -> bool:
     sign = -1 if direction == "upstream" else 1
     frontier = set(start)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        via_jobs = neighbours(conn, frontier, direction, t)
+        via_jobs = index.neighbours(frontier, direction)
         jobs = set().union(*via_jobs.values()) if via_jobs else set()
-        found = neighbours(conn, jobs, direction, t)
+        found = index.neighbours(jobs, direction)
         nxt: set[str] = set()
         for job in sorted(jobs):
             for n in sorted(found.get(job, ())):
@@ -104,9 +104,10 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
     require_node(conn, root, t)
     levels: dict[str, int] = {}
     truncated = False
+    index = EdgeIndex(conn, t)
     if datasets_only:
         if root.type == "job":
-            inc = incidence(conn, jobs=[root.id], t=t)
+            inc = index.load([root.id])
             start = set(inc.outputs.get(root.id, ())) or set(inc.inputs.get(root.id, ()))
         else:
             start = {root.id}
@@ -114,16 +115,16 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
             levels[ds] = 0
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
-                truncated |= _datasets_only_bfs(conn, start, d, depth, t, levels, max_nodes)
+                truncated |= _datasets_only_bfs(index, start, d, depth, levels, max_nodes)
     else:
         levels[root.id] = 0
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
-                truncated |= _bfs(conn, {root.id}, d, depth, t, levels, max_nodes)
+                truncated |= _bfs(index, {root.id}, d, depth, levels, max_nodes)
     nodes = nodes_for(conn, levels, t)
     present = set(nodes)
-    edge_list = (_derived_edges(conn, present, t) if datasets_only else _edges(conn, present, t))
-    more_up, more_down = _more(conn, present, t, datasets_only)
+    edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
+    more_up, more_down = _more(index, present, datasets_only)
     out_nodes = []
     for node_id in sorted(present, key=lambda n: (levels[n], n)):
         item = dict(nodes[node_id])
@@ -140,9 +141,9 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
     return answer
 
 
-def _edges(conn: sa.Connection, present: set[str], t: int | None) -> list[dict[str, Any]]:
+def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
     jobs = {n for n in present if n.startswith("job:")}
-    inc = incidence(conn, jobs=jobs, t=t)
+    inc = index.load(jobs)
     out: list[dict[str, Any]] = []
     for job in sorted(jobs):
         for ds in sorted(inc.inputs.get(job, ())):
@@ -154,28 +155,29 @@ def _edges(conn: sa.Connection, present: set[str], t: int | None) -> list[dict[s
     return out
 
 
-def _derived_edges(conn: sa.Connection, present: set[str], t: int | None) -> list[dict[str, Any]]:
-    inc = incidence(conn, datasets=present, t=t)
+def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
+    datasets = {n for n in present if n.startswith("dataset:")}
+    inc = index.load(datasets)
     via: dict[tuple[str, str], set[str]] = {}
-    for job in set(inc.inputs) & set(inc.outputs):
-        for i in inc.inputs[job]:
-            for o in inc.outputs[job]:
-                if i != o and i in present and o in present:
+    for i in sorted(datasets):
+        for job in inc.consumers.get(i, ()):
+            for o in inc.outputs.get(job, ()):
+                if i != o and o in present:
                     via.setdefault((i, o), set()).add(job)
     return [{"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
             for (i, o), jobs in sorted(via.items())]
 
 
-def _more(conn: sa.Connection, present: set[str], t: int | None, datasets_only: bool) -> tuple[set[str], set[str]]:
+def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set[str], set[str]]:
     """Nodes of the answer with edges to nodes outside it, upstream and downstream."""
     up: set[str] = set()
     down: set[str] = set()
     datasets = {n for n in present if n.startswith("dataset:")}
     jobs = {n for n in present if n.startswith("job:")}
-    inc = incidence(conn, jobs=jobs, datasets=datasets, t=t)
+    inc = index.load(present)
     if datasets_only:
-        all_jobs = set(inc.inputs) | set(inc.outputs)
-        inc = incidence(conn, jobs=all_jobs, t=t)
+        all_jobs = set().union(*(inc.producers.get(d, set()) | inc.consumers.get(d, set()) for d in datasets))
+        inc = index.load(all_jobs)
         for ds in datasets:
             ups = set().union(*(inc.inputs.get(j, set()) for j in inc.producers.get(ds, ())))
             downs = set().union(*(inc.outputs.get(j, set()) for j in inc.consumers.get(ds, ())))

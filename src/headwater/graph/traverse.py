@@ -1,4 +1,9 @@
-"""One-hop neighbour queries on the dataset/job graph, valid at a time (one indexed query per call)."""
+"""One-hop neighbour queries on the dataset/job graph, valid at a time (one indexed query per call).
+
+:class:`EdgeIndex` remembers, for one answer, the edges of every node it has read: a BFS reads
+each node's edges once, and the answer's edge list and ``hasMore*`` flags reuse them instead of
+asking again (only the nodes of the last level are new to it).
+"""
 
 from __future__ import annotations
 
@@ -30,11 +35,15 @@ class Incidence:
             self.producers[dataset].add(job)
 
 
+def _edge_query(t: int | None) -> sa.Select[tuple[str, str, str]]:
+    return sa.select(edges.c.job, edges.c.dataset, edges.c.direction).where(valid_at(edges, t))
+
+
 def incidence(conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterable[str] = (),
               t: int | None) -> Incidence:
     """Every edge valid at ``t`` that touches one of ``jobs`` or ``datasets``."""
     inc = Incidence()
-    query = sa.select(edges.c.job, edges.c.dataset, edges.c.direction).where(valid_at(edges, t))
+    query = _edge_query(t)
     for row in select_in(conn, query, edges.c.job, jobs):
         inc.add(row.job, row.dataset, row.direction)
     for row in select_in(conn, query, edges.c.dataset, datasets):
@@ -42,15 +51,47 @@ def incidence(conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterab
     return inc
 
 
+class EdgeIndex:
+    """The edges valid at ``t`` around the nodes asked about so far (read once per node).
+
+    ``inc`` holds *at least* every edge touching a loaded node (it may hold more: an edge read
+    through its other end), so ``inc.inputs[j]``/``outputs[j]`` of a loaded job and
+    ``inc.producers[d]``/``consumers[d]`` of a loaded dataset are complete.
+    """
+
+    def __init__(self, conn: sa.Connection, t: int | None) -> None:
+        self.conn = conn
+        self.t = t
+        self.inc = Incidence()
+        self._loaded: set[str] = set()
+
+    def load(self, nodes: Iterable[str]) -> Incidence:
+        missing = set(nodes) - self._loaded
+        if missing:
+            query = _edge_query(self.t)
+            jobs = [n for n in missing if n.startswith("job:")]
+            datasets = [n for n in missing if n.startswith("dataset:")]
+            for row in select_in(self.conn, query, edges.c.job, jobs):
+                self.inc.add(row.job, row.dataset, row.direction)
+            for row in select_in(self.conn, query, edges.c.dataset, datasets):
+                self.inc.add(row.job, row.dataset, row.direction)
+            self._loaded |= missing
+        return self.inc
+
+    def neighbours(self, nodes: Iterable[str], direction: str) -> dict[str, set[str]]:
+        """One hop ``upstream`` or ``downstream`` from datasets and jobs: node -> neighbour ids."""
+        nodes = set(nodes)
+        inc = self.load(nodes)
+        out: dict[str, set[str]] = {}
+        up = direction == "upstream"
+        for n in nodes:
+            if n.startswith("job:"):
+                out[n] = set(inc.inputs.get(n, ())) if up else set(inc.outputs.get(n, ()))
+            elif n.startswith("dataset:"):
+                out[n] = set(inc.producers.get(n, ())) if up else set(inc.consumers.get(n, ()))
+        return out
+
+
 def neighbours(conn: sa.Connection, nodes: Iterable[str], direction: str, t: int | None) -> dict[str, set[str]]:
     """One hop ``upstream`` or ``downstream`` from datasets and jobs: node -> neighbour ids."""
-    nodes = set(nodes)
-    jobs = {n for n in nodes if n.startswith("job:")}
-    datasets = {n for n in nodes if n.startswith("dataset:")}
-    inc = incidence(conn, jobs=jobs, datasets=datasets, t=t)
-    out: dict[str, set[str]] = {}
-    for n in jobs:
-        out[n] = set(inc.inputs.get(n, ())) if direction == "upstream" else set(inc.outputs.get(n, ()))
-    for n in datasets:
-        out[n] = set(inc.producers.get(n, ())) if direction == "upstream" else set(inc.consumers.get(n, ()))
-    return out
+    return EdgeIndex(conn, t).neighbours(nodes, direction)
