@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import httpx
 
@@ -19,8 +20,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@dataclass(frozen=True)
+class Server:
+    url: str
+    pid: int
+
+
 @contextlib.contextmanager
-def running_server(db_url: str, *, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+def started_server(db_url: str, *, extra_env: dict[str, str] | None = None) -> Iterator[Server]:
+    """`headwater serve --db db_url` on a free port; yields its URL and pid once it answers."""
     port = free_port()
     env = {**os.environ, **(extra_env or {})}
     proc = subprocess.Popen(
@@ -43,10 +51,18 @@ def running_server(db_url: str, *, extra_env: dict[str, str] | None = None) -> I
             if time.monotonic() > deadline:
                 raise RuntimeError("headwater serve did not answer within 60 s")
             time.sleep(0.2)
-        yield url
+        yield Server(url, proc.pid)
     finally:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait(10)
+
+
+@contextlib.contextmanager
+def running_server(db_url: str, *, extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """Like :func:`started_server`, yielding only the URL."""
+    with started_server(db_url, extra_env=extra_env) as server:
+        yield server.url

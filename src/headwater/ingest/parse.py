@@ -7,8 +7,11 @@ every problem (path + message). Nothing is stored here.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from headwater.ingest.errors import IngestError
 from headwater.spec import EventKind, EventValidator, Problem, classify
@@ -23,6 +26,18 @@ class ParsedEvent:
     kind: EventKind
 
 
+# Any integer orjson cannot hold exactly (beyond 64 bits) has at least 20 digits.
+_LONG_DIGITS = re.compile(r"\d{20}")
+
+
+def _compact(item: Any) -> str:
+    """A batch item's stored text: compact JSON, non-ASCII kept."""
+    try:
+        return orjson.dumps(item).decode()
+    except TypeError:  # an integer beyond 64 bits
+        return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -31,6 +46,11 @@ def parse_json(text: str) -> Any:
     """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON."""
     if not text.strip():
         raise IngestError(400, "invalid_json", "request body is empty: expected an OpenLineage event as JSON")
+    if _LONG_DIGITS.search(text) is None:  # orjson would read an integer beyond 64 bits as a float
+        try:
+            return orjson.loads(text)  # rejects NaN/Infinity too
+        except orjson.JSONDecodeError:
+            pass  # the standard library below words the error (line, column) as it always has
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -98,7 +118,7 @@ def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[P
     problems: list[Problem] = []
     bad = 0
     for i, item in enumerate(items):
-        raw = json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        raw = _compact(item)
         result = _checked(item, raw, validator, f"{root}[{i}]")
         if isinstance(result, list):
             bad += 1

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from headwater.graph.nodeid import NodeRef
 from headwater.store.canonical import dumps, event_id
-from headwater.store.observe import Observation, header, observe
+from headwater.store.observe import Observation, header
 from headwater.store.schema import events, observations
 from headwater.store.timeutil import from_micros
 from headwater.store.types import IncomingEvent, StoredEvent
@@ -28,8 +28,15 @@ class NewEvent:
     observations: list[Observation]
 
 
-def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent], received_at: int) -> tuple[list[str], list[NewEvent]]:
-    """Insert the events not stored yet; returns every event's id and the newly stored ones."""
+def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent],
+                  received_at: int) -> tuple[list[str], set[str], int]:
+    """Append the events not stored yet to the log.
+
+    Returns every event's id, the ids stored now, and the newest ``seq`` stored now (0: none).
+
+    Only the log is written here (one dedupe query per 500 ids, one multi-row insert): the
+    observations and the derived graph are the projector's (:mod:`headwater.store.background`).
+    """
     ids = [event_id(e.payload) for e in batch]
     existing: set[str] = set()
     unique = sorted(set(ids))
@@ -37,23 +44,25 @@ def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent], received_
         chunk = unique[start:start + 500]
         existing.update(conn.scalars(sa.select(events.c.id).where(events.c.id.in_(chunk))))
     rows: list[dict[str, Any]] = []
-    pending: dict[str, list[Observation]] = {}
+    pending: set[str] = set()
     for ev, eid in zip(batch, ids, strict=True):
         if eid in existing or eid in pending:
             continue
         head = header(ev.payload)
-        pending[eid] = observe(ev.payload, eid)
+        pending.add(eid)
         rows.append({
             "id": eid, "raw": ev.raw, "received_at": received_at, "event_time": head.event_time,
             "kind": head.kind, "event_type": head.event_type, "job": head.job, "run_id": head.run_id,
         })
     if not rows:
-        return ids, []
-    inserted = conn.execute(events.insert().returning(events.c.id, events.c.seq, sort_by_parameter_order=True), rows)
-    seqs = {row.id: row.seq for row in inserted}
-    new = [NewEvent(seqs[eid], eid, obs) for eid, obs in pending.items()]
-    insert_observations(conn, new)
-    return ids, new
+        return ids, pending, 0
+    inserted = conn.execute(events.insert().returning(events.c.seq, sort_by_parameter_order=True), rows)
+    return ids, pending, max(row.seq for row in inserted)
+
+
+def head_seq(conn: sa.Connection) -> int:
+    """The newest event's ``seq`` (0 for an empty log)."""
+    return int(conn.scalar(sa.select(sa.func.max(events.c.seq))) or 0)
 
 
 def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:

@@ -17,6 +17,8 @@ from typing import Any
 from headwater.graph.nodeid import format_node_id
 from headwater.store.timeutil import parse_time, to_micros
 
+# dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
+_MAP = (dict, Mapping)
 # Dataset facets that change with every run/write and so never make a new dataset version.
 VOLATILE_DATASET_FACETS = frozenset({
     "outputStatistics", "inputStatistics", "dataQualityMetrics", "dataQualityAssertions",
@@ -60,7 +62,7 @@ def event_kind(payload: Mapping[str, Any]) -> str:
 def header(payload: Mapping[str, Any]) -> EventHeader:
     kind = event_kind(payload)
     job = payload.get("job")
-    job_id = format_node_id("job", job["namespace"], job["name"]) if isinstance(job, Mapping) else None
+    job_id = format_node_id("job", job["namespace"], job["name"]) if isinstance(job, _MAP) else None
     run_id = payload["run"]["runId"] if kind == "RUN" else None
     event_type = payload.get("eventType") if kind == "RUN" else None
     return EventHeader(kind, to_micros(parse_time(payload["eventTime"])), event_type, job_id, run_id)
@@ -73,7 +75,7 @@ def dataset_id(ds: Mapping[str, Any]) -> str:
 def normalize_fields(fields: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for f in fields or []:
-        if not isinstance(f, Mapping) or "name" not in f:
+        if not isinstance(f, _MAP) or "name" not in f:
             continue
         out.append({
             "name": f["name"],
@@ -90,7 +92,7 @@ def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list
         return [
             {"type": t.get("type"), "subtype": t.get("subtype"), "description": t.get("description"),
              "masking": bool(t.get("masking", False))}
-            for t in given if isinstance(t, Mapping)
+            for t in given if isinstance(t, _MAP)
         ]
     old_type = str(legacy.get("transformationType") or "").upper()
     old_description = legacy.get("transformationDescription") or None
@@ -110,20 +112,20 @@ def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
     ``dstField`` is ``""`` for the dataset-level (INDIRECT) dependencies of the ``dataset`` list.
     Accepts schema 1-2-0 ``transformations`` and the older ``transformationType`` strings.
     """
-    if not isinstance(facet, Mapping):
+    if not isinstance(facet, _MAP):
         return []
     edges: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     fields = facet.get("fields")
-    if isinstance(fields, Mapping):
+    if isinstance(fields, _MAP):
         for out_field, spec in fields.items():
-            if not isinstance(spec, Mapping):
+            if not isinstance(spec, _MAP):
                 continue
             for item in spec.get("inputFields") or []:
-                if isinstance(item, Mapping) and {"namespace", "name", "field"} <= item.keys():
+                if isinstance(item, _MAP) and {"namespace", "name", "field"} <= item.keys():
                     key = (dataset_id(item), str(item["field"]), str(out_field))
                     edges.setdefault(key, []).extend(_transformations(item, spec))
     for item in facet.get("dataset") or []:
-        if isinstance(item, Mapping) and {"namespace", "name", "field"} <= item.keys():
+        if isinstance(item, _MAP) and {"namespace", "name", "field"} <= item.keys():
             key = (dataset_id(item), str(item["field"]), "")
             edges.setdefault(key, []).extend(_transformations(item, {}))
     return [
@@ -141,11 +143,11 @@ def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _dataset_observation(ds: Mapping[str, Any], run_id: str | None) -> dict[str, Any]:
-    facets = ds.get("facets") if isinstance(ds.get("facets"), Mapping) else {}
+    facets = ds.get("facets") if isinstance(ds.get("facets"), _MAP) else {}
     schema = facets.get("schema")
-    fields = normalize_fields(schema.get("fields")) if isinstance(schema, Mapping) else None
+    fields = normalize_fields(schema.get("fields")) if isinstance(schema, _MAP) else None
     lifecycle = facets.get("lifecycleStateChange")
-    dropped = isinstance(lifecycle, Mapping) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
+    dropped = isinstance(lifecycle, _MAP) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
     kept = {k: v for k, v in facets.items() if k not in VOLATILE_DATASET_FACETS and k != "schema"}
     return {
         "namespace": ds["namespace"], "name": ds["name"], "runId": run_id,
@@ -154,14 +156,14 @@ def _dataset_observation(ds: Mapping[str, Any], run_id: str | None) -> dict[str,
 
 
 def _facets(obj: Any) -> dict[str, Any]:
-    if isinstance(obj, Mapping) and isinstance(obj.get("facets"), Mapping):
+    if isinstance(obj, _MAP) and isinstance(obj.get("facets"), _MAP):
         return dict(obj["facets"])
     return {}
 
 
 def _io(payload: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     items = payload.get(key) or []
-    return [d for d in items if isinstance(d, Mapping) and "namespace" in d and "name" in d]
+    return [d for d in items if isinstance(d, _MAP) and "namespace" in d and "name" in d]
 
 
 def observe(payload: Mapping[str, Any], event_id: str) -> list[Observation]:

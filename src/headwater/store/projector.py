@@ -14,7 +14,6 @@ A run's job is brought up to date after the run.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.canonical import dumps
+from headwater.store.canonical import dumps, loads_text
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
@@ -84,7 +83,7 @@ def _json_row(row: Mapping[str, Any], json_columns: Sequence[str]) -> dict[str, 
 
 
 def _parsed(row: Any, json_columns: Sequence[str]) -> dict[str, Any]:
-    return {k: (json.loads(v) if k in json_columns else v) for k, v in row._mapping.items()}
+    return {k: (loads_text(v) if k in json_columns else v) for k, v in row._mapping.items()}
 
 
 def project_new_events(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
@@ -131,7 +130,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     else:
         old_runs = sorted(run_nodes)
     for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
-        found[node] = [RunObservation(r.time, r.event_id, json.loads(r.data)) for r in obs_rows]
+        found[node] = [RunObservation(r.time, r.event_id, loads_text(r.data)) for r in obs_rows]
     rows: list[dict[str, Any]] = []
     for node, run_obs in sorted(found.items()):
         run = derive_run(node[len("run:"):], run_obs)
@@ -156,8 +155,8 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
 # --- jobs -------------------------------------------------------------------------------------
 
 def _run_sample(r: Any) -> JobSample:
-    facets = json.loads(r.job_facets)
-    content = job_content(json.loads(r.inputs), json.loads(r.outputs), facets, json.loads(r.column_lineage))
+    facets = loads_text(r.job_facets)
+    content = job_content(loads_text(r.inputs), loads_text(r.outputs), facets, loads_text(r.column_lineage))
     return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
 
 
@@ -167,7 +166,7 @@ def _fresh_sample(run: Mapping[str, Any]) -> JobSample:
 
 
 def _event_sample(o: Any) -> tuple[JobSample, tuple[str, str]]:
-    d = json.loads(o.data)
+    d = loads_text(o.data)
     content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
@@ -180,7 +179,7 @@ def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch,
             names.setdefault(job, (o.data["jobNamespace"], o.data["jobName"]))
     missing = [j for j in chunk if j not in names]
     for node, obs_rows in _load_observations(conn, missing, JOB_ROLES).items():
-        d = json.loads(obs_rows[0].data)
+        d = loads_text(obs_rows[0].data)
         names[node] = (d["jobNamespace"], d["jobName"])
     return names
 
@@ -352,7 +351,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
         conn.execute(table.delete().where(key.in_(chunk)))
     ds_rows, version_rows, field_rows = [], [], []
     for node, obs_rows in found.items():
-        parsed = [DatasetObservation(r.time, r.event_id, r.role, json.loads(r.data)) for r in obs_rows]
+        parsed = [DatasetObservation(r.time, r.event_id, r.role, loads_text(r.data)) for r in obs_rows]
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
         ds_rows.append({
@@ -395,6 +394,37 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
         conn.execute(_DATASET_UPDATE, dataset_updates)
 
 
+# --- catching up with the log -----------------------------------------------------------------
+
+def projected_seq(conn: sa.Connection) -> int:
+    """How far the graph is derived: every event up to this ``seq`` is projected.
+
+    Every event makes at least one observation (its run, its JobEvent or its dataset) and the
+    observations are written in the same transaction as the derived rows, so the newest observed
+    event is the projection's watermark — no extra bookkeeping table.
+    """
+    return int(conn.scalar(sa.select(sa.func.max(observations.c.event_seq))) or 0)
+
+
+def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[Any]]:
+    """The next ``limit`` events of the log after ``seq`` ``after``, oldest first."""
+    return list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)
+                             .where(events.c.seq > after).order_by(events.c.seq).limit(limit)))
+
+
+def project_rows(conn: sa.Connection, rows: Sequence[Any]) -> None:
+    """Observe the given log rows (``seq``, ``id``, ``raw``) and derive everything they touch."""
+    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id)) for r in rows]
+    insert_observations(conn, new)
+    project_new_events(conn, new)
+
+
+def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
+    """Record that a log row could not be derived (an ``error`` observation moves the watermark past it)."""
+    conn.execute(observations.insert(), [{"node": f"error:{row.id}", "event_seq": row.seq, "role": "error",
+                                          "time": 0, "event_id": row.id, "data": dumps({"error": message})}])
+
+
 # --- rebuild ----------------------------------------------------------------------------------
 
 def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
@@ -410,7 +440,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
             .order_by(events.c.seq).limit(batch_size)))
         if not rows:
             break
-        new = [NewEvent(r.seq, r.id, observe(json.loads(r.raw), r.id)) for r in rows]
+        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id)) for r in rows]
         insert_observations(conn, new)
         for n in new:
             for o in n.observations:

@@ -11,8 +11,9 @@ import sqlalchemy as sa
 
 from headwater.graph.nodeid import NodeRef
 from headwater.store import eventlog, migrate
+from headwater.store.background import READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
-from headwater.store.projector import project_new_events, rebuild_all
+from headwater.store.projector import rebuild_all
 from headwater.store.timeutil import now_micros, to_micros
 from headwater.store.types import AppendResult, IncomingEvent, StoredEvent
 
@@ -45,6 +46,9 @@ class Store:
     """The append-only event log and the lineage graph derived from it.
 
     Thread-safe: appends are serialized (one writer at a time); reads run concurrently.
+    ``append`` answers once the events are durably in the log; a background projector derives
+    the graph, and every graph read first waits (bounded) until the graph has caught up with the
+    log as it was when the read began — so a caller always reads its own writes.
     """
 
     def __init__(self, engine: sa.Engine) -> None:
@@ -54,6 +58,8 @@ class Store:
         self._waiting: list[_Request] = []
         self._leader_busy = False
         self._graph: GraphReader | None = None
+        self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers)
+        self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
     @classmethod
     def open(cls, url: str) -> Store:
@@ -64,13 +70,24 @@ class Store:
 
     @property
     def engine(self) -> sa.Engine:
+        """The database engine, once the derived tables have caught up with the log (see :meth:`caught_up`)."""
+        self.caught_up()
         return self._engine
+
+    def caught_up(self, timeout: float = READ_TIMEOUT) -> bool:
+        """Wait until every event appended so far (by any process) is in the derived graph.
+
+        Returns False when ``timeout`` seconds passed first (the graph is then behind the log).
+        """
+        return self._projector.wait_caught_up(timeout)
 
     @property
     def dialect(self) -> str:
         return self._engine.dialect.name
 
     def close(self) -> None:
+        """Project what was appended (bounded wait), stop the projector, close the connections."""
+        self._projector.stop()
         self._engine.dispose()
 
     def __enter__(self) -> Store:
@@ -87,7 +104,10 @@ class Store:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_WRITE_LOCK})
 
     def append(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
-        """Store events (all or nothing), derive the graph, commit durably; duplicates change nothing.
+        """Store events in the log (all or nothing), commit durably; duplicates change nothing.
+
+        The answer comes once the events are committed and synced; the graph is derived from
+        them in the background (reads wait for it).
 
         Concurrent callers are group-committed: one caller (the leader) writes every waiting
         caller's events in one transaction and one sync; each caller's answer comes back only
@@ -137,9 +157,9 @@ class Store:
     def _commit(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
-            ids, new = eventlog.insert_events(conn, events, now_micros())
-            project_new_events(conn, new)
-        fresh = {n.id for n in new}
+            ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
+        if last_seq:
+            self._projector.notify()
         results: list[AppendResult] = []
         for eid in ids:
             results.append(AppendResult(eid, duplicate=eid not in fresh))
@@ -157,6 +177,8 @@ class Store:
         """Events newest first (by event time); ``node`` limits to the events that touched it."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
+        if node is not None:  # the events of a node are found through the projected observations
+            self.caught_up()
         with self._engine.connect() as conn:
             return eventlog.list_events(
                 conn, since=None if since is None else to_micros(since), until=None if until is None else to_micros(until),
@@ -171,8 +193,9 @@ class Store:
 
     @property
     def graph(self) -> GraphReader:
+        """The graph questions; each answer first waits until the graph has caught up with the log."""
         if self._graph is None:
-            from headwater.graph import GraphReader
+            from headwater.store.readers import caught_up_reader
 
-            self._graph = GraphReader(self._engine)
+            self._graph = caught_up_reader(self._engine, self.caught_up)
         return self._graph

@@ -1,0 +1,150 @@
+"""The background projector: derives the graph from the event log after appends are acknowledged.
+
+``Store.append`` writes only the event log (durably) and answers; this thread then observes the
+new events and brings the derived tables up to date, in chunks of the log in ``seq`` order. The
+log is the source of truth (as in Marquez): the graph is a function of it, so deriving later
+changes *when* a read sees an event, never *what* the graph is.
+
+- **Watermark.** :func:`~headwater.store.projector.projected_seq` (the newest observed event)
+  is stored with the derived rows in one transaction, so a crash (kill -9, power loss) between an
+  acknowledgement and its projection leaves a log ahead of the graph, and the projector started
+  by the next ``Store.open`` derives the rest (crash recovery = catching up).
+- **Read barrier.** :meth:`BackgroundProjector.wait_for` blocks a reader until every event
+  appended before the read began is projected (bounded by a timeout), so a client that posts and
+  then reads sees its own writes.
+- **Serialization.** A projection chunk runs under the same locks as appends (the store's
+  write lock; on PostgreSQL the advisory lock), so events are projected exactly once, in log
+  order, even with several servers on one database. Chunks are short, so appends interleave.
+- **A failing event** (a bug in the derivation for some valid event) is retried alone, then
+  logged and recorded as an observation of role ``error`` (node ``error:<event id>``, the
+  message as data), which moves the watermark past it; it never blocks the others, and a
+  ``rebuild`` tries it again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import sqlalchemy as sa
+
+from headwater.store.eventlog import head_seq
+from headwater.store.projector import mark_failed, pending_events, project_rows, projected_seq
+
+log = logging.getLogger("headwater.store")
+
+CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
+READ_TIMEOUT = 60.0  # seconds a read waits for the projector before answering with what is there
+
+
+class BackgroundProjector:
+    """One thread per store that keeps the derived graph caught up with the event log."""
+
+    def __init__(self, engine: sa.Engine, write_lock: threading.Lock,
+                 lock_writers: Callable[[sa.Connection], None], chunk: int = CHUNK) -> None:
+        self._engine = engine
+        self._write_lock = write_lock
+        self._lock_writers = lock_writers
+        self._chunk = chunk
+        self._cond = threading.Condition()
+        self._kick = True  # look at the log once at start (crash recovery)
+        self._steps = 0  # projection steps finished (readers wait for the next one)
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="headwater-projector", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = READ_TIMEOUT) -> None:
+        """Finish the events already appended (up to ``timeout``), then end the thread."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def notify(self) -> None:
+        """Events were appended: project them."""
+        with self._cond:
+            self._kick = True
+            self._cond.notify_all()
+
+    def lag(self) -> tuple[int, int]:
+        """(newest event ``seq`` in the log, newest projected ``seq``), read from the database."""
+        with self._engine.connect() as conn:
+            return head_seq(conn), projected_seq(conn)
+
+    def wait_caught_up(self, timeout: float = READ_TIMEOUT) -> bool:
+        """Block until every event in the log now is projected; False if ``timeout`` passed first."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            steps = self._steps
+        head, done = self.lag()
+        while done < head:
+            with self._cond:
+                alive = self._thread is not None and self._thread.is_alive()
+                left = deadline - time.monotonic()
+                if left <= 0 or not alive:
+                    log.warning("graph read without waiting for the projector (projected up to event %d of %d)",
+                                done, head)
+                    return False
+                self._kick = True
+                self._cond.notify_all()
+                while self._steps == steps and left > 0:
+                    self._cond.wait(min(left, 1.0))
+                    left = deadline - time.monotonic()
+                steps = self._steps
+            done = self.lag()[1]
+        return True
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._kick and not self._stopping:
+                    self._cond.wait()
+                if not self._kick and self._stopping:
+                    return
+                self._kick = False
+            try:
+                while self._step():
+                    time.sleep(0.001)  # let a waiting append take the write lock between chunks
+            except Exception:  # noqa: BLE001 - the thread must survive (database down, ...): retry later
+                log.exception("projector: could not project the event log; retrying in 1 s")
+                with self._cond:
+                    self._kick = True
+                    self._steps += 1  # wake readers: they re-check (and time out if this persists)
+                    self._cond.notify_all()
+                if self._stopping:
+                    return
+                time.sleep(1.0)
+
+    def _write(self) -> sa.Connection:
+        return self._engine.connect().execution_options(hw_write=True)
+
+    def _step(self) -> bool:
+        """Project the next chunk of the log; False when there was nothing left."""
+        with self._write_lock, self._write() as conn, conn.begin():
+            self._lock_writers(conn)
+            rows = pending_events(conn, projected_seq(conn), self._chunk)
+            if rows:
+                try:
+                    with conn.begin_nested():
+                        project_rows(conn, rows)
+                except Exception:  # noqa: BLE001 - find the event that fails; project the others
+                    self._one_by_one(conn, rows)
+        with self._cond:
+            self._steps += 1
+            self._cond.notify_all()
+        return bool(rows)
+
+    def _one_by_one(self, conn: sa.Connection, rows: list[sa.Row]) -> None:  # type: ignore[type-arg]
+        for row in rows:
+            try:
+                with conn.begin_nested():
+                    project_rows(conn, [row])
+            except Exception as exc:  # noqa: BLE001 - recorded and skipped; the event itself stays in the log
+                log.exception("projector: event %s (seq %d) could not be derived; skipped", row.id, row.seq)
+                mark_failed(conn, row, f"{type(exc).__name__}: {exc}")
