@@ -42,7 +42,7 @@ def select_in(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnEleme
     """Run ``query`` with ``column IN values``, in chunks (one query per chunk)."""
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(values):
-        rows.extend(conn.execute(query.where(column.in_(chunk))))
+        rows.extend(conn.execute(query.where(column.in_(chunk))).all())
     return rows
 
 

@@ -31,6 +31,43 @@ def _rank(value: str, q: str) -> int:
     return 3
 
 
+def _matching_field_names(conn: sa.Connection, pattern: str) -> list[str]:
+    """Distinct field names matching ``pattern``, in ``ORDER BY length(field), field`` order.
+
+    Field names repeat across datasets (``id``, ``name``, ``updated_at`` ...), so the distinct
+    names are walked with a loose index scan on ``ix_dataset_fields_field`` (a recursive CTE,
+    portable SQLite/PostgreSQL SQL: one index probe per distinct name) instead of matching
+    every row of ``dataset_fields``.
+    """
+    f = dataset_fields.c.field
+    walk = sa.select(sa.func.min(f).label("name")).cte("field_names", recursive=True)
+    walk = walk.union_all(sa.select(sa.select(sa.func.min(f)).where(f > walk.c.name).scalar_subquery())
+                          .where(walk.c.name.is_not(None)))
+    names = list(conn.scalars(sa.select(walk.c.name).where(
+        walk.c.name.is_not(None), sa.func.lower(walk.c.name).like(pattern, escape="\\"))))
+    # the walk's order is the database's collation order; keep it among names of equal length
+    return [name for _, _, name in sorted((len(name), i, name) for i, name in enumerate(names))]
+
+
+def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: int) -> list[Any]:
+    """The current fields whose name matches, ``ORDER BY length(field), field``, at most ``scan``."""
+    rows: list[Any] = []
+    names = _matching_field_names(conn, pattern)
+    query = (sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.namespace,
+                       dataset_fields.c.name, datasets.c.updated_at, datasets.c.kind)
+             .join(datasets, datasets.c.id == dataset_fields.c.dataset)
+             .where(dataset_fields.c.valid_to.is_(None)))
+    if namespace is not None:
+        query = query.where(dataset_fields.c.namespace == namespace)
+    for start in range(0, len(names), 100):
+        if len(rows) >= scan:
+            break
+        chunk = query.where(dataset_fields.c.field.in_(names[start:start + 100]))
+        rows.extend(conn.execute(chunk.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field)
+                                 .limit(scan - len(rows))).all())
+    return rows
+
+
 def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespace: str | None = None,
            limit: int = 20) -> dict[str, Any]:
     q = q.strip().lower()
@@ -57,13 +94,7 @@ def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespa
                 "id": r.id, "type": type_.upper(), "namespace": r.namespace, "name": r.name, "field": None,
                 "kind": r.kind, "updatedAt": iso(r.updated_at)}))
     if "field" in types:
-        query = (sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.namespace,
-                           dataset_fields.c.name, datasets.c.updated_at, datasets.c.kind)
-                 .join(datasets, datasets.c.id == dataset_fields.c.dataset)
-                 .where(dataset_fields.c.valid_to.is_(None), sa.func.lower(dataset_fields.c.field).like(pattern, escape="\\")))
-        if namespace is not None:
-            query = query.where(dataset_fields.c.namespace == namespace)
-        for r in conn.execute(query.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field).limit(scan)):
+        for r in _field_rows(conn, pattern, namespace, scan):
             fid = field_id(r.dataset, r.field)
             found.append(((_rank(r.field, q), len(r.field), fid), {
                 "id": fid, "type": "FIELD", "namespace": r.namespace, "name": r.name, "field": r.field,
