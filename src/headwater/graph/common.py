@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.graph.nodeid import NodeRef, parse_node_id
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
-from headwater.store.timeutil import iso, to_micros
+from headwater.store.timeutil import iso as _slow_iso
+from headwater.store.timeutil import to_micros
 
 CHUNK = 500
+_EPOCH = datetime(1970, 1, 1)
+
+
+def iso(micros: int | None) -> str | None:
+    """:func:`headwater.store.timeutil.iso` (same text), about twice as fast: answers format thousands of times."""
+    if micros is None:
+        return None
+    if micros < 0:
+        return _slow_iso(micros)
+    value = _EPOCH + timedelta(microseconds=micros)
+    if not value.microsecond:
+        return value.isoformat(timespec="seconds") + "Z"
+    return value.isoformat(timespec="microseconds" if value.microsecond % 1000 else "milliseconds") + "Z"
 
 
 class NodeNotFound(LookupError):

@@ -7,9 +7,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.common import field_id
+from headwater.graph.common import field_id, iso
 from headwater.store.schema import dataset_fields, datasets, jobs
-from headwater.store.timeutil import iso
 
 TYPES = ("dataset", "job", "field")
 

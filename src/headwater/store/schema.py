@@ -138,7 +138,9 @@ edges = sa.Table(
     sa.Column("direction", sa.String(8), primary_key=True),  # INPUT: dataset -> job, OUTPUT: job -> dataset
     sa.Column("valid_from", sa.BigInteger, primary_key=True),
     sa.Column("valid_to", sa.BigInteger),
-    sa.Index("ix_edges_dataset", "dataset", "direction"),
+    # covering indexes for one-hop lookups by either end, now or as of a time (migration 0002)
+    sa.Index("ix_edges_job_at", "job", "valid_to", "valid_from", "dataset", "direction"),
+    sa.Index("ix_edges_dataset_at", "dataset", "valid_to", "valid_from", "job", "direction"),
 )
 
 column_edges = sa.Table(
