@@ -1,43 +1,59 @@
-"""Graph-query benchmark on a synthetic lineage graph of chosen size.
+"""Graph-query benchmark on a synthetic lineage graph of chosen size (issue 6, "Graph queries at scale").
 
-    python bench/graph_queries.py [--jobs 50000] [--outputs-per-job 2] [--columns 7] [--db URL] [--queries 200]
+    python bench/graph_queries.py                 # default shape: ~100,000 datasets, 50,000 jobs, ~1,000,000 column edges
+    python bench/graph_queries.py --quick         # small shape (~4,000 datasets), a smoke run in well under 2 minutes
+    python bench/graph_queries.py --keep          # reuse the database loaded by an earlier run of the same shape
+    python bench/graph_queries.py --db postgresql://user:pw@host/hw_bench_graph   # PostgreSQL (database created)
 
-1. Generates a deterministic layered graph (bench/synthetic.py): by default 100,000 datasets,
-   50,000 jobs, ~1,000,000 column edges. ``--jobs 500000`` reaches 1,000,000
-   datasets and ~10,000,000 column edges.
-2. Loads it through the real ingest path, in-process: ``Store.append`` in batches (the same code
-   POST /api/v1/lineage/batch calls, minus HTTP; schema validation is skipped because the generator's
-   events are known-valid — tests/bench check a sample against the official schema). ``--keep``
-   reuses an already-loaded database.
-3. Runs each query ``--queries`` times on random nodes through ``GraphReader`` and reports p50/p99:
-   upstream/downstream at depth 1, 5, 20; column lineage; column impact; search; and the same with
-   ``at=`` a past timestamp.
+1. Generates a deterministic layered graph (bench/synthetic.py). ``--jobs 500000`` reaches
+   1,000,000 datasets and ~10,000,000 column edges.
+2. Loads it through the real ingest path, in-process: ``Store.append`` in batches of 1,000 (the
+   code ``POST /api/v1/lineage/batch`` runs, minus HTTP and schema validation: the generator's
+   events are known-valid, tests/bench checks them against the official schema). Durability stays
+   on. The load time runs until the graph is derived (the store's projector has caught up with
+   the log); it is printed and recorded.
+3. Times the queries through ``GraphReader`` (what the HTTP API calls), interleaved: round after
+   round, one query of each kind on a fresh random node, so drift hits every kind alike. Kinds:
+   upstream and downstream lineage at depth 1, 5 and 20; column lineage (both directions, depth
+   10); column impact (depth 20); search; and each graph kind again with ``at=`` a past
+   timestamp (the graph before a tenth of the jobs changed an input). Answers are capped at
+   ``max_graph_nodes`` (5,000), as in the server.
 
-Prints a table and writes bench/results/graph_queries.json.
+Prints a table (p50, p99, mean answer size) and writes bench/results/graph_queries.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import random
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 
+import sqlalchemy as sa  # noqa: E402
+
+from headwater.graph import GraphReader  # noqa: E402
 from headwater.graph.nodeid import NodeRef  # noqa: E402
+from headwater.settings import SETTINGS_BY_NAME  # noqa: E402
 from headwater.store import IncomingEvent, Store  # noqa: E402
+from headwater.store.schema import events as events_table  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+QUICK_JOBS = 2_000
+MAX_NODES = int(SETTINGS_BY_NAME["max_graph_nodes"].default)
 
 
 def load(store: Store, shape: synthetic.Shape, batch: int = 1000) -> tuple[int, float]:
+    """The real ingest path: ``Store.append`` (dedupe, log, observations, projector, durable commit)."""
     t0 = time.perf_counter()
     buf: list[IncomingEvent] = []
     n = 0
@@ -47,80 +63,175 @@ def load(store: Store, shape: synthetic.Shape, batch: int = 1000) -> tuple[int, 
             store.append(buf)
             n += len(buf)
             buf = []
-            if n % 20_000 == 0:
+            if n % 10_000 == 0:
                 print(f"  loaded {n:,} events ({n / (time.perf_counter() - t0):,.0f}/s)", flush=True)
     if buf:
         store.append(buf)
         n += len(buf)
+    wait = getattr(store, "caught_up", None)  # the graph is derived in the background: wait for all of it
+    while wait is not None and not wait(600):
+        print("  waiting for the projector to derive the graph ...", flush=True)
     return n, time.perf_counter() - t0
 
 
+def expected_events(shape: synthetic.Shape) -> int:
+    return sum(1 for _ in synthetic.events(shape))
+
+
 def percentile(values: list[float], p: float) -> float:
-    values = sorted(values)
-    k = min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))
-    return values[k]
+    """Nearest-rank percentile of ``values`` (p in 0..100)."""
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
 
 
-def measure(fn: Callable[[], Any], n: int) -> tuple[float, float]:
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return percentile(times, 50), percentile(times, 99)
+def fresh_database(url: str) -> None:
+    """Start from an empty store: delete a SQLite file; drop and create a ``hw_bench*`` PostgreSQL database."""
+    parts = urlsplit(url)
+    if parts.scheme.startswith("sqlite"):
+        path = Path(url.split(":///", 1)[1])
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    import psycopg
+
+    name = parts.path.lstrip("/")
+    if not name.startswith("hw_bench"):
+        raise SystemExit(f"refusing to drop database {name!r}: benchmark databases must be named hw_bench...")
+    admin = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--jobs", type=int, default=50_000)
-    ap.add_argument("--outputs-per-job", type=int, default=2)
-    ap.add_argument("--columns", type=int, default=7)
-    ap.add_argument("--layers", type=int, default=40)
-    ap.add_argument("--db", default="sqlite:///bench-graph.db")
-    ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--keep", action="store_true", help="reuse a loaded database")
-    args = ap.parse_args()
+def count_events(store: Store) -> int:
+    with store.engine.connect() as conn:
+        return int(conn.scalar(sa.select(sa.func.count()).select_from(events_table)) or 0)
 
-    shape = synthetic.Shape(jobs=args.jobs, outputs_per_job=args.outputs_per_job, columns=args.columns, layers=args.layers)
-    print(f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges")
-    store = Store.open(args.db)
-    load_figures: dict[str, float] = {}
-    if not args.keep:
-        n, secs = load(store, shape)
-        load_figures = {"events": n, "seconds": round(secs, 1), "events_per_s": round(n / secs)}
-        print(f"loaded {n:,} events in {secs:,.1f} s ({n / secs:,.0f} events/s)")
-    g = store.graph
-    rng = random.Random(1)
-    total = shape.datasets
 
-    def ds() -> NodeRef:
-        # written datasets (every one exists at the past timestamp too)
-        return NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.sources, total)))
+def query_kinds(g: GraphReader, shape: synthetic.Shape, rng: random.Random) -> dict[str, Callable[[], Any]]:
+    """Every timed query kind: name -> a call on a fresh random node."""
+    def ds() -> NodeRef:  # a written dataset (exists at the past timestamp too)
+        return NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.sources, shape.datasets)))
 
     def field() -> NodeRef:
         d = ds()
         return NodeRef("datasetField", d.namespace, d.name, synthetic.column(rng.randrange(shape.columns)))
 
-    past = synthetic.midpoint()
-    rows: dict[str, tuple[float, float]] = {}
-    for at_label, at in (("now", None), ("past", past)):
+    kinds: dict[str, Callable[[], Any]] = {}
+    for label, at in (("", None), (" at=past", synthetic.midpoint())):
         for direction in ("upstream", "downstream"):
             for depth in (1, 5, 20):
-                rows[f"{direction} depth {depth} ({at_label})"] = measure(
-                    lambda: g.lineage(ds(), direction=direction, depth=depth, at=at), args.queries)
-        rows[f"column lineage depth 10 ({at_label})"] = measure(lambda: g.column_lineage(field(), depth=10, at=at), args.queries)
-        rows[f"column impact depth 20 ({at_label})"] = measure(lambda: g.impact(field(), depth=20, at=at), args.queries)
-    rows["search"] = measure(lambda: g.search(f"ds_{rng.randrange(total):07d}"[:9], limit=20), args.queries)
-    print(f"{'query':<36}{'p50 ms':>10}{'p99 ms':>10}")
-    for k, (p50, p99) in rows.items():
-        print(f"{k:<36}{p50:>10.1f}{p99:>10.1f}")
+                kinds[f"{direction} depth {depth}{label}"] = (
+                    lambda direction=direction, depth=depth, at=at: g.lineage(
+                        ds(), direction=direction, depth=depth, at=at, max_nodes=MAX_NODES))
+        kinds[f"column lineage depth 10{label}"] = lambda at=at: g.column_lineage(
+            field(), depth=10, at=at, max_nodes=MAX_NODES)
+        kinds[f"column impact depth 20{label}"] = lambda at=at: g.impact(field(), depth=20, at=at, max_nodes=MAX_NODES)
+    kinds["search"] = lambda: g.search(f"ds_{rng.randrange(shape.datasets):07d}"[: rng.choice((6, 8, 10))], limit=20)
+    return kinds
+
+
+def answer_size(answer: dict[str, Any]) -> int:
+    for key in ("nodes", "items", "results"):
+        if key in answer:
+            return len(answer[key])
+    return 0
+
+
+def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int) -> dict[str, dict[str, Any]]:
+    """Round robin: each round runs every kind once (in a shuffled order)."""
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    sizes: dict[str, list[int]] = {k: [] for k in kinds}
+    truncated: dict[str, int] = {k: 0 for k in kinds}
+    order = list(kinds)
+    shuffle = random.Random(2)
+    for k in order:  # warm-up: one of each (imports, statement caches), not timed
+        kinds[k]()
+    for r in range(rounds):
+        shuffle.shuffle(order)
+        for k in order:
+            t0 = time.perf_counter()
+            answer = kinds[k]()
+            times[k].append((time.perf_counter() - t0) * 1000)
+            sizes[k].append(answer_size(answer))
+            truncated[k] += bool(answer.get("truncated"))
+        if (r + 1) % max(1, rounds // 5) == 0:
+            print(f"  round {r + 1}/{rounds}", flush=True)
+    return {k: {"p50_ms": round(percentile(v, 50), 2), "p99_ms": round(percentile(v, 99), 2),
+                "mean_size": round(sum(sizes[k]) / len(sizes[k]), 1), "truncated": truncated[k], "n": len(v)}
+            for k, v in times.items()}
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help=f"small shape ({QUICK_JOBS:,} jobs), 30 rounds")
+    ap.add_argument("--jobs", type=int, help="jobs in the graph (default 50,000; datasets ~ 2 x jobs)")
+    ap.add_argument("--outputs-per-job", type=int, default=2)
+    ap.add_argument("--columns", type=int, default=7)
+    ap.add_argument("--layers", type=int, default=40)
+    ap.add_argument("--db", help="store URL (default: a SQLite file in bench/results/ named after the shape); "
+                                 "a PostgreSQL database must be named hw_bench... (it is dropped and created)")
+    ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 200; --quick 30)")
+    ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
+    args = ap.parse_args()
+
+    jobs = args.jobs or (QUICK_JOBS if args.quick else 50_000)
+    rounds = args.rounds or (30 if args.quick else 200)
+    shape = synthetic.Shape(jobs=jobs, outputs_per_job=args.outputs_per_job, columns=args.columns, layers=args.layers)
+    url = args.db or f"sqlite:///{RESULTS / f'graph-{jobs}x{args.outputs_per_job}x{args.columns}.db'}"
+    print(f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges; "
+          f"store {urlsplit(url).scheme}; load average {loadavg()}")
+    want = expected_events(shape)
+    load_info: dict[str, Any]
+    store: Store | None = None
+    if args.keep:
+        store = Store.open(url)
+        have = count_events(store)
+        if have != want:
+            print(f"--keep: the store holds {have:,} events, this shape has {want:,}: loading afresh")
+            store.close()
+            store = None
+    if store is not None:
+        load_info = {"method": "reused (--keep)", "events": want}
+        print(f"reusing the loaded store ({want:,} events)")
+    else:
+        fresh_database(url)
+        store = Store.open(url)
+        print(f"loading {want:,} events through the real ingest path (Store.append, batches of 1,000) ...")
+        n, secs = load(store, shape)
+        load_info = {"method": "Store.append in batches of 1,000 (real ingest path)", "events": n,
+                     "seconds": round(secs, 1), "events_per_s": round(n / secs)}
+        print(f"loaded {n:,} events in {secs:,.1f} s ({n / secs:,.0f} events/s)")
+    with store:
+        print(f"timing {rounds} interleaved rounds of {len(query_kinds(store.graph, shape, random.Random(0)))} "
+              f"query kinds; load average {loadavg()}")
+        t0 = time.perf_counter()
+        figures = run_queries(query_kinds(store.graph, shape, random.Random(1)), rounds)
+        elapsed = time.perf_counter() - t0
+    after = loadavg()
+    print(f"\n{'query':<34}{'p50 ms':>9}{'p99 ms':>9}{'nodes':>9}{'cut':>6}")
+    for k, f in figures.items():
+        print(f"{k:<34}{f['p50_ms']:>9.1f}{f['p99_ms']:>9.1f}{f['mean_size']:>9.0f}{f['truncated']:>6}")
+    print(f"\nqueries took {elapsed:,.0f} s; load average after: {after}")
+    print(f"load: {load_info}")
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "graph_queries.json").write_text(json.dumps({
-        "shape": {"datasets": shape.datasets, "jobs": shape.jobs, "column_edges_estimate": shape.column_edges_estimate},
-        "load": load_figures, "queries": args.queries,
-        "ms": {k: {"p50": round(a, 2), "p99": round(b, 2)} for k, (a, b) in rows.items()},
+    out = RESULTS / "graph_queries.json"
+    out.write_text(json.dumps({
+        "shape": {"datasets": shape.datasets, "jobs": shape.jobs, "column_edges_estimate": shape.column_edges_estimate,
+                  "columns": shape.columns, "layers": shape.layers},
+        "store": urlsplit(url).scheme, "load": load_info, "rounds": rounds, "max_nodes": MAX_NODES,
+        "load_average_after": after, "python": platform.python_version(), "ms": figures,
     }, indent=2))
-    store.close()
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
