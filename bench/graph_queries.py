@@ -74,10 +74,6 @@ def load(store: Store, shape: synthetic.Shape, batch: int = 1000) -> tuple[int, 
     return n, time.perf_counter() - t0
 
 
-def expected_events(shape: synthetic.Shape) -> int:
-    return sum(1 for _ in synthetic.events(shape))
-
-
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile of ``values`` (p in 0..100)."""
     ordered = sorted(values)
@@ -157,7 +153,7 @@ def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int) -> dict[str, d
             times[k].append((time.perf_counter() - t0) * 1000)
             sizes[k].append(answer_size(answer))
             truncated[k] += bool(answer.get("truncated"))
-        if (r + 1) % max(1, rounds // 5) == 0:
+        if (r + 1) % max(1, rounds // 10) == 0:
             print(f"  round {r + 1}/{rounds}", flush=True)
     return {k: {"p50_ms": round(percentile(v, 50), 2), "p99_ms": round(percentile(v, 99), 2),
                 "mean_size": round(sum(sizes[k]) / len(sizes[k]), 1), "truncated": truncated[k], "n": len(v)}
@@ -180,17 +176,17 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=40)
     ap.add_argument("--db", help="store URL (default: a SQLite file in bench/results/ named after the shape); "
                                  "a PostgreSQL database must be named hw_bench... (it is dropped and created)")
-    ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 200; --quick 30)")
+    ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 100; --quick 30)")
     ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
     args = ap.parse_args()
 
     jobs = args.jobs or (QUICK_JOBS if args.quick else 50_000)
-    rounds = args.rounds or (30 if args.quick else 200)
+    rounds = args.rounds or (30 if args.quick else 100)
     shape = synthetic.Shape(jobs=jobs, outputs_per_job=args.outputs_per_job, columns=args.columns, layers=args.layers)
     url = args.db or f"sqlite:///{RESULTS / f'graph-{jobs}x{args.outputs_per_job}x{args.columns}.db'}"
     print(f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges; "
           f"store {urlsplit(url).scheme}; load average {loadavg()}")
-    want = expected_events(shape)
+    want = synthetic.event_count(shape)
     load_info: dict[str, Any]
     store: Store | None = None
     if args.keep:

@@ -135,6 +135,11 @@ def events(shape: Shape = Shape(), *, changes: float = 0.1) -> Iterator[dict[str
         yield _event(job, changed, outputs, later + timedelta(seconds=n), rng, shape)
 
 
+def event_count(shape: Shape = Shape(), *, changes: float = 0.1) -> int:
+    """How many events :func:`events` yields (without generating them)."""
+    return shape.jobs + (len(range(0, shape.jobs, max(1, int(1 / changes)))) if changes else 0)
+
+
 def midpoint() -> datetime:
     """A timestamp between the first wave of runs and the later changes."""
     return T0 + timedelta(days=15)
