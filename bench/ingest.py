@@ -1,115 +1,215 @@
-"""Ingest benchmark: events per second into POST /api/v1/lineage(/batch) over real HTTP.
+"""Ingest benchmark: events per second into POST /api/v1/lineage (single) and /batch, over real HTTP.
 
-Realistic events: Spark-like COMPLETE RunEvents with 50-column schemas and a column lineage facet
-(about 25 kB of JSON each). Measured for single posts and batches, with 1, 4 and 16 concurrent
-clients, on SQLite and (when --pg is given) PostgreSQL. Durability stays on: every 2xx answer
-means the events are committed and synced.
+    python bench/ingest.py [--quick] [--pg postgresql://user:pass@host:5432/postgres] [--rounds 3]
+                           [--single-events 1200] [--batch-events 4000] [--batch 500]
 
-    python bench/ingest.py [--events 4000] [--batch 500] [--pg postgresql://...] [--repeat 3]
+Matrix: single posts and batches (``--batch`` events per request) × 1, 4 and 16 concurrent clients
+× SQLite (always) and PostgreSQL (with ``--pg``: a fresh database is created on that server for
+every round and dropped after). Each round starts a real ``headwater serve`` on a fresh store and
+runs every configuration once, in an order rotated from round to round (interleaved); the figure
+is the median over rounds.
 
-Prints a table and writes bench/results/ingest.json. Runs are interleaved (each configuration
-once per round, rounds repeated) and the median of the rounds is reported.
+Events (``ingest_events.py``): what the OpenLineage Spark integration sends — START and COMPLETE
+per job run, 50-column schemas on two inputs and one output, column lineage for all 50 output
+columns, parent/processing_engine/spark_properties/jobType/sql/dataSource/symlinks/outputStatistics
+facets, about 25 kB of JSON each. Each client sends its own Spark application's events in time
+order (as a driver does). Bodies are serialized before the clock starts.
+
+Durability stays on: a 2xx answer means the events are committed and synced (SQLite WAL +
+synchronous=FULL, PostgreSQL default synchronous_commit). Two figures per configuration:
+
+- ``ack``: events / seconds from the first request to the last 2xx (the ingest rate clients see);
+- ``graph``: events / seconds from the first request until a graph read returns — the read waits
+  until the background projector has derived every event, so this is the sustained rate at which
+  events reach the lineage graph.
+
+Plus p50/p99 request latency. Prints a table and writes bench/results/ingest.json.
+``--quick`` (fewer events, 2 rounds) finishes in about 3 minutes on SQLite on a quiet 2-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
+import os
+import platform
 import statistics
 import sys
 import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import synthetic  # noqa: E402
 from _server import running_server  # noqa: E402
+from ingest_events import Pipeline  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+CLIENTS = (1, 4, 16)
+MODES = ("single", "batch")
 
 
-def make_events(n: int) -> list[dict[str, Any]]:
-    shape = synthetic.Shape(jobs=n, outputs_per_job=1, columns=50, layers=10, seed=11)
-    return [e for _, e in zip(range(n), synthetic.events(shape, changes=0))]
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def fresh(events: list[dict[str, Any]]) -> list[bytes]:
-    """New run ids so that each round stores new events (duplicates would be free)."""
-    out = []
-    for e in events:
-        e = dict(e)
-        e["run"] = {"runId": str(uuid.uuid4()), "facets": {}}
-        out.append(json.dumps(e).encode())
-    return out
+def make_bodies(tag: str, clients: int, events: int, batch: int) -> tuple[list[list[bytes]], int]:
+    """Per client, the request bodies it sends (its own Spark application's events, in time order); the event count."""
+    per_client = max(2, events // clients)
+    out: list[list[bytes]] = []
+    total = 0
+    for c in range(clients):
+        evs = Pipeline(f"{tag}c{c}").events(per_client)
+        total += len(evs)
+        texts = [json.dumps(e, separators=(",", ":")).encode() for e in evs]
+        if batch <= 1:
+            out.append(texts)
+        else:
+            out.append([b"[" + b",".join(texts[i:i + batch]) + b"]" for i in range(0, len(texts), batch)])
+    return out, total
 
 
-def run_clients(url: str, bodies: list[bytes], clients: int, batch: int) -> float:
-    chunks: list[list[bytes]] = [bodies[i::clients] for i in range(clients)]
+def _post(conn: http.client.HTTPConnection, path: str, body: bytes) -> tuple[int, bytes]:
+    conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    return response.status, response.read()
+
+
+def measure(url: str, bodies: list[list[bytes]], n: int, batch: int) -> dict[str, float]:
+    """Send every client's bodies concurrently; then one graph read (it waits for the projector)."""
+    parts = urlsplit(url)
+    path = "/api/v1/lineage/batch" if batch > 1 else "/api/v1/lineage"
+    latencies: list[float] = []
     errors: list[str] = []
+    lock = threading.Lock()
+    start_gate = threading.Barrier(len(bodies) + 1)
 
-    def worker(mine: list[bytes]) -> None:
-        with httpx.Client(base_url=url, timeout=60) as http:
-            if batch <= 1:
-                for body in mine:
-                    r = http.post("/api/v1/lineage", content=body, headers={"Content-Type": "application/json"})
-                    if r.status_code >= 300:
-                        errors.append(r.text[:200])
-            else:
-                for i in range(0, len(mine), batch):
-                    body = b"[" + b",".join(mine[i : i + batch]) + b"]"
-                    r = http.post("/api/v1/lineage/batch", content=body, headers={"Content-Type": "application/json"})
-                    if r.status_code >= 300:
-                        errors.append(r.text[:200])
+    def client(mine: list[bytes]) -> None:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+        conn.connect()
+        start_gate.wait()
+        mine_lat: list[float] = []
+        for body in mine:
+            t0 = time.perf_counter()
+            status, text = _post(conn, path, body)
+            mine_lat.append(time.perf_counter() - t0)
+            if status >= 300:
+                with lock:
+                    errors.append(f"{status}: {text[:300]!r}")
+                break
+        conn.close()
+        with lock:
+            latencies.extend(mine_lat)
 
-    threads = [threading.Thread(target=worker, args=(c,)) for c in chunks]
-    t0 = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(b,)) for b in bodies]
     for t in threads:
         t.start()
+    start_gate.wait()
+    t0 = time.perf_counter()
     for t in threads:
         t.join()
-    elapsed = time.perf_counter() - t0
+    acked = time.perf_counter() - t0
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+    conn.request("GET", "/api/v1/graph/namespaces")  # waits until the graph has caught up with the log
+    response = conn.getresponse()
+    response.read()
+    graph = time.perf_counter() - t0
+    conn.close()
     if errors:
         raise RuntimeError(f"{len(errors)} requests failed, first: {errors[0]}")
-    return len(bodies) / elapsed
+    if response.status != 200:
+        raise RuntimeError(f"graph read answered {response.status}")
+    latencies.sort()
+    return {
+        "events": n, "ack_s": acked, "graph_s": graph, "ack": n / acked, "graph": n / graph,
+        "p50_ms": latencies[len(latencies) // 2] * 1e3,
+        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1e3,
+    }
+
+
+@contextmanager
+def fresh_store(kind: str, pg: str | None, tmp: Path, name: str) -> Iterator[str]:
+    """A new empty store: a SQLite file, or a PostgreSQL database created (and dropped) on ``pg``'s server."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp / name}.db"
+        return
+    import psycopg
+
+    assert pg is not None
+    admin = pg.replace("postgresql+psycopg://", "postgresql://").replace("postgres://", "postgresql://")
+    db = f"hw_bench_{name}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+    try:
+        yield urlunsplit(urlsplit(admin)._replace(path=f"/{db}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--events", type=int, default=4000, help="events per measurement")
+    ap.add_argument("--quick", action="store_true", help="fewer events and 2 rounds (about 3 minutes on SQLite)")
+    ap.add_argument("--single-events", type=int, default=1200, help="events per single-post measurement")
+    ap.add_argument("--batch-events", type=int, default=4000, help="events per batch measurement")
     ap.add_argument("--batch", type=int, default=500, help="events per batch request")
-    ap.add_argument("--repeat", type=int, default=3, help="interleaved rounds (median reported)")
-    ap.add_argument("--pg", help="PostgreSQL URL of an empty database to measure too")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median reported)")
+    ap.add_argument("--pg", help="PostgreSQL server URL (a fresh database is created on it per round)")
+    ap.add_argument("--out", type=Path, default=RESULTS / "ingest.json")
     args = ap.parse_args()
+    if args.quick:
+        args.single_events, args.batch_events, args.rounds = 300, 1000, 2
 
-    base = make_events(args.events)
-    size = statistics.mean(len(json.dumps(e)) for e in base[:50])
-    stores = {"sqlite": None}
-    if args.pg:
-        stores["postgresql"] = args.pg
-    configs = [(mode, c) for mode in ("single", "batch") for c in (1, 4, 16)]
-    figures: dict[str, dict[str, list[float]]] = {s: {f"{m}/{c}": [] for m, c in configs} for s in stores}
-    with tempfile.TemporaryDirectory() as tmp:
-        for store, pg in stores.items():
-            db = pg or f"sqlite:///{tmp}/bench.db"
-            with running_server(db) as url:
-                for _ in range(args.repeat):
-                    for mode, clients in configs:
-                        n = args.events if mode == "batch" else max(500, args.events // 4)
-                        rate = run_clients(url, fresh(base[:n]), clients, args.batch if mode == "batch" else 1)
-                        figures[store][f"{mode}/{clients}"].append(rate)
-    table = {s: {k: round(statistics.median(v)) for k, v in f.items()} for s, f in figures.items()}
-    print(f"event size ≈ {size / 1024:.1f} kB, batch = {args.batch} events, median of {args.repeat} interleaved rounds")
-    print(f"{'store':<11}{'mode/clients':<14}{'events/s':>10}")
+    stores = ["sqlite"] + (["postgresql"] if args.pg else [])
+    configs = [(mode, c) for mode in MODES for c in CLIENTS]
+    raw: dict[str, dict[str, list[dict[str, float]]]] = {s: {f"{m}/{c}": [] for m, c in configs} for s in stores}
+    loads = [load()]
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        for rnd in range(args.rounds):
+            for store in stores if rnd % 2 == 0 else reversed(stores):
+                with fresh_store(store, args.pg, tmp, f"r{rnd}_{store}") as db, running_server(db) as url:
+                    order = configs[rnd % len(configs):] + configs[:rnd % len(configs)]
+                    for mode, clients in order:
+                        batch = args.batch if mode == "batch" else 1
+                        events = args.batch_events if mode == "batch" else args.single_events
+                        bodies, n = make_bodies(f"r{rnd}{mode[0]}{clients}", clients, events, batch)
+                        figures = measure(url, bodies, n, batch)
+                        raw[store][f"{mode}/{clients}"].append(figures)
+                        print(f"round {rnd + 1}/{args.rounds} {store:<10} {mode:<6} {clients:>2} clients: "
+                              f"ack {figures['ack']:7.0f} ev/s, graph {figures['graph']:7.0f} ev/s "
+                              f"(load {load()})", flush=True)
+            loads.append(load())
+
+    table = {
+        s: {k: {f: round(statistics.median(r[f] for r in runs), 1) for f in ("ack", "graph", "p50_ms", "p99_ms")}
+            for k, runs in rows.items()}
+        for s, rows in raw.items()
+    }
+    size = statistics.mean(len(json.dumps(e)) for e in Pipeline("size").events(20))
+    print()
+    print(f"event ≈ {size / 1024:.1f} kB; batch = {args.batch} events; median of {args.rounds} interleaved rounds; "
+          f"load average seen: {', '.join(loads)}")
+    print(f"{'store':<11}{'mode':<8}{'clients':>7}{'ack ev/s':>10}{'graph ev/s':>12}{'p50 ms':>9}{'p99 ms':>9}")
     for s, rows in table.items():
         for k, v in rows.items():
-            print(f"{s:<11}{k:<14}{v:>10}")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ingest.json").write_text(json.dumps({"event_bytes": size, "batch": args.batch, "events_per_s": table, "raw": figures}, indent=2))
+            mode, clients = k.split("/")
+            print(f"{s:<11}{mode:<8}{clients:>7}{v['ack']:>10.0f}{v['graph']:>12.0f}{v['p50_ms']:>9.1f}{v['p99_ms']:>9.1f}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "load_average": loads, "seconds": round(time.monotonic() - began, 1), "event_bytes": size,
+        "batch": args.batch, "rounds": args.rounds, "single_events": args.single_events,
+        "batch_events": args.batch_events, "median": table, "raw": raw,
+    }, indent=2))
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

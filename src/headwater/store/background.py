@@ -37,6 +37,7 @@ log = logging.getLogger("headwater.store")
 
 CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
 READ_TIMEOUT = 60.0  # seconds a read waits for the projector before answering with what is there
+GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
 
 
 class BackgroundProjector:
@@ -51,6 +52,7 @@ class BackgroundProjector:
         self._cond = threading.Condition()
         self._kick = True  # look at the log once at start (crash recovery)
         self._steps = 0  # projection steps finished (readers wait for the next one)
+        self._readers = 0  # readers waiting for the projector
         self._stopping = False
         self._thread: threading.Thread | None = None
 
@@ -92,10 +94,14 @@ class BackgroundProjector:
                                 done, head)
                     return False
                 self._kick = True
+                self._readers += 1
                 self._cond.notify_all()
-                while self._steps == steps and left > 0:
-                    self._cond.wait(min(left, 1.0))
-                    left = deadline - time.monotonic()
+                try:
+                    while self._steps == steps and left > 0:
+                        self._cond.wait(min(left, 1.0))
+                        left = deadline - time.monotonic()
+                finally:
+                    self._readers -= 1
                 steps = self._steps
             done = self.lag()[1]
         return True
@@ -107,9 +113,14 @@ class BackgroundProjector:
                     self._cond.wait()
                 if not self._kick and self._stopping:
                     return
+                # Let events gather (one step for many single posts costs little more than for one),
+                # unless someone is waiting to read.
+                gather_until = time.monotonic() + GATHER
+                while not self._readers and not self._stopping and time.monotonic() < gather_until:
+                    self._cond.wait(max(0.0, gather_until - time.monotonic()))
                 self._kick = False
             try:
-                while self._step():
+                while self._step() == self._chunk:  # a full chunk: more is waiting
                     time.sleep(0.001)  # let a waiting append take the write lock between chunks
             except Exception:  # noqa: BLE001 - the thread must survive (database down, ...): retry later
                 log.exception("projector: could not project the event log; retrying in 1 s")
@@ -124,8 +135,8 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write=True)
 
-    def _step(self) -> bool:
-        """Project the next chunk of the log; False when there was nothing left."""
+    def _step(self) -> int:
+        """Project the next chunk of the log; returns the number of events projected."""
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             rows = pending_events(conn, projected_seq(conn), self._chunk)
@@ -137,8 +148,10 @@ class BackgroundProjector:
                     self._one_by_one(conn, rows)
         with self._cond:
             self._steps += 1
+            if rows:
+                self._kick = True  # look again: events may have come in meanwhile
             self._cond.notify_all()
-        return bool(rows)
+        return len(rows)
 
     def _one_by_one(self, conn: sa.Connection, rows: list[sa.Row]) -> None:  # type: ignore[type-arg]
         for row in rows:
