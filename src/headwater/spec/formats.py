@@ -12,6 +12,7 @@ characters and ``%`` not followed by two hex digits. Non-ASCII letters are allow
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from datetime import datetime
@@ -56,13 +57,22 @@ def is_uuid(value: object) -> bool:
     return len(value) == 36 and all(value[i] == "-" for i in (8, 13, 18, 23))
 
 
-def is_uri(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
+def _uri_ok(value: str) -> bool:
     if not _URI_CHARS.match(value):
         return False
     scheme = _SCHEME.match(value)
     return scheme is None or bool(_VALID_SCHEME.fullmatch(scheme.group(0)))
+
+
+# Every facet carries `_producer` and `_schemaURL`: the same few URIs in every event (~60 per
+# Spark event). Remembering the answer for short strings saves most of the regex work.
+_uri_ok_cached = functools.lru_cache(maxsize=4096)(_uri_ok)
+
+
+def is_uri(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    return _uri_ok_cached(value) if len(value) <= 512 else _uri_ok(value)
 
 
 def format_checker() -> FormatChecker:

@@ -77,11 +77,12 @@ def normalize_fields(fields: Any) -> list[dict[str, Any]]:
     for f in fields or []:
         if not isinstance(f, _MAP) or "name" not in f:
             continue
+        nested = f.get("fields")
         out.append({
             "name": f["name"],
             "type": f.get("type"),
             "description": f.get("description"),
-            "fields": normalize_fields(f.get("fields")),
+            "fields": normalize_fields(nested) if nested else [],
         })
     return out
 
@@ -115,18 +116,33 @@ def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
     if not isinstance(facet, _MAP):
         return []
     edges: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    ids: dict[tuple[Any, Any], str] = {}  # (namespace, name) -> dataset id: the same few inputs recur
+
+    def source(item: Any) -> str | None:
+        if not isinstance(item, _MAP) or "namespace" not in item or "name" not in item or "field" not in item:
+            return None
+        pair = (item["namespace"], item["name"])
+        if type(pair[0]) is not str or type(pair[1]) is not str:
+            return dataset_id(item)
+        found = ids.get(pair)
+        if found is None:
+            found = ids[pair] = dataset_id(item)
+        return found
+
     fields = facet.get("fields")
     if isinstance(fields, _MAP):
         for out_field, spec in fields.items():
             if not isinstance(spec, _MAP):
                 continue
             for item in spec.get("inputFields") or []:
-                if isinstance(item, _MAP) and {"namespace", "name", "field"} <= item.keys():
-                    key = (dataset_id(item), str(item["field"]), str(out_field))
+                src = source(item)
+                if src is not None:
+                    key = (src, str(item["field"]), str(out_field))
                     edges.setdefault(key, []).extend(_transformations(item, spec))
     for item in facet.get("dataset") or []:
-        if isinstance(item, _MAP) and {"namespace", "name", "field"} <= item.keys():
-            key = (dataset_id(item), str(item["field"]), "")
+        src = source(item)
+        if src is not None:
+            key = (src, str(item["field"]), "")
             edges.setdefault(key, []).extend(_transformations(item, {}))
     return [
         {"src": src, "srcField": src_field, "dstField": dst_field, "transformations": _dedupe(ts)}
@@ -135,6 +151,8 @@ def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
 
 
 def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if len(items) < 2:
+        return items
     seen: list[dict[str, Any]] = []
     for item in items:
         if item not in seen:
