@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from headwater.graph.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
 from headwater.store.engine import create_store_engine
-from headwater.store.eventlog import head_seq, insert_events
+from headwater.store.eventlog import head_seq, insert_events, prepare
 from headwater.store.projector import projected_seq
 from headwater.store.schema import DERIVED_TABLES, observations
 from fixtures.stories.load import derived_state, incoming, story
@@ -38,7 +38,7 @@ def log_only(url: str, events: list[IncomingEvent]) -> None:
     engine = create_store_engine(url)
     try:
         with engine.begin() as conn:
-            insert_events(conn, events, 0)
+            insert_events(conn, prepare(events), 0)
     finally:
         engine.dispose()
 

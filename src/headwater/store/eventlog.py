@@ -28,16 +28,36 @@ class NewEvent:
     observations: list[Observation]
 
 
-def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent],
+@dataclass(frozen=True)
+class PreparedEvent:
+    """An event ready for the log: its id and its ``events`` row (``received_at`` set on insert)."""
+
+    id: str
+    row: dict[str, Any]
+
+
+def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
+    """Ids and log rows (pure; done by each caller before it queues for the write lock)."""
+    prepared: list[PreparedEvent] = []
+    for ev in batch:
+        eid = event_id(ev.payload)
+        head = header(ev.payload)
+        prepared.append(PreparedEvent(eid, {
+            "id": eid, "raw": ev.raw, "event_time": head.event_time,
+            "kind": head.kind, "event_type": head.event_type, "job": head.job, "run_id": head.run_id,
+        }))
+    return prepared
+
+
+def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
                   received_at: int) -> tuple[list[str], set[str], int]:
     """Append the events not stored yet to the log.
 
     Returns every event's id, the ids stored now, and the newest ``seq`` stored now (0: none).
-
     Only the log is written here (one dedupe query per 500 ids, one multi-row insert): the
     observations and the derived graph are the projector's (:mod:`headwater.store.background`).
     """
-    ids = [event_id(e.payload) for e in batch]
+    ids = [p.id for p in batch]
     existing: set[str] = set()
     unique = sorted(set(ids))
     for start in range(0, len(unique), 500):
@@ -45,15 +65,11 @@ def insert_events(conn: sa.Connection, batch: Sequence[IncomingEvent],
         existing.update(conn.scalars(sa.select(events.c.id).where(events.c.id.in_(chunk))))
     rows: list[dict[str, Any]] = []
     pending: set[str] = set()
-    for ev, eid in zip(batch, ids, strict=True):
-        if eid in existing or eid in pending:
+    for p in batch:
+        if p.id in existing or p.id in pending:
             continue
-        head = header(ev.payload)
-        pending.add(eid)
-        rows.append({
-            "id": eid, "raw": ev.raw, "received_at": received_at, "event_time": head.event_time,
-            "kind": head.kind, "event_type": head.event_type, "job": head.job, "run_id": head.run_id,
-        })
+        pending.add(p.id)
+        rows.append({**p.row, "received_at": received_at})
     if not rows:
         return ids, pending, 0
     inserted = conn.execute(events.insert().returning(events.c.seq, sort_by_parameter_order=True), rows)

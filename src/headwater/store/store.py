@@ -27,7 +27,7 @@ _PG_WRITE_LOCK = 0x4857_5354
 class _Request:
     """One caller's events waiting for a group commit."""
 
-    def __init__(self, events: list[IncomingEvent]) -> None:
+    def __init__(self, events: list[eventlog.PreparedEvent]) -> None:
         self.events = events
         self.done = False
         self.results: list[AppendResult] = []
@@ -116,7 +116,7 @@ class Store:
         """
         if not events:
             return []
-        request = _Request(list(events))
+        request = _Request(eventlog.prepare(events))  # ids and rows outside the write lock
         with self._group:
             self._waiting.append(request)
             while not request.done and self._leader_busy:
@@ -154,7 +154,7 @@ class Store:
             request.finish(results=results[start:start + len(request.events)])
             start += len(request.events)
 
-    def _commit(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
+    def _commit(self, events: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
