@@ -62,7 +62,8 @@ def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: 
         if len(rows) >= scan:
             break
         chunk = query.where(dataset_fields.c.field.in_(names[start:start + 100]))
-        rows.extend(conn.execute(chunk.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field)
+        rows.extend(conn.execute(chunk.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field,
+                                                dataset_fields.c.dataset)  # ties: the same rows on every database
                                  .limit(scan - len(rows))).all())
     return rows
 
