@@ -56,6 +56,8 @@ class AgentConfig:
     spool_max_bytes: int = 256 * 1024 * 1024    # spark.headwater.spool.maxBytes
     emit_without_output: bool = False           # spark.headwater.emitWithoutOutput
     debug_fail_capture: bool = False            # spark.headwater.debug.failCapture (tests only)
+    debug_stats: str | None = None              # spark.headwater.debug.stats: "true" (log) or a JSON file path
+    debug_tracemalloc: bool = False             # spark.headwater.debug.tracemalloc: heap peaks in those stats
 
     @property
     def parent(self) -> tuple[str, str, str] | None:
@@ -194,4 +196,14 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         spool_max_bytes=_number(conf, "spark.headwater.spool.maxBytes", 256 * 1024 * 1024, int),
         emit_without_output=_bool(conf, "spark.headwater.emitWithoutOutput", False),
         debug_fail_capture=_bool(conf, "spark.headwater.debug.failCapture", False),
+        debug_stats=_debug_stats(conf.get("spark.headwater.debug.stats")),
+        debug_tracemalloc=_bool(conf, "spark.headwater.debug.tracemalloc", False),
     )
+
+
+def _debug_stats(raw: str | None) -> str | None:
+    """``spark.headwater.debug.stats``: off when unset/false, ``true`` logs the agent's own costs, else a file path."""
+    value = (raw or "").strip()
+    if value.lower() in ("", "false", "0", "no", "off"):
+        return None
+    return "true" if value.lower() in ("true", "1", "yes", "on") else value

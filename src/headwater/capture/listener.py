@@ -43,8 +43,9 @@ class QueryListener:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]
 
     def __init__(self, snapshot: Callable[[Any, int | None], Any], deliver: Callable[[Observed], None],
-                 errors: OnceLogger, *, jvm: Any = None, fail_for_test: bool = False) -> None:
+                 errors: OnceLogger, *, jvm: Any = None, fail_for_test: bool = False, stats: Any = None) -> None:
         self._jvm = jvm
+        self._stats = stats  # a headwater.capture.debugstats.DebugStats (spark.headwater.debug.stats), else None
         self._snapshot = snapshot
         self._deliver = deliver
         self._errors = errors
@@ -75,6 +76,7 @@ class QueryListener:
         if not self.enabled:
             return
         self.seen += 1
+        token = self._stats.listener_begin() if self._stats is not None else None
         try:
             if self._fail_for_test:
                 raise CaptureDisabled("spark.headwater.debug.failCapture is set: failing inside capture on purpose")
@@ -93,6 +95,9 @@ class QueryListener:
             self._errors.warning("listener", "headwater: lineage capture failed for a Spark execution (%s: %s); "
                                  "the job is not affected; further capture errors of this kind are not logged",
                                  type(exc).__name__, exc, exc_info=True)
+        finally:
+            if token is not None:
+                self._stats.listener_end(token)
 
 
 def _execution_id(qe: Any) -> int | None:

@@ -23,6 +23,7 @@ from openlineage.client.uuid import generate_new_uuid
 
 from headwater.capture.config import AgentConfig, load_config
 from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_session
+from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
     AppContext,
@@ -71,13 +72,17 @@ class Tracker:
         )
         self.transport = transport or build_transport(config)
         self.spool = Spool(config.spool_dir, config.spool_max_bytes)
-        self.emitter = Emitter(self.transport, self.spool, queue_size=config.queue_size)
+        self.debug_stats = (DebugStats(config.debug_stats, spark.sparkContext._jvm,
+                                       trace_memory=config.debug_tracemalloc) if config.debug_stats else None)
+        sending = self.debug_stats.timed_transport(self.transport) if self.debug_stats else self.transport
+        self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
         self._timers_lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self.listener = QueryListener(self._snapshot, self._observed, self.emitter.errors,
-                                      jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture)
+                                      jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture,
+                                      stats=self.debug_stats)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _start(self) -> None:
@@ -114,7 +119,7 @@ class Tracker:
         deadline = time.monotonic() + limit
         if not self._stopped:
             _wait_listener_bus(self._sc, limit)
-            self.emitter.submit(self._release_all)
+            self.emitter.submit(self._item(self._release_all))
         return self.emitter.flush(max(0.0, deadline - time.monotonic()))
 
     def stop(self, failure: BaseException | None = None) -> None:
@@ -134,10 +139,12 @@ class Tracker:
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             self._cancel_timer()
-            self.emitter.submit(self._release_all)
+            self.emitter.submit(self._item(self._release_all))
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
             self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
+            if self.debug_stats is not None:
+                self.debug_stats.finish()
             stats = self.emitter.stats
             if stats.spooled or stats.dropped:
                 log.warning("headwater: lineage capture ended with %d events sent, %d kept in the spool at %s "
@@ -175,7 +182,11 @@ class Tracker:
     def _observed(self, seen: Observed) -> None:
         """Hand the snapshot to the worker thread: analysis and event building happen there."""
         if seen.snapshot is not None:
-            self.emitter.submit(lambda: self._events_for(seen))
+            self.emitter.submit(self._item(lambda: self._events_for(seen)))
+
+    def _item(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+        """A worker item, timed when ``spark.headwater.debug.stats`` is on."""
+        return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
     def _events_for(self, seen: Observed) -> list[Any]:
         """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
@@ -223,7 +234,7 @@ class Tracker:
     def _submit_release(self) -> None:
         with self._timers_lock:
             self._timer = None
-        self.emitter.submit(self._release_due)
+        self.emitter.submit(self._item(self._release_due))
 
     def _cancel_timer(self) -> None:
         with self._timers_lock:

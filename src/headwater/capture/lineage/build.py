@@ -14,7 +14,7 @@ from .columns import ColumnLineage, column_lineage
 from .commands import is_ddl, lifecycle_of
 from .relations import DatasetId, datasets_of, short_output_name
 from .snapshot import PlanSnapshot
-from .tree import PlanNode, parse_plan
+from .tree import PlanNode
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +92,8 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryL
     lineage: ColumnLineage | None = None
     names: dict[str, list[tuple[str, str]]] = {}
     inputs = _Inputs()
-    if snap.query:
-        plan = parse_plan(snap.query)
+    plan = snap.parsed_query()
+    if plan is not None:
         lineage = column_lineage(plan)
         if lineage.graph.unknown:
             log.debug("headwater lineage: operators without a lineage rule: %s", sorted(lineage.graph.unknown))

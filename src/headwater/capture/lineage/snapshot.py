@@ -78,6 +78,21 @@ class PlanSnapshot:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def parsed_query(self) -> PlanNode | None:
+        """``query`` parsed, once: :func:`take_snapshot` parses it anyway and keeps the tree here, outside
+        the data fields (``to_dict`` and equality ignore it), so the analysis does not parse it again."""
+        if not self.query:
+            return None
+        cached = self.__dict__.get("_parsed")
+        if cached is None or cached[0] is not self.query:
+            cached = (self.query, parse_plan(self.query))
+            self.__dict__["_parsed"] = cached
+        return cached[1]
+
+    def keep_parsed(self, plan: PlanNode) -> None:
+        """Remember ``plan`` as the parse of the current ``query`` (it must be exactly that)."""
+        self.__dict__["_parsed"] = (self.query, plan)
+
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "PlanSnapshot":
         data = dict(raw)
@@ -513,6 +528,7 @@ def take_snapshot(qe: Any, spark: Any) -> PlanSnapshot:
                 snap.plan_source = "analyzed"
                 snap.notes.append(f"{reason} in the optimized plan: analyzed plan used")
         snap.query = query_json
+        snap.keep_parsed(plan)
         _describe_plan_leaves(ctx, jquery, plan, snap.relations)
     executed = _executed_root(qe)
     snap.metrics = _metrics(executed)

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 _EXPRESSION_PACKAGE = ".expressions."
 
 
+@lru_cache(maxsize=4096)
 def short_name(cls: str) -> str:
-    """``org.apache.spark.sql.catalyst.plans.logical.Project`` → ``Project`` (Scala ``$`` dropped)."""
+    """``org.apache.spark.sql.catalyst.plans.logical.Project`` → ``Project`` (Scala ``$`` dropped; memoised:
+    a wide plan asks for the same few class names thousands of times)."""
     return cls.rsplit(".", 1)[-1].rstrip("$")
 
 
