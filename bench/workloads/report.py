@@ -8,7 +8,7 @@ from typing import Any
 TARGET_OVERHEAD_PCT = 1.0       # HR pipeline and SQL workload: capture overhead <= 1 % of job wall time
 TARGET_CPU_PER_ACTION_S = 0.05  # wide job: <= 50 ms of agent CPU per action
 
-METRICS = ("work_s", "process_s", "session_s", "stop_s", "py_cpu_s", "jvm_cpu_s", "py_max_rss_bytes",
+METRICS = ("work_s", "process_s", "launch_s", "session_s", "stop_s", "py_cpu_s", "jvm_cpu_s", "py_max_rss_bytes",
            "jvm_max_rss_bytes")
 
 
@@ -46,26 +46,28 @@ def agent_costs(stats: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def summarise(kind: str, plain: list[dict[str, Any]], tracked: list[dict[str, Any]], stats: dict[str, Any],
+def summarise(kind: str, plain: list[dict[str, Any]], tracked: list[dict[str, Any]], stats: dict[str, Any] | None,
               memory: dict[str, Any] | None, cfg: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "untracked": {k: spread([r[k] for r in plain if r.get(k) is not None]) for k in METRICS},
         "tracked": {k: spread([r[k] for r in tracked if r.get(k) is not None]) for k in METRICS},
         "work_ratio": _ratios(plain, tracked, "work_s"),
         "process_ratio": _ratios(plain, tracked, "process_s"),
-        "agent": agent_costs(stats),
+        "agent": agent_costs(stats) if stats is not None else {},
         "runs": {"untracked": plain, "tracked": tracked},
-        "stats_rows": stats["rows"],
+        "stats_rows": stats["rows"] if stats is not None else None,
     }
-    if memory is not None:
+    if memory is not None and out["agent"]:
         out["agent"]["python_heap_peak_bytes"] = memory["peaks"].get("python_heap_peak_bytes")
         out["agent"]["item_heap_peak_bytes"] = memory["peaks"].get("item_heap_peak_bytes")
     if kind in ("hr", "tpch"):
-        pct = (out["work_ratio"].get("ratio", 1.0) - 1) * 100
+        r = out["work_ratio"]
+        pct = round((r.get("ratio", 1.0) - 1) * 100, 1)
+        noise = f" (rounds: {(r['pair_min'] - 1) * 100:+.1f} … {(r['pair_max'] - 1) * 100:+.1f} %)" if r else ""
         out["target"] = {"what": f"capture overhead <= {TARGET_OVERHEAD_PCT:g} % of job wall time",
-                         "value": f"{pct:+.1f} %", "met": pct <= TARGET_OVERHEAD_PCT}
+                         "value": f"{pct:+.1f} %{noise}", "met": pct <= TARGET_OVERHEAD_PCT}
     else:
-        per = out["agent"].get("python_cpu_per_action_s") or 0.0
+        per = out["agent"].get("python_cpu_per_action_s") or 0.0  # (always measured for the wide job)
         out["target"] = {"what": f"<= {TARGET_CPU_PER_ACTION_S * 1000:g} ms agent CPU per action",
                          "value": f"{per * 1000:.0f} ms Python (+{(out['agent'].get('jvm_cpu_per_action_s') or 0) * 1000:.0f} ms JVM listener thread)",
                          "met": per <= TARGET_CPU_PER_ACTION_S}
@@ -89,7 +91,7 @@ def render_table(result: dict[str, Any]) -> str:
             r = w["work_ratio" if key == "work_s" else "process_ratio"]
             ratio = f"{r['ratio']:.3f} ({r['pair_min']:.3f}–{r['pair_max']:.3f})" if r else "-"
             lines.append(f"{kind:<8} {label:<11} {_fmt(u[key]):<26} {_fmt(t[key]):<26} {ratio:<26}")
-        for key, label, scale, unit, digits in (("session_s", "start-up", 1, "s", 2), ("stop_s", "spark.stop", 1, "s", 2),
+        for key, label, scale, unit, digits in (("launch_s", "launch", 1, "s", 2), ("session_s", "start-up", 1, "s", 2), ("stop_s", "spark.stop", 1, "s", 2),
                                                 ("py_cpu_s", "driver CPU", 1, "s", 2), ("jvm_cpu_s", "JVM CPU", 1, "s", 1),
                                                 ("py_max_rss_bytes", "driver RSS", 1 / 2**20, "MiB", 0)):
             lines.append(f"{'':<8} {label:<11} {_fmt(u[key], scale, unit, digits):<26} {_fmt(t[key], scale, unit, digits):<26}")
