@@ -30,8 +30,8 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from headwater.store.eventlog import head_seq
 from headwater.store.projector import mark_failed, pending_events, project_rows, projected_seq
+from headwater.store.schema import events, observations
 
 log = logging.getLogger("headwater.store")
 
@@ -75,9 +75,12 @@ class BackgroundProjector:
             self._cond.notify_all()
 
     def lag(self) -> tuple[int, int]:
-        """(newest event ``seq`` in the log, newest projected ``seq``), read from the database."""
+        """(newest event ``seq`` in the log, newest projected ``seq``), read from the database in one query."""
+        query = sa.select(sa.select(sa.func.max(events.c.seq)).scalar_subquery(),
+                          sa.select(sa.func.max(observations.c.event_seq)).scalar_subquery())
         with self._engine.connect() as conn:
-            return head_seq(conn), projected_seq(conn)
+            head, done = conn.execute(query).one()
+        return int(head or 0), int(done or 0)
 
     def wait_caught_up(self, timeout: float = READ_TIMEOUT) -> bool:
         """Block until every event in the log now is projected; False if ``timeout`` passed first."""
