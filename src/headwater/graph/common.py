@@ -10,6 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.nodeid import NodeRef, parse_node_id
+from headwater.store.canonical import loads_text
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 from headwater.store.timeutil import iso as _slow_iso
 from headwater.store.timeutil import to_micros
@@ -141,7 +142,7 @@ def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
         updated = row.updated_at if t is None or row.updated_at <= t else max(version.valid_from, min(t, row.updated_at))
         out[ds_id] = {
             "id": ds_id, "type": "DATASET", "namespace": row.namespace, "name": row.name,
-            "kind": version.kind, "fields": json.loads(version.fields), "jobType": None, "latestRun": None,
+            "kind": version.kind, "fields": loads_text(version.fields), "jobType": None, "latestRun": None,
             "updatedAt": iso(updated), "deleted": bool(version.deleted),
         }
     return out
@@ -160,7 +161,7 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
         row, version = base.get(job_id), versions.get(job_id)
         if row is None or version is None:
             continue
-        facets = json.loads(row.facets if t is None else version.facets)
+        facets = loads_text(row.facets if t is None else version.facets)
         run = latest.get(job_id)
         updated = row.updated_at if t is None else max(version.valid_from, min(t, row.updated_at))
         out[job_id] = {
@@ -213,4 +214,4 @@ def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
 def column_edge_shape(row: Any) -> dict[str, Any]:
     target = field_id(row.dst_dataset, row.dst_field) if row.dst_field else row.dst_dataset
     return {"source": field_id(row.src_dataset, row.src_field), "target": target, "job": row.job,
-            "transformations": json.loads(row.transformations)}
+            "transformations": loads_text(row.transformations)}
