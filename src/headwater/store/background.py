@@ -38,6 +38,7 @@ log = logging.getLogger("headwater.store")
 CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
 READ_TIMEOUT = 60.0  # seconds a read waits for the projector before answering with what is there
 GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
+MAX_LAG = 20_000  # events the graph may be behind the log before appends wait for the projector
 
 
 class BackgroundProjector:
@@ -53,6 +54,9 @@ class BackgroundProjector:
         self._kick = True  # look at the log once at start (crash recovery)
         self._steps = 0  # projection steps finished (readers wait for the next one)
         self._readers = 0  # readers waiting for the projector
+        self._head = 0  # newest seq this process appended
+        self._done = 0  # the watermark after the last step
+        self.max_lag = MAX_LAG
         self._stopping = False
         self._thread: threading.Thread | None = None
 
@@ -68,11 +72,30 @@ class BackgroundProjector:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def notify(self) -> None:
-        """Events were appended: project them."""
+    def notify(self, seq: int) -> None:
+        """Events up to ``seq`` were appended: project them."""
         with self._cond:
+            self._head = max(self._head, seq)
             self._kick = True
             self._cond.notify_all()
+
+    def throttle(self, timeout: float = READ_TIMEOUT) -> None:
+        """Backpressure: while the graph is more than ``max_lag`` events behind this process's
+        appends, wait (up to ``timeout``) — acknowledgements may run ahead of the derivation only
+        by a bounded backlog. Nothing is lost either way: the events are in the log."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._head - self._done > self.max_lag and self._thread is not None and self._thread.is_alive():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._kick = True
+                self._readers += 1  # someone waits: no gathering
+                self._cond.notify_all()
+                try:
+                    self._cond.wait(min(left, 1.0))
+                finally:
+                    self._readers -= 1
 
     def lag(self) -> tuple[int, int]:
         """(newest event ``seq`` in the log, newest projected ``seq``), read from the database in one query."""
@@ -142,7 +165,8 @@ class BackgroundProjector:
         """Project the next chunk of the log; returns the number of events projected."""
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
-            rows = pending_events(conn, projected_seq(conn), self._chunk)
+            done = projected_seq(conn)
+            rows = pending_events(conn, done, self._chunk)
             if rows:
                 try:
                     with conn.begin_nested():
@@ -151,6 +175,7 @@ class BackgroundProjector:
                     self._one_by_one(conn, rows)
         with self._cond:
             self._steps += 1
+            self._done = rows[-1].seq if rows else done
             if rows:
                 self._kick = True  # look again: events may have come in meanwhile
             self._cond.notify_all()

@@ -117,6 +117,7 @@ class Store:
         if not events:
             return []
         request = _Request(eventlog.prepare(events))  # ids and rows outside the write lock
+        self._projector.throttle()  # the graph may run behind the log only by a bounded backlog
         with self._group:
             self._waiting.append(request)
             while not request.done and self._leader_busy:
@@ -159,7 +160,7 @@ class Store:
             self._lock_writers(conn)
             ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
         if last_seq:
-            self._projector.notify()
+            self._projector.notify(last_seq)
         results: list[AppendResult] = []
         for eid in ids:
             results.append(AppendResult(eid, duplicate=eid not in fresh))
