@@ -68,8 +68,9 @@ def summarise(kind: str, plain: list[dict[str, Any]], tracked: list[dict[str, An
                          "value": f"{pct:+.1f} %{noise}", "met": pct <= TARGET_OVERHEAD_PCT}
     else:
         per = out["agent"].get("python_cpu_per_action_s") or 0.0  # (always measured for the wide job)
+        jvm = out["agent"].get("jvm_cpu_per_action_s") or 0.0
         out["target"] = {"what": f"<= {TARGET_CPU_PER_ACTION_S * 1000:g} ms agent CPU per action",
-                         "value": f"{per * 1000:.0f} ms Python (+{(out['agent'].get('jvm_cpu_per_action_s') or 0) * 1000:.0f} ms JVM listener thread)",
+                         "value": f"{per * 1000:.0f} ms Python (+{jvm * 1000:.0f} ms JVM listener thread)",
                          "met": per <= TARGET_CPU_PER_ACTION_S}
     return out
 
@@ -78,6 +79,11 @@ def _fmt(d: dict[str, float], scale: float = 1.0, unit: str = "s", digits: int =
     if not d:
         return "-"
     return f"{d['median'] * scale:.{digits}f} {unit} ({d['min'] * scale:.{digits}f}–{d['max'] * scale:.{digits}f})"
+
+
+_ROWS = (("launch_s", "launch", 1, "s", 2), ("session_s", "start-up", 1, "s", 2), ("stop_s", "spark.stop", 1, "s", 2),
+         ("py_cpu_s", "driver CPU", 1, "s", 2), ("jvm_cpu_s", "JVM CPU", 1, "s", 1),
+         ("py_max_rss_bytes", "driver RSS", 1 / 2**20, "MiB", 0))
 
 
 def render_table(result: dict[str, Any]) -> str:
@@ -91,10 +97,9 @@ def render_table(result: dict[str, Any]) -> str:
             r = w["work_ratio" if key == "work_s" else "process_ratio"]
             ratio = f"{r['ratio']:.3f} ({r['pair_min']:.3f}–{r['pair_max']:.3f})" if r else "-"
             lines.append(f"{kind:<8} {label:<11} {_fmt(u[key]):<26} {_fmt(t[key]):<26} {ratio:<26}")
-        for key, label, scale, unit, digits in (("launch_s", "launch", 1, "s", 2), ("session_s", "start-up", 1, "s", 2), ("stop_s", "spark.stop", 1, "s", 2),
-                                                ("py_cpu_s", "driver CPU", 1, "s", 2), ("jvm_cpu_s", "JVM CPU", 1, "s", 1),
-                                                ("py_max_rss_bytes", "driver RSS", 1 / 2**20, "MiB", 0)):
-            lines.append(f"{'':<8} {label:<11} {_fmt(u[key], scale, unit, digits):<26} {_fmt(t[key], scale, unit, digits):<26}")
+        for key, label, scale, unit, digits in _ROWS:
+            lines.append(f"{'':<8} {label:<11} {_fmt(u.get(key, {}), scale, unit, digits):<26} "
+                         f"{_fmt(t.get(key, {}), scale, unit, digits):<26}")
         a = w["agent"]
         if a.get("actions"):
             mem = ""
@@ -102,12 +107,14 @@ def render_table(result: dict[str, Any]) -> str:
                 mem = (f"; Python heap peak {a['python_heap_peak_bytes'] / 2**20:.1f} MiB "
                        f"(per execution {a['item_heap_peak_bytes'] / 2**20:.1f} MiB)")
             jvm = a.get("listener_jvm_cpu_s") or {}
+            ms = {k: a[k] * 1000 for k in ("python_cpu_per_action_s", "worker_cpu_per_action_s", "send_cpu_per_action_s")}
             lines.append(
-                f"{'':<8} agent/action: {a['actions']} actions; Python CPU {a['python_cpu_per_action_s'] * 1000:.1f} ms "
-                f"(listener {a['listener_cpu_s']['median'] * 1000:.1f} median/{a['listener_cpu_s']['max'] * 1000:.1f} max, "
-                f"worker {a['worker_cpu_per_action_s'] * 1000:.1f}, send {a['send_cpu_per_action_s'] * 1000:.1f}); "
-                f"JVM listener thread {jvm.get('median', 0) * 1000:.1f} median/{jvm.get('max', 0) * 1000:.1f} max ms; "
-                f"listener wall {a['listener_wall_s']['median'] * 1000:.0f} ms median{mem}")
+                f"{'':<8} agent/action: {a['actions']} actions; Python CPU {ms['python_cpu_per_action_s']:.1f} ms "
+                f"(listener {a['listener_cpu_s']['median'] * 1000:.1f} median/"
+                f"{a['listener_cpu_s']['max'] * 1000:.1f} max, worker {ms['worker_cpu_per_action_s']:.1f}, "
+                f"send {ms['send_cpu_per_action_s']:.1f}); JVM listener thread {jvm.get('median', 0) * 1000:.1f} "
+                f"median/{jvm.get('max', 0) * 1000:.1f} max ms; listener wall "
+                f"{a['listener_wall_s']['median'] * 1000:.0f} ms median{mem}")
         tgt = w["target"]
         lines.append(f"{'':<8} target: {tgt['what']}: {tgt['value']} -> {'met' if tgt['met'] else 'MISSED'}"
                      f"   [load: {w.get('uptime', '')}]")
