@@ -9,7 +9,7 @@ every round and dropped after). Each round starts a real ``headwater serve`` on 
 runs every configuration once, in an order rotated from round to round (interleaved); the figure
 is the median over rounds.
 
-Events (``ingest_events.py``): what the OpenLineage Spark integration sends — START and COMPLETE
+Events (``spark_events.py``): what the OpenLineage Spark integration sends — START and COMPLETE
 per job run, 50-column schemas on two inputs and one output, column lineage for all 50 output
 columns, parent/processing_engine/spark_properties/jobType/sql/dataSource/symlinks/outputStatistics
 facets, about 25 kB of JSON each. Each client sends its own Spark application's events in time
@@ -48,7 +48,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _server import running_server  # noqa: E402
-from ingest_events import Pipeline  # noqa: E402
+from spark_events import Pipeline  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CLIENTS = (1, 4, 16)

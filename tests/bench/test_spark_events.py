@@ -1,4 +1,4 @@
-"""The ingest benchmark's generator (bench/ingest_events.py): valid, deterministic Spark-like events
+"""The ingest benchmark's generator (bench/spark_events.py): valid, deterministic Spark-like events
 in time order that load into the graph they describe (runs, 50 columns, column lineage)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from headwater.store import IncomingEvent, Store
 from olschema import event_errors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from ingest_events import COLUMNS, Pipeline  # noqa: E402
+from spark_events import COLUMNS, Pipeline  # noqa: E402
 
 
 def test_events_are_deterministic_valid_and_in_time_order() -> None:
