@@ -102,6 +102,24 @@ def commands(kind: str, data: Path, work: Path, cfg: dict[str, Any]) -> list[lis
 
 # -- one run ------------------------------------------------------------------------------------
 
+def server_cpu() -> float | None:
+    """CPU seconds used so far by the `headwater serve` child (it shares the machine's cores with the job)."""
+    proc = Path("/proc")
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[1]) != os.getpid():
+                continue
+            if b"serve" not in (entry / "cmdline").read_bytes():
+                continue
+            return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            continue
+    return None
+
+
 def run_once(kind: str, tracked: bool, data: Path, tmp: Path, url: str, cfg: dict[str, Any], tag: str,
              extra_conf: dict[str, str] | None = None) -> dict[str, Any]:
     """One run of a workload (one process per script); returns the probe figures summed over its scripts."""
@@ -117,10 +135,14 @@ def run_once(kind: str, tracked: bool, data: Path, tmp: Path, url: str, cfg: dic
         if tracked:
             conf = [f"--conf={k}={v}" for k, v in (extra_conf or {}).items()]
             cmd = [PY, "-m", "headwater", "run", "--url", url, "--spool-dir", str(tmp / "spool"), *conf, "--", *cmd]
+        cpu_before = server_cpu()
         started = time.perf_counter()
         with open(log, "w", encoding="utf-8") as fh:
             code = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, check=False).returncode
         took = time.perf_counter() - started
+        cpu_after = server_cpu()
+        if cpu_before is not None and cpu_after is not None:
+            total["server_cpu_s"] = total.get("server_cpu_s", 0.0) + cpu_after - cpu_before
         text = log.read_text(encoding="utf-8", errors="replace")
         if code != 0 or not out.exists():
             raise RuntimeError(f"{' '.join(cmd)} failed (exit {code}); log {log}:\n{text[-3000:]}")
