@@ -10,6 +10,8 @@ A workload script calls :func:`install` before it builds its SparkSession. The p
 - ``actions``     the script's own per-action timings (``mark``)
 - ``py_cpu_s``    CPU of this Python process (driver side: PySpark and the agent)
 - ``jvm_cpu_s``   CPU of the driver JVM (from /proc, read right after ``spark.stop()``)
+- ``jvm_<group>_cpu_s`` the JVM's CPU by thread group when ``spark.stop()`` is called: ``jit``
+                  (C1/C2 compilers), ``gc``, ``listener_bus`` (the agent's callbacks run there), ``tasks``, ``other``
 - ``py_max_rss_bytes``, ``jvm_max_rss_bytes`` (VmHWM)
 
 and writes them as JSON to ``$HW_BENCH_OUT`` when the script ends.
@@ -55,6 +57,31 @@ def _proc_hwm(pid: int) -> int | None:
     return None
 
 
+_THREAD_GROUPS = (("C1 CompilerThre", "jit"), ("C2 CompilerThre", "jit"), ("GC Thread", "gc"), ("G1 ", "gc"),
+                  ("spark-listener", "listener_bus"), ("Executor task", "tasks"))
+
+
+def _jvm_threads_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of the JVM's threads so far, grouped by name: JIT compilers, GC, Spark's listener bus
+    (where the agent's callbacks run), task threads, everything else."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+        group = next((g for prefix, g in _THREAD_GROUPS if name.startswith(prefix)), "other")
+        out[group] = out.get(group, 0.0) + cpu
+    return out
+
+
 def mark(name: str, seconds: float) -> None:
     """Record the time of one action of the script."""
     _result["actions"][name] = seconds
@@ -82,6 +109,9 @@ def install() -> None:
         if _state["ready"] is not None:
             _result["work_s"] += began - _state["ready"]
             _state["ready"] = None
+        if _state["jvm_pid"] is not None:  # before stop: the executor's threads still exist
+            for group, cpu in _jvm_threads_cpu(_state["jvm_pid"]).items():
+                _result[f"jvm_{group}_cpu_s"] = _result.get(f"jvm_{group}_cpu_s", 0.0) + cpu
         original_stop(self)
         _result["stop_s"] += time.perf_counter() - began
         pid = _state["jvm_pid"]

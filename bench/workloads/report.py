@@ -8,7 +8,8 @@ from typing import Any
 TARGET_OVERHEAD_PCT = 1.0       # HR pipeline and SQL workload: capture overhead <= 1 % of job wall time
 TARGET_CPU_PER_ACTION_S = 0.05  # wide job: <= 50 ms of agent CPU per action
 
-METRICS = ("work_s", "process_s", "launch_s", "session_s", "server_cpu_s", "stop_s", "py_cpu_s", "jvm_cpu_s", "py_max_rss_bytes",
+METRICS = ("work_s", "process_s", "launch_s", "session_s", "server_cpu_s", "jvm_jit_cpu_s", "jvm_gc_cpu_s",
+           "jvm_listener_bus_cpu_s", "jvm_tasks_cpu_s", "jvm_other_cpu_s", "stop_s", "py_cpu_s", "jvm_cpu_s", "py_max_rss_bytes",
            "jvm_max_rss_bytes")
 
 
@@ -83,7 +84,9 @@ def _fmt(d: dict[str, float], scale: float = 1.0, unit: str = "s", digits: int =
 
 _ROWS = (("launch_s", "launch", 1, "s", 2), ("session_s", "start-up", 1, "s", 2), ("stop_s", "spark.stop", 1, "s", 2),
          ("py_cpu_s", "driver CPU", 1, "s", 2), ("jvm_cpu_s", "JVM CPU", 1, "s", 1),
-         ("server_cpu_s", "server CPU", 1, "s", 2),
+         ("server_cpu_s", "server CPU", 1, "s", 2), ("jvm_jit_cpu_s", " JVM JIT", 1, "s", 2),
+         ("jvm_gc_cpu_s", " JVM GC", 1, "s", 2), ("jvm_listener_bus_cpu_s", " JVM l.bus", 1, "s", 2),
+         ("jvm_tasks_cpu_s", " JVM tasks", 1, "s", 2), ("jvm_other_cpu_s", " JVM other", 1, "s", 2),
          ("py_max_rss_bytes", "driver RSS", 1 / 2**20, "MiB", 0))
 
 
