@@ -42,7 +42,8 @@ COLUMNS = ["id", "name", "amount", "created_at", "region", "status"]
 def synthetic_lineage(size: int) -> dict[str, Any]:
     """A layered graph of ``size`` nodes: layer k holds datasets (even k) or jobs (odd k)."""
     layers = max(3, min(41, int(size ** 0.5) // 4 * 4 + 1))
-    per_layer = max(1, size // layers)
+    # exactly ``size`` nodes: the root alone in the middle layer, the rest spread over the others
+    base, extra = divmod(max(size - 1, layers - 1), layers - 1)
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
     column_edges: list[dict[str, Any]] = []
@@ -50,7 +51,8 @@ def synthetic_lineage(size: int) -> dict[str, Any]:
     mid = layers // 2
     for k in range(layers):
         row = []
-        for i in range(per_layer if k != mid else 1):
+        j = k if k < mid else k - 1  # index among the layers other than the root's
+        for i in range(1 if k == mid else base + (j < extra)):
             if k == mid:
                 nid = f"{ROOT_PREFIX}{size}"
                 nodes.append({"id": nid, "type": "DATASET", "namespace": "bench", "name": nid.split(":")[-1],
