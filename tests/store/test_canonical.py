@@ -1,0 +1,149 @@
+"""``canonical_bytes`` (orjson where provably identical) must give exactly the standard library's
+canonical JSON: stored event ids and version ids must never change.
+
+A seeded generator builds many odd values (escapes, control characters, DEL, non-ASCII and
+astral text, lone surrogates, keys that sort differently by bytes and by code points, floats of
+every shape, NaN, integers around 64 bits, subclasses, non-string keys, tuples, deep nesting);
+for each, both functions must answer the same bytes or refuse with the same exception type.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from headwater.store.canonical import canonical_bytes, canonical_json, content_hash, event_id
+from fixtures.stories.load import story
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from spark_events import Pipeline  # noqa: E402
+
+_ODD_CHARS = [
+    "a", "Z", "0", "9", " ", '"', "\\", "/", "\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f",
+    "\x80", "\xe9", "\u00ff", "\u0100", "\u2028", "\u2029", "\ud7ff", "\ue000", "\ufeff", "\uffff",
+    "\U0001f600", "\U00010000", "\ud800", "\udfff", ":", ",", "[", "]", "{", "}", ".", "e", "E", "-", "+",
+    "null", ":1.5,", "1e5", "0.5]", "true",
+]
+_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 1e16, 1e15, 1e-5, 1e-4, 123456789.125, 1.5e300, 5e-324,
+           2.0 ** 53, 0.1 + 0.2, float("nan"), float("inf"), float("-inf")]
+_INTS = [0, 1, -1, 7, 2 ** 31, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1,
+         10 ** 19, 10 ** 20, 10 ** 30]
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    pass
+
+
+class _Color(enum.IntEnum):
+    RED = 1
+
+
+def _text(rng: random.Random, odd: bool) -> str:
+    if not odd:
+        return "".join(rng.choice("abcxyz_0189.:/-") for _ in range(rng.randrange(0, 12)))
+    return "".join(rng.choice(_ODD_CHARS) for _ in range(rng.randrange(0, 6)))
+
+
+def _scalar(rng: random.Random, odd: float) -> Any:
+    roll = rng.random()
+    if roll < 0.35:
+        return _text(rng, rng.random() < odd)
+    if roll < 0.55:
+        return rng.choice(_INTS) if rng.random() < odd else rng.randrange(-1000, 10 ** 9)
+    if roll < 0.65 and rng.random() < odd:
+        return rng.choice(_FLOATS) if rng.random() < 0.5 else rng.uniform(-1e6, 1e6)
+    if roll < 0.75:
+        return rng.choice([True, False])
+    if roll < 0.8 and rng.random() < odd:
+        return None
+    if roll < 0.83 and rng.random() < odd:
+        return rng.choice([_Str("sub"), _Int(3), _Color.RED])
+    return _text(rng, False)
+
+
+def _key(rng: random.Random, odd: float) -> Any:
+    if rng.random() < odd * 0.05:
+        return rng.choice([1, None, True, 2.5])  # non-string keys: both refuse (or both coerce)
+    return _text(rng, rng.random() < odd)
+
+
+def _value(rng: random.Random, depth: int, odd: float) -> Any:
+    roll = rng.random()
+    if depth <= 0 or roll < 0.4:
+        return _scalar(rng, odd)
+    width = rng.randrange(0, 6)
+    if roll < 0.7:
+        pairs = {_key(rng, odd): _value(rng, depth - 1, odd) for _ in range(width)}
+        return _Dict(pairs) if rng.random() < odd * 0.05 else pairs
+    items = [_value(rng, depth - 1, odd) for _ in range(width)]
+    return tuple(items) if rng.random() < odd * 0.1 else items
+
+
+def _outcome(fn: Any, value: Any) -> tuple[str, Any]:
+    try:
+        return "ok", fn(value)
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        return "error", type(exc).__name__
+
+
+def _same(value: Any) -> None:
+    expected = _outcome(lambda v: canonical_json(v).encode("utf-8"), value)
+    assert _outcome(canonical_bytes, value) == expected, repr(value)
+
+
+@pytest.mark.parametrize("odd", [0.0, 0.05, 0.3, 1.0])
+def test_same_bytes_as_the_standard_library_on_random_values(odd: float) -> None:
+    rng = random.Random(f"canonical:{odd}")
+    for _ in range(3000):
+        _same(_value(rng, rng.randrange(0, 6), odd))
+
+
+@pytest.mark.parametrize("value", [
+    {}, [], {"a": []}, [{}], {"b": 1, "a": 2, "B": 3, "_": 4, "0": 5}, {"\u00e9": 1, "z": 2, "\U0001f600": 3, "\uffff": 4},
+    {"k": 1.5}, {"k": -0.0}, [1e16], [1e-5], {"k": float("nan")}, [float("inf")], {"k": None}, [None],
+    {"k": 2 ** 64}, {"k": 2 ** 64 - 1}, {"k": -(2 ** 63) - 1}, {1: 2}, {"a": 1, 1: 2}, {None: 1}, {True: 1},
+    {"s": 'say "hi"'}, {"s": "a\\b"}, {"s": "\x00\x1f\x7f"}, {"s": "\ud800"}, {"s": "\u2028"},
+    {"s": ":1.5,"}, {"s": "x:null,"}, [1, [2, [3, {"d": [True, False]}]]], (1, 2), {"t": (1, "x")},
+    {"k": _Str("x")}, {"k": _Int(1)}, _Dict(a=1), {"k": _Color.RED}, 1.5, 7, "text", None, True,
+])
+def test_same_bytes_on_edge_values(value: Any) -> None:
+    _same(value)
+
+
+def test_realistic_events_take_the_fast_path_and_keep_their_ids() -> None:
+    import hashlib
+
+    import orjson
+
+    events = Pipeline("canonical").events(40) + story()
+    for event in events:
+        expected = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode("utf-8")
+        assert canonical_bytes(event) == expected
+        assert event_id(event) == content_hash(event) == hashlib.sha256(expected).hexdigest()
+    # the Spark events hold no floats, escapes or non-ASCII: orjson's bytes are used as they are
+    spark = Pipeline("canonical").events(4)
+    assert all(orjson.dumps(e, option=orjson.OPT_SORT_KEYS) == canonical_bytes(e) for e in spark)
+
+
+def test_known_event_ids_never_change() -> None:
+    """Ids computed by the standard-library-only implementation (before orjson was used)."""
+    event = {"eventType": "START", "eventTime": "2026-01-01T00:00:00Z", "run": {"runId": "r"},
+             "job": {"namespace": "ns", "name": "j"}, "producer": "p", "schemaURL": "s"}
+    assert event_id(event) == "5f7053388228b8e9ffb7fe358c79c66221d78affc8bd2a4bdba9a82932d8346d"  # fast path
+    odd = {**event, "n": [1, 2.5, None, "\u00e9"]}
+    assert event_id(odd) == "e5e2b0dbbad83fb115b7120d722c4dbb73a906b745951a5dd00c86beaa018a5c"  # standard library
