@@ -163,9 +163,19 @@ class Execution:
     TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
 
 
+# Facets a START leaves to the terminal event: ``columnLineage`` is the big one (a 650-column output
+# carries ~7,500 facet objects, ~200 kB of JSON) and, as in the OpenLineage Spark integration, it is
+# reported on COMPLETE/FAIL; START and its terminal event are sent together (see docs/capture.md).
+_TERMINAL_ONLY_OUTPUT_FACETS = frozenset({"columnLineage"})
+
+
 def _start_outputs(outputs: list[OutputDataset]) -> list[OutputDataset]:
-    """Outputs as known before the write: without outputStatistics (those only exist afterwards)."""
-    return [OutputDataset(namespace=o.namespace, name=o.name, facets=o.facets) for o in outputs]
+    """Outputs as known before the write: without outputStatistics (those only exist afterwards) and
+    without the facets only the terminal event carries."""
+    return [OutputDataset(namespace=o.namespace, name=o.name,
+                          facets=None if o.facets is None else
+                          {k: v for k, v in o.facets.items() if k not in _TERMINAL_ONLY_OUTPUT_FACETS})
+            for o in outputs]
 
 
 def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:

@@ -315,5 +315,11 @@ def test_a_command_and_the_executions_it_runs_are_one_job(spark: Any, tmp_path: 
     assert {name: [(f["field"], [t["type"] + ":" + t["subtype"] for t in f["transformations"]])
                    for f in field["inputFields"]] for name, field in lineage.items()} == {
         "id": [("id", ["DIRECT:IDENTITY"])], "twice": [("id", ["DIRECT:TRANSFORMATION"])]}
+    # column lineage and statistics come with the terminal event only, as in the OpenLineage Spark integration
+    table_start, = (e for e in exec_events(events)
+                    if e["eventType"] == "START" and e["run"]["runId"] == table_job["run"]["runId"])
+    start_out = table_start["outputs"][0]
+    assert "columnLineage" not in start_out["facets"] and "outputStatistics" not in start_out.get("outputFacets", {})
+    assert start_out["facets"]["schema"] == table_job["outputs"][0]["facets"]["schema"]
     other_job, = (e for e in completes if e["outputs"][0]["name"] == str(other))
     assert other_job["job"]["name"].split(".")[1] == "execute_insert_into_hadoop_fs_relation_command"
