@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
+from headwater.store.observe import ObserveMemo
 from headwater.store.projector import mark_failed, pending_events, project_rows, projected_seq
 from headwater.store.schema import events, observations
 
@@ -50,6 +51,7 @@ class BackgroundProjector:
         self._write_lock = write_lock
         self._lock_writers = lock_writers
         self._chunk = chunk
+        self._memo = ObserveMemo()  # repeated schemas / column lineage, normalized once (used by this thread only)
         self._cond = threading.Condition()
         self._kick = True  # look at the log once at start (crash recovery)
         self._steps = 0  # projection steps finished (readers wait for the next one)
@@ -170,7 +172,7 @@ class BackgroundProjector:
             if rows:
                 try:
                     with conn.begin_nested():
-                        project_rows(conn, rows)
+                        project_rows(conn, rows, self._memo)
                 except Exception:  # noqa: BLE001 - find the event that fails; project the others
                     self._one_by_one(conn, rows)
         with self._cond:
@@ -185,7 +187,7 @@ class BackgroundProjector:
         for row in rows:
             try:
                 with conn.begin_nested():
-                    project_rows(conn, [row])
+                    project_rows(conn, [row], self._memo)
             except Exception as exc:  # noqa: BLE001 - recorded and skipped; the event itself stays in the log
                 log.exception("projector: event %s (seq %d) could not be derived; skipped", row.id, row.seq)
                 mark_failed(conn, row, f"{type(exc).__name__}: {exc}")

@@ -10,9 +10,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from headwater.graph.nodeid import format_node_id
 from headwater.store.timeutil import parse_time, to_micros
@@ -160,10 +162,66 @@ def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return seen
 
 
-def _dataset_observation(ds: Mapping[str, Any], run_id: str | None) -> dict[str, Any]:
+class ObserveMemo:
+    """Remembers the costly parts of :func:`observe` that repeat from run to run (bounded, LRU).
+
+    A job that runs again sends the same ``schema`` fields and the same ``columnLineage`` facet
+    byte for byte; normalizing them is most of ``observe``'s work. The memo keys each answer by
+    the exact JSON bytes of its input (orjson; subclasses, big integers and anything orjson
+    refuses are simply not memoized), so equal bytes mean an equal input and so an equal answer.
+    Answers are shared between observations: nothing downstream mutates them (they are read,
+    copied and serialized). Owned by one projector; not thread-safe (one projector thread).
+    """
+
+    _OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._answers: dict[tuple[str, bytes], Any] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, kind: str, value: Any, compute: Callable[[Any], Any]) -> Any:
+        try:
+            key = (kind, orjson.dumps(value, option=self._OPTIONS))
+        except TypeError:
+            return compute(value)
+        answers = self._answers
+        found = answers.pop(key, _MISSING)
+        if found is _MISSING:
+            self.misses += 1
+            found = compute(value)
+            if len(answers) >= self.size:
+                del answers[next(iter(answers))]  # the least recently used
+        else:
+            self.hits += 1
+        answers[key] = found
+        return found
+
+
+_MISSING = object()
+
+
+def _fields_of(schema: Any, memo: ObserveMemo | None) -> list[dict[str, Any]] | None:
+    if not isinstance(schema, _MAP):
+        return None
+    fields = schema.get("fields")
+    if memo is None or not fields:
+        return normalize_fields(fields)
+    answer: list[dict[str, Any]] = memo.get("fields", fields, normalize_fields)
+    return answer
+
+
+def _lineage_of(facet: Any, memo: ObserveMemo | None) -> list[dict[str, Any]]:
+    if memo is None or not isinstance(facet, _MAP):
+        return column_lineage_edges(facet)
+    answer: list[dict[str, Any]] = memo.get("columnLineage", facet, column_lineage_edges)
+    return answer
+
+
+def _dataset_observation(ds: Mapping[str, Any], run_id: str | None, memo: ObserveMemo | None = None) -> dict[str, Any]:
     facets = ds.get("facets") if isinstance(ds.get("facets"), _MAP) else {}
-    schema = facets.get("schema")
-    fields = normalize_fields(schema.get("fields")) if isinstance(schema, _MAP) else None
+    fields = _fields_of(facets.get("schema"), memo)
     lifecycle = facets.get("lifecycleStateChange")
     dropped = isinstance(lifecycle, _MAP) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
     kept = {k: v for k, v in facets.items() if k not in VOLATILE_DATASET_FACETS and k != "schema"}
@@ -184,13 +242,13 @@ def _io(payload: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [d for d in items if isinstance(d, _MAP) and "namespace" in d and "name" in d]
 
 
-def observe(payload: Mapping[str, Any], event_id: str) -> list[Observation]:
-    """Everything one event says, as observations per node (pure)."""
+def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None = None) -> list[Observation]:
+    """Everything one event says, as observations per node (pure; ``memo`` only saves work)."""
     head = header(payload)
     t = head.event_time
     obs: list[Observation] = []
     inputs, outputs = _io(payload, "inputs"), _io(payload, "outputs")
-    lineage = {dataset_id(d): column_lineage_edges(_facets(d).get("columnLineage")) for d in outputs}
+    lineage = {dataset_id(d): _lineage_of(_facets(d).get("columnLineage"), memo) for d in outputs}
     lineage = {k: v for k, v in lineage.items() if v}
     if head.kind == "RUN":
         assert head.run_id is not None and head.job is not None
@@ -216,12 +274,12 @@ def observe(payload: Mapping[str, Any], event_id: str) -> list[Observation]:
         }))
     else:
         ds = payload["dataset"]
-        obs.append(Observation(dataset_id(ds), "dataset", t, event_id, _dataset_observation(ds, None)))
+        obs.append(Observation(dataset_id(ds), "dataset", t, event_id, _dataset_observation(ds, None, memo)))
     for role, items in (("input", inputs), ("output", outputs)):
         seen: set[str] = set()
         for d in items:
             node = dataset_id(d)
             if node not in seen:
                 seen.add(node)
-                obs.append(Observation(node, role, t, event_id, _dataset_observation(d, head.run_id)))
+                obs.append(Observation(node, role, t, event_id, _dataset_observation(d, head.run_id, memo)))
     return obs

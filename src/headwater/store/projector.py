@@ -26,7 +26,7 @@ from headwater.store.derive_datasets import DatasetObservation, derive_dataset_v
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
-from headwater.store.observe import Observation, observe
+from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.schema import (
     DERIVED_TABLES,
     column_edges,
@@ -412,9 +412,13 @@ def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[A
                              .where(events.c.seq > after).order_by(events.c.seq).limit(limit)))
 
 
-def project_rows(conn: sa.Connection, rows: Sequence[Any]) -> None:
-    """Observe the given log rows (``seq``, ``id``, ``raw``) and derive everything they touch."""
-    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id)) for r in rows]
+def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ObserveMemo | None = None) -> None:
+    """Observe the given log rows (``seq``, ``id``, ``raw``) and derive everything they touch.
+
+    ``memo`` (owned by the caller, e.g. the background projector) saves re-normalizing schemas
+    and column lineage that repeat from run to run; the result is the same with or without it.
+    """
+    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo)) for r in rows]
     insert_observations(conn, new)
     project_new_events(conn, new)
 
@@ -433,6 +437,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
         conn.execute(table.delete())
     count = 0
     last_seq = 0
+    memo = ObserveMemo()
     nodes: dict[str, set[str]] = {"run": set(), "job": set(), "dataset": set()}
     while True:
         rows = list(conn.execute(
@@ -440,7 +445,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
             .order_by(events.c.seq).limit(batch_size)))
         if not rows:
             break
-        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id)) for r in rows]
+        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo)) for r in rows]
         insert_observations(conn, new)
         for n in new:
             for o in n.observations:
