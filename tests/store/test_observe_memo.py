@@ -61,3 +61,16 @@ def test_the_memo_is_bounded() -> None:
         assert memo.get("k", {"i": i}, lambda v: v["i"] * 2) == i * 2
     assert len(memo._answers) == 3
     assert memo.get("k", {"i": 9}, lambda v: -1) == 18  # still there: the most recent ones stay
+
+
+def test_json_memo_parses_like_loads_text_and_is_bounded() -> None:
+    from headwater.store.canonical import JsonMemo, loads_text
+
+    memo = JsonMemo(size=2, min_length=4)
+    texts = ['{"a": [1, 2.5, null]}', '{"big": 123456789012345678901234567890}', "[]", '"\\u00e9"',
+             '{"a": [1, 2.5, null]}']
+    for text in texts * 2:
+        assert memo.loads(text) == loads_text(text)
+    assert memo.loads(None) is None
+    assert len(memo._answers) <= 2
+    assert memo.loads(texts[0]) is memo.loads(texts[0])  # parsed once, then shared

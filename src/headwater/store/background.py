@@ -30,8 +30,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from headwater.store.observe import ObserveMemo
-from headwater.store.projector import mark_failed, pending_events, project_rows, projected_seq
+from headwater.store.projector import ProjectionMemo, mark_failed, pending_events, project_rows, projected_seq
 from headwater.store.schema import events, observations
 
 log = logging.getLogger("headwater.store")
@@ -51,7 +50,7 @@ class BackgroundProjector:
         self._write_lock = write_lock
         self._lock_writers = lock_writers
         self._chunk = chunk
-        self._memo = ObserveMemo()  # repeated schemas / column lineage, normalized once (used by this thread only)
+        self._memo = ProjectionMemo()  # work saved between steps (used by the projector thread only)
         self._cond = threading.Condition()
         self._kick = True  # look at the log once at start (crash recovery)
         self._steps = 0  # projection steps finished (readers wait for the next one)

@@ -132,3 +132,36 @@ def loads_text(text: str) -> Any:
 
 def loads(text: str | None) -> Any:
     return None if text is None else loads_text(text)
+
+
+_MISSING = object()
+
+
+class JsonMemo:
+    """Parses JSON text like :func:`loads_text`, remembering the answers for repeated texts (bounded, LRU).
+
+    The projector reads the same stored JSON again and again (a hot job's open version with its
+    column lineage, a dataset's open version with its 50 fields, a run's START observation when
+    its COMPLETE arrives): equal text gives an equal value, so the parse is done once. Answers are
+    shared: callers must not mutate them (the derivation copies what it changes). Texts shorter
+    than ``min_length`` are parsed every time (cheap). Owned by one projector thread.
+    """
+
+    def __init__(self, size: int = 512, min_length: int = 256) -> None:
+        self.size = size
+        self.min_length = min_length
+        self._answers: dict[str, Any] = {}
+
+    def loads(self, text: str | None) -> Any:
+        if text is None:
+            return None
+        if len(text) < self.min_length:
+            return loads_text(text)
+        answers = self._answers
+        found = answers.pop(text, _MISSING)
+        if found is _MISSING:
+            found = loads_text(text)
+            if len(answers) >= self.size:
+                del answers[next(iter(answers))]  # the least recently used
+        answers[text] = found
+        return found

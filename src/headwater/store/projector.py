@@ -15,13 +15,13 @@ A run's job is brought up to date after the run.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.canonical import dumps, loads_text
+from headwater.store.canonical import JsonMemo, dumps, loads_text
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
@@ -60,6 +60,16 @@ class Batch:
     full_jobs: set[str] = field(default_factory=set)  # jobs that must be re-derived from scratch
     fresh_runs: dict[str, dict[str, Any]] = field(default_factory=dict)  # runs derived in this batch
     incremental: bool = True
+    json: JsonMemo = field(default_factory=JsonMemo)  # parses of stored JSON (shared across steps)
+
+
+@dataclass
+class ProjectionMemo:
+    """What a projector remembers between steps to save work (never changes a result):
+    normalized schemas and column lineage (:class:`ObserveMemo`) and parsed stored JSON (:class:`JsonMemo`)."""
+
+    observe: ObserveMemo = field(default_factory=ObserveMemo)
+    json: JsonMemo = field(default_factory=JsonMemo)
 
 
 def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
@@ -82,13 +92,13 @@ def _json_row(row: Mapping[str, Any], json_columns: Sequence[str]) -> dict[str, 
     return {k: (dumps(v) if k in json_columns else v) for k, v in row.items()}
 
 
-def _parsed(row: Any, json_columns: Sequence[str]) -> dict[str, Any]:
-    return {k: (loads_text(v) if k in json_columns else v) for k, v in row._mapping.items()}
+def _parsed(row: Any, json_columns: Sequence[str], loads: Callable[[str | None], Any]) -> dict[str, Any]:
+    return {k: (loads(v) if k in json_columns else v) for k, v in row._mapping.items()}
 
 
-def project_new_events(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
+def project_new_events(conn: sa.Connection, new: Sequence[NewEvent], json: JsonMemo | None = None) -> None:
     """Bring every node the new events touched up to date."""
-    batch = Batch()
+    batch = Batch() if json is None else Batch(json=json)
     run_nodes: set[str] = set()
     job_nodes: set[str] = set()
     for n in new:
@@ -130,7 +140,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     else:
         old_runs = sorted(run_nodes)
     for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
-        found[node] = [RunObservation(r.time, r.event_id, loads_text(r.data)) for r in obs_rows]
+        found[node] = [RunObservation(r.time, r.event_id, batch.json.loads(r.data)) for r in obs_rows]
     rows: list[dict[str, Any]] = []
     for node, run_obs in sorted(found.items()):
         run = derive_run(node[len("run:"):], run_obs)
@@ -154,9 +164,9 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
 
 # --- jobs -------------------------------------------------------------------------------------
 
-def _run_sample(r: Any) -> JobSample:
-    facets = loads_text(r.job_facets)
-    content = job_content(loads_text(r.inputs), loads_text(r.outputs), facets, loads_text(r.column_lineage))
+def _run_sample(r: Any, loads: Callable[[str | None], Any]) -> JobSample:
+    facets = loads(r.job_facets)
+    content = job_content(loads(r.inputs), loads(r.outputs), facets, loads(r.column_lineage))
     return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
 
 
@@ -165,8 +175,8 @@ def _fresh_sample(run: Mapping[str, Any]) -> JobSample:
     return JobSample(run["started_at"], run["run_id"], run["run_id"], content, run["job_facets"])
 
 
-def _event_sample(o: Any) -> tuple[JobSample, tuple[str, str]]:
-    d = loads_text(o.data)
+def _event_sample(o: Any, loads: Callable[[str | None], Any]) -> tuple[JobSample, tuple[str, str]]:
+    d = loads(o.data)
     content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
@@ -179,7 +189,7 @@ def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch,
             names.setdefault(job, (o.data["jobNamespace"], o.data["jobName"]))
     missing = [j for j in chunk if j not in names]
     for node, obs_rows in _load_observations(conn, missing, JOB_ROLES).items():
-        d = loads_text(obs_rows[0].data)
+        d = batch.json.loads(obs_rows[0].data)
         names[node] = (d["jobNamespace"], d["jobName"])
     return names
 
@@ -198,20 +208,21 @@ def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> Non
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
         if rest:
-            _jobs_full(conn, rest, _job_names(conn, rest, batch, existing))
+            _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads)
 
 
-def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]]) -> None:
+def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]],
+               loads: Callable[[str | None], Any]) -> None:
     if not chunk:
         return
     samples: dict[str, list[JobSample]] = defaultdict(list)
     last_run: dict[str, Any] = {}
     for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)):
-        samples[r.job].append(_run_sample(r))
+        samples[r.job].append(_run_sample(r, loads))
         last_run[r.job] = r
     for node, obs_rows in _load_observations(conn, chunk, ("jobevent",)).items():
         for o in obs_rows:
-            samples[node].append(_event_sample(o)[0])
+            samples[node].append(_event_sample(o, loads)[0])
     spans = _time_span(conn, chunk, JOB_ROLES)
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
@@ -281,14 +292,14 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
         if any(r.run_id not in batch.fresh_runs for r in later):
             continue  # an older run sits after the change: out of order, full path
         samples = [_fresh_sample(batch.fresh_runs[r.run_id]) for r in later]
-        samples += [_event_sample(o)[0] for o in tail_events[job] if o.time >= m_time]
+        samples += [_event_sample(o, batch.json.loads)[0] for o in tail_events[job] if o.time >= m_time]
         if any((s.time, s.key) not in changed for s in samples):
             continue  # an older sample sits after the change: out of order, full path
         before = [v for v in tail_versions[job] if v.valid_from < m_time]
         if not before:
             continue
         stored = max(before, key=lambda v: v.valid_from)
-        start = _parsed(stored, _JOB_VERSION_JSON)
+        start = _parsed(stored, _JOB_VERSION_JSON, batch.json.loads)
         versions = derive_job_versions(job, samples, start=start)
         s_from = start["valid_from"]
         if len(versions) == 1 and stored.valid_to is None:
@@ -339,10 +350,10 @@ def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch
                 and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at]
         if fast:
             _datasets_fast(conn, fast, batch, existing)
-        _datasets_full(conn, [d for d in chunk if d not in set(fast)])
+        _datasets_full(conn, [d for d in chunk if d not in set(fast)], batch.json.loads)
 
 
-def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
+def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str | None], Any]) -> None:
     if not chunk:
         return
     found = _load_observations(conn, chunk, DATASET_ROLES)
@@ -351,7 +362,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
         conn.execute(table.delete().where(key.in_(chunk)))
     ds_rows, version_rows, field_rows = [], [], []
     for node, obs_rows in found.items():
-        parsed = [DatasetObservation(r.time, r.event_id, r.role, loads_text(r.data)) for r in obs_rows]
+        parsed = [DatasetObservation(r.time, r.event_id, r.role, loads(r.data)) for r in obs_rows]
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
         ds_rows.append({
@@ -368,7 +379,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
 
 def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> None:
     """The new observations are all newer than the dataset's: fold them onto its open version."""
-    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON) for v in conn.execute(
+    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads) for v in conn.execute(
         sa.select(dataset_versions).where(dataset_versions.c.dataset.in_(chunk), dataset_versions.c.valid_to.is_(None)))}
     dataset_updates: list[dict[str, Any]] = []
     for node in chunk:
@@ -412,15 +423,17 @@ def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[A
                              .where(events.c.seq > after).order_by(events.c.seq).limit(limit)))
 
 
-def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ObserveMemo | None = None) -> None:
+def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo | None = None) -> None:
     """Observe the given log rows (``seq``, ``id``, ``raw``) and derive everything they touch.
 
-    ``memo`` (owned by the caller, e.g. the background projector) saves re-normalizing schemas
-    and column lineage that repeat from run to run; the result is the same with or without it.
+    ``memo`` (owned by the caller, e.g. the background projector, kept between steps) saves
+    re-normalizing schemas and column lineage that repeat from run to run and re-parsing stored
+    JSON; the result is the same with or without it.
     """
-    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo)) for r in rows]
+    memo = memo or ProjectionMemo()
+    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
     insert_observations(conn, new)
-    project_new_events(conn, new)
+    project_new_events(conn, new, memo.json)
 
 
 def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
@@ -437,7 +450,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
         conn.execute(table.delete())
     count = 0
     last_seq = 0
-    memo = ObserveMemo()
+    memo = ProjectionMemo()
     nodes: dict[str, set[str]] = {"run": set(), "job": set(), "dataset": set()}
     while True:
         rows = list(conn.execute(
@@ -445,7 +458,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
             .order_by(events.c.seq).limit(batch_size)))
         if not rows:
             break
-        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo)) for r in rows]
+        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
         insert_observations(conn, new)
         for n in new:
             for o in n.observations:
@@ -453,7 +466,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
                 nodes[group].add(o.node)
         count += len(rows)
         last_seq = rows[-1].seq
-    batch = Batch(incremental=False)
+    batch = Batch(incremental=False, json=memo.json)
     # node by node in chunks, runs before their jobs: memory stays bounded by the chunk
     for chunk in _chunks(nodes["run"], 2000):
         _refresh_runs(conn, set(chunk), batch)
