@@ -72,6 +72,31 @@ class ProjectionMemo:
     json: JsonMemo = field(default_factory=JsonMemo)
 
 
+def _ids(name: str = "ids") -> sa.BindParameter[Any]:
+    return sa.bindparam(name, expanding=True)
+
+
+# Statements every step runs, built once: building an expression and its cache key costs more
+# than running it on a small step. Same SQL as building them inline ("IN" lists are expanding
+# parameters either way).
+_OBSERVATIONS_OF = sa.select(observations.c.node, observations.c.role, observations.c.time, observations.c.event_id,
+                             observations.c.data).where(observations.c.node.in_(_ids()),
+                                                        observations.c.role.in_(_ids("roles")))
+_RUN_HEADS = sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(_ids()))
+_RUN_DELETE = runs.delete().where(runs.c.run_id.in_(_ids()))
+_JOBS_OF = sa.select(jobs).where(jobs.c.id.in_(_ids()))
+_JOB_TAIL_VERSIONS = sa.select(job_versions).where(job_versions.c.job.in_(_ids()), sa.or_(
+    job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= sa.bindparam("since")))
+_JOB_TAIL_RUNS = sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.parent_job).where(
+    runs.c.job.in_(_ids()), runs.c.started_at >= sa.bindparam("since"))
+_JOB_TAIL_EVENTS = sa.select(observations).where(
+    observations.c.node.in_(_ids()), observations.c.role == "jobevent", observations.c.time >= sa.bindparam("since"))
+_DATASETS_OF = sa.select(datasets).where(datasets.c.id.in_(_ids()))
+_OPEN_DATASET_VERSIONS = sa.select(dataset_versions).where(
+    dataset_versions.c.dataset.in_(_ids()), dataset_versions.c.valid_to.is_(None))
+_WATERMARK = sa.select(sa.func.max(observations.c.event_seq))
+
+
 def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
     ordered = sorted(set(items))
     for start in range(0, len(ordered), size):
@@ -80,10 +105,8 @@ def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
 
 def _load_observations(conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]) -> dict[str, list[sa.Row[Any]]]:
     found: dict[str, list[sa.Row[Any]]] = defaultdict(list)
-    query = sa.select(observations.c.node, observations.c.role, observations.c.time, observations.c.event_id,
-                      observations.c.data)
     for chunk in _chunks(nodes):
-        for row in conn.execute(query.where(observations.c.node.in_(chunk), observations.c.role.in_(roles))):
+        for row in conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}):
             found[row.node].append(row)
     return found
 
@@ -128,7 +151,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     touched_jobs: set[str] = set()
     previous: dict[str, Any] = {}  # run id -> its stored (job, started_at), before this batch
     for chunk in _chunks(n[len("run:"):] for n in run_nodes):
-        for old in conn.execute(sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(chunk))):
+        for old in conn.execute(_RUN_HEADS, {"ids": chunk}):
             previous[old.run_id] = old
     known = set(previous)
     old_runs = [n for n in run_nodes if n[len("run:"):] in known]
@@ -156,7 +179,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
         if old.job != new_job[old.run_id]:  # a run moved to another job: rare, re-derive both
             batch.full_jobs.update((old.job, new_job[old.run_id]))
     for chunk in _chunks(known):
-        conn.execute(runs.delete().where(runs.c.run_id.in_(chunk)))
+        conn.execute(_RUN_DELETE, {"ids": chunk})
     if rows:
         conn.execute(runs.insert(), rows)
     return touched_jobs
@@ -203,7 +226,7 @@ def _time_span(conn: sa.Connection, chunk: list[str], roles: Sequence[str]) -> d
 
 def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(job_nodes):
-        existing = {r.id: r for r in conn.execute(sa.select(jobs).where(jobs.c.id.in_(chunk)))}
+        existing = {r.id: r for r in conn.execute(_JOBS_OF, {"ids": chunk})}
         fast = [j for j in chunk if batch.incremental and j in existing and j not in batch.full_jobs and batch.changed.get(j)]
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
@@ -272,16 +295,13 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
     first = {j: min(batch.changed[j]) for j in chunk}
     since = min(p[0] for p in first.values())
     tail_versions: dict[str, list[Any]] = defaultdict(list)
-    for v in conn.execute(sa.select(job_versions).where(
-            job_versions.c.job.in_(chunk), sa.or_(job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= since))):
+    for v in conn.execute(_JOB_TAIL_VERSIONS, {"ids": chunk, "since": since}):
         tail_versions[v.job].append(v)
     tail_runs: dict[str, list[Any]] = defaultdict(list)
-    for r in conn.execute(sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.parent_job)
-                          .where(runs.c.job.in_(chunk), runs.c.started_at >= since)):
+    for r in conn.execute(_JOB_TAIL_RUNS, {"ids": chunk, "since": since}):
         tail_runs[r.job].append(r)
     tail_events: dict[str, list[Any]] = defaultdict(list)
-    for o in conn.execute(sa.select(observations).where(
-            observations.c.node.in_(chunk), observations.c.role == "jobevent", observations.c.time >= since)):
+    for o in conn.execute(_JOB_TAIL_EVENTS, {"ids": chunk, "since": since}):
         tail_events[o.node].append(o)
     done: set[str] = set()
     job_updates: list[dict[str, Any]] = []
@@ -345,7 +365,7 @@ def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, An
 
 def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(dataset_nodes):
-        existing = {r.id: r for r in conn.execute(sa.select(datasets).where(datasets.c.id.in_(chunk)))}
+        existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
         fast = [d for d in chunk if batch.incremental and d in existing
                 and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at]
         if fast:
@@ -379,8 +399,8 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
 
 def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> None:
     """The new observations are all newer than the dataset's: fold them onto its open version."""
-    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads) for v in conn.execute(
-        sa.select(dataset_versions).where(dataset_versions.c.dataset.in_(chunk), dataset_versions.c.valid_to.is_(None)))}
+    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads)
+                     for v in conn.execute(_OPEN_DATASET_VERSIONS, {"ids": chunk})}
     dataset_updates: list[dict[str, Any]] = []
     for node in chunk:
         row, start = existing[node], open_versions[node]
@@ -414,7 +434,7 @@ def projected_seq(conn: sa.Connection) -> int:
     observations are written in the same transaction as the derived rows, so the newest observed
     event is the projection's watermark — no extra bookkeeping table.
     """
-    return int(conn.scalar(sa.select(sa.func.max(observations.c.event_seq))) or 0)
+    return int(conn.scalar(_WATERMARK) or 0)
 
 
 def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[Any]]:
