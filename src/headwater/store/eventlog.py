@@ -49,6 +49,12 @@ def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
     return prepared
 
 
+# Built once (every append runs them; building a statement costs more than a one-row insert).
+_STORED_IDS = sa.select(events.c.id).where(events.c.id.in_(sa.bindparam("ids", expanding=True)))
+_INSERT_EVENTS = events.insert().returning(events.c.seq, sort_by_parameter_order=True)
+_HEAD = sa.select(sa.func.max(events.c.seq))
+
+
 def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
                   received_at: int) -> tuple[list[str], set[str], int]:
     """Append the events not stored yet to the log.
@@ -62,7 +68,7 @@ def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
     unique = sorted(set(ids))
     for start in range(0, len(unique), 500):
         chunk = unique[start:start + 500]
-        existing.update(conn.scalars(sa.select(events.c.id).where(events.c.id.in_(chunk))))
+        existing.update(conn.scalars(_STORED_IDS, {"ids": chunk}))
     rows: list[dict[str, Any]] = []
     pending: set[str] = set()
     for p in batch:
@@ -72,13 +78,13 @@ def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
         rows.append({**p.row, "received_at": received_at})
     if not rows:
         return ids, pending, 0
-    inserted = conn.execute(events.insert().returning(events.c.seq, sort_by_parameter_order=True), rows)
+    inserted = conn.execute(_INSERT_EVENTS, rows)
     return ids, pending, max(row.seq for row in inserted)
 
 
 def head_seq(conn: sa.Connection) -> int:
     """The newest event's ``seq`` (0 for an empty log)."""
-    return int(conn.scalar(sa.select(sa.func.max(events.c.seq))) or 0)
+    return int(conn.scalar(_HEAD) or 0)
 
 
 def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
