@@ -25,6 +25,12 @@ synchronous=FULL, PostgreSQL default synchronous_commit). Two figures per config
 
 Plus p50/p99 request latency. Prints a table and writes bench/results/ingest.json.
 ``--quick`` (fewer events, 2 rounds) finishes in about 3 minutes on SQLite on a quiet 2-core machine.
+
+``--cpu`` measures instead, in this process and without HTTP, the CPU time per event of each step
+of the write path on SQLite (parse + validate, event id + log row, log insert, projection in steps
+of 200 and of 10 events), median of ``--rounds`` rounds, and writes bench/results/ingest-cpu.json
+(about 1 minute). For an A/B against other code: ``PYTHONPATH=<other checkout>/src python
+bench/ingest.py --cpu`` and the same without ``PYTHONPATH``, alternately.
 """
 
 from __future__ import annotations
@@ -153,6 +159,94 @@ def fresh_store(kind: str, pg: str | None, tmp: Path, name: str) -> Iterator[str
             conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
 
+def cpu_per_event(events: int) -> dict[str, float]:
+    """CPU milliseconds per event of each write-path step, in this process (one round)."""
+    import gc
+
+    from headwater.ingest import parse_batch, parse_event
+    from headwater.spec import EventValidator
+    from headwater.store import IncomingEvent, eventlog, migrate, projector
+    from headwater.store.engine import create_store_engine
+
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)  # as `headwater serve` does
+    evs = [e for c in range(4) for e in Pipeline(f"cpu{c}").events(events // 4)]
+    texts = [json.dumps(e, separators=(",", ":")) for e in evs]
+    validator = EventValidator()
+    clock = time.process_time
+    out: dict[str, float] = {}
+
+    def timed(name: str, fn: Any) -> Any:
+        t0 = clock()
+        result = fn()
+        out[name] = (clock() - t0) / len(evs) * 1e3
+        return result
+
+    batches = ["[" + ",".join(texts[i:i + 100]) + "]" for i in range(0, len(texts), 100)]
+    parsed = timed("parse + validate, batches of 100", lambda: [p for b in batches for p in parse_batch(b, validator, 1000)])
+    timed("parse + validate, single events", lambda: [parse_event(t, validator) for t in texts])
+    prepared = timed("event id + log row", lambda: eventlog.prepare([IncomingEvent(p.payload, p.raw) for p in parsed]))
+    try:  # the memo the background projector keeps between steps (newer code)
+        from headwater.store.projector import ProjectionMemo
+        make_memo: Any = ProjectionMemo
+    except ImportError:
+        make_memo = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for step in (200, 10):
+            engine = create_store_engine(f"sqlite:///{tmp}/cpu{step}.db")
+            migrate.upgrade(engine)
+
+            def insert() -> None:
+                for i in range(0, len(prepared), 100):
+                    with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
+                        eventlog.insert_events(conn, prepared[i:i + 100], 1)
+
+            timed("log insert + commit, 100 per transaction" if step == 200 else "(log insert, again)", insert)
+            memo = make_memo() if make_memo is not None else None
+
+            def project() -> None:
+                while True:
+                    with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
+                        rows = projector.pending_events(conn, projector.projected_seq(conn), step)
+                        if not rows:
+                            return
+                        if memo is not None:
+                            projector.project_rows(conn, rows, memo)
+                        else:
+                            projector.project_rows(conn, rows)
+
+            timed(f"projection, steps of {step} events", project)
+            engine.dispose()
+    out.pop("(log insert, again)")
+    return out
+
+
+def cpu_main(args: argparse.Namespace) -> None:
+    began = time.monotonic()
+    loads = [load()]
+    runs = []
+    for rnd in range(args.rounds):
+        runs.append(cpu_per_event(args.cpu_events))
+        loads.append(load())
+        print(f"round {rnd + 1}/{args.rounds}: " + ", ".join(f"{k} {v:.3f}" for k, v in runs[-1].items()), flush=True)
+    median = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
+    import headwater
+
+    print(f"\nCPU ms per ~25 kB Spark event ({args.cpu_events} events, median of {args.rounds} rounds; "
+          f"code: {Path(headwater.__file__).parent}; load average seen: {', '.join(loads)})")
+    for k, v in median.items():
+        print(f"  {k:<44}{v:>8.3f}")
+    out = args.out if args.out != RESULTS / "ingest.json" else RESULTS / "ingest-cpu.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "code": str(Path(headwater.__file__).parent), "load_average": loads,
+        "seconds": round(time.monotonic() - began, 1), "events": args.cpu_events, "median_ms_per_event": median,
+        "rounds": runs,
+    }, indent=2))
+    print(f"wrote {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer events and 2 rounds (about 3 minutes on SQLite)")
@@ -162,7 +256,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median reported)")
     ap.add_argument("--pg", help="PostgreSQL server URL (a fresh database is created on it per round)")
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest.json")
+    ap.add_argument("--cpu", action="store_true", help="CPU time per event of each write-path step, in process")
+    ap.add_argument("--cpu-events", type=int, default=2000, help="events per --cpu round")
     args = ap.parse_args()
+    if args.cpu:
+        cpu_main(args)
+        return
     if args.quick:
         args.single_events, args.batch_events, args.rounds = 300, 1000, 2
 
