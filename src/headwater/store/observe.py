@@ -175,7 +175,7 @@ class ObserveMemo:
 
     _OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
-    def __init__(self, size: int = 1024) -> None:
+    def __init__(self, size: int = 512) -> None:
         self.size = size
         self._answers: dict[tuple[str, bytes], Any] = {}
         self.hits = 0
