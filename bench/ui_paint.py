@@ -2,6 +2,7 @@
 
     python bench/ui_paint.py                 # 100, 1,000 and 10,000 nodes, 5 rounds, interleaved
     python bench/ui_paint.py --sizes 1000 --rounds 3 --screenshot /tmp/g.png
+    python bench/ui_paint.py --ab /tmp/old-static   # A/B: the built UI against another build, interleaved
 
 Each round navigates once to each size (a fresh page, 100 → 1,000 → 10,000, then again), after one
 warm-up round; the table gives medians and the spread, bench/results/ui_paint.json the details.
@@ -129,6 +130,11 @@ def measure(browser: Any, base: str, size: int, screenshot: str) -> dict[str, An
     marks = page.evaluate(
         "() => Object.fromEntries(performance.getEntriesByType('mark')"
         ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))")
+    # when the lineage answer was asked for and had arrived (resource timing)
+    marks.update(page.evaluate(
+        "() => Object.fromEntries(performance.getEntriesByType('resource')"
+        ".filter(r => r.name.includes('/graph/lineage')).slice(0, 1)"
+        ".flatMap(r => [['fetch-start', Math.round(r.startTime)], ['fetch-end', Math.round(r.responseEnd)]]))"))
     engine = page.locator('[data-testid="lineage-canvas"]').get_attribute("data-layout-engine")
     if screenshot:
         page.screenshot(path=screenshot.replace(".png", f"-{size}.png"))
@@ -143,38 +149,47 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="navigations per size, interleaved across sizes")
     ap.add_argument("--screenshot", default="")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--ab", default="", metavar="DIR",
+                    help="also measure the build in DIR (e.g. an older static folder), interleaved with the current one")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     sizes = [int(s) for s in args.sizes.split(",")]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=str(static_dir())))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}"
-    runs: dict[int, list[dict[str, Any]]] = {size: [] for size in sizes}
+    builds = {"": str(static_dir())} | ({"B:": args.ab} if args.ab else {})
+    servers, bases = [], {}
+    for label, folder in builds.items():
+        server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Handler, directory=folder))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        bases[label] = f"http://127.0.0.1:{server.server_port}"
+    variants = [(label, size) for size in sizes for label in builds]
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {v: [] for v in variants}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-        for size in sizes:  # warm-up: Chromium's caches, the graph generator
-            measure(browser, base, size, "")
+        for label, size in variants:  # warm-up: Chromium's caches, the graph generator
+            measure(browser, bases[label], size, "")
         for r in range(args.rounds):
-            for size in sizes:
-                one = measure(browser, base, size, args.screenshot if r == args.rounds - 1 else "")
-                runs[size].append(one)
-                print(f"  round {r + 1}: {one['nodes']:>6} nodes  first {one['first']:.2f} s  "
+            for label, size in variants:
+                shot = args.screenshot.replace(".png", f"{label.rstrip(':')}.png") if r == args.rounds - 1 else ""
+                one = measure(browser, bases[label], size, shot)
+                runs[(label, size)].append(one)
+                print(f"  round {r + 1}: {label}{one['nodes']:>6} nodes  first {one['first']:.2f} s  "
                       f"final {one['final']:.2f} s  ({one['engine']})", flush=True)
         browser.close()
-    server.shutdown()
+    for server in servers:
+        server.shutdown()
     summary = []
-    print(f"\n{'nodes':>7} {'edges':>7} {'first (median)':>15} {'final (median)':>15} {'final min–max':>15}  engine")
-    for size in sizes:
-        done = runs[size]
+    print(f"\n{'nodes':>9} {'edges':>7} {'first (median)':>15} {'final (median)':>15} {'final min–max':>15}  engine")
+    for label, size in variants:
+        done = runs[(label, size)]
         first = statistics.median(x["first"] for x in done)
         finals = [x["final"] for x in done]
-        row = {"size": size, "nodes": done[0]["nodes"], "edges": done[0]["edges"], "rounds": len(done),
+        row = {"build": label.rstrip(":") or "current", "size": size, "nodes": done[0]["nodes"], "edges": done[0]["edges"], "rounds": len(done),
                "first_median_s": round(first, 3), "final_median_s": round(statistics.median(finals), 3),
                "final_min_s": round(min(finals), 3), "final_max_s": round(max(finals), 3),
                "engine": done[-1]["engine"], "last_marks_ms": done[-1]["marks_ms"]}
         summary.append(row)
-        print(f"{row['nodes']:>7} {row['edges']:>7} {first:>13.2f} s {row['final_median_s']:>13.2f} s "
+        print(f"{label + str(row['nodes']):>9} {row['edges']:>7} {first:>13.2f} s {row['final_median_s']:>13.2f} s "
               f"{row['final_min_s']:>6.2f}–{row['final_max_s']:.2f} s  {row['engine']}")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ui_paint.json").write_text(json.dumps({"rounds": args.rounds, "sizes": summary}, indent=2))

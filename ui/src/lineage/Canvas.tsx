@@ -17,6 +17,7 @@ import { CanvasMiniMap } from "./CanvasMiniMap";
 import { DatasetNode } from "./DatasetNode";
 import { JobNode } from "./JobNode";
 import { LineageEdge } from "./LineageEdge";
+import { NODE_HANDLE_Y, NODE_WIDTH } from "./sizes";
 import type { LineageFlowNode } from "./types";
 
 const nodeTypes: NodeTypes = { dataset: DatasetNode, job: JobNode };
@@ -26,6 +27,9 @@ const edgeTypes: EdgeTypes = { lineage: LineageEdge };
 const VIRTUALIZE_AT = 250;
 /** Nodes beyond which the SVG minimap gives way to a <canvas> one (SVG: ~0.7 s per 1,000 nodes). */
 const MINIMAP_MAX = 500;
+/** Graphs up to this many nodes are fitted into view; bigger ones are centred on the root. */
+const FIT_MAX = 60;
+const CENTER_ZOOM = 0.75;
 
 export function Canvas({
   elements,
@@ -48,6 +52,7 @@ export function Canvas({
   const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
   const rf = useReactFlow();
   const fittedFor = useRef<string>("");
+  const box = useRef<HTMLDivElement>(null);
 
   // re-layout only when the boxes or the edges change, not on every highlight
   const layoutKey = useMemo(
@@ -66,6 +71,15 @@ export function Canvas({
     const apply = (r: LayoutResult, final: boolean) => {
       if (!live) return;
       performance.mark(`headwater:layout-${r.engine}`, { detail: { ms: r.ms } });
+      // big graphs: move the viewport onto the root *before* the nodes arrive, so React Flow
+      // renders the visible nodes once, where they will be seen (not first around (0, 0) and
+      // then again after the view is centred)
+      const c = r.positions[root];
+      const el = box.current;
+      if (fittedFor.current === "" && layoutNodes.length > FIT_MAX && c && el) {
+        const zoom = CENTER_ZOOM;
+        void rf.setViewport({ x: el.clientWidth / 2 - (c.x + NODE_WIDTH / 2) * zoom, y: el.clientHeight / 2 - (c.y + NODE_HANDLE_Y) * zoom, zoom });
+      }
       setPositions(r.positions);
       if (final) setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
     };
@@ -102,10 +116,10 @@ export function Canvas({
     const first = fittedFor.current === "";
     fittedFor.current = key;
     requestAnimationFrame(() => {
-      if (nodes.length <= 60) rf.fitView({ padding: 0.12, maxZoom: 1.1, duration: first ? 0 : 250 });
+      if (nodes.length <= FIT_MAX) rf.fitView({ padding: 0.12, maxZoom: 1.1, duration: first ? 0 : 250 });
       else {
         const r = positions[root];
-        if (r) rf.setCenter(r.x + 136, r.y + 30, { zoom: 0.75, duration: first ? 0 : 250 });
+        if (r) rf.setCenter(r.x + NODE_WIDTH / 2, r.y + NODE_HANDLE_Y, { zoom: CENTER_ZOOM, duration: first ? 0 : 250 });
       }
     });
   }, [placed, ready, root, elements.nodes.length, nodes.length, positions, rf, fitKey]);
@@ -113,6 +127,7 @@ export function Canvas({
   const big = elements.nodes.length > VIRTUALIZE_AT;
   return (
     <div
+      ref={box}
       className="canvas"
       data-testid="lineage-canvas"
       data-ready={placed && ready ? "true" : "false"}
