@@ -36,18 +36,16 @@ export function Canvas({
   root,
   onPaneClick,
   fitKey,
+  client,
 }: {
   elements: Elements;
+  /** the layout worker, started by the lineage view before the answer arrives */
+  client: LayoutClient;
   root: string;
   onPaneClick: () => void;
   /** the view is fitted again whenever this changes (a panel opened and the canvas shrank) */
   fitKey: string;
 }) {
-  const client = useMemo(() => new LayoutClient(), []);
-  useEffect(() => {
-    client.warm();
-    return () => client.dispose();
-  }, [client]);
   const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
   const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
   const rf = useReactFlow();

@@ -10,6 +10,7 @@ import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { datasetOfField, isField } from "../model/nodeid";
 import { nodeHref, type ViewState } from "../model/urlState";
+import { LayoutClient } from "../layout/client";
 import { Canvas } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { LineageContext, type LineageActions } from "./context";
@@ -27,6 +28,12 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const window_ = useMemo(() => compareWindow(view.compareFrom, view.at), [view.compareFrom, view.at]);
   const graphAt = window_ ? window_.toParam : view.at;
   const { state, error, loading } = useLineageGraph(view.node, view.depth, graphAt, view.expansions);
+  // the layout worker starts while the lineage request is in flight, not after the answer
+  const layoutClient = useMemo(() => new LayoutClient(), []);
+  useEffect(() => {
+    layoutClient.warm();
+    return () => layoutClient.dispose();
+  }, [layoutClient]);
   const [selected, setSelected] = useState<string | null>(null);
   const [columnUi, setColumnUi] = useState<Map<string, ColumnUi>>(new Map());
   const [compare, setCompare] = useState<{ answer: CompareAnswer | null; error: Error | null } | null>(null);
@@ -198,7 +205,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         <div className="lineage-body">
           <ReactFlowProvider>
             {elements ? (
-              <Canvas elements={elements} root={root} onPaneClick={() => setSelected(null)} fitKey={view.impact ? "impact" : ""} />
+              <Canvas elements={elements} client={layoutClient} root={root} onPaneClick={() => setSelected(null)} fitKey={view.impact ? "impact" : ""} />
             ) : (
               <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
             )}
