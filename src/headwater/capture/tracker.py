@@ -37,8 +37,9 @@ from headwater.capture.events import (
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
+from headwater.capture.plain import plain_events
 from headwater.capture.spool import Spool
-from headwater.capture.transports import build_transport
+from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
 log = logging.getLogger("headwater.capture")
@@ -71,6 +72,8 @@ class Tracker:
             disabled_facets=config.disabled_facets,
         )
         self.transport = transport or build_transport(config)
+        # execution events go to transports that only serialise them in the form Serde serialises fastest
+        self._plain = accepts_plain(self.transport)
         self.spool = Spool(config.spool_dir, config.spool_max_bytes)
         self.debug_stats = (DebugStats(config.debug_stats, spark.sparkContext._jvm,
                                        trace_memory=config.debug_tracemalloc) if config.debug_stats else None)
@@ -209,7 +212,8 @@ class Tracker:
         return self._events(ready)
 
     def _events(self, executions: list[Execution]) -> list[Any]:
-        return [event for ex in executions for event in execution_events(self.context, ex)]
+        events = [event for ex in executions for event in execution_events(self.context, ex)]
+        return plain_events(events) if self._plain else events
 
     def _release_due(self) -> list[Any]:
         ready = self.nesting.due()

@@ -20,6 +20,7 @@ class Sink:
         self.mode = mode
         self.hang_seconds = hang_seconds
         self.bodies: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []   # the bodies as received (decompressed), for byte-level comparisons
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.attempts = 0
@@ -46,6 +47,7 @@ class Sink:
                     raw = gzip.decompress(raw)
                 with sink._lock:
                     sink.bodies.append(json.loads(raw))
+                    sink.raw.append(raw)
                     sink.headers.append({k.lower(): v for k, v in self.headers.items()})
                     sink.paths.append(self.path)
                 self._answer(201)
