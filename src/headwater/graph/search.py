@@ -1,4 +1,11 @@
-"""Search datasets, jobs and fields by name: case-insensitive substring, best matches first."""
+"""Search datasets, jobs and fields by name: case-insensitive substring, best matches first.
+
+Dataset and job names are matched with ``lower(name) LIKE '%q%'``. Migration 0003 adds trigram
+indexes for it: on PostgreSQL a ``pg_trgm`` GIN index on ``lower(name)`` that the planner uses for
+that very query (and rechecks); on SQLite an FTS5 trigram table per table whose ``MATCH`` gives
+*candidate* rows, each still checked with the same ``LIKE`` (so the answer is the scan's, whatever
+the index's case folding), used only when it is selective (see ``MAX_CANDIDATES``).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,13 @@ from headwater.graph.common import field_id, iso
 from headwater.store.schema import dataset_fields, datasets, jobs
 
 TYPES = ("dataset", "job", "field")
+
+MIN_INDEXED = 3
+"""Shorter queries scan: a trigram index has nothing to offer for one or two characters."""
+MAX_CANDIDATES = 20_000
+"""More index candidates than this and the SQLite scan is as fast as looking each one up (docs/store.md)."""
+SQLITE_NAME_INDEXES = {"datasets": "datasets_name_trgm", "jobs": "jobs_name_trgm"}
+"""The FTS5 trigram tables of migration 0003, by the table whose names they index."""
 
 
 def _like(text: str) -> str:
@@ -28,6 +42,53 @@ def _rank(value: str, q: str) -> int:
     if base.startswith(q) or base.rsplit(".", 1)[-1].startswith(q):
         return 2
     return 3
+
+
+def _sqlite_name_indexes(conn: sa.Connection) -> frozenset[str]:
+    """The FTS5 name indexes this SQLite store has (none when migration 0003 could not make them)."""
+    if conn.dialect.name != "sqlite":
+        return frozenset()
+    names = conn.scalars(sa.text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"),
+                         {"a": SQLITE_NAME_INDEXES["datasets"], "b": SQLITE_NAME_INDEXES["jobs"]})
+    return frozenset(names)
+
+
+def _phrase(q: str) -> str:
+    """An FTS5 phrase matching ``q`` literally (with the trigram tokenizer: as a substring)."""
+    return '"' + q.replace('"', '""') + '"'
+
+
+def _candidates(conn: sa.Connection, table: sa.Table, q: str, indexes: frozenset[str],
+                bound: int = MAX_CANDIDATES) -> sa.Select[Any] | None:
+    """The rowids the SQLite trigram index finds for ``q``, or None when the scan is as good
+    (no index, ``q`` too short, or more than ``bound`` candidates).
+
+    Every row whose ``lower(name) LIKE '%q%'`` holds is among them: SQLite's ``lower`` and ``LIKE``
+    fold ASCII only, the tokenizer folds every character the same on both sides, so it finds a
+    superset (the caller keeps the ``LIKE``). ``LIKE`` stops at a NUL character; such a ``q`` scans.
+    """
+    index = SQLITE_NAME_INDEXES[table.name]
+    if index not in indexes or len(q) < MIN_INDEXED or "\x00" in q:
+        return None
+    fts = sa.table(index, sa.column("rowid"))
+    found = sa.select(fts.c.rowid).where(sa.literal_column(index).op("MATCH")(_phrase(q)))
+    count = conn.scalar(sa.select(sa.func.count()).select_from(found.limit(bound + 1).subquery()))
+    return found if (count or 0) <= bound else None
+
+
+def _name_rows(conn: sa.Connection, table: sa.Table, q: str, pattern: str, namespace: str | None, scan: int,
+               indexes: frozenset[str]) -> list[Any]:
+    """Datasets or jobs whose name matches, ``ORDER BY length(name), name, id``, at most ``scan``."""
+    kind = table.c.kind if table is datasets else sa.null()
+    query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at, kind.label("kind")).where(
+        sa.func.lower(table.c.name).like(pattern, escape="\\"))
+    candidates = _candidates(conn, table, q, indexes)
+    if candidates is not None:
+        query = query.where(sa.literal_column(f"{table.name}.rowid").in_(candidates))
+    if namespace is not None:
+        query = query.where(table.c.namespace == namespace)
+    # ties (one name in two namespaces): by id, so the cut at ``scan`` is the same on every plan
+    return list(conn.execute(query.order_by(sa.func.length(table.c.name), table.c.name, table.c.id).limit(scan)))
 
 
 def _matching_field_names(conn: sa.Connection, pattern: str) -> list[str]:
@@ -81,15 +142,11 @@ def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespa
     pattern = _like(q)
     scan = max(limit * 10, 200)
     found: list[tuple[tuple[int, int, str], dict[str, Any]]] = []
+    indexes = _sqlite_name_indexes(conn) if {"dataset", "job"} & set(types) else frozenset()
     for type_, table in (("dataset", datasets), ("job", jobs)):
         if type_ not in types:
             continue
-        kind = table.c.kind if table is datasets else sa.null()
-        query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at, kind.label("kind")).where(
-            sa.func.lower(table.c.name).like(pattern, escape="\\"))
-        if namespace is not None:
-            query = query.where(table.c.namespace == namespace)
-        for r in conn.execute(query.order_by(sa.func.length(table.c.name), table.c.name).limit(scan)):
+        for r in _name_rows(conn, table, q, pattern, namespace, scan, indexes):
             found.append(((_rank(r.name, q), len(r.name), r.id), {
                 "id": r.id, "type": type_.upper(), "namespace": r.namespace, "name": r.name, "field": None,
                 "kind": r.kind, "updatedAt": iso(r.updated_at)}))
