@@ -10,7 +10,9 @@ Search matches ``lower(name) LIKE '%q%'`` (graph/search.py), which no B-tree can
   only and still applies the exact ``LIKE`` to every candidate row.
 - **PostgreSQL**: ``pg_trgm`` (a trusted extension since PostgreSQL 13: the database owner or any
   role with CREATE on the database may install it) and a GIN index on ``lower(name)``; the
-  planner uses it for the same ``lower(name) LIKE`` query and rechecks every candidate.
+  planner uses it for the same ``lower(name) LIKE`` query and rechecks every candidate. The
+  tables are analyzed at once: without statistics of the indexed expression the planner guesses
+  a handful of matches and reads the index even for a substring in every name (``warehouse``).
 
 If the index cannot be made (an SQLite build without FTS5 or its trigram tokenizer, or
 ``CREATE EXTENSION`` refused), the step is skipped inside a savepoint, one warning is logged,
@@ -65,7 +67,8 @@ def upgrade() -> None:
     if dialect == "sqlite":
         statements = [s for table in TABLES for s in _sqlite_ddl(table)]
     elif dialect == "postgresql":
-        statements = ["CREATE EXTENSION IF NOT EXISTS pg_trgm"] + [s for t in TABLES for s in _postgresql_ddl(t)]
+        statements = ["CREATE EXTENSION IF NOT EXISTS pg_trgm", *(s for t in TABLES for s in _postgresql_ddl(t)),
+                      *(f"ANALYZE {t}" for t in TABLES)]
     else:  # pragma: no cover - the store runs on SQLite and PostgreSQL only
         return
     try:
