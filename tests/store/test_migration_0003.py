@@ -133,6 +133,16 @@ def test_sqlite_without_the_fts5_table_falls_back_to_the_scan(tmp_path: Path, ca
             assert search_module._sqlite_name_indexes(conn) == frozenset()
             orders = search_module.search(conn, "orders", types=["dataset"])["results"]
     assert [r["name"] for r in orders] == ["warehouse/orders", "warehouse/Orders_Archive"]
+    scanned = answers(store.engine)
+    engine = create_store_engine(url)
+    try:  # adding the index later (docs/store.md, "Search"): back to 0002, then upgrade with FTS5
+        with engine.begin() as conn:
+            conn.exec_driver_sql("UPDATE alembic_version SET version_num = '0002'")
+        upgrade(engine)
+        assert index_objects(engine) == expected_objects("sqlite")
+        assert answers(engine) == scanned
+    finally:
+        engine.dispose()
 
 
 @pytest.mark.postgres
