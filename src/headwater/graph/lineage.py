@@ -175,26 +175,27 @@ def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set
     datasets = {n for n in present if n.startswith("dataset:")}
     jobs = {n for n in present if n.startswith("job:")}
     inc = index.load(present)
+    empty: frozenset[str] = frozenset()
     if datasets_only:
-        all_jobs = set().union(*(inc.producers.get(d, set()) | inc.consumers.get(d, set()) for d in datasets))
+        all_jobs = set().union(*(inc.producers.get(d, empty) | inc.consumers.get(d, empty) for d in datasets))
         inc = index.load(all_jobs)
+        inputs, outputs = inc.inputs, inc.outputs
         for ds in datasets:
-            ups = set().union(*(inc.inputs.get(j, set()) for j in inc.producers.get(ds, ())))
-            downs = set().union(*(inc.outputs.get(j, set()) for j in inc.consumers.get(ds, ())))
-            if ups - present - {ds}:
+            # a neighbour dataset outside the answer (the dataset itself does not count)
+            if any(not present.issuperset(inputs.get(j, empty)) for j in inc.producers.get(ds, empty)):
                 up.add(ds)
-            if downs - present - {ds}:
+            if any(not present.issuperset(outputs.get(j, empty)) for j in inc.consumers.get(ds, empty)):
                 down.add(ds)
         return up, down
+    producers, consumers = inc.producers, inc.consumers
     for ds in datasets:
-        if inc.producers.get(ds, set()) - present:
+        if not present.issuperset(producers.get(ds, empty)):
             up.add(ds)
-        if inc.consumers.get(ds, set()) - present:
+        if not present.issuperset(consumers.get(ds, empty)):
             down.add(ds)
     for job in jobs:
-        if inc.inputs.get(job, set()) - present:
+        if not present.issuperset(inc.inputs.get(job, empty)):
             up.add(job)
-        if inc.outputs.get(job, set()) - present:
+        if not present.issuperset(inc.outputs.get(job, empty)):
             down.add(job)
     return up, down
-

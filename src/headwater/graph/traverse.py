@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 
-from headwater.graph.common import select_in, valid_at
+from headwater.graph.common import InQuery, select_in, valid_at
 from headwater.store.schema import edges
 
 
@@ -64,17 +64,30 @@ class EdgeIndex:
         self.t = t
         self.inc = Incidence()
         self._loaded: set[str] = set()
+        self._queries: dict[str, InQuery] = {}  # by end ("job", "dataset"): compiled once per answer
+
+    def _query(self, end: str) -> InQuery:
+        if end not in self._queries:
+            self._queries[end] = InQuery(self.conn, _edge_query(self.t), edges.c[end])
+        return self._queries[end]
 
     def load(self, nodes: Iterable[str]) -> Incidence:
         missing = set(nodes) - self._loaded
         if missing:
-            query = _edge_query(self.t)
             jobs = [n for n in missing if n.startswith("job:")]
             datasets = [n for n in missing if n.startswith("dataset:")]
-            for row in select_in(self.conn, query, edges.c.job, jobs):
-                self.inc.add(row.job, row.dataset, row.direction)
-            for row in select_in(self.conn, query, edges.c.dataset, datasets):
-                self.inc.add(row.job, row.dataset, row.direction)
+            inc = self.inc
+            inputs, outputs, consumers, producers = inc.inputs, inc.outputs, inc.consumers, inc.producers
+            for end, ids in (("job", jobs), ("dataset", datasets)):
+                if not ids:
+                    continue
+                for job, dataset, direction in self._query(end).rows(ids):  # Incidence.add, inlined
+                    if direction == "INPUT":
+                        inputs[job].add(dataset)
+                        consumers[dataset].add(job)
+                    else:
+                        outputs[job].add(dataset)
+                        producers[dataset].add(job)
             self._loaded |= missing
         return self.inc
 
