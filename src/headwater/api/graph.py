@@ -4,6 +4,12 @@ Each handler parses and checks its parameters (400 ``invalid_parameter`` with a 
 the parameter), calls one GraphReader method and returns its answer unchanged (the shapes of
 docs/api.md). Handlers are plain ``def``: FastAPI runs them in the threadpool, so blocking
 store queries never block the event loop.
+
+The answers that can be big (lineage, column lineage, impact, compare: up to ``max_graph_nodes``
+nodes, several MB) are encoded by :func:`json_answer` with orjson, in the handler: the same bytes
+FastAPI's own encoding writes (tests/api/test_api_graph_json.py), without validating and
+re-encoding every value of a multi-MB answer in Python. Their OpenAPI description is unchanged
+(``response_model`` keeps the documented schema).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import io
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
@@ -28,6 +35,19 @@ Direction = Literal["both", "upstream", "downstream"]
 AT = Query(None, description="Answer as of this moment (ISO 8601 or epoch milliseconds); default now")
 
 
+def json_answer(answer: dict[str, Any]) -> Any:
+    """``answer`` as ``application/json`` bytes from orjson: the bytes FastAPI would write for the dict.
+
+    orjson writes compact JSON, UTF-8 (no ``\\u`` escapes of non-ASCII), the shortest round-trip
+    floats with the same exponent style, and ``null`` for NaN/infinity, as FastAPI's pydantic
+    encoder does; it refuses integers beyond 64 bits, which go FastAPI's own way (the dict).
+    """
+    try:
+        return Response(orjson.dumps(answer), media_type="application/json")
+    except orjson.JSONEncodeError:
+        return answer
+
+
 def node_param(
     node_id: str | None = Query(None, alias="nodeId", description="dataset:<ns>:<name>, job:<ns>:<name>, "
                                 "datasetField:<ns>:<name>:<field> or run:<runId>"),
@@ -41,7 +61,7 @@ def node_param(
     return ref
 
 
-@router.get("/lineage", summary="The lineage graph around a node")
+@router.get("/lineage", summary="The lineage graph around a node", response_model=dict[str, Any])
 def lineage(
     request: Request,
     node: NodeRef = Depends(node_param),
@@ -50,28 +70,29 @@ def lineage(
     datasets_only: bool = Query(False, alias="datasetsOnly"),
     columns: bool = Query(False, description="Add columnEdges among the datasets of the answer"),
     at: str | None = AT,
-) -> dict[str, Any]:
+) -> Any:
     require_types(node, ("dataset", "job", "datasetField"))
     state = app_state(request)
-    return state.graph.lineage(
+    return json_answer(state.graph.lineage(
         node, direction=direction, depth=depth, datasets_only=datasets_only, columns=columns,
         at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes,
-    )
+    ))
 
 
-@router.get("/column-lineage", summary="Column-level lineage of one column or of all columns of a dataset")
+@router.get("/column-lineage", summary="Column-level lineage of one column or of all columns of a dataset",
+            response_model=dict[str, Any])
 def column_lineage(
     request: Request,
     node: NodeRef = Depends(node_param),
     direction: Direction = Query("both"),
     depth: int = Query(10, ge=1, le=100),
     at: str | None = AT,
-) -> dict[str, Any]:
+) -> Any:
     require_types(node, ("datasetField", "dataset"))
     state = app_state(request)
-    return state.graph.column_lineage(
+    return json_answer(state.graph.column_lineage(
         node, direction=direction, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes
-    )
+    ))
 
 
 IMPACT_CSV_COLUMNS = ("depth", "type", "id", "namespace", "name", "field", "path")
@@ -108,7 +129,7 @@ def impact(
             impact_csv(answer), media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
-    return answer
+    return json_answer(answer)
 
 
 @router.get("/node", summary="Details of a dataset, job or run")
@@ -156,7 +177,7 @@ def search(
     return app_state(request).graph.search(q, types=types, namespace=namespace, limit=limit)
 
 
-@router.get("/compare", summary="What changed around a node between two moments")
+@router.get("/compare", summary="What changed around a node between two moments", response_model=dict[str, Any])
 def compare(
     request: Request,
     node: NodeRef = Depends(node_param),
@@ -164,13 +185,14 @@ def compare(
     t_to: str | None = Query(None, alias="to", description="Later moment; default now"),
     direction: Direction = Query("both"),
     depth: int = Query(2, ge=0, le=50),
-) -> dict[str, Any]:
+) -> Any:
     require_types(node, ("dataset", "job", "datasetField"))
     start = parse_time(t_from, "from")
     end = parse_time(t_to, "to") or datetime.now(UTC)
     if start is not None and start > end:
         raise invalid_parameter("from", "must not be later than to")
-    return app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction, depth=depth)
+    return json_answer(app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction,
+                                                        depth=depth))
 
 
 @router.get("/namespaces", summary="Namespaces with their dataset and job counts")
