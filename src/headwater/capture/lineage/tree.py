@@ -140,22 +140,39 @@ class _Reader:
         return node
 
     def read_expr(self) -> Expr:
+        """One expression tree. The hot loop of a wide plan (tens of thousands of nodes): node checks and field
+        reading are inlined, and leaves (most nodes: attribute references, literals) are never pushed."""
+        nodes, where = self.nodes, self.where
+        end = len(nodes)
         raw = self._next()
-        expr = Expr(cls=str(raw["class"]), fields={})
-        _fill_fields(expr, raw, self.where)
-        todo: list[tuple[Expr, int]] = [(expr, int(raw["num-children"]))]
-        # explicit stack: (parent, children still to read)
-        while todo:
-            parent, remaining = todo[-1]
-            if remaining == 0:
-                todo.pop()
-                continue
-            todo[-1] = (parent, remaining - 1)
-            raw_child = self._next()
-            child = Expr(cls=str(raw_child["class"]), fields={})
-            _fill_fields(child, raw_child, self.where)
-            parent.children.append(child)
-            todo.append((child, int(raw_child["num-children"])))
+        expr = Expr(str(raw["class"]), *_expr_fields(raw, where))
+        count = int(raw["num-children"])
+        if not count:
+            return expr
+        parents: list[Expr] = [expr]
+        remaining: list[int] = [count]  # children still to read, per open parent
+        pos = self.pos
+        try:
+            while parents:
+                if not remaining[-1]:
+                    parents.pop()
+                    remaining.pop()
+                    continue
+                remaining[-1] -= 1
+                if pos >= end:
+                    raise TreeFormatError(f"{where}: tree ends early at node {pos}")
+                raw = nodes[pos]
+                if not (isinstance(raw, dict) and "class" in raw and "num-children" in raw):
+                    raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
+                pos += 1
+                child = Expr(str(raw["class"]), *_expr_fields(raw, where))
+                parents[-1].children.append(child)
+                count = int(raw["num-children"])
+                if count:
+                    parents.append(child)
+                    remaining.append(count)
+        finally:
+            self.pos = pos
         return expr
 
     def read_plan(self) -> PlanNode:
@@ -177,15 +194,23 @@ class _Reader:
         return plan
 
 
-def _fill_fields(expr: Expr, raw: dict[str, Any], where: str) -> None:
+def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Expr], dict[str, PlanNode]]:
+    """(fields, no children yet, plans) of one expression node: every constructor field as it is, except a
+    field holding a plan that is not an expression tree (a subquery's ``plan``), which is parsed."""
+    fields: dict[str, Any] = {}
+    plans: dict[str, PlanNode] = {}
     for key, value in raw.items():
-        if key in ("class", "num-children"):
+        if key == "class" or key == "num-children":
             continue
-        if _is_tree(value) and not _is_expression_class(str(value[0]["class"])):
-            expr.plans[key] = parse_plan(value, where=f"{where} > {short_name(expr.cls)}.{key}")
-            expr.fields[key] = "__plan__"
-        else:
-            expr.fields[key] = value
+        if isinstance(value, list) and value:
+            first = value[0]
+            if (isinstance(first, dict) and "class" in first and "num-children" in first
+                    and _EXPRESSION_PACKAGE not in str(first["class"])):
+                plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
+                fields[key] = "__plan__"
+                continue
+        fields[key] = value
+    return fields, [], plans
 
 
 def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
