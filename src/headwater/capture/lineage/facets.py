@@ -91,16 +91,27 @@ def output_statistics_facet(metrics: dict[str, int]) -> output_statistics_output
 DatasetField = tuple[str, str, str]  # namespace, name, field
 
 
-def _transformations(kinds: set[TInfo]) -> list[column_lineage_dataset.Transformation]:
-    return [
-        column_lineage_dataset.Transformation(type=k.type, subtype=k.subtype, description="", masking=k.masking)
-        for k in sorted(kinds)
-    ]
+_Made = dict[TInfo, column_lineage_dataset.Transformation]
 
 
-def _input_fields(deps: dict[DatasetField, set[TInfo]]) -> list[column_lineage_dataset.InputField]:
+def _transformations(kinds: set[TInfo], made: _Made) -> list[column_lineage_dataset.Transformation]:
+    """One ``Transformation`` object per kind within a facet (``made``): a wide output has thousands of input
+    fields but a handful of kinds; shared objects (never mutated) are built once and serialised once
+    (:mod:`headwater.capture.plain` converts an object it has seen in the batch only once)."""
+    out: list[column_lineage_dataset.Transformation] = []
+    for k in sorted(kinds):
+        t = made.get(k)
+        if t is None:
+            t = made[k] = column_lineage_dataset.Transformation(type=k.type, subtype=k.subtype, description="",
+                                                                 masking=k.masking)
+        out.append(t)
+    return out
+
+
+def _input_fields(deps: dict[DatasetField, set[TInfo]], made: _Made) -> list[column_lineage_dataset.InputField]:
     return [
-        column_lineage_dataset.InputField(namespace=ns, name=name, field=fld, transformations=_transformations(kinds))
+        column_lineage_dataset.InputField(namespace=ns, name=name, field=fld,
+                                          transformations=_transformations(kinds, made))
         for (ns, name, fld), kinds in sorted(deps.items())
     ]
 
@@ -117,14 +128,15 @@ def column_lineage_facet(
     list; otherwise they are folded into every field's ``inputFields`` (OpenLineage's default).
     """
     out: dict[str, column_lineage_dataset.Fields] = {}
+    made: _Made = {}
     for name, deps in fields.items():
         merged: dict[DatasetField, set[TInfo]] = {k: set(v) for k, v in deps.items()}
         if not dataset_lineage_enabled:
             for key, kinds in dataset.items():
                 merged.setdefault(key, set()).update(kinds)
         if merged:
-            out[name] = column_lineage_dataset.Fields(inputFields=_input_fields(merged))
-    ds = _input_fields(dataset) if dataset_lineage_enabled else []
+            out[name] = column_lineage_dataset.Fields(inputFields=_input_fields(merged, made))
+    ds = _input_fields(dataset, made) if dataset_lineage_enabled else []
     if not out and not ds:
         return None
     return column_lineage_dataset.ColumnLineageDatasetFacet(fields=out, dataset=ds)
