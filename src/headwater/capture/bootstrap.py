@@ -14,6 +14,9 @@ Two ways in:
 - ``headwater agent install`` writes a ``.pth`` file into site-packages that calls :func:`activate`
   when ``HEADWATER_AUTO=1`` (or ``true``) is set.
 
+The same patch wraps PySpark's ``launch_gateway`` so that the agent is imported in a thread while the JVM
+starts (:mod:`headwater.capture.prefetch`).
+
 Options travel in the environment: ``HEADWATER_CONF`` (JSON object of ``spark.*`` defaults, under the
 job's own SparkConf), ``HEADWATER_URL`` (the fallback Headwater server).
 """
@@ -83,12 +86,28 @@ def patch_session_module(module: ModuleType) -> None:
 
     @functools.wraps(original)
     def getOrCreate(self: Any) -> Any:  # noqa: N802 - PySpark's name
+        _prefetch_during_jvm_start()
         session = original(self)
         _auto_track(session)
         return session
 
     setattr(getOrCreate, _MARK, True)
     builder.getOrCreate = getOrCreate
+
+
+def _prefetch_during_jvm_start() -> None:
+    """When this ``getOrCreate`` is about to start the JVM, have the agent imported meanwhile
+    (:mod:`headwater.capture.prefetch`; PySpark 4 imports ``SparkContext`` only inside ``getOrCreate``, so
+    this happens here, not when the session module is patched). Never raises."""
+    try:
+        context_class = getattr(sys.modules.get("pyspark"), "SparkContext", None)
+        if context_class is None or getattr(context_class, "_active_spark_context", None) is not None:
+            return
+        from headwater.capture.prefetch import wrap_gateway_launch
+
+        wrap_gateway_launch(context_class)
+    except Exception:  # noqa: BLE001 - no prefetch: the agent is imported when the session is tracked
+        pass
 
 
 def _auto_track(session: Any) -> None:

@@ -1,0 +1,175 @@
+"""The agent imported in a thread while the JVM starts (headwater.capture.prefetch): real modules written to a
+temporary directory, a real slow launch function, failures swallowed and imported again on use, and a real
+tracked PySpark child process (the import happens in the prefetch thread; the job and its warnings filters
+are as without it)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from headwater.capture.bootstrap import boot_dir
+from headwater.capture.prefetch import Prefetch, prefetching, wrap_gateway_launch
+
+
+@pytest.fixture
+def modules(tmp_path: Path) -> Iterator[Path]:
+    """A directory on sys.path for throw-away modules; they are forgotten afterwards."""
+    sys.path.insert(0, str(tmp_path))
+    before = set(sys.modules)
+    yield tmp_path
+    sys.path.remove(str(tmp_path))
+    for name in set(sys.modules) - before:
+        if name.startswith("hwpf_"):
+            del sys.modules[name]
+
+
+def write(directory: Path, name: str, body: str) -> str:
+    (directory / f"{name}.py").write_text(textwrap.dedent(body), encoding="utf-8")
+    importlib.invalidate_caches()
+    return name
+
+
+RECORD = """
+import threading, time
+time.sleep(0.2)
+IMPORTED_BY = threading.current_thread().name
+"""
+
+
+def test_the_first_launch_imports_in_a_thread_and_joins_before_returning(modules: Path) -> None:
+    name = write(modules, "hwpf_ok", RECORD)
+    calls: list[bool] = []
+
+    def launch(conf: Any = None) -> str:
+        calls.append(name in sys.modules)
+        time.sleep(0.05)
+        return f"gateway {conf}"
+
+    wrapped = prefetching(launch, [name])
+    assert wrapped("c") == "gateway c"
+    assert name in sys.modules  # joined: done when launch returns
+    assert sys.modules[name].IMPORTED_BY == "headwater-prefetch"
+    assert not [t for t in threading.enumerate() if t.name == "headwater-prefetch"]
+    second = write(modules, "hwpf_second", RECORD)
+    assert prefetching(launch, [second]) is not wrapped
+    assert wrapped(conf=1) == "gateway 1"  # later launches start no prefetch
+    assert second not in sys.modules
+
+
+@pytest.mark.parametrize("error", ["raise RuntimeError('broken at import')", "raise SystemExit(3)",
+                                   "raise KeyboardInterrupt", "import hwpf_does_not_exist"])
+def test_a_failing_import_is_swallowed_and_happens_again_on_use(modules: Path, error: str) -> None:
+    name = write(modules, "hwpf_bad", f"import time\ntime.sleep(0.05)\n{error}\n")
+    after = write(modules, "hwpf_after", RECORD)
+    prefetch = Prefetch.start([name, after])
+    assert prefetch is not None and prefetch.join(30)
+    assert [m for m, _ in prefetch.failed] == [name] and prefetch.imported == [after]
+    assert name not in sys.modules
+    with pytest.raises(BaseException) as raised:
+        importlib.import_module(name)  # the caller's own import: the module's real behaviour
+    assert type(raised.value).__name__ in prefetch.failed[0][1]
+
+
+def test_the_launch_error_is_the_callers(modules: Path) -> None:
+    name = write(modules, "hwpf_slow", RECORD)
+
+    def launch() -> None:
+        raise ValueError("no java")
+
+    with pytest.raises(ValueError, match="no java"):
+        prefetching(launch, [name])()
+    assert sys.modules[name].IMPORTED_BY == "headwater-prefetch"
+
+
+def test_nothing_to_import_starts_no_thread() -> None:
+    assert Prefetch.start(["json", "headwater"]) is None
+
+
+def test_the_join_is_bounded(modules: Path) -> None:
+    name = write(modules, "hwpf_sleepy", "import time\ntime.sleep(1.5)\n")
+    started = time.monotonic()
+    assert prefetching(lambda: "gw", [name], timeout=0.1)() == "gw"
+    assert time.monotonic() - started < 1.4
+    importlib.import_module(name)  # waits for the thread's import (the module lock), then has it
+
+
+def test_wraps_the_launch_gateway_pyspark_calls() -> None:
+    from pyspark import SparkContext
+
+    method = SparkContext._ensure_initialized
+    namespace = method.__func__.__globals__
+    original = namespace["launch_gateway"]
+    try:
+        assert wrap_gateway_launch(SparkContext)
+        wrapped = namespace["launch_gateway"]
+        assert wrapped is not original and wrapped.__wrapped__ is original
+        assert wrap_gateway_launch(SparkContext) and namespace["launch_gateway"] is wrapped  # idempotent
+        assert not wrap_gateway_launch(object)
+    finally:
+        namespace["launch_gateway"] = original
+
+
+CHILD = """
+import json, sys, threading, warnings
+importers = {}
+# modules the agent's import statements load (importlib.import_module of the top one raises no audit event)
+WATCHED = ("openlineage.client", "headwater.capture.events", "headwater.capture.lineage.snapshot")
+def audit(event, args):
+    if event == "import" and args[0] in WATCHED:
+        importers.setdefault(args[0], threading.current_thread().name)
+sys.addaudithook(audit)
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[1]").appName("prefetch_child").config("spark.ui.enabled", "false").getOrCreate()
+filters = sorted({(f[0], f[2].__module__ + "." + f[2].__qualname__, str(f[3])) for f in warnings.filters})
+rows = spark.range(10).selectExpr("id * 2 AS x").collect()
+spark.range(3).write.mode("overwrite").parquet(sys.argv[1])
+spark.stop()
+print(json.dumps({"importers": importers, "filters": filters, "sum": sum(r.x for r in rows)}))
+"""
+
+
+def _child(tmp_path: Path, tracked: bool) -> dict[str, Any]:
+    script = tmp_path / "child.py"
+    script.write_text(CHILD, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HEADWATER_", "OPENLINEAGE"))}
+    if tracked:
+        env.update({"HEADWATER_CAPTURE": "1",
+                    "PYTHONPATH": os.pathsep.join([boot_dir(), env.get("PYTHONPATH", "")]),
+                    "HEADWATER_CONF": json.dumps({"spark.openlineage.transport.type": "file",
+                                                  "spark.openlineage.transport.location": str(tmp_path / "ev.ndjson"),
+                                                  "spark.headwater.spool.dir": str(tmp_path / "spool")})})
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / f"out-{tracked}")], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.spark
+def test_a_tracked_child_imports_the_agent_while_the_jvm_starts(tmp_path: Path) -> None:
+    tracked = _child(tmp_path, True)
+    assert tracked["importers"] == {"openlineage.client": "headwater-prefetch",
+                                    "headwater.capture.events": "headwater-prefetch",
+                                    "headwater.capture.lineage.snapshot": "headwater-prefetch"}
+    events = [json.loads(line) for line in (tmp_path / "ev.ndjson").read_text().splitlines()]
+    assert {e["eventType"] for e in events} >= {"START", "COMPLETE"}
+    untracked = _child(tmp_path, False)
+    assert untracked["importers"] == {} and tracked["sum"] == untracked["sum"]
+    # the warnings filters the job sees after getOrCreate: everything it would have without the agent, and
+    # nothing more than the agent's own libraries add (no leftover "ignore DeprecationWarning" from a
+    # catch_warnings that overlapped PySpark's imports)
+    plain = {tuple(f) for f in untracked["filters"]}
+    extra = {tuple(f) for f in tracked["filters"]} - plain
+    assert plain <= {tuple(f) for f in tracked["filters"]}
+    assert all(f[1].startswith(("requests.", "urllib3.", "openlineage.")) for f in extra), extra
