@@ -192,7 +192,9 @@ def test_earlier_timestamp_shows_the_earlier_graph(page: Any) -> None:
     assert url_params(page)["at"] == [BETWEEN.strftime("%Y-%m-%dT%H:%M:%S.000Z")]
     # and the schema then had 5 columns, not 7
     node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
-    assert node(page, ds(EMP_COMP)).get_by_test_id("column-row").count() == 5
+    rows = node(page, ds(EMP_COMP)).get_by_test_id("column-row")
+    rows.first.wait_for()  # the rows render after the click (count() does not wait: a race on a busy CI)
+    assert rows.count() == 5
 
     # History tab: choosing the oldest version shows the graph at that version
     page.get_by_test_id("at-now").click()
