@@ -268,6 +268,7 @@ def test_html_in_names_is_shown_as_text(page: Any) -> None:
     assert page.get_by_test_id("asset-name").inner_text() == XSS_NAME
     node(page, ds(XSS_NAME)).get_by_test_id("toggle-columns").click()
     row = page.locator('[data-testid="column-row"]').filter(has_text="<b>bold</b>")
+    row.first.wait_for()  # rendered after the click; count() does not wait
     assert row.count() == 1
     assert XSS_COLUMN in row.inner_text()
     page.get_by_test_id("tab-schema").click()
