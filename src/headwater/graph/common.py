@@ -165,22 +165,6 @@ def run_summary(row: Any, t: int | None) -> dict[str, Any]:
     }
 
 
-def _versions_at(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], ids: Sequence[str],
-                 t: int | None, lenient: bool, columns: Sequence[str]) -> dict[str, sa.Row[Any]]:
-    """The version of each id valid at ``t`` (only ``columns`` of it: node shapes skip the big JSON ones)."""
-    wanted = [table.c[c] for c in dict.fromkeys([key.name, "valid_from", *columns])]
-    query = sa.select(*wanted)
-    found = {getattr(r, key.name): r for r in select_in(conn, query.where(valid_at(table, t)), key, ids)}
-    missing = [i for i in ids if i not in found]
-    if lenient and missing and t is not None:
-        # Known from a valid edge but first observed a little later (e.g. at the run's end):
-        # show its first version.
-        rows = select_in(conn, query.order_by(table.c.valid_from.desc()), key, missing)
-        for r in rows:
-            found[getattr(r, key.name)] = r
-    return found
-
-
 def job_type(facets: Mapping[str, Any]) -> dict[str, Any] | None:
     jt = facets.get("jobType")
     if not isinstance(jt, Mapping):
@@ -278,13 +262,11 @@ def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[s
     """``(namespace, name)`` of the datasets and jobs among ``ids`` that :func:`nodes_for` would return."""
     ids = set(ids)
     out: dict[str, tuple[str, str]] = {}
-    for base_table, table, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
-                                           (jobs, job_versions, job_versions.c.job, "job:")):
+    for base, versions, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
+                                        (jobs, job_versions, job_versions.c.job, "job:")):
         wanted = sorted(i for i in ids if i.startswith(prefix))
-        base = {r.id: (r.namespace, r.name) for r in select_in(
-            conn, sa.select(base_table.c.id, base_table.c.namespace, base_table.c.name), base_table.c.id, wanted)}
-        versions = _versions_at(conn, table, key, wanted, t, True, ())
-        out.update({i: base[i] for i in wanted if i in base and i in versions})
+        rows = _node_rows(conn, base, versions, key, (base.c.namespace, base.c.name), wanted, t, lenient=True)
+        out.update({i: (r.namespace, r.name) for i, r in rows.items()})
     return out
 
 
