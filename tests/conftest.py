@@ -9,12 +9,12 @@ that need it are skipped with a reason *locally*; under ``scripts/test`` / CI
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from databases import pg_database
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC_DIR = REPO.parent / "shared" / "openlineage-spec"
@@ -44,15 +44,8 @@ def mariadb_server_url() -> str:
 @pytest.fixture
 def fresh_pg_url(pg_server_url: str) -> Iterator[str]:
     """A new, empty PostgreSQL database for one test; dropped afterwards."""
-    import psycopg
-
-    name = f"hw_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    parts = urlsplit(pg_server_url)
-    yield urlunsplit(parts._replace(path=f"/{name}"))
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with pg_database(pg_server_url) as url:
+        yield url
 
 
 @pytest.fixture

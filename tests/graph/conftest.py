@@ -2,41 +2,37 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 
 import pytest
 
 from headwater.graph import GraphReader
 from headwater.store import Store
+from databases import pg_database
 from fixtures.stories.load import incoming, story
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    """The story in a store, shared by a module's tests (they only read); SQLite and PostgreSQL."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('story') / 'headwater.db'}"
-        drop = None
-    else:
-        import psycopg
+def new_store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+    """A maker of empty store URLs for a module's shared stores: each call a new SQLite file, or a new
+    PostgreSQL database (all dropped after the module). A fixture built on it runs its module on both."""
+    with ExitStack() as cleanup:
+        def make() -> str:
+            if request.param == "sqlite":
+                return f"sqlite:///{tmp_path_factory.mktemp('graph') / 'headwater.db'}"
+            return cleanup.enter_context(pg_database(request.getfixturevalue("pg_server_url"), "hw_graph"))
 
-        server = request.getfixturevalue("pg_server_url")
-        name = f"hw_story_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url = urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
-        drop = (server, name)
-    s = Store.open(url)
+        yield make
+
+
+@pytest.fixture(scope="module")
+def store(new_store_url: Callable[[], str]) -> Iterator[Store]:
+    """The story in a store, shared by a module's tests (they only read); SQLite and PostgreSQL."""
+    s = Store.open(new_store_url())
     s.append(incoming(story()))
     yield s
     s.close()
-    if drop is not None:
-        import psycopg
-
-        with psycopg.connect(drop[0], autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{drop[1]}" WITH (FORCE)')
 
 
 @pytest.fixture

@@ -14,11 +14,10 @@ from __future__ import annotations
 import json
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -70,21 +69,9 @@ def odd_events() -> list[dict[str, Any]]:
     ]
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('equiv') / 'headwater.db'}"
-        drop = None
-    else:
-        import psycopg
-
-        server = request.getfixturevalue("pg_server_url")
-        name = f"hw_equiv_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url = urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
-        drop = (server, name)
-    s = Store.open(url)
+@pytest.fixture(scope="module")
+def store(new_store_url: Callable[[], str]) -> Iterator[Store]:
+    s = Store.open(new_store_url())
     s.append(incoming(story()))
     s.append([IncomingEvent(e, json.dumps(e)) for e in synthetic.events(SHAPE)])
     s.append(incoming(odd_events()))
@@ -92,11 +79,6 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     assert wait is None or wait(120)
     yield s
     s.close()
-    if drop is not None:
-        import psycopg
-
-        with psycopg.connect(drop[0], autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{drop[1]}" WITH (FORCE)')
 
 
 def _bench(i: int) -> str:

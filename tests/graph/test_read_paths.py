@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -42,22 +40,10 @@ def _event(i: int, namespace: str, name: str, fields: list[str], day: int) -> di
     }
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def fields_store(request: pytest.FixtureRequest,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Store, list[tuple[str, str, str]]]]:
+@pytest.fixture(scope="module")
+def fields_store(new_store_url: Callable[[], str]) -> Iterator[tuple[Store, list[tuple[str, str, str]]]]:
     """60 datasets over two namespaces with overlapping field names; a third later drop a field."""
-    drop = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('search') / 'h.db'}"
-    else:
-        import psycopg
-
-        server = request.getfixturevalue("pg_server_url")
-        drop = (server, f"hw_search_{uuid.uuid4().hex[:12]}")
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{drop[1]}"')
-        url = urlunsplit(urlsplit(server)._replace(path=f"/{drop[1]}"))
-    store = Store.open(url)
+    store = Store.open(new_store_url())
     events: list[dict[str, Any]] = []
     current: dict[tuple[str, str], list[str]] = {}
     for i in range(60):
@@ -74,11 +60,6 @@ def fields_store(request: pytest.FixtureRequest,
     rows = [(ns, name, f) for (ns, name), fs in current.items() for f in fs]
     yield store, rows
     store.close()
-    if drop is not None:
-        import psycopg
-
-        with psycopg.connect(drop[0], autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{drop[1]}" WITH (FORCE)')
 
 
 def _rank(value: str, q: str) -> int:

@@ -8,10 +8,8 @@ and the same search runs again as a scan; the transaction is rolled back.
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import sqlalchemy as sa
@@ -69,29 +67,12 @@ def incoming(events: Sequence[dict[str, Any]]) -> list[IncomingEvent]:
     return [IncomingEvent(e, json.dumps(e)) for e in events]
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def varied_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('search') / 'headwater.db'}"
-        drop = None
-    else:
-        import psycopg
-
-        server = request.getfixturevalue("pg_server_url")
-        name = f"hw_search_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        url = urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
-        drop = (server, name)
-    store = Store.open(url)
+@pytest.fixture(scope="module")
+def varied_store(new_store_url: Callable[[], str]) -> Iterator[Store]:
+    store = Store.open(new_store_url())
     store.append(incoming(varied_events()))
     yield store
     store.close()
-    if drop is not None:
-        import psycopg
-
-        with psycopg.connect(drop[0], autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{drop[1]}" WITH (FORCE)')
 
 
 def drop_name_indexes(conn: sa.Connection) -> None:
