@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,40 +41,63 @@ def write(directory: Path, name: str, body: str) -> str:
 
 
 RECORD = """
-import threading, time
-time.sleep(0.2)
+import threading
+IMPORTED_BY = threading.current_thread().name
+"""
+
+# A module whose import blocks until the test lets it go: ``hwpf_gate`` holds the events (imported by the test
+# first, so both threads share it). ``entered`` is set when the import has begun, ``release`` lets it finish.
+GATE = """
+import threading
+entered = threading.Event()
+release = threading.Event()
+"""
+GATED = """
+import threading, hwpf_gate
+hwpf_gate.entered.set()
+FINISHED_IN_TIME = hwpf_gate.release.wait(60)
 IMPORTED_BY = threading.current_thread().name
 """
 
 
+def gate(directory: Path) -> Any:
+    return importlib.import_module(write(directory, "hwpf_gate", GATE))
+
+
 def test_the_first_launch_imports_in_a_thread_and_joins_before_returning(modules: Path) -> None:
-    name = write(modules, "hwpf_ok", RECORD)
-    calls: list[bool] = []
+    g = gate(modules)
+    name = write(modules, "hwpf_ok", GATED)
+    seen_by_launch: list[tuple[bool, str]] = []
 
     def launch(conf: Any = None) -> str:
-        calls.append(name in sys.modules)
-        time.sleep(0.05)
+        # the import has begun in the other thread while launch runs (it would wait here 30 s and record
+        # False if it had not); then it may finish, and the wrapper must wait for it before returning
+        seen_by_launch.append((g.entered.wait(30), threading.current_thread().name))
+        g.release.set()
         return f"gateway {conf}"
 
     wrapped = prefetching(launch, [name])
     assert wrapped("c") == "gateway c"
-    assert name in sys.modules  # joined: done when launch returns
-    assert sys.modules[name].IMPORTED_BY == "headwater-prefetch"
+    assert seen_by_launch == [(True, threading.current_thread().name)]  # launch ran in the caller's thread
+    module = sys.modules[name]  # joined: fully imported when launch returns
+    assert module.FINISHED_IN_TIME is True and module.IMPORTED_BY == "headwater-prefetch"
     assert not [t for t in threading.enumerate() if t.name == "headwater-prefetch"]
     second = write(modules, "hwpf_second", RECORD)
     assert prefetching(launch, [second]) is not wrapped
     assert wrapped(conf=1) == "gateway 1"  # later launches start no prefetch
     assert second not in sys.modules
+    assert len(seen_by_launch) == 2
 
 
 @pytest.mark.parametrize("error", ["raise RuntimeError('broken at import')", "raise SystemExit(3)",
                                    "raise KeyboardInterrupt", "import hwpf_does_not_exist"])
 def test_a_failing_import_is_swallowed_and_happens_again_on_use(modules: Path, error: str) -> None:
-    name = write(modules, "hwpf_bad", f"import time\ntime.sleep(0.05)\n{error}\n")
+    name = write(modules, "hwpf_bad", f"{error}\n")
     after = write(modules, "hwpf_after", RECORD)
     prefetch = Prefetch.start([name, after])
     assert prefetch is not None and prefetch.join(30)
     assert [m for m, _ in prefetch.failed] == [name] and prefetch.imported == [after]
+    assert sys.modules[after].IMPORTED_BY == "headwater-prefetch"
     assert name not in sys.modules
     with pytest.raises(BaseException) as raised:
         importlib.import_module(name)  # the caller's own import: the module's real behaviour
@@ -98,11 +120,20 @@ def test_nothing_to_import_starts_no_thread() -> None:
 
 
 def test_the_join_is_bounded(modules: Path) -> None:
-    name = write(modules, "hwpf_sleepy", "import time\ntime.sleep(1.5)\n")
-    started = time.monotonic()
-    assert prefetching(lambda: "gw", [name], timeout=0.1)() == "gw"
-    assert time.monotonic() - started < 1.4
-    importlib.import_module(name)  # waits for the thread's import (the module lock), then has it
+    """Past the join timeout the launch returns while the import is still running; the agent's own import
+    later waits for that one (the module lock) and gets the module the thread imported."""
+    g = gate(modules)
+    name = write(modules, "hwpf_sleepy", GATED)
+    try:
+        assert prefetching(lambda: "gw", [name], timeout=0.1)() == "gw"
+        assert g.entered.wait(30)
+        # returned with the import blocked (release not set): the join gave up instead of waiting for it
+        assert not g.release.is_set()
+        assert [t for t in threading.enumerate() if t.name == "headwater-prefetch"]
+    finally:
+        g.release.set()
+    module = importlib.import_module(name)
+    assert module.FINISHED_IN_TIME is True and module.IMPORTED_BY == "headwater-prefetch"
 
 
 def test_wraps_the_launch_gateway_pyspark_calls() -> None:
