@@ -1,73 +1,27 @@
 """Golden tests of the pure derivation (input file → expected file, in tests/fixtures/stories/golden).
 
-Regenerate an expected file only after checking the new answer by hand:
-``HEADWATER_UPDATE_GOLDEN=1 pytest tests/store/test_golden.py``.
+The test only compares: it never writes an expected file. When the derivation is meant to change, run
+``.venv/bin/python tests/store/make_golden.py``, review the diff of the ``*.expected.json`` files by hand
+and commit them with the change that explains them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections import defaultdict
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
-from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
-from headwater.store.derive_runs import RunObservation, derive_run, job_content
-from headwater.store.observe import column_lineage_edges, observe
-from headwater.store.canonical import event_id
-from headwater.store.timeutil import iso
-from fixtures.stories.load import HERE
-
-GOLDEN = HERE / "golden"
-
-
-def derive_everything(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The whole derivation without a database: events → runs, job and dataset versions, edges."""
-    by_node: dict[str, list[Any]] = defaultdict(list)
-    for e in events:
-        for o in observe(e, event_id(e)):
-            by_node[o.node].append(o)
-    out: dict[str, Any] = {"runs": {}, "jobs": {}, "datasets": {}}
-    samples: dict[str, list[JobSample]] = defaultdict(list)
-    for node in sorted(n for n in by_node if n.startswith("run:")):
-        run = derive_run(node[4:], [RunObservation(o.time, o.event_id, o.data) for o in by_node[node] if o.role == "run"])
-        out["runs"][node] = run
-        samples[run["job"]].append(JobSample(run["started_at"], run["run_id"], run["run_id"], job_content(
-            run["inputs"], run["outputs"], run["job_facets"], run["column_lineage"]), run["job_facets"]))
-    for job in sorted(samples):
-        versions = derive_job_versions(job, samples[job])
-        out["jobs"][job] = {"versions": versions, "edges": derive_edges(job, versions),
-                            "columnEdges": derive_column_edges(job, versions)}
-    for node in sorted(n for n in by_node if n.startswith("dataset:")):
-        obs = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in by_node[node]]
-        versions = derive_dataset_versions(node, obs)
-        out["datasets"][node] = {"versions": versions, "fields": derive_field_spans(node, "file", node[13:], versions)}
-    return json.loads(json.dumps(out, default=str), object_hook=_readable_times)
-
-
-def _readable_times(obj: dict[str, Any]) -> dict[str, Any]:
-    for key in ("started_at", "ended_at", "updated_at", "valid_from", "valid_to"):
-        if isinstance(obj.get(key), int):
-            obj[key] = iso(obj[key])
-    return obj
-
-
-CASES = {
-    "column_lineage_1_2_0": column_lineage_edges,
-    "column_lineage_legacy": column_lineage_edges,
-    "small_pipeline": derive_everything,
-}
+from .golden_cases import CASES, GOLDEN
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden(name: str) -> None:
     given = json.loads((GOLDEN / f"{name}.input.json").read_text())
-    got = CASES[name](given)
-    expected_path: Path = GOLDEN / f"{name}.expected.json"
-    if os.environ.get("HEADWATER_UPDATE_GOLDEN"):
-        expected_path.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n")
-    assert got == json.loads(expected_path.read_text())
+    expected = json.loads((GOLDEN / f"{name}.expected.json").read_text())
+    assert CASES[name](given) == expected
+
+
+def test_every_golden_input_has_a_case_and_an_expected_file() -> None:
+    inputs = {p.name.removesuffix(".input.json") for p in GOLDEN.glob("*.input.json")}
+    expected = {p.name.removesuffix(".expected.json") for p in GOLDEN.glob("*.expected.json")}
+    assert inputs == expected == set(CASES)
