@@ -17,7 +17,7 @@ import pytest
 from databases import pg_database
 
 REPO = Path(__file__).resolve().parent.parent
-SPEC_DIR = REPO.parent / "shared" / "openlineage-spec"
+SPEC_DIR = REPO / "tests" / "fixtures" / "openlineage-spec"  # the official spec, carried by the repo
 
 
 def _require(env: str) -> str:
@@ -63,7 +63,7 @@ def store_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def spec_dir() -> Path:
-    """The official OpenLineage spec checkout in ../shared (tests validate against it)."""
+    """The official OpenLineage spec (tests/fixtures/openlineage-spec; tests validate against it)."""
     if not (SPEC_DIR / "OpenLineage.json").exists():
         pytest.fail(f"official OpenLineage spec not found at {SPEC_DIR}")
     return SPEC_DIR

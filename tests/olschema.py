@@ -1,6 +1,6 @@
 """Validate OpenLineage events against the official JSON Schemas (reusable test helper).
 
-Uses the spec copy in ``/work/shared/openlineage-spec`` (or any folder with ``OpenLineage.json``
+Uses the official spec copy in ``tests/fixtures/openlineage-spec`` (or any folder with ``OpenLineage.json``
 and ``facets/*.json``): every schema is registered by its ``$id`` so ``$ref``s resolve offline.
 An event is checked against its event type (RunEvent, DatasetEvent, JobEvent) and every *standard*
 facet it carries against that facet's schema (matched by facet name and where the facet sits:
@@ -21,7 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-DEFAULT_SPEC_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "openlineage-spec"
+DEFAULT_SPEC_DIR = Path(__file__).resolve().parent / "fixtures" / "openlineage-spec"
 CORE_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 _BASES = {"RunFacet": "run", "JobFacet": "job", "DatasetFacet": "dataset",
           "InputDatasetFacet": "input", "OutputDatasetFacet": "output"}

@@ -13,7 +13,7 @@ from headwater.spec import EventValidator
 
 @pytest.fixture(scope="session")
 def official_validator(spec_dir: Path) -> EventValidator:
-    """Validates events against the official OpenLineage spec in /work/shared/openlineage-spec."""
+    """Validates events against the official OpenLineage spec in tests/fixtures/openlineage-spec."""
     return EventValidator(spec_dir)
 
 

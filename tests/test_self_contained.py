@@ -1,0 +1,53 @@
+"""A fresh clone must install and pass with nothing beside it.
+
+The development checkout has a sibling ``shared/`` folder (the official OpenLineage spec and design
+notes); a clone on a new machine does not. Code, tests, scripts and benchmarks must read only what
+the repository carries: the spec lives in ``tests/fixtures/openlineage-spec`` (tests) and
+``src/headwater/spec/schemas`` (run time).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SPEC_DIR = REPO / "tests" / "fixtures" / "openlineage-spec"  # what tests/conftest.py's spec_dir gives
+
+# '../shared', an absolute '/work/shared', or a Path built with a "shared" part next to the spec
+_SIBLING = re.compile(r"""\.\./shared\b|/work/shared\b|["']shared["']\s*/|/\s*["']shared["']""")
+
+
+def _tracked_sources() -> list[Path]:
+    out = subprocess.run(["git", "ls-files", "-z", "--", "*.py", "*.sh", "*.toml", "*.cfg", "*.ini", "scripts/*", ".ci/*"],
+                         cwd=REPO, capture_output=True, check=True).stdout.decode()
+    return [REPO / name for name in out.split("\0") if name]
+
+
+def test_no_source_reads_a_sibling_shared_folder() -> None:
+    files = _tracked_sources()
+    assert len(files) > 50, "git ls-files found too few files: is this a git checkout?"
+    offending = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for path in files if path.is_file() and path != Path(__file__).resolve()
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if _SIBLING.search(line)
+    ]
+    assert offending == []
+
+
+def test_the_pattern_catches_each_way_of_reaching_shared() -> None:
+    for line in ('SPEC = REPO.parent / "shared" / "openlineage-spec"', "open('../shared/x.json')",
+                 'p = "/work/shared/openlineage-spec"'):
+        assert _SIBLING.search(line), line
+    assert not _SIBLING.search('shared = Leaf("shared", [])')
+
+
+def test_the_official_spec_is_in_the_repository() -> None:
+    assert SPEC_DIR.is_relative_to(REPO)
+    assert (SPEC_DIR / "OpenLineage.json").is_file()
+    assert len(list((SPEC_DIR / "facets").glob("*.json"))) >= 20
+    assert len(list((SPEC_DIR / "tests").glob("*/*.json"))) >= 20
+    notice = (SPEC_DIR / "NOTICE").read_text()
+    assert "Apache License" in notice and "OpenLineage" in notice
