@@ -43,7 +43,7 @@ import synthetic  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 
 from headwater.graph import GraphReader  # noqa: E402
-from headwater.graph.nodeid import NodeRef  # noqa: E402
+from headwater.model.nodeid import NodeRef  # noqa: E402
 from headwater.settings import SETTINGS_BY_NAME  # noqa: E402
 from headwater.store import IncomingEvent, Store  # noqa: E402
 from headwater.store.schema import events as events_table  # noqa: E402
@@ -237,10 +237,10 @@ def main() -> None:
     if urlsplit(url).scheme.startswith("sqlite"):
         print(f"read the SQLite file once into the OS page cache in {warm_sqlite_file(url):,.1f} s")
     with store:
-        print(f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(store.graph, shape, random.Random(0)))} "
+        print(f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(GraphReader(store), shape, random.Random(0)))} "
               f"query kinds; load average {loadavg()}")
         t0 = time.perf_counter()
-        figures = run_queries(query_kinds(store.graph, shape, random.Random(1)), rounds, args.warmup)
+        figures = run_queries(query_kinds(GraphReader(store), shape, random.Random(1)), rounds, args.warmup)
         elapsed = time.perf_counter() - t0
     after = loadavg()
     print(f"\n{'query':<34}{'p50 ms':>9}{'p99 ms':>9}{'nodes':>9}{'cut':>6}")

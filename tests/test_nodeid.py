@@ -1,6 +1,6 @@
 import pytest
 
-from headwater.graph.nodeid import InvalidNodeId, NodeRef, format_node_id, parse_node_id
+from headwater.model.nodeid import InvalidNodeId, NodeRef, format_node_id, parse_node_id
 
 CASES = [
     ("dataset:file:/data/hr/employees.csv", NodeRef("dataset", "file", "/data/hr/employees.csv")),

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from headwater.api.graph import json_answer
-from headwater.graph.nodeid import parse_node_id
+from headwater.model.nodeid import parse_node_id
 
 from api_events import BETWEEN_1_AND_2, PAYROLL, node_id
 from api_helpers import Loaded

@@ -7,9 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from headwater.graph.nodeid import parse_node_id
-from headwater.store import IncomingEvent, Store
 from olschema import event_errors
+
+from headwater.graph import GraphReader
+from headwater.model.nodeid import parse_node_id
+from headwater.store import IncomingEvent, Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from spark_events import COLUMNS, Pipeline  # noqa: E402
@@ -36,11 +38,11 @@ def test_events_load_into_the_graph_they_describe(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.append([IncomingEvent(e, json.dumps(e)) for e in events])
         job = parse_node_id(f"job:spark-g:{events[0]['job']['name']}")
-        runs = store.graph.runs(job)
+        runs = GraphReader(store).runs(job)
         assert runs["total"] == 2 and {r["state"] for r in runs["runs"]} == {"COMPLETE"}
         out = events[0]["outputs"][0]
         field = parse_node_id(f"datasetField:{out['namespace']}:{out['name']}:o_03")
-        upstream = store.graph.column_lineage(field, direction="upstream", depth=1)
+        upstream = GraphReader(store).column_lineage(field, direction="upstream", depth=1)
         sources = {e["source"] for e in upstream["edges"] if e["target"] == field.id}
         assert sources == {"datasetField:s3://lake-g:raw/g/src_00_a:a_03", "datasetField:s3://lake-g:raw/g/src_00_b:b_10"}
         indirect = {e["source"] for e in upstream["edges"] if e["target"] == f"dataset:{out['namespace']}:{out['name']}"}

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from olschema import event_errors
 
-from headwater.graph.nodeid import NodeRef
+from headwater.graph import GraphReader
+from headwater.model.nodeid import NodeRef
 from headwater.store import IncomingEvent, Store
 from headwater.store.schema import column_edges, datasets, edges, jobs
 from headwater.store.timeutil import to_micros
-from olschema import event_errors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import synthetic  # noqa: E402
@@ -59,7 +60,7 @@ def test_loaded_graph_has_the_shape_it_promises(loaded: Store) -> None:
 
 
 def test_the_past_differs_from_now_for_changed_jobs(loaded: Store) -> None:
-    g = loaded.graph
+    g = GraphReader(loaded)
     job = NodeRef("job", "bench", "job_0000000")  # the first job of the plan is among the changed ones
     now = g.lineage(job, direction="upstream", depth=1)
     past = g.lineage(job, direction="upstream", depth=1, at=synthetic.midpoint())

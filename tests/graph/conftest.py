@@ -37,4 +37,4 @@ def store(new_store_url: Callable[[], str]) -> Iterator[Store]:
 
 @pytest.fixture
 def graph(store: Store) -> GraphReader:
-    return store.graph
+    return GraphReader(store)

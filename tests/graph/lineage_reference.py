@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.nodeid import NodeRef, parse_node_id
+from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.store.canonical import loads_text
 from headwater.store.schema import column_edges, dataset_versions, datasets, edges, job_versions, jobs, runs
 from headwater.store.timeutil import iso as _slow_iso

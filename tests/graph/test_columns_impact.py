@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from headwater.graph import GraphReader, NodeNotFound
-from headwater.graph.nodeid import parse_node_id as ref
+from headwater.model.nodeid import parse_node_id as ref
 from fixtures.stories.load import ADJ, ATT, BON, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid
 
 

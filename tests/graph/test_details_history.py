@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from headwater.graph import GraphReader, NodeNotFound
-from headwater.graph.nodeid import parse_node_id as ref
+from headwater.model.nodeid import parse_node_id as ref
 from fixtures.stories.load import ADJ, BON, COMP, DAG, DAY1, DAY2, DAY3, DAY4, EA, EMP, J1, J2, REP, RX, TAX
 
 DAG_DAY4 = str(uuid.uuid5(uuid.NAMESPACE_URL, "headwater-story:dag-day4"))

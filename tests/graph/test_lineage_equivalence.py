@@ -23,7 +23,7 @@ import pytest
 
 from headwater.graph import lineage as fast
 from headwater.graph.common import NodeNotFound
-from headwater.graph.nodeid import NodeRef, parse_node_id
+from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.store import IncomingEvent, Store
 from fixtures.stories.load import COMP, DAY1, DAY2, DAY3, EA, EMP, J1, J2, REP, RX, fid, incoming, story
 

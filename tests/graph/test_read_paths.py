@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from headwater.graph import GraphReader
 from headwater.graph.common import iso
 from headwater.store import IncomingEvent, Store
 from headwater.store.timeutil import iso as store_iso
@@ -82,6 +83,6 @@ def test_field_search_matches_a_scan_of_every_current_field(
     want = sorted(
         ((_rank(f, q.lower()), len(f), f"datasetField:{ns}:{name}:{f}")
          for ns, name, f in rows if q.lower() in f.lower() and namespace in (None, ns)))
-    got = store.graph.search(q, types=["field"], namespace=namespace, limit=limit)["results"]
+    got = GraphReader(store).search(q, types=["field"], namespace=namespace, limit=limit)["results"]
     assert [r["id"] for r in got] == [w[2] for w in want[:limit]]
     assert all(r["type"] == "FIELD" and r["kind"] == ("file" if r["namespace"] == "s3://a" else "jdbc") for r in got)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from headwater.graph import GraphReader, NodeNotFound
-from headwater.graph.nodeid import parse_node_id as ref
+from headwater.model.nodeid import parse_node_id as ref
 from headwater.store import IncomingEvent, Store
 from fixtures.stories.load import BON, COMP, DAG, DAY1, DAY3, EA, EMP, J1, J2, REP, RX, TAX, fid
 
@@ -82,7 +82,7 @@ def test_compare_sees_a_type_change(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.append([IncomingEvent(e, json.dumps(e)) for e in (event("2026-02-01T00:00:00Z", "int"),
                                                                   event("2026-02-02T00:00:00Z", "decimal(10,2)"))])
-        diff = store.graph.compare(ref("dataset:file:/t"), t_from=datetime(2026, 2, 1, 12, tzinfo=UTC),
+        diff = GraphReader(store).compare(ref("dataset:file:/t"), t_from=datetime(2026, 2, 1, 12, tzinfo=UTC),
                                    t_to=datetime(2026, 2, 2, 12, tzinfo=UTC))
     assert diff["columns"]["changed"] == [
         {"dataset": "dataset:file:/t", "field": "amount", "fromType": "int", "toType": "decimal(10,2)"}]

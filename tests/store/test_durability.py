@@ -10,7 +10,8 @@ import sys
 import textwrap
 import uuid
 
-from headwater.graph.nodeid import parse_node_id
+from headwater.graph import GraphReader
+from headwater.model.nodeid import parse_node_id
 from headwater.store import Store
 
 CHILD = textwrap.dedent("""
@@ -51,4 +52,4 @@ def test_acknowledged_events_survive_kill_9(store_url: str) -> None:
         for eid in acked:
             stored = store.get_event(eid)
             assert stored is not None, f"acknowledged event {eid} was lost"
-        assert store.graph.node(parse_node_id("dataset:file:/out/2"))["id"] == "dataset:file:/out/2"
+        assert GraphReader(store).node(parse_node_id("dataset:file:/out/2"))["id"] == "dataset:file:/out/2"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store import IncomingEvent, InvalidCursor, InvalidStoreUrl, Store
 from headwater.store.engine import normalize_url
 

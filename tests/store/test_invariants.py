@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from fixtures.stories.load import derived_state, incoming, story
 
-from headwater.graph.nodeid import parse_node_id
+from headwater.graph import GraphReader
+from headwater.model.nodeid import parse_node_id
 from headwater.store import Store
 from headwater.store.schema import DERIVED_TABLES, events, observations
-from fixtures.stories.load import derived_state, incoming, story
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def wipe(store: Store) -> None:
 
 def answers(store: Store) -> dict[str, Any]:
     """A few graph answers that depend on everything (versions, edges, columns, runs)."""
-    g = store.graph
+    g = GraphReader(store)
     comp = parse_node_id("dataset:file:/warehouse/hr/employee_compensation")
     return {
         "lineage": g.lineage(comp, depth=6, columns=True),

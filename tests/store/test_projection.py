@@ -13,14 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
+from fixtures.stories.load import derived_state, incoming, story
 
-from headwater.graph.nodeid import parse_node_id
+from headwater.graph import GraphReader
+from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
 from headwater.store.engine import create_store_engine
 from headwater.store.eventlog import head_seq, insert_events, prepare
 from headwater.store.projector import projected_seq
 from headwater.store.schema import DERIVED_TABLES, observations
-from fixtures.stories.load import derived_state, incoming, story
 
 
 def run_event(i: int, job: str = "job", minute: int = 0) -> dict:
@@ -92,12 +93,12 @@ def test_a_read_sees_every_event_appended_before_it(store: Store) -> None:
     for t in threads:
         t.join()
     assert store.caught_up()
-    names = {item["name"] for item in store.graph.jobs(namespace="ns", limit=100)["items"]}
+    names = {item["name"] for item in GraphReader(store).jobs(namespace="ns", limit=100)["items"]}
     assert names == {f"c{c}job{i}" for c in range(4) for i in range(10)}
     for c in range(4):  # and right after one more append, without waiting explicitly
         e = run_event(99, job=f"late{c}")
         store.append([IncomingEvent(e, json.dumps(e))])
-        assert store.graph.node(parse_node_id(f"job:ns:late{c}99"))["name"] == f"late{c}99"
+        assert GraphReader(store).node(parse_node_id(f"job:ns:late{c}99"))["name"] == f"late{c}99"
     node = parse_node_id("dataset:file:/in")
     events, _ = store.list_events(node=node, limit=100)
     assert len(events) == 44  # list_events(node=...) reads the projected index: it waits too
@@ -112,7 +113,7 @@ def test_an_event_that_cannot_be_derived_is_recorded_and_does_not_block_the_othe
                          *[IncomingEvent(e, json.dumps(e)) for e in good[1:]]])
     with Store.open(store_url) as store:
         assert store.caught_up()  # the failing event does not hold readers back
-        names = {item["name"] for item in store.graph.jobs(namespace="ns")["items"]}
+        names = {item["name"] for item in GraphReader(store).jobs(namespace="ns")["items"]}
         assert names == {"job0", "job1", "job2"}
         with store.engine.connect() as conn:
             errors = list(conn.execute(sa.select(observations).where(observations.c.role == "error")))

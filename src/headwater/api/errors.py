@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from headwater.graph import NodeNotFound
-from headwater.graph.nodeid import InvalidNodeId
+from headwater.model.nodeid import InvalidNodeId
 from headwater.ingest import IngestError
 
 log = logging.getLogger("headwater.api")

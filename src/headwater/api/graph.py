@@ -27,7 +27,7 @@ from headwater.api.auth import require_read
 from headwater.api.errors import invalid_parameter, not_found
 from headwater.api.params import csv_list, node_ref, parse_time, require_types
 from headwater.api.state import app_state
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 
 router = APIRouter(prefix="/api/v1/graph", tags=["Graph"], dependencies=[Depends(require_read)])
 

@@ -27,7 +27,7 @@ from headwater.api.marquez_shapes import (
     to_marquez_run,
 )
 from headwater.api.state import app_state
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 
 router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"], dependencies=[Depends(require_read)])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from headwater.graph.nodeid import parse_node_id
+from headwater.model.nodeid import parse_node_id
 
 RUN_STATES = {
     "START": "RUNNING", "RUNNING": "RUNNING", "COMPLETE": "COMPLETED",

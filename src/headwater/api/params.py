@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 
 from headwater.api.errors import invalid_parameter
-from headwater.graph.nodeid import NODE_TYPES, InvalidNodeId, NodeRef, parse_node_id
+from headwater.model.nodeid import NODE_TYPES, InvalidNodeId, NodeRef, parse_node_id
 
 _MILLIS = re.compile(r"-?\d{1,15}\Z")
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fastapi import Request
 
+from headwater.graph import GraphReader
 from headwater.settings import Settings
 from headwater.spec import EventValidator
 
 if TYPE_CHECKING:
-    from headwater.graph import GraphReader
     from headwater.store import Store
 
 
@@ -20,10 +20,10 @@ class AppState:
     settings: Settings
     store: "Store"
     validator: EventValidator
+    graph: GraphReader = field(init=False)  # the graph questions, read through the store's barrier
 
-    @property
-    def graph(self) -> "GraphReader":
-        return self.store.graph
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "graph", GraphReader(self.store))
 
 
 def app_state(request: Request) -> AppState:

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from headwater.graph.nodeid import format_node_id, parse_node_id
+from headwater.model.nodeid import format_node_id, parse_node_id
 
 UI_DEPTH = 4  # employee_compensation ← job 2 ← employee_attendance ← job 1 ← the CSV files
 

@@ -9,29 +9,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 
 from headwater.graph import columns, compare, details, history, impact, lineage, listing, search
 from headwater.graph.common import NodeNotFound
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 
-__all__ = ["GraphReader", "NodeNotFound"]
+__all__ = ["GraphReader", "NodeNotFound", "ReadSource"]
+
+
+class ReadSource(Protocol):
+    """Where graph answers read from: :class:`headwater.store.Store` is one.
+
+    ``read_connection`` gives a connection that sees the derived graph caught up with the log
+    (the store's read barrier) and, on PostgreSQL, one snapshot for all the queries of an answer.
+    """
+
+    def read_connection(self) -> sa.Connection: ...
 
 
 class GraphReader:
-    """Read-only questions on the derived graph; thread-safe (one connection per call)."""
+    """Read-only questions on the derived graph; thread-safe (one connection per call).
 
-    def __init__(self, engine: sa.Engine) -> None:
-        self._engine = engine
+    ``GraphReader(store)``: every answer opens one connection through ``source.read_connection()``.
+    """
+
+    def __init__(self, source: ReadSource) -> None:
+        self._source = source
 
     def _connect(self) -> sa.Connection:
-        """A read connection; on PostgreSQL one snapshot for all the queries of an answer."""
-        conn = self._engine.connect()
-        if self._engine.dialect.name == "postgresql":
-            conn = conn.execution_options(isolation_level="REPEATABLE READ")
-        return conn
+        return self._source.read_connection()
 
     def lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 2, datasets_only: bool = False,
                 columns: bool = False, at: datetime | None = None, max_nodes: int = 5000) -> dict[str, Any]:

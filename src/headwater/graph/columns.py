@@ -19,7 +19,7 @@ from headwater.graph.common import (
     valid_at,
 )
 from headwater.graph.lineage import check_direction
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store.schema import column_edges, dataset_fields, datasets
 from headwater.store.timeutil import iso
 

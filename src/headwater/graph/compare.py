@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from headwater.graph.columns import dataset_field_types
 from headwater.graph.common import NodeNotFound, micros
 from headwater.graph.lineage import lineage
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store.timeutil import iso
 
 

@@ -16,7 +16,7 @@ from headwater.graph.common import (
     valid_at,
     version_shape,
 )
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import incidence
 from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
 from headwater.store.timeutil import iso

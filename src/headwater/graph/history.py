@@ -7,7 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound, root_ref, version_shape
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store.schema import dataset_versions, job_versions
 
 

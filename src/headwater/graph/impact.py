@@ -17,7 +17,7 @@ from headwater.graph.common import (
     select_in,
     split_dataset_id,
 )
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import datasets
 from headwater.store.timeutil import iso

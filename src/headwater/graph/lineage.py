@@ -17,7 +17,7 @@ from headwater.graph.common import (
     select_in,
     valid_at,
 )
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import column_edges, jobs, runs
 from headwater.store.timeutil import iso

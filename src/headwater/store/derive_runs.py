@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from headwater.graph.nodeid import format_node_id
+from headwater.model.nodeid import format_node_id
 from headwater.store.canonical import content_hash
 from headwater.store.observe import RUN_STATES, TERMINAL_STATES
 

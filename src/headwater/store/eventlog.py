@@ -9,7 +9,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store.canonical import dumps, event_id
 from headwater.store.observe import Observation, header
 from headwater.store.schema import events, observations

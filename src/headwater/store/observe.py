@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from headwater.graph.nodeid import format_node_id
+from headwater.model.nodeid import format_node_id
 from headwater.store.timeutil import parse_time, to_micros
 
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.

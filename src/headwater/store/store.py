@@ -5,20 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
-
 import sqlalchemy as sa
 
-from headwater.graph.nodeid import NodeRef
+from headwater.model.nodeid import NodeRef
 from headwater.store import eventlog, migrate
 from headwater.store.background import READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
 from headwater.store.timeutil import now_micros, to_micros
 from headwater.store.types import AppendResult, IncomingEvent, StoredEvent
-
-if TYPE_CHECKING:
-    from headwater.graph import GraphReader
 
 # Any constant: PostgreSQL advisory lock key serializing writers across processes.
 _PG_WRITE_LOCK = 0x4857_5354
@@ -47,8 +42,10 @@ class Store:
 
     Thread-safe: appends are serialized (one writer at a time); reads run concurrently.
     ``append`` answers once the events are durably in the log; a background projector derives
-    the graph, and every graph read first waits (bounded) until the graph has caught up with the
-    log as it was when the read began — so a caller always reads its own writes.
+    the graph, and every graph read (through :meth:`read_connection`) first waits (bounded) until
+    the graph has caught up with the log as it was when the read began — so a caller always reads
+    its own writes. The store knows nothing of the graph questions: ``headwater.graph`` reads
+    through :meth:`read_connection`.
     """
 
     def __init__(self, engine: sa.Engine) -> None:
@@ -57,7 +54,6 @@ class Store:
         self._group = threading.Condition()
         self._waiting: list[_Request] = []
         self._leader_busy = False
-        self._graph: GraphReader | None = None
         self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers)
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
@@ -80,6 +76,20 @@ class Store:
         Returns False when ``timeout`` seconds passed first (the graph is then behind the log).
         """
         return self._projector.wait_caught_up(timeout)
+
+    def read_connection(self) -> sa.Connection:
+        """A connection for reading the derived graph, once it has caught up with the log.
+
+        First waits (bounded, see :meth:`caught_up`) until every event appended before the call is
+        derived, so a caller reads its own writes; on PostgreSQL the connection reads one
+        ``REPEATABLE READ`` snapshot, so all the queries of one answer see the same graph. The graph
+        layer (:class:`headwater.graph.GraphReader`) opens every answer's connection here.
+        """
+        self.caught_up()
+        conn = self._engine.connect()
+        if self.dialect == "postgresql":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        return conn
 
     @property
     def dialect(self) -> str:
@@ -191,12 +201,3 @@ class Store:
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             return rebuild_all(conn)
-
-    @property
-    def graph(self) -> GraphReader:
-        """The graph questions; each answer first waits until the graph has caught up with the log."""
-        if self._graph is None:
-            from headwater.store.readers import caught_up_reader
-
-            self._graph = caught_up_reader(self._engine, self.caught_up)
-        return self._graph
