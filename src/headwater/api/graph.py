@@ -5,11 +5,11 @@ the parameter), calls one GraphReader method and returns its answer unchanged (t
 docs/api.md). Handlers are plain ``def``: FastAPI runs them in the threadpool, so blocking
 store queries never block the event loop.
 
-The answers that can be big (lineage, column lineage, impact, compare: up to ``max_graph_nodes``
-nodes, several MB) are encoded by :func:`json_answer` with orjson, in the handler: the same bytes
-FastAPI's own encoding writes (tests/api/test_api_graph_json.py), without validating and
-re-encoding every value of a multi-MB answer in Python. Their OpenAPI description is unchanged
-(``response_model`` keeps the documented schema).
+Every answer is encoded by :func:`~headwater.api.answers.json_answer` with orjson, in the handler:
+the same bytes FastAPI's own encoding writes (tests/api/test_api_graph_json.py), without
+validating and re-encoding every value of a multi-MB answer (lineage, column lineage, impact,
+compare: up to ``max_graph_nodes`` nodes) in Python. ``response_model`` names the answer's model
+(:mod:`headwater.api.models`) for ``/openapi.json`` only: a returned ``Response`` is passed through.
 """
 
 from __future__ import annotations
@@ -19,33 +19,37 @@ import io
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
+from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
 from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.models import (
+    ColumnLineageAnswer,
+    CompareAnswer,
+    HistoryAnswer,
+    ImpactAnswer,
+    LineageAnswer,
+    NamespacesAnswer,
+    NodeDetails,
+    NodePage,
+    RecentAnswer,
+    RunsAnswer,
+    SearchAnswer,
+    error_responses,
+)
 from headwater.api.params import csv_list, node_ref, parse_time, require_types
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
-router = APIRouter(prefix="/api/v1/graph", tags=["Graph"], dependencies=[Depends(require_read)])
+router = APIRouter(prefix="/api/v1/graph", tags=["Graph"], dependencies=[Depends(require_read)],
+                   responses=error_responses(400, 401, 404, 503))
+
+__all__ = ["json_answer", "router"]
 
 Direction = Literal["both", "upstream", "downstream"]
 AT = Query(None, description="Answer as of this moment (ISO 8601 or epoch milliseconds); default now")
-
-
-def json_answer(answer: dict[str, Any]) -> Any:
-    """``answer`` as ``application/json`` bytes from orjson: the bytes FastAPI would write for the dict.
-
-    orjson writes compact JSON, UTF-8 (no ``\\u`` escapes of non-ASCII), the shortest round-trip
-    floats with the same exponent style, and ``null`` for NaN/infinity, as FastAPI's pydantic
-    encoder does; it refuses integers beyond 64 bits, which go FastAPI's own way (the dict).
-    """
-    try:
-        return Response(orjson.dumps(answer), media_type="application/json")
-    except orjson.JSONEncodeError:
-        return answer
 
 
 def node_param(
@@ -61,7 +65,7 @@ def node_param(
     return ref
 
 
-@router.get("/lineage", summary="The lineage graph around a node", response_model=dict[str, Any])
+@router.get("/lineage", summary="The lineage graph around a node", response_model=LineageAnswer)
 def lineage(
     request: Request,
     node: NodeRef = Depends(node_param),
@@ -70,7 +74,7 @@ def lineage(
     datasets_only: bool = Query(False, alias="datasetsOnly"),
     columns: bool = Query(False, description="Add columnEdges among the datasets of the answer"),
     at: str | None = AT,
-) -> Any:
+) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     state = app_state(request)
     return json_answer(state.graph.lineage(
@@ -80,14 +84,14 @@ def lineage(
 
 
 @router.get("/column-lineage", summary="Column-level lineage of one column or of all columns of a dataset",
-            response_model=dict[str, Any])
+            response_model=ColumnLineageAnswer)
 def column_lineage(
     request: Request,
     node: NodeRef = Depends(node_param),
     direction: Direction = Query("both"),
     depth: int = Query(10, ge=1, le=100),
     at: str | None = AT,
-) -> Any:
+) -> Response:
     require_types(node, ("datasetField", "dataset"))
     state = app_state(request)
     return json_answer(state.graph.column_lineage(
@@ -111,7 +115,9 @@ def impact_csv(answer: dict[str, Any]) -> str:
 @router.get(
     "/impact",
     summary="Everything downstream of a dataset or a column",
-    responses={200: {"content": {"application/json": {}, "text/csv": {}}}},
+    response_model=ImpactAnswer,
+    responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}},
+                     "description": "JSON, or with format=csv the columns depth,type,id,namespace,name,field,path"}},
 )
 def impact(
     request: Request,
@@ -119,7 +125,7 @@ def impact(
     depth: int = Query(20, ge=1, le=100),
     at: str | None = AT,
     format: Literal["json", "csv"] = Query("json"),  # noqa: A002 - the API's parameter name
-) -> Any:
+) -> Response:
     require_types(node, ("dataset", "datasetField"))
     state = app_state(request)
     answer = state.graph.impact(node, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes)
@@ -132,52 +138,52 @@ def impact(
     return json_answer(answer)
 
 
-@router.get("/node", summary="Details of a dataset, job or run")
-def node_details(request: Request, node: NodeRef = Depends(node_param), at: str | None = AT) -> dict[str, Any]:
+@router.get("/node", summary="Details of a dataset, job or run", response_model=NodeDetails)
+def node_details(request: Request, node: NodeRef = Depends(node_param), at: str | None = AT) -> Response:
     graph = app_state(request).graph
     if node.type == "run":
         run = graph.run(node.name)
         if run is None:
             raise not_found(f"no run {node.name!r}")
-        return run
+        return json_answer(run)
     if node.type == "datasetField":
         node = node.dataset
-    return graph.node(node, at=parse_time(at, "at"))
+    return json_answer(graph.node(node, at=parse_time(at, "at")))
 
 
-@router.get("/history", summary="Versions of a dataset or job, newest first")
-def history(request: Request, node: NodeRef = Depends(node_param)) -> dict[str, Any]:
+@router.get("/history", summary="Versions of a dataset or job, newest first", response_model=HistoryAnswer)
+def history(request: Request, node: NodeRef = Depends(node_param)) -> Response:
     require_types(node, ("dataset", "job"))
-    return app_state(request).graph.history(node)
+    return json_answer(app_state(request).graph.history(node))
 
 
-@router.get("/runs", summary="Runs of a job, newest first")
+@router.get("/runs", summary="Runs of a job, newest first", response_model=RunsAnswer)
 def runs(
     request: Request,
     node: NodeRef = Depends(node_param),
     limit: int = Query(50, ge=1, le=1000),
     offset: int = Query(0, ge=0),
-) -> dict[str, Any]:
+) -> Response:
     require_types(node, ("job",))
-    return app_state(request).graph.runs(node, limit=limit, offset=offset)
+    return json_answer(app_state(request).graph.runs(node, limit=limit, offset=offset))
 
 
 SEARCH_TYPES = ("dataset", "job", "field")
 
 
-@router.get("/search", summary="Find datasets, jobs and fields by name")
+@router.get("/search", summary="Find datasets, jobs and fields by name", response_model=SearchAnswer)
 def search(
     request: Request,
     q: str = Query(..., min_length=1, description="Case-insensitive substring of a name"),
     type_: str | None = Query(None, alias="type", description="Comma-separated: dataset,job,field"),
     namespace: str | None = Query(None),
     limit: int = Query(20, ge=1, le=200),
-) -> dict[str, Any]:
+) -> Response:
     types = csv_list(type_, "type", SEARCH_TYPES) or list(SEARCH_TYPES)
-    return app_state(request).graph.search(q, types=types, namespace=namespace, limit=limit)
+    return json_answer(app_state(request).graph.search(q, types=types, namespace=namespace, limit=limit))
 
 
-@router.get("/compare", summary="What changed around a node between two moments", response_model=dict[str, Any])
+@router.get("/compare", summary="What changed around a node between two moments", response_model=CompareAnswer)
 def compare(
     request: Request,
     node: NodeRef = Depends(node_param),
@@ -185,7 +191,7 @@ def compare(
     t_to: str | None = Query(None, alias="to", description="Later moment; default now"),
     direction: Direction = Query("both"),
     depth: int = Query(2, ge=0, le=50),
-) -> Any:
+) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     start = parse_time(t_from, "from")
     end = parse_time(t_to, "to") or datetime.now(UTC)
@@ -195,31 +201,31 @@ def compare(
                                                         depth=depth))
 
 
-@router.get("/namespaces", summary="Namespaces with their dataset and job counts")
-def namespaces(request: Request) -> dict[str, Any]:
-    return app_state(request).graph.namespaces()
+@router.get("/namespaces", summary="Namespaces with their dataset and job counts", response_model=NamespacesAnswer)
+def namespaces(request: Request) -> Response:
+    return json_answer(app_state(request).graph.namespaces())
 
 
-@router.get("/datasets", summary="Datasets, optionally of one namespace")
+@router.get("/datasets", summary="Datasets, optionally of one namespace", response_model=NodePage)
 def datasets(
     request: Request,
     namespace: str | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
     offset: int = Query(0, ge=0),
-) -> dict[str, Any]:
-    return app_state(request).graph.datasets(namespace=namespace, limit=limit, offset=offset)
+) -> Response:
+    return json_answer(app_state(request).graph.datasets(namespace=namespace, limit=limit, offset=offset))
 
 
-@router.get("/jobs", summary="Jobs, optionally of one namespace")
+@router.get("/jobs", summary="Jobs, optionally of one namespace", response_model=NodePage)
 def jobs(
     request: Request,
     namespace: str | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
     offset: int = Query(0, ge=0),
-) -> dict[str, Any]:
-    return app_state(request).graph.jobs(namespace=namespace, limit=limit, offset=offset)
+) -> Response:
+    return json_answer(app_state(request).graph.jobs(namespace=namespace, limit=limit, offset=offset))
 
 
-@router.get("/recent", summary="Most recently updated datasets and jobs")
-def recent(request: Request, limit: int = Query(20, ge=1, le=200)) -> dict[str, Any]:
-    return app_state(request).graph.recent(limit=limit)
+@router.get("/recent", summary="Most recently updated datasets and jobs", response_model=RecentAnswer)
+def recent(request: Request, limit: int = Query(20, ge=1, le=200)) -> Response:
+    return json_answer(app_state(request).graph.recent(limit=limit))

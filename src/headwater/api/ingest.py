@@ -7,19 +7,22 @@ commits and syncs before it returns, so an answer of 200/201 means the event is 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from headwater.api.answers import json_answer
 from headwater.api.auth import require_write
+from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
 from headwater.ingest.body import too_large
 from headwater.store import AppendResult, IncomingEvent
 
-router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_write)])
+router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_write)],
+                   responses=error_responses(
+                       400, 401, 403, 413, 415, 422, 503,
+                       s400="Body is not JSON (invalid_json, with line and column), or bad gzip/UTF-8 (bad_encoding)"))
 
 _EVENT_BODY = {
     "description": "One OpenLineage RunEvent, DatasetEvent or JobEvent (JSON; `Content-Encoding: gzip` accepted).",
@@ -70,12 +73,10 @@ def _store(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
     status_code=201,
     summary="Receive one OpenLineage event",
     openapi_extra={"requestBody": _EVENT_BODY},
+    response_model=IngestAnswer,
     responses={
-        200: {"description": "Already stored (same event sent again); nothing changed"},
+        200: {"model": IngestAnswer, "description": "Already stored (same event sent again); nothing changed"},
         201: {"description": "Stored durably"},
-        400: {"description": "Body is not JSON, or bad gzip/UTF-8"},
-        413: {"description": "Body too large"},
-        422: {"description": "Not a valid OpenLineage event; `details` lists each problem with its JSON path"},
     },
 )
 async def post_lineage(request: Request) -> JSONResponse:
@@ -97,12 +98,13 @@ async def post_lineage(request: Request) -> JSONResponse:
     "/api/v1/lineage/batch",
     summary="Receive many OpenLineage events, all or nothing",
     openapi_extra={"requestBody": _BATCH_BODY},
+    response_model=BatchAnswer,
     responses={
-        200: {"description": "All stored durably: `{received, stored, duplicates, ids}`"},
-        422: {"description": "At least one event is invalid; nothing was stored"},
+        200: {"description": "All stored durably"},
+        **error_responses(422, s422="At least one event is invalid (invalid_event, paths $[i]...); nothing stored"),
     },
 )
-async def post_lineage_batch(request: Request) -> dict[str, Any]:
+async def post_lineage_batch(request: Request) -> Response:
     state = app_state(request)
     raw = await _read_body(request, state.settings.max_body_bytes)
 
@@ -112,9 +114,9 @@ async def post_lineage_batch(request: Request) -> dict[str, Any]:
 
     results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)
-    return {
+    return json_answer({
         "received": len(results),
         "stored": stored,
         "duplicates": len(results) - stored,
         "ids": [str(r.id) for r in results],
-    }
+    })

@@ -1,0 +1,432 @@
+"""Response models of Headwater's own API: what ``/openapi.json`` says each route answers.
+
+The graph reads build their answers as plain dicts (``headwater.graph``, the shapes of
+docs/api.md) and the handlers encode those dicts themselves (:func:`headwater.api.answers.json_answer`):
+these models are **the description only**, never used to validate or re-encode an answer, so
+the bytes on the wire do not depend on them. They are kept honest by
+tests/api/test_api_openapi_models.py, which validates real answers of the story fixtures against
+the document's schemas: every model forbids keys it does not declare and requires every key it
+declares (a key that is always present but may be ``null`` is ``X | None`` without a default).
+
+The UI's TypeScript types are generated from the document (ui/src/api/schema.d.ts, docs/ui.md),
+so a class name here is a type name there. Marquez's paths (api/marquez.py) answer in Marquez's
+own shapes and are not described here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+
+NodeType = Literal["DATASET", "JOB"]
+DatasetKind = Literal["file", "table", "jdbc", "stream", "other"]
+RunState = Literal["START", "RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"]
+ItemType = Literal["DATASET", "JOB", "FIELD"]
+EdgeType = Literal["INPUT", "OUTPUT", "DERIVED"]
+VersionChange = Literal["created", "schema", "facets", "dropped", "inputs", "outputs", "sql", "columnLineage"]
+EventKind = Literal["RUN", "DATASET", "JOB"]
+
+Facets = dict[str, Any]
+Time = str
+"""ISO 8601 with a zone, e.g. ``2026-11-22T05:10:10.123Z``."""
+
+
+class ApiModel(BaseModel):
+    """Base of the documented shapes: no undeclared keys (``additionalProperties: false``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- nodes ------------------------------------------------------------------------------------
+
+
+class SchemaField(ApiModel):
+    """A column of a dataset's schema facet; ``fields`` holds the nested columns of a struct."""
+
+    name: str
+    type: str | None
+    description: str | None
+    fields: list[SchemaField]
+
+
+class JobType(ApiModel):
+    """The job's ``jobType`` facet."""
+
+    integration: str | None
+    processingType: str | None
+    jobType: str | None
+
+
+class LatestRun(ApiModel):
+    """The job's latest run (as of ``at``); ``RUNNING`` when it had not ended by then."""
+
+    runId: str
+    state: RunState
+    startedAt: Time
+    endedAt: Time | None
+    durationMs: int | None
+
+
+class Node(ApiModel):
+    """A dataset or a job (docs/api.md, "Node"). Datasets have ``kind`` and ``fields``; jobs have
+    ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty)."""
+
+    id: str = Field(description="dataset:<ns>:<name> or job:<ns>:<name>")
+    type: NodeType
+    namespace: str
+    name: str
+    kind: DatasetKind | None
+    fields: list[SchemaField]
+    jobType: JobType | None
+    latestRun: LatestRun | None
+    updatedAt: Time
+    deleted: bool
+
+
+class GraphNode(Node):
+    """A node of a graph answer: its place relative to the root and whether edges go beyond the answer."""
+
+    level: int = Field(description="Hops from the root; negative = upstream")
+    hasMoreUpstream: bool
+    hasMoreDownstream: bool
+
+
+class GraphEdge(ApiModel):
+    """``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the jobs)."""
+
+    id: str
+    source: str
+    target: str
+    type: EdgeType
+    via: list[str]
+
+
+class Transformation(ApiModel):
+    """How a column edge's target is made from its source (the columnLineage facet)."""
+
+    type: str = Field(description="DIRECT | INDIRECT")
+    subtype: str | None = Field(description="IDENTITY, TRANSFORMATION, AGGREGATION, JOIN, FILTER, GROUP_BY, ...")
+    description: str | None
+    masking: bool
+
+
+class ColumnEdge(ApiModel):
+    """A column-level edge; a ``target`` that is a dataset id is a dataset-level (INDIRECT) dependency."""
+
+    source: str = Field(description="datasetField:<ns>:<name>:<field>")
+    target: str = Field(description="datasetField:... or dataset:...")
+    job: str
+    transformations: list[Transformation]
+
+
+# --- graph answers ----------------------------------------------------------------------------
+
+
+class LineageAnswer(ApiModel):
+    """``GET /api/v1/graph/lineage``."""
+
+    root: str
+    at: Time | None
+    depth: int
+    truncated: bool
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    columnEdges: list[ColumnEdge] = Field(description="Empty unless columns=true")
+
+
+class ColumnNode(ApiModel):
+    """One column of a column-lineage answer."""
+
+    id: str = Field(description="datasetField:<ns>:<name>:<field>")
+    dataset: str
+    namespace: str
+    name: str
+    field: str
+    type: str | None
+    level: int
+
+
+class ColumnLineageAnswer(ApiModel):
+    """``GET /api/v1/graph/column-lineage``."""
+
+    root: str
+    at: Time | None
+    nodes: list[ColumnNode]
+    edges: list[ColumnEdge]
+    truncated: bool
+
+
+class ImpactItem(ApiModel):
+    """Something downstream of the root, with the path that reaches it (root first)."""
+
+    id: str
+    type: ItemType
+    namespace: str | None
+    name: str | None
+    field: str | None
+    depth: int
+    path: list[str]
+
+
+class ImpactSummary(ApiModel):
+    datasets: int
+    jobs: int
+    fields: int
+
+
+class ImpactAnswer(ApiModel):
+    """``GET /api/v1/graph/impact`` (``format=json``)."""
+
+    root: str
+    at: Time | None
+    truncated: bool
+    items: list[ImpactItem]
+    summary: ImpactSummary
+
+
+class Version(ApiModel):
+    """A version of a dataset or job, valid over ``[validFrom, validTo)`` in event time."""
+
+    version: str
+    validFrom: Time
+    validTo: Time | None
+    runId: str | None
+    fields: list[SchemaField] = Field(description="Datasets: the schema of this version; jobs: empty")
+    facets: Facets
+    changes: list[VersionChange]
+
+
+class DatasetDetails(Node):
+    """``GET /api/v1/graph/node`` for a dataset."""
+
+    type: Literal["DATASET"]
+    kind: DatasetKind
+    facets: Facets
+    currentVersion: Version
+    producers: list[str]
+    consumers: list[str]
+    createdAt: Time
+
+
+class JobDetails(Node):
+    """``GET /api/v1/graph/node`` for a job."""
+
+    type: Literal["JOB"]
+    kind: None
+    facets: Facets
+    currentVersion: Version
+    inputs: list[str]
+    outputs: list[str]
+    parent: str | None
+    createdAt: Time
+
+
+class Run(ApiModel):
+    """A run of a job (never versioned: a fact)."""
+
+    runId: str
+    job: str
+    state: RunState
+    startedAt: Time
+    endedAt: Time | None
+    durationMs: int | None
+    errorMessage: str | None
+    stackTrace: str | None
+    parentRunId: str | None
+    parentJob: str | None
+    facets: Facets
+    inputs: list[str]
+    outputs: list[str]
+
+
+class NodeDetails(RootModel[DatasetDetails | JobDetails | Run]):
+    """``GET /api/v1/graph/node``: a dataset, a job, or a run (``run:<id>``)."""
+
+
+class HistoryAnswer(ApiModel):
+    """``GET /api/v1/graph/history``: newest first."""
+
+    versions: list[Version]
+
+
+class RunsAnswer(ApiModel):
+    """``GET /api/v1/graph/runs``: newest first; ``total`` counts every run, not just this page."""
+
+    runs: list[Run]
+    total: int
+
+
+class SearchResult(ApiModel):
+    id: str
+    type: ItemType
+    namespace: str
+    name: str
+    field: str | None
+    kind: DatasetKind | None = Field(description="The dataset's kind (a field's: its dataset's); null for jobs")
+    updatedAt: Time
+
+
+class SearchAnswer(ApiModel):
+    """``GET /api/v1/graph/search``: best matches first."""
+
+    results: list[SearchResult]
+
+
+class ColumnRef(ApiModel):
+    dataset: str
+    field: str
+    type: str | None
+
+
+class ColumnTypeChange(ApiModel):
+    dataset: str
+    field: str
+    fromType: str | None
+    toType: str | None
+
+
+class NodeChanges(ApiModel):
+    added: list[GraphNode]
+    removed: list[GraphNode]
+
+
+class EdgeChanges(ApiModel):
+    added: list[GraphEdge]
+    removed: list[GraphEdge]
+
+
+class ColumnChanges(ApiModel):
+    added: list[ColumnRef]
+    removed: list[ColumnRef]
+    changed: list[ColumnTypeChange]
+
+
+class ColumnEdgeChanges(ApiModel):
+    added: list[ColumnEdge]
+    removed: list[ColumnEdge]
+
+
+class CompareAnswer(ApiModel):
+    """``GET /api/v1/graph/compare``: what changed around the node between ``from`` and ``to``."""
+
+    from_: Time = Field(alias="from")
+    to: Time
+    root: str
+    nodes: NodeChanges
+    edges: EdgeChanges
+    columns: ColumnChanges
+    columnEdges: ColumnEdgeChanges
+
+
+class NamespaceSummary(ApiModel):
+    name: str
+    datasets: int
+    jobs: int
+    updatedAt: Time
+
+
+class NamespacesAnswer(ApiModel):
+    """``GET /api/v1/graph/namespaces``."""
+
+    namespaces: list[NamespaceSummary]
+
+
+class NodePage(ApiModel):
+    """``GET /api/v1/graph/datasets`` and ``/jobs``: one page; ``total`` counts them all."""
+
+    items: list[Node]
+    total: int
+
+
+class RecentAnswer(ApiModel):
+    """``GET /api/v1/graph/recent``: most recently updated first."""
+
+    items: list[Node]
+
+
+# --- raw events -------------------------------------------------------------------------------
+
+
+class EventSummary(ApiModel):
+    """One stored event: what the log indexes about it, and the event itself."""
+
+    id: str
+    eventTime: Time
+    receivedAt: Time
+    kind: EventKind
+    eventType: RunState | None = Field(description="The run event's eventType; null for dataset and job events")
+    job: str | None = Field(description="job:<ns>:<name>")
+    runId: str | None
+    event: dict[str, Any] = Field(description="The OpenLineage event as received")
+
+
+class EventPage(ApiModel):
+    """``GET /api/v1/events``: newest first."""
+
+    events: list[EventSummary]
+    nextCursor: str | None = Field(description="Pass as cursor= for the next page; null on the last page")
+
+
+# --- ingest -----------------------------------------------------------------------------------
+
+
+class IngestAnswer(ApiModel):
+    """``POST /api/v1/lineage``."""
+
+    id: str = Field(description="The event's id (SHA-256 of its canonical JSON)")
+    duplicate: bool = Field(description="The same event was stored before; nothing changed")
+
+
+class BatchAnswer(ApiModel):
+    """``POST /api/v1/lineage/batch``."""
+
+    received: int
+    stored: int
+    duplicates: int
+    ids: list[str] = Field(description="The event ids, in the order sent")
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+class ErrorDetail(ApiModel):
+    path: str = Field(description="A JSON path into the body ($[3].eventTime) or the parameter's name")
+    message: str
+
+
+class ErrorInfo(ApiModel):
+    code: str = Field(description="invalid_json, invalid_event, payload_too_large, unsupported_media_type, "
+                                  "bad_encoding, not_found, invalid_parameter, unauthorized, forbidden, "
+                                  "method_not_allowed, store_unavailable, internal_error, ...")
+    message: str
+    details: list[ErrorDetail]
+
+
+class ErrorBody(ApiModel):
+    """Every 4xx/5xx answer."""
+
+    error: ErrorInfo
+
+
+def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` of a router or route: the standard error body for ``statuses`` and for any other error.
+
+    ``descriptions`` (``s400="..."``) replace the default description of a status. The ``default``
+    entry also keeps FastAPI from documenting its own 422 validation body: a bad parameter answers
+    400 ``invalid_parameter`` with :class:`ErrorBody`.
+    """
+    described = {
+        400: "A bad parameter (invalid_parameter; details[].path names it)",
+        401: "No or unknown token (when tokens are configured)",
+        403: "A read token used to write",
+        404: "No such node, run or event (not_found)",
+        413: "Body too large (payload_too_large)",
+        415: "Not JSON, or an unsupported Content-Encoding (unsupported_media_type)",
+        422: "Not a valid OpenLineage event (invalid_event); details lists each problem with its JSON path",
+        503: "The store cannot be reached (store_unavailable, with Retry-After); nothing was stored",
+    }
+    described.update({int(k.removeprefix("s")): v for k, v in descriptions.items()})
+    out: dict[int | str, dict[str, Any]] = {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
+    out["default"] = {"model": ErrorBody, "description": "Any other error, in the same shape"}
+    return out
