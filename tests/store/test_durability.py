@@ -1,4 +1,7 @@
-"""An acknowledged append survives kill -9 of the process right after ``append`` returns."""
+"""An acknowledged append survives kill -9 of the process right after ``append`` returns.
+
+This shows the append is committed before it answers; it cannot show that the commit was synced (the
+killed process's writes stay in the kernel's page cache). test_fsync_before_ack.py checks the sync."""
 
 from __future__ import annotations
 

@@ -1,0 +1,225 @@
+"""Every 2xx answer to an ingest request comes after the event log's writes were synced to disk.
+
+The kill -9 tests (test_durability.py) cannot see a missing fsync: the killed process's writes are in
+the kernel's page cache, which outlives it. Only a power loss or a kernel crash loses them. This test
+watches the system calls instead: a real ``headwater serve`` on SQLite runs under
+``strace -f``, and for each POST answered 2xx the trace must show, between the request's arrival and
+the first byte of the answer, a write to the store's files and, after the last such write, an
+``fsync``/``fdatasync`` of each file written. (SQLite in WAL mode with ``synchronous=FULL`` writes
+the WAL and ``fdatasync``s it at every commit.)
+
+The check is shown to fail when durability is lowered: the same server with ``PRAGMA
+synchronous=NORMAL`` set on every pooled connection (a class-wide SQLAlchemy ``checkout`` listener
+in the child, so the store code is unchanged) answers 201 after writing the WAL without syncing it,
+and the same check reports it.
+
+Covered: SQLite, the single-event and batch ingest endpoints of a real server process, sequential
+requests (each request's window holds only the append: before each POST a graph read waits until the
+background projector has caught up, so no projector commit can sync on the append's behalf).
+Not covered: PostgreSQL, where the database server process, not Headwater's, does the WAL flush at
+commit (its durability is PostgreSQL's ``fsync``/``synchronous_commit`` settings, which Headwater
+leaves at their defaults); concurrent group commits (covered functionally by the store's tests).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = [pytest.mark.slow]
+
+TRACED = "pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync,sendto,sendmsg,recvfrom,recvmsg,read"
+LOWERED = """
+import sys
+import sqlalchemy as sa
+from sqlalchemy import event
+
+def lowered(dbapi_connection, record, proxy):
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")  # WAL mode: no sync at commit, only at checkpoints
+
+event.listen(sa.pool.Pool, "checkout", lowered)
+from headwater.cli import main
+sys.argv[0] = "headwater"
+main()
+"""
+
+
+def strace_path() -> str:
+    path = shutil.which("strace")
+    if path:
+        return path
+    if os.environ.get("HEADWATER_REQUIRE_SERVICES"):
+        pytest.fail("strace is not installed: scripts/setup-system installs it")
+    pytest.skip("strace is not installed (scripts/setup-system installs it)")
+
+
+def event(i: int) -> dict[str, Any]:
+    return {"eventType": "COMPLETE", "eventTime": f"2026-04-01T10:00:{i:02d}Z", "producer": "https://example.com/p",
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+            "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "ns", "name": f"job{i}"},
+            "outputs": [{"namespace": "file", "name": f"/out/{i}"}]}
+
+
+@dataclass
+class Call:
+    pid: str
+    name: str
+    args: str      # as strace printed them when the call started (fds annotated with -yy)
+    start: int     # line number where the call started
+    end: int       # line number where it returned
+    result: str
+
+
+LINE = re.compile(r"^(\d+) (?:(\w+)\((.*?)(?: <unfinished \.\.\.>|\) += (.*))|<\.\.\. (\w+) resumed>(.*?)\) += (.*))$")
+
+
+def parse(trace: str) -> list[Call]:
+    """The system calls of an ``strace -f -yy`` log, each with the lines where it started and returned."""
+    calls: list[Call] = []
+    pending: dict[str, Call] = {}
+    for n, line in enumerate(trace.splitlines()):
+        m = LINE.match(line)
+        if not m:
+            continue  # signals, exits
+        pid = m.group(1)
+        if m.group(2):  # a call that started here
+            call = Call(pid, m.group(2), m.group(3), n, n, m.group(4) or "")
+            if m.group(4) is None:
+                pending[pid] = call
+            else:
+                calls.append(call)
+        elif pid in pending:  # <... name resumed>
+            call = pending.pop(pid)
+            call.end, call.result = n, m.group(7)
+            calls.append(call)
+    return sorted(calls, key=lambda c: c.start)
+
+
+def fd_target(args: str) -> str:
+    """The path or socket strace shows for the call's first argument: ``13</tmp/x/hw.db-wal>`` → the path."""
+    m = re.match(r"\d+<(.*?)>", args)
+    return m.group(1) if m else ""
+
+
+def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
+    """How many 2xx answers to a POST the trace holds, and for each one a description of what was not
+    synced before it ([] when all were). Fails on an answer whose request wrote nothing to the store."""
+    calls = parse(trace)
+    store_files = {str(db_file), f"{db_file}-wal", f"{db_file}-journal"}
+    request_at: dict[str, tuple[int, str]] = {}  # connection → (line of its request's first bytes, request line)
+    problems: list[str] = []
+    answers = 0
+    for call in calls:
+        target = fd_target(call.args)
+        if not target.startswith("TCP:"):
+            continue
+        if call.name in ("recvfrom", "recvmsg", "read") and re.search(r'"(POST|GET|PUT) /', call.args):
+            request_at[target] = (call.start, re.search(r'"((POST|GET|PUT) [^ ]+)', call.args).group(1))  # type: ignore[union-attr]
+            continue
+        status = re.search(r'"HTTP/1\.1 (\d{3})', call.args)
+        if call.name not in ("sendto", "sendmsg", "write", "writev") or not status or target not in request_at:
+            continue
+        begin, request = request_at.pop(target)
+        if not request.startswith("POST") or not status.group(1).startswith("2"):
+            continue
+        answers += 1
+        window = [c for c in calls if begin < c.start and c.end < call.start]
+        written: dict[str, int] = {}
+        for c in window:
+            path = fd_target(c.args)
+            if path in store_files and c.name.startswith(("pwrite", "write")):
+                written[path] = max(written.get(path, -1), c.end)
+        assert written, f"{request} answered {status.group(1)} without writing the store's files: the trace misses them"
+        for path, last_write in sorted(written.items()):
+            if not any(c.name in ("fsync", "fdatasync") and fd_target(c.args) == path and c.start > last_write
+                       and c.result.strip() == "0" for c in window):
+                problems.append(f"{request} answered {status.group(1)} (trace line {call.start + 1}) with {path} "
+                                f"written (line {last_write + 1}) and not synced after")
+    return answers, problems
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def traced_server(tmp_path: Path) -> Iterator[Any]:
+    """A maker: ``start(lowered)`` runs ``headwater serve`` on a fresh SQLite file under strace, ingests
+    three events (two single, one batch of two), stops it and returns (trace text, db file)."""
+    strace = strace_path()
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(lowered: bool) -> tuple[str, Path]:
+        folder = tmp_path / ("lowered" if lowered else "full")
+        folder.mkdir()
+        db, trace, port = folder / "hw.db", folder / "strace.txt", _free_port()
+        python = [sys.executable, "-c", LOWERED] if lowered else [sys.executable, "-m", "headwater"]
+        env = {k: v for k, v in os.environ.items() if k not in ("HEADWATER_DB", "HEADWATER_READ_TOKENS",
+                                                                "HEADWATER_WRITE_TOKENS")}
+        log = (folder / "serve.log").open("wb")
+        proc = subprocess.Popen([strace, "-f", "-qq", "-yy", "-s", "48", "-e", f"trace={TRACED}", "-o", str(trace),
+                                 *python, "serve", "--port", str(port), "--db", f"sqlite:///{db}"],
+                                stdout=log, stderr=subprocess.STDOUT, env={**env, "HEADWATER_DATA_DIR": str(folder)})
+        procs.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while True:
+            assert proc.poll() is None, (folder / "serve.log").read_text()
+            try:
+                if httpx.get(f"{base}/api/v1/graph/namespaces", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "headwater serve did not answer within 90 s under strace"
+            time.sleep(0.2)
+        with httpx.Client(base_url=base, timeout=60) as client:
+            for body, path in ((event(1), "/api/v1/lineage"), (event(2), "/api/v1/lineage"),
+                               ([event(3), event(4)], "/api/v1/lineage/batch")):
+                # a graph read waits until the projector has caught up: the POST's window holds only the append
+                assert client.get("/api/v1/graph/namespaces").status_code == 200
+                answer = client.post(path, json=body, headers={"Connection": "close"})
+                assert answer.status_code in (200, 201), answer.text
+            assert client.get("/api/v1/graph/namespaces").status_code == 200
+        # stop the server (strace's child), then strace ends with it and has written the whole trace
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert len(children) == 1, children
+        os.kill(int(children[0]), signal.SIGTERM)
+        proc.wait(timeout=60)
+        log.close()
+        return trace.read_text(errors="replace"), db
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_log_is_synced_before_every_2xx(traced_server: Any) -> None:
+    trace, db = traced_server(lowered=False)
+    assert unsynced_answers(trace, db) == (3, [])
+
+
+def test_a_commit_without_sync_is_detected(traced_server: Any) -> None:
+    """The check above can fail: with synchronous=NORMAL (WAL written, not synced at commit) it reports
+    every ingest answer."""
+    trace, db = traced_server(lowered=True)
+    answers, problems = unsynced_answers(trace, db)
+    assert answers == 3 and len(problems) == 3, problems
+    assert all("not synced after" in p and "-wal" in p for p in problems), problems
