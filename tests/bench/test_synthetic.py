@@ -16,7 +16,7 @@ from headwater.graph import GraphReader
 from headwater.model.nodeid import NodeRef
 from headwater.store import IncomingEvent, Store
 from headwater.store.schema import column_edges, datasets, edges, jobs
-from headwater.store.timeutil import to_micros
+from headwater.model.times import to_micros
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import synthetic  # noqa: E402

@@ -18,17 +18,17 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef, parse_node_id
-from headwater.store.canonical import loads_text
+from headwater.model.jsontext import loads_text
 from headwater.store.schema import column_edges, dataset_versions, datasets, edges, job_versions, jobs, runs
-from headwater.store.timeutil import iso as _slow_iso
-from headwater.store.timeutil import iso as _store_iso
-from headwater.store.timeutil import to_micros
+from headwater.model.times import iso as _slow_iso
+from headwater.model.times import iso as _store_iso
+from headwater.model.times import to_micros
 
 CHUNK = 500
 _EPOCH = datetime(1970, 1, 1)
 
 def iso(micros: int | None) -> str | None:
-    """:func:`headwater.store.timeutil.iso` (same text), about twice as fast: answers format thousands of times."""
+    """:func:`headwater.model.times.iso` (same text), about twice as fast: answers format thousands of times."""
     if micros is None:
         return None
     if micros < 0:

@@ -10,22 +10,10 @@ from typing import Any
 import pytest
 
 from headwater.graph import GraphReader
-from headwater.graph.common import iso
 from headwater.store import IncomingEvent, Store
-from headwater.store.timeutil import iso as store_iso
 
 PRODUCER = "https://example.com/read-paths-test"
 SCHEMA_FACET = "https://openlineage.io/spec/facets/1-1-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
-
-
-def test_graph_iso_is_the_store_format() -> None:
-    rng = random.Random(4)
-    values = [0, 1, 999, 1000, 1_000_000, 1_767_225_600_000_000, 1_767_225_600_123_000, 1_767_225_600_123_456,
-              -1, -1_000_000, *(rng.randrange(0, 4_102_444_800_000_000) for _ in range(5000)),
-              *(rng.randrange(0, 4_102_444_800_000) * 1000 for _ in range(2000))]
-    for value in values:
-        assert iso(value) == store_iso(value), value
-    assert iso(None) is None
 
 
 def _event(i: int, namespace: str, name: str, fields: list[str], day: int) -> dict[str, Any]:

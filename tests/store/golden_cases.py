@@ -13,7 +13,7 @@ from headwater.store.derive_datasets import DatasetObservation, derive_dataset_v
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.observe import column_lineage_edges, observe
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 from fixtures.stories.load import HERE
 
 GOLDEN = HERE / "golden"

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from headwater.store.canonical import dumps, event_id
+from headwater.model.jsontext import dumps
+from headwater.store.canonical import event_id
 from headwater.store.observe import ObserveMemo, observe
 from fixtures.stories.load import story
 
@@ -64,7 +65,8 @@ def test_the_memo_is_bounded() -> None:
 
 
 def test_json_memo_parses_like_loads_text_and_is_bounded() -> None:
-    from headwater.store.canonical import JsonMemo, loads_text
+    from headwater.model.jsontext import loads_text
+    from headwater.store.canonical import JsonMemo
 
     memo = JsonMemo(size=2, min_length=4)
     texts = ['{"a": [1, 2.5, null]}', '{"big": 123456789012345678901234567890}', "[]", '"\\u00e9"',

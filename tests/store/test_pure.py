@@ -8,7 +8,7 @@ import pytest
 
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
-from headwater.store.timeutil import InvalidTime, iso, parse_time, to_micros
+from headwater.model.times import InvalidTime, iso, parse_time, to_micros
 
 TABLE_SYMLINK = {"symlinks": {"identifiers": [{"namespace": "hive://m", "name": "db.t", "type": "TABLE"}]}}
 

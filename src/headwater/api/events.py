@@ -11,8 +11,9 @@ from fastapi.responses import Response
 
 from headwater.api.auth import require_read
 from headwater.api.errors import invalid_parameter, not_found
-from headwater.api.params import format_time, node_ref, parse_time
+from headwater.api.params import node_ref, parse_time
 from headwater.api.state import app_state
+from headwater.model.times import iso_millis
 from headwater.store import InvalidCursor
 
 router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)])
@@ -20,7 +21,7 @@ router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)])
 
 def _time_text(value: Any) -> str | None:
     if isinstance(value, datetime):
-        return format_time(value)
+        return iso_millis(value)
     return None if value is None else str(value)
 
 

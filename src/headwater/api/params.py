@@ -36,15 +36,6 @@ def parse_time(value: str | None, name: str) -> datetime | None:
     return parsed.astimezone(UTC)
 
 
-def format_time(value: datetime | None) -> str | None:
-    """ISO 8601 with milliseconds and ``Z`` (``2026-11-22T05:10:10.123Z``)."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def node_ref(
     node_id: str | None,
     type_: str | None = None,

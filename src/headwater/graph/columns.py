@@ -21,7 +21,7 @@ from headwater.graph.common import (
 from headwater.graph.lineage import check_direction
 from headwater.model.nodeid import NodeRef
 from headwater.store.schema import column_edges, dataset_fields, datasets
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 Field = tuple[str, str]  # (dataset id, field name)
 

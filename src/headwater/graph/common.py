@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef, parse_node_id
-from headwater.store.canonical import loads_text
+from headwater.model.jsontext import loads_text
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
-from headwater.store.timeutil import iso as _slow_iso
-from headwater.store.timeutil import to_micros
+from headwater.model.times import iso, to_micros
 
 CHUNK = 500
-_EPOCH = datetime(1970, 1, 1)
-
-
-def iso(micros: int | None) -> str | None:
-    """:func:`headwater.store.timeutil.iso` (same text), about twice as fast: answers format thousands of times."""
-    if micros is None:
-        return None
-    if micros < 0:
-        return _slow_iso(micros)
-    value = _EPOCH + timedelta(microseconds=micros)
-    if not value.microsecond:
-        return value.isoformat(timespec="seconds") + "Z"
-    return value.isoformat(timespec="microseconds" if value.microsecond % 1000 else "milliseconds") + "Z"
 
 
 class NodeNotFound(LookupError):
@@ -282,8 +267,8 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str,
 def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
     return {
         "version": row.id, "validFrom": iso(row.valid_from), "validTo": iso(row.valid_to), "runId": row.run_id,
-        "fields": [] if is_job else json.loads(row.fields), "facets": json.loads(row.facets),
-        "changes": json.loads(row.changes),
+        "fields": [] if is_job else loads_text(row.fields), "facets": loads_text(row.facets),
+        "changes": loads_text(row.changes),
     }
 
 

@@ -11,7 +11,7 @@ from headwater.graph.columns import dataset_field_types
 from headwater.graph.common import NodeNotFound, micros
 from headwater.graph.lineage import lineage
 from headwater.model.nodeid import NodeRef
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 
 def _graph(conn: sa.Connection, node: NodeRef, at: datetime, direction: str, depth: int) -> dict[str, Any]:

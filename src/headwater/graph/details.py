@@ -19,7 +19,7 @@ from headwater.graph.common import (
 from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import incidence
 from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 
 def run_shape(row: Any) -> dict[str, Any]:

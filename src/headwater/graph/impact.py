@@ -20,7 +20,7 @@ from headwater.graph.common import (
 from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import datasets
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 
 def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,

@@ -20,7 +20,7 @@ from headwater.graph.common import (
 from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import EdgeIndex
 from headwater.store.schema import column_edges, jobs, runs
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 DIRECTIONS = ("both", "upstream", "downstream")
 

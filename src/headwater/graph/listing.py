@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from headwater.graph.common import dataset_nodes, job_nodes
 from headwater.store.schema import datasets, jobs
-from headwater.store.timeutil import iso
+from headwater.model.times import iso
 
 
 def namespaces(conn: sa.Connection) -> dict[str, Any]:

@@ -10,9 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from headwater.ingest.errors import IngestError
+from headwater.model.jsontext import dumps, loads_text
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
 
@@ -25,24 +24,6 @@ class ParsedEvent:
     kind: EventKind
 
 
-# orjson reads integers beyond 64 bits as floats; any such integer has at least 20 digits in a row.
-# Finding them: every digit mapped to "0", then one substring search (~30x faster than a regex).
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_TWENTY_DIGITS = b"0" * 20
-
-
-def _has_long_digit_run(text: str) -> bool:
-    return _TWENTY_DIGITS in text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
-
-
-def _compact(item: Any) -> str:
-    """A batch item's stored text: compact JSON, non-ASCII kept."""
-    try:
-        return orjson.dumps(item).decode()
-    except TypeError:  # an integer beyond 64 bits
-        return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -51,13 +32,8 @@ def parse_json(text: str) -> Any:
     """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON."""
     if not text.strip():
         raise IngestError(400, "invalid_json", "request body is empty: expected an OpenLineage event as JSON")
-    if not _has_long_digit_run(text):  # orjson would read an integer beyond 64 bits as a float
-        try:
-            return orjson.loads(text)  # rejects NaN/Infinity too
-        except orjson.JSONDecodeError:
-            pass  # the standard library below words the error (line, column) as it always has
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return loads_text(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise IngestError(
             400, "invalid_json",
@@ -123,7 +99,7 @@ def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[P
     problems: list[Problem] = []
     bad = 0
     for i, item in enumerate(items):
-        raw = _compact(item)
+        raw = dumps(item)
         result = _checked(item, raw, validator, f"{root}[{i}]")
         if isinstance(result, list):
             bad += 1

@@ -10,10 +10,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
-from headwater.store.canonical import dumps, event_id
+from headwater.model.jsontext import dumps
+from headwater.store.canonical import event_id
 from headwater.store.observe import Observation, header
 from headwater.store.schema import events, observations
-from headwater.store.timeutil import from_micros
+from headwater.model.times import from_micros
 from headwater.store.types import IncomingEvent, StoredEvent
 
 

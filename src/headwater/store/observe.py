@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from headwater.model.nodeid import format_node_id
-from headwater.store.timeutil import parse_time, to_micros
+from headwater.model.times import parse_time, to_micros
 
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
 _MAP = (dict, Mapping)

@@ -21,7 +21,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.canonical import JsonMemo, dumps, loads_text
+from headwater.model.jsontext import dumps, loads_text
+from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
