@@ -1,4 +1,8 @@
-"""Raw events: ``GET /api/v1/events`` (newest first, cursor paging) and ``GET /api/v1/events/{id}``."""
+"""Raw events: ``GET /api/v1/events`` (newest first, cursor paging) and ``GET /api/v1/events/{id}``.
+
+The list is encoded in the handler (:func:`~headwater.api.answers.json_answer`); its model
+(:class:`~headwater.api.models.EventPage`) is for ``/openapi.json`` only.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,17 @@ from typing import Any
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
+from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
 from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.models import EventPage, error_responses
 from headwater.api.params import node_ref, parse_time
 from headwater.api.state import app_state
 from headwater.model.times import iso_millis
 from headwater.store import InvalidCursor
 
-router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)])
+router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)],
+                   responses=error_responses(400, 401, 404, 503))
 
 
 def _time_text(value: Any) -> str | None:
@@ -40,7 +47,7 @@ def event_summary(stored: Any) -> dict[str, Any]:
     }
 
 
-@router.get("/api/v1/events", summary="List raw events, newest first")
+@router.get("/api/v1/events", summary="List raw events, newest first", response_model=EventPage)
 def list_events(
     request: Request,
     since: str | None = Query(None, description="Only events with eventTime >= since (ISO 8601 or epoch ms)"),
@@ -51,7 +58,7 @@ def list_events(
     name: str | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
     cursor: str | None = Query(None, description="nextCursor of the previous page"),
-) -> dict[str, Any]:
+) -> Response:
     state = app_state(request)
     node = node_ref(node_id, type_, namespace, name, required=False)
     if node is not None and node.type == "datasetField":
@@ -62,14 +69,16 @@ def list_events(
         )
     except InvalidCursor as exc:
         raise invalid_parameter("cursor", str(exc)) from None
-    return {"events": [event_summary(e) for e in events], "nextCursor": next_cursor}
+    return json_answer({"events": [event_summary(e) for e in events], "nextCursor": next_cursor})
 
 
 @router.get(
     "/api/v1/events/{event_id}",
     summary="One raw event exactly as stored",
     response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "The OpenLineage event as received"}},
+    responses={200: {"content": {"application/json": {"schema": {
+        "type": "object", "description": "See https://openlineage.io/spec/2-0-2/OpenLineage.json"}}},
+        "description": "The OpenLineage event as received, byte for byte"}},
 )
 def get_event(request: Request, event_id: str) -> Response:
     state = app_state(request)

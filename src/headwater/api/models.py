@@ -162,8 +162,8 @@ class ImpactItem(ApiModel):
 
     id: str
     type: ItemType
-    namespace: str | None
-    name: str | None
+    namespace: str = Field(description="For a field: its dataset's")
+    name: str = Field(description="For a field: its dataset's")
     field: str | None
     depth: int
     path: list[str]
