@@ -51,6 +51,31 @@ class SparkPropertiesRunFacet(RunFacet):
         return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 
 
+@attr.define
+class HeadwaterDebugRunFacet(RunFacet):
+    """Headwater's ``headwater_debug`` run facet: what the agent could not understand about this run.
+
+    ``unhandledCommand`` is the class (short name) of the executed plan's root when it is a Spark command no
+    plan-node handler knows (``headwater.capture.lineage.handlers``): the run's inputs and outputs may be
+    missing. Like OpenLineage Spark's ``spark_unknown``, for debugging, but only the class name."""
+
+    unhandledCommand: str | None = attr.field(default=None)
+    message: str | None = attr.field(default=None)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+DEBUG_FACET = "headwater_debug"
+
+
+def debug_facet(unhandled_command: str) -> HeadwaterDebugRunFacet:
+    return HeadwaterDebugRunFacet(
+        unhandledCommand=unhandled_command, producer=PRODUCER,
+        message=f"no Headwater handler for the Spark command {unhandled_command}: its inputs and outputs may be missing")
+
+
 @dataclass(frozen=True)
 class RunRef:
     namespace: str
@@ -159,6 +184,7 @@ class Execution:
     sql: str | None = None
     failure: Failure | None = None
     execution_id: int | None = None
+    unhandled_command: str | None = None  # the root is a Spark command no plan-node handler knows
 
     TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
 
@@ -184,6 +210,8 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
                                   "processing_engine": _engine(ctx)}
     if ctx.properties:
         run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
+    if ex.unhandled_command:
+        run_facets[DEBUG_FACET] = debug_facet(ex.unhandled_command)
     job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, SQL_JOB)}
     if ex.sql:
         job_facets["sql"] = sql_job.SQLJobFacet(query=ex.sql, dialect="spark", producer=PRODUCER)

@@ -204,7 +204,7 @@ class Tracker:
         execution = Execution(
             run_id=str(generate_new_uuid()), job_name=job, started=seen.started, ended=seen.ended,
             inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
-            execution_id=seen.execution_id,
+            execution_id=seen.execution_id, unhandled_command=getattr(lineage, "unhandled_command", None),
         )
         ready = self.nesting.add(execution)
         if self.nesting.holding:

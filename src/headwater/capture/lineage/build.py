@@ -12,6 +12,7 @@ from openlineage.client.event_v2 import InputDataset, OutputDataset
 from . import facets as F
 from .columns import ColumnLineage, column_lineage
 from .commands import is_ddl, lifecycle_of
+from .handlers import REGISTRY, Registry, report_unhandled
 from .relations import DatasetId, datasets_of, short_output_name
 from .snapshot import PlanSnapshot
 from .tree import PlanNode
@@ -32,6 +33,7 @@ class QueryLineage:
     action: str = ""
     output_name: str | None = None
     sql: str | None = None
+    unhandled_command: str | None = None  # the root is a Spark command no plan-node handler knows (its class name)
 
     @property
     def has_output(self) -> bool:
@@ -84,11 +86,14 @@ class _Inputs:
         return out
 
 
-def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryLineage:
-    """The lineage of one query execution, from its snapshot (pure)."""
+def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry: Registry = REGISTRY) -> QueryLineage:
+    """The lineage of one query execution, from its snapshot (pure); ``registry``: the plan-node handlers."""
     options = options or LineageOptions()
     disabled = options.disabled_facets
     result = QueryLineage(action=snake_case(snap.action_node or snap.root), sql=snap.sql)
+    if registry.is_unhandled_command(snap.root, snap.root_command):
+        result.unhandled_command = snap.root
+        report_unhandled(snap.root)
     lineage: ColumnLineage | None = None
     names: dict[str, list[tuple[str, str]]] = {}
     inputs = _Inputs()
@@ -116,14 +121,14 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryL
         return result
     target = targets[0]
     result.output_name = short_output_name(target)
-    change = lifecycle_of(cmd)
+    change = lifecycle_of(cmd, registry)
     previous = None
     if change == "RENAME" and cmd.previous is not None:
         prev = datasets_of(cmd.previous)
         previous = (prev[0].namespace, prev[0].name) if prev else None
     columns: list[tuple[str, Any]] = []
     column_facet = None
-    if lineage is not None and not is_ddl(cmd):
+    if lineage is not None and not is_ddl(cmd, registry):
         out_names = [a.name for a in lineage.output]
         if cmd.output_columns and len(cmd.output_columns) == len(out_names):
             out_names = list(cmd.output_columns)
@@ -138,7 +143,7 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None) -> QueryL
         )
     elif cmd.schema is not None and change != "DROP":
         columns = F.struct_columns(cmd.schema)
-    stats = F.output_statistics_facet(snap.metrics) if lineage is not None and not is_ddl(cmd) else None
+    stats = F.output_statistics_facet(snap.metrics) if lineage is not None and not is_ddl(cmd, registry) else None
     result.outputs = [OutputDataset(
         namespace=target.namespace,
         name=target.name,

@@ -3,46 +3,23 @@
 CREATE on table creation (CTAS, CREATE TABLE, saveAsTable of a new table), OVERWRITE on any
 overwrite (mode("overwrite"), INSERT OVERWRITE, REPLACE TABLE, OverwriteByExpression), DROP,
 TRUNCATE, RENAME (with the previous identifier) and ALTER; plain appends change nothing.
+
+What each command does is its handler's knowledge (:mod:`.handlers`, ``lifecycle`` and ``ddl``);
+these functions look the handler up by the command's class name.
 """
 
 from __future__ import annotations
 
-from .snapshot import CommandInfo
-
-_CREATE_AS_SELECT = frozenset({
-    "CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand", "CreateHiveTableAsSelectCommand",
-    "OptimizedCreateHiveTableAsSelectCommand",
-})
-_CREATE = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "CreateTableAsSelect"})
-_OVERWRITE = frozenset({"ReplaceTableAsSelect", "ReplaceTable", "OverwriteByExpression", "OverwritePartitionsDynamic"})
-_DROP = frozenset({"DropTableCommand", "DropTable"})
-_TRUNCATE = frozenset({"TruncateTableCommand", "TruncateTable"})
-# commands that only change metadata: their target is an output without rows
-DDL = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable"}) | _DROP | _TRUNCATE
+from .handlers import REGISTRY, Registry, by_mode
+from .model import CommandInfo
 
 
-def lifecycle_of(cmd: CommandInfo) -> str | None:
-    name, mode = cmd.name, (cmd.mode or "")
-    if name in _CREATE_AS_SELECT:
-        if mode == "Overwrite":
-            return "OVERWRITE"
-        return None if mode == "Append" else "CREATE"
-    if name in _CREATE:
-        return "CREATE"
-    if name in _OVERWRITE:
-        return "OVERWRITE"
-    if name in _DROP:
-        return "DROP"
-    if name in _TRUNCATE:
-        return "TRUNCATE"
-    if name == "AlterTableRenameCommand":
-        return "RENAME"
-    if name.startswith("AlterTable"):
-        return "ALTER"
-    if mode == "Overwrite":
-        return "OVERWRITE"
-    return None
+def lifecycle_of(cmd: CommandInfo, registry: Registry = REGISTRY) -> str | None:
+    handler = registry.command_for(cmd.name)
+    return (handler.lifecycle if handler is not None else by_mode)(cmd)
 
 
-def is_ddl(cmd: CommandInfo) -> bool:
-    return cmd.name in DDL or cmd.name.startswith("AlterTable")
+def is_ddl(cmd: CommandInfo, registry: Registry = REGISTRY) -> bool:
+    """Whether the command only changes metadata (no column lineage, no output statistics)."""
+    handler = registry.command_for(cmd.name)
+    return handler is not None and handler.ddl

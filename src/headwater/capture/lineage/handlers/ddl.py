@@ -1,0 +1,78 @@
+"""DDL: CREATE / REPLACE / DROP / TRUNCATE / ALTER TABLE, V1 (session catalog) and V2. Each changes metadata
+only (``ddl``): its output has the schema the DDL gives (or the table's current one), no column lineage and
+no output statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CommandInfo
+from .jvm import Jvm, call, guarded, struct_json
+from .registry import REGISTRY, always
+from .targets import catalog_table, resolved_identifier, table_identifier
+
+
+@REGISTRY.command("CreateDataSourceTableCommand", "CreateTableCommand", ddl=True, lifecycle=always("CREATE"))
+def _create_v1(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The new table and its schema."""
+    cmd = CommandInfo(name=name)
+    ct = root.table()
+    cmd.target = catalog_table(jvm, ct)
+    cmd.schema = struct_json(ct, "schema")
+    return cmd
+
+
+def _create_v2(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The table named by the resolved identifier and the schema of the statement."""
+    cmd = CommandInfo(name=name)
+    cmd.target = guarded(lambda: resolved_identifier(jvm, root.name(), load=True))
+    cmd.mode = "Overwrite" if name.startswith("Replace") else "ErrorIfExists"
+    cmd.schema = struct_json(root, "tableSchema")
+    return cmd
+
+
+REGISTRY.command("CreateTable", ddl=True, lifecycle=always("CREATE"))(_create_v2)
+REGISTRY.command("ReplaceTable", ddl=True, lifecycle=always("OVERWRITE"))(_create_v2)
+
+
+def _v2_child(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The table of the V2 command's ``child`` (a resolved identifier; the table is not loaded: it may be gone)."""
+    return CommandInfo(name=name, target=guarded(lambda: resolved_identifier(jvm, root.child(), load=False)))
+
+
+REGISTRY.command("DropTable", ddl=True, lifecycle=always("DROP"))(_v2_child)
+REGISTRY.command("TruncateTable", ddl=True, lifecycle=always("TRUNCATE"))(_v2_child)
+
+
+def _v1_table_name(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The table of the V1 command's ``tableName``."""
+    return CommandInfo(name=name, target=guarded(lambda: table_identifier(jvm, root.tableName())))
+
+
+REGISTRY.command("DropTableCommand", ddl=True, lifecycle=always("DROP"))(_v1_table_name)
+REGISTRY.command("TruncateTableCommand", ddl=True, lifecycle=always("TRUNCATE"))(_v1_table_name)
+
+
+@REGISTRY.command("AlterTableRenameCommand", ddl=True, lifecycle=always("RENAME"))
+def _rename(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The new name as the target, the old one as ``previousIdentifier``."""
+    cmd = CommandInfo(name=name)
+    cmd.previous = guarded(lambda: table_identifier(jvm, root.oldName()))
+    cmd.target = guarded(lambda: table_identifier(jvm, root.newName()))
+    return cmd
+
+
+def _is_alter_table(name: str) -> bool:
+    return name.startswith("AlterTable") and name.endswith("Command")
+
+
+@REGISTRY.command(ddl=True, lifecycle=always("ALTER"), pattern=_is_alter_table)
+def _alter(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """Any other ``AlterTable*Command``: the table (``tableName`` or ``table``) with its current schema."""
+    cmd = CommandInfo(name=name)
+    ident = call(root, "tableName") or call(root, "table")
+    cmd.target = guarded(lambda: table_identifier(jvm, ident)) if ident is not None else None
+    if cmd.target is not None:
+        meta = guarded(lambda: jvm.session_catalog().getTableMetadata(ident))
+        cmd.schema = struct_json(meta, "schema") if meta is not None else None
+    return cmd

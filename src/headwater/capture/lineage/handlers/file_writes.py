@@ -1,0 +1,33 @@
+"""File writes: ``df.write.<format>(path)``, ``insertInto`` / SQL INSERT into a file-based table, and the data
+part of CTAS / ``saveAsTable``; writes to a directory (``INSERT OVERWRITE DIRECTORY``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import CommandInfo, RelationInfo
+from .jvm import Jvm, option, string_list, text
+from .registry import REGISTRY, Query
+from .targets import catalog_table
+
+
+@REGISTRY.command("InsertIntoHadoopFsRelationCommand", query=Query.FIELD)
+def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """The output path, or the catalog table it belongs to; OVERWRITE in overwrite mode, nothing on append."""
+    cmd = CommandInfo(name=name)
+    ct = option(root, "catalogTable")
+    fmt = text(root, "fileFormat", "toString")
+    if ct is not None:
+        cmd.target = catalog_table(jvm, ct)
+        cmd.target.format = fmt or cmd.target.format
+    else:
+        cmd.target = RelationInfo(kind="files", cls="HadoopFsRelation",
+                                  paths=[str(root.outputPath().toString())], format=fmt)
+    cmd.mode = text(root, "mode", "toString")
+    cmd.output_columns = string_list(root, "outputColumnNames")
+    return cmd
+
+
+# INSERT OVERWRITE [LOCAL] DIRECTORY: the query's inputs are read; the directory is not named as a dataset yet
+REGISTRY.commands("InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", query=Query.FIELD,
+                  family="file_writes")

@@ -1,0 +1,161 @@
+"""Guarded py4j reads, and the session-side context the handlers read from.
+
+Capture must never fail or change the user's job, and py4j raises many kinds of errors (a method a
+Spark version does not have, a ``null``, a class from an extension): every read that may fail goes
+through :func:`guarded` or one of the typed chain readers below, which answer ``None`` (or a given
+default) instead of raising and log the failure at debug level on ``headwater.capture.lineage``.
+
+The chain readers call methods without arguments one after the other, so the common reads need no
+lambda::
+
+    text(root, "mode", "toString")      # str(root.mode().toString()), or None
+    option(root, "catalogTable")        # root.catalogTable(): a Scala Option's value, or None
+    flag(root, "overwrite")             # bool(root.overwrite()), or None
+    struct_json(ct, "schema")           # json.loads(ct.schema().json()), or None
+    call(root, "query")                 # root.query(), or None
+
+A read that needs arguments or arithmetic uses ``guarded(lambda: ...)``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+log = logging.getLogger("headwater.capture.lineage.snapshot")  # the logger these reads always used
+
+T = TypeVar("T")
+D = TypeVar("D")
+
+SEP = "\u0001"
+
+
+def _failed(exc: BaseException) -> None:
+    text = str(exc)
+    log.debug("headwater lineage: py4j read failed: %s", text.splitlines()[0] if text else exc)
+
+
+@overload
+def guarded(fn: Callable[[], T]) -> T | None: ...
+@overload
+def guarded(fn: Callable[[], T], default: D) -> T | D: ...
+def guarded(fn: Callable[[], Any], default: Any = None) -> Any:
+    """``fn()``, or ``default`` when it raises (logged at debug level)."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - py4j raises many kinds; all mean "not available"
+        _failed(exc)
+        return default
+
+
+def scala_option(value: Any) -> Any:
+    """A Scala ``Option``'s value or None (unguarded: use inside a guarded read)."""
+    if value is None:
+        return None
+    return value.get() if value.isDefined() else None
+
+
+def _chain(obj: Any, methods: tuple[str, ...]) -> Any:
+    for name in methods:
+        obj = getattr(obj, name)()
+    return obj
+
+
+def call(obj: Any, *methods: str) -> Any:
+    """``obj.m1().m2()...``, or None when any step fails."""
+    try:
+        return _chain(obj, methods)
+    except Exception as exc:  # noqa: BLE001
+        _failed(exc)
+        return None
+
+
+def text(obj: Any, *methods: str) -> str | None:
+    """``str(obj.m1().m2()...)``, or None when any step fails or the value is null."""
+    try:
+        value = _chain(obj, methods)
+    except Exception as exc:  # noqa: BLE001
+        _failed(exc)
+        return None
+    return None if value is None else str(value)
+
+
+def option(obj: Any, *methods: str) -> Any:
+    """The value of the Scala ``Option`` that ``obj.m1().m2()...`` returns, or None (empty, or the read failed)."""
+    try:
+        return scala_option(_chain(obj, methods))
+    except Exception as exc:  # noqa: BLE001
+        _failed(exc)
+        return None
+
+
+def flag(obj: Any, *methods: str) -> bool | None:
+    """``bool(obj.m1().m2()...)``, or None when the read fails."""
+    try:
+        return bool(_chain(obj, methods))
+    except Exception as exc:  # noqa: BLE001
+        _failed(exc)
+        return None
+
+
+def struct_json(obj: Any, *methods: str) -> Any:
+    """The Spark ``StructType`` that ``obj.m1()...`` returns, as its JSON (``{"type": "struct", ...}``), or None."""
+    try:
+        return json.loads(str(_chain(obj, methods).json()))
+    except Exception as exc:  # noqa: BLE001
+        _failed(exc)
+        return None
+
+
+def string_list(obj: Any, *methods: str) -> list[str] | None:
+    """A Scala ``Seq[String]`` that ``obj.m1()...`` returns, as a list (one py4j call for the whole list), or None."""
+    raw = guarded(lambda: _chain(obj, methods).mkString(SEP))
+    return None if raw is None else ([c for c in str(raw).split(SEP)] if raw != "" else [])
+
+
+def class_name(obj: Any) -> str:
+    """The Java class name of a py4j object (unguarded)."""
+    return str(obj.getClass().getName())
+
+
+# Spark's marker trait of every logical command, V1 (RunnableCommand, DataWritingCommand) and V2
+# (V2WriteCommand, MergeIntoTable, ...), in Spark 3.x and 4.x
+COMMAND_TRAIT = "org.apache.spark.sql.catalyst.plans.logical.Command"
+
+
+class Jvm:
+    """The tracked session's JVM side: its configuration, its session catalog, the metastore namespace."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.jsession = spark._jsparkSession
+        self._metastore: str | None = None
+        self._conf = self.jsession.conf()
+
+    def conf(self, key: str) -> str | None:
+        value = guarded(lambda: self._conf.get(key, ""), "")
+        return str(value) if value else None
+
+    @property
+    def metastore(self) -> str:
+        """Symlink namespace of session-catalog tables: ``hive://host:port`` or the warehouse URI."""
+        if self._metastore is None:
+            uris = self.conf("spark.hadoop.hive.metastore.uris") or self.conf("spark.sql.hive.metastore.uris")
+            if not uris:
+                uris = guarded(lambda: self.jsession.sparkContext().hadoopConfiguration().get("hive.metastore.uris"))
+            if uris:
+                first = str(uris).split(",")[0].strip()
+                self._metastore = "hive://" + first.split("://", 1)[-1]
+            else:
+                wh = self.conf("spark.sql.warehouse.dir") or "spark-warehouse"
+                self._metastore = wh.rstrip("/") if ":" in wh else f"file:{wh.rstrip('/')}"
+        return self._metastore
+
+    def session_catalog(self) -> Any:
+        return self.jsession.sessionState().catalog()
+
+    def is_command(self, plan: Any) -> bool:
+        """Whether ``plan`` is a Spark logical ``Command`` (one py4j call); False when that cannot be read."""
+        return bool(guarded(lambda: self.spark._jvm.py4j.reflection.TypeUtil.isInstanceOf(COMMAND_TRAIT, plan), False))
