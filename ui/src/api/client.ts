@@ -1,19 +1,7 @@
 // Thin fetch wrapper over the public read API. Every call states its endpoint; errors carry
 // the server's {"error": {...}} message so the UI can show what went wrong.
 import { UNAUTHORIZED_EVENT, authHeaders } from "./auth";
-import type {
-  ColumnLineageAnswer,
-  CompareAnswer,
-  EventSummary,
-  GraphNode,
-  ImpactAnswer,
-  LineageAnswer,
-  Namespace,
-  NodeDetails,
-  Run,
-  SearchResult,
-  Version,
-} from "./types";
+import type { Answer, NodeDetails } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -68,29 +56,28 @@ export interface LineageQuery {
   at?: string | null;
 }
 
+// Each answer's type is the generated type of its path's 200 answer (./types.ts, ./schema.d.ts).
 export const api = {
   lineage: (q: LineageQuery, signal?: AbortSignal) =>
-    getJson<LineageAnswer>(`${G}/lineage`, { direction: "both", depth: 2, columns: true, ...q }, signal),
+    getJson<Answer<"/api/v1/graph/lineage">>(`${G}/lineage`, { direction: "both", depth: 2, columns: true, ...q }, signal),
   columnLineage: (nodeId: string, at?: string | null, depth = 20, signal?: AbortSignal) =>
-    getJson<ColumnLineageAnswer>(`${G}/column-lineage`, { nodeId, direction: "both", depth, at }, signal),
-  node: (nodeId: string, at?: string | null, signal?: AbortSignal) =>
-    getJson<NodeDetails>(`${G}/node`, { nodeId, at }, signal),
-  history: (nodeId: string, signal?: AbortSignal) =>
-    getJson<{ versions: Version[] }>(`${G}/history`, { nodeId }, signal),
+    getJson<Answer<"/api/v1/graph/column-lineage">>(`${G}/column-lineage`, { nodeId, direction: "both", depth, at }, signal),
+  // dataset and job ids only: a run: id would answer a Run
+  node: (nodeId: string, at?: string | null, signal?: AbortSignal) => getJson<NodeDetails>(`${G}/node`, { nodeId, at }, signal),
+  history: (nodeId: string, signal?: AbortSignal) => getJson<Answer<"/api/v1/graph/history">>(`${G}/history`, { nodeId }, signal),
   runs: (nodeId: string, limit = 50, offset = 0, signal?: AbortSignal) =>
-    getJson<{ runs: Run[]; total: number }>(`${G}/runs`, { nodeId, limit, offset }, signal),
-  search: (q: string, limit = 20, signal?: AbortSignal) =>
-    getJson<{ results: SearchResult[] }>(`${G}/search`, { q, limit }, signal),
+    getJson<Answer<"/api/v1/graph/runs">>(`${G}/runs`, { nodeId, limit, offset }, signal),
+  search: (q: string, limit = 20, signal?: AbortSignal) => getJson<Answer<"/api/v1/graph/search">>(`${G}/search`, { q, limit }, signal),
   impact: (nodeId: string, depth = 20, at?: string | null, signal?: AbortSignal) =>
-    getJson<ImpactAnswer>(`${G}/impact`, { nodeId, depth, at }, signal),
+    getJson<Answer<"/api/v1/graph/impact">>(`${G}/impact`, { nodeId, depth, at }, signal),
   compare: (nodeId: string, from: string, to: string, depth = 2, signal?: AbortSignal) =>
-    getJson<CompareAnswer>(`${G}/compare`, { nodeId, from, to, depth, direction: "both" }, signal),
-  namespaces: (signal?: AbortSignal) => getJson<{ namespaces: Namespace[] }>(`${G}/namespaces`, {}, signal),
+    getJson<Answer<"/api/v1/graph/compare">>(`${G}/compare`, { nodeId, from, to, depth, direction: "both" }, signal),
+  namespaces: (signal?: AbortSignal) => getJson<Answer<"/api/v1/graph/namespaces">>(`${G}/namespaces`, {}, signal),
   datasets: (namespace: string, limit = 100, offset = 0, signal?: AbortSignal) =>
-    getJson<{ items: GraphNode[]; total: number }>(`${G}/datasets`, { namespace, limit, offset }, signal),
+    getJson<Answer<"/api/v1/graph/datasets">>(`${G}/datasets`, { namespace, limit, offset }, signal),
   jobs: (namespace: string, limit = 100, offset = 0, signal?: AbortSignal) =>
-    getJson<{ items: GraphNode[]; total: number }>(`${G}/jobs`, { namespace, limit, offset }, signal),
-  recent: (limit = 20, signal?: AbortSignal) => getJson<{ items: GraphNode[] }>(`${G}/recent`, { limit }, signal),
+    getJson<Answer<"/api/v1/graph/jobs">>(`${G}/jobs`, { namespace, limit, offset }, signal),
+  recent: (limit = 20, signal?: AbortSignal) => getJson<Answer<"/api/v1/graph/recent">>(`${G}/recent`, { limit }, signal),
   events: (nodeId: string, limit = 50, cursor?: string | null, signal?: AbortSignal) =>
-    getJson<{ events: EventSummary[]; nextCursor: string | null }>("/api/v1/events", { nodeId, limit, cursor }, signal),
+    getJson<Answer<"/api/v1/events">>("/api/v1/events", { nodeId, limit, cursor }, signal),
 };

@@ -1,205 +1,51 @@
 // Shapes of the public Headwater read API (docs/api.md). The UI reads nothing else.
+//
+// Generated, not copied: `schema.d.ts` is made by openapi-typescript from the server's OpenAPI
+// document (`openapi.json`, dumped from the app); `npm run gen-api-types` regenerates both and
+// `npm run check-api-types` (scripts/test) fails when they differ from what the current API gives.
+// The names below are the UI's names for the server's models (src/headwater/api/models.py).
+import type { components, paths } from "./schema";
 
-export type NodeType = "DATASET" | "JOB";
-export type DatasetKind = "file" | "table" | "jdbc" | "stream" | "other";
-export type RunState = "START" | "RUNNING" | "COMPLETE" | "FAIL" | "ABORT" | "OTHER";
+type Schemas = components["schemas"];
 
-export interface Field {
-  name: string;
-  type: string | null;
-  description: string | null;
-  fields?: Field[];
+/** The JSON body of a 200 answer of GET `path`. */
+export type Answer<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { "application/json": infer T } } } };
 }
+  ? T
+  : never;
 
-export interface JobType {
-  integration?: string | null;
-  processingType?: string | null;
-  jobType?: string | null;
-}
+export type NodeType = Schemas["Node"]["type"];
+export type DatasetKind = NonNullable<Schemas["Node"]["kind"]>;
+export type RunState = Schemas["Run"]["state"];
 
-export interface LatestRun {
-  runId: string;
-  state: RunState;
-  startedAt: string | null;
-  endedAt: string | null;
-  durationMs: number | null;
-}
-
-export interface GraphNode {
-  id: string;
-  type: NodeType;
-  namespace: string;
-  name: string;
-  kind?: DatasetKind | null;
-  fields?: Field[];
-  jobType?: JobType | null;
-  latestRun?: LatestRun | null;
-  updatedAt?: string | null;
-  deleted?: boolean;
-  level?: number;
-  hasMoreUpstream?: boolean;
-  hasMoreDownstream?: boolean;
-}
-
-export type EdgeType = "INPUT" | "OUTPUT" | "DERIVED";
-
-export interface GraphEdge {
-  id: string;
-  source: string;
-  target: string;
-  type: EdgeType;
-  via?: string[];
-}
-
-export interface Transformation {
-  type: string;
-  subtype?: string | null;
-  description?: string | null;
-  masking?: boolean;
-}
-
-export interface ColumnEdge {
-  source: string;
-  target: string;
-  job?: string | null;
-  transformations?: Transformation[];
-}
-
-export interface LineageAnswer {
-  root: string;
-  at: string | null;
-  depth: number;
-  truncated: boolean;
-  nodes: GraphNode[];
-  edges: GraphEdge[];
-  columnEdges?: ColumnEdge[];
-}
-
-export interface ColumnNode {
-  id: string;
-  dataset: string;
-  namespace: string;
-  name: string;
-  field: string;
-  type: string | null;
-  level: number;
-}
-
-export interface ColumnLineageAnswer {
-  root: string;
-  at: string | null;
-  nodes: ColumnNode[];
-  edges: ColumnEdge[];
-  truncated: boolean;
-}
-
-export interface Version {
-  version: string;
-  validFrom: string;
-  validTo: string | null;
-  runId: string | null;
-  fields?: Field[];
-  facets?: Record<string, unknown>;
-  changes?: string[];
-}
-
-export interface NodeDetails extends GraphNode {
-  facets?: Record<string, unknown>;
-  currentVersion?: Version | null;
-  producers?: string[];
-  consumers?: string[];
-  inputs?: string[];
-  outputs?: string[];
-  parent?: string | null;
-  createdAt?: string | null;
-}
-
-export interface Run {
-  runId: string;
-  job: string;
-  state: RunState;
-  startedAt: string | null;
-  endedAt: string | null;
-  durationMs: number | null;
-  errorMessage: string | null;
-  stackTrace?: string | null;
-  parentRunId?: string | null;
-  parentJob?: string | null;
-  facets?: Record<string, unknown>;
-  inputs?: string[];
-  outputs?: string[];
-}
-
-export type ImpactType = "DATASET" | "JOB" | "FIELD";
-
-export interface ImpactItem {
-  id: string;
-  type: ImpactType;
-  namespace: string;
-  name: string;
-  field: string | null;
-  depth: number;
-  path: string[];
-}
-
-export interface ImpactAnswer {
-  root: string;
-  at: string | null;
-  truncated: boolean;
-  items: ImpactItem[];
-  summary: { datasets: number; jobs: number; fields: number };
-}
-
-export interface SearchResult {
-  id: string;
-  type: "DATASET" | "JOB" | "FIELD";
-  namespace: string;
-  name: string;
-  field: string | null;
-  updatedAt: string | null;
-}
-
-export interface Namespace {
-  name: string;
-  datasets: number;
-  jobs: number;
-  updatedAt: string | null;
-}
-
-export interface EventSummary {
-  id: string;
-  eventTime: string;
-  receivedAt: string;
-  kind: "RUN" | "DATASET" | "JOB";
-  eventType: string | null;
-  job: string | null;
-  runId: string | null;
-  event: unknown;
-}
-
-export interface ColumnRef {
-  dataset: string;
-  field: string;
-  type?: string | null;
-}
-
-export interface ColumnChange {
-  dataset: string;
-  field: string;
-  fromType: string | null;
-  toType: string | null;
-}
-
-export interface CompareAnswer {
-  from: string;
-  to: string;
-  root: string;
-  nodes: { added: GraphNode[]; removed: GraphNode[] };
-  edges: { added: GraphEdge[]; removed: GraphEdge[] };
-  columns: { added: ColumnRef[]; removed: ColumnRef[]; changed: ColumnChange[] };
-  columnEdges: { added: ColumnEdge[]; removed: ColumnEdge[] };
-}
-
-export interface ApiErrorBody {
-  error: { code: string; message: string; details?: unknown[] };
-}
+export type Field = Schemas["SchemaField"];
+export type JobType = Schemas["JobType"];
+export type LatestRun = Schemas["LatestRun"];
+/** A dataset or job as the lists answer it (datasets, jobs, recent). */
+export type ListNode = Schemas["Node"];
+/** A node of a graph answer: a ListNode plus level and the "has more" flags. */
+export type GraphNode = Schemas["GraphNode"];
+export type EdgeType = Schemas["GraphEdge"]["type"];
+export type GraphEdge = Schemas["GraphEdge"];
+export type Transformation = Schemas["Transformation"];
+export type ColumnEdge = Schemas["ColumnEdge"];
+export type LineageAnswer = Schemas["LineageAnswer"];
+export type ColumnNode = Schemas["ColumnNode"];
+export type ColumnLineageAnswer = Schemas["ColumnLineageAnswer"];
+export type Version = Schemas["Version"];
+export type DatasetDetails = Schemas["DatasetDetails"];
+export type JobDetails = Schemas["JobDetails"];
+export type Run = Schemas["Run"];
+/** GET /graph/node of a dataset or job id (the server answers a Run for a `run:` id; the UI never asks). */
+export type NodeDetails = Exclude<Schemas["NodeDetails"], Run>;
+export type ImpactType = Schemas["ImpactItem"]["type"];
+export type ImpactItem = Schemas["ImpactItem"];
+export type ImpactAnswer = Schemas["ImpactAnswer"];
+export type SearchResult = Schemas["SearchResult"];
+export type Namespace = Schemas["NamespaceSummary"];
+export type EventSummary = Schemas["EventSummary"];
+export type ColumnRef = Schemas["ColumnRef"];
+export type ColumnChange = Schemas["ColumnTypeChange"];
+export type CompareAnswer = Schemas["CompareAnswer"];
+export type ApiErrorBody = Schemas["ErrorBody"];

@@ -1,7 +1,7 @@
 // Building blocks shared by the asset tabs and the details pane: schema, versions, runs, events, facets.
 import { useState } from "react";
 import { api } from "../api/client";
-import type { EventSummary, Field, NodeDetails, Run, Version } from "../api/types";
+import type { DatasetDetails, EventSummary, Field, JobDetails, Run, Version } from "../api/types";
 import { CodeBlock } from "../lib/highlight";
 import { formatDuration, formatTime } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
@@ -229,7 +229,7 @@ export function jobCode(facets: Obj | undefined): {
 
 const LANGS: Record<string, string> = { sql: "sql", json: "json", python: "python", java: "java", scala: "scala" };
 
-export function JobInfo({ node }: { node: NodeDetails }) {
+export function JobInfo({ node }: { node: JobDetails }) {
   const c = jobCode(node.facets);
   const doc = str(obj(node.facets?.documentation)?.description);
   return (
@@ -308,7 +308,7 @@ export function JobInfo({ node }: { node: NodeDetails }) {
   );
 }
 
-export function DatasetInfo({ node }: { node: NodeDetails }) {
+export function DatasetInfo({ node }: { node: DatasetDetails }) {
   const source = obj(node.facets?.dataSource);
   const doc = str(obj(node.facets?.documentation)?.description);
   return (

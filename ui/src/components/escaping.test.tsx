@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SchemaTable } from "./details";
 import { CodeBlock } from "../lib/highlight";
 import { AssetRow } from "../pages/HomePage";
-import type { GraphNode } from "../api/types";
+import type { ListNode } from "../api/types";
 
 const EVIL = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b>bold</b>`;
 
@@ -20,7 +20,7 @@ function assertInert(container: HTMLElement) {
 describe("HTML in data is shown as text", () => {
   it("in the schema table (names, types, descriptions, nested fields)", () => {
     const { container } = render(
-      <SchemaTable fields={[{ name: EVIL, type: EVIL, description: EVIL, fields: [{ name: EVIL, type: null, description: null }] }]} />,
+      <SchemaTable fields={[{ name: EVIL, type: EVIL, description: EVIL, fields: [{ name: EVIL, type: null, description: null, fields: [] }] }]} />,
     );
     assertInert(container);
   });
@@ -47,7 +47,18 @@ describe("HTML in data is shown as text", () => {
   });
 
   it("in asset lists", () => {
-    const n: GraphNode = { id: `dataset:file:${EVIL}`, type: "DATASET", namespace: "file", name: EVIL, kind: "file", fields: [] };
+    const n: ListNode = {
+      id: `dataset:file:${EVIL}`,
+      type: "DATASET",
+      namespace: "file",
+      name: EVIL,
+      kind: "file",
+      fields: [],
+      jobType: null,
+      latestRun: null,
+      updatedAt: "2026-01-05T02:00:00Z",
+      deleted: false,
+    };
     const { container } = render(<AssetRow n={n} />);
     assertInert(container);
     // the link's href is a URL-encoded query, not raw text

@@ -109,7 +109,7 @@ export function DetailsPane({
       </nav>
       <div className="details-body">
         {node.error && <div className="error">{node.error.message}</div>}
-        {node.data && current === "info" && (isJob ? <JobInfo node={node.data} /> : <DatasetInfo node={node.data} />)}
+        {node.data && current === "info" && (node.data.type === "JOB" ? <JobInfo node={node.data} /> : <DatasetInfo node={node.data} />)}
         {node.data && current === "schema" && <SchemaTable fields={node.data.fields} testId="pane-schema" />}
         {current === "history" && <VersionList nodeId={nodeId} onPick={onPickVersion} activeAt={at} />}
         {current === "runs" && <RunsTable jobId={nodeId} compact />}

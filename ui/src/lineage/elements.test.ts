@@ -5,7 +5,7 @@ import { levels } from "../model/graph";
 import { JOB1, JOB2, col, columnEdges, ds, fullEdges, fullNodes, node } from "../model/testdata";
 import type { Field } from "../api/types";
 
-const f = (...names: string[]): Field[] => names.map((name) => ({ name, type: "string", description: null }));
+const f = (...names: string[]): Field[] => names.map((name) => ({ name, type: "string", description: null, fields: [] }));
 const nodes = fullNodes.map((n) => {
   const fields: Record<string, Field[]> = {
     [ds("employees.csv")]: f("EmployeeID", "Name"),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { columnPath, flattenFields, pageColumns } from "./columns";
-import { col, columnEdges, ds } from "./testdata";
+import { JOB1, col, columnEdges, ds } from "./testdata";
 
 describe("column path", () => {
   it("from a middle column: its whole upstream and downstream, nothing else", () => {
@@ -38,8 +38,8 @@ describe("column path", () => {
     const a = col("x", "a");
     const b = col("y", "b");
     const p = columnPath(a, [
-      { source: a, target: b },
-      { source: b, target: a },
+      { source: a, target: b, job: JOB1, transformations: [] },
+      { source: b, target: a, job: JOB1, transformations: [] },
     ]);
     expect([...p.columns].sort()).toEqual([a, b].sort());
   });
@@ -65,8 +65,8 @@ describe("paging", () => {
 describe("nested fields", () => {
   it("flatten to dotted paths with depth", () => {
     const flat = flattenFields([
-      { name: "id", type: "long", description: null },
-      { name: "address", type: "struct", description: "home", fields: [{ name: "city", type: "string", description: null }] },
+      { name: "id", type: "long", description: null, fields: [] },
+      { name: "address", type: "struct", description: "home", fields: [{ name: "city", type: "string", description: null, fields: [] }] },
     ]);
     expect(flat.map((f) => [f.path, f.depth])).toEqual([
       ["id", 0],

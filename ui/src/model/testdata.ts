@@ -14,6 +14,13 @@ export const node = (id: string, extra: Partial<GraphNode> = {}): GraphNode => {
     type: type === "job" ? "JOB" : "DATASET",
     namespace: ns,
     name: rest.join(":"),
+    kind: type === "job" ? null : "file",
+    fields: [],
+    jobType: null,
+    latestRun: null,
+    updatedAt: "2026-01-05T02:00:00Z",
+    deleted: false,
+    level: 0,
     hasMoreUpstream: false,
     hasMoreDownstream: false,
     ...extra,
@@ -25,6 +32,7 @@ export const edge = (source: string, target: string): GraphEdge => ({
   source,
   target,
   type: source.startsWith("job:") ? "OUTPUT" : "INPUT",
+  via: [],
 });
 
 const direct = (subtype: string) => [{ type: "DIRECT", subtype, description: "", masking: false }];
@@ -33,7 +41,7 @@ export const columnEdges: ColumnEdge[] = [
   { source: col("employees.csv", "EmployeeID"), target: col("employee_attendance", "EmployeeID"), job: JOB1, transformations: direct("IDENTITY") },
   { source: col("employees.csv", "Name"), target: col("employee_attendance", "Name"), job: JOB1, transformations: direct("IDENTITY") },
   { source: col("attendance.csv", "HoursWorked"), target: col("employee_attendance", "TotalHours"), job: JOB1, transformations: direct("AGGREGATION") },
-  { source: col("attendance.csv", "EmployeeID"), target: ds("employee_attendance"), job: JOB1, transformations: [{ type: "INDIRECT", subtype: "JOIN" }] },
+  { source: col("attendance.csv", "EmployeeID"), target: ds("employee_attendance"), job: JOB1, transformations: [{ type: "INDIRECT", subtype: "JOIN", description: null, masking: false }] },
   { source: col("employee_attendance", "EmployeeID"), target: col("employee_compensation", "EmployeeID"), job: JOB2, transformations: direct("IDENTITY") },
   { source: col("employee_attendance", "TotalHours"), target: col("employee_compensation", "TotalPay"), job: JOB2, transformations: direct("TRANSFORMATION") },
   { source: col("salary_adjustments.csv", "Adjustment"), target: col("employee_compensation", "TotalPay"), job: JOB2, transformations: direct("TRANSFORMATION") },

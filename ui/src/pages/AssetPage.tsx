@@ -85,7 +85,7 @@ export function AssetPage({ view }: { view: ViewState }) {
       <div className={`tab-body tab-${tab}`}>
         {tab === "lineage" && <LineageView view={view} setView={setView} />}
         {tab === "schema" && <div className="card">{n ? <SchemaTable fields={n.fields} /> : "Loading…"}</div>}
-        {tab === "job" && <div className="card">{n ? <JobInfo node={n} /> : "Loading…"}</div>}
+        {tab === "job" && <div className="card">{n?.type === "JOB" ? <JobInfo node={n} /> : "Loading…"}</div>}
         {tab === "runs" && (
           <div className="card">
             <RunsTable jobId={view.node} />

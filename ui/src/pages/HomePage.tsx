@@ -1,12 +1,12 @@
 import { api } from "../api/client";
-import type { GraphNode } from "../api/types";
+import type { ListNode } from "../api/types";
 import { Link } from "../components/Link";
 import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { formatDuration, formatTime, timeAgo } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
 import { nodeHref } from "../model/urlState";
 
-export function AssetRow({ n }: { n: GraphNode }) {
+export function AssetRow({ n }: { n: ListNode }) {
   return (
     <Link href={nodeHref(n.id)} className="asset-row" testId="asset-row">
       <span className={`asset-icon ${n.type === "JOB" ? "is-job" : "is-dataset"}`}>
