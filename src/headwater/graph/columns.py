@@ -19,9 +19,10 @@ from headwater.graph.common import (
     valid_at,
 )
 from headwater.graph.lineage import check_direction
+from headwater.graph.traverse import Reached, breadth_first
 from headwater.model.nodeid import NodeRef
-from headwater.store.schema import column_edges, dataset_fields, datasets
 from headwater.model.times import iso
+from headwater.store.schema import column_edges, dataset_fields, datasets
 
 Field = tuple[str, str]  # (dataset id, field name)
 
@@ -86,25 +87,24 @@ def column_lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both
     edges: dict[tuple[str, str, str], dict[str, Any]] = {}
     truncated = False
     for d in ("upstream", "downstream"):
-        if direction not in (d, "both"):
+        if direction not in (d, "both") or truncated:
             continue
         sign = -1 if d == "upstream" else 1
-        frontier = set(start)
-        for hop in range(1, depth + 1):
-            if not frontier or truncated:
-                break
-            nxt: set[Field] = set()
-            for _src, other, row in column_step(conn, frontier, d, t):
-                if other is not None and other not in levels:
-                    if len(levels) >= max_nodes:
-                        truncated = True
-                        break
-                    levels[other] = sign * hop
-                    nxt.add(other)
-                if other is None or other in levels:
-                    shaped = column_edge_shape(row)
-                    edges[(shaped["source"], shaped["target"], shaped["job"])] = shaped
-            frontier = nxt
+
+        def expand(frontier: set[Field], d: str = d) -> list[tuple[Field, Field | None, Any]]:
+            return column_step(conn, frontier, d, t)
+
+        def reach(_src: Field, other: Field | None, row: Any, hop: int, sign: int = sign) -> Reached:
+            new = other is not None and other not in levels
+            if new:
+                if len(levels) >= max_nodes:
+                    return Reached.STOP
+                levels[other] = sign * hop  # type: ignore[index]  # new implies a field
+            shaped = column_edge_shape(row)  # an edge whose ends are both in the answer
+            edges[(shaped["source"], shaped["target"], shaped["job"])] = shaped
+            return Reached.NEW if new else Reached.SEEN
+
+        truncated = breadth_first(start, expand, depth, reach)
     types = dataset_field_types(conn, {d for d, _ in levels}, t)
     names = {r.id: (r.namespace, r.name) for r in select_in(
         conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, {d for d, _ in levels})}

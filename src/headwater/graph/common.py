@@ -8,10 +8,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.jsontext import loads_text
-from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
+from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso, to_micros
+from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 
 CHUNK = 500
 

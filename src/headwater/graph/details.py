@@ -16,10 +16,10 @@ from headwater.graph.common import (
     valid_at,
     version_shape,
 )
-from headwater.model.nodeid import NodeRef
 from headwater.graph.traverse import incidence
-from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
+from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
+from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
 
 
 def run_shape(row: Any) -> dict[str, Any]:

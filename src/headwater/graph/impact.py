@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -17,31 +18,32 @@ from headwater.graph.common import (
     select_in,
     split_dataset_id,
 )
+from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
 from headwater.model.nodeid import NodeRef
-from headwater.graph.traverse import EdgeIndex
-from headwater.store.schema import datasets
 from headwater.model.times import iso
+from headwater.store.schema import datasets
 
 
 def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,
                    max_nodes: int) -> tuple[dict[str, list[str]], bool]:
     paths: dict[str, list[str]] = {root: [root]}
-    frontier = {root}
     index = EdgeIndex(conn, t)
-    for _hop in range(depth):
-        if not frontier:
-            break
+
+    def expand(frontier: set[str]) -> Iterator[tuple[str, str, None]]:
         found = index.neighbours(frontier, "downstream")
-        nxt: set[str] = set()
         for node in sorted(frontier):
             for n in sorted(found.get(node, ())):
-                if n not in paths:
-                    if len(paths) > max_nodes:
-                        return paths, True
-                    paths[n] = [*paths[node], n]
-                    nxt.add(n)
-        frontier = nxt
-    return paths, False
+                yield node, n, None
+
+    def reach(src: str, node: str | None, _edge: Any, _hop: int) -> Reached:
+        if node is None or node in paths:
+            return Reached.SEEN
+        if len(paths) > max_nodes:
+            return Reached.STOP
+        paths[node] = [*paths[src], node]
+        return Reached.NEW
+
+    return paths, breadth_first({root}, expand, depth, reach)
 
 
 def _field_paths(conn: sa.Connection, start: set[Field], root_id: str, depth: int, t: int | None,
@@ -50,22 +52,26 @@ def _field_paths(conn: sa.Connection, start: set[Field], root_id: str, depth: in
     fields: dict[Field, list[str]] = {f: [root_id] for f in start}
     jobs: dict[str, list[str]] = {}
     whole: dict[str, list[str]] = {}
-    frontier = set(start)
-    for _hop in range(max(depth // 2, 1)):
-        if not frontier:
-            break
-        nxt: set[Field] = set()
-        for src, other, row in sorted(column_step(conn, frontier, "downstream", t), key=lambda s: repr(s[:2])):
-            via = [*fields[src], row.job]
-            jobs.setdefault(row.job, via)
-            if other is None:
-                whole.setdefault(row.dst_dataset, [*via, row.dst_dataset])
-            elif other not in fields:
-                if len(fields) + len(jobs) > max_nodes:
-                    return fields, jobs, whole, True
-                fields[other] = [*via, field_id(*other)]
-                nxt.add(other)
-        frontier = nxt
+
+    def expand(frontier: set[Field]) -> list[tuple[Field, Field | None, Any]]:
+        return sorted(column_step(conn, frontier, "downstream", t), key=lambda s: repr(s[:2]))
+
+    def reach(src: Field, other: Field | None, row: Any, _hop: int) -> Reached:
+        via = [*fields[src], row.job]
+        jobs.setdefault(row.job, via)
+        if other is None:
+            whole.setdefault(row.dst_dataset, [*via, row.dst_dataset])
+            return Reached.SEEN
+        if other in fields:
+            return Reached.SEEN
+        if len(fields) + len(jobs) > max_nodes:
+            return Reached.STOP
+        fields[other] = [*via, field_id(*other)]
+        return Reached.NEW
+
+    truncated = breadth_first(start, expand, max(depth // 2, 1), reach)
+    if truncated:
+        return fields, jobs, whole, True
     for f in start:
         fields.pop(f, None)
     return fields, jobs, whole, False

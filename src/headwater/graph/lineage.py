@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -17,10 +18,10 @@ from headwater.graph.common import (
     select_in,
     valid_at,
 )
+from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
 from headwater.model.nodeid import NodeRef
-from headwater.graph.traverse import EdgeIndex
-from headwater.store.schema import column_edges, jobs, runs
 from headwater.model.times import iso
+from headwater.store.schema import column_edges, jobs, runs
 
 DIRECTIONS = ("both", "upstream", "downstream")
 
@@ -41,49 +42,45 @@ def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     return root
 
 
+def _record_levels(levels: dict[str, int], direction: str, max_nodes: int) -> Callable[[str, str | None, Any, int], Reached]:
+    """A node's level is its signed hop count (upstream negative); the walk stops at ``max_nodes``."""
+    sign = -1 if direction == "upstream" else 1
+
+    def reach(_src: str, node: str | None, _edge: Any, hop: int) -> Reached:
+        if node is None or node in levels:
+            return Reached.SEEN
+        if len(levels) >= max_nodes:
+            return Reached.STOP
+        levels[node] = sign * hop
+        return Reached.NEW
+
+    return reach
+
+
 def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
          levels: dict[str, int], max_nodes: int) -> bool:
     """Walk ``depth`` hops; record levels; returns True when cut by ``max_nodes``."""
-    sign = -1 if direction == "upstream" else 1
-    frontier = set(start)
-    for hop in range(1, depth + 1):
-        if not frontier:
-            break
+    def expand(frontier: set[str]) -> Iterator[tuple[str, str, None]]:
         found = index.neighbours(frontier, direction)
-        nxt: set[str] = set()
         for node in sorted(frontier):
             for n in sorted(found.get(node, ())):
-                if n in levels:
-                    continue
-                if len(levels) >= max_nodes:
-                    return True
-                levels[n] = sign * hop
-                nxt.add(n)
-        frontier = nxt
-    return False
+                yield node, n, None
+
+    return breadth_first(start, expand, depth, _record_levels(levels, direction, max_nodes))
 
 
 def _datasets_only_bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
                        levels: dict[str, int], max_nodes: int) -> bool:
-    sign = -1 if direction == "upstream" else 1
-    frontier = set(start)
-    for hop in range(1, depth + 1):
-        if not frontier:
-            break
+    """As :func:`_bfs`, one level = dataset -> job -> dataset (the jobs are not recorded)."""
+    def expand(frontier: set[str]) -> Iterator[tuple[str, str, None]]:
         via_jobs = index.neighbours(frontier, direction)
-        jobs = set().union(*via_jobs.values()) if via_jobs else set()
+        jobs: set[str] = set().union(*via_jobs.values()) if via_jobs else set()
         found = index.neighbours(jobs, direction)
-        nxt: set[str] = set()
         for job in sorted(jobs):
             for n in sorted(found.get(job, ())):
-                if n in levels:
-                    continue
-                if len(levels) >= max_nodes:
-                    return True
-                levels[n] = sign * hop
-                nxt.add(n)
-        frontier = nxt
-    return False
+                yield job, n, None
+
+    return breadth_first(start, expand, depth, _record_levels(levels, direction, max_nodes))
 
 
 def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[dict[str, Any]]:

@@ -7,8 +7,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.common import dataset_nodes, job_nodes
-from headwater.store.schema import datasets, jobs
 from headwater.model.times import iso
+from headwater.store.schema import datasets, jobs
 
 
 def namespaces(conn: sa.Connection) -> dict[str, Any]:

@@ -1,4 +1,10 @@
-"""One-hop neighbour queries on the dataset/job graph, valid at a time (one indexed query per call).
+"""Traversal: the one breadth-first walk every graph question uses, and one-hop neighbour queries on
+the dataset/job graph, valid at a time (one indexed query per call).
+
+:func:`breadth_first` walks level by level; each question says how one level expands (which
+edges leave the frontier, in which order) and what reaching a node means to it (record a level, a
+path, an edge; stop at the node limit). Lineage, datasets-only lineage, column lineage and both
+impact walks are this one loop.
 
 :class:`EdgeIndex` remembers, for one answer, the edges of every node it has read: a BFS reads
 each node's edges once, and the answer's edge list and ``hasMore*`` flags reuse them instead of
@@ -7,14 +13,49 @@ asking again (only the nodes of the last level are new to it).
 
 from __future__ import annotations
 
+import enum
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
 from headwater.graph.common import InQuery, select_in, valid_at
 from headwater.store.schema import edges
+
+N = TypeVar("N", bound=Hashable)
+
+
+class Reached(enum.Enum):
+    """What reaching a node through one edge meant to the question."""
+
+    NEW = "new"  # first reached: it joins the next level
+    SEEN = "seen"  # known already (or no node at the edge's end): nothing more to walk
+    STOP = "stop"  # the answer is full (node limit): the walk ends, truncated
+
+
+def breadth_first(start: Iterable[N], expand: Callable[[set[N]], Iterable[tuple[N, N | None, Any]]], depth: int,
+                  reach: Callable[[N, N | None, Any, int], Reached]) -> bool:
+    """Walk at most ``depth`` levels out from ``start``; True when ``reach`` stopped the walk (truncated).
+
+    ``expand(frontier)`` yields the edges leaving one level as ``(from, to, edge)`` in the order they
+    are to be visited (``to`` may be None: an edge to no node, e.g. to a whole dataset);
+    ``reach(from, to, edge, hop)`` records what the question keeps and says whether ``to`` is new.
+    """
+    frontier = set(start)
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        nxt: set[N] = set()
+        for src, dst, edge in expand(frontier):
+            verdict = reach(src, dst, edge, hop)
+            if verdict is Reached.STOP:
+                return True
+            if verdict is Reached.NEW:
+                nxt.add(dst)  # type: ignore[arg-type]  # NEW is only said of a node
+        frontier = nxt
+    return False
 
 
 @dataclass

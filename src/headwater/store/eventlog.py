@@ -9,12 +9,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.model.nodeid import NodeRef
 from headwater.model.jsontext import dumps
+from headwater.model.nodeid import NodeRef
+from headwater.model.times import from_micros
 from headwater.store.canonical import event_id
 from headwater.store.observe import Observation, header
 from headwater.store.schema import events, observations
-from headwater.model.times import from_micros
 from headwater.store.types import IncomingEvent, StoredEvent
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime
+
 import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
+from headwater.model.times import now_micros, to_micros
 from headwater.store import eventlog, migrate
 from headwater.store.background import READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
-from headwater.model.times import now_micros, to_micros
 from headwater.store.types import AppendResult, IncomingEvent, StoredEvent
 
 # Any constant: PostgreSQL advisory lock key serializing writers across processes.
