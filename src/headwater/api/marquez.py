@@ -15,7 +15,9 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends, Query, Request
 
 from headwater.api.auth import require_read
+from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.models import error_responses
 from headwater.api.params import node_ref, parse_time, require_types
 from headwater.api.marquez_shapes import (
     to_marquez_column_lineage,
@@ -29,7 +31,10 @@ from headwater.api.marquez_shapes import (
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
-router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"], dependencies=[Depends(require_read)])
+# Answers in Marquez's shapes (its spec/openapi.yml), documented as plain objects; errors in Headwater's body
+router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"], 
+                   dependencies=[Depends(require_read), Depends(read_barrier)],
+                   responses=error_responses(400, 401, 404, 503))
 
 
 def _namespace_items(request: Request) -> list[dict[str, Any]]:
