@@ -95,11 +95,14 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any, server: str, request: pytest.FixtureRequest) -> Iterator[Any]:
     """A fresh page on the server; fails the test on any uncaught JavaScript error."""
+    from playwright.sync_api import expect
+
     context = browser.new_context(viewport={"width": 1600, "height": 950}, base_url=server, accept_downloads=True)
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.set_default_timeout(20_000)
+    expect.set_options(timeout=20_000)  # every expect() retries this long (a busy CI machine)
     yield pg
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))

@@ -6,6 +6,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from .fixtures.hr_events import EMP_COMP, ds
 
@@ -19,16 +20,16 @@ SERVER_ENV = {"HEADWATER_READ_TOKENS": READ, "HEADWATER_WRITE_TOKENS": WRITE}
 def test_token_prompt_then_reads_with_the_token(page: Any) -> None:
     page.goto("/asset?" + urlencode({"node": ds(EMP_COMP)}))
     prompt = page.get_by_test_id("token-prompt")
-    prompt.wait_for()
-    assert page.get_by_test_id("lineage-canvas").count() == 0
+    expect(prompt).to_be_visible()
+    expect(page.get_by_test_id("lineage-canvas")).to_have_count(0)  # nothing read without a token
 
     page.get_by_test_id("token-input").fill("wrong-token")
     page.get_by_test_id("token-submit").click()
-    page.get_by_test_id("token-prompt").wait_for()
-    assert "not accepted" in page.get_by_test_id("token-prompt").inner_text()
+    expect(prompt).to_contain_text("not accepted")
+    expect(page.get_by_test_id("lineage-canvas")).to_have_count(0)
 
     page.get_by_test_id("token-input").fill(READ)
     page.get_by_test_id("token-submit").click()
-    page.wait_for_selector('[data-testid="lineage-canvas"][data-ready="true"]')
-    assert page.get_by_test_id("asset-name").inner_text() == EMP_COMP
-    assert page.get_by_test_id("token-prompt").count() == 0
+    expect(page.get_by_test_id("lineage-canvas")).to_have_attribute("data-ready", "true")
+    expect(page.get_by_test_id("asset-name")).to_have_text(EMP_COMP)
+    expect(prompt).to_have_count(0)
