@@ -137,19 +137,22 @@ def test_the_join_is_bounded(modules: Path) -> None:
 
 
 def test_wraps_the_launch_gateway_pyspark_calls() -> None:
+    """The ``launch_gateway`` that SparkContext's module calls (its global, read through the public module:
+    ``pyspark.context`` on 3.5, ``pyspark.core.context`` on 4.x) is replaced by the prefetching wrapper."""
     from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
 
-    method = SparkContext._ensure_initialized
-    namespace = method.__func__.__globals__
-    original = namespace["launch_gateway"]
+    module = sys.modules[SparkContext.__module__]
+    original = module.launch_gateway
+    assert original is launch_gateway
     try:
         assert wrap_gateway_launch(SparkContext)
-        wrapped = namespace["launch_gateway"]
+        wrapped = module.launch_gateway
         assert wrapped is not original and wrapped.__wrapped__ is original
-        assert wrap_gateway_launch(SparkContext) and namespace["launch_gateway"] is wrapped  # idempotent
+        assert wrap_gateway_launch(SparkContext) and module.launch_gateway is wrapped  # idempotent
         assert not wrap_gateway_launch(object)
     finally:
-        namespace["launch_gateway"] = original
+        module.launch_gateway = original
 
 
 CHILD = """
