@@ -55,7 +55,7 @@ def test_an_unhandled_command_is_seen(spark: Any, run: Runner) -> None:
 
 def test_a_command_without_the_suffix_is_recognised_over_py4j(spark: Any, run: Runner, warehouse: Path) -> None:
     path = warehouse / "tv_data"
-    spark.range(3).write.parquet(str(path))
+    run.executions(lambda: spark.range(3).write.parquet(str(path)))  # waits for its listener event
     qe = _only(run.executions(
         lambda: spark.sql(f"CREATE TEMPORARY VIEW tv USING parquet OPTIONS (path '{path}')")))
     snap = take_snapshot(qe, spark)

@@ -75,6 +75,9 @@ _OPAQUE_MAPS = frozenset({
 })
 _PYTHON_EVAL = frozenset({"BatchEvalPython", "ArrowEvalPython", "BatchEvalPythonUDTF", "ArrowEvalPythonUDTF"})
 _EXISTENCE_JOINS = ("LeftSemi", "LeftAnti", "ExistenceJoin")
+# every query operator this module knows: a root among them is a plain query, not a command
+QUERY_OPERATORS = _PASS_THROUGH | _OPAQUE_MAPS | _PYTHON_EVAL | frozenset({
+    "Project", "Aggregate", "Window", "Join", "Union", "Expand", "Generate"})
 
 
 class ColumnAnalyzer:

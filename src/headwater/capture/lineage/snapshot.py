@@ -21,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from .columns import QUERY_OPERATORS
 from .handlers import REGISTRY, Jvm, Query, Registry, guarded
 from .handlers.jvm import call, class_name, scala_option, struct_json, text
 from .model import CommandInfo, RelationInfo
@@ -255,7 +256,8 @@ def take_snapshot(qe: Any, spark: Any, registry: Registry = REGISTRY) -> PlanSna
         snap.plan_source = "analyzed"
     name = short_name(class_name(root))
     snap.root = name
-    if registry.command_for(name) is None:
+    if registry.command_for(name) is None and name not in QUERY_OPERATORS and registry.leaf_for(name) is None:
+        # a root no handler knows: is it a command? (one py4j call; not made for plain query roots)
         snap.root_command = name.endswith("Command") or jvm.is_command(root)
     snap.command = guarded(lambda: describe_command(jvm, root, name, registry))
     jquery = _query_of(registry, root, name)
