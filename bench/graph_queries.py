@@ -109,6 +109,7 @@ def fresh_database(url: str) -> None:
 
 
 def count_events(store: Store) -> int:
+    assert store.caught_up()  # store.engine does not wait for the projector
     with store.engine.connect() as conn:
         return int(conn.scalar(sa.select(sa.func.count()).select_from(events_table)) or 0)
 

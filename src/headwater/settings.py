@@ -47,6 +47,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Most events accepted in one batch request.", int),
     Setting("max_graph_nodes", 5_000, "HEADWATER_MAX_GRAPH_NODES",
             "Most nodes a lineage or impact answer returns before it is cut and marked truncated.", int),
+    Setting("projector_wait", 60.0, "HEADWATER_PROJECTOR_WAIT",
+            "Longest (seconds) a call waits for the background projector: a read waiting to see earlier writes, "
+            "an ingest waiting while the graph is far behind the log. A read that could not catch up answers "
+            "with the graph as it is and says so in its Headwater-Graph-Behind header.", float),
 )
 
 SETTINGS_BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
@@ -98,6 +102,14 @@ def _convert(setting: Setting, raw: Any, source: str) -> Any:
             raise SettingError(
                 f"setting {setting.name!r} from {source} must be a whole number, got {raw!r}"
             ) from None
+    if setting.type is float:
+        try:
+            value = float(raw)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not value > 0 or value == float("inf"):
+            raise SettingError(f"setting {setting.name!r} from {source} must be a positive number, got {raw!r}")
+        return value
     return str(raw)
 
 

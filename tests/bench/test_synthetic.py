@@ -41,6 +41,7 @@ def loaded(store_url: str) -> Iterator[Store]:
 
 
 def _count(store: Store, table: sa.Table, *where: sa.ColumnElement[bool]) -> int:
+    assert store.caught_up()  # store.engine does not wait for the projector
     with store.engine.connect() as conn:
         return int(conn.scalar(sa.select(sa.func.count()).select_from(table).where(*where)) or 0)
 

@@ -103,6 +103,7 @@ def answers(conn: sa.Connection, todo: Sequence[Case]) -> list[dict[str, Any]]:
 
 def indexed_and_scanned(store: Store, todo: Sequence[Case]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The answers with the index, then without it (dropped inside the transaction), same snapshot."""
+    assert store.caught_up()  # store.engine does not wait for the projector
     with store.engine.connect() as conn, conn.begin() as tx:
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql("SET LOCAL enable_seqscan = off")  # small tables: make the planner use the index
@@ -134,6 +135,7 @@ def test_indexed_answers_equal_the_scan(varied_store: Store) -> None:
 
 
 def test_index_is_used(varied_store: Store) -> None:
+    assert varied_store.caught_up()  # store.engine does not wait for the projector
     with varied_store.engine.connect() as conn:
         if conn.dialect.name == "sqlite":
             indexes = search_module._sqlite_name_indexes(conn)
@@ -181,6 +183,7 @@ def test_index_stays_in_step(store_url: str) -> None:
             finally:
                 raw.close()
         assert_same(store, todo)
+        assert store.caught_up()  # store.engine does not wait for the projector
         with store.engine.connect() as conn:
             # the write path's updates of updated_at leave the index alone; a name update is followed
             conn.execute(sa.update(datasets).values(updated_at=datasets.c.updated_at + 1))

@@ -22,6 +22,7 @@ def test_upgrade_then_rebuild(store_url: str) -> None:
     with Store.open(store_url) as store:
         store.append(incoming(story()))
         expected = derived_state(store)
+        assert store.caught_up()  # store.engine does not wait for the projector
         with store.engine.begin() as conn:
             conn.execute(sa.delete(runs))
     result = runner.invoke(cli, ["db", "rebuild", "--db", store_url])

@@ -56,6 +56,7 @@ def test_rebuild_equals_incremental(store: Store) -> None:
     assert store.rebuild() == len(evs)
     assert derived_state(store) == incremental
     assert answers(store) == incremental_answers
+    assert store.caught_up()  # store.engine does not wait for the projector
     with store.engine.begin() as conn:  # damage the derived graph; rebuild repairs it
         conn.execute(sa.delete(DERIVED_TABLES[0]))
     assert store.rebuild() == len(evs)

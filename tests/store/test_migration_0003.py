@@ -129,10 +129,12 @@ def test_sqlite_without_the_fts5_table_falls_back_to_the_scan(tmp_path: Path, ca
         engine.dispose()
     with Store.open(url) as store:
         store.append(events())
+        assert store.caught_up()  # store.engine does not wait for the projector
         with store.engine.connect() as conn:
             assert search_module._sqlite_name_indexes(conn) == frozenset()
             orders = search_module.search(conn, "orders", types=["dataset"])["results"]
     assert [r["name"] for r in orders] == ["warehouse/orders", "warehouse/Orders_Archive"]
+    assert store.caught_up()  # store.engine does not wait for the projector
     scanned = answers(store.engine)
     engine = create_store_engine(url)
     try:  # adding the index later (docs/store.md, "Search"): back to 0002, then upgrade with FTS5
@@ -167,6 +169,7 @@ def test_postgresql_without_create_extension_falls_back_to_the_scan(pg_server_ur
             assert len(warnings) == 1 and "permission denied to create extension" in warnings[0]
             store.append(events())
             assert current_revision(store.engine) == "0003" and index_objects(store.engine) == set()
+            assert store.caught_up()  # store.engine does not wait for the projector
             with store.engine.connect() as conn:
                 orders = search_module.search(conn, "orders", types=["dataset"])["results"]
         assert [r["name"] for r in orders] == ["warehouse/orders", "warehouse/Orders_Archive"]

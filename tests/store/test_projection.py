@@ -75,6 +75,7 @@ def test_events_acknowledged_but_not_projected_are_derived_on_the_next_open(stor
     log_only(store_url, incoming(evs[half:]))  # "killed" right after acknowledging the second half
     with Store.open(store_url) as recovered:
         state = derived_state(recovered)
+        assert recovered.caught_up()  # store.engine does not wait for the projector
         with recovered.engine.connect() as conn:
             assert projected_seq(conn) == head_seq(conn)
     with Store.open(store_url) as reference:
@@ -115,6 +116,7 @@ def test_an_event_that_cannot_be_derived_is_recorded_and_does_not_block_the_othe
         assert store.caught_up()  # the failing event does not hold readers back
         names = {item["name"] for item in GraphReader(store).jobs(namespace="ns")["items"]}
         assert names == {"job0", "job1", "job2"}
+        assert store.caught_up()  # store.engine does not wait for the projector
         with store.engine.connect() as conn:
             errors = list(conn.execute(sa.select(observations).where(observations.c.role == "error")))
         assert len(errors) == 1 and errors[0].node.startswith("error:")

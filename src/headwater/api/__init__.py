@@ -20,6 +20,7 @@ from fastapi_offline import FastAPIOffline
 from headwater import __version__
 from headwater.api import events, graph, ingest, marquez
 from headwater.api.errors import install_error_handlers
+from headwater.api.freshness import GraphPositionHeaders
 from headwater.api.state import AppState
 from headwater.api.ui import mount_ui, ui_dir
 from headwater.settings import Settings
@@ -45,7 +46,7 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
     if store is None:
         from headwater.store import Store
 
-        store = Store.open(settings.db_url)
+        store = Store.open(settings.db_url, projector_wait=float(settings.projector_wait))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -65,6 +66,7 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
     )
     app.state.headwater = AppState(settings=settings, store=store, validator=EventValidator())
     install_error_handlers(app)
+    app.add_middleware(GraphPositionHeaders)  # what a read reflects: Headwater-Graph-Position/-Behind
     app.include_router(ingest.router)
     app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
     app.include_router(events.router)

@@ -15,6 +15,7 @@ from fastapi.responses import Response
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
+from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
 from headwater.api.models import EventPage, error_responses
 from headwater.api.params import node_ref, parse_time
@@ -22,7 +23,8 @@ from headwater.api.state import app_state
 from headwater.model.times import iso_millis
 from headwater.store import InvalidCursor
 
-router = APIRouter(tags=["Raw events"], dependencies=[Depends(require_read)],
+router = APIRouter(tags=["Raw events"],
+                   dependencies=[Depends(require_read), Depends(read_barrier)],
                    responses=error_responses(400, 401, 404, 503))
 
 

@@ -24,6 +24,7 @@ from fastapi.responses import Response
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
+from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
 from headwater.api.models import (
     ColumnLineageAnswer,
@@ -43,7 +44,8 @@ from headwater.api.params import csv_list, node_ref, parse_time, require_types
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
-router = APIRouter(prefix="/api/v1/graph", tags=["Graph"], dependencies=[Depends(require_read)],
+router = APIRouter(prefix="/api/v1/graph", tags=["Graph"],
+                   dependencies=[Depends(require_read), Depends(read_barrier)],
                    responses=error_responses(400, 401, 404, 503))
 
 __all__ = ["json_answer", "router"]

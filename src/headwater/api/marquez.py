@@ -32,7 +32,7 @@ from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
 # Answers in Marquez's shapes (its spec/openapi.yml), documented as plain objects; errors in Headwater's body
-router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"], 
+router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"],
                    dependencies=[Depends(require_read), Depends(read_barrier)],
                    responses=error_responses(400, 401, 404, 503))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import sqlalchemy as sa
 from fastapi import Request
 
 from headwater.graph import GraphReader
@@ -15,15 +16,26 @@ if TYPE_CHECKING:
     from headwater.store import Store
 
 
+class AfterBarrier:
+    """The API's graph source: the route's ``read_barrier`` dependency (:mod:`headwater.api.freshness`)
+    already waited for the projector, so connections open at once."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def read_connection(self) -> sa.Connection:
+        return self._store.read_connection(wait=False)
+
+
 @dataclass(frozen=True)
 class AppState:
     settings: Settings
     store: "Store"
     validator: EventValidator
-    graph: GraphReader = field(init=False)  # the graph questions, read through the store's barrier
+    graph: GraphReader = field(init=False)  # the graph questions; routes run api.freshness.read_barrier first
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "graph", GraphReader(self.store))
+        object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
 
 
 def app_state(request: Request) -> AppState:

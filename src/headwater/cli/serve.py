@@ -84,7 +84,7 @@ def run(settings: Settings) -> None:
     db_url = settings.db_url
     try:
         _prepare_sqlite_folder(db_url)
-        store = Store.open(db_url)
+        store = Store.open(db_url, projector_wait=float(settings.projector_wait))
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
         raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}") from None
     try:

@@ -32,11 +32,12 @@ import sqlalchemy as sa
 
 from headwater.store.projector import ProjectionMemo, mark_failed, pending_events, project_rows, projected_seq
 from headwater.store.schema import events, observations
+from headwater.store.types import GraphPosition
 
 log = logging.getLogger("headwater.store")
 
 CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
-READ_TIMEOUT = 60.0  # seconds a read waits for the projector before answering with what is there
+READ_TIMEOUT = 60.0  # default of the read_wait setting: seconds a read waits for the projector at most
 GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
 MAX_LAG = 20_000  # events the graph may be behind the log before appends wait for the projector
 
@@ -106,8 +107,11 @@ class BackgroundProjector:
             head, done = conn.execute(query).one()
         return int(head or 0), int(done or 0)
 
-    def wait_caught_up(self, timeout: float = READ_TIMEOUT) -> bool:
-        """Block until every event in the log now is projected; False if ``timeout`` passed first."""
+    def wait_caught_up(self, timeout: float = READ_TIMEOUT) -> GraphPosition:
+        """Block until every event in the log now is projected, at most ``timeout`` seconds.
+
+        Answers where the graph stands (``caught_up`` False when the time ran out first, or the
+        projector thread is not running); never raises for being behind."""
         deadline = time.monotonic() + timeout
         with self._cond:
             steps = self._steps
@@ -119,7 +123,7 @@ class BackgroundProjector:
                 if left <= 0 or not alive:
                     log.warning("graph read without waiting for the projector (projected up to event %d of %d)",
                                 done, head)
-                    return False
+                    return GraphPosition(log=head, graph=done)
                 self._kick = True
                 self._readers += 1
                 self._cond.notify_all()
@@ -131,7 +135,7 @@ class BackgroundProjector:
                     self._readers -= 1
                 steps = self._steps
             done = self.lag()[1]
-        return True
+        return GraphPosition(log=head, graph=done)
 
     def _run(self) -> None:
         while True:

@@ -14,10 +14,10 @@ from headwater.store import eventlog, migrate
 from headwater.store.background import READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
-from headwater.store.types import AppendResult, IncomingEvent, StoredEvent
+from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, StoredEvent
 
-# Any constant: PostgreSQL advisory lock key serializing writers across processes.
-_PG_WRITE_LOCK = 0x4857_5354
+# PostgreSQL advisory lock key serializing writers (appends, projection steps) across processes and servers.
+PG_WRITER_LOCK = 0x4857_5354
 
 
 class _Request:
@@ -43,13 +43,18 @@ class Store:
 
     Thread-safe: appends are serialized (one writer at a time); reads run concurrently.
     ``append`` answers once the events are durably in the log; a background projector derives
-    the graph, and every graph read (through :meth:`read_connection`) first waits (bounded) until
-    the graph has caught up with the log as it was when the read began — so a caller always reads
-    its own writes. The store knows nothing of the graph questions: ``headwater.graph`` reads
-    through :meth:`read_connection`.
+    the graph, and every graph read (through :meth:`read_connection`) first waits until the graph
+    has caught up with the log as it was when the read began — so a caller reads its own writes.
+    No call waits for the projector longer than ``projector_wait`` seconds (the setting of that
+    name): a read that could not catch up in time goes on with the graph as it is, and
+    :meth:`catch_up` says how far behind that is. The store knows nothing of the graph
+    questions: ``headwater.graph`` reads through :meth:`read_connection`.
     """
 
-    def __init__(self, engine: sa.Engine) -> None:
+    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT) -> None:
+        if not projector_wait > 0:
+            raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
+        self.projector_wait = projector_wait
         self._engine = engine
         self._write_lock = threading.Lock()
         self._group = threading.Condition()
@@ -59,34 +64,39 @@ class Store:
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
     @classmethod
-    def open(cls, url: str) -> Store:
+    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema."""
         engine = create_store_engine(url)
         migrate.upgrade(engine)
-        return cls(engine)
+        return cls(engine, projector_wait=projector_wait)
 
     @property
     def engine(self) -> sa.Engine:
-        """The database engine, once the derived tables have caught up with the log (see :meth:`caught_up`)."""
-        self.caught_up()
+        """The database engine, as it is: no wait. Call :meth:`caught_up` first to read derived tables
+        that reflect every append so far."""
         return self._engine
 
-    def caught_up(self, timeout: float = READ_TIMEOUT) -> bool:
-        """Wait until every event appended so far (by any process) is in the derived graph.
+    def catch_up(self, timeout: float | None = None) -> GraphPosition:
+        """Wait until every event appended so far (by any process) is in the derived graph, at most
+        ``timeout`` seconds (default ``projector_wait``); answers where the graph stands then."""
+        return self._projector.wait_caught_up(self.projector_wait if timeout is None else timeout)
 
-        Returns False when ``timeout`` seconds passed first (the graph is then behind the log).
+    def caught_up(self, timeout: float | None = None) -> bool:
+        """:meth:`catch_up`, answering only whether the graph caught up (False: it is behind the log)."""
+        return self.catch_up(timeout).caught_up
+
+    def read_connection(self, *, wait: bool = True) -> sa.Connection:
+        """A connection for reading the derived graph.
+
+        With ``wait`` (the default) it first waits, at most ``projector_wait`` seconds, until every
+        event appended before the call is derived, so a caller reads its own writes; a caller that
+        already waited (and looked at :meth:`catch_up`'s answer) passes ``wait=False``. On
+        PostgreSQL the connection reads one ``REPEATABLE READ`` snapshot, so all the queries of one
+        answer see the same graph. The graph layer (:class:`headwater.graph.GraphReader`) opens
+        every answer's connection here.
         """
-        return self._projector.wait_caught_up(timeout)
-
-    def read_connection(self) -> sa.Connection:
-        """A connection for reading the derived graph, once it has caught up with the log.
-
-        First waits (bounded, see :meth:`caught_up`) until every event appended before the call is
-        derived, so a caller reads its own writes; on PostgreSQL the connection reads one
-        ``REPEATABLE READ`` snapshot, so all the queries of one answer see the same graph. The graph
-        layer (:class:`headwater.graph.GraphReader`) opens every answer's connection here.
-        """
-        self.caught_up()
+        if wait:
+            self.catch_up()
         conn = self._engine.connect()
         if self.dialect == "postgresql":
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
@@ -98,7 +108,7 @@ class Store:
 
     def close(self) -> None:
         """Project what was appended (bounded wait), stop the projector, close the connections."""
-        self._projector.stop()
+        self._projector.stop(self.projector_wait)
         self._engine.dispose()
 
     def __enter__(self) -> Store:
@@ -112,7 +122,7 @@ class Store:
 
     def _lock_writers(self, conn: sa.Connection) -> None:
         if self.dialect == "postgresql":
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_WRITE_LOCK})
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_WRITER_LOCK})
 
     def append(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
         """Store events in the log (all or nothing), commit durably; duplicates change nothing.
@@ -128,7 +138,7 @@ class Store:
         if not events:
             return []
         request = _Request(eventlog.prepare(events))  # ids and rows outside the write lock
-        self._projector.throttle()  # the graph may run behind the log only by a bounded backlog
+        self._projector.throttle(self.projector_wait)  # the graph may run behind the log only by a bounded backlog
         with self._group:
             self._waiting.append(request)
             while not request.done and self._leader_busy:

@@ -17,6 +17,27 @@ class IncomingEvent:
 
 
 @dataclass(frozen=True)
+class GraphPosition:
+    """How far the derived graph is behind the event log, after a read waited for it.
+
+    ``log``: the newest event ``seq`` in the log when the read began; ``graph``: the newest event
+    ``seq`` the graph reflects when the wait ended. A read answers from the graph as of ``graph``.
+    """
+
+    log: int
+    graph: int
+
+    @property
+    def behind(self) -> int:
+        """Events in the log the graph does not reflect yet (0 when caught up)."""
+        return max(self.log - self.graph, 0)
+
+    @property
+    def caught_up(self) -> bool:
+        return self.behind == 0
+
+
+@dataclass(frozen=True)
 class AppendResult:
     id: str
     duplicate: bool
