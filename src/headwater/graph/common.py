@@ -38,6 +38,9 @@ def chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
 
 
 _IN = "hw_in_values"
+# Where the IN list goes in the compiled SQL: a literal of our own (public API: literal_column), found
+# in the compiled text and replaced by each chunk's placeholders. No SQLAlchemy-internal marker is read.
+_IN_MARK = "hw_in_list_placeholder__"
 SMALL = 16  # chunks with fewer values take SQLAlchemy's own (cached) path
 _PLACEHOLDERS = {"qmark": "?", "format": "%s"}
 
@@ -48,8 +51,10 @@ class InQuery:
     The same SQL SQLAlchemy would send (compiled for the connection's dialect), without its
     per-value work: SQLAlchemy coerces each value of an ``in_()`` list into a bound literal and
     expands it again at execution (about 4 ms per chunk of 500 ids, a quarter of a big lineage
-    answer). Here the statement is compiled once with an expanding parameter and the placeholder
-    list of each chunk size is written directly (qmark ``?`` for SQLite, ``%(name)s`` for psycopg).
+    answer). Here the statement is compiled once with a marker literal where the list goes
+    (``column IN (hw_in_list_placeholder__)``) and the placeholder list of each chunk size is written
+    in its place (qmark ``?`` for SQLite, ``%(name)s`` for psycopg); only public SQLAlchemy API is used
+    (``literal_column``, ``compile``, ``Compiled.string``/``params``/``positiontup``).
     Values must be plain ``str``/``int`` (node ids), as must the query's other parameters. Chunks
     of fewer than :data:`SMALL` values (most hops of a small answer) go SQLAlchemy's usual way,
     whose compiled-statement cache makes them cheaper than compiling here.
@@ -67,21 +72,31 @@ class InQuery:
         more than SQLAlchemy's own cached path for a handful of ids)."""
         self._compiled = True
         conn = self._conn
-        stmt = self._query.where(self._column.in_(sa.bindparam(_IN, expanding=True)))
+        stmt = self._query.where(self._column.in_([sa.literal_column(_IN_MARK)]))
         compiled = stmt.compile(dialect=conn.dialect)
         self._style = conn.dialect.paramstyle
-        if self._style not in ("qmark", "format", "pyformat") or compiled.string.count(f"__[POSTCOMPILE_{_IN}]") != 1:
-            return
-        self._direct = True
-        self._head, self._tail = compiled.string.split(f"__[POSTCOMPILE_{_IN}]")
+        if self._style not in ("qmark", "format", "pyformat") or compiled.string.count(_IN_MARK) != 1:
+            return  # SQLAlchemy's usual path for every chunk
+        head, tail = compiled.string.split(_IN_MARK)
         params = compiled.params
         if self._style == "pyformat":
-            self._named = {k: v for k, v in params.items() if k != _IN}
+            self._named = dict(params)
         else:
             order = list(compiled.positiontup or ())
-            at = order.index(_IN)
-            self._before = tuple(params[k] for k in order[:at])
-            self._after = tuple(params[k] for k in order[at + 1:])
+            if len(order) != len(params):
+                return
+            before = head.count(_PLACEHOLDERS[self._style])  # the query's own parameters before the list
+            self._before = tuple(params[k] for k in order[:before])
+            self._after = tuple(params[k] for k in order[before:])
+        self._head, self._tail = head, tail
+        self._direct = True
+
+    @property
+    def direct(self) -> bool:
+        """Whether chunks of :data:`SMALL` values or more run the once-compiled SQL (compiled on first use)."""
+        if not self._compiled:
+            self._compile()
+        return self._direct
 
     def _run(self, chunk: list[str]) -> Sequence[sa.Row[Any]]:
         n = len(chunk)
