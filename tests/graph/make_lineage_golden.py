@@ -15,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: `fixtures` and this package
 
-from fixtures.stories.load import incoming, story  # noqa: E402
-from graph.story_lineage_cases import GOLDEN_FILE, cases, key  # noqa: E402
-from headwater.graph import GraphReader, NodeNotFound  # noqa: E402
-from headwater.model.nodeid import parse_node_id  # noqa: E402
-from headwater.store import Store  # noqa: E402
+from fixtures.stories.load import incoming, story
+from graph.story_lineage_cases import GOLDEN_FILE, cases, key
+from headwater.graph import GraphReader, NodeNotFound
+from headwater.model.nodeid import parse_node_id
+from headwater.store import Store
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -8,13 +8,13 @@ import json
 from collections import defaultdict
 from typing import Any
 
+from fixtures.stories.load import HERE
+from headwater.model.times import iso
 from headwater.store.canonical import event_id
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.observe import column_lineage_edges, observe
-from headwater.model.times import iso
-from fixtures.stories.load import HERE
 
 GOLDEN = HERE / "golden"
 

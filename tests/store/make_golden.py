@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: `fixtures` and this package
 
-from store.golden_cases import CASES, GOLDEN  # noqa: E402
+from store.golden_cases import CASES, GOLDEN
 
 
 def main(names: list[str]) -> int:

@@ -33,12 +33,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
+from databases import pg_database
+from fixtures.stories.load import COMP, EA, J2, derived_state, fid, incoming, story
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.model.nodeid import parse_node_id
 from headwater.store import Store
 from headwater.store.canonical import event_id
-from databases import pg_database
-from fixtures.stories.load import COMP, EA, J2, derived_state, fid, incoming, story
 
 P = "https://example.com/fuzz"
 
@@ -58,7 +58,7 @@ def gen(rng: random.Random) -> list[dict[str, Any]]:
         t0 = rng.randint(0, 50)
         ins = rng.sample(ds, rng.randint(0, 2))
         outs = rng.sample(ds, rng.randint(0, 2))
-        def d(n: str, cl: bool = False) -> dict[str, Any]:
+        def d(n: str, cl: bool = False, ins: list[str] = ins) -> dict[str, Any]:
             facets: dict[str, Any] = {}
             if rng.random() < 0.6:
                 facets["schema"] = f(fields=[{"name": c, "type": rng.choice(["int", "string"])} for c in rng.sample("abc", rng.randint(1, 3))])
@@ -98,10 +98,9 @@ def answers(store: Store) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for node_id in READS:
         node = parse_node_id(node_id)
-        for name, read in (("lineage", lambda: g.lineage(node, depth=6, columns=True)),
-                           ("history", lambda: g.history(node))):
+        for name in ("lineage", "history"):
             try:
-                out[f"{name} {node_id}"] = read()
+                out[f"{name} {node_id}"] = g.lineage(node, depth=6, columns=True) if name == "lineage" else g.history(node)
             except NodeNotFound as exc:
                 out[f"{name} {node_id}"] = f"NodeNotFound: {exc}"
     return out

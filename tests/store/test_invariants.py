@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from fixtures.stories.load import derived_state, incoming, story
 
+from fixtures.stories.load import derived_state, incoming, story
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.store import Store

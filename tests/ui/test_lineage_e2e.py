@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus, urlencode
 
@@ -20,8 +21,21 @@ import pytest
 from playwright.sync_api import expect
 
 from .fixtures.hr_events import (
-    ATTENDANCE, BETWEEN, BONUS, EMP_ATT, EMP_COMP, EMPLOYEES, JOB1, JOB2, JOB3, SALARY_ADJ, XSS_COLUMN,
-    XSS_NAME, col, ds, job,
+    ATTENDANCE,
+    BETWEEN,
+    BONUS,
+    EMP_ATT,
+    EMP_COMP,
+    EMPLOYEES,
+    JOB1,
+    JOB2,
+    JOB3,
+    SALARY_ADJ,
+    XSS_COLUMN,
+    XSS_NAME,
+    col,
+    ds,
+    job,
 )
 
 pytestmark = [pytest.mark.browser]
@@ -263,7 +277,7 @@ def test_impact_analysis_lists_and_exports_everything_downstream(page: Any) -> N
 
     with page.expect_download() as download:
         page.get_by_test_id("impact-csv").click()
-    text = open(download.value.path(), encoding="utf-8").read()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
     table = list(csv.DictReader(io.StringIO(text)))
     assert list(table[0]) == ["depth", "type", "id", "namespace", "name", "field", "path"]
     assert {r["id"] for r in table} == ids and downstream <= ids

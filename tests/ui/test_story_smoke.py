@@ -23,7 +23,7 @@ STORY = Path(__file__).resolve().parents[1] / "fixtures" / "stories" / "hr_payro
 CANVAS = '[data-testid="lineage-canvas"]'
 
 
-def EVENTS() -> list[dict[str, Any]]:  # noqa: N802 - the name the server fixture looks for
+def EVENTS() -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = json.loads(STORY.read_text())
     return events
 
