@@ -37,3 +37,15 @@ def test_parse_and_format_round_trip(text: str, ref: NodeRef) -> None:
 def test_invalid_ids_say_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(InvalidNodeId, match=message):
         parse_node_id(text)
+
+
+def test_run_ids_and_prefixes_have_one_home() -> None:
+    from headwater.model.nodeid import DATASET, FIELD, JOB, RUN, run_id_of, run_node_id
+
+    assert run_node_id("0193-ab") == "run:0193-ab" == parse_node_id("run:0193-ab").id
+    assert run_id_of(run_node_id("a:b")) == "a:b"
+    with pytest.raises(InvalidNodeId, match="not a run node id"):
+        run_id_of("job:ns:name")
+    for prefix, ref in ((DATASET, NodeRef("dataset", "s3://b", "k")), (JOB, NodeRef("job", "ns", "j")),
+                        (FIELD, NodeRef("datasetField", "ns", "t", "c")), (RUN, NodeRef("run", "", "r"))):
+        assert ref.id.startswith(prefix) and prefix == f"{ref.type}:"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from headwater.model.nodeid import parse_node_id
+from headwater.model.nodeid import FIELD, parse_node_id
 
 RUN_STATES = {
     "START": "RUNNING", "RUNNING": "RUNNING", "COMPLETE": "COMPLETED",
@@ -186,7 +186,7 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
     out_edges: dict[str, list[dict[str, str]]] = {}
     for edge in answer.get("edges") or []:
         source, target = edge.get("source"), edge.get("target")
-        if not (isinstance(source, str) and isinstance(target, str)) or not target.startswith("datasetField:"):
+        if not (isinstance(source, str) and isinstance(target, str)) or not target.startswith(FIELD):
             continue  # dataset-level dependencies have no column node in Marquez's graph
         src = parse_node_id(source)
         transformations = edge.get("transformations") or []

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import NodeRef, parse_node_id
+from headwater.model.nodeid import DATASET, JOB, NodeRef, parse_node_id
 from headwater.model.times import iso, to_micros
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 
@@ -253,8 +253,8 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
 
 def nodes_for(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, dict[str, Any]]:
     ids = set(ids)
-    found = dataset_nodes(conn, [i for i in ids if i.startswith("dataset:")], t, lenient=lenient)
-    found.update(job_nodes(conn, [i for i in ids if i.startswith("job:")], t, lenient=lenient))
+    found = dataset_nodes(conn, [i for i in ids if i.startswith(DATASET)], t, lenient=lenient)
+    found.update(job_nodes(conn, [i for i in ids if i.startswith(JOB)], t, lenient=lenient))
     return found
 
 
@@ -262,8 +262,8 @@ def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[s
     """``(namespace, name)`` of the datasets and jobs among ``ids`` that :func:`nodes_for` would return."""
     ids = set(ids)
     out: dict[str, tuple[str, str]] = {}
-    for base, versions, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
-                                        (jobs, job_versions, job_versions.c.job, "job:")):
+    for base, versions, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, DATASET),
+                                        (jobs, job_versions, job_versions.c.job, JOB)):
         wanted = sorted(i for i in ids if i.startswith(prefix))
         rows = _node_rows(conn, base, versions, key, (base.c.namespace, base.c.name), wanted, t, lenient=True)
         out.update({i: (r.namespace, r.name) for i, r in rows.items()})

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from headwater.graph.columns import dataset_field_types
 from headwater.graph.common import NodeNotFound, micros
 from headwater.graph.lineage import lineage
-from headwater.model.nodeid import NodeRef
+from headwater.model.nodeid import DATASET, NodeRef
 from headwater.model.times import iso
 
 
@@ -39,7 +39,7 @@ def compare(conn: sa.Connection, node: NodeRef, *, t_from: datetime, t_to: datet
 
     cols_b = {col_key(e): e for e in before["columnEdges"]}
     cols_a = {col_key(e): e for e in after["columnEdges"]}
-    ds_ids = {i for i in {*nodes_b, *nodes_a} if i.startswith("dataset:")}
+    ds_ids = {i for i in {*nodes_b, *nodes_a} if i.startswith(DATASET)}
     fields_b = dataset_field_types(conn, [d for d in ds_ids if d in nodes_b], micros(t_from))
     fields_a = dataset_field_types(conn, [d for d in ds_ids if d in nodes_a], micros(t_to))
     both = {d for d in ds_ids if d in nodes_b and d in nodes_a}

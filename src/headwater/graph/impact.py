@@ -19,7 +19,7 @@ from headwater.graph.common import (
     split_dataset_id,
 )
 from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
-from headwater.model.nodeid import NodeRef
+from headwater.model.nodeid import DATASET, NodeRef
 from headwater.model.times import iso
 from headwater.store.schema import datasets
 
@@ -115,7 +115,7 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
         names[ds] = split_dataset_id(ds)
     for item_id, path in paths.items():
         if item_id in known:
-            add(item_id, "DATASET" if item_id.startswith("dataset:") else "JOB", path)
+            add(item_id, "DATASET" if item_id.startswith(DATASET) else "JOB", path)
     for (ds, f), path in fields.items():
         add(field_id(ds, f), "FIELD", path, ds=ds, field=f)
     ordered = sorted(items.values(), key=lambda i: (i["depth"], i["type"], i["id"]))

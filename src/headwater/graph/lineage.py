@@ -19,7 +19,7 @@ from headwater.graph.common import (
     valid_at,
 )
 from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
-from headwater.model.nodeid import NodeRef
+from headwater.model.nodeid import DATASET, JOB, NodeRef
 from headwater.model.times import iso
 from headwater.store.schema import column_edges, jobs, runs
 
@@ -134,12 +134,12 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
         "nodes": out_nodes, "edges": edge_list, "columnEdges": [],
     }
     if columns:
-        answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith("dataset:")}, t)
+        answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith(DATASET)}, t)
     return answer
 
 
 def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
-    jobs = {n for n in present if n.startswith("job:")}
+    jobs = {n for n in present if n.startswith(JOB)}
     inc = index.load(jobs)
     out: list[dict[str, Any]] = []
     for job in sorted(jobs):
@@ -153,7 +153,7 @@ def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
 
 
 def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
-    datasets = {n for n in present if n.startswith("dataset:")}
+    datasets = {n for n in present if n.startswith(DATASET)}
     inc = index.load(datasets)
     via: dict[tuple[str, str], set[str]] = {}
     for i in sorted(datasets):
@@ -169,8 +169,8 @@ def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set
     """Nodes of the answer with edges to nodes outside it, upstream and downstream."""
     up: set[str] = set()
     down: set[str] = set()
-    datasets = {n for n in present if n.startswith("dataset:")}
-    jobs = {n for n in present if n.startswith("job:")}
+    datasets = {n for n in present if n.startswith(DATASET)}
+    jobs = {n for n in present if n.startswith(JOB)}
     inc = index.load(present)
     empty: frozenset[str] = frozenset()
     if datasets_only:

@@ -7,6 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.common import dataset_nodes, job_nodes
+from headwater.model.nodeid import DATASET, JOB
 from headwater.model.times import iso
 from headwater.store.schema import datasets, jobs
 
@@ -54,6 +55,6 @@ def recent(conn: sa.Connection, *, limit: int = 20) -> dict[str, Any]:
             sa.select(table.c.id, table.c.updated_at).order_by(table.c.updated_at.desc(), table.c.id).limit(limit)))
     newest.sort(key=lambda item: (-item[0], item[1]))
     ids = [i for _, i in newest[:limit]]
-    found = dataset_nodes(conn, [i for i in ids if i.startswith("dataset:")], None)
-    found.update(job_nodes(conn, [i for i in ids if i.startswith("job:")], None))
+    found = dataset_nodes(conn, [i for i in ids if i.startswith(DATASET)], None)
+    found.update(job_nodes(conn, [i for i in ids if i.startswith(JOB)], None))
     return {"items": [found[i] for i in ids if i in found]}

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from headwater.graph.common import InQuery, select_in, valid_at
+from headwater.model.nodeid import DATASET, JOB
 from headwater.store.schema import edges
 
 N = TypeVar("N", bound=Hashable)
@@ -115,8 +116,8 @@ class EdgeIndex:
     def load(self, nodes: Iterable[str]) -> Incidence:
         missing = set(nodes) - self._loaded
         if missing:
-            jobs = [n for n in missing if n.startswith("job:")]
-            datasets = [n for n in missing if n.startswith("dataset:")]
+            jobs = [n for n in missing if n.startswith(JOB)]
+            datasets = [n for n in missing if n.startswith(DATASET)]
             inc = self.inc
             inputs, outputs, consumers, producers = inc.inputs, inc.outputs, inc.consumers, inc.producers
             for end, ids in (("job", jobs), ("dataset", datasets)):
@@ -139,9 +140,9 @@ class EdgeIndex:
         out: dict[str, set[str]] = {}
         up = direction == "upstream"
         for n in nodes:
-            if n.startswith("job:"):
+            if n.startswith(JOB):
                 out[n] = set(inc.inputs.get(n, ())) if up else set(inc.outputs.get(n, ()))
-            elif n.startswith("dataset:"):
+            elif n.startswith(DATASET):
                 out[n] = set(inc.producers.get(n, ())) if up else set(inc.consumers.get(n, ()))
         return out
 

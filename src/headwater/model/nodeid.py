@@ -24,6 +24,13 @@ from typing import Literal
 NodeType = Literal["dataset", "job", "datasetField", "run"]
 NODE_TYPES: tuple[str, ...] = ("dataset", "job", "datasetField", "run")
 
+# The prefix of each kind of id. Code that sorts ids by kind tests ``id.startswith(DATASET)`` (fast,
+# and the prefix is written here only); code that needs the parts calls :func:`parse_node_id`.
+DATASET = "dataset:"
+JOB = "job:"
+FIELD = "datasetField:"
+RUN = "run:"
+
 _PORT = re.compile(r"\d+(?=:|$)")
 
 
@@ -49,6 +56,18 @@ class NodeRef:
 
     def __str__(self) -> str:
         return self.id
+
+
+def run_node_id(run_id: str) -> str:
+    """The node id of a run: ``run:<runId>``."""
+    return RUN + run_id
+
+
+def run_id_of(node_id: str) -> str:
+    """The run id inside a run node id (``run:<runId>`` → ``<runId>``); ValueError for another kind."""
+    if not node_id.startswith(RUN):
+        raise InvalidNodeId(f"not a run node id: {node_id!r}")
+    return node_id[len(RUN):]
 
 
 def format_node_id(type_: str, namespace: str, name: str, field: str | None = None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from headwater.model.nodeid import format_node_id
+from headwater.model.nodeid import format_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
 
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
@@ -253,7 +253,7 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
     if head.kind == "RUN":
         assert head.run_id is not None and head.job is not None
         job = payload["job"]
-        obs.append(Observation(f"run:{head.run_id}", "run", t, event_id, {
+        obs.append(Observation(run_node_id(head.run_id), "run", t, event_id, {
             "eventType": head.event_type,
             "job": head.job, "jobNamespace": job["namespace"], "jobName": job["name"],
             "runFacets": _facets(payload["run"]), "jobFacets": _facets(job),

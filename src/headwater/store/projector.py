@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
+from headwater.model.nodeid import run_id_of
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
@@ -151,15 +152,15 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
     touched_jobs: set[str] = set()
     previous: dict[str, Any] = {}  # run id -> its stored (job, started_at), before this batch
-    for chunk in _chunks(n[len("run:"):] for n in run_nodes):
+    for chunk in _chunks(run_id_of(n) for n in run_nodes):
         for old in conn.execute(_RUN_HEADS, {"ids": chunk}):
             previous[old.run_id] = old
     known = set(previous)
-    old_runs = [n for n in run_nodes if n[len("run:"):] in known]
+    old_runs = [n for n in run_nodes if run_id_of(n) in known]
     found: dict[str, list[RunObservation]] = {}
     if batch.incremental:  # a new run's observations are all in this batch: no need to read them back
         for node in run_nodes:
-            if node[len("run:"):] not in known:
+            if run_id_of(node) not in known:
                 found[node] = [RunObservation(o.time, o.event_id, o.data) for o in batch.new_obs[node] if o.role == "run"]
     else:
         old_runs = sorted(run_nodes)
@@ -167,7 +168,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
         found[node] = [RunObservation(r.time, r.event_id, batch.json.loads(r.data)) for r in obs_rows]
     rows: list[dict[str, Any]] = []
     for node, run_obs in sorted(found.items()):
-        run = derive_run(node[len("run:"):], run_obs)
+        run = derive_run(run_id_of(node), run_obs)
         if batch.incremental:
             batch.fresh_runs[run["run_id"]] = run
         touched_jobs.add(run["job"])
