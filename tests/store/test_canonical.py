@@ -1,10 +1,11 @@
-"""``canonical_bytes`` (orjson where provably identical) must give exactly the standard library's
-canonical JSON: stored event ids and version ids must never change.
+"""``canonical_bytes`` (orjson where provably identical) must give exactly the RFC 8785 form that
+``jcs_bytes`` (the ``rfc8785`` library, big integers in full) gives: ids depend on it.
 
 A seeded generator builds many odd values (escapes, control characters, DEL, non-ASCII and
-astral text, lone surrogates, keys that sort differently by bytes and by code points, floats of
-every shape, NaN, integers around 64 bits, subclasses, non-string keys, tuples, deep nesting);
-for each, both functions must answer the same bytes or refuse with the same exception type.
+astral text, lone surrogates, keys that sort differently by bytes and by UTF-16 units, floats of
+every shape, NaN, integers around 2^53 and 64 bits, subclasses, non-string keys, tuples, deep
+nesting); for each, both functions must answer the same bytes or refuse with the same exception
+type. The RFC's own examples and frozen ids are written by hand below.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from headwater.store.canonical import canonical_bytes, canonical_json, content_hash, event_id
+from headwater.store.canonical import NotCanonical, canonical_bytes, canonical_json, content_hash, event_id, jcs_bytes
 from fixtures.stories.load import story
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -32,7 +33,7 @@ _ODD_CHARS = [
 ]
 _FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 1e16, 1e15, 1e-5, 1e-4, 123456789.125, 1.5e300, 5e-324,
            2.0 ** 53, 0.1 + 0.2, float("nan"), float("inf"), float("-inf")]
-_INTS = [0, 1, -1, 7, 2 ** 31, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1,
+_INTS = [0, 1, -1, 7, 2 ** 31, 2 ** 53 - 1, 2 ** 53, -(2 ** 53) + 1, -(2 ** 53), 2 ** 53 + 1, 10 ** 15, 10 ** 16, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1,
          10 ** 19, 10 ** 20, 10 ** 30]
 
 
@@ -101,12 +102,12 @@ def _outcome(fn: Any, value: Any) -> tuple[str, Any]:
 
 
 def _same(value: Any) -> None:
-    expected = _outcome(lambda v: canonical_json(v).encode("utf-8"), value)
+    expected = _outcome(jcs_bytes, value)
     assert _outcome(canonical_bytes, value) == expected, repr(value)
 
 
 @pytest.mark.parametrize("odd", [0.0, 0.05, 0.3, 1.0])
-def test_same_bytes_as_the_standard_library_on_random_values(odd: float) -> None:
+def test_same_bytes_as_the_jcs_library_on_random_values(odd: float) -> None:
     rng = random.Random(f"canonical:{odd}")
     for _ in range(3000):
         _same(_value(rng, rng.randrange(0, 6), odd))
@@ -124,15 +125,14 @@ def test_same_bytes_on_edge_values(value: Any) -> None:
     _same(value)
 
 
-def test_realistic_events_take_the_fast_path_and_keep_their_ids() -> None:
+def test_realistic_events_take_the_fast_path() -> None:
     import hashlib
 
     import orjson
 
     events = Pipeline("canonical").events(40) + story()
     for event in events:
-        expected = json.dumps(event, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                              allow_nan=False).encode("utf-8")
+        expected = jcs_bytes(event)
         assert canonical_bytes(event) == expected
         assert event_id(event) == content_hash(event) == hashlib.sha256(expected).hexdigest()
     # the Spark events hold no floats, escapes or non-ASCII: orjson's bytes are used as they are
@@ -140,10 +140,39 @@ def test_realistic_events_take_the_fast_path_and_keep_their_ids() -> None:
     assert all(orjson.dumps(e, option=orjson.OPT_SORT_KEYS) == canonical_bytes(e) for e in spark)
 
 
+def test_the_rfc_8785_examples() -> None:
+    """RFC 8785 section 3.2.2 (values) and 3.2.3 (key order by UTF-16 code units), written out by hand."""
+    value = json.loads(r"""{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"""
+                       r""""string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}""")
+    expected = (r"""{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"""
+                r""""string":"€$\u000f\nA'B\"\\\\\"/"}""")
+    assert canonical_bytes(value) == expected.encode("utf-8")
+    keys = {"\u20ac": 1, "\r": 2, "\ufb33": 3, "1": 4, "\U0001f600": 5, "\u0080": 6, "\u00f6": 7}
+    order = json.loads(canonical_bytes(keys), object_pairs_hook=lambda pairs: [k for k, _ in pairs])
+    assert order == ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001f600", "\ufb33"]  # not code-point order
+
+
+def test_integers_beyond_the_safe_range_are_written_in_full() -> None:
+    assert canonical_bytes({"n": [2 ** 53 - 1, 2 ** 53, -(2 ** 64) - 1, 10 ** 30]}) == (
+        b'{"n":[9007199254740991,9007199254740992,-18446744073709551617,1000000000000000000000000000000]}')
+    assert canonical_bytes({"a": 2 ** 60, "b": str(2 ** 60)}) == b'{"a":1152921504606846976,"b":"1152921504606846976"}'
+
+
+def test_values_without_a_canonical_form_are_refused() -> None:
+    for value in ({"s": "\ud800"}, {"x": float("nan")}, [float("inf")], {1: 2}, {"t": object()}):
+        with pytest.raises(NotCanonical):
+            canonical_bytes(value)
+    assert canonical_json({"b": 1.0, "a": "\u00e9"}) == '{"a":"\u00e9","b":1}'
+
+
 def test_known_event_ids_never_change() -> None:
-    """Ids computed by the standard-library-only implementation (before orjson was used)."""
+    """Ids of the current scheme, frozen. An event of ASCII text and integers kept the id it had before
+    RFC 8785 (the same bytes); one with a float did not (``2.5`` stays ``2.5``, but ``1.0`` is now ``1``)."""
     event = {"eventType": "START", "eventTime": "2026-01-01T00:00:00Z", "run": {"runId": "r"},
              "job": {"namespace": "ns", "name": "j"}, "producer": "p", "schemaURL": "s"}
     assert event_id(event) == "5f7053388228b8e9ffb7fe358c79c66221d78affc8bd2a4bdba9a82932d8346d"  # fast path
     odd = {**event, "n": [1, 2.5, None, "\u00e9"]}
-    assert event_id(odd) == "e5e2b0dbbad83fb115b7120d722c4dbb73a906b745951a5dd00c86beaa018a5c"  # standard library
+    assert event_id(odd) == "e5e2b0dbbad83fb115b7120d722c4dbb73a906b745951a5dd00c86beaa018a5c"  # the library
+    floats = {**event, "n": [1.0, 1e16, 1e-5]}
+    assert canonical_bytes(floats).endswith(b'"n":[1,10000000000000000,0.00001],"producer":"p","run":{"runId":"r"},'
+                                            b'"schemaURL":"s"}')

@@ -1,34 +1,97 @@
 """Canonical JSON and content hashes (event ids, version ids), and the projector's parse memo.
 
-``canonical_json`` (and so every id) is the standard library's key-sorted compact form
-(``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)``);
-it is a stored contract (an event's id must not change between versions). ``canonical_bytes``
-produces exactly those bytes (UTF-8) faster: orjson with ``OPT_SORT_KEYS`` where its output is
-provably the same, the standard library for everything else (see :func:`canonical_bytes`).
-Plain JSON in and out (derived columns, the observation index) is :mod:`headwater.model.jsontext`.
+**The id scheme** (docs/store.md, "Event ids"): an event's id is the SHA-256 (hex) of its canonical
+JSON, and the canonical form is **RFC 8785, the JSON Canonicalization Scheme** (JCS): object keys
+sorted by their UTF-16 code units, no whitespace, strings with JSON's minimal escapes (quote,
+backslash, ``\\b \\f \\n \\r \\t``, other control characters as ``\\u00xx``) and every other
+character as UTF-8, numbers as ECMAScript writes them (``1``, ``1e+21``, ``1e-7``, ``0.1``). One
+documented extension: an integer beyond JCS's safe range (±(2^53 − 1)) is written in full decimal
+instead of being refused (JCS would have to round it, and two different events could then share an
+id). Any JCS implementation (Java, Go, JavaScript ...) recomputes the same ids.
+
+:func:`canonical_bytes` computes those bytes fast: orjson with sorted keys where its output provably
+*is* the JCS form (ASCII keys and strings without escapes, integers in the safe range, no floats),
+the ``rfc8785`` library for everything else. A value JCS cannot represent (a lone surrogate, NaN)
+raises :class:`NotCanonical`. Plain JSON in and out is :mod:`headwater.model.jsontext`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
+import uuid
 from typing import Any
 
 import orjson
+import rfc8785
 
 from headwater.model.jsontext import loads_text
 
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, compact, UTF-8 JSON: equal values give equal text (the standard library's form)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+MAX_SAFE_INTEGER = 2 ** 53 - 1  # JCS's integers: the ones an IEEE 754 double holds exactly
 
 
-# orjson options: sort keys like sort_keys=True; subclasses of str/int/dict/list, datetimes and
-# dataclasses are not serialized natively but refused (TypeError), so they go to the standard library.
+class NotCanonical(ValueError):
+    """A value with no canonical JSON form (a lone surrogate in a string, NaN or an infinity)."""
+
+
+def _plain(value: Any) -> Any:
+    """Subclasses of JSON's types (an IntEnum, a str subclass) and tuples as the plain values they stand for."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise NotCanonical(f"object keys must be strings, got {sorted({type(k).__name__ for k in value})}")
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    raise NotCanonical(f"{type(value).__name__} is not a JSON value")
+
+
+def jcs_bytes(value: Any) -> bytes:
+    """The RFC 8785 form of ``value`` (the ``rfc8785`` library), integers beyond the safe range in full."""
+    value = _plain(value)
+    try:
+        return rfc8785.dumps(value)
+    except rfc8785.IntegerDomainError:
+        pass
+    except rfc8785.CanonicalizationError as exc:
+        raise NotCanonical(f"no canonical JSON form: {exc}") from None
+    # the extension: each big integer stands in as a unique string, then its digits replace that string
+    token = uuid.uuid4().hex
+    numbers: dict[str, int] = {}
+
+    def stand_in(v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_SAFE_INTEGER:
+            key = f"{token}-{len(numbers)}"
+            numbers[key] = v
+            return key
+        if isinstance(v, dict):
+            return {k: stand_in(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [stand_in(x) for x in v]
+        return v
+
+    try:
+        out = rfc8785.dumps(stand_in(value))
+    except rfc8785.CanonicalizationError as exc:
+        raise NotCanonical(f"no canonical JSON form: {exc}") from None
+    for key, number in numbers.items():
+        out = out.replace(f'"{key}"'.encode(), str(number).encode(), 1)
+    return out
+
+
+# orjson options: sort keys; subclasses of str/int/dict/list, datetimes and dataclasses are not
+# serialized natively but refused (TypeError), so they go to the JCS library.
 _ORJSON_CANONICAL = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
                      | orjson.OPT_PASSTHROUGH_DATACLASS)
+# 16 digits in a row: an integer that may lie beyond the safe range (2^53 has 16 digits)
+_SIXTEEN_DIGITS = b"0" * 16
 
 
 def _shape_table() -> bytes:
@@ -61,18 +124,17 @@ _FLOAT_SHAPE = re.compile(rb":-?0+\.[-+.0]*[:,]")
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """``canonical_json(value).encode("utf-8")``, computed with orjson where that is provably identical.
+    """The RFC 8785 bytes of ``value`` (see the module docstring), with orjson where that is provably the same.
 
-    orjson's key-sorted output equals the standard library's for dicts with ASCII ``str`` keys,
-    lists, ASCII strings without escapes, integers, ``true``/``false``: both write those
-    byte-for-byte the same (keys in code-point order, which is byte order for ASCII; integers
-    in decimal). Everything that *could* differ goes to the standard library:
+    orjson's key-sorted output *is* the JCS form for objects with ASCII keys (UTF-16 order is byte
+    order there), lists, ASCII strings without escapes, integers in the safe range,
+    ``true``/``false``. Everything that *could* differ goes to the ``rfc8785`` library:
 
-    - any backslash in the output (a string with ``"``, ``\\`` or a control character: escapes);
-    - any non-ASCII byte (non-ASCII text; lone surrogates make orjson fail);
-    - ``null`` after a value start (orjson writes NaN and infinities as ``null``; the standard
-      library refuses them, and so does this function);
-    - anything that looks like a float token (``1e-05`` vs ``0.00001``, ``1e+16``...);
+    - any backslash in the output (a string with a quote, a backslash or a control character);
+    - any non-ASCII byte (non-ASCII keys sort by UTF-16 units; lone surrogates make orjson fail);
+    - ``null`` after a value start (orjson writes NaN and infinities as ``null``; JCS refuses them);
+    - anything that looks like a float token (``1.0`` is ``1`` in JCS, ``1e16`` is ``10000000000000000``);
+    - a run of 16 digits (an integer that may be beyond the safe range);
     - a top-level value that is not an object or array;
     - whatever orjson refuses (integers beyond 64 bits, non-``str`` keys, subclasses...).
 
@@ -82,13 +144,19 @@ def canonical_bytes(value: Any) -> bytes:
     try:
         out = orjson.dumps(value, option=_ORJSON_CANONICAL)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return canonical_json(value).encode("utf-8")
+        return jcs_bytes(value)
     if out[:1] not in (b"{", b"["):
-        return canonical_json(value).encode("utf-8")
+        return jcs_bytes(value)
     shape = out.translate(_SHAPE)
-    if b"\\" in shape or b":null" in shape or _FLOAT_SHAPE.search(shape) is not None:
-        return canonical_json(value).encode("utf-8")
+    if (b"\\" in shape or b":null" in shape or _SIXTEEN_DIGITS in shape
+            or _FLOAT_SHAPE.search(shape) is not None):
+        return jcs_bytes(value)
     return out
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical form as text."""
+    return canonical_bytes(value).decode("utf-8")
 
 
 def content_hash(value: Any) -> str:
