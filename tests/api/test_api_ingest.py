@@ -219,3 +219,22 @@ async def test_store_outage_is_503_and_nothing_is_acknowledged(fresh_pg_url: str
             assert answer.headers["retry-after"] == "5"
     finally:
         store.close()
+
+
+async def test_text_that_is_not_unicode_is_refused_where_it_is(client: httpx.AsyncClient) -> None:
+    """A lone UTF-16 surrogate escape has no UTF-8 and no canonical form: 422 naming the place, not a 500."""
+    event = next(e for e in Story().events if "job" in e)
+    text = json.dumps(event)
+    lone = json.dumps({**event, "job": {**event["job"], "name": "\ud800" + event["job"]["name"]}})  # sent as \ud800
+    headers = {"Content-Type": "application/json"}
+    error = assert_error(await client.post("/api/v1/lineage", content=lone, headers=headers), 422, "invalid_event")
+    assert error["details"][0]["path"] == "$.job.name" and "lone UTF-16 surrogate" in error["message"]
+    batch = f"[{text}, {lone}]"
+    error = assert_error(await client.post("/api/v1/lineage/batch", content=batch, headers=headers), 422,
+                         "invalid_event")
+    assert [d["path"] for d in error["details"]] == ["$[1].job.name"]
+    assert await stored_events(client) == []  # none of either request was stored
+    paired = json.dumps({**event, "job": {**event["job"], "name": "\U0001f600" + event["job"]["name"]}})  # a pair
+    answer = await client.post("/api/v1/lineage", content=paired, headers=headers)
+    assert answer.status_code == 201, answer.text
+    assert (await stored_events(client))[0]["event"]["job"]["name"].startswith("\U0001f600")

@@ -7,6 +7,7 @@ every problem (path + message). Nothing is stored here.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,44 @@ def _invalid(problems: list[Problem], what: str) -> IngestError:
     return IngestError(422, "invalid_event", f"{what}: {first.path}: {first.message}{more}", problems)
 
 
-def _checked(payload: Any, raw: str, validator: EventValidator, root: str) -> ParsedEvent | list[Problem]:
+# An escaped UTF-16 surrogate in JSON text (``\ud800``): JSON's parser pairs valid ones into one
+# character; a lone one stays a surrogate, which is not Unicode text (no UTF-8 form, no canonical
+# JSON form for the event id). Only texts holding such an escape are walked.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _is_surrogate(text: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def lone_surrogates(value: Any, path: str) -> list[Problem]:
+    """Where ``value`` holds text with a lone UTF-16 surrogate (keys and strings), as problems."""
+    found: list[Problem] = []
+    message = ("text holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode: "
+               "send the character as UTF-8 or as a surrogate pair")
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _is_surrogate(item):
+                found.append(Problem(where, message))
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                here = f"{where}.{key}" if key.isidentifier() else f"{where}[{json.dumps(key)}]"
+                if _is_surrogate(key):
+                    found.append(Problem(f"{where} (a key)", message))
+                stack.append((child, here))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+    return sorted(found, key=lambda p: p.path)
+
+
+def _checked(payload: Any, raw: str, validator: EventValidator, root: str,
+             scan_text: bool = False) -> ParsedEvent | list[Problem]:
+    if scan_text:
+        lone = lone_surrogates(payload, root)
+        if lone:
+            return lone
     problems = validator.validate(payload, root)
     if problems:
         return problems
@@ -69,7 +107,7 @@ def parse_event(text: str, validator: EventValidator) -> ParsedEvent:
             "send arrays to /api/v1/lineage/batch",
             [Problem("$", "expected a JSON object (an OpenLineage event), got array")],
         )
-    result = _checked(payload, text, validator, "$")
+    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None)
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
     return result
@@ -98,9 +136,11 @@ def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[P
     parsed: list[ParsedEvent] = []
     problems: list[Problem] = []
     bad = 0
+    scan = _SURROGATE_ESCAPE.search(text) is not None
     for i, item in enumerate(items):
-        raw = dumps(item)
-        result = _checked(item, raw, validator, f"{root}[{i}]")
+        result = _checked(item, "", validator, f"{root}[{i}]", scan)
+        if isinstance(result, ParsedEvent):
+            result = ParsedEvent(result.payload, dumps(item), result.kind)
         if isinstance(result, list):
             bad += 1
             problems.extend(result)
