@@ -27,7 +27,8 @@ def _lint(pythonpath: Path) -> subprocess.CompletedProcess[str]:
 def test_the_layering_contracts_are_kept() -> None:
     result = _lint(REPO / "src")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 kept, 0 broken" in result.stdout
+    contracts = (REPO / "pyproject.toml").read_text().count("[[tool.importlinter.contracts]]")
+    assert contracts >= 3 and f"{contracts} kept, 0 broken" in result.stdout
 
 
 def test_a_back_arrow_breaks_the_contract(tmp_path: Path) -> None:
@@ -41,4 +42,4 @@ def test_a_back_arrow_breaks_the_contract(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "headwater.store -> headwater.graph" in result.stdout
     assert "headwater.capture -> headwater.store" in result.stdout
-    assert "1 kept, 2 broken" in result.stdout
+    assert " 2 broken" in result.stdout

@@ -4,16 +4,12 @@ and as-of answers are read back over HTTP."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 import requests
-import uvicorn
 from openlineage.client import OpenLineageClient
 from openlineage.client.transport.http import ApiKeyTokenProvider, HttpCompression, HttpConfig, HttpTransport
 
@@ -22,35 +18,9 @@ from headwater.store import Store
 
 from api_events import BETWEEN_1_AND_2, EMPLOYEES, PAYROLL, REPORT, Story, dataset_event_object, job_event_object, node_id
 from api_helpers import make_settings, module_db_url
+from live_server import ThreadServer
 
 TOKEN = "e2e-write-token"
-
-
-class ThreadServer:
-    """uvicorn serving an app on a free port in a background thread."""
-
-    def __init__(self, app: Any) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = int(s.getsockname()[1])
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> ThreadServer:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert self.thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(30)
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from headwater.capture.lineage.naming import fold_partitions, jdbc_dataset, path_dataset
+from headwater.model.naming import fold_partitions, jdbc_dataset, path_dataset
 
 
 @pytest.mark.parametrize(("uri", "expected"), [

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .expressions import Dep, expression_deps
-from .transform import FILTER, GROUP_BY, IDENTITY_T, JOIN, SORT, TRANSFORMATION_T, TInfo, indirect
+from headwater.model.column_lineage import FILTER, GROUP_BY, IDENTITY_T, JOIN, SORT, TRANSFORMATION_T, TInfo, indirect
 from .tree import Expr, PlanNode, expr_rows, subquery_plans
 
 SourceKey = tuple[str, str]  # (leaf key, column name)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .transform import (
+from headwater.model.column_lineage import (
     AGGREGATION_T,
     CONDITIONAL,
     TRANSFORMATION,

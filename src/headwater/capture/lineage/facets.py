@@ -15,7 +15,7 @@ from openlineage.client.facet_v2 import (
 )
 
 from .columns import Resolved
-from .transform import TInfo
+from headwater.model.column_lineage import TInfo
 
 Field = schema_dataset.SchemaDatasetFacetFields
 

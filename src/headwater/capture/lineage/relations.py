@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from .naming import jdbc_dataset, path_dataset
+from headwater.model.naming import jdbc_dataset, path_dataset
 from .snapshot import RelationInfo
 
 log = logging.getLogger(__name__)

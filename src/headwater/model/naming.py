@@ -1,4 +1,8 @@
-"""OpenLineage dataset naming (pure): paths, tables and JDBC URLs → ``(namespace, name)``.
+"""OpenLineage dataset naming (pure): paths, tables and database URLs → ``(namespace, name)``.
+
+The one module that owns dataset naming (the OpenLineage naming spec). Every producer names
+datasets here — the PySpark agent, the SQL engine and its harvesters, crawlers, translators of
+foreign protocols — so that one table is one node whoever reports it.
 
 - local files: namespace ``file``, name the absolute path;
 - object stores and HDFS: namespace ``scheme://authority`` (``s3a://``/``s3n://`` → ``s3://``),

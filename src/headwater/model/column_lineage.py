@@ -1,4 +1,16 @@
-"""Transformation kinds of the columnLineage facet and how they combine along a path (pure).
+"""The column-lineage vocabulary: transformation kinds of the columnLineage facet, what each means,
+and how they combine along a path (pure). Spark capture and the SQL engine both use it.
+
+Meanings (a dependency of an output column on an input column):
+
+- DIRECT: the output's value is computed from the input's value.
+  ``IDENTITY`` — the value as it is (a column passed through, renamed or re-typed losslessly);
+  ``TRANSFORMATION`` — a function of it (arithmetic, string functions, CASE/COALESCE branches, casts);
+  ``AGGREGATION`` — a function of many rows of it (SUM, COUNT, AVG...).
+- INDIRECT: the input decides *which* rows or *how* the output is made, not its value.
+  ``JOIN`` (join keys), ``FILTER`` (WHERE/HAVING), ``GROUP_BY``, ``SORT`` (ORDER BY),
+  ``WINDOW`` (PARTITION BY/ORDER BY of a window), ``CONDITIONAL`` (a CASE/IF condition).
+- ``masking``: the value went through a hash or mask on the way (the output does not reveal it).
 
 The rules are the OpenLineage Spark integration's (``TransformationInfo.merge``), so that where
 both produce lineage the dependencies and their types agree:
@@ -24,6 +36,9 @@ GROUP_BY = "GROUP_BY"
 SORT = "SORT"
 WINDOW = "WINDOW"
 CONDITIONAL = "CONDITIONAL"
+
+DIRECT_SUBTYPES = (IDENTITY, TRANSFORMATION, AGGREGATION)
+INDIRECT_SUBTYPES = (JOIN, FILTER, GROUP_BY, SORT, WINDOW, CONDITIONAL)
 
 _DIRECT_RANK = {AGGREGATION: 0, TRANSFORMATION: 1, IDENTITY: 2}
 
