@@ -225,7 +225,7 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
     """Node dicts of jobs as of ``t``; jobs unknown at ``t`` are left out (``jobType`` shared by equal facets)."""
     wanted = sorted(set(ids))
     jv = job_versions
-    columns = [jobs.c.namespace, jobs.c.name, jobs.c.updated_at, jv.c.valid_from]
+    columns: list[sa.ColumnElement[Any]] = [jobs.c.namespace, jobs.c.name, jobs.c.updated_at, jv.c.valid_from]
     columns.append(jobs.c.facets if t is None else jv.c.facets.label("version_facets"))
     rows = _node_rows(conn, jobs, jv, jv.c.job, columns, wanted, t, lenient)
     latest = _latest_runs(conn, wanted, t)

@@ -116,8 +116,8 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
     for item_id, path in paths.items():
         if item_id in known:
             add(item_id, "DATASET" if item_id.startswith(DATASET) else "JOB", path)
-    for (ds, f), path in fields.items():
-        add(field_id(ds, f), "FIELD", path, ds=ds, field=f)
+    for (ds, column), path in fields.items():
+        add(field_id(ds, column), "FIELD", path, ds=ds, field=column)
     ordered = sorted(items.values(), key=lambda i: (i["depth"], i["type"], i["id"]))
     summary = {"datasets": sum(i["type"] == "DATASET" for i in ordered),
                "jobs": sum(i["type"] == "JOB" for i in ordered),

@@ -14,7 +14,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.common import field_id, iso
+from headwater.graph.common import field_id
+from headwater.model.times import iso
 from headwater.store.schema import dataset_fields, datasets, jobs
 
 TYPES = ("dataset", "job", "field")

@@ -17,7 +17,7 @@ import enum
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 
@@ -123,7 +123,8 @@ class EdgeIndex:
             for end, ids in (("job", jobs), ("dataset", datasets)):
                 if not ids:
                     continue
-                for job, dataset, direction in self._query(end).rows(ids):  # Incidence.add, inlined
+                rows = cast("list[tuple[str, str, str]]", self._query(end).rows(ids))
+                for job, dataset, direction in rows:  # Incidence.add, inlined
                     if direction == "INPUT":
                         inputs[job].add(dataset)
                         consumers[dataset].add(job)

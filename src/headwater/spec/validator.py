@@ -99,8 +99,9 @@ def _message(error: ValidationError) -> tuple[list[str | int], str]:
     """Path segments and a readable message for one jsonschema error."""
     parts: list[str | int] = list(error.absolute_path)
     kind = error.validator
+    value: Any = error.validator_value  # the schema keyword's value (a list for required/enum)
     if kind == "required":
-        missing = next((p for p in error.validator_value if error.message.startswith(f"{p!r} ")), None)
+        missing = next((p for p in value if error.message.startswith(f"{p!r} ")), None)
         if missing is not None:
             return [*parts, missing], "required field is missing"
     if kind == "type":
@@ -111,7 +112,7 @@ def _message(error: ValidationError) -> tuple[list[str | int], str]:
     if kind == "format":
         return parts, f"{_short(error.instance)} is not a valid {error.validator_value}"
     if kind == "enum":
-        allowed = ", ".join(str(v) for v in error.validator_value)
+        allowed = ", ".join(str(v) for v in value)
         return parts, f"{_short(error.instance)} is not one of: {allowed}"
     return parts, error.message if len(error.message) <= 300 else error.message[:297] + "..."
 

@@ -18,6 +18,11 @@ class RunObservation:
     data: Mapping[str, Any]
 
 
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (facets are what producers sent)."""
+    return value if isinstance(value, Mapping) else {}
+
 def _rank(event_type: str | None) -> int:
     if event_type in TERMINAL_STATES:
         return 2
@@ -72,10 +77,10 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str,
         lineage.update(o.data.get("columnLineage") or {})
         inputs.update(o.data.get("inputs") or [])
         outputs.update(o.data.get("outputs") or [])
-    error = run_facets.get("errorMessage") if isinstance(run_facets.get("errorMessage"), Mapping) else {}
-    parent = run_facets.get("parent") if isinstance(run_facets.get("parent"), Mapping) else {}
-    parent_run = parent.get("run") if isinstance(parent.get("run"), Mapping) else {}
-    parent_job = parent.get("job") if isinstance(parent.get("job"), Mapping) else {}
+    error = _mapping(run_facets.get("errorMessage"))
+    parent = _mapping(run_facets.get("parent"))
+    parent_run = _mapping(parent.get("run"))
+    parent_job = _mapping(parent.get("job"))
     content = job_content(sorted(inputs), sorted(outputs), job_facets, lineage)
     return {
         "run_id": run_id,

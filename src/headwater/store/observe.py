@@ -220,7 +220,8 @@ def _lineage_of(facet: Any, memo: ObserveMemo | None) -> list[dict[str, Any]]:
 
 
 def _dataset_observation(ds: Mapping[str, Any], run_id: str | None, memo: ObserveMemo | None = None) -> dict[str, Any]:
-    facets = ds.get("facets") if isinstance(ds.get("facets"), _MAP) else {}
+    raw_facets = ds.get("facets")
+    facets: Mapping[str, Any] = raw_facets if isinstance(raw_facets, _MAP) else {}
     fields = _fields_of(facets.get("schema"), memo)
     lifecycle = facets.get("lifecycleStateChange")
     dropped = isinstance(lifecycle, _MAP) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
