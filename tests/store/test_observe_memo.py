@@ -60,7 +60,7 @@ def test_the_memo_is_bounded() -> None:
     memo = ObserveMemo(size=3)
     for i in range(10):
         assert memo.get("k", {"i": i}, lambda v: v["i"] * 2) == i * 2
-    assert len(memo._answers) == 3
+    assert len(memo) == 3
     assert memo.get("k", {"i": 9}, lambda v: -1) == 18  # still there: the most recent ones stay
 
 
@@ -74,5 +74,5 @@ def test_json_memo_parses_like_loads_text_and_is_bounded() -> None:
     for text in texts * 2:
         assert memo.loads(text) == loads_text(text)
     assert memo.loads(None) is None
-    assert len(memo._answers) <= 2
+    assert len(memo) <= 2
     assert memo.loads(texts[0]) is memo.loads(texts[0])  # parsed once, then shared

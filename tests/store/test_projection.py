@@ -138,11 +138,11 @@ def test_close_projects_what_was_appended(store_url: str) -> None:
         engine.dispose()
 
 
-def test_appends_wait_while_the_graph_is_too_far_behind(store: Store) -> None:
-    store._projector.max_lag = 0  # every append first waits until the graph has caught up
-    for i in range(12):
-        batch = [run_event(i * 3 + k) for k in range(3)]
-        store.append([IncomingEvent(e, json.dumps(e)) for e in batch])
-        with store._engine.connect() as conn:  # the raw engine: no read barrier here
-            behind = head_seq(conn) - projected_seq(conn)
-        assert behind <= len(batch)  # at most the events of the append that just returned
+def test_appends_wait_while_the_graph_is_too_far_behind(store_url: str) -> None:
+    with Store.open(store_url, max_lag=0) as store:  # every append first waits until the graph has caught up
+        for i in range(12):
+            batch = [run_event(i * 3 + k) for k in range(3)]
+            store.append([IncomingEvent(e, json.dumps(e)) for e in batch])
+            with store.engine.connect() as conn:  # the raw engine: no read barrier here
+                behind = head_seq(conn) - projected_seq(conn)
+            assert behind <= len(batch)  # at most the events of the append that just returned

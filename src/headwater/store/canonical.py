@@ -187,6 +187,10 @@ class JsonMemo:
         self.min_length = min_length
         self._answers: dict[str, Any] = {}
 
+    def __len__(self) -> int:
+        """How many parsed texts are remembered (at most ``size``)."""
+        return len(self._answers)
+
     def loads(self, text: str | None) -> Any:
         if text is None:
             return None

@@ -181,6 +181,10 @@ class ObserveMemo:
         self.hits = 0
         self.misses = 0
 
+    def __len__(self) -> int:
+        """How many answers are remembered (at most ``size``)."""
+        return len(self._answers)
+
     def get(self, kind: str, value: Any, compute: Callable[[Any], Any]) -> Any:
         try:
             key = (kind, orjson.dumps(value, option=self._OPTIONS))

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import now_micros, to_micros
 from headwater.store import eventlog, migrate
-from headwater.store.background import READ_TIMEOUT, BackgroundProjector
+from headwater.store.background import MAX_LAG, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, StoredEvent
@@ -51,7 +51,7 @@ class Store:
     questions: ``headwater.graph`` reads through :meth:`read_connection`.
     """
 
-    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT) -> None:
+    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
@@ -61,14 +61,15 @@ class Store:
         self._waiting: list[_Request] = []
         self._leader_busy = False
         self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers)
+        self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
     @classmethod
-    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT) -> Store:
+    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema."""
         engine = create_store_engine(url)
         migrate.upgrade(engine)
-        return cls(engine, projector_wait=projector_wait)
+        return cls(engine, projector_wait=projector_wait, max_lag=max_lag)
 
     @property
     def engine(self) -> sa.Engine:
