@@ -14,6 +14,7 @@ foreign protocols — so that one table is one node whoever reports it.
 
 from __future__ import annotations
 
+import os.path
 import re
 from urllib.parse import unquote, urlsplit
 
@@ -92,3 +93,58 @@ def _clean_table(table: str) -> str:
 
 def table_name(database: str | None, table: str) -> str:
     return f"{database}.{table}" if database else table
+
+
+_SQLALCHEMY_KINDS = {"postgresql": "postgres", "postgres": "postgres", "mysql": "mysql", "mariadb": "mysql",
+                     "sqlite": "sqlite", "mssql": "sqlserver", "oracle": "oracle"}
+
+
+def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[str, str]:
+    """A table reached through a SQLAlchemy URL → ``(namespace, name)`` by the OpenLineage naming spec.
+
+    ``postgresql+psycopg://u:p@h:5432/db`` + ``sales`` + ``orders`` → (``postgres://h:5432``, ``db.sales.orders``)
+    (schema ``public`` when none is given); ``mysql+pymysql://h:3306/db`` or ``mariadb://…`` → (``mysql://h:3306``,
+    ``db.orders``; a schema is MySQL's database). SQLite has no entry in the naming spec: like the Astro SDK
+    (an OpenLineage producer), the name is the database file's path then the table (``/data/app.db.orders``,
+    the attached schema between them when it is not ``main``) in namespace ``sqlite://localhost``; an
+    in-memory database is ``:memory:``. Other back ends: ``kind://host:port`` + the non-empty parts of
+    ``db.schema.table``. Credentials never reach a name.
+    """
+    parts = urlsplit(url.strip())
+    backend = parts.scheme.lower().split("+", 1)[0]
+    kind = _SQLALCHEMY_KINDS.get(backend, backend)
+    table = _clean_table(table)
+    if kind == "sqlite":
+        raw = unquote(url.strip()[len(parts.scheme) + 1:])  # "///rel.db", "////abs.db", "//" (memory)
+        path = raw[3:] if raw.startswith("///") else raw.lstrip("/")
+        path, _, _query = path.partition("?")
+        if not path or path == ":memory:":
+            path = ":memory:"
+        elif not path.startswith("/"):
+            path = os.path.abspath(path)
+        middle = f".{schema}" if schema and schema != "main" else ""
+        return "sqlite://localhost", f"{path}{middle}.{table}"
+    host = parts.hostname or "localhost"
+    try:
+        port = parts.port or _JDBC_DEFAULT_PORTS.get(kind)
+    except ValueError:
+        port = _JDBC_DEFAULT_PORTS.get(kind)
+    namespace = f"{kind}://{host}:{port}" if port else f"{kind}://{host}"
+    database = unquote(parts.path.strip("/"))
+    if kind == "postgres":
+        return namespace, f"{database}.{schema or 'public'}.{table}"
+    if kind == "mysql":
+        return namespace, f"{schema or database}.{table}"
+    return namespace, ".".join(p for p in (database, schema, table) if p)
+
+
+CATALOG_NAMESPACE = "headwater"
+
+
+def catalog_table_dataset(database: str, table: str) -> tuple[str, str]:
+    """A table of Headwater's own catalog (what a crawler registers): (``headwater``, ``database.table``).
+
+    The crawler links it to its storage location with a ``symlinks`` facet; the catalog database is the
+    crawler's ``--database`` (``default`` unless given).
+    """
+    return CATALOG_NAMESPACE, f"{database}.{table}"
