@@ -40,7 +40,7 @@ from headwater.api.models import (
     SearchAnswer,
     error_responses,
 )
-from headwater.api.params import csv_list, node_ref, parse_time, require_types
+from headwater.api.params import csv_list, node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
@@ -76,12 +76,15 @@ def lineage(
     datasets_only: bool = Query(False, alias="datasetsOnly"),
     columns: bool = Query(False, description="Add columnEdges among the datasets of the answer"),
     at: str | None = AT,
+    collapse_jobs: bool = Query(False, alias="collapseJobs", description=(
+        "Show child jobs (an Airflow DAG's tasks, a Spark application's actions) as their top parent job: "
+        "edges lifted to the parent, each listing in via the child jobs it stands for")),
 ) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     state = app_state(request)
     return json_answer(state.graph.lineage(
         node, direction=direction, depth=depth, datasets_only=datasets_only, columns=columns,
-        at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes,
+        at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes, collapse_jobs=collapse_jobs,
     ))
 
 
@@ -182,7 +185,9 @@ def search(
     limit: int = Query(20, ge=1, le=200),
 ) -> Response:
     types = csv_list(type_, "type", SEARCH_TYPES) or list(SEARCH_TYPES)
-    return json_answer(app_state(request).graph.search(q, types=types, namespace=namespace, limit=limit))
+    state = app_state(request)
+    q = search_text(q, int(state.settings.max_search_length))
+    return json_answer(state.graph.search(q, types=types, namespace=namespace, limit=limit))
 
 
 @router.get("/compare", summary="What changed around a node between two moments", response_model=CompareAnswer)

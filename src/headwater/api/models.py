@@ -90,10 +90,12 @@ class GraphNode(Node):
     level: int = Field(description="Hops from the root; negative = upstream")
     hasMoreUpstream: bool
     hasMoreDownstream: bool
+    children: list[str] | None = Field(None, description="collapseJobs=true: the child jobs this parent job stands for")
 
 
 class GraphEdge(ApiModel):
-    """``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the jobs)."""
+    """``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the
+    jobs). With collapseJobs, ``via`` of an edge lifted to a parent job lists the child jobs it stands for."""
 
     id: str
     source: str
@@ -219,6 +221,7 @@ class JobDetails(Node):
     inputs: list[str]
     outputs: list[str]
     parent: str | None
+    children: list[str] = Field(description="Jobs whose parent (at the asked moment) is this job")
     createdAt: Time
 
 

@@ -43,10 +43,11 @@ class GraphReader:
         return self._source.read_connection()
 
     def lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 2, datasets_only: bool = False,
-                columns: bool = False, at: datetime | None = None, max_nodes: int = 5000) -> dict[str, Any]:
+                columns: bool = False, at: datetime | None = None, max_nodes: int = 5000,
+                collapse_jobs: bool = False) -> dict[str, Any]:
         with self._connect() as conn:
             return lineage.lineage(conn, node, direction=direction, depth=depth, datasets_only=datasets_only,
-                                   columns=columns, at=at, max_nodes=max_nodes)
+                                   columns=columns, at=at, max_nodes=max_nodes, collapse_jobs=collapse_jobs)
 
     def column_lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 10, at: datetime | None = None,
                        max_nodes: int = 5000) -> dict[str, Any]:

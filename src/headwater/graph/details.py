@@ -8,6 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph import hierarchy
 from headwater.graph.common import (
     NodeNotFound,
     micros,
@@ -67,7 +68,7 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
                              .order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(1))
     return {**shape, "facets": facets, "currentVersion": version_shape(version, is_job=True),
             "inputs": json.loads(version.inputs), "outputs": json.loads(version.outputs),
-            "parent": parent, "createdAt": iso(row.created_at)}
+            "parent": parent, "children": hierarchy.children(conn, ref.id, t), "createdAt": iso(row.created_at)}
 
 
 def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:

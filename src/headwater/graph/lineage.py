@@ -8,6 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph import hierarchy
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
@@ -92,7 +93,8 @@ def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) 
 
 def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", depth: int = 2,
             datasets_only: bool = False, columns: bool = False, at: datetime | None = None,
-            max_nodes: int = 5000) -> dict[str, Any]:
+            max_nodes: int = 5000, collapse_jobs: bool = False) -> dict[str, Any]:
+    """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py)."""
     check_direction(direction)
     if depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
@@ -135,6 +137,8 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
     }
     if columns:
         answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith(DATASET)}, t)
+    if collapse_jobs:
+        answer = hierarchy.collapse(conn, answer, t)
     return answer
 
 

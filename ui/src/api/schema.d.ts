@@ -645,7 +645,8 @@ export interface components {
         };
         /**
          * GraphEdge
-         * @description ``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the jobs).
+         * @description ``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the
+         *     jobs). With collapseJobs, ``via`` of an edge lifted to a parent job lists the child jobs it stands for.
          */
         GraphEdge: {
             /** Id */
@@ -700,6 +701,11 @@ export interface components {
             hasMoreUpstream: boolean;
             /** Hasmoredownstream */
             hasMoreDownstream: boolean;
+            /**
+             * Children
+             * @description collapseJobs=true: the child jobs this parent job stands for
+             */
+            children?: string[] | null;
         };
         /**
          * HistoryAnswer
@@ -818,6 +824,11 @@ export interface components {
             outputs: string[];
             /** Parent */
             parent: string | null;
+            /**
+             * Children
+             * @description Jobs whose parent (at the asked moment) is this job
+             */
+            children: string[];
             /** Createdat */
             createdAt: string;
         };
@@ -1952,6 +1963,8 @@ export interface operations {
                 columns?: boolean;
                 /** @description Answer as of this moment (ISO 8601 or epoch milliseconds); default now */
                 at?: string | null;
+                /** @description Show child jobs (an Airflow DAG's tasks, a Spark application's actions) as their top parent job: edges lifted to the parent, each listing in via the child jobs it stands for */
+                collapseJobs?: boolean;
                 /** @description dataset:<ns>:<name>, job:<ns>:<name>, datasetField:<ns>:<name>:<field> or run:<runId> */
                 nodeId?: string | null;
                 /** @description Instead of nodeId: dataset, job, datasetField or run */
