@@ -2,8 +2,11 @@
 
 - an attribute is a dependency with the transformation accumulated so far (IDENTITY at the top);
 - ``Alias`` and other wrappers that do not change the value keep it;
-- ``If``/``CaseWhen`` conditions are INDIRECT CONDITIONAL, their values keep the current kind;
-- ``Coalesce`` arguments are both the value and an INDIRECT CONDITIONAL;
+- ``If``/``CaseWhen`` conditions are INDIRECT CONDITIONAL, their value branches (``THEN``, ``ELSE``, the
+  two values of ``IF``) DIRECT TRANSFORMATION, a bare column included (OpenLineage's ``CaseWhenVisitor``,
+  ``IfVisitor``);
+- ``Coalesce`` arguments are both a TRANSFORMATION value and an INDIRECT CONDITIONAL (``CoalesceVisitor``);
+  ``NULLIF``/``NVL``/``NVL2``/``IFNULL`` are Spark's If/Coalesce replacements and follow those rules;
 - aggregate functions are AGGREGATION; window functions TRANSFORMATION and their partition/order
   INDIRECT WINDOW (ranking functions read only their window spec);
 - hashes (sha1/sha2/md5/crc32/hash/xxhash64/hive hash), ``count`` and ``mask`` set masking;
@@ -38,6 +41,12 @@ RANKING = frozenset({"Rank", "DenseRank", "PercentRank", "CumeDist", "RowNumber"
 _TRANSPARENT = frozenset({"Alias", "KnownNotNull", "KnownNullable", "KnownFloatingPointNormalized",
                           "PromotePrecision", "CheckOverflow", "SortOrder", "Empty2Null"})
 _CONDITIONAL_INDIRECT = indirect(CONDITIONAL)
+# a value branch of CASE WHEN / IF / COALESCE: the output is not identical to any one input
+# (OpenLineage CaseWhenVisitor, IfVisitor, CoalesceVisitor: ``TransformationInfo.transformation()``)
+_VALUE = direct(TRANSFORMATION)
+# RuntimeReplaceable conditionals whose only child (analyzed plan) is their replacement If/Coalesce;
+# the optimizer replaces them, so the optimized plan holds the If/Coalesce itself
+_REPLACED_BY_CHILD = frozenset({"NullIf", "Nvl", "Nvl2", "IfNull"})
 _WINDOW_INDIRECT = indirect(WINDOW)
 
 
@@ -62,23 +71,25 @@ def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None 
                 out.extend((eid, inner) for eid in resolve_plan(plan))
         if name in _TRANSPARENT:
             stack.extend((c, t) for c in node.children)
+        elif name in _REPLACED_BY_CHILD and len(node.children) == 1:
+            stack.append((node.children[0], t))  # NULLIF/NVL/NVL2/IFNULL: their If/Coalesce replacement
         elif name == "If":
             kids = node.children
             if kids:
                 stack.append((kids[0], t.merge(_CONDITIONAL_INDIRECT)))
-                stack.extend((c, t) for c in kids[1:])
+                stack.extend((c, t.merge(_VALUE)) for c in kids[1:])
         elif name == "CaseWhen":
             kids = node.children
             n_branch = len(kids) // 2
             for i in range(n_branch):
                 stack.append((kids[2 * i], t.merge(_CONDITIONAL_INDIRECT)))
-                stack.append((kids[2 * i + 1], t))
+                stack.append((kids[2 * i + 1], t.merge(_VALUE)))
             if len(kids) % 2:
-                stack.append((kids[-1], t))
-        elif name in ("Coalesce", "Nvl", "IfNull", "Nvl2"):
+                stack.append((kids[-1], t.merge(_VALUE)))
+        elif name == "Coalesce":
             for c in node.children:
                 stack.append((c, t.merge(_CONDITIONAL_INDIRECT)))
-                stack.append((c, t))
+                stack.append((c, t.merge(_VALUE)))
         elif name == "AggregateExpression":
             inner = t.merge(AGGREGATION_T)
             stack.extend((c, inner) for c in node.children)

@@ -94,12 +94,25 @@ DatasetField = tuple[str, str, str]  # namespace, name, field
 _Made = dict[TInfo, column_lineage_dataset.Transformation]
 
 
+def collapse_kinds(kinds: set[TInfo]) -> set[TInfo]:
+    """One kind per (type, subtype): an input field is listed once per type and subtype of an output field
+    (the same column reached by two paths, e.g. ``CASE WHEN .. THEN a ELSE a + 1``). When the paths disagree
+    on masking the value is masked only if every path masks it (one unmasked path reveals it)."""
+    by_kind: dict[tuple[str, str], bool] = {}
+    for k in kinds:
+        key = (k.type, k.subtype)
+        by_kind[key] = by_kind.get(key, True) and k.masking
+    if len(by_kind) == len(kinds):
+        return kinds
+    return {TInfo(t, st, m) for (t, st), m in by_kind.items()}
+
+
 def _transformations(kinds: set[TInfo], made: _Made) -> list[column_lineage_dataset.Transformation]:
     """One ``Transformation`` object per kind within a facet (``made``): a wide output has thousands of input
     fields but a handful of kinds; shared objects (never mutated) are built once and serialised once
     (:mod:`headwater.capture.plain` converts an object it has seen in the batch only once)."""
     out: list[column_lineage_dataset.Transformation] = []
-    for k in sorted(kinds):
+    for k in sorted(collapse_kinds(kinds)):
         t = made.get(k)
         if t is None:
             t = made[k] = column_lineage_dataset.Transformation(type=k.type, subtype=k.subtype, description="",
