@@ -53,6 +53,18 @@ def _leaf_columns(node: PlanNode) -> list[tuple[str, Any]]:
     return cols
 
 
+def _resolved_types(schema: Any, width: int) -> list[Any] | None:
+    """The types of the query's resolved output attributes (snapshot's ``output_schema``), by position, when
+    the schema has exactly the analysed output's width; else None (older snapshots: the types ``toJSON``
+    carries on attributes and casts)."""
+    if not isinstance(schema, dict):
+        return None
+    fields = schema.get("fields")
+    if not isinstance(fields, list) or len(fields) != width:
+        return None
+    return [f.get("type") if isinstance(f, dict) else None for f in fields]
+
+
 def _facets(pairs: dict[str, Any], disabled: frozenset[str]) -> dict[str, Any]:
     return {k: v for k, v in pairs.items() if v is not None and k not in disabled}
 
@@ -99,7 +111,7 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
     inputs = _Inputs()
     plan = snap.parsed_query()
     if plan is not None:
-        lineage = column_lineage(plan)
+        lineage = column_lineage(plan, snap.output_ids)
         if lineage.graph.unknown:
             log.debug("headwater lineage: operators without a lineage rule: %s", sorted(lineage.graph.unknown))
         for key, node in lineage.graph.leaves.items():
@@ -132,7 +144,9 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         out_names = [a.name for a in lineage.output]
         if cmd.output_columns and len(cmd.output_columns) == len(out_names):
             out_names = list(cmd.output_columns)
-        columns = [(n, a.data_type) for n, a in zip(out_names, lineage.output)]
+        resolved_types = _resolved_types(snap.output_schema, len(lineage.output))
+        columns = [(n, resolved_types[i] if resolved_types else a.data_type)
+                   for i, (n, a) in enumerate(zip(out_names, lineage.output))]
         per_field: dict[str, dict[F.DatasetField, set[Any]]] = {}
         for n, resolved in zip(out_names, lineage.fields):
             per_field.setdefault(n, {})

@@ -316,9 +316,15 @@ class ColumnLineage:
     graph: LineageGraph
 
 
-def column_lineage(plan: PlanNode) -> ColumnLineage:
+def column_lineage(plan: PlanNode, output_ids: list[int] | None = None) -> ColumnLineage:
+    """``output_ids``: the plan's output exprIds as Spark reports them (the snapshot's ``output_ids``); they
+    win over the output the JSON implies when it has every one of them (toJSON drops Generate's pruning)."""
     analyzer = ColumnAnalyzer()
     output = analyzer.analyze(plan)
+    if output_ids is not None and [a.expr_id for a in output] != output_ids:
+        by_id = {a.expr_id: a for a in output}
+        if all(i in by_id for i in output_ids):
+            output = [by_id[i] for i in output_ids]
     graph = analyzer.graph
     targets = [a.expr_id for a in output] + [eid for eid, _t in graph.dataset_deps]
     memo = resolve_all(graph, targets)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -47,6 +48,12 @@ class PlanSnapshot:
     notes: list[str] = field(default_factory=list)
     # columns of the leaves, only when the plan was too large to read (``query`` is then None)
     leaf_columns: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # the analysed query's resolved output schema (Spark's StructType JSON, one py4j call): the real type of
+    # every output column, computed ones included (``count(*)`` → long), which toJSON does not carry
+    output_schema: dict[str, Any] | None = None
+    # exprIds of the analysed query's output attributes, in order (one py4j call: ``output().mkString``); toJSON
+    # loses some operators' output pruning (Generate's ``unrequiredChildIndex`` is written as null)
+    output_ids: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -184,6 +191,24 @@ def _metrics(plan: Any) -> dict[str, int]:
     return out
 
 
+_ATTR_SEP = "\u0001"
+_ATTR_ID = re.compile(r"#(\d+)L?$")
+
+
+def _output_ids(jquery: Any) -> list[int] | None:
+    """The exprIds of ``jquery.output()`` (``name#12``, ``count#13L``), or None when one cannot be read."""
+    raw = guarded(lambda: str(jquery.output().mkString(_ATTR_SEP)))
+    if raw is None:
+        return None
+    ids: list[int] = []
+    for item in raw.split(_ATTR_SEP) if raw else []:
+        m = _ATTR_ID.search(item)
+        if m is None:
+            return None
+        ids.append(int(m.group(1)))
+    return ids
+
+
 def _sql_text(qe: Any) -> str | None:
     for plan in ("logical", "analyzed"):
         sql = guarded(lambda: scala_option(getattr(qe, plan)().origin().sqlText()))
@@ -283,6 +308,8 @@ def take_snapshot(qe: Any, spark: Any, registry: Registry = REGISTRY) -> PlanSna
                 snap.notes.append(f"{reason} in the optimized plan: analyzed plan used")
         snap.query = query_json
         snap.keep_parsed(plan)
+        snap.output_schema = struct_json(jquery, "schema")
+        snap.output_ids = _output_ids(jquery)
         _describe_plan_leaves(jvm, registry, jquery, plan, snap.relations)
     executed = _executed_root(qe)
     snap.metrics = _metrics(executed)
