@@ -148,3 +148,83 @@ def catalog_table_dataset(database: str, table: str) -> tuple[str, str]:
     crawler's ``--database`` (``default`` unless given).
     """
     return CATALOG_NAMESPACE, f"{database}.{table}"
+
+
+# --- SQL tables (the SQL engine and its harvesters) ------------------------------------------------------------
+
+# how many name parts a table has in each system (OpenLineage naming spec) and the schema a bare name lives in
+_SQL_LEVELS = {"postgres": 3, "redshift": 3, "snowflake": 3, "sqlserver": 3, "oracle": 3, "bigquery": 3,
+               "trino": 3, "db2": 3, "mysql": 2, "hive": 2, "spark": 2}
+_SQL_DEFAULT_SCHEMA = {"postgres": "public", "redshift": "public", "sqlserver": "dbo"}
+_URL_KINDS = {"postgresql": "postgres", "postgres": "postgres", "psql": "postgres", "mysql": "mysql",
+              "mariadb": "mysql", "redshift": "redshift", "sqlserver": "sqlserver", "mssql": "sqlserver",
+              "oracle": "oracle", "snowflake": "snowflake", "bigquery": "bigquery", "trino": "trino", "hive": "hive"}
+_SQL_DEFAULT_PORTS = {**_JDBC_DEFAULT_PORTS, "redshift": 5439, "trino": 8080, "hive": 10000}
+
+
+def namespace_kind(namespace: str) -> str:
+    """The system a dataset namespace names: ``postgres://h:5432`` → ``postgres``; ``bigquery`` → ``bigquery``."""
+    scheme = namespace.split("://", 1)[0].lower()
+    return _URL_KINDS.get(scheme, scheme)
+
+
+def database_namespace(url: str) -> tuple[str, str | None]:
+    """A database URL or DSN → (dataset namespace, the database it connects to).
+
+    ``postgresql://u:p@h/db`` → (``postgres://h:5432``, ``db``); ``mysql+pymysql://h:3307/db`` →
+    (``mysql://h:3307``, ``db``); ``redshift://cluster.region:5439/dev`` → (``redshift://cluster.region:5439``,
+    ``dev``); ``jdbc:`` URLs as :func:`jdbc_dataset` reads them; ``bigquery://project`` → (``bigquery``, ``project``).
+    The user and password are never part of the namespace.
+    """
+    raw = url[5:] if url.lower().startswith("jdbc:") else url
+    raw = raw.partition(";")[0]
+    parts = urlsplit(raw)
+    scheme = parts.scheme.lower().split("+", 1)[0]
+    kind = _URL_KINDS.get(scheme, scheme)
+    database = unquote(parts.path.strip("/")) or None
+    if kind == "bigquery":
+        return "bigquery", parts.hostname or database
+    if kind == "snowflake":
+        return f"snowflake://{(parts.hostname or '').lower()}", database
+    host = parts.hostname or "localhost"
+    try:
+        port = parts.port or _SQL_DEFAULT_PORTS.get(kind)
+    except ValueError:
+        port = _SQL_DEFAULT_PORTS.get(kind)
+    return (f"{kind}://{host}:{port}" if port else f"{kind}://{host}"), database
+
+
+def sql_table_dataset(namespace: str, parts: tuple[str, ...] | list[str], *, default_database: str | None = None,
+                      default_schema: str | None = None) -> tuple[str, str]:
+    """A table named in SQL (``parts``: ``(table,)``, ``(schema, table)`` or ``(db, schema, table)``) → the dataset.
+
+    The missing leading parts come from the defaults (the connection's database; the schema a bare name
+    lives in: ``public`` for PostgreSQL/Redshift, ``dbo`` for SQL Server), so that ``t`` read by SQL and
+    ``public.t`` written by Spark over JDBC to the same database are one node: ``postgres://h:5432`` +
+    ``db.public.t``, ``mysql://h:3306`` + ``db.t``, ``redshift://cluster.region:5439`` + ``db.schema.t``,
+    ``bigquery`` + ``project.dataset.t``.
+    """
+    kind = namespace_kind(namespace)
+    levels = _SQL_LEVELS.get(kind, 3)
+    names = [p for p in (_clean_table(p) for p in parts) if p]
+    if levels == 3:
+        schema = default_schema or _SQL_DEFAULT_SCHEMA.get(kind)
+        if len(names) == 1 and schema:
+            names.insert(0, schema)
+        if len(names) == 2 and default_database:
+            names.insert(0, default_database)
+    elif len(names) == 1 and default_database:
+        names.insert(0, default_database)
+    if levels == 2 and len(names) > 2:
+        names = names[-2:]  # MySQL has no catalog level (a Spark catalog prefix is dropped too)
+    return namespace, ".".join(names)
+
+
+def table_levels(namespace: str) -> int:
+    """How many parts a table name has in the system of ``namespace`` (3: db.schema.table; 2: db.table)."""
+    return _SQL_LEVELS.get(namespace_kind(namespace), 3)
+
+
+def default_table_schema(namespace: str) -> str | None:
+    """The schema a bare table name lives in (``public`` for PostgreSQL/Redshift, ``dbo`` for SQL Server)."""
+    return _SQL_DEFAULT_SCHEMA.get(namespace_kind(namespace))
