@@ -157,4 +157,15 @@ column_edges = sa.Table(
     sa.Index("ix_column_edges_dst", "dst_dataset", "dst_field"),
 )
 
+# Spline execution plans as they arrived (api/spline.py): a plan comes before the execution events that
+# reference it; each event is converted with its plan into OpenLineage events appended to ``events``.
+# Not derived: the raw foreign payload, kept beside the events it became (GET /spline/producer/execution-plans/{id}).
+spline_plans = sa.Table(
+    "spline_plans", metadata,
+    sa.Column("plan_id", sa.String(36), primary_key=True),
+    sa.Column("raw", sa.Text, nullable=False),
+    sa.Column("api_version", sa.String(8), nullable=False),
+    sa.Column("received_at", sa.BigInteger, nullable=False),
+)
+
 DERIVED_TABLES = (runs, jobs, job_versions, datasets, dataset_versions, dataset_fields, edges, column_edges)
