@@ -19,6 +19,7 @@ from fastapi_offline import FastAPIOffline
 
 from headwater import __version__
 from headwater.api import events, graph, ingest, marquez
+from headwater.api import spline as spline_producer
 from headwater.api.errors import install_error_handlers
 from headwater.api.freshness import GraphPositionHeaders
 from headwater.api.state import AppState
@@ -71,6 +72,7 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
     app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
     app.include_router(events.router)
     app.include_router(graph.router)
+    app.include_router(spline_producer.router)  # Spline producer API at /spline/producer
     folder = ui_folder if ui_folder is not None else ui_dir()
     mount_ui(app, folder if folder is not None and (folder / "index.html").is_file() else None)
     return app
