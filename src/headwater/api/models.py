@@ -247,10 +247,57 @@ class NodeDetails(RootModel[DatasetDetails | JobDetails | Run]):
     """``GET /api/v1/graph/node``: a dataset, a job, or a run (``run:<id>``)."""
 
 
-class HistoryAnswer(ApiModel):
-    """``GET /api/v1/graph/history``: newest first."""
+class FieldAdded(ApiModel):
+    field: str = Field(description="Dotted for nested fields (``address.city``)")
+    type: str | None
+    nullable: bool | None = Field(description="From the ``headwater_columns`` facet; null when not reported")
 
-    versions: list[Version]
+
+class FieldTypeChange(ApiModel):
+    field: str
+    fromType: str | None
+    toType: str | None
+
+
+class FieldNullabilityChange(ApiModel):
+    field: str
+    fromNullable: bool
+    toNullable: bool
+
+
+class SchemaChanges(ApiModel):
+    """What a dataset version's schema changed versus the version before it."""
+
+    added: list[FieldAdded]
+    removed: list[FieldAdded]
+    typeChanged: list[FieldTypeChange]
+    nullabilityChanged: list[FieldNullabilityChange]
+
+
+class MadeBy(ApiModel):
+    """The run whose event made a version (a crawler run, a Spark run, a SQL statement...) and its job."""
+
+    runId: str
+    job: str
+    jobNamespace: str
+    jobName: str
+    jobType: str | None
+    state: RunState
+    startedAt: Time
+    endedAt: Time | None
+
+
+class DatasetHistoryVersion(Version):
+    """A dataset's version in its history: the schema diff with the version before and the run that made it."""
+
+    schemaChanges: SchemaChanges | None = Field(description="Null for the first (oldest) version")
+    madeBy: MadeBy | None = Field(description="Null when no run made it (a DatasetEvent) or the run is unknown")
+
+
+class HistoryAnswer(ApiModel):
+    """``GET /api/v1/graph/history``: newest first (datasets: with schema diffs and the runs that made them)."""
+
+    versions: list[DatasetHistoryVersion | Version]
 
 
 class RunsAnswer(ApiModel):

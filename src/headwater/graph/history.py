@@ -1,14 +1,28 @@
-"""The version history of a dataset or job, newest first."""
+"""The version history of a dataset or job, newest first.
+
+A dataset's versions also say what changed versus the version before (``schemaChanges``: columns
+added, removed, type changed, nullability changed; ``null`` for the first version) and which run
+made each one (``madeBy``: the run, its job and its state; ``null`` when no run is known, e.g. a
+DatasetEvent). The diff is computed here, from the stored fields of consecutive versions (nested
+fields by dotted name); nullability comes from the ``headwater_columns`` facet producers such as
+the crawler send (``{"columns": {"a.b": {"nullable": bool, ...}}}``), so columns without it never
+show a nullability change.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound, root_ref, version_shape
-from headwater.model.nodeid import NodeRef
-from headwater.store.schema import dataset_versions, job_versions
+from headwater.model.jsontext import loads_text
+from headwater.model.nodeid import NodeRef, parse_node_id
+from headwater.model.times import iso
+from headwater.store.schema import dataset_versions, job_versions, runs
+
+COLUMNS_FACET = "headwater_columns"
 
 
 def history(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
@@ -22,4 +36,64 @@ def history(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
     rows = list(conn.execute(sa.select(table).where(key == ref.id).order_by(table.c.valid_from.desc())))
     if not rows:
         raise NodeNotFound(f"{ref.type} {ref.id!r} not found")
-    return {"versions": [version_shape(r, is_job=is_job) for r in rows]}
+    versions = [version_shape(r, is_job=is_job) for r in rows]
+    if is_job:
+        return {"versions": versions}
+    made_by = _runs(conn, {r.run_id for r in rows if r.run_id})
+    for i, version in enumerate(versions):
+        older = versions[i + 1] if i + 1 < len(versions) else None
+        version["schemaChanges"] = None if older is None else schema_changes(older, version)
+        version["madeBy"] = made_by.get(version["runId"]) if version["runId"] else None
+    return {"versions": versions}
+
+
+def _flat(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for f in fields:
+        name = f"{prefix}{f['name']}"
+        out.setdefault(name, f.get("type"))
+        for sub, type_ in _flat(f.get("fields") or [], f"{name}.").items():
+            out.setdefault(sub, type_)
+    return out
+
+
+def _nullability(facets: Mapping[str, Any]) -> dict[str, bool]:
+    facet = facets.get(COLUMNS_FACET)
+    columns = facet.get("columns") if isinstance(facet, Mapping) else None
+    if not isinstance(columns, Mapping):
+        return {}
+    return {str(k): bool(v["nullable"]) for k, v in columns.items()
+            if isinstance(v, Mapping) and isinstance(v.get("nullable"), bool)}
+
+
+def schema_changes(older: Mapping[str, Any], newer: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """What ``newer``'s schema changed versus ``older``'s (both version shapes), columns in schema order."""
+    before, after = _flat(older["fields"]), _flat(newer["fields"])
+    null_before, null_after = _nullability(older["facets"]), _nullability(newer["facets"])
+    return {
+        "added": [{"field": f, "type": t, "nullable": null_after.get(f)} for f, t in after.items() if f not in before],
+        "removed": [{"field": f, "type": t, "nullable": null_before.get(f)}
+                    for f, t in before.items() if f not in after],
+        "typeChanged": [{"field": f, "fromType": before[f], "toType": t}
+                        for f, t in after.items() if f in before and before[f] != t],
+        "nullabilityChanged": [{"field": f, "fromNullable": null_before[f], "toNullable": null_after[f]}
+                               for f in after if f in before and f in null_before and f in null_after
+                               and null_before[f] != null_after[f]],
+    }
+
+
+def _runs(conn: sa.Connection, run_ids: set[str]) -> dict[str, dict[str, Any]]:
+    if not run_ids:
+        return {}
+    query = sa.select(runs.c.run_id, runs.c.job, runs.c.state, runs.c.started_at, runs.c.ended_at,
+                      runs.c.job_facets).where(runs.c.run_id.in_(sorted(run_ids)))
+    found = {}
+    for row in conn.execute(query):
+        job = parse_node_id(row.job)
+        job_type = (loads_text(row.job_facets) or {}).get("jobType") or {}
+        found[row.run_id] = {
+            "runId": row.run_id, "job": row.job, "jobNamespace": job.namespace, "jobName": job.name,
+            "jobType": job_type.get("jobType") if isinstance(job_type, Mapping) else None,
+            "state": row.state, "startedAt": iso(row.started_at), "endedAt": iso(row.ended_at),
+        }
+    return found

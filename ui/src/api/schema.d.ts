@@ -558,6 +558,35 @@ export interface components {
             /** Createdat */
             createdAt: string;
         };
+        /**
+         * DatasetHistoryVersion
+         * @description A dataset's version in its history: the schema diff with the version before and the run that made it.
+         */
+        DatasetHistoryVersion: {
+            /** Version */
+            version: string;
+            /** Validfrom */
+            validFrom: string;
+            /** Validto */
+            validTo: string | null;
+            /** Runid */
+            runId: string | null;
+            /**
+             * Fields
+             * @description Datasets: the schema of this version; jobs: empty
+             */
+            fields: components["schemas"]["SchemaField"][];
+            /** Facets */
+            facets: {
+                [key: string]: unknown;
+            };
+            /** Changes */
+            changes: ("created" | "schema" | "facets" | "dropped" | "inputs" | "outputs" | "sql" | "columnLineage")[];
+            /** @description Null for the first (oldest) version */
+            schemaChanges: components["schemas"]["SchemaChanges"] | null;
+            /** @description Null when no run made it (a DatasetEvent) or the run is unknown */
+            madeBy: components["schemas"]["MadeBy"] | null;
+        };
         /** EdgeChanges */
         EdgeChanges: {
             /** Added */
@@ -643,6 +672,39 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** FieldAdded */
+        FieldAdded: {
+            /**
+             * Field
+             * @description Dotted for nested fields (``address.city``)
+             */
+            field: string;
+            /** Type */
+            type: string | null;
+            /**
+             * Nullable
+             * @description From the ``headwater_columns`` facet; null when not reported
+             */
+            nullable: boolean | null;
+        };
+        /** FieldNullabilityChange */
+        FieldNullabilityChange: {
+            /** Field */
+            field: string;
+            /** Fromnullable */
+            fromNullable: boolean;
+            /** Tonullable */
+            toNullable: boolean;
+        };
+        /** FieldTypeChange */
+        FieldTypeChange: {
+            /** Field */
+            field: string;
+            /** Fromtype */
+            fromType: string | null;
+            /** Totype */
+            toType: string | null;
+        };
         /**
          * GraphEdge
          * @description ``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the
@@ -709,11 +771,11 @@ export interface components {
         };
         /**
          * HistoryAnswer
-         * @description ``GET /api/v1/graph/history``: newest first.
+         * @description ``GET /api/v1/graph/history``: newest first (datasets: with schema diffs and the runs that made them).
          */
         HistoryAnswer: {
             /** Versions */
-            versions: components["schemas"]["Version"][];
+            versions: (components["schemas"]["DatasetHistoryVersion"] | components["schemas"]["Version"])[];
         };
         /**
          * ImpactAnswer
@@ -886,6 +948,31 @@ export interface components {
              */
             columnEdges: components["schemas"]["ColumnEdge"][];
         };
+        /**
+         * MadeBy
+         * @description The run whose event made a version (a crawler run, a Spark run, a SQL statement...) and its job.
+         */
+        MadeBy: {
+            /** Runid */
+            runId: string;
+            /** Job */
+            job: string;
+            /** Jobnamespace */
+            jobNamespace: string;
+            /** Jobname */
+            jobName: string;
+            /** Jobtype */
+            jobType: string | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "START" | "RUNNING" | "COMPLETE" | "FAIL" | "ABORT" | "OTHER";
+            /** Startedat */
+            startedAt: string;
+            /** Endedat */
+            endedAt: string | null;
+        };
         /** NamespaceSummary */
         NamespaceSummary: {
             /** Name */
@@ -1012,6 +1099,20 @@ export interface components {
             runs: components["schemas"]["Run"][];
             /** Total */
             total: number;
+        };
+        /**
+         * SchemaChanges
+         * @description What a dataset version's schema changed versus the version before it.
+         */
+        SchemaChanges: {
+            /** Added */
+            added: components["schemas"]["FieldAdded"][];
+            /** Removed */
+            removed: components["schemas"]["FieldAdded"][];
+            /** Typechanged */
+            typeChanged: components["schemas"]["FieldTypeChange"][];
+            /** Nullabilitychanged */
+            nullabilityChanged: components["schemas"]["FieldNullabilityChange"][];
         };
         /**
          * SchemaField
