@@ -23,6 +23,10 @@ Kinds:
 
 :func:`open_client` picks the kind from what the command line gives: ``--url`` (http),
 ``--database`` (store), neither (print). Imports of the server side happen only for ``store``.
+
+One read helper, for producers that resolve SQL against what Headwater already knows:
+:func:`dataset_fields` answers a dataset's schema fields from ``GET /api/v1/graph/node`` (over HTTP, as any
+client reads the graph; never from the store directly).
 """
 
 from __future__ import annotations
@@ -200,3 +204,27 @@ def open_client(*, url: str | None = None, database: str | None = None, token: s
     if database:
         return StoreClient.open(database)
     return PrintClient(stream)
+
+
+def dataset_fields(url: str, namespace: str, name: str, *, token: str | None = None, timeout: float = 30.0,
+                   http: httpx.Client | None = None) -> list[tuple[str, str | None]] | None:
+    """The schema fields ``(name, type)`` Headwater knows for a dataset, or None (unknown dataset, no schema)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    client = http or httpx.Client(timeout=timeout, headers=headers)
+    try:
+        answer = client.get(f"{url.rstrip('/')}/api/v1/graph/node", params={"nodeId": f"dataset:{namespace}:{name}"})
+    except httpx.HTTPError as exc:
+        raise SendError(f"cannot reach {url}: {exc}") from None
+    finally:
+        if http is None:
+            client.close()
+    if answer.status_code == 404:
+        return None
+    if answer.status_code >= 300:
+        raise SendError(f"{url} answered {answer.status_code} reading {namespace} {name}: {_message(answer)}")
+    body = answer.json()
+    facets = body.get("facets") or {}
+    schema = facets.get("schema") if isinstance(facets, dict) else None
+    fields = (schema or {}).get("fields") or body.get("fields") or []
+    out = [(str(f["name"]), f.get("type")) for f in fields if isinstance(f, dict) and f.get("name")]
+    return out or None
