@@ -9,8 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from lakefiles import write_lake
+
 from headwater.client import PrintClient
 from headwater.crawl import Limits, crawl
 from olschema import event_errors

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from lakefiles import write_lake
+
 from headwater.api import create_app
 from headwater.client import open_client
 from headwater.crawl import crawl

@@ -82,6 +82,9 @@ def merge_column(a: Column, b: Column) -> Column:
     if b.type == "null" or a.type == "null":  # JSON null: the other side's type, made nullable
         kept = a if b.type == "null" else b
         return Column(kept.name, kept.type, True, kept.description, kept.fields, False)
+    if "array<null>" in (a.type, b.type) and a.type.startswith("array<") and b.type.startswith("array<"):
+        kept = a if b.type == "array<null>" else b  # an empty JSON array says nothing of its elements
+        return Column(kept.name, kept.type, a.nullable or b.nullable, kept.description, kept.fields, False)
     type_ = widen(a.type, b.type)
     if type_ is None:
         type_ = "string"
