@@ -47,6 +47,9 @@ class AgentConfig:
     disabled_facets: frozenset[str] = frozenset()  # spark.openlineage.facets.disabled
     dataset_lineage_enabled: bool = False       # spark.openlineage.columnLineage.datasetLineageEnabled
     append_dataset_name: bool = True            # spark.openlineage.jobName.appendDatasetName
+    replace_dot_with_underscore: bool = False   # spark.openlineage.jobName.replaceDotWithUnderscore
+    job_name_style: str = "openlineage"         # spark.headwater.jobName.style: openlineage | headwater
+    emit_read_only: bool = True                 # spark.headwater.emitReadOnly: report executions that only read
     transport: Mapping[str, Any] | None = None  # from spark.openlineage.transport.*; None = openlineage-python lookup
     fallback_url: str = DEFAULT_HEADWATER_URL   # used when nothing else is configured
     spool_dir: Path = field(default_factory=lambda: Path("~/.headwater/spool").expanduser())
@@ -187,6 +190,9 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         disabled_facets=_facet_list(conf.get(PREFIX + "facets.disabled")),
         dataset_lineage_enabled=_bool(conf, PREFIX + "columnLineage.datasetLineageEnabled", False),
         append_dataset_name=_bool(conf, PREFIX + "jobName.appendDatasetName", True),
+        replace_dot_with_underscore=_bool(conf, PREFIX + "jobName.replaceDotWithUnderscore", False),
+        job_name_style=_choice(conf, "spark.headwater.jobName.style", ("openlineage", "headwater"), "openlineage"),
+        emit_read_only=_bool(conf, "spark.headwater.emitReadOnly", True),
         transport=transport_from_conf(conf),
         fallback_url=fallback,
         spool_dir=Path(spool).expanduser(),
@@ -199,6 +205,15 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         debug_stats=_debug_stats(conf.get("spark.headwater.debug.stats")),
         debug_tracemalloc=_bool(conf, "spark.headwater.debug.tracemalloc", False),
     )
+
+
+def _choice(conf: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str) -> str:
+    raw = (conf.get(key) or "").strip().lower()
+    if not raw:
+        return default
+    if raw not in allowed:
+        raise ConfigError(f"{key} must be one of {', '.join(allowed)}, not {conf.get(key)!r}")
+    return raw
 
 
 def _debug_stats(raw: str | None) -> str | None:

@@ -62,7 +62,7 @@ class Tracker:
         self.app_name = app_name
         self.context = AppContext(
             namespace=config.namespace,
-            app_job=application_job_name(app_name),
+            app_job=application_job_name(app_name, config.job_name_style),
             app_run_id=str(generate_new_uuid()),
             spark_version=str(spark.version),
             properties={k: conf[k] for k in ("spark.app.name", "spark.master") if conf.get(k)},
@@ -197,10 +197,13 @@ class Tracker:
         Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
         reported as part of that command (``headwater.capture.nesting``)."""
         lineage = self._analyze(seen.snapshot)
-        if lineage is None or not (lineage.has_output or self.config.emit_without_output):
-            return []  # pure reads (show, count, collect) are not reported, as in the OpenLineage Spark agent
-        job = execution_job_name(self.app_name, lineage.action, lineage.output_name,
-                                 append_dataset_name=self.config.append_dataset_name)
+        if lineage is None or not self._reported(lineage):
+            return []
+        style = self.config.job_name_style
+        job = execution_job_name(self.app_name, lineage.action,
+                                 lineage.output_name if style == "headwater" else lineage.job_suffix,
+                                 append_dataset_name=self.config.append_dataset_name, style=style,
+                                 replace_dot_with_underscore=self.config.replace_dot_with_underscore)
         execution = Execution(
             run_id=str(generate_new_uuid()), job_name=job, started=seen.started, ended=seen.ended,
             inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
@@ -210,6 +213,14 @@ class Tracker:
         if self.nesting.holding:
             self._schedule_release()
         return self._events(ready)
+
+    def _reported(self, lineage: Any) -> bool:
+        """Writes always; executions that only read (``collect()``, ``show()`` over a file or table) when they
+        read a dataset, as the OpenLineage Spark integration reports them (``spark.headwater.emitReadOnly``,
+        default true); executions that touch no dataset only with ``spark.headwater.emitWithoutOutput``."""
+        if lineage.has_output or self.config.emit_without_output:
+            return True
+        return self.config.emit_read_only and bool(lineage.inputs)
 
     def _events(self, executions: list[Execution]) -> list[Any]:
         events = [event for ex in executions for event in execution_events(self.context, ex)]

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from openlineage.client.event_v2 import InputDataset, OutputDataset
 
+from ..naming import normalize
 from . import facets as F
 from .columns import ColumnLineage, column_lineage
 from .commands import is_ddl, lifecycle_of
 from .handlers import REGISTRY, Registry, report_unhandled
+from .model import CommandInfo
 from .relations import DatasetId, datasets_of, short_output_name
 from .snapshot import PlanSnapshot
 from .tree import PlanNode
@@ -34,6 +35,7 @@ class QueryLineage:
     output_name: str | None = None
     sql: str | None = None
     unhandled_command: str | None = None  # the root is a Spark command no plan-node handler knows (its class name)
+    job_suffix: str | None = None  # what the integration appends to the job name for this output (see job_suffix)
 
     @property
     def has_output(self) -> bool:
@@ -41,9 +43,56 @@ class QueryLineage:
 
 
 def snake_case(text: str) -> str:
-    """``Execute InsertIntoHadoopFsRelationCommand`` → ``execute_insert_into_hadoop_fs_relation_command``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", text.strip())
-    return re.sub(r"_+", "_", re.sub(r"[^0-9a-zA-Z]+", "_", spaced)).strip("_").lower()
+    """``Execute InsertIntoHadoopFsRelationCommand`` → ``execute_insert_into_hadoop_fs_relation_command``
+    (the integration's ``NameNormalizer``, as its job names use it)."""
+    return normalize(text)
+
+
+# Which part of the output names the job, by command: the integration's JobNameSuffixProvider implementations
+# (InsertIntoHadoopFsRelationVisitor, InsertIntoHiveTableVisitor, CreateTableCommandVisitor,
+# TruncateTableCommandVisitor, InsertIntoHiveDirVisitor: trimPath of the location; the CTAS visitors,
+# CreateDataSourceTableCommandVisitor, LoadDataCommandVisitor: database_table; SaveIntoDataSourceCommandVisitor:
+# the table option; the V2 builders: catalog.namespace.table for writes into a relation, namespace_table for
+# CREATE/REPLACE). Commands not listed (ALTER, DROP, RENAME, SaveAsV1TableCommand...) name no suffix.
+_PATH_SUFFIX = frozenset({"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable", "CreateTableCommand",
+                          "TruncateTableCommand", "InsertIntoHiveDirCommand"})
+_TABLE_SUFFIX = frozenset({"CreateDataSourceTableAsSelectCommand", "CreateHiveTableAsSelectCommand",
+                           "CreateDataSourceTableCommand", "LoadDataCommand"})
+_V2_RELATION_SUFFIX = frozenset({"AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic"})
+_V2_IDENT_SUFFIX = frozenset({"CreateTableAsSelect", "ReplaceTableAsSelect", "ReplaceTable", "CreateTable"})
+
+
+def trim_path(name: str) -> str:
+    """The integration's ``JobNameSuffixProvider.trimPath``: the last two segments of a path joined by ``_``
+    (``/tmp/warehouse/target`` → ``warehouse_target``), the name itself when it is not a path."""
+    if name.rfind("/") <= 0:
+        return name
+    parts = name.split("/")
+    while parts and parts[-1] == "":  # Java's split drops trailing empty strings
+        parts.pop()
+    if len(parts) >= 2:
+        return f"{parts[-2]}_{parts[-1]}"
+    return parts[-1] if parts else name
+
+
+def job_suffix(cmd: CommandInfo, target: DatasetId) -> str | None:
+    """The job-name suffix the integration derives from the output of ``cmd`` (dots are replaced later)."""
+    name = cmd.name
+    info = cmd.target
+    if name in _PATH_SUFFIX:
+        return trim_path(target.name)
+    if name in _TABLE_SUFFIX:
+        return (info.table if info is not None and info.table else None) or (target.symlink[1] if target.symlink else None)
+    if name == "SaveIntoDataSourceCommand":
+        if info is not None and info.jdbc_table:
+            return info.jdbc_table
+        return None
+    if info is not None and info.table and name in _V2_RELATION_SUFFIX:
+        catalog = info.catalog or "spark_catalog"
+        return info.table if info.table.startswith(catalog + ".") else f"{catalog}.{info.table}"
+    if info is not None and info.table and name in _V2_IDENT_SUFFIX:
+        return info.table
+    return None
 
 
 def _leaf_columns(node: PlanNode) -> list[tuple[str, Any]]:
@@ -133,6 +182,7 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         return result
     target = targets[0]
     result.output_name = short_output_name(target)
+    result.job_suffix = job_suffix(cmd, target)
     change = lifecycle_of(cmd, registry)
     previous = None
     if change == "RENAME" and cmd.previous is not None:

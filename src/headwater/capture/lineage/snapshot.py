@@ -176,6 +176,17 @@ def _executed_root(qe: Any) -> Any:
     return plan
 
 
+def _action_node(qe: Any, executed: Any) -> str:
+    """The ``nodeName`` the integration's job names use (``JobNameBuilder.sparkNodeName``): the executed plan's
+    root, unwrapped from ``WholeStageCodegen`` only (an adaptive root stays ``AdaptiveSparkPlan``)."""
+    plan = call(qe, "executedPlan")
+    if plan is not None and short_name(class_name(plan)) == "WholeStageCodegenExec":
+        plan = call(plan, "child")
+    if plan is None:
+        plan = executed
+    return (text(plan, "nodeName") or "") if plan is not None else ""
+
+
 def _metrics(plan: Any) -> dict[str, int]:
     if plan is None:
         return {}
@@ -313,6 +324,6 @@ def take_snapshot(qe: Any, spark: Any, registry: Registry = REGISTRY) -> PlanSna
         _describe_plan_leaves(jvm, registry, jquery, plan, snap.relations)
     executed = _executed_root(qe)
     snap.metrics = _metrics(executed)
-    snap.action_node = (text(executed, "nodeName") or "") if executed is not None else ""
+    snap.action_node = _action_node(qe, executed)
     snap.sql = _sql_text(qe)
     return snap
