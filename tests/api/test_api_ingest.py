@@ -85,6 +85,8 @@ BAD_BODIES: list[tuple[bytes, dict[str, str], int, str, str]] = [
     (b'{"a": "\xff"}', {}, 400, "bad_encoding", "UTF-8"),
     (b"a=1", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "application/json"),
     (b"{}", {"Content-Encoding": "br"}, 415, "unsupported_media_type", "'br'"),
+    (b"{}", {"Content-Type": "text/plain"}, 415, "unsupported_media_type", "application/json"),  # CSRF-able type
+    (b"{}", {"Content-Type": ""}, 415, "unsupported_media_type", "without Content-Type"),
     (b"[]", {}, 422, "invalid_event", "/api/v1/lineage/batch"),
     (b'"text"', {}, 422, "invalid_event", "got string"),
     (b'{"eventTime": "2026-11-22T05:10:10Z"}', {}, 422, "invalid_event", "not an OpenLineage event"),
@@ -94,7 +96,7 @@ BAD_BODIES: list[tuple[bytes, dict[str, str], int, str, str]] = [
 async def test_bad_bodies_are_refused_and_nothing_is_stored(client: httpx.AsyncClient) -> None:
     for body, headers, status, code, words in BAD_BODIES:
         for path in ("/api/v1/lineage", "/api/v1/lineage/batch"):
-            answer = await client.post(path, content=body, headers=headers)
+            answer = await client.post(path, content=body, headers={"Content-Type": "application/json", **headers})
             if path.endswith("batch") and code == "invalid_event":
                 continue  # a batch of [] is fine; other shapes are covered by the batch tests
             error = assert_error(answer, status, code)
@@ -143,11 +145,13 @@ async def test_limits_answer_413(store: Store) -> None:
     event = Story().events[2]
     async with client_for(app) as client:
         big = json.dumps({**event, "padding": "x" * 5000})
-        assert_error(await client.post("/api/v1/lineage", content=big), 413, "payload_too_large")
+        assert_error(await client.post("/api/v1/lineage", content=big, headers={"Content-Type": "application/json"}),
+                     413, "payload_too_large")
         bomb = gzip.compress(json.dumps({**event, "padding": " " * 100_000}).encode())
         assert len(bomb) < 4000
         error = assert_error(
-            await client.post("/api/v1/lineage", content=bomb, headers={"Content-Encoding": "gzip"}),
+            await client.post("/api/v1/lineage", content=bomb,
+                              headers={"Content-Type": "application/json", "Content-Encoding": "gzip"}),
             413, "payload_too_large",
         )
         assert "after gzip decompression" in error["message"]

@@ -81,7 +81,8 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
         stored = httpx.get(f"http://127.0.0.1:{port}/api/v1/events/{event_id}", timeout=10)
         assert stored.status_code == 200
         assert stored.text == body
-        again = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body, timeout=10)
+        again = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body,
+                           headers={"Content-Type": "application/json"}, timeout=10)
         assert again.status_code == 200 and again.json() == {"id": event_id, "duplicate": True}
 
 

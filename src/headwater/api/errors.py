@@ -124,7 +124,10 @@ async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error while answering a request", exc_info=exc)
-    return error_response(500, "internal_error", f"internal error: {type(exc).__name__}; see the server log")
+    # The server closes the connection after an unhandled error; saying so lets a keep-alive client
+    # read this answer instead of seeing a dropped connection.
+    return error_response(500, "internal_error", f"internal error: {type(exc).__name__}; see the server log",
+                          headers={"Connection": "close"})
 
 
 def install_error_handlers(app: FastAPI) -> None:

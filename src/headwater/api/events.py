@@ -62,7 +62,7 @@ def list_events(
     cursor: str | None = Query(None, description="nextCursor of the previous page"),
 ) -> Response:
     state = app_state(request)
-    node = node_ref(node_id, type_, namespace, name, required=False)
+    node = node_ref(node_id, type_, namespace, name, required=False, datasets_known=state.datasets_known)
     if node is not None and node.type == "datasetField":
         node = node.dataset
     try:

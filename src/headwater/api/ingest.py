@@ -59,6 +59,7 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
         content_encoding=request.headers.get("content-encoding"),
         content_type=request.headers.get("content-type"),
         max_bytes=state.settings.max_body_bytes,
+        max_members=state.settings.max_gzip_members,
     )
 
 
@@ -84,7 +85,7 @@ async def post_lineage(request: Request) -> JSONResponse:
     raw = await _read_body(request, state.settings.max_body_bytes)
 
     def work() -> list[AppendResult]:
-        event = parse_event(_text(request, raw, state), state.validator)
+        event = parse_event(_text(request, raw, state), state.validator, state.limits)
         return _store(state, [event])
 
     (result,) = await run_in_threadpool(work)
@@ -109,7 +110,8 @@ async def post_lineage_batch(request: Request) -> Response:
     raw = await _read_body(request, state.settings.max_body_bytes)
 
     def work() -> list[AppendResult]:
-        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events)
+        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events,
+                             state.limits)
         return _store(state, events)
 
     results = await run_in_threadpool(work)

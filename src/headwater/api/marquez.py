@@ -18,7 +18,7 @@ from headwater.api.auth import require_read
 from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
 from headwater.api.models import error_responses
-from headwater.api.params import node_ref, parse_time, require_types
+from headwater.api.params import node_ref, parse_time, require_types, search_text
 from headwater.api.marquez_shapes import (
     to_marquez_column_lineage,
     to_marquez_dataset,
@@ -140,7 +140,7 @@ def lineage(
     node_id: str = Query(..., alias="nodeId"),
     depth: int = Query(20, ge=0, le=100),
 ) -> dict[str, Any]:
-    ref = node_ref(node_id)
+    ref = node_ref(node_id, datasets_known=app_state(request).datasets_known)
     assert ref is not None
     state = app_state(request)
     answer = state.graph.lineage(
@@ -157,7 +157,7 @@ def column_lineage(
     depth: int = Query(20, ge=1, le=100),
     with_downstream: bool = Query(False, alias="withDownstream"),
 ) -> dict[str, Any]:
-    ref = node_ref(node_id)
+    ref = node_ref(node_id, datasets_known=app_state(request).datasets_known)
     assert ref is not None
     answer = app_state(request).graph.column_lineage(
         require_types(ref, ("dataset", "datasetField")),
@@ -179,7 +179,9 @@ def search(
         if wanted not in types:
             raise invalid_parameter("filter", f"{filter!r} is not DATASET or JOB")
         types = [wanted]
-    answer = app_state(request).graph.search(q, types=types, namespace=None, limit=limit)
+    state = app_state(request)
+    answer = state.graph.search(search_text(q, int(state.settings.max_search_length)), types=types, namespace=None,
+                                limit=limit)
     results = [
         {"type": r.get("type"), "name": r.get("name"), "updatedAt": r.get("updatedAt"),
          "namespace": r.get("namespace"), "nodeId": r.get("id")}

@@ -7,6 +7,7 @@ with a message naming the parameter and saying what is accepted.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from headwater.api.errors import invalid_parameter
@@ -33,7 +34,18 @@ def parse_time(value: str | None, name: str) -> datetime | None:
         ) from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before the first representable moment
+        raise invalid_parameter(name, f"{value!r} is out of the representable range (years 1 to 9999 UTC)") from None
+
+
+def search_text(q: str, max_length: int) -> str:
+    """The ``q=`` of a search, at most ``max_length`` characters (setting ``max_search_length``)."""
+    if len(q) > max_length:
+        raise invalid_parameter("q", f"search text of {len(q)} characters is longer than the limit of {max_length} "
+                                     "(setting max_search_length)")
+    return q
 
 
 def node_ref(
@@ -44,9 +56,17 @@ def node_ref(
     field: str | None = None,
     *,
     required: bool = True,
+    datasets_known: Callable[[list[str]], set[str]] | None = None,
 ) -> NodeRef | None:
-    """The node named by ``nodeId=`` or by ``type=`` + ``namespace=`` + ``name=`` (+ ``field=``)."""
+    """The node named by ``nodeId=`` or by ``type=`` + ``namespace=`` + ``name=`` (+ ``field=``).
+
+    ``datasets_known`` (which of these dataset ids the graph holds) resolves a ``datasetField`` id
+    whose field holds ``:`` (see :func:`field_ref`)."""
     if node_id:
+        if node_id.startswith("datasetField:") and datasets_known is not None:
+            resolved = field_ref(node_id, datasets_known)
+            if resolved is not None:
+                return resolved
         try:
             return parse_node_id(node_id)
         except InvalidNodeId as exc:
@@ -70,6 +90,31 @@ def node_ref(
             raise invalid_parameter("field", "a datasetField needs field=<column>")
         return NodeRef("datasetField", namespace, name, field)
     return NodeRef(type_, namespace, name)  # type: ignore[arg-type]
+
+
+def field_ref(text: str, datasets_known: Callable[[list[str]], set[str]]) -> NodeRef | None:
+    """The node of a ``datasetField:<namespace>:<name>:<field>`` id whose field may hold ``:``; ``None``
+    when no split of it names a dataset the graph holds.
+
+    Dataset ids are the same text however their namespace and name split (``dataset:`` + the same
+    characters), so the dataset part is found by its id among the graph's datasets and the rest is
+    the field — the ids the answers give always come back to the same node. The split at the last
+    ``:`` (the plain parse) wins when its dataset exists; then the longest dataset part.
+    """
+    rest = text[len("datasetField:"):]
+    cuts = [i for i, c in enumerate(rest) if c == ":" and i + 1 < len(rest)][::-1]
+    candidates = {f"dataset:{rest[:i]}": rest[i + 1:] for i in cuts}
+    if not candidates:
+        return None
+    known = datasets_known(list(candidates))
+    for dataset_id, field in candidates.items():  # the last ':' first, then ever longer fields
+        if dataset_id in known:
+            try:
+                dataset = parse_node_id(dataset_id)
+            except InvalidNodeId:
+                continue
+            return NodeRef("datasetField", dataset.namespace, dataset.name, field)
+    return None
 
 
 def require_types(ref: NodeRef, allowed: tuple[str, ...], name: str = "nodeId") -> NodeRef:

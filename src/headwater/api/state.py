@@ -9,8 +9,10 @@ import sqlalchemy as sa
 from fastapi import Request
 
 from headwater.graph import GraphReader
+from headwater.ingest.limits import Limits
 from headwater.settings import Settings
 from headwater.spec import EventValidator
+from headwater.store.schema import datasets
 
 if TYPE_CHECKING:
     from headwater.store import Store
@@ -33,9 +35,17 @@ class AppState:
     store: "Store"
     validator: EventValidator
     graph: GraphReader = field(init=False)  # the graph questions; routes run api.freshness.read_barrier first
+    limits: Limits = field(init=False)  # what an event may hold (the ingest limit settings)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
+        object.__setattr__(self, "limits", Limits.from_settings(self.settings))
+
+
+    def datasets_known(self, ids: list[str]) -> set[str]:
+        """Which of these dataset node ids the graph holds (resolves ``datasetField`` ids with ``:`` in the field)."""
+        with self.store.read_connection(wait=False) as conn:
+            return set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_(ids))))
 
 
 def app_state(request: Request) -> AppState:

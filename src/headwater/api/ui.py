@@ -2,8 +2,15 @@
 
 Mounted after every API route. A GET for a file in the UI folder answers that file; any other
 GET outside ``/api/`` answers ``index.html`` (the UI's router takes over in the browser).
-Unknown ``/api/...`` paths keep answering the JSON ``404 not_found``. Without a built UI,
-``/`` answers a short JSON note pointing at ``/docs``.
+Unknown ``/api/...`` paths keep answering the JSON ``404 not_found`` (every method; ``HEAD`` too).
+Without a built UI, ``/`` answers a short JSON note pointing at ``/docs``.
+
+The UI's files carry a Content Security Policy with no inline or foreign script (the build has
+none: one module script, a stylesheet and a same-origin worker), ``frame-ancestors 'none'`` (and
+``X-Frame-Options: DENY`` for older browsers) against clickjacking; every answer of the app also
+carries ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``
+(:mod:`headwater.api.guard`). ``/docs`` (Swagger UI, which needs an inline script) is not the UI
+and keeps FastAPI's page as it is.
 """
 
 from __future__ import annotations
@@ -15,7 +22,11 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 
 from headwater.api.errors import error_response
 
-_NO_CACHE = {"Cache-Control": "no-cache"}
+CSP = ("default-src 'self'; script-src 'self'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; "
+       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY"}
+_NO_CACHE = {"Cache-Control": "no-cache", **SECURITY_HEADERS}
 
 
 def ui_dir() -> Path | None:
@@ -41,7 +52,8 @@ def mount_ui(app: FastAPI, folder: Path | None) -> None:
 
     @app.get("/{path:path}", include_in_schema=False)
     def ui(path: str) -> Response:
-        if path == "api" or path.startswith("api/"):
+        api = path.lstrip("/").lower()  # /API/x and //api/x are API paths too, never the UI's page
+        if api == "api" or api.startswith("api/"):
             return error_response(404, "not_found", f"no such endpoint /{path}; see /docs for the API")
         if root is None:
             if path == "":
@@ -50,6 +62,6 @@ def mount_ui(app: FastAPI, folder: Path | None) -> None:
             return error_response(404, "not_found", f"nothing at /{path}; the web UI is not built")
         found = _inside(root, path) if path else None
         if found is not None:
-            headers = _NO_CACHE if found.name == "index.html" else {}
+            headers = _NO_CACHE if found.name == "index.html" else SECURITY_HEADERS
             return FileResponse(found, headers=headers)
         return FileResponse(root / "index.html", headers=_NO_CACHE)

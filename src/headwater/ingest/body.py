@@ -14,19 +14,23 @@ from headwater.ingest.errors import IngestError
 _GZIP = zlib.MAX_WBITS | 16
 _DEFLATE = zlib.MAX_WBITS  # zlib-wrapped, as HTTP's "deflate" means
 _CHUNK = 64 * 1024
-_JSON_TYPES = ("application/json", "text/json", "text/plain")
+_JSON_TYPES = ("application/json", "text/json")
 
 
 def check_media_type(content_type: str | None) -> None:
-    """Accept a JSON media type (or none); refuse forms, multipart and other types with 415."""
-    if not content_type:
+    """Accept a JSON media type only (``application/json``, ``text/json``, ``*/*+json``); 415 otherwise.
+
+    A missing type and ``text/plain`` are refused too: with them a cross-site web page can send a
+    "simple" request the browser does not preflight (CSRF), while every OpenLineage client sends
+    ``application/json``.
+    """
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media in _JSON_TYPES or (media.endswith("+json") and "/" in media):
         return
-    media = content_type.split(";", 1)[0].strip().lower()
-    if not media or media in _JSON_TYPES or media.endswith("+json") or media == "*/*":
-        return
+    shown = f"Content-Type {media!r} is" if media else "a body without Content-Type is"
     raise IngestError(
         415, "unsupported_media_type",
-        f"Content-Type {media!r} is not accepted: send OpenLineage events as application/json",
+        f"{shown} not accepted: send OpenLineage events as Content-Type: application/json",
     )
 
 
@@ -37,26 +41,52 @@ def too_large(size_text: str, max_bytes: int) -> IngestError:
     )
 
 
-def _inflate(data: bytes, wbits: int, name: str, max_bytes: int) -> bytes:
-    inflater = zlib.decompressobj(wbits)
+def _inflate(data: bytes, wbits: int, name: str, max_bytes: int, max_members: int) -> bytes:
+    """Inflate ``data`` in one streaming loop: at most ``max_bytes`` out, at most ``max_members`` gzip members.
+
+    Concatenated gzip members are legal (RFC 1952); each starts a new decompressor over the rest
+    of the input — a loop, not recursion, and one output buffer, so neither the stack nor memory
+    grows with the number of members.
+    """
     out = bytearray()
-    pending = data
+    view = memoryview(data)
+    taken = 0  # bytes of ``data`` handed to a decompressor so far, a chunk at a time
+    carry: bytes | memoryview = b""  # input taken but not consumed yet (at most one chunk)
+    inflater = zlib.decompressobj(wbits)
+    members = 1
+
+    def check_size() -> None:
+        if len(out) > max_bytes:
+            raise too_large(f"more than {max_bytes} bytes after {name} decompression", max_bytes)
+
     try:
-        while pending:
-            out += inflater.decompress(pending, max_bytes + 1 - len(out))
-            if len(out) > max_bytes:
-                raise too_large(f"more than {max_bytes} bytes after {name} decompression", max_bytes)
-            pending = inflater.unconsumed_tail
+        while True:
+            if not carry:
+                if taken >= len(view):
+                    break
+                carry = view[taken:taken + _CHUNK]
+                taken += len(carry)
+            out += inflater.decompress(carry, max_bytes + 1 - len(out))
+            check_size()
+            if not inflater.eof:
+                carry = inflater.unconsumed_tail
+                continue
+            carry = inflater.unused_data  # the next member's start (short: it came from one chunk)
+            if name != "gzip" or (not carry and taken >= len(view)):
+                break
+            members += 1
+            if members > max_members:
+                raise IngestError(
+                    413, "payload_too_large",
+                    f"{name} body holds more than {max_members} concatenated members (setting max_gzip_members)",
+                )
+            inflater = zlib.decompressobj(wbits)
         out += inflater.flush()
+        check_size()
     except zlib.error as exc:
         raise IngestError(400, "bad_encoding", f"body is not valid {name} data ({exc})") from None
-    if len(out) > max_bytes:
-        raise too_large(f"more than {max_bytes} bytes after {name} decompression", max_bytes)
     if not inflater.eof:
         raise IngestError(400, "bad_encoding", f"{name} body is truncated (the stream does not end)")
-    if name == "gzip" and inflater.unused_data:
-        # concatenated gzip members are legal: inflate the rest too
-        return out + _inflate(inflater.unused_data, wbits, name, max_bytes - len(out))
     return bytes(out)
 
 
@@ -66,16 +96,20 @@ def decode_body(
     content_encoding: str | None,
     content_type: str | None,
     max_bytes: int,
+    max_members: int = 1_000,
 ) -> str:
     """The body as text, decompressed and UTF-8 decoded; :class:`IngestError` says what is wrong."""
     check_media_type(content_type)
     encodings = [e.strip().lower() for e in (content_encoding or "").split(",") if e.strip()]
+    if len(encodings) > 4:
+        raise IngestError(415, "unsupported_media_type",
+                          f"Content-Encoding lists {len(encodings)} encodings; at most 4 are undone")
     data = raw
     for encoding in reversed(encodings):  # applied in order listed, so undone in reverse
         if encoding in ("gzip", "x-gzip"):
-            data = _inflate(data, _GZIP, "gzip", max_bytes)
+            data = _inflate(data, _GZIP, "gzip", max_bytes, max_members)
         elif encoding == "deflate":
-            data = _inflate(data, _DEFLATE, "deflate", max_bytes)
+            data = _inflate(data, _DEFLATE, "deflate", max_bytes, max_members)
         elif encoding != "identity":
             raise IngestError(
                 415, "unsupported_media_type",

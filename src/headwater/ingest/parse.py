@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.ingest.errors import IngestError
+from headwater.ingest.limits import Limits, name_problems, structure_problems
 from headwater.model.jsontext import dumps, loads_text
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
@@ -29,12 +30,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def parse_json(text: str) -> Any:
-    """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON."""
+def _too_deep(limits: Limits) -> IngestError:
+    message = (f"JSON is nested deeper than the limit of {limits.max_json_depth} levels (setting max_json_depth)")
+    return IngestError(422, "invalid_event", f"$: {message}", [Problem("$", message)])
+
+
+def parse_json(text: str, limits: Limits | None = None) -> Any:
+    """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON.
+
+    Nesting too deep for the parsers (orjson stops at 1024 levels, the standard library at the
+    interpreter's recursion limit) answers 422 naming ``max_json_depth``, never a RecursionError.
+    """
+    limits = limits or Limits()
     if not text.strip():
         raise IngestError(400, "invalid_json", "request body is empty: expected an OpenLineage event as JSON")
     try:
         return loads_text(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise _too_deep(limits) from None
     except json.JSONDecodeError as exc:
         raise IngestError(
             400, "invalid_json",
@@ -84,12 +97,18 @@ def lone_surrogates(value: Any, path: str) -> list[Problem]:
 
 
 def _checked(payload: Any, raw: str, validator: EventValidator, root: str,
-             scan_text: bool = False) -> ParsedEvent | list[Problem]:
+             scan_text: bool = False, limits: Limits | None = None) -> ParsedEvent | list[Problem]:
+    limits = limits or Limits()
+    # structure first: the schema validator and the canonical form recurse, so nothing deeper
+    # than the limit reaches them
+    problems = structure_problems(payload, root, limits)
+    if problems:
+        return problems
     if scan_text:
         lone = lone_surrogates(payload, root)
         if lone:
             return lone
-    problems = validator.validate(payload, root)
+    problems = validator.validate(payload, root) or name_problems(payload, root, limits)
     if problems:
         return problems
     kind = classify(payload)
@@ -97,9 +116,9 @@ def _checked(payload: Any, raw: str, validator: EventValidator, root: str,
     return ParsedEvent(payload=payload, raw=raw, kind=kind)
 
 
-def parse_event(text: str, validator: EventValidator) -> ParsedEvent:
+def parse_event(text: str, validator: EventValidator, limits: Limits | None = None) -> ParsedEvent:
     """One event (``POST /api/v1/lineage``); its stored text is the body exactly as sent."""
-    payload = parse_json(text)
+    payload = parse_json(text, limits)
     if isinstance(payload, list):
         raise IngestError(
             422, "invalid_event",
@@ -107,7 +126,7 @@ def parse_event(text: str, validator: EventValidator) -> ParsedEvent:
             "send arrays to /api/v1/lineage/batch",
             [Problem("$", "expected a JSON object (an OpenLineage event), got array")],
         )
-    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None)
+    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None, limits)
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
     return result
@@ -125,9 +144,10 @@ def _batch_items(payload: Any) -> tuple[list[Any], str]:
     )
 
 
-def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[ParsedEvent]:
+def parse_batch(text: str, validator: EventValidator, max_events: int,
+                limits: Limits | None = None) -> list[ParsedEvent]:
     """Many events (``POST /api/v1/lineage/batch``); all valid or an error listing every bad one."""
-    items, root = _batch_items(parse_json(text))
+    items, root = _batch_items(parse_json(text, limits))
     if len(items) > max_events:
         raise IngestError(
             413, "payload_too_large",
@@ -138,7 +158,7 @@ def parse_batch(text: str, validator: EventValidator, max_events: int) -> list[P
     bad = 0
     scan = _SURROGATE_ESCAPE.search(text) is not None
     for i, item in enumerate(items):
-        result = _checked(item, "", validator, f"{root}[{i}]", scan)
+        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits)
         if isinstance(result, ParsedEvent):
             result = ParsedEvent(result.payload, dumps(item), result.kind)
         if isinstance(result, list):

@@ -117,11 +117,17 @@ def encode_cursor(event_time: int, seq: int) -> str:
     return base64.urlsafe_b64encode(f"{event_time}:{seq}".encode()).decode().rstrip("=")
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def decode_cursor(cursor: str) -> tuple[int, int]:
     try:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         time_text, seq_text = text.split(":")
-        return int(time_text), int(seq_text)
+        event_time, seq = int(time_text), int(seq_text)
+        if not (_INT64_MIN <= event_time <= _INT64_MAX and 0 <= seq <= _INT64_MAX):
+            raise ValueError("out of range")  # the columns are 64-bit: never a database overflow
+        return event_time, seq
     except (ValueError, UnicodeDecodeError):
         raise InvalidCursor(f"invalid cursor {cursor!r}: pass the nextCursor of a previous answer") from None
 

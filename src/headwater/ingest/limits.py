@@ -1,0 +1,233 @@
+"""What an event may hold, checked before it is acknowledged: structure limits and storable text.
+
+Pure functions over parsed JSON. Every problem names its JSON path and, for a limit, the setting
+that sets it, so a producer knows what to change:
+
+- **structure** (:func:`structure_problems`): nesting depth (``max_json_depth``), string length
+  (``max_string_length``), array length (``max_array_length``), keys per object
+  (``max_object_keys``); numbers must be finite (``1e999`` reads as infinity, which JSON cannot
+  write back and RFC 8785 cannot hash); text must not hold NUL (U+0000), which PostgreSQL's text
+  cannot store — refused on every database alike, so an event accepted on SQLite is accepted on
+  PostgreSQL too.
+- **names** (:func:`name_problems`): the names the graph indexes — a dataset's or job's namespace
+  and name (events, ``inputs``/``outputs``, ``parent``, column-lineage sources), schema field paths
+  and column-lineage field names — must not be empty (namespace and name) and must fit
+  ``max_name_bytes`` UTF-8 bytes, so every event the log accepts can be projected on PostgreSQL,
+  whose B-tree index rows hold at most about 2,700 bytes.
+
+The walk is iterative (no recursion, whatever the depth) and stops descending below the depth limit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from headwater.model.times import from_micros, parse_time, to_micros
+from headwater.spec import Problem
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The ingest limits, one per setting of the same name (docs/settings.md)."""
+
+    max_json_depth: int = 64
+    max_string_length: int = 1_048_576
+    max_array_length: int = 100_000
+    max_object_keys: int = 10_000
+    max_name_bytes: int = 512
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> Limits:
+        return cls(**{name: int(getattr(settings, name)) for name in cls.__dataclass_fields__})
+
+
+MAX_PROBLEMS = 100  # as the validator: a body full of mistakes is described by its first hundred
+
+
+def key_path(where: str, key: str) -> str:
+    """``where.key``, or ``where["key"]`` when the key is not an identifier (as the validator writes paths)."""
+    return f"{where}.{key}" if key.isidentifier() else f"{where}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _path(entry: tuple[Any, ...] | None) -> str:
+    parts: list[str] = []
+    while entry is not None:
+        _value, _depth, parent, step = entry
+        parts.append(step)
+        entry = parent
+    root, *rest = reversed(parts)
+    path = root
+    for step in rest:
+        path = f"{path}[{step}]" if isinstance(step, int) else key_path(path, step)
+    return path
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:40]}..."
+
+
+def structure_problems(value: Any, root: str, limits: Limits) -> list[Problem]:
+    """Every place ``value`` exceeds a structure limit or holds what no store can keep (NUL, a non-finite number)."""
+    problems: list[Problem] = []
+    # entries: (value, depth, parent entry, step); paths are written only for problems
+    stack: list[tuple[Any, int, Any, Any]] = [(value, 0, None, root)]
+    max_depth, max_string = limits.max_json_depth, limits.max_string_length
+    while stack and len(problems) < MAX_PROBLEMS:
+        entry = stack.pop()
+        item, depth = entry[0], entry[1]
+        kind = type(item)
+        if kind is str:
+            if len(item) > max_string:
+                problems.append(Problem(_path(entry), f"text of {len(item)} characters is longer than the limit of "
+                                                      f"{max_string} (setting max_string_length)"))
+            if "\x00" in item:
+                problems.append(Problem(_path(entry), "text holds a NUL character (U+0000), which cannot be stored; "
+                                                      "remove it"))
+        elif kind is float:
+            if not math.isfinite(item):
+                problems.append(Problem(_path(entry), "number is out of range (beyond a 64-bit float: JSON cannot "
+                                                      "represent it); send it as a string"))
+        elif kind is dict or kind is list:
+            if depth >= max_depth:
+                problems.append(Problem(_path(entry), f"JSON is nested deeper than the limit of {max_depth} levels "
+                                                      "(setting max_json_depth)"))
+                continue
+            if kind is dict:
+                if len(item) > limits.max_object_keys:
+                    problems.append(Problem(_path(entry), f"object has {len(item)} keys; the limit is "
+                                                          f"{limits.max_object_keys} (setting max_object_keys)"))
+                    continue
+                for key, child in item.items():
+                    if len(key) > max_string or "\x00" in key:
+                        problems.append(Problem(f"{_path(entry)} (a key)",
+                                                f"key {_shown(key)!r} is longer than {max_string} characters (setting "
+                                                "max_string_length) or holds a NUL character (U+0000)"))
+                        continue
+                    if type(child) in (str, dict, list, float):
+                        stack.append((child, depth + 1, entry, key))
+            else:
+                if len(item) > limits.max_array_length:
+                    problems.append(Problem(_path(entry), f"array has {len(item)} items; the limit is "
+                                                          f"{limits.max_array_length} (setting max_array_length)"))
+                    continue
+                for i, child in enumerate(item):
+                    if type(child) in (str, dict, list, float):
+                        stack.append((child, depth + 1, entry, i))
+    return sorted(problems, key=lambda p: p.path)
+
+
+# --- the names the graph indexes ---------------------------------------------------------------
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _named(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(path, object with ``namespace`` and ``name``) for every dataset or job reference in the event."""
+    if "job" in event:
+        yield f"{root}.job", _map(event["job"])
+    if "dataset" in event:
+        yield f"{root}.dataset", _map(event["dataset"])
+    parent = _map(_map(_map(event.get("run")).get("facets")).get("parent"))
+    if "job" in parent:
+        yield f"{root}.run.facets.parent.job", _map(parent["job"])
+    for io in ("inputs", "outputs"):
+        for i, ds in enumerate(_list(event.get(io))):
+            yield f"{root}.{io}[{i}]", _map(ds)
+
+
+def _datasets(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    if "dataset" in event:
+        yield f"{root}.dataset", _map(event["dataset"])
+    for io in ("inputs", "outputs"):
+        for i, ds in enumerate(_list(event.get(io))):
+            yield f"{root}.{io}[{i}]", _map(ds)
+
+
+def _schema_field_paths(fields: Any, where: str, prefix: str = "") -> Iterator[tuple[str, str, str]]:
+    stack = [(fields, where, prefix)]
+    while stack:
+        items, at, pre = stack.pop()
+        for i, f in enumerate(_list(items)):
+            f = _map(f)
+            name = f.get("name")
+            if isinstance(name, str):
+                yield f"{at}[{i}].name", pre + name, name
+                if f.get("fields"):
+                    stack.append((f["fields"], f"{at}[{i}].fields", f"{pre}{name}."))
+
+
+def _too_long(text: str, limit: int) -> int | None:
+    if len(text) * 4 <= limit:  # never too long: a character is at most 4 bytes
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return size if size > limit else None
+
+
+def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
+    """Names that are empty or too long to index (see the module's docstring), and an ``eventTime`` outside
+    the store's time axis (a valid RFC 3339 time whose UTC form falls before year 1 or after 9999);
+    ``event`` passed the schema."""
+    if not isinstance(event, dict):
+        return []
+    limit = limits.max_name_bytes
+    problems: list[Problem] = []
+
+    def check_pair(at: str, obj: Mapping[str, Any]) -> None:
+        namespace, name = obj.get("namespace"), obj.get("name")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            return
+        for key, text in (("namespace", namespace), ("name", name)):
+            if text == "":
+                problems.append(Problem(f"{at}.{key}", f"{key} is empty: a dataset or job needs a {key}"))
+        size = _too_long(f"{namespace}:{name}", limit)
+        if size is not None:
+            problems.append(Problem(f"{at}.name", f"namespace and name take {size} bytes (UTF-8); the limit is "
+                                                  f"{limit} (setting max_name_bytes)"))
+
+    def check_field(at: str, text: str, own: str | None = None) -> None:
+        own = text if own is None else own
+        if own == "":  # "" stands for the whole dataset in column lineage
+            problems.append(Problem(at, "field name is empty: a field needs a name"))
+        size = _too_long(text, limit)
+        if size is not None:
+            problems.append(Problem(at, f"field name takes {size} bytes (UTF-8); the limit is {limit} "
+                                        "(setting max_name_bytes)"))
+
+    when = event.get("eventTime")
+    if isinstance(when, str):
+        try:
+            from_micros(to_micros(parse_time(when)))
+        except (ValueError, OverflowError):
+            problems.append(Problem(f"{root}.eventTime", "time is outside the range the store keeps "
+                                                         "(0001-01-01 to 9999-12-31 in UTC)"))
+    for at, obj in _named(event, root):
+        check_pair(at, obj)
+    for at, ds in _datasets(event, root):
+        facets = _map(ds.get("facets"))
+        for path, dotted, own in _schema_field_paths(_map(facets.get("schema")).get("fields"),
+                                                     f"{at}.facets.schema.fields"):
+            check_field(path, dotted, own)
+        lineage = _map(facets.get("columnLineage"))
+        for out_field, spec in _map(lineage.get("fields")).items():
+            here = key_path(f"{at}.facets.columnLineage.fields", out_field)
+            check_field(f"{here} (a key)", out_field)
+            for i, item in enumerate(_list(_map(spec).get("inputFields"))):
+                item = _map(item)
+                check_pair(f"{here}.inputFields[{i}]", item)
+                if isinstance(item.get("field"), str):
+                    check_field(f"{here}.inputFields[{i}].field", item["field"])
+        for i, item in enumerate(_list(lineage.get("dataset"))):
+            item = _map(item)
+            check_pair(f"{at}.facets.columnLineage.dataset[{i}]", item)
+            if isinstance(item.get("field"), str):
+                check_field(f"{at}.facets.columnLineage.dataset[{i}].field", item["field"])
+    return sorted(problems, key=lambda p: p.path)[:MAX_PROBLEMS]
