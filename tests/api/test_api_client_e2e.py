@@ -29,7 +29,8 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     url, drop = module_db_url(request.param, tmp_path_factory.mktemp("e2e"), pg)
     store = Store.open(url)
     try:
-        with ThreadServer(create_app(make_settings(write_tokens=TOKEN), store)) as server:
+        # bound to loopback as `headwater serve` is by default: the Host and cross-site checks apply
+        with ThreadServer(create_app(make_settings(write_tokens=TOKEN), store, bind_host="127.0.0.1")) as server:
             story = Story()
             client = OpenLineageClient(transport=HttpTransport(HttpConfig(
                 url=server.url, compression=HttpCompression.GZIP, auth=ApiKeyTokenProvider({"api_key": TOKEN}),
@@ -69,7 +70,7 @@ def test_all_events_arrived_and_resending_is_idempotent(served: tuple[str, Story
     client_sent = [e for e in events if e["kind"] == "RUN"]
     assert all(e["event"]["run"]["facets"]["tags"]["tags"][0]["key"] == "openlineage_client_version" for e in client_sent)
     raw = httpx.get(f"{url}/api/v1/events/{client_sent[0]['id']}").content
-    again = httpx.post(f"{url}/api/v1/lineage", content=raw, headers={"Authorization": f"Bearer {TOKEN}"})
+    again = httpx.post(f"{url}/api/v1/lineage", content=raw, headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
     assert again.status_code == 200 and again.json() == {"id": client_sent[0]["id"], "duplicate": True}
     assert len(get(url, "/api/v1/events", limit=100)["events"]) == len(story.events)
 

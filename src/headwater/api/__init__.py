@@ -18,10 +18,11 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from headwater import __version__
-from headwater.api import events, graph, ingest, marquez
+from headwater.api import events, graph, ingest, marquez, status
 from headwater.api import spline as spline_producer
 from headwater.api.errors import install_error_handlers
 from headwater.api.freshness import GraphPositionHeaders
+from headwater.api.guard import Guard, allowed_hosts
 from headwater.api.state import AppState
 from headwater.api.ui import mount_ui, ui_dir
 from headwater.settings import Settings
@@ -37,8 +38,13 @@ The native read API is under `/api/v1/graph` and `/api/v1/events`; Marquez's rea
 Marquez's shapes. Every error answers `{"error": {"code", "message", "details"}}`."""
 
 
-def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path | None = None) -> FastAPI:
+def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path | None = None,
+               bind_host: str | None = None) -> FastAPI:
     """A new app serving ``store`` (opened from ``settings.db_url`` when not given).
+
+    ``bind_host`` is the address the server listens on (``headwater serve`` passes its ``host``):
+    bound to a loopback address the app answers only to loopback host names and ``allowed_hosts``
+    (:mod:`~headwater.api.guard`); without it only ``allowed_hosts`` is checked.
 
     A store passed in stays the caller's to close; a store opened here is closed on shutdown.
     ``ui_folder`` overrides where the built UI is looked for (default: ``headwater.ui.static_dir()``).
@@ -68,11 +74,14 @@ def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path
     app.state.headwater = AppState(settings=settings, store=store, validator=EventValidator())
     install_error_handlers(app)
     app.add_middleware(GraphPositionHeaders)  # what a read reflects: Headwater-Graph-Position/-Behind
+    # outermost: Host (DNS rebinding), cross-site writes (CSRF), HEAD, security headers
+    app.add_middleware(Guard, hosts=allowed_hosts(bind_host, settings.allowed_host_set))
     app.include_router(ingest.router)
     app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
     app.include_router(events.router)
     app.include_router(graph.router)
     app.include_router(spline_producer.router)  # Spline producer API at /spline/producer
+    app.include_router(status.router)
     folder = ui_folder if ui_folder is not None else ui_dir()
     mount_ui(app, folder if folder is not None and (folder / "index.html").is_file() else None)
     return app

@@ -418,6 +418,39 @@ class EventPage(ApiModel):
     nextCursor: str | None = Field(description="Pass as cursor= for the next page; null on the last page")
 
 
+# --- status -----------------------------------------------------------------------------------
+
+
+class FailedEvent(ApiModel):
+    """An acknowledged event the projector could not derive into the graph (it stays in the log)."""
+
+    seq: int = Field(description="Its position in the event log")
+    id: str = Field(description="The event's id (GET /api/v1/events/{id} answers it)")
+    error: str = Field(description="Why it could not be derived (the last attempt)")
+
+
+class ProjectionHealth(ApiModel):
+    """Where the derived graph stands against the event log."""
+
+    logPosition: int = Field(description="Newest event seq in the log")
+    graphPosition: int = Field(description="Newest event seq the graph reflects")
+    behind: int = Field(description="Events in the log the graph does not reflect yet (projection lag)")
+    running: bool = Field(description="The background projector is running")
+    failed: int = Field(description="Events recorded as failed to derive (retried at start and by "
+                                    "`headwater db retry-failed`)")
+    failedEvents: list[FailedEvent] = Field(description="The oldest 100 failed events")
+
+
+class StatusAnswer(ApiModel):
+    """``GET /api/v1/status``: the server's health, for operators and monitoring."""
+
+    status: Literal["ok", "degraded"] = Field(
+        description="`degraded` when some event failed to derive or the projector is not running")
+    version: str
+    store: str = Field(description="The database kind: sqlite or postgresql")
+    projection: ProjectionHealth
+
+
 # --- ingest -----------------------------------------------------------------------------------
 
 

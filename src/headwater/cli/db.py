@@ -51,3 +51,41 @@ def rebuild_command(db: str | None) -> None:
     with store:
         count = store.rebuild()
     click.echo(f"graph rebuilt from {count} events")
+
+
+@command.command("retry-failed")
+@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+def retry_failed_command(db: str | None) -> None:
+    """Derive again the events the projector recorded as failed (after upgrading to a fixed version).
+
+    The events stay in the log either way; GET /api/v1/status lists the ones still failing.
+    Exits with code 1 when some still fail.
+    """
+    try:
+        store = Store.open(_url(db), retry_failed=False)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    with store:
+        store.catch_up()
+        fixed, still = store.retry_failed()
+    click.echo(f"{fixed} failed event(s) derived now; {len(still)} still failing")
+    for failed in still[:20]:
+        click.echo(f"  event {failed['id']} (seq {failed['seq']}): {failed['error'][:300]}")
+    if still:
+        raise SystemExit(1)
+
+
+@command.command("status")
+@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+def status_command(db: str | None) -> None:
+    """Projection lag and the events that could not be derived (what GET /api/v1/status answers)."""
+    try:
+        store = Store.open(_url(db), retry_failed=False)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    with store:
+        health = store.projection_status()
+    click.echo(f"log position {health.position.log}, graph position {health.position.graph} "
+               f"({health.position.behind} behind); {health.failed} event(s) failed to derive")
+    for failed in health.failed_events[:20]:
+        click.echo(f"  event {failed['id']} (seq {failed['seq']}): {failed['error'][:300]}")

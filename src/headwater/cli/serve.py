@@ -88,7 +88,7 @@ def run(settings: Settings) -> None:
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
         raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}") from None
     try:
-        app = create_app(settings, store)
+        app = create_app(settings, store, bind_host=host)
         _tune_gc()
         click.echo(f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)")
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, server_header=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from headwater.store.engine import InvalidStoreUrl
 from headwater.store.eventlog import InvalidCursor
 from headwater.store.store import Store
-from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, StoredEvent
+from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
-__all__ = ["AppendResult", "GraphPosition", "IncomingEvent", "InvalidCursor", "InvalidStoreUrl", "Store", "StoredEvent"]
+__all__ = ["AppendResult", "GraphPosition", "IncomingEvent", "InvalidCursor", "InvalidStoreUrl", "ProjectionStatus", "Store",
+           "StoredEvent"]

@@ -17,8 +17,10 @@ changes *when* a read sees an event, never *what* the graph is.
   order, even with several servers on one database. Chunks are short, so appends interleave.
 - **A failing event** (a bug in the derivation for some valid event) is retried alone, then
   logged and recorded as an observation of role ``error`` (node ``error:<event id>``, the
-  message as data), which moves the watermark past it; it never blocks the others, and a
-  ``rebuild`` tries it again.
+  message as data), which moves the watermark past it; it never blocks the others. It is never
+  dropped silently: :meth:`BackgroundProjector.failed` counts and lists them (``GET
+  /api/v1/status``), every start of the projector tries them again (a fixed version derives
+  them), and so do ``headwater db retry-failed`` and ``rebuild``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,17 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-from headwater.store.projector import ProjectionMemo, mark_failed, pending_events, project_rows, projected_seq
+from typing import Any
+
+from headwater.store.projector import (
+    ProjectionMemo,
+    failed_events,
+    mark_failed,
+    pending_events,
+    project_rows,
+    projected_seq,
+    retry_failed,
+)
 from headwater.store.schema import events, observations
 from headwater.store.types import GraphPosition
 
@@ -46,7 +58,9 @@ class BackgroundProjector:
     """One thread per store that keeps the derived graph caught up with the event log."""
 
     def __init__(self, engine: sa.Engine, write_lock: threading.Lock,
-                 lock_writers: Callable[[sa.Connection], None], chunk: int = CHUNK) -> None:
+                 lock_writers: Callable[[sa.Connection], None], chunk: int = CHUNK,
+                 retry_at_start: bool = True) -> None:
+        self._retry_failed_at_start = retry_at_start
         self._engine = engine
         self._write_lock = write_lock
         self._lock_writers = lock_writers
@@ -137,7 +151,36 @@ class BackgroundProjector:
             done = self.lag()[1]
         return GraphPosition(log=head, graph=done)
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def failed(self, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
+        """Events the projector could not derive: how many, and the oldest ``limit`` ``{seq, id, error}``."""
+        with self._engine.connect() as conn:
+            return failed_events(conn, limit)
+
+    def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
+        """Derive the failed events again (under the writers' locks); (now derived, still failing)."""
+        with self._write_lock, self._write() as conn, conn.begin():
+            self._lock_writers(conn)
+            return retry_failed(conn)
+
+    def _retry_at_start(self) -> None:
+        try:
+            fixed, still = self.retry_failed()
+        except Exception:  # noqa: BLE001 - the projection goes on; the failures stay recorded
+            log.exception("projector: could not retry the events recorded as failed")
+            return
+        if fixed:
+            log.warning("projector: %d event(s) recorded as failed are derived now", fixed)
+        if still:
+            log.warning("projector: %d event(s) still cannot be derived (GET /api/v1/status lists them); first: "
+                        "event %s: %s", len(still), still[0]["id"], still[0]["error"][:500])
+
     def _run(self) -> None:
+        if self._retry_failed_at_start:
+            self._retry_at_start()  # a new version may derive what an older one could not
         while True:
             with self._cond:
                 while not self._kick and not self._stopping:

@@ -464,6 +464,42 @@ def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
                                           "time": 0, "event_id": row.id, "data": dumps({"error": message})}])
 
 
+def failed_events(conn: sa.Connection, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
+    """How many log events could not be derived, and the oldest ``limit`` of them: ``{seq, id, error}``."""
+    failed = observations.c.role == "error"
+    count = int(conn.scalar(sa.select(sa.func.count()).select_from(observations).where(failed)) or 0)
+    rows = conn.execute(sa.select(observations.c.event_seq, observations.c.event_id, observations.c.data)
+                        .where(failed).order_by(observations.c.event_seq).limit(limit))
+    return count, [{"seq": int(r.event_seq), "id": r.event_id, "error": str(loads_text(r.data).get("error", ""))}
+                   for r in rows]
+
+
+def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
+    """Derive again every event recorded as failed (after a fix); answers (how many now derived, those still failing).
+
+    Each event is tried alone in a savepoint: when it derives, its ``error`` observation is replaced
+    by its real observations (an old event re-derives the nodes it touches, as any late event does);
+    when it fails again, the record stays, with the new error.
+    """
+    failed_seqs = sa.select(observations.c.event_seq).where(observations.c.role == "error")
+    rows = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)
+                             .where(events.c.seq.in_(failed_seqs)).order_by(events.c.seq)))
+    fixed = 0
+    still: list[dict[str, Any]] = []
+    for row in rows:
+        is_error = sa.and_(observations.c.role == "error", observations.c.event_seq == row.seq)
+        try:
+            with conn.begin_nested():
+                conn.execute(observations.delete().where(is_error))
+                project_rows(conn, [row])
+            fixed += 1
+        except Exception as exc:  # noqa: BLE001 - recorded again, with the error of this attempt
+            message = f"{type(exc).__name__}: {exc}"
+            conn.execute(observations.update().where(is_error).values(data=dumps({"error": message})))
+            still.append({"seq": int(row.seq), "id": row.id, "error": message})
+    return fixed, still
+
+
 # --- rebuild ----------------------------------------------------------------------------------
 
 def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:

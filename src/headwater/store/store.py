@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -14,7 +15,7 @@ from headwater.store import eventlog, migrate
 from headwater.store.background import MAX_LAG, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
-from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, StoredEvent
+from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
 # PostgreSQL advisory lock key serializing writers (appends, projection steps) across processes and servers.
 PG_WRITER_LOCK = 0x4857_5354
@@ -51,7 +52,8 @@ class Store:
     questions: ``headwater.graph`` reads through :meth:`read_connection`.
     """
 
-    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG) -> None:
+    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG,
+                 retry_failed: bool = True) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
@@ -60,16 +62,20 @@ class Store:
         self._group = threading.Condition()
         self._waiting: list[_Request] = []
         self._leader_busy = False
-        self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers)
+        self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers, retry_at_start=retry_failed)
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
     @classmethod
-    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG) -> Store:
-        """Open (and create when missing) the store at ``url`` and migrate it to the newest schema."""
+    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG,
+             retry_failed: bool = True) -> Store:
+        """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
+
+        The projector first tries again the events recorded as failed (a fixed version derives
+        them), unless ``retry_failed`` is False."""
         engine = create_store_engine(url)
         migrate.upgrade(engine)
-        return cls(engine, projector_wait=projector_wait, max_lag=max_lag)
+        return cls(engine, projector_wait=projector_wait, max_lag=max_lag, retry_failed=retry_failed)
 
     @property
     def engine(self) -> sa.Engine:
@@ -188,6 +194,18 @@ class Store:
             results.append(AppendResult(eid, duplicate=eid not in fresh))
             fresh.discard(eid)  # the same event twice: the second is a duplicate
         return results
+
+    def projection_status(self, limit: int = 100) -> ProjectionStatus:
+        """Where the graph stands, without waiting: log and graph positions, and the events the projector
+        could not derive (how many; the oldest ``limit`` with their errors)."""
+        head, done = self._projector.lag()
+        count, failed = self._projector.failed(limit)
+        return ProjectionStatus(position=GraphPosition(log=head, graph=done), failed=count, failed_events=failed,
+                                running=self._projector.running)
+
+    def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
+        """Derive again the events recorded as failed; answers (how many are derived now, those still failing)."""
+        return self._projector.retry_failed()
 
     def get_event(self, event_id: str) -> StoredEvent | None:
         with self._engine.connect() as conn:

@@ -38,6 +38,20 @@ class GraphPosition:
 
 
 @dataclass(frozen=True)
+class ProjectionStatus:
+    """The projector's health: where the graph stands and the events it could not derive.
+
+    ``failed_events`` holds the oldest of them (``{"seq", "id", "error"}``), ``failed`` how many
+    there are in all; ``running`` is False when the projector thread has stopped.
+    """
+
+    position: GraphPosition
+    failed: int
+    failed_events: list[dict[str, Any]]
+    running: bool
+
+
+@dataclass(frozen=True)
 class AppendResult:
     id: str
     duplicate: bool
