@@ -55,6 +55,7 @@ AT = Query(None, description="Answer as of this moment (ISO 8601 or epoch millis
 
 
 def node_param(
+    request: Request,
     node_id: str | None = Query(None, alias="nodeId", description="dataset:<ns>:<name>, job:<ns>:<name>, "
                                 "datasetField:<ns>:<name>:<field> or run:<runId>"),
     type_: str | None = Query(None, alias="type", description="Instead of nodeId: dataset, job, datasetField or run"),
@@ -62,7 +63,7 @@ def node_param(
     name: str | None = Query(None, description="Instead of nodeId: the name (the runId for a run)"),
     field: str | None = Query(None, description="Instead of nodeId: the column of a datasetField"),
 ) -> NodeRef:
-    ref = node_ref(node_id, type_, namespace, name, field)
+    ref = node_ref(node_id, type_, namespace, name, field, datasets_known=app_state(request).datasets_known)
     assert ref is not None
     return ref
 
