@@ -382,6 +382,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/spline/producer/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Producer API status: the versions served and gzip acceptance (Spline's headers)
+         * @description Answers `ABSA-Spline-API-Version` and `ABSA-Spline-API-LTS-Version` (one header line per version: 1.2, 1.1) and `ABSA-Spline-Accept-Request-Encoding: gzip`; 503 when the store is down.
+         */
+        get: operations["status_get_spline_producer_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * Producer API status: the versions served and gzip acceptance (Spline's headers)
+         * @description Answers `ABSA-Spline-API-Version` and `ABSA-Spline-API-LTS-Version` (one header line per version: 1.2, 1.1) and `ABSA-Spline-Accept-Request-Encoding: gzip`; 503 when the store is down.
+         */
+        head: operations["status_head_spline_producer_status_head"];
+        patch?: never;
+        trace?: never;
+    };
+    "/spline/producer/execution-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Receive a Spline execution plan (kept until its execution events arrive) */
+        post: operations["post_plan_spline_producer_execution_plans_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/spline/producer/execution-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Receive Spline execution events: each becomes an OpenLineage run of its plan's job */
+        post: operations["post_events_spline_producer_execution_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/spline/producer/execution-plans/{plan_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A Spline execution plan as it was received (Headwater's addition to the producer API) */
+        get: operations["get_plan_spline_producer_execution_plans__plan_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server health: projection lag and failed events */
+        get: operations["status_api_v1_status_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -671,6 +763,27 @@ export interface components {
             event: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * FailedEvent
+         * @description An acknowledged event the projector could not derive into the graph (it stays in the log).
+         */
+        FailedEvent: {
+            /**
+             * Seq
+             * @description Its position in the event log
+             */
+            seq: number;
+            /**
+             * Id
+             * @description The event's id (GET /api/v1/events/{id} answers it)
+             */
+            id: string;
+            /**
+             * Error
+             * @description Why it could not be derived (the last attempt)
+             */
+            error: string;
         };
         /** FieldAdded */
         FieldAdded: {
@@ -1046,6 +1159,42 @@ export interface components {
             total: number;
         };
         /**
+         * ProjectionHealth
+         * @description Where the derived graph stands against the event log.
+         */
+        ProjectionHealth: {
+            /**
+             * Logposition
+             * @description Newest event seq in the log
+             */
+            logPosition: number;
+            /**
+             * Graphposition
+             * @description Newest event seq the graph reflects
+             */
+            graphPosition: number;
+            /**
+             * Behind
+             * @description Events in the log the graph does not reflect yet (projection lag)
+             */
+            behind: number;
+            /**
+             * Running
+             * @description The background projector is running
+             */
+            running: boolean;
+            /**
+             * Failed
+             * @description Events recorded as failed to derive (retried at start and by `headwater db retry-failed`)
+             */
+            failed: number;
+            /**
+             * Failedevents
+             * @description The oldest 100 failed events
+             */
+            failedEvents: components["schemas"]["FailedEvent"][];
+        };
+        /**
          * RecentAnswer
          * @description ``GET /api/v1/graph/recent``: most recently updated first.
          */
@@ -1158,6 +1307,26 @@ export interface components {
             kind: ("file" | "table" | "jdbc" | "stream" | "other") | null;
             /** Updatedat */
             updatedAt: string;
+        };
+        /**
+         * StatusAnswer
+         * @description ``GET /api/v1/status``: the server's health, for operators and monitoring.
+         */
+        StatusAnswer: {
+            /**
+             * Status
+             * @description `degraded` when some event failed to derive or the projector is not running
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            /** Version */
+            version: string;
+            /**
+             * Store
+             * @description The database kind: sqlite or postgresql
+             */
+            store: string;
+            projection: components["schemas"]["ProjectionHealth"];
         };
         /**
          * Transformation
@@ -2929,6 +3098,424 @@ export interface operations {
             };
             /** @description No such node, run or event (not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    status_get_spline_producer_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read token used to write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    status_head_spline_producer_status_head: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read token used to write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_plan_spline_producer_execution_plans_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A Spline ExecutionPlan (producer API v1.1/v1.2) */
+        requestBody: {
+            content: {
+                "application/vnd.absa.spline.producer.v1.2+json": Record<string, never>;
+                "application/vnd.absa.spline.producer.v1.1+json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Stored durably; the answer is the plan's id (a JSON string), as Spline's */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Body is not JSON (invalid_json) or bad gzip/UTF-8 (bad_encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read token used to write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A plan with this id was stored before with different content (conflict) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a Spline producer API v1.1/v1.2 media type, or an unsupported Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a valid Spline payload (invalid_event); details lists each problem with its JSON path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_events_spline_producer_execution_events_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An array of Spline ExecutionEvents */
+        requestBody: {
+            content: {
+                "application/vnd.absa.spline.producer.v1.2+json": Record<string, never>[];
+                "application/vnd.absa.spline.producer.v1.1+json": Record<string, never>[];
+            };
+        };
+        responses: {
+            /** @description Converted and stored durably (ids of the OpenLineage events; an event sent again is counted in duplicates) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchAnswer"];
+                };
+            };
+            /** @description Body is not JSON (invalid_json) or bad gzip/UTF-8 (bad_encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A read token used to write */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body too large (payload_too_large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a Spline producer API v1.1/v1.2 media type, or an unsupported Content-Encoding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a valid Spline payload (invalid_event); details lists each problem with its JSON path */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_plan_spline_producer_execution_plans__plan_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                plan_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan's JSON, with `X-Headwater-Received-At` and `X-Spline-API-Version` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No plan with this id was received (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    status_api_v1_status_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusAnswer"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
