@@ -100,3 +100,43 @@ def test_sqlite(tmp_path: Path, spec_dir: Path) -> None:
     url = f"sqlite:///{tmp_path / 'app.db'}"
     _setup(url, comments=False)
     _check(url, tmp_path, spec_dir, view_sources=True)
+
+
+def _view_with_engine(url: str, tmp_path: Path, spec_dir: Path) -> dict[str, Any]:
+    from headwater.model.naming import sqlalchemy_table_dataset
+    from headwater.sql import view_lineage
+
+    out = io.StringIO()
+    result = crawl(url, PrintClient(out), state_path=tmp_path / "engine-state.json", view_lineage=view_lineage)
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert result.ok and all(event_errors(e, spec_dir) == [] for e in events)
+    view = [e for e in events if e["job"]["name"].startswith("view:")][-1]
+    orders, customers = (sqlalchemy_table_dataset(url, None, t) for t in ("orders", "customers"))
+    assert sorted((i["namespace"], i["name"]) for i in view["inputs"]) == sorted([orders, customers])
+    fields = view["outputs"][0]["facets"]["columnLineage"]["fields"]
+    deps = {col: {(f["name"], f["field"], t["type"], t["subtype"]) for f in v["inputFields"] for t in f["transformations"]}
+            for col, v in fields.items()}
+    assert (orders[1], "id", "DIRECT", "IDENTITY") in deps["id"]
+    assert (customers[1], "name", "DIRECT", "IDENTITY") in deps["name"]
+    for col in ("id", "name"):  # the join keys and the filter decide which rows: INDIRECT, on every column
+        assert {(orders[1], "customer_id", "INDIRECT", "JOIN"), (customers[1], "id", "INDIRECT", "JOIN"),
+                (orders[1], "amount", "INDIRECT", "FILTER")} <= deps[col], col
+    return view
+
+
+@pytest.mark.postgres
+def test_postgres_view_lineage_through_the_sql_engine(fresh_pg_url: str, tmp_path: Path, spec_dir: Path) -> None:
+    _setup(fresh_pg_url, comments=False)
+    _view_with_engine(fresh_pg_url, tmp_path, spec_dir)
+
+
+@pytest.mark.mariadb
+def test_mariadb_view_lineage_through_the_sql_engine(mariadb_url: str, tmp_path: Path, spec_dir: Path) -> None:
+    _setup(mariadb_url, comments=False)  # MariaDB keeps no view dependencies: the engine reads the definition
+    _view_with_engine(mariadb_url, tmp_path, spec_dir)
+
+
+def test_sqlite_view_lineage_through_the_sql_engine(tmp_path: Path, spec_dir: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'views.db'}"
+    _setup(url, comments=False)
+    _view_with_engine(url, tmp_path, spec_dir)

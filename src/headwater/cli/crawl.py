@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -13,16 +11,6 @@ from headwater.client import SendError, open_client
 from headwater.crawl import CrawlResult, Limits, crawl, crawl_every, parse_interval
 
 _DEFAULTS = Limits()
-
-
-def _view_lineage() -> Any:
-    """The SQL lineage engine's ``view_lineage`` when ``headwater.sql`` provides one (docs/crawl.md)."""
-    try:
-        sql = importlib.import_module("headwater.sql")
-    except ImportError:
-        return None
-    found = getattr(sql, "view_lineage", None)
-    return found if callable(found) else None
 
 
 def _report(result: CrawlResult) -> None:
@@ -71,11 +59,13 @@ def command(source: str, name: str | None, url: str | None, store: str | None, t
     status = {"worst": 0}
 
     def once() -> CrawlResult | None:
+        from headwater.sql import view_lineage  # views' column lineage, read by the SQL lineage engine
+
         try:
             with open_client(url=url, database=store, token=token) as client:
                 return crawl(source, client, name=name, catalog_database=catalog_database, state_path=state_path,
                              limits=limits, table_level=table_level, schemas=schemas or None,
-                             view_lineage=_view_lineage())
+                             view_lineage=view_lineage)
         except SendError as exc:
             click.echo(f"crawl of {source}: the events were not delivered: {exc}", err=True)
             status["worst"] = 2

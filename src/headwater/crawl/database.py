@@ -70,9 +70,9 @@ class DatabaseResult:
     complete: bool  # every schema was reflected (only then are missing tables "removed")
 
 
-# (view SQL, database URL without credentials, schema, dialect name) → (source tables as (namespace, name),
-# view column → [(namespace, name, column)])
-ViewLineage = Callable[[str, str, str, str | None], tuple[list[tuple[str, str]], dict[str, list[tuple[str, str, str]]]]]
+# (view SQL, database URL without credentials, schema, SQLAlchemy dialect name) → (source tables as
+# (namespace, name), the view's columnLineage facet fields); headwater.sql.view_lineage is one
+ViewLineage = Callable[[str, str, str, str | None], tuple[list[tuple[str, str]], dict[str, Any]]]
 
 
 def crawl_database(source: str, *, schemas: Sequence[str] | None = None,

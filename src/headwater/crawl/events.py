@@ -209,12 +209,8 @@ def view_events(run: CrawlRun, view: Table, when: datetime) -> list[dict[str, An
     parent = facet("parent", run={"runId": run.run_id}, job={"namespace": JOB_NAMESPACE, "name": run.job})
     output: dict[str, Any] = {"namespace": view.namespace, "name": view.dataset,
                               "facets": {"schema": facet("schema", fields=schema_fields(view.columns))}}
-    if view.view_column_lineage:
-        output["facets"]["columnLineage"] = facet("columnLineage", fields={
-            out: {"inputFields": [{"namespace": ns, "name": name, "field": col,
-                                   "transformations": [{"type": DIRECT, "subtype": IDENTITY}]}
-                                  for ns, name, col in sources]}
-            for out, sources in view.view_column_lineage.items()})
+    if view.view_column_lineage:  # the SQL engine's fields, transformation types included
+        output["facets"]["columnLineage"] = facet("columnLineage", fields=view.view_column_lineage)
     inputs = [{"namespace": ns, "name": name} for ns, name in view.view_sources]
     return [_event("START", when, {"parent": parent}, run_id, job, inputs, [output]),
             _event("COMPLETE", when + timedelta(microseconds=1), {"parent": parent}, run_id, job, inputs, [output])]

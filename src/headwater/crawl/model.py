@@ -68,7 +68,7 @@ class Table:
     description: str | None = None
     view_sql: str | None = None
     view_sources: tuple[tuple[str, str], ...] = ()  # (namespace, name) of the tables a view reads
-    view_column_lineage: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    view_column_lineage: dict[str, Any] = field(default_factory=dict)  # columnLineage facet fields, from the SQL engine
 
 
 @dataclass

@@ -95,10 +95,6 @@ def table_name(database: str | None, table: str) -> str:
     return f"{database}.{table}" if database else table
 
 
-_SQLALCHEMY_KINDS = {"postgresql": "postgres", "postgres": "postgres", "mysql": "mysql", "mariadb": "mysql",
-                     "sqlite": "sqlite", "mssql": "sqlserver", "oracle": "oracle"}
-
-
 def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[str, str]:
     """A table reached through a SQLAlchemy URL → ``(namespace, name)`` by the OpenLineage naming spec.
 
@@ -111,10 +107,8 @@ def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[
     ``db.schema.table``. Credentials never reach a name.
     """
     parts = urlsplit(url.strip())
-    backend = parts.scheme.lower().split("+", 1)[0]
-    kind = _SQLALCHEMY_KINDS.get(backend, backend)
     table = _clean_table(table)
-    if kind == "sqlite":
+    if parts.scheme.lower().split("+", 1)[0] == "sqlite":
         raw = unquote(url.strip()[len(parts.scheme) + 1:])  # "///rel.db", "////abs.db", "//" (memory)
         path = raw[3:] if raw.startswith("///") else raw.lstrip("/")
         path, _, _query = path.partition("?")
@@ -124,18 +118,10 @@ def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[
             path = os.path.abspath(path)
         middle = f".{schema}" if schema and schema != "main" else ""
         return "sqlite://localhost", f"{path}{middle}.{table}"
-    host = parts.hostname or "localhost"
-    try:
-        port = parts.port or _JDBC_DEFAULT_PORTS.get(kind)
-    except ValueError:
-        port = _JDBC_DEFAULT_PORTS.get(kind)
-    namespace = f"{kind}://{host}:{port}" if port else f"{kind}://{host}"
-    database = unquote(parts.path.strip("/"))
-    if kind == "postgres":
-        return namespace, f"{database}.{schema or 'public'}.{table}"
-    if kind == "mysql":
-        return namespace, f"{schema or database}.{table}"
-    return namespace, ".".join(p for p in (database, schema, table) if p)
+    namespace, database = database_namespace(url)  # one rule for a database's namespace, SQL and crawler alike
+    if namespace_kind(namespace) not in _SQL_LEVELS:  # a system without a naming rule: every part given
+        return namespace, ".".join(p for p in (database, schema, table) if p)
+    return sql_table_dataset(namespace, [p for p in (schema, table) if p], default_database=database)
 
 
 CATALOG_NAMESPACE = "headwater"

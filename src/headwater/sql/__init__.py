@@ -69,3 +69,8 @@ def script_events(sql: str, *, dialect: str | Dialect = "ansi", namespace: str |
         events.append(to_event(r, dialect=d.name, job_namespace=job_namespace or ns, event_time=event_time,
                                input_schemas=schemas, total_tasks=total))
     return events
+
+
+from .views import view_lineage  # noqa: E402 - uses analyze_script above
+
+__all__ += ["view_lineage"]

@@ -192,7 +192,7 @@ class Analyzer:
             clause = select.args.get(key)
             if clause is not None:
                 self.walk(clause.this, _FILTER, scope, rel.rows, aliases)
-        for join in select.args.get("joins") or ():
+        for join in _joins(select):
             on = join.args.get("on")
             if on is not None:
                 self.walk(on, _JOIN, scope, rel.rows, aliases)
@@ -354,3 +354,15 @@ def _children(e: exp.Expression):
             for v in value:
                 if isinstance(v, exp.Expression):
                     yield v
+
+
+def _joins(select: exp.Select) -> list[exp.Join]:
+    """The joins of ``select``: its own, and those of a parenthesized join in FROM or a join
+    (``FROM (a JOIN b ON …)``, as PostgreSQL and MariaDB print view definitions)."""
+    joins: list[exp.Join] = list(select.args.get("joins") or ())
+    nested = [t for t in select.find_all(exp.Table)
+              if t.args.get("joins") and t.find_ancestor(exp.Select) is select]
+    for table in nested:
+        joins.extend(table.args["joins"])
+    return joins
+
