@@ -31,7 +31,7 @@ def view_lineage(view_sql: str, database_url: str, schema: str | None,
     sqlite = name == "sqlite"
     namespace, database = database_namespace(database_url)
     text = view_sql.strip().rstrip(";")
-    if not text[:6].upper() == "CREATE":  # PostgreSQL and MariaDB give the SELECT, SQLite the whole statement
+    if text[:6].upper() != "CREATE":  # PostgreSQL and MariaDB give the SELECT, SQLite the whole statement
         text = f"CREATE VIEW headwater_crawled_view AS {text}"
     records = analyze_script(text,
                              dialect=get_dialect(name if name in DIALECTS else "ansi"),
