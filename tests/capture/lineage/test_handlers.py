@@ -45,17 +45,21 @@ DESCRIBED_COMMANDS = frozenset({
     "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic", "CreateTableAsSelect",
     "ReplaceTableAsSelect", "CreateTable", "ReplaceTable", "DropTable", "TruncateTable", "DropTableCommand",
     "TruncateTableCommand", "AlterTableRenameCommand",
+    # issue 20 (parity with the OpenLineage integration, an intended change): INSERT OVERWRITE DIRECTORY names
+    # its directory, LOAD DATA its table
+    "InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", "LoadDataCommand",
     # AlterTable*Command (a prefix rule), as examples
     "AlterTableAddColumnsCommand", "AlterTableSetPropertiesCommand", "AlterTableChangeColumnCommand",
 })
-NOT_DESCRIBED_COMMANDS = frozenset({"InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", "CreateViewCommand"})
+NOT_DESCRIBED_COMMANDS = frozenset({"CreateViewCommand"})
 _CREATE_AS_SELECT = frozenset({"CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand",
                                "CreateHiveTableAsSelectCommand", "OptimizedCreateHiveTableAsSelectCommand"})
 _CREATE = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "CreateTableAsSelect"})
 _OVERWRITE = frozenset({"ReplaceTableAsSelect", "ReplaceTable", "OverwriteByExpression", "OverwritePartitionsDynamic"})
 _DROP = frozenset({"DropTableCommand", "DropTable"})
 _TRUNCATE = frozenset({"TruncateTableCommand", "TruncateTable"})
-_DDL = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable"}) | _DROP | _TRUNCATE
+_DDL = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable",
+                  "LoadDataCommand"}) | _DROP | _TRUNCATE  # LoadDataCommand: issue 20 (no query, the table's schema)
 DESCRIBED_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation", "DataSourceV2ScanRelation"})
 NO_DATASET_LEAVES = frozenset({"LogicalRDD", "LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
                                "CTERelationRef", "LogicalQueryStage", "ExternalRDD"})

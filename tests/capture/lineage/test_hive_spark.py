@@ -46,3 +46,84 @@ def test_hive_tables(spark: Any, warehouse: Path, assert_valid_events: Any) -> N
     assert column_map(ctas) == {"id": {(people, "id", "DIRECT", "IDENTITY")},
                                 "who": {(people, "name", "DIRECT", "TRANSFORMATION")}}
     assert_valid_events([as_run_event(ctas)])
+
+
+def _job(app: str, ql: Any) -> str:
+    from headwater.capture.naming import execution_job_name
+
+    return execution_job_name(app, ql.action, ql.job_suffix)
+
+
+def _schema(ds: Any) -> list[tuple[str, str]]:
+    return [(f.name, f.type) for f in ds.facets["schema"].fields] if "schema" in ds.facets else []
+
+
+def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: Path,
+                                         assert_valid_events: Any) -> None:
+    """The OpenLineage integration's PySpark container scripts on a Hive session, against its expected events
+    (integration/spark/app/integrations/container/*.json; the warehouse is this test's, so path suffixes end
+    with its directory name instead of ``warehouse``/``alter_test``)."""
+    run = Runner(spark)
+    wh = warehouse.name
+    events = []
+    # spark_hadoop_fs_relation.py → pysparkHadoopFSEndEvent.json
+    run.executions(lambda: spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING parquet"))
+    run.executions(lambda: spark.sql("CREATE TABLE IF NOT EXISTS target (key INT, value STRING) USING parquet"))
+    run.executions(lambda: spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')"))
+    ql = run.lineage(lambda: spark.sql("INSERT INTO target SELECT * from test WHERE key > 1"))
+    assert _job("Open Lineage Integration HadoopFS relation", ql) == \
+        f"open_lineage_integration_hadoop_fs_relation.execute_insert_into_hadoop_fs_relation_command.{wh}_target"
+    assert [(i.name, _schema(i)) for i in ql.inputs] == [(str(warehouse / "test"), [("key", "integer"),
+                                                                                    ("value", "string")])]
+    assert [(o.name, _schema(o)) for o in ql.outputs] == [(str(warehouse / "target"), [("key", "integer"),
+                                                                                       ("value", "string")])]
+    events.append(as_run_event(ql))
+    # spark_truncate_table.py → pysparkTruncateTableCompleteEvent.json
+    run.executions(lambda: spark.sql("CREATE TABLE truncate_table_test (a string, b string)"))
+    ql = run.lineage(lambda: spark.sql("TRUNCATE TABLE truncate_table_test"))
+    assert _job("Open Lineage Integration Truncate Table", ql) == \
+        f"open_lineage_integration_truncate_table.execute_truncate_table_command.{wh}_truncate_table_test"
+    out = ql.outputs[0]
+    assert (out.name, out.facets["lifecycleStateChange"].lifecycleStateChange.value) == \
+        (str(warehouse / "truncate_table_test"), "TRUNCATE")
+    events.append(as_run_event(ql))
+    # spark_alter_table.py → pysparkAlterTableAddColumnsEnd.json, pysparkAlterTableRenameEnd.json
+    run.executions(lambda: spark.sql("CREATE TABLE alter_table_test (a string, b string)"))
+    ql = run.lineage(lambda: spark.sql("ALTER TABLE alter_table_test ADD COLUMNS (c string, d string)"))
+    assert _job("Open Lineage Integration Alter Table", ql) == \
+        "open_lineage_integration_alter_table.execute_alter_table_add_columns_command"
+    assert [(o.name, _schema(o)) for o in ql.outputs] == [
+        (str(warehouse / "alter_table_test"), [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])]
+    events.append(as_run_event(ql))
+    ql = run.lineage(lambda: spark.sql("ALTER TABLE alter_table_test RENAME TO alter_table_test_new"))
+    assert _job("Open Lineage Integration Alter Table", ql) == \
+        "open_lineage_integration_alter_table.execute_alter_table_rename_command"
+    out = ql.outputs[0]
+    assert (out.name, _schema(out)) == (str(warehouse / "alter_table_test_new"),
+                                        [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])
+    prev = out.facets["lifecycleStateChange"].previousIdentifier
+    assert (prev.namespace, prev.name) == ("file", str(warehouse / "alter_table_test"))
+    events.append(as_run_event(ql))
+    # spark_ctas_load.py → pysparkLoadComplete.json (LOAD DATA into a Hive table)
+    csv = tmp_path / "test_data.csv"
+    csv.write_text("1,2\n3,4\n")
+    run.executions(lambda: spark.sql("CREATE TABLE tbl1 (a BIGINT, b BIGINT) ROW FORMAT DELIMITED "
+                                     "FIELDS TERMINATED BY ','"))
+    ql = run.lineage(lambda: spark.sql(f"LOAD DATA LOCAL INPATH '{csv}' INTO TABLE tbl1"))
+    assert _job("Open Lineage Integration CTAS Load", ql) == \
+        "open_lineage_integration_ctas_load.execute_load_data_command.default_tbl1"
+    out = ql.outputs[0]
+    assert (out.name, _schema(out)) == (str(warehouse / "tbl1"), [("a", "long"), ("b", "long")])
+    assert out.facets["symlinks"].identifiers[0].name == "default.tbl1"
+    events.append(as_run_event(ql))
+    # spark_overwrite_hive.py → pysparkHiveOverwriteDirCompleteEvent.json
+    target = tmp_path / "overwrite" / "table"
+    ql = run.lineage(lambda: spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING hive "
+                                       "VALUES (1, 'a'), (2, 'b'), (3, 'c')"))
+    assert _job("Open Lineage Integration Overwrite Hive", ql) == \
+        "open_lineage_integration_overwrite_hive.execute_insert_into_hive_dir_command.overwrite_table"
+    out = ql.outputs[0]
+    assert (out.namespace, out.name, _schema(out)) == ("file", str(target), [("col1", "integer"), ("col2", "string")])
+    assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    events.append(as_run_event(ql))
+    assert_valid_events(events)

@@ -59,6 +59,27 @@ def _rename(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     cmd = CommandInfo(name=name)
     cmd.previous = guarded(lambda: table_identifier(jvm, root.oldName()))
     cmd.target = guarded(lambda: table_identifier(jvm, root.newName()))
+    cmd.schema = _current_schema(jvm, call(root, "newName"))  # the renamed table's schema (pysparkAlterTableRenameEnd)
+    return cmd
+
+
+def _current_schema(jvm: Jvm, ident: Any) -> Any:
+    """The table's schema as the catalog has it now: after the command (the listener runs once it is done)."""
+    if ident is None:
+        return None
+    meta = guarded(lambda: jvm.session_catalog().getTableMetadata(ident))
+    return struct_json(meta, "schema") if meta is not None else None
+
+
+@REGISTRY.command("LoadDataCommand", ddl=True)
+def _load_data(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """``LOAD DATA [LOCAL] INPATH ... [OVERWRITE] INTO TABLE t``: the table with its schema, as the integration's
+    LoadDataCommandVisitor reports it (OVERWRITE as the lifecycle of ``OVERWRITE``; the loaded path is not an
+    input there either)."""
+    ident = call(root, "table")
+    cmd = CommandInfo(name=name, target=guarded(lambda: table_identifier(jvm, ident)) if ident is not None else None)
+    cmd.mode = "Overwrite" if guarded(lambda: bool(root.isOverwrite()), False) else "Append"
+    cmd.schema = _current_schema(jvm, ident)
     return cmd
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import CommandInfo, RelationInfo
-from .jvm import Jvm, option, string_list, text
+from .jvm import Jvm, flag, option, string_list, text
 from .registry import REGISTRY, Query
 from .targets import catalog_table
 
@@ -28,6 +28,14 @@ def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None
     return cmd
 
 
-# INSERT OVERWRITE [LOCAL] DIRECTORY: the query's inputs are read; the directory is not named as a dataset yet
-REGISTRY.commands("InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", query=Query.FIELD,
-                  family="file_writes")
+@REGISTRY.command("InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", query=Query.FIELD)
+def _insert_into_dir(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+    """``INSERT OVERWRITE [LOCAL] DIRECTORY '<path>'``: the directory (``storage.locationUri``) as a path dataset,
+    OVERWRITE when it overwrites (the integration's InsertIntoHiveDirVisitor, pysparkHiveOverwriteDirCompleteEvent)."""
+    cmd = CommandInfo(name=name)
+    location = option(root, "storage", "locationUri")
+    if location is not None:
+        cmd.target = RelationInfo(kind="files", cls=name, paths=[str(location.toString())],
+                                  format=text(root, "provider") if name == "InsertIntoDataSourceDirCommand" else "hive")
+    cmd.mode = "Overwrite" if flag(root, "overwrite") else "Append"
+    return cmd
