@@ -2,10 +2,11 @@
 
 A plain PySpark job: it knows nothing about lineage. Run it as it is, or with lineage captured:
 
-    python employee_attendance.py --data <csv folder> --warehouse <output folder>
-    headwater run -- python employee_attendance.py --data <csv folder> --warehouse <output folder>
+    python employee_attendance.py --data <landing folder> --warehouse <output folder>
+    headwater run -- python employee_attendance.py --data <landing folder> --warehouse <output folder>
 
-Reads ``<data>/employees.csv`` and ``<data>/attendance.csv``; writes the Parquet table
+Reads the CSV folders ``<data>/employees`` and ``<data>/attendance`` (a landing zone: one folder per
+table, every CSV file in it); writes the Parquet table
 ``<warehouse>/employee_attendance`` (one row per employee per day, with the hours worked).
 """
 
@@ -25,7 +26,7 @@ def minutes(hhmm: Column) -> Column:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="folder holding employees.csv and attendance.csv")
+    parser.add_argument("--data", required=True, help="landing folder holding the employees/ and attendance/ CSV folders")
     parser.add_argument("--warehouse", required=True, help="folder the employee_attendance table is written to")
     args = parser.parse_args()
     data = Path(args.data).resolve()
@@ -33,8 +34,8 @@ def main() -> None:
 
     spark = SparkSession.builder.appName("hr_employee_attendance").getOrCreate()
 
-    employees = spark.read.csv(str(data / "employees.csv"), header=True, schema=EMPLOYEES)
-    attendance = spark.read.csv(str(data / "attendance.csv"), header=True, schema=ATTENDANCE)
+    employees = spark.read.csv(str(data / "employees"), header=True, schema=EMPLOYEES)
+    attendance = spark.read.csv(str(data / "attendance"), header=True, schema=ATTENDANCE)
 
     # a shift that ends past midnight (16:00-00:00) wraps around the day
     scheduled_hours = ((minutes(F.col("ShiftEnd")) - minutes(F.col("ShiftStart")) + 1440) % 1440) / 60

@@ -6,7 +6,7 @@ result is written as a catalog table with ``saveAsTable`` (Parquet, in the Spark
 
     HR_JDBC_USER=... HR_JDBC_PASSWORD=... python glue_employee_attendance.py \\
         --jdbc-url jdbc:postgresql://host:5432/hr --jdbc-table hr.employees \\
-        --data <folder with attendance.csv> --warehouse <spark warehouse folder>
+        --data <landing folder with attendance/> --warehouse <spark warehouse folder>
 
 The JDBC driver jar comes from Debian (libpostgresql-jdbc-java: /usr/share/java/postgresql.jar);
 ``--jdbc-jar`` points elsewhere. Credentials come from the environment, never the command line.
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--jdbc-url", required=True, help="e.g. jdbc:postgresql://127.0.0.1:5432/hr")
     parser.add_argument("--jdbc-table", default="hr.employees", help="the employees table (default hr.employees)")
     parser.add_argument("--jdbc-jar", default="/usr/share/java/postgresql.jar", help="the JDBC driver jar")
-    parser.add_argument("--data", required=True, help="folder holding attendance.csv")
+    parser.add_argument("--data", required=True, help="landing folder holding the attendance/ CSV folder")
     parser.add_argument("--warehouse", required=True, help="the Spark warehouse folder (spark.sql.warehouse.dir)")
     args = parser.parse_args()
     data = Path(args.data).resolve()
@@ -53,7 +53,7 @@ def main() -> None:
         .option("password", os.environ.get("HR_JDBC_PASSWORD", ""))
         .load()
     )
-    attendance = spark.read.csv(str(data / "attendance.csv"), header=True, schema=ATTENDANCE)
+    attendance = spark.read.csv(str(data / "attendance"), header=True, schema=ATTENDANCE)
 
     scheduled_hours = ((minutes(F.col("ShiftEnd")) - minutes(F.col("ShiftStart")) + 1440) % 1440) / 60
     employee_attendance = (

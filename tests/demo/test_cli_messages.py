@@ -23,7 +23,7 @@ def test_missing_java_is_explained(tmp_path: Path) -> None:
     assert "Java was not found" in out
     assert "sudo apt-get install openjdk-17-jre-headless" in out
     assert "Traceback" not in result.stdout + result.stderr
-    assert not (tmp_path / "demo" / "data").exists()  # nothing was generated
+    assert not (tmp_path / "demo" / "landing").exists()  # nothing was generated
 
 
 def test_busy_port_is_explained(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_busy_port_is_explained(tmp_path: Path) -> None:
     assert f"port {port} on 127.0.0.1 is already in use" in out
     assert f"headwater demo --port {port + 1}" in out
     assert "Traceback" not in result.stdout + result.stderr
-    assert not (tmp_path / "demo" / "data").exists()
+    assert not (tmp_path / "demo" / "landing").exists()
 
 
 def test_bad_jdbc_url_is_explained(tmp_path: Path) -> None:
@@ -48,6 +48,16 @@ def test_bad_jdbc_url_is_explained(tmp_path: Path) -> None:
     out = " ".join(result.stdout.split())
     assert "--jdbc must be a PostgreSQL URL like postgresql://user:password@host:5432/database" in out
     assert "'mysql'" in out
+
+
+def test_bad_warehouse_url_is_explained(tmp_path: Path) -> None:
+    result = _demo(["--data-dir", str(tmp_path / "demo"), "--warehouse", "postgresql://u:p@h:5432", "--no-serve"],
+                   dict(os.environ), tmp_path)
+    assert result.returncode == 1
+    out = " ".join(result.stdout.split())
+    assert "--warehouse must name a host and a database, like postgresql://user:password@host:5432/database" in out
+    assert "Traceback" not in result.stdout + result.stderr
+    assert not (tmp_path / "demo" / "landing").exists()
 
 
 def test_unreachable_url_is_explained(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from headwater.demo.data import FILES, generate
+from headwater.demo.data import FILES, NEW_EMPLOYEE_COLUMN, add_email_column, generate
 
 
 def _digests(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.csv"))}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*/*.csv"))}
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -37,8 +37,8 @@ def test_another_seed_gives_other_rows(tmp_path: Path) -> None:
 def test_more_employees_extend_the_same_rows(tmp_path: Path) -> None:
     generate(tmp_path / "small", employees=20, seed=3)
     generate(tmp_path / "big", employees=40, seed=3)
-    small = (tmp_path / "small" / "employees.csv").read_text().splitlines()
-    big = (tmp_path / "big" / "employees.csv").read_text().splitlines()
+    small = (tmp_path / "small" / "employees" / "employees.csv").read_text().splitlines()
+    big = (tmp_path / "big" / "employees" / "employees.csv").read_text().splitlines()
     assert big[: len(small)] == small
 
 
@@ -51,7 +51,9 @@ def test_columns_and_row_counts(tmp_path: Path) -> None:
     assert FILES["salary_adjustments"] == ("EmployeeID", "AdjustmentDate", "AdjustmentAmount", "Reason")
     assert FILES["bonus_payments"] == ("EmployeeID", "BonusDate", "BonusAmount", "BonusType")
     for name, info in data.files.items():
-        assert info.path == tmp_path.resolve() / f"{name}.csv"
+        assert info.path == tmp_path.resolve() / name / f"{name}.csv"  # one folder per table, as a crawler reads
+        assert data.folder(name) == info.path.parent
+        assert [p.name for p in data.folder(name).iterdir()] == [f"{name}.csv"]
         with info.path.open(newline="") as fh:
             header = next(csv.reader(fh))
         assert tuple(header) == FILES[name]
@@ -105,3 +107,20 @@ def test_progress_is_reported_to_the_end(tmp_path: Path) -> None:
     seen: list[tuple[int, int]] = []
     generate(tmp_path, employees=10, on_progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (10, 10)
+
+
+def test_the_email_column_is_appended_to_every_employee(tmp_path: Path) -> None:
+    data = generate(tmp_path, employees=30, seed=4)
+    before = _rows(data.path("employees"))
+    assert add_email_column(data.path("employees")) == 30
+    after = _rows(data.path("employees"))
+    assert NEW_EMPLOYEE_COLUMN == "Email"
+    assert list(after[0]) == [*FILES["employees"], "Email"]
+    for old, new in zip(before, after, strict=True):
+        assert {k: new[k] for k in old} == old
+        first, last = old["Name"].split(" ")
+        assert new["Email"] == f"{first.lower()}.{last.lower()}.{old['EmployeeID']}@example.com"
+    assert sorted(p.name for p in data.folder("employees").iterdir()) == ["employees.csv"]  # no temporary left
+    with pytest.raises(ValueError, match="already has the column Email"):
+        add_email_column(data.path("employees"))
+    assert _rows(data.path("employees")) == after

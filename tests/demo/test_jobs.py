@@ -29,6 +29,13 @@ def test_jobs_run_under_headwater_run(tmp_path: Path) -> None:
     assert glue.args[:2] == ("--jdbc-url", "jdbc:postgresql://h:1/d")
     assert glue.env == {"HR_JDBC_USER": "u"}
     assert second_again == second
+    _, publishing = pipeline(tmp_path / "data", tmp_path / "wh",
+                             publish_args=["--jdbc-url", "jdbc:postgresql://h:1/d", "--jdbc-table", "hr.t"],
+                             publish_env={"HR_JDBC_PASSWORD": "p"})
+    assert publishing.script == "employee_compensation.py"
+    assert publishing.args == ("--data", str(tmp_path / "data"), "--warehouse", str(tmp_path / "wh"),
+                               "--jdbc-url", "jdbc:postgresql://h:1/d", "--jdbc-table", "hr.t")
+    assert publishing.env == {"HR_JDBC_PASSWORD": "p"}
 
 
 def test_example_scripts_hold_no_lineage_code() -> None:

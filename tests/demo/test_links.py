@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from headwater.demo.links import file_dataset_id, lineage_page_url
+from headwater.demo.links import file_dataset_id, history_page_url, lineage_page_url
 
 
 def test_page_url_uses_the_ui_route_and_round_trips() -> None:
@@ -27,3 +27,10 @@ def test_page_url_without_a_column() -> None:
 
 def test_file_dataset_id_is_the_absolute_path(tmp_path: Path) -> None:
     assert file_dataset_id(tmp_path / "a" / ".." / "b") == f"dataset:file:{tmp_path.resolve() / 'b'}"
+
+
+def test_deeper_page_and_history_tab() -> None:
+    url = lineage_page_url("http://h:1", "dataset:file:/x", column=None, depth=8)
+    assert parse_qsl(urlsplit(url).query) == [("node", "dataset:file:/x"), ("depth", "8"), ("cols", "dataset:file:/x")]
+    history = history_page_url("http://h:1/", "dataset:headwater:hr.employees")
+    assert history == "http://h:1/asset?node=dataset%3Aheadwater%3Ahr.employees&tab=history"

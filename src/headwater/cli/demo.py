@@ -39,20 +39,24 @@ def _interrupt_on_signals() -> None:
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Seed of the sample data.")
 @click.option("--jdbc", default=None, metavar="postgresql://user:pass@host:port/db",
               help="Run the JDBC (Glue-style) variant: load the employees into this PostgreSQL database and read them from there.")
+@click.option("--warehouse", default=None, metavar="postgresql://user:pass@host:port/db",
+              help="Also publish employee_compensation to this PostgreSQL database from job 2 (JDBC) and "
+                   "summarise it by department there with SQL, lineage included.")
 @click.option("--serve/--no-serve", default=True, show_default=True,
               help="Keep the server running after the jobs (until Ctrl-C), or exit.")
 def command(data_dir: Path, host: str, port: int, url: str | None, rows: int, days: int, seed: int,
-            jdbc: str | None, serve: bool) -> None:
+            jdbc: str | None, warehouse: str | None, serve: bool) -> None:
     """Run the HR payroll pipeline with lineage captured, then show it in the web UI.
 
-    Starts a Headwater server on the embedded store, generates the HR sample data, runs two
-    plain PySpark jobs under `headwater run`, and prints the link to the lineage of
-    employee_compensation.
+    Starts a Headwater server on the embedded store, generates the HR sample data, crawls its
+    landing folder into catalog tables, runs two plain PySpark jobs under `headwater run`, adds a
+    column to employees.csv and crawls again, and prints the link to the lineage of
+    employee_compensation (and to the crawled table's History).
     """
     _interrupt_on_signals()
     console = Console(highlight=False)
     config = DemoConfig(data_dir=data_dir, host=host, port=port, url=url, employees=rows, days=days,
-                        seed=seed, jdbc=jdbc)
+                        seed=seed, jdbc=jdbc, warehouse=warehouse)
     try:
         result = run_demo(config, console)
     except DemoError as exc:
@@ -65,6 +69,9 @@ def command(data_dir: Path, host: str, port: int, url: str | None, rows: int, da
     console.print()
     console.print("[bold]The lineage of employee_compensation:[/]", soft_wrap=True)
     console.print(f"    {result.page_url}", soft_wrap=True, markup=False)
+    for what, link in result.links:
+        console.print(f"[bold]{what}[/]", soft_wrap=True)
+        console.print(f"    {link}", soft_wrap=True, markup=False)
     if result.server.process is None or not serve:
         result.server.stop()
         return

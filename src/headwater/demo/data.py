@@ -1,6 +1,8 @@
 """The HR sample data: four CSV files, generated deterministically and streamed to disk.
 
-``generate(out_dir, employees=N, seed=S)`` writes
+``generate(out_dir, employees=N, seed=S)`` writes each file into a folder of its own, as a landing zone
+holds one folder per table (``<out_dir>/employees/employees.csv`` ...): the crawler registers each
+folder as a table and the Spark jobs read the same folders, so both name one dataset per file.
 
 - ``employees.csv``          EmployeeID, Name, Department, Role, HireDate, Salary, PerformanceRating, Shift, Location
 - ``attendance.csv``         EmployeeID, Date, ShiftStart, ShiftEnd, Absent, OvertimeHours  (one row per employee per day)
@@ -80,6 +82,10 @@ class GeneratedData:
 
     def path(self, name: str) -> Path:
         return self.files[name].path
+
+    def folder(self, name: str) -> Path:
+        """The table folder holding ``<name>.csv`` (what the crawler and the Spark jobs name as the dataset)."""
+        return self.files[name].path.parent
 
 
 def _workdays(days: int) -> list[str]:
@@ -178,7 +184,9 @@ def generate(
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     workdays = _workdays(days)
-    paths = {name: out_dir / f"{name}.csv" for name in FILES}
+    paths = {name: out_dir / name / f"{name}.csv" for name in FILES}
+    for path in paths.values():
+        path.parent.mkdir(exist_ok=True)
     handles = {name: open(paths[name], "w", encoding="utf-8", newline="") for name in FILES}
     try:
         writers = {name: _ChunkWriter(handles[name], cols) for name, cols in FILES.items()}
@@ -203,3 +211,35 @@ def generate(
         out_dir,
         {name: GeneratedFile(name, paths[name], FILES[name], writers[name].rows) for name in FILES},
     )
+
+
+NEW_EMPLOYEE_COLUMN = "Email"
+
+
+def add_email_column(employees_csv: Path) -> int:
+    """Append the column ``Email`` (first.last.<id>@example.com) to every row of ``employees.csv``.
+
+    The schema change the demo makes between two crawls; rewritten through a temporary file in
+    chunks (memory stays flat), then moved over the original. Returns the number of data rows.
+    """
+    employees_csv = Path(employees_csv)
+    tmp = employees_csv.with_name("." + employees_csv.name + ".tmp")  # a hidden name: crawlers skip it
+    rows = 0
+    with employees_csv.open(encoding="utf-8", newline="") as src, tmp.open("w", encoding="utf-8", newline="") as dst:
+        header = src.readline().rstrip("\n")
+        if header.split(",")[-1] == NEW_EMPLOYEE_COLUMN:
+            tmp.unlink()
+            raise ValueError(f"{employees_csv} already has the column {NEW_EMPLOYEE_COLUMN}")
+        dst.write(f"{header},{NEW_EMPLOYEE_COLUMN}\n")
+        buf: list[str] = []
+        for line in src:
+            fields = line.rstrip("\n").split(",")
+            first, _, last = fields[1].partition(" ")
+            buf.append(f"{line.rstrip(chr(10))},{first.lower()}.{last.lower()}.{fields[0]}@example.com\n")
+            rows += 1
+            if len(buf) >= _CHUNK:
+                dst.write("".join(buf))
+                buf.clear()
+        dst.write("".join(buf))
+    tmp.replace(employees_csv)
+    return rows

@@ -70,18 +70,18 @@ class JdbcTarget:
                              user=self.user, password=self.password)
 
 
-def parse_jdbc(url: str) -> JdbcTarget:
-    """Parse ``--jdbc``; a clear error naming the expected form when it is not a PostgreSQL URL."""
+def parse_jdbc(url: str, option: str = "--jdbc") -> JdbcTarget:
+    """Parse ``--jdbc`` (or ``option``); a clear error naming the expected form when it is not a PostgreSQL URL."""
     parts = urlsplit(url)
     if parts.scheme not in ("postgresql", "postgres"):
-        raise DemoError(f"--jdbc must be a PostgreSQL URL like {JDBC_FORM}, got scheme {parts.scheme!r} in {url!r}")
+        raise DemoError(f"{option} must be a PostgreSQL URL like {JDBC_FORM}, got scheme {parts.scheme!r} in {url!r}")
     database = parts.path.lstrip("/")
     if not parts.hostname or not database or "/" in database:
-        raise DemoError(f"--jdbc must name a host and a database, like {JDBC_FORM}; got {url!r}")
+        raise DemoError(f"{option} must name a host and a database, like {JDBC_FORM}; got {url!r}")
     try:
         port = parts.port or 5432
     except ValueError:
-        raise DemoError(f"--jdbc has a bad port in {url!r}; expected {JDBC_FORM}") from None
+        raise DemoError(f"{option} has a bad port in {url!r}; expected {JDBC_FORM}") from None
     return JdbcTarget(parts.hostname, port, unquote(database), unquote(parts.username or ""),
                       unquote(parts.password or ""))
 

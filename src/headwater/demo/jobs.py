@@ -136,14 +136,20 @@ def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None 
 
 
 def pipeline(data: Path, warehouse: Path, *, jdbc_args: Sequence[str] | None = None,
-             jdbc_env: Mapping[str, str] | None = None) -> tuple[Job, Job]:
-    """The two jobs of the HR pipeline; with ``jdbc_args`` job 1 is the Glue-style JDBC variant."""
+             jdbc_env: Mapping[str, str] | None = None, publish_args: Sequence[str] | None = None,
+             publish_env: Mapping[str, str] | None = None) -> tuple[Job, Job]:
+    """The two jobs of the HR pipeline; with ``jdbc_args`` job 1 is the Glue-style JDBC variant; with
+    ``publish_args`` (``--jdbc-url ... --jdbc-table ...``) job 2 also writes its table to the warehouse database."""
     common = ("--data", str(data), "--warehouse", str(warehouse))
     if jdbc_args is None:
         first = Job("job 1: employees + attendance → employee_attendance", "employee_attendance.py", common)
     else:
         first = Job("job 1 (JDBC): PostgreSQL employees + attendance → employee_attendance table",
                     "glue_employee_attendance.py", (*jdbc_args, *common), dict(jdbc_env or {}))
-    second = Job("job 2: adjustments + bonuses + employee_attendance → employee_compensation",
-                 "employee_compensation.py", common)
+    if publish_args is None:
+        second = Job("job 2: adjustments + bonuses + employee_attendance → employee_compensation",
+                     "employee_compensation.py", common)
+    else:
+        second = Job("job 2: adjustments + bonuses + employee_attendance → employee_compensation → PostgreSQL",
+                     "employee_compensation.py", (*common, *publish_args), dict(publish_env or {}))
     return first, second

@@ -21,15 +21,20 @@ def file_dataset_id(path: Path) -> str:
 FOCUS_COLUMN = "TotalCompensation"
 
 
-def lineage_page_url(server_url: str, node_id: str, column: str | None = FOCUS_COLUMN) -> str:
+def lineage_page_url(server_url: str, node_id: str, column: str | None = FOCUS_COLUMN, depth: int = UI_DEPTH) -> str:
     """The web UI's page of a dataset (route ``/asset``, ui/src/model/urlState.ts): lineage tab, deep
     enough for the whole HR pipeline, its columns open and ``column`` selected, so the page opens
     with that column's path highlighted from the source files."""
-    query = [("node", node_id), ("depth", str(UI_DEPTH)), ("cols", node_id)]
+    query = [("node", node_id), ("depth", str(depth)), ("cols", node_id)]
     if column:
         ref = parse_node_id(node_id)
         query.append(("col", format_node_id("datasetField", ref.namespace, ref.name, column)))
     return f"{server_url.rstrip('/')}/asset?{urlencode(query)}"
+
+
+def history_page_url(server_url: str, node_id: str) -> str:
+    """The web UI's History tab of a node (``/asset?node=...&tab=history``)."""
+    return f"{server_url.rstrip('/')}/asset?{urlencode([('node', node_id), ('tab', 'history')])}"
 
 
 def wait_for_node(server_url: str, node_id: str, *, timeout_s: float = 30.0) -> dict[str, object]:

@@ -1,9 +1,10 @@
-"""``headwater demo`` from start to end: server, data, the two jobs under ``headwater run``, the link.
+"""``headwater demo`` from start to end: server, data, crawl, the two jobs under ``headwater run``, the links.
 
 The data dir holds everything the demo makes (default ``~/.headwater/demo``)::
 
     <data_dir>/headwater.db                       the embedded store (when the demo starts the server)
-    <data_dir>/data/*.csv                         the generated HR sample data
+    <data_dir>/landing/<table>/<table>.csv        the generated HR sample data, one folder per table
+    <data_dir>/crawl-hr-landing.json              the crawler's re-crawl state
     <data_dir>/warehouse/employee_attendance      job 1's output (Parquet)
     <data_dir>/warehouse/employee_compensation    job 2's output (Parquet)
     <data_dir>/logs/*.log                         the server's and each job's output
@@ -18,17 +19,22 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from headwater.demo import catalog
 from headwater.demo import data as sample_data
 from headwater.demo import jdbc as jdbc_variant
 from headwater.demo import server as servers
+from headwater.demo import warehouse as warehouse_variant
 from headwater.demo.checks import DemoError, find_java
 from headwater.demo.jobs import JobRun, pipeline, run_job
-from headwater.demo.links import file_dataset_id, lineage_page_url, wait_for_node
+from headwater.demo.links import file_dataset_id, history_page_url, lineage_page_url, wait_for_node
 from headwater.demo.progress import Steps
 
 DEFAULT_DATA_DIR = Path("~/.headwater/demo")
 _AGENT_INFO = ("headwater: capturing lineage",)  # the agent's start-up line; anything else it says is a warning
 OUTPUT_TABLES = ("employee_attendance", "employee_compensation")
+# the warehouse summary <- SQL <- PostgreSQL table <- publish <- employee_compensation <- job 2 <- employee_attendance
+# <- job 1 <- the landing folders
+SUMMARY_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class DemoConfig:
     days: int = sample_data.DEFAULT_DAYS
     seed: int = sample_data.DEFAULT_SEED
     jdbc: str | None = None         # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
+    warehouse: str | None = None    # postgresql://user:pass@host:port/db: publish to it and summarise there
 
 
 @dataclass
@@ -50,6 +57,8 @@ class DemoResult:
     output_node: str                # node id of employee_compensation
     page_url: str                   # its lineage page in the web UI
     jobs: list[JobRun] = field(default_factory=list)
+    crawls: list[catalog.Crawled] = field(default_factory=list)  # the first crawl and the re-crawl
+    links: list[tuple[str, str]] = field(default_factory=list)   # (what, UI page) beyond page_url
 
 
 def _human(n: int) -> str:
@@ -65,6 +74,9 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
     data_dir = config.data_dir.expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     target = jdbc_variant.parse_jdbc(config.jdbc) if config.jdbc else None
+    dwh = warehouse_variant.parse_warehouse(config.warehouse) if config.warehouse else None
+    crawls: list[catalog.Crawled] = []
+    links: list[tuple[str, str]] = []
     server: servers.Server | None = None
     with Steps(console) as steps:
         try:
@@ -79,9 +91,14 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     server = servers.start(data_dir, config.host, config.port)
                     step.done = f"store {data_dir / 'headwater.db'}"
 
+            if dwh is not None:
+                with steps.step(f"Checking the warehouse PostgreSQL {dwh.host}:{dwh.port}/{dwh.database}") as step:
+                    warehouse_variant.prepare(dwh)
+                    step.done = f"schema {warehouse_variant.SCHEMA} ready"
+
             with steps.step(f"Generating the HR sample data ({_human(config.employees)} employees)") as step:
                 generated = sample_data.generate(
-                    data_dir / "data", employees=config.employees, days=config.days, seed=config.seed,
+                    data_dir / "landing", employees=config.employees, days=config.days, seed=config.seed,
                     on_progress=lambda done, total: step.note(f"{done:,}/{total:,}"),
                 )
                 step.done = (", ".join(f"{name} {_human(f.rows)}" for name, f in generated.files.items())
@@ -96,11 +113,22 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                 jdbc_args = ["--jdbc-url", target.jdbc_url, "--jdbc-table", target.table]
                 jdbc_env = {"HR_JDBC_USER": target.user, "HR_JDBC_PASSWORD": target.password}
 
+            with steps.step(f"Crawling the landing folder {generated.out_dir}") as step:
+                crawls.append(catalog.crawl_landing(generated.out_dir, data_dir, server.url))
+                step.done = f"catalog {catalog.CATALOG_DATABASE}: {crawls[-1].describe()}"
+            _show_problems(console, crawls[-1])
+
+            publish_args: list[str] | None = None
+            publish_env: dict[str, str] = {}
+            if dwh is not None:
+                publish_args, publish_env = warehouse_variant.publish_args(dwh), warehouse_variant.publish_env(dwh)
+
             warehouse = data_dir / "warehouse"
             for table in OUTPUT_TABLES:  # a fresh run: saveAsTable refuses a managed table whose folder exists
                 shutil.rmtree(warehouse / table, ignore_errors=True)
             runs: list[JobRun] = []
-            for job in pipeline(generated.out_dir, warehouse, jdbc_args=jdbc_args, jdbc_env=jdbc_env):
+            for job in pipeline(generated.out_dir, warehouse, jdbc_args=jdbc_args, jdbc_env=jdbc_env,
+                                publish_args=publish_args, publish_env=publish_env):
                 with steps.step(f"Running {job.title}") as step:
                     step.note("headwater run -- python " + job.script)
                     runs.append(run_job(job, data_dir=data_dir, lineage_url=server.url))
@@ -121,11 +149,42 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                         + f"The jobs' logs are in {data_dir / 'logs'}."
                     ) from None
                 step.done = output_node
+
+            if dwh is not None:
+                summary_table = f"{warehouse_variant.SCHEMA}.{warehouse_variant.SUMMARY}"
+                with steps.step(f"Summarising by department in PostgreSQL: {summary_table}") as step:
+                    rows, _events = warehouse_variant.summarise(dwh, server.url)
+                    summary_node = warehouse_variant.node_id(dwh, warehouse_variant.SUMMARY)
+                    wait_for_node(server.url, summary_node)
+                    step.done = f"{rows} departments; lineage of the statement from the SQL engine: {summary_node}"
+                links.append((f"The lineage of the warehouse summary {summary_table}:",
+                              lineage_page_url(server.url, summary_node, column="TotalCompensation",
+                                               depth=SUMMARY_DEPTH)))
+
+            employees_csv = generated.path(catalog.CHANGED_TABLE)
+            with steps.step(f"Adding the column {sample_data.NEW_EMPLOYEE_COLUMN} to {employees_csv.name} "
+                            "and crawling again") as step:
+                sample_data.add_email_column(employees_csv)
+                crawls.append(catalog.crawl_landing(generated.out_dir, data_dir, server.url))
+                step.done = f"catalog {catalog.CATALOG_DATABASE}: {crawls[-1].describe()}"
+            _show_problems(console, crawls[-1])
+            crawled = catalog.catalog_table_id(catalog.CHANGED_TABLE)
+            links.append((f"The History of the crawled table {catalog.CATALOG_DATABASE}.{catalog.CHANGED_TABLE} "
+                          f"(the column {sample_data.NEW_EMPLOYEE_COLUMN} added by the second crawl):",
+                          history_page_url(server.url, crawled)))
+            links.append((f"The landing folder {catalog.CHANGED_TABLE}/: its crawled table and the Spark jobs reading it:",
+                          lineage_page_url(server.url, file_dataset_id(generated.folder(catalog.CHANGED_TABLE)),
+                                           column=None, depth=SUMMARY_DEPTH)))
         except BaseException:
             if server is not None:
                 server.stop()
             raise
-    return DemoResult(server, generated, output_node, lineage_page_url(server.url, output_node), runs)
+    return DemoResult(server, generated, output_node, lineage_page_url(server.url, output_node), runs, crawls, links)
+
+
+def _show_problems(console: Console, crawled: catalog.Crawled) -> None:
+    for problem in crawled.problems:
+        console.print(f"  [yellow]![/] [dim]crawl: {escape(problem)}[/]", soft_wrap=True, highlight=False)
 
 
 __all__ = ["DemoConfig", "DemoError", "DemoResult", "run_demo"]
