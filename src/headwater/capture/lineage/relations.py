@@ -9,8 +9,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from headwater.model.naming import jdbc_dataset, path_dataset
+from headwater.model.naming import jdbc_dataset
+from headwater.model.naming import path_dataset as _path_dataset
 from .snapshot import RelationInfo
+from .trimmers import trim_name
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +22,13 @@ class DatasetId:
     namespace: str
     name: str
     symlink: tuple[str, str] | None = None  # (namespace, "db.table") of the catalog table
+
+
+def path_dataset(uri: str) -> tuple[str, str]:
+    """A file-system location by the naming spec, with trailing date/partition directories trimmed as the
+    OpenLineage integration trims them (:mod:`.trimmers`): ``/out/20251030`` → ``/out``."""
+    namespace, name = _path_dataset(uri)
+    return namespace, trim_name(name)
 
 
 def datasets_of(info: RelationInfo | None) -> list[DatasetId]:
