@@ -17,6 +17,7 @@ Where the transport comes from, first hit wins (docs/capture.md, "Configuration"
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,13 @@ class AgentConfig:
     replace_dot_with_underscore: bool = False   # spark.openlineage.jobName.replaceDotWithUnderscore
     job_name_style: str = "openlineage"         # spark.headwater.jobName.style: openlineage | headwater
     emit_read_only: bool = True                 # spark.headwater.emitReadOnly: report executions that only read
+    disabled: bool = False                      # spark.openlineage.disabled
+    job_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.job.tags (key, value, source)
+    run_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.run.tags
+    job_owners: tuple[tuple[str, str], ...] = ()      # spark.openlineage.job.owners.<type> = <name>: (name, type)
+    captured_properties: tuple[str, ...] = ("spark.app.name", "spark.master")  # spark.openlineage.capturedProperties
+    # spark.openlineage.dataset.namespaceResolvers.<name>.{type,hosts,regex,matchingGroup,schema}
+    namespace_resolvers: tuple[tuple[str, str, tuple[str, ...], str | None, str | None, str | None], ...] = ()
     transport: Mapping[str, Any] | None = None  # from spark.openlineage.transport.*; None = openlineage-python lookup
     fallback_url: str = DEFAULT_HEADWATER_URL   # used when nothing else is configured
     spool_dir: Path = field(default_factory=lambda: Path("~/.headwater/spool").expanduser())
@@ -108,6 +116,71 @@ def _facet_list(raw: str | None) -> frozenset[str]:
         return frozenset()
     text = raw.strip().strip("[]")
     return frozenset(p.strip() for p in text.replace(",", ";").split(";") if p.strip())
+
+
+def _disabled_facets(conf: Mapping[str, str]) -> frozenset[str]:
+    """``spark.openlineage.facets.disabled`` (the deprecated list) plus every ``spark.openlineage.facets.<name>.disabled
+    = true`` (the current form; ``false`` re-enables a facet the list names)."""
+    names = set(_facet_list(conf.get(PREFIX + "facets.disabled")))
+    head, tail = PREFIX + "facets.", ".disabled"
+    for key, value in conf.items():
+        if key.startswith(head) and key.endswith(tail) and len(key) > len(head) + len(tail):
+            facet = key[len(head):-len(tail)]
+            if str(value).strip().lower() == "true":
+                names.add(facet)
+            elif str(value).strip().lower() == "false":
+                names.discard(facet)
+    return frozenset(names)
+
+
+def parse_tags(raw: str | None) -> tuple[tuple[str, str, str], ...]:
+    """``spark.openlineage.job.tags`` / ``run.tags``: ``key:value[:source]`` separated by ``;`` (a lone ``label``
+    is ``label:true``; source defaults to ``CONFIG``; ``\\:`` and ``\\;`` escape), as the integration's
+    TagsDeserializer reads them."""
+    if not raw:
+        return ()
+    text = raw.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    text = text.replace("\\:", "\x01").replace("\\;", "\x02")
+    out: list[tuple[str, str, str]] = []
+    for item in text.split(";"):
+        parts = [p.replace("\x01", ":").replace("\x02", ";").strip() for p in item.split(":")]
+        if not parts or not parts[0]:
+            continue
+        key = parts[0]
+        value = parts[1] if len(parts) > 1 and parts[1] else "true"
+        source = parts[2] if len(parts) > 2 and parts[2] else "CONFIG"
+        out.append((key, value, source))
+    return tuple(out)
+
+
+_RESOLVER_PREFIX = PREFIX + "dataset.namespaceResolvers."
+
+
+def _list(raw: str) -> tuple[str, ...]:
+    text = raw.strip().strip("[]")
+    return tuple(p.strip().strip("'\"") for p in re.split(r"[;,]", text) if p.strip().strip("'\""))
+
+
+def _namespace_resolvers(conf: Mapping[str, str]
+                         ) -> tuple[tuple[str, str, tuple[str, ...], str | None, str | None, str | None], ...]:
+    """``(name, type, hosts, regex, matchingGroup, schema)`` per configured resolver, by name."""
+    by_name: dict[str, dict[str, str]] = {}
+    for key, value in conf.items():
+        if key.startswith(_RESOLVER_PREFIX) and "." in key[len(_RESOLVER_PREFIX):]:
+            name, _, prop = key[len(_RESOLVER_PREFIX):].rpartition(".")
+            by_name.setdefault(name, {})[prop] = value
+    out = []
+    for name in sorted(by_name):
+        props = by_name[name]
+        kind = props.get("type", "")
+        if kind not in ("hostList", "pattern", "patternGroup"):
+            raise ConfigError(f"{_RESOLVER_PREFIX}{name}.type must be hostList, pattern or patternGroup, "
+                              f"not {kind!r}")
+        out.append((name, kind, _list(props.get("hosts", "")), props.get("regex") or None,
+                    props.get("matchingGroup") or None, props.get("schema") or None))
+    return tuple(out)
 
 
 def _set_path(target: dict[str, Any], path: list[str], value: Any) -> None:
@@ -187,12 +260,20 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         root_parent_job_namespace=conf.get(PREFIX + "rootParentJobNamespace") or None,
         root_parent_job_name=conf.get(PREFIX + "rootParentJobName") or None,
         root_parent_run_id=conf.get(PREFIX + "rootParentRunId") or None,
-        disabled_facets=_facet_list(conf.get(PREFIX + "facets.disabled")),
+        disabled_facets=_disabled_facets(conf),
         dataset_lineage_enabled=_bool(conf, PREFIX + "columnLineage.datasetLineageEnabled", False),
         append_dataset_name=_bool(conf, PREFIX + "jobName.appendDatasetName", True),
         replace_dot_with_underscore=_bool(conf, PREFIX + "jobName.replaceDotWithUnderscore", False),
         job_name_style=_choice(conf, "spark.headwater.jobName.style", ("openlineage", "headwater"), "openlineage"),
         emit_read_only=_bool(conf, "spark.headwater.emitReadOnly", True),
+        disabled=_bool(conf, PREFIX + "disabled", False),
+        job_tags=parse_tags(conf.get(PREFIX + "job.tags")),
+        run_tags=parse_tags(conf.get(PREFIX + "run.tags")),
+        job_owners=tuple((v, k[len(PREFIX + "job.owners."):]) for k, v in sorted(conf.items())
+                         if k.startswith(PREFIX + "job.owners.") and v),
+        captured_properties=tuple(p.strip() for p in (conf.get(PREFIX + "capturedProperties")
+                                                      or "spark.master,spark.app.name").split(",") if p.strip()),
+        namespace_resolvers=_namespace_resolvers(conf),
         transport=transport_from_conf(conf),
         fallback_url=fallback,
         spool_dir=Path(spool).expanduser(),

@@ -27,10 +27,13 @@ from openlineage.client.facet_v2 import (
     RunFacet,
     error_message_run,
     job_type_job,
+    ownership_job,
     parent_run,
     processing_engine_run,
     source_code_location_job,
     sql_job,
+    tags_job,
+    tags_run,
 )
 
 from headwater import __version__
@@ -97,6 +100,9 @@ class AppContext:
     script_url: str | None = None      # file:///path/job.py for the sourceCodeLocation facet
     disabled_facets: frozenset[str] = frozenset()
     streaming: bool = False
+    job_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.job.tags: (key, value, source)
+    run_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.run.tags
+    job_owners: tuple[tuple[str, str], ...] = ()      # spark.openlineage.job.owners.<type>: (name, type)
 
     @property
     def app_ref(self) -> RunRef:
@@ -151,6 +157,22 @@ def _error(failure: Failure) -> error_message_run.ErrorMessageRunFacet:
                                                   stackTrace=failure.stack_trace, producer=PRODUCER)
 
 
+def _add_config_facets(ctx: AppContext, run_facets: dict[str, Any], job_facets: dict[str, Any]) -> None:
+    """``tags`` (job and run) and ``ownership`` from the configuration, as the integration's TagsJobFacetBuilder,
+    TagsRunFacetBuilder and OwnershipJobFacetBuilder add them to every event."""
+    if ctx.run_tags:
+        run_facets["tags"] = tags_run.TagsRunFacet(
+            tags=[tags_run.TagsRunFacetFields(key=k, value=v, source=src) for k, v, src in ctx.run_tags],
+            producer=PRODUCER)
+    if ctx.job_tags:
+        job_facets["tags"] = tags_job.TagsJobFacet(
+            tags=[tags_job.TagsJobFacetFields(key=k, value=v, source=src) for k, v, src in ctx.job_tags],
+            producer=PRODUCER)
+    if ctx.job_owners:
+        job_facets["ownership"] = ownership_job.OwnershipJobFacet(
+            owners=[ownership_job.Owner(name=name, type=kind) for name, kind in ctx.job_owners], producer=PRODUCER)
+
+
 def application_event(ctx: AppContext, event_type: EventType, at: float, failure: Failure | None = None) -> RunEvent:
     """START / COMPLETE / FAIL of the application run."""
     run_facets: dict[str, Any] = {"processing_engine": _engine(ctx)}
@@ -161,6 +183,7 @@ def application_event(ctx: AppContext, event_type: EventType, at: float, failure
     if failure is not None:
         run_facets["errorMessage"] = _error(failure)
     job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
+    _add_config_facets(ctx, run_facets, job_facets)
     if ctx.script_url:
         job_facets["sourceCodeLocation"] = source_code_location_job.SourceCodeLocationJobFacet(
             type="file", url=ctx.script_url, producer=PRODUCER)
@@ -215,6 +238,7 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
     job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, SQL_JOB)}
     if ex.sql:
         job_facets["sql"] = sql_job.SQLJobFacet(query=ex.sql, dialect="spark", producer=PRODUCER)
+    _add_config_facets(ctx, run_facets, job_facets)
     job = event_v2.Job(namespace=ctx.namespace, name=ex.job_name, facets=_keep(job_facets, ctx.disabled_facets))
     start = RunEvent(
         eventType=EventType.START, eventTime=iso(ex.started), producer=PRODUCER,

@@ -65,7 +65,8 @@ class Tracker:
             app_job=application_job_name(app_name, config.job_name_style),
             app_run_id=str(generate_new_uuid()),
             spark_version=str(spark.version),
-            properties={k: conf[k] for k in ("spark.app.name", "spark.master") if conf.get(k)},
+            properties={k: conf[k] for k in config.captured_properties if conf.get(k)},
+            job_tags=config.job_tags, run_tags=config.run_tags, job_owners=config.job_owners,
             parent=RunRef(*config.parent) if config.parent else None,
             root=RunRef(*config.root_parent) if config.root_parent else None,
             script_url=_script_url(),
@@ -278,7 +279,11 @@ def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mappin
         merged = dict(defaults or {})
         merged.update(dict(sc.getConf().getAll()))
         merged.update(conf or {})
-        tracker = Tracker(spark, load_config(merged), merged, transport=transport)
+        config = load_config(merged)
+        if config.disabled:
+            log.info("headwater: spark.openlineage.disabled=true: lineage capture is off for this application")
+            return None
+        tracker = Tracker(spark, config, merged, transport=transport)
         setattr(sc, ATTR, tracker)
         tracker._start()
         _install_excepthook()
@@ -325,6 +330,7 @@ def _lineage_functions(spark: Any, config: AgentConfig) -> tuple[Callable[[Any, 
         return (lambda qe, execution_id: None), (lambda snap: None)
 
     options = LineageOptions(dataset_lineage_enabled=config.dataset_lineage_enabled,
+                             namespace_resolvers=config.namespace_resolvers,
                              disabled_facets=config.disabled_facets)
 
     def snapshot(qe: Any, execution_id: int | None) -> Any:

@@ -14,7 +14,9 @@ from .columns import ColumnLineage, column_lineage
 from .commands import is_ddl, lifecycle_of
 from .handlers import REGISTRY, Registry, report_unhandled
 from .model import CommandInfo
-from .relations import DatasetId, datasets_of, short_output_name
+from .relations import DatasetId, short_output_name
+from .relations import datasets_of as _datasets_of
+from .resolvers import resolve_namespace
 from .snapshot import PlanSnapshot
 from .tree import PlanNode
 
@@ -25,6 +27,8 @@ log = logging.getLogger(__name__)
 class LineageOptions:
     dataset_lineage_enabled: bool = False  # spark.openlineage.columnLineage.datasetLineageEnabled
     disabled_facets: frozenset[str] = frozenset()  # spark.openlineage.facets.disabled (facet keys)
+    # spark.openlineage.dataset.namespaceResolvers.*: (name, type, hosts, regex, matchingGroup, schema) each
+    namespace_resolvers: tuple[tuple[Any, ...], ...] = ()
 
 
 @dataclass
@@ -151,6 +155,16 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
     """The lineage of one query execution, from its snapshot (pure); ``registry``: the plan-node handlers."""
     options = options or LineageOptions()
     disabled = options.disabled_facets
+    resolvers = options.namespace_resolvers
+
+    def datasets_of(info: Any) -> list[DatasetId]:
+        found = _datasets_of(info)
+        if not resolvers:
+            return found
+        return [DatasetId(resolve_namespace(resolvers, d.namespace), d.name,
+                          (resolve_namespace(resolvers, d.symlink[0]), d.symlink[1]) if d.symlink else None)
+                for d in found]
+
     result = QueryLineage(action=snake_case(snap.action_node or snap.root), sql=snap.sql)
     if registry.is_unhandled_command(snap.root, snap.root_command):
         result.unhandled_command = snap.root
