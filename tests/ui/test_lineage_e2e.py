@@ -64,6 +64,13 @@ def css_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def fit(page: Any) -> None:
+    """Fit the whole graph into view (the view opens at a readable zoom centred on the root, so
+    nodes further away are off-screen until then) and wait until it stands still."""
+    page.get_by_test_id("fit-view").click()
+    expect_viewport_still(page)
+
+
 def node(page: Any, node_id: str) -> Any:
     return page.locator(f"[data-node-id={css_string(node_id)}]")
 
@@ -126,10 +133,12 @@ def test_expand_upstream_twice_then_collapse(page: Any) -> None:
     start = {ds(XSS_NAME), job(JOB3), ds(EMP_COMP)}
     expect_graph(page, start)
 
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("expand-upstream").click()
     after_one = start | {job(JOB2), ds(EMP_ATT), ds(SALARY_ADJ), ds(BONUS)}
     expect_graph(page, after_one)
 
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_ATT)).get_by_test_id("expand-upstream").click()
     expect_graph(page, after_one | {job(JOB1), ds(EMPLOYEES), ds(ATTENDANCE)})
     expect(page).to_have_url(url_with(exp=[f"u:{ds(EMP_COMP)}", f"u:{ds(EMP_ATT)}"]))
@@ -138,6 +147,7 @@ def test_expand_upstream_twice_then_collapse(page: Any) -> None:
     expect(node(page, ds(EMPLOYEES)).get_by_test_id("expand-upstream")).to_have_count(0)
 
     # collapsing the first expansion also drops the one made on a node it brought
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("collapse-upstream").click()
     expect_graph(page, start)
     expect(page).not_to_have_url(url_param("exp"))
@@ -183,8 +193,17 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
     card = page.get_by_test_id("edge-card")
     cards = []
     for hit in edges.all():
-        x, y = hit.evaluate("p => { const pt = p.getPointAtLength(p.getTotalLength() / 2); const m = p.getScreenCTM();"
-                            " return [pt.x * m.a + m.e, pt.y * m.d + m.f]; }")
+        # edges run under the nodes: hover the first point of the edge's middle half no node covers
+        x, y = hit.evaluate("""p => {
+            const m = p.getScreenCTM(), len = p.getTotalLength();
+            for (let f = 0.5; f < 1.5; f += 0.02) {
+              const d = len * (f < 1 ? f : f - 0.75);
+              const pt = new DOMPoint(p.getPointAtLength(d).x, p.getPointAtLength(d).y).matrixTransform(m);
+              if (document.elementFromPoint(pt.x, pt.y) === p) return [pt.x, pt.y];
+            }
+            return [NaN, NaN];
+        }""")
+        assert x == x, "a highlighted column edge is hidden under nodes along its whole middle"
         page.mouse.move(x, y)
         expect(card).to_have_count(1)  # every column edge carries transformations: hovering one shows its card
         cards.append(card.inner_text())
@@ -222,12 +241,16 @@ def test_datasets_only_folds_jobs_into_dataset_edges(page: Any) -> None:
 def test_earlier_timestamp_shows_the_earlier_graph(page: Any) -> None:
     open_asset(page, ds(EMP_COMP), depth=3)
     expect_graph(page, FULL_GRAPH)
+    # times typed in UTC (the switch; the browser's zone is the default, see the next test)
+    page.get_by_test_id("toggle-utc").check(force=True)
+    expect(page.get_by_test_id("at-input-zone")).to_have_text("UTC")
     page.get_by_test_id("at-input").fill(BETWEEN.strftime("%Y-%m-%dT%H:%M:%S"))
     page.get_by_test_id("at-apply").click()
     expect_graph(page, BEFORE_T2)
     expect(page.get_by_test_id("time-banner")).to_contain_text("Showing the graph as it was")
     expect(page).to_have_url(url_with(at=BETWEEN.strftime("%Y-%m-%dT%H:%M:%S.000Z")))
     # and the schema then had 5 columns, not 7
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
     expect(node(page, ds(EMP_COMP)).get_by_test_id("column-row")).to_have_count(5)
 
@@ -241,11 +264,54 @@ def test_earlier_timestamp_shows_the_earlier_graph(page: Any) -> None:
     expect_graph(page, BEFORE_T2)
 
 
+def test_times_are_read_and_shown_in_the_browsers_zone(browser: Any, server: str) -> None:
+    context = browser.new_context(viewport={"width": 1600, "height": 950}, base_url=server, timezone_id="Asia/Kolkata")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_asset(page, ds(EMP_COMP), depth=3)
+        expect_graph(page, FULL_GRAPH)
+        # the zone is written next to the input; a wall-clock time is read in it (12:00 UTC = 17:30 in Kolkata)
+        expect(page.get_by_test_id("at-input-zone")).to_have_text("UTC+05:30")
+        page.get_by_test_id("at-input").fill("2026-11-05 17:30")
+        page.get_by_test_id("at-apply").click()
+        expect(page).to_have_url(url_with(at="2026-11-05T12:00:00.000Z"))
+        expect_graph(page, BEFORE_T2)
+        expect(page.get_by_test_id("at-input")).to_have_value("2026-11-05 17:30:00")
+        # the header says the page is as of that time (not "updated"), in the same zone
+        expect(page.get_by_test_id("asof-label")).to_have_text("as of 2026-11-05 17:30:00 UTC+05:30")
+        expect(page.get_by_test_id("time-banner")).to_contain_text("2026-11-05 17:30:00 UTC+05:30")
+        # a pasted ISO timestamp with its zone is taken as it is and shown in the browser's zone
+        page.get_by_test_id("at-input").fill("")
+        page.get_by_test_id("at-input").focus()
+        page.evaluate("""() => {
+            const dt = new DataTransfer(); dt.setData('text/plain', '2026-11-25T00:00:00Z');
+            document.querySelector('[data-testid="at-input"]').dispatchEvent(
+                new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+        }""")
+        expect(page).to_have_url(url_with(at="2026-11-25T00:00:00.000Z"))
+        expect(page.get_by_test_id("at-input")).to_have_value("2026-11-25 05:30:00")
+        # the UTC switch shows the same moment in UTC
+        page.get_by_test_id("toggle-utc").check(force=True)
+        expect(page.get_by_test_id("at-input")).to_have_value("2026-11-25 00:00:00")
+        expect(page.get_by_test_id("asof-label")).to_have_text("as of 2026-11-25 00:00:00 UTC")
+        # what is not a time is refused, with a message
+        page.get_by_test_id("at-input").fill("next tuesday")
+        page.get_by_test_id("at-apply").click()
+        expect(page.get_by_test_id("time-error")).to_contain_text("Not a time")
+        expect(page).to_have_url(url_with(at="2026-11-25T00:00:00.000Z"))
+    finally:
+        context.close()
+    assert not errors, errors
+
+
 def test_compare_marks_what_was_added(page: Any) -> None:
     open_asset(page, ds(EMP_COMP), depth=3, cmp=BETWEEN.isoformat().replace("+00:00", "Z"))
     expect(page.get_by_test_id("compare-bar")).to_be_visible()
     expect_exactly(page, '[data-node-id][data-mark="added"]', "data-node-id", {ds(BONUS), job(JOB3), ds(XSS_NAME)})
     expect(node(page, ds(EMPLOYEES))).not_to_have_attribute("data-mark", "added")
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
     expect_exactly(page, '[data-testid="column-row"][data-mark="added"]', "data-field-id",
                    {col(EMP_COMP, "Bonus"), col(EMP_COMP, "TotalCompensation")})
@@ -294,6 +360,7 @@ def test_column_impact(page: Any) -> None:
 def test_html_in_names_is_shown_as_text(page: Any) -> None:
     open_asset(page, ds(XSS_NAME), depth=2)
     expect(page.get_by_test_id("asset-name")).to_have_text(XSS_NAME)
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(XSS_NAME)).get_by_test_id("toggle-columns").click()
     row = page.locator('[data-testid="column-row"]').filter(has_text="<b>bold</b>")
     expect(row).to_have_count(1)
@@ -340,8 +407,10 @@ def test_events_tab_pretty_prints_raw_events(page: Any) -> None:
 
 def test_link_reopens_the_same_view(page: Any, browser: Any, server: str) -> None:
     open_asset(page, ds(XSS_NAME), depth=1)
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("expand-upstream").click()
     expect(node(page, ds(EMP_ATT))).to_be_visible()
+    fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
     node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
     page.locator(f'[data-field-id="{col(EMP_COMP, "Bonus")}"]').click()
     want_nodes = {ds(XSS_NAME), job(JOB3), ds(EMP_COMP), job(JOB2), ds(EMP_ATT), ds(SALARY_ADJ), ds(BONUS)}

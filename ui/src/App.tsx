@@ -1,6 +1,7 @@
 import { Header } from "./components/Header";
 import { TokenPrompt } from "./components/TokenPrompt";
 import { useLocation } from "./lib/router";
+import { useUtcSetting } from "./lib/timezone";
 import { datasetOfField, isField } from "./model/nodeid";
 import { decodeView } from "./model/urlState";
 import { AssetPage } from "./pages/AssetPage";
@@ -30,8 +31,10 @@ function Route({ path, search }: { path: string; search: string }) {
 
 export function App() {
   const { path, search } = useLocation();
+  // every time on the page is shown in the browser's zone or in UTC: re-render when that changes
+  const utc = useUtcSetting();
   return (
-    <div className="app">
+    <div className="app" data-utc={utc ? "true" : "false"}>
       <Header path={path} />
       <main className="main">
         <Route path={path} search={search} />

@@ -1,7 +1,7 @@
 // Thin fetch wrapper over the public read API. Every call states its endpoint; errors carry
 // the server's {"error": {...}} message so the UI can show what went wrong.
 import { UNAUTHORIZED_EVENT, authHeaders } from "./auth";
-import type { Answer, NodeDetails } from "./types";
+import type { Answer, NodeDetails, Run } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -68,6 +68,9 @@ export const api = {
   runs: (nodeId: string, limit = 50, offset = 0, signal?: AbortSignal) =>
     getJson<Answer<"/api/v1/graph/runs">>(`${G}/runs`, { nodeId, limit, offset }, signal),
   search: (q: string, limit = 20, signal?: AbortSignal) => getJson<Answer<"/api/v1/graph/search">>(`${G}/search`, { q, limit }, signal),
+  searchJobs: (q: string, namespace: string, limit = 100, signal?: AbortSignal) =>
+    getJson<Answer<"/api/v1/graph/search">>(`${G}/search`, { q, type: "job", namespace, limit }, signal),
+  run: (runId: string, signal?: AbortSignal) => getJson<Run>(`${G}/node`, { nodeId: `run:${runId}` }, signal),
   impact: (nodeId: string, depth = 20, at?: string | null, signal?: AbortSignal) =>
     getJson<Answer<"/api/v1/graph/impact">>(`${G}/impact`, { nodeId, depth, at }, signal),
   compare: (nodeId: string, from: string, to: string, depth = 2, signal?: AbortSignal) =>

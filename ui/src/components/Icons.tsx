@@ -41,6 +41,11 @@ export const ChevronsLeft = ({ size = 14, className }: P) => svg(size, className
 export const ChevronsRight = ({ size = 14, className }: P) => svg(size, className, <><path d="M13 17l5-5-5-5M6 17l5-5-5-5" /></>);
 export const ClockIcon = ({ size = 16, className }: P) => svg(size, className, <><circle cx="12" cy="12" r="9" /><path d="M12 7v5l3 2" /></>);
 export const CloseIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M6 6l12 12M18 6L6 18" /></>);
+export const PlusIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M12 5v14M5 12h14" /></>);
+export const MinusIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M5 12h14" /></>);
+export const FitIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" /></>);
+export const MapIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M3 6l6-2 6 2 6-2v14l-6 2-6-2-6 2z" /><path d="M9 4v14M15 6v14" /></>);
+export const MenuIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M4 7h16M4 12h16M4 17h16" /></>);
 export const DownloadIcon = ({ size = 16, className }: P) => svg(size, className, <><path d="M12 4v11M7 10l5 5 5-5M5 20h14" /></>);
 
 export function DatasetKindIcon({ kind, size = 18, className }: { kind?: DatasetKind | null } & P) {

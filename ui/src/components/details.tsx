@@ -6,6 +6,11 @@ import { CodeBlock } from "../lib/highlight";
 import { formatDuration, formatTime } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
 import { RunStateBadge } from "./Icons";
+import { Link } from "./Link";
+import { NodeRef, NodeRefList } from "./refs";
+import { jobLabel } from "../model/names";
+import { nodeHref } from "../model/urlState";
+import { versionDiff, type VersionDiff } from "../model/versions";
 
 export function SchemaTable({ fields, testId = "schema-table" }: { fields: Field[] | undefined; testId?: string }) {
   if (!fields?.length) return <div className="empty">No schema recorded for this dataset.</div>;
@@ -43,6 +48,37 @@ export function SchemaTable({ fields, testId = "schema-table" }: { fields: Field
   );
 }
 
+/** Who made a version: the run, linked to its job's runs. */
+function RunRef({ runId }: { runId: string }) {
+  const r = useAsync((sig) => api.run(runId, sig), [runId]);
+  const short = runId.slice(0, 8);
+  if (!r.data) return <span className="mono small muted">run {short}</span>;
+  return (
+    <span className="small" data-testid="version-run">
+      made by run{" "}
+      <Link href={nodeHref(r.data.job, { tab: "runs" })} title={`Run ${runId} of ${r.data.job}`}>
+        <span className="mono">{short}</span>
+      </Link>{" "}
+      of <NodeRef id={r.data.job} />
+    </span>
+  );
+}
+
+function DiffLine({ d }: { d: VersionDiff }) {
+  const parts: React.ReactNode[] = [];
+  if (d.added.length) parts.push(<span key="a" className="diff-added" data-testid="diff-added">+ {d.added.join(", ")}</span>);
+  if (d.removed.length) parts.push(<span key="r" className="diff-removed" data-testid="diff-removed">− {d.removed.join(", ")}</span>);
+  for (const t of d.retyped)
+    parts.push(
+      <span key={`t${t.name}`} className="diff-changed" data-testid="diff-retyped">
+        {t.name}: {t.from ?? "?"} → {t.to ?? "?"}
+      </span>,
+    );
+  if (d.facets.length) parts.push(<span key="f" className="diff-facets" data-testid="diff-facets">facets changed: {d.facets.join(", ")}</span>);
+  if (!parts.length) return null;
+  return <span className="version-diff">{parts}</span>;
+}
+
 export function VersionList({
   nodeId,
   onPick,
@@ -56,15 +92,17 @@ export function VersionList({
   if (h.error) return <div className="error">Could not load history: {h.error.message}</div>;
   if (!h.data) return <div className="muted pad">Loading history…</div>;
   if (!h.data.versions.length) return <div className="empty">No versions recorded.</div>;
+  const versions = h.data.versions;
   return (
     <ol className="versions" data-testid="version-list">
-      {h.data.versions.map((v, i) => {
+      {versions.map((v, i) => {
         const active = activeAt !== null && v.validFrom <= activeAt && (v.validTo === null || activeAt < v.validTo);
+        const diff = versionDiff(v, versions[i + 1] ?? null, !nodeId.startsWith("job:"));
         return (
-          <li key={v.version} className={active ? "active" : ""}>
-            <button className="version" onClick={() => onPick(v)} data-testid="version-item" title="Show the graph at this version">
+          <li key={v.version} className={active ? "active" : ""} data-testid="version">
+            <div className="version">
               <span className="version-head">
-                <b>{i === 0 ? "Current version" : `Version ${h.data!.versions.length - i}`}</b>
+                <b>{i === 0 ? "Current version" : `Version ${versions.length - i}`}</b>
                 <span className="muted">{formatTime(v.validFrom)}</span>
               </span>
               <span className="version-changes">
@@ -73,9 +111,16 @@ export function VersionList({
                     {c}
                   </span>
                 ))}
-                {v.fields && <span className="muted">{v.fields.length} columns</span>}
+                {!nodeId.startsWith("job:") && <span className="muted">{v.fields.length} columns</span>}
               </span>
-            </button>
+              <DiffLine d={diff} />
+              <span className="version-foot">
+                {v.runId ? <RunRef runId={v.runId} /> : <span className="muted small">no run recorded</span>}
+                <button className="tb-btn small" onClick={() => onPick(v)} data-testid="version-item" title="Open the lineage graph as it was at this version">
+                  {active ? "Viewing this version" : "View lineage at this version"}
+                </button>
+              </span>
+            </div>
           </li>
         );
       })}
@@ -93,7 +138,19 @@ export function RunsTable({ jobId, compact = false }: { jobId: string; compact?:
   if (!r.data.runs.length) return <div className="empty">No runs recorded.</div>;
   const row = (run: Run) => (
     <tbody key={run.runId}>
-      <tr className="run-row" onClick={() => setOpen(open === run.runId ? null : run.runId)} data-testid="run-row">
+      <tr
+        className="run-row"
+        onClick={() => setOpen(open === run.runId ? null : run.runId)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            setOpen(open === run.runId ? null : run.runId);
+          }
+        }}
+        tabIndex={0}
+        aria-expanded={open === run.runId}
+        data-testid="run-row"
+      >
         <td>
           <RunStateBadge state={run.state} />
         </td>
@@ -108,6 +165,26 @@ export function RunsTable({ jobId, compact = false }: { jobId: string; compact?:
             {run.errorMessage && <div className="run-error">{run.errorMessage}</div>}
             {open === run.runId && run.stackTrace && <pre className="code small">{run.stackTrace}</pre>}
             {open === run.runId && compact && <div className="mono small muted">run {run.runId}</div>}
+            {open === run.runId && (
+              <dl className="kv run-refs" data-testid="run-refs">
+                <dt>Read</dt>
+                <dd>
+                  <NodeRefList ids={run.inputs} empty="nothing recorded" />
+                </dd>
+                <dt>Wrote</dt>
+                <dd>
+                  <NodeRefList ids={run.outputs} empty="nothing recorded" />
+                </dd>
+                {run.parentJob && (
+                  <>
+                    <dt>Parent</dt>
+                    <dd>
+                      <NodeRef id={run.parentJob} />
+                    </dd>
+                  </>
+                )}
+              </dl>
+            )}
           </td>
         </tr>
       )}
@@ -129,13 +206,13 @@ export function RunsTable({ jobId, compact = false }: { jobId: string; compact?:
       </table>
       {r.data.total > limit && (
         <div className="pager">
-          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))}>
+          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - limit))} aria-label="Newer runs">
             Newer
           </button>
           <span className="muted">
             {offset + 1}–{Math.min(r.data.total, offset + limit)} of {r.data.total}
           </span>
-          <button disabled={offset + limit >= r.data.total} onClick={() => setOffset(offset + limit)}>
+          <button disabled={offset + limit >= r.data.total} onClick={() => setOffset(offset + limit)} aria-label="Older runs">
             Older
           </button>
         </div>
@@ -174,10 +251,10 @@ export function EventsList({ nodeId }: { nodeId: string }) {
         ))}
       </ul>
       <div className="pager">
-        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))} aria-label="Newer events">
           Newer
         </button>
-        <button disabled={!r.data.nextCursor} onClick={() => setCursors([...cursors, r.data!.nextCursor])}>
+        <button disabled={!r.data.nextCursor} onClick={() => setCursors([...cursors, r.data!.nextCursor])} aria-label="Older events">
           Older
         </button>
       </div>
@@ -246,9 +323,21 @@ export function JobInfo({ node }: { node: JobDetails }) {
         {node.parent && (
           <>
             <dt>Parent</dt>
-            <dd className="mono">{node.parent}</dd>
+            <dd>
+              <NodeRef id={node.parent} testId="job-parent" />
+            </dd>
           </>
         )}
+        <ApplicationJob node={node} />
+        <dt>Reads</dt>
+        <dd>
+          <NodeRefList ids={node.inputs} testId="job-inputs" />
+        </dd>
+        <dt>Writes</dt>
+        <dd>
+          <NodeRefList ids={node.outputs} testId="job-outputs" />
+        </dd>
+        <ActionJobs node={node} />
         <dt>Latest run</dt>
         <dd>
           <RunStateBadge state={node.latestRun?.state} /> {formatDuration(node.latestRun?.durationMs)}
@@ -336,15 +425,60 @@ export function DatasetInfo({ node }: { node: DatasetDetails }) {
       {node.producers && (
         <>
           <dt>Written by</dt>
-          <dd className="mono break">{node.producers.join(", ") || "—"}</dd>
+          <dd>
+            <NodeRefList ids={node.producers} testId="written-by" />
+          </dd>
         </>
       )}
       {node.consumers && (
         <>
           <dt>Read by</dt>
-          <dd className="mono break">{node.consumers.join(", ") || "—"}</dd>
+          <dd>
+            <NodeRefList ids={node.consumers} testId="read-by" />
+          </dd>
         </>
       )}
     </dl>
+  );
+}
+
+/**
+ * The action jobs of a Spark application job (`app` → `app.execute_..._command.table`): until the
+ * API answers a job's children, they are the jobs of the same namespace whose name starts with
+ * "<app>." or whose parent is this job.
+ */
+function ActionJobs({ node }: { node: JobDetails }) {
+  const r = useAsync((sig) => api.searchJobs(node.name, node.namespace, 100, sig), [node.name, node.namespace]);
+  const ids = (r.data?.results ?? [])
+    .filter((x) => x.type === "JOB" && x.namespace === node.namespace && x.name.startsWith(`${node.name}.`))
+    .map((x) => x.id)
+    .sort();
+  if (!ids.length) return null;
+  return (
+    <>
+      <dt>Actions</dt>
+      <dd>
+        <NodeRefList ids={ids} testId="job-actions" />
+      </dd>
+    </>
+  );
+}
+
+/** For an action job named by the Spark rule, its application job (when it exists). */
+function ApplicationJob({ node }: { node: JobDetails }) {
+  const app = jobLabel(node.name).app;
+  const r = useAsync(
+    (sig) => (app && !node.parent ? api.searchJobs(app, node.namespace, 20, sig) : Promise.resolve(null)),
+    [app, node.namespace, node.parent],
+  );
+  const hit = r.data?.results.find((x) => x.type === "JOB" && x.namespace === node.namespace && x.name === app);
+  if (!hit) return null;
+  return (
+    <>
+      <dt>Application</dt>
+      <dd>
+        <NodeRef id={hit.id} testId="job-application" />
+      </dd>
+    </>
   );
 }

@@ -1,10 +1,16 @@
+import { isUtc } from "./timezone";
+
 // Display helpers: times, durations, short names.
 
-export function formatTime(iso: string | null | undefined): string {
+/**
+ * Times are shown and typed in the browser's time zone, or in UTC when the user switched to UTC
+ * (lib/timezone.ts). "2026-11-22 06:10:10 UTC+01:00" / "2026-11-22 05:10:10 UTC".
+ */
+export function formatTime(iso: string | null | undefined, utc: boolean = isUtc()): string {
   if (!iso) return "—";
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "Z").replace(/Z$/, " UTC");
+  return `${wallClock(d, utc)} ${offsetLabel(d, utc)}`;
 }
 
 export function formatDuration(ms: number | null | undefined): string {
@@ -29,15 +35,67 @@ export function timeAgo(iso: string | null | undefined, now = Date.now()): strin
   return `${Math.floor(s / 86400)} d ago`;
 }
 
-/** "2026-11-22T05:10" (a datetime-local value, read as UTC) -> ISO with zone. */
-export function localInputToIso(value: string): string | null {
-  if (!value) return null;
-  const d = new Date(`${value}${value.length === 16 ? ":00" : ""}Z`);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+const pad = (n: number, w = 2) => String(n).padStart(w, "0");
+
+/** "2026-11-22 06:10:10" of `d` in the browser's zone (or UTC). */
+export function wallClock(d: Date, utc: boolean): string {
+  if (utc) return d.toISOString().slice(0, 19).replace("T", " ");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-export function isoToLocalInput(iso: string | null): string {
+/** "UTC" or "UTC+01:00" / "UTC-05:30": the zone of a wall-clock time at that moment. */
+export function offsetLabel(d: Date, utc: boolean): string {
+  const off = utc ? 0 : -d.getTimezoneOffset();
+  if (off === 0) return "UTC";
+  const a = Math.abs(off);
+  return `UTC${off > 0 ? "+" : "-"}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
+}
+
+/**
+ * The zone times are shown in, for the label beside a time input: "UTC" or the browser's offset
+ * "UTC+01:00" (short, so the toolbar stays one row); `zoneName` gives "Europe/Berlin" for its tooltip.
+ */
+export function zoneLabel(utc: boolean, now = new Date()): string {
+  return utc ? "UTC" : offsetLabel(now, false);
+}
+
+export function zoneName(utc: boolean): string {
+  if (utc) return "UTC";
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "your browser's zone";
+}
+
+const WALL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?$/;
+const ZONED = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/**
+ * What the user typed or pasted into a time input, as an ISO instant; null when it is not a time.
+ * A value with a zone (`2026-11-22T05:10:10Z`, `...+02:00`) is exact; a wall-clock value
+ * (`2026-11-22 06:10`, `2026-11-22T06:10:10`, `2026-11-22`) is read in the browser's zone, or in
+ * UTC when `utc`; 13 digits are epoch milliseconds.
+ */
+export function parseTimeInput(value: string, utc: boolean): string | null {
+  const v = value.trim();
+  if (!v) return null;
+  if (/^\d{12,14}$/.test(v)) return new Date(Number(v)).toISOString();
+  if (ZONED.test(v) && /^\d{4}-\d{2}-\d{2}[T ]/.test(v)) {
+    const d = new Date(v.replace(" ", "T").replace(/z$/, "Z"));
+    return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  }
+  const m = WALL.exec(v);
+  if (!m) return null;
+  const [y, mo, da, h = "0", mi = "0", se = "0", frac = "0"] = m.slice(1);
+  const ms = Number(frac.padEnd(3, "0").slice(0, 3));
+  const parts = [Number(y), Number(mo) - 1, Number(da), Number(h), Number(mi), Number(se), ms] as const;
+  const d = utc ? new Date(Date.UTC(...parts)) : new Date(...parts);
+  if (Number.isNaN(d.getTime())) return null;
+  // 2026-02-31 is not a date (Date would roll it over to March)
+  if ((utc ? d.getUTCMonth() : d.getMonth()) !== parts[1] || (utc ? d.getUTCDate() : d.getDate()) !== parts[2]) return null;
+  return d.toISOString();
+}
+
+/** An ISO instant as the time input shows it: "2026-11-22 06:10:10" in the browser's zone (or UTC). */
+export function timeInputValue(iso: string | null, utc: boolean): string {
   if (!iso) return "";
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? "" : d.toISOString().slice(0, 19);
+  return Number.isNaN(d.getTime()) ? "" : wallClock(d, utc);
 }

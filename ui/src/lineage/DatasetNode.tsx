@@ -38,8 +38,8 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
           <DatasetKindIcon kind={n.kind} />
         </span>
         <span className="lnode-title">
-          <span className="lnode-name" title={n.name} data-testid="node-name">
-            {label.title}
+          <span className="lnode-name tail" title={n.name} data-testid="node-name" data-name={n.name}>
+            <bdi>{label.title}</bdi>
           </span>
           <span className="lnode-sub" title={`${n.namespace} ${n.name}`}>
             {n.namespace}
@@ -49,6 +49,8 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
         <button
           className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}
           title={data.columnsOpen ? "Hide columns" : "Show columns"}
+          aria-label={`${data.columnsOpen ? "Hide" : "Show"} the ${data.columnCount} columns of ${label.title}`}
+          aria-expanded={data.columnsOpen}
           data-testid="toggle-columns"
           onClick={(e) => {
             e.stopPropagation();
@@ -65,6 +67,7 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
             <input
               className="col-filter"
               placeholder={`Filter ${data.columnCount} columns…`}
+              aria-label={`Filter the columns of ${label.title}`}
               value={data.filter}
               data-testid="column-filter"
               onChange={(e) => a.setColumnFilter(n.id, e.target.value)}
@@ -94,14 +97,26 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
           {data.filter && data.columnTotal === 0 && <div className="col-empty muted">no column matches</div>}
           {data.pages > 1 && (
             <div className="col-pager">
-              <button disabled={data.page === 0} onClick={() => a.setColumnPage(n.id, data.page - 1)} data-testid="col-prev">
+              <button
+                disabled={data.page === 0}
+                onClick={() => a.setColumnPage(n.id, data.page - 1)}
+                data-testid="col-prev"
+                aria-label={`Previous columns of ${label.title}`}
+                title="Previous columns"
+              >
                 ‹
               </button>
               <span>
                 {data.page + 1} / {data.pages}
                 {data.hiddenHighlighted > 0 && <span className="hl-note"> · {data.hiddenHighlighted} on path elsewhere</span>}
               </span>
-              <button disabled={data.page >= data.pages - 1} onClick={() => a.setColumnPage(n.id, data.page + 1)} data-testid="col-next">
+              <button
+                disabled={data.page >= data.pages - 1}
+                onClick={() => a.setColumnPage(n.id, data.page + 1)}
+                data-testid="col-next"
+                aria-label={`Next columns of ${label.title}`}
+                title="Next columns"
+              >
                 ›
               </button>
             </div>

@@ -8,6 +8,7 @@ import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
 import { useAsync } from "../lib/useAsync";
 import type { ColumnPath } from "../model/columns";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
+import { jobLabel, tailCut } from "../model/names";
 
 const parseDatasetName = (id: string): string => {
   try {
@@ -69,8 +70,13 @@ export function DetailsPane({
                 className={`${c === column ? "is-selected" : ""}${drawn.has(datasetOfField(c)) ? "" : " not-drawn"}`}
               >
                 <span className="mono">{fieldName(c)}</span>
-                <button className="link muted small ellipsis" onClick={() => onOpenAsset(datasetOfField(c))} title="Open this dataset">
-                  {parseDatasetName(datasetOfField(c))}
+                <button
+                  className="link muted small ellipsis"
+                  onClick={() => onOpenAsset(datasetOfField(c))}
+                  title={`Open ${parseDatasetName(datasetOfField(c))}`}
+                  data-testid="path-dataset"
+                >
+                  {tailCut(splitName(parseDatasetName(datasetOfField(c))).title, 32)}
                 </button>
                 {!drawn.has(datasetOfField(c)) && <span className="pill">not drawn</span>}
               </li>
@@ -84,11 +90,12 @@ export function DetailsPane({
         </span>
         <div className="details-title">
           <div className="details-name" data-testid="details-name" title={node.data?.name}>
-            {node.data ? splitName(node.data.name).title : nodeId}
+            {node.data ? (isJob ? jobLabel(node.data.name).title : splitName(node.data.name).title) : nodeId}
           </div>
           <div className="muted small break">
             {node.data?.namespace}
-            {node.data && splitName(node.data.name).context ? ` · ${splitName(node.data.name).context}` : ""}
+            {node.data && !isJob && splitName(node.data.name).context ? ` · ${splitName(node.data.name).context}` : ""}
+            {node.data && isJob && jobLabel(node.data.name).app ? ` · Spark application ${jobLabel(node.data.name).app}` : ""}
           </div>
         </div>
         <button className="icon-btn" onClick={onClose} aria-label="Close details">

@@ -1,6 +1,21 @@
-import type { ImpactAnswer } from "../api/types";
+import { useMemo, useState } from "react";
+import type { ImpactAnswer, ImpactType } from "../api/types";
 import { CloseIcon, DownloadIcon } from "../components/Icons";
 import { impactCsv, sortImpact } from "../model/impact";
+import { jobLabel } from "../model/names";
+import { parseNodeId, splitName } from "../model/nodeid";
+
+/** The distinguishing part of a node id on an impact path: the file or table, the job's action, the column. */
+export function shortNodeName(id: string): string {
+  try {
+    const r = parseNodeId(id);
+    if (r.type === "job") return jobLabel(r.name).title;
+    const ds = splitName(r.name).title;
+    return r.type === "datasetField" ? `${ds}.${r.field}` : ds;
+  } catch {
+    return id;
+  }
+}
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
@@ -19,14 +34,25 @@ export function ImpactPanel({
   error,
   onClose,
   onPick,
+  onOpen,
 }: {
   target: string;
   answer: ImpactAnswer | null;
   error: Error | null;
   onClose: () => void;
   onPick: (id: string) => void;
+  /** open an asset's page */
+  onOpen: (id: string) => void;
 }) {
-  const items = answer ? sortImpact(answer.items) : [];
+  const all = useMemo(() => (answer ? sortImpact(answer.items) : []), [answer]);
+  const [maxDepth, setMaxDepth] = useState(0); // 0 = any depth
+  const [type, setType] = useState<ImpactType | "">("");
+  const [namespace, setNamespace] = useState("");
+  const depths = useMemo(() => [...new Set(all.map((i) => i.depth))].sort((a, b) => a - b), [all]);
+  const namespaces = useMemo(() => [...new Set(all.map((i) => i.namespace))].sort(), [all]);
+  const items = all.filter(
+    (i) => (maxDepth === 0 || i.depth <= maxDepth) && (type === "" || i.type === type) && (namespace === "" || i.namespace === namespace),
+  );
   return (
     <section className="impact" data-testid="impact-panel">
       <header className="impact-head">
@@ -45,6 +71,7 @@ export function ImpactPanel({
           disabled={!answer}
           data-testid="impact-csv"
           onClick={() => answer && download(`impact-${target.replace(/[^\w.-]+/g, "_")}.csv`, impactCsv(items))}
+          title={items.length === all.length ? "All rows" : `The ${items.length} rows the filters show`}
         >
           <DownloadIcon /> Export CSV
         </button>
@@ -52,6 +79,44 @@ export function ImpactPanel({
           <CloseIcon />
         </button>
       </header>
+      {answer && all.length > 0 && (
+        <div className="impact-filters" data-testid="impact-filters">
+          <label>
+            Depth{" "}
+            <select value={maxDepth} onChange={(e) => setMaxDepth(Number(e.target.value))} data-testid="impact-depth">
+              <option value={0}>any</option>
+              {depths.map((d) => (
+                <option key={d} value={d}>
+                  ≤ {d}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Type{" "}
+            <select value={type} onChange={(e) => setType(e.target.value as ImpactType | "")} data-testid="impact-type">
+              <option value="">all</option>
+              <option value="DATASET">datasets</option>
+              <option value="JOB">jobs</option>
+              <option value="FIELD">columns</option>
+            </select>
+          </label>
+          <label>
+            Namespace{" "}
+            <select value={namespace} onChange={(e) => setNamespace(e.target.value)} data-testid="impact-namespace">
+              <option value="">all</option>
+              {namespaces.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span className="muted" data-testid="impact-shown">
+            {items.length === all.length ? `${all.length} rows` : `${items.length} of ${all.length} rows`}
+          </span>
+        </div>
+      )}
       {error && <div className="error">Impact analysis failed: {error.message}</div>}
       {!answer && !error && <div className="muted pad">Computing impact…</div>}
       {answer && items.length === 0 && <div className="empty">Nothing downstream.</div>}
@@ -74,9 +139,16 @@ export function ImpactPanel({
                   <td>
                     <span className={`pill pill-${it.type.toLowerCase()}`}>{it.type.toLowerCase()}</span>
                   </td>
-                  <td className="mono">{it.name}</td>
+                  <td className="mono" title={it.name}>
+                    <button className="link" onClick={(e) => { e.stopPropagation(); onOpen(it.type === "FIELD" ? `dataset:${it.namespace}:${it.name}` : it.id); }} title={`Open ${it.name}`}>
+                      {it.type === "JOB" ? jobLabel(it.name).title : splitName(it.name).title}
+                    </button>
+                    <div className="muted small">{it.namespace}</div>
+                  </td>
                   <td className="mono">{it.field ?? ""}</td>
-                  <td className="path">{it.path.map((p) => p.split(":").slice(-1)[0]).join(" → ")}</td>
+                  <td className="path" title={it.path.join(" → ")}>
+                    {it.path.map(shortNodeName).join(" → ")}
+                  </td>
                 </tr>
               ))}
             </tbody>

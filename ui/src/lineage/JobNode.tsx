@@ -6,10 +6,18 @@ import { useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
 import { JOB_HEIGHT, NODE_WIDTH } from "./sizes";
 import type { JobFlowNode } from "./types";
+import { jobLabel } from "../model/names";
+
+/** Characters of "action output" that fit the node's name line at 13 px; longer, the action moves below. */
+const JOB_NAME_CHARS = 27;
 
 function JobNodeView({ data }: NodeProps<JobFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
+  const label = jobLabel(n.name);
+  // "write employee_compensation"; when that is too long, the output alone and the action below it
+  const whole = label.title.length <= JOB_NAME_CHARS || !label.output;
+  const shown = whole ? label.title : label.output;
   const cls = [
     "lnode",
     "lnode-job",
@@ -37,13 +45,20 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
           <JobIcon />
         </span>
         <span className="lnode-title">
-          <span className="lnode-name" title={n.name} data-testid="node-name">
-            {n.name}
+          <span className="lnode-name tail" title={n.name} data-testid="node-name" data-name={n.name}>
+            <bdi>{shown}</bdi>
           </span>
-          <span className="lnode-sub">
+          <span className="lnode-sub" title={label.app ? `${label.action} · Spark application ${label.app}` : undefined}>
             <RunStateBadge state={n.latestRun?.state} />
             <span>{formatDuration(n.latestRun?.durationMs)}</span>
-            {n.jobType?.jobType && <span className="muted">· {n.jobType.jobType}</span>}
+            {label.app ? (
+              <span className="muted ellipsis">
+                · {whole ? "" : `${label.action} · `}
+                {label.app}
+              </span>
+            ) : (
+              n.jobType?.jobType && <span className="muted">· {n.jobType.jobType}</span>
+            )}
           </span>
         </span>
       </div>

@@ -7,7 +7,7 @@ function LineageEdgeView(props: EdgeProps<LineageFlowEdge>) {
   const { id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, markerEnd } = props;
   const [hover, setHover] = useState(false);
   const [path, labelX, labelY] = getBezierPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition });
-  const cls = ["ledge", `ledge-${data?.kind ?? "flow"}`, `emph-${data?.emphasis ?? "normal"}`, data?.mark ? `mark-${data.mark}` : ""].join(" ");
+  const cls = ["ledge", `ledge-${data?.kind ?? "flow"}`, data?.dependency ? `dep-${data.dependency}` : "", `emph-${data?.emphasis ?? "normal"}`, data?.mark ? `mark-${data.mark}` : ""].join(" ");
   return (
     <>
       <BaseEdge id={id} path={path} className={cls} markerEnd={markerEnd} />
@@ -16,6 +16,7 @@ function LineageEdgeView(props: EdgeProps<LineageFlowEdge>) {
         className="ledge-hit"
         data-testid={`edge-${data?.kind ?? "flow"}`}
         data-emphasis={data?.emphasis ?? "normal"}
+        data-dependency={data?.dependency ?? ""}
         onMouseEnter={() => setHover(true)}
         onMouseLeave={() => setHover(false)}
       />

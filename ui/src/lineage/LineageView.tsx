@@ -14,6 +14,7 @@ import { LayoutClient } from "../layout/client";
 import { Canvas } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { LineageContext, type LineageActions } from "./context";
+import { GraphRefsContext, type GraphRefs } from "../components/refs";
 import { DetailsPane } from "./DetailsPane";
 import { buildElements, type ColumnUi } from "./elements";
 import { ImpactPanel } from "./ImpactPanel";
@@ -93,6 +94,8 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   }, [view.column, view.at]);
 
   const root = view.node;
+  // the node the view centres on: the selected node, else the selected column's dataset, else the root
+  const focus = selected ?? (view.column ? datasetOfField(view.column) : root);
   // drawn edges first: the path's edge indexes below graph.columnEdges.length are drawable
   const path = useMemo(
     () => (graph && view.column ? columnPath(view.column, [...graph.columnEdges, ...serverColumnEdges]) : null),
@@ -136,12 +139,32 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             columnUi,
             expansions: expansionSet,
             precomputeHandles: graph.nodes.length > BIG_GRAPH,
+            directOnly: view.directOnly,
           })
         : null,
-    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet],
+    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly],
   );
 
+  // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA") && (t as HTMLInputElement).value) return;
+      if (document.querySelector(".tb-menu[open], .modal-backdrop")) return;
+      if (view.impact) setView({ impact: false });
+      else if (selected || view.column) {
+        setSelected(null);
+        if (view.column) setView({ column: null });
+      } else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [view.impact, view.column, selected, setView]);
+
   const drawnDatasets = useMemo(() => new Set(graph?.nodes.map((n) => n.id) ?? []), [graph]);
+  const graphRefs: GraphRefs = useMemo(() => ({ drawn: (id) => drawnDatasets.has(id), show: (id) => setSelected(id) }), [drawnDatasets]);
   const datasetIds = useMemo(() => graph?.nodes.filter((n) => n.type === "DATASET").map((n) => n.id) ?? [], [graph]);
   const allOpen = datasetIds.length > 0 && datasetIds.every((d) => openColumns.has(d));
 
@@ -183,6 +206,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
 
   return (
     <LineageContext.Provider value={actions}>
+      <GraphRefsContext.Provider value={graphRefs}>
       <div className="lineage">
         <Toolbar
           view={view}
@@ -205,7 +229,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         <div className="lineage-body">
           <ReactFlowProvider>
             {elements ? (
-              <Canvas elements={elements} client={layoutClient} root={root} onPaneClick={() => setSelected(null)} fitKey={view.impact ? "impact" : ""} />
+              <Canvas elements={elements} client={layoutClient} root={root} focus={focus} onPaneClick={() => setSelected(null)} />
             ) : (
               <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
             )}
@@ -234,9 +258,11 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             error={impact?.error ?? null}
             onClose={() => setView({ impact: false })}
             onPick={(id) => setSelected(isField(id) ? datasetOfField(id) : id)}
+            onOpen={(id) => navigate(nodeHref(id))}
           />
         )}
       </div>
+      </GraphRefsContext.Provider>
     </LineageContext.Provider>
   );
 }

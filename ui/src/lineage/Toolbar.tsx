@@ -1,7 +1,69 @@
-import { useEffect, useState } from "react";
-import { ClockIcon } from "../components/Icons";
-import { isoToLocalInput, localInputToIso } from "../lib/format";
+// The lineage toolbar: depth, view switches, time (as of / compare, in the browser's zone or UTC)
+// and impact. When the toolbar is narrower than its one-row width, the view switches and compare
+// collapse into a "View" menu instead of wrapping onto a second row.
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { MenuIcon } from "../components/Icons";
+import { parseTimeInput, timeInputValue, zoneLabel, zoneName } from "../lib/format";
+import { setUtc, useUtcSetting } from "../lib/timezone";
 import type { ViewState } from "../model/urlState";
+
+function TimeInput({
+  value,
+  utc,
+  onApply,
+  testId,
+  label,
+}: {
+  value: string | null;
+  utc: boolean;
+  onApply: (iso: string | null) => void;
+  testId: string;
+  label: string;
+}) {
+  const [text, setText] = useState(timeInputValue(value, utc));
+  const [bad, setBad] = useState(false);
+  useEffect(() => {
+    setText(timeInputValue(value, utc));
+    setBad(false);
+  }, [value, utc]);
+  const zone = zoneLabel(utc);
+  const where = utc ? "UTC (switched to UTC)" : `${zoneName(false)}, your browser's zone (${zone})`;
+  return (
+    <>
+      <input
+        type="text"
+        className={`tb-time${bad ? " is-bad" : ""}`}
+        value={text}
+        placeholder="YYYY-MM-DD HH:MM:SS"
+        spellCheck={false}
+        autoComplete="off"
+        aria-label={`${label} (${where}; or paste an ISO timestamp)`}
+        aria-invalid={bad}
+        title={`${label}: a time in ${where}, or an ISO timestamp with its zone (2026-11-22T05:10:10Z)`}
+        onChange={(e) => {
+          setText(e.target.value);
+          setBad(false);
+        }}
+        onPaste={(e) => {
+          // a pasted ISO timestamp with a zone is shown in the input's zone at once
+          const pasted = e.clipboardData.getData("text");
+          const iso = parseTimeInput(pasted, utc);
+          if (iso && /(?:z|[+-]\d\d(?::?\d\d)?)\s*$/i.test(pasted.trim())) {
+            e.preventDefault();
+            setText(timeInputValue(iso, utc));
+            onApply(iso);
+          }
+        }}
+        onBlur={() => setBad(text.trim() !== "" && parseTimeInput(text, utc) === null)}
+        data-testid={testId}
+        data-iso={parseTimeInput(text, utc) ?? ""}
+      />
+      <span className="tb-zone" data-testid={`${testId}-zone`} title={where}>
+        {zone}
+      </span>
+    </>
+  );
+}
 
 export function Toolbar({
   view,
@@ -16,22 +78,46 @@ export function Toolbar({
   toggleAllColumns: () => void;
   canImpact: boolean;
 }) {
-  const [at, setAt] = useState(isoToLocalInput(view.at));
-  const [from, setFrom] = useState(isoToLocalInput(view.compareFrom));
-  useEffect(() => setAt(isoToLocalInput(view.at)), [view.at]);
-  useEffect(() => setFrom(isoToLocalInput(view.compareFrom)), [view.compareFrom]);
-  return (
-    <div className="toolbar" data-testid="lineage-toolbar">
-      <label className="tb-item">
-        <span>Depth</span>
-        <select value={view.depth} onChange={(e) => setView({ depth: Number(e.target.value) })} data-testid="depth-select">
-          {[1, 2, 3, 4, 5, 6, 8, 10].map((d) => (
-            <option key={d} value={d}>
-              {d}
-            </option>
-          ))}
-        </select>
-      </label>
+  const utc = useUtcSetting();
+  const bar = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [atText, setAtText] = useState<string | null>(null);
+  // one row or a menu: the toolbar is measured laid out in full (fullWidth, its scroll width);
+  // narrower than that, the view switches and compare go into the "View" menu
+  const [fullWidth, setFullWidth] = useState(0);
+  const narrow = fullWidth > 0 && width < fullWidth;
+  useEffect(() => {
+    const el = bar.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  useLayoutEffect(() => {
+    const el = bar.current;
+    if (!el || narrow) return;
+    // laid out in full: remember how wide that is (content changes, such as a Now button, re-measure)
+    if (el.scrollWidth > el.clientWidth) setFullWidth(el.scrollWidth + 1);
+    else if (fullWidth !== 0 && fullWidth > el.clientWidth) setFullWidth(0);
+  }, [narrow, fullWidth, width, view.at, view.compareFrom, utc, atText]);
+
+  const applyAt = (form: HTMLFormElement, key: "at" | "compareFrom") => {
+    const input = form.querySelector("input.tb-time") as HTMLInputElement | null;
+    const text = input?.value ?? "";
+    const iso = parseTimeInput(text, utc);
+    if (text.trim() && !iso) {
+      input?.setAttribute("aria-invalid", "true");
+      input?.classList.add("is-bad");
+      setAtText(text);
+      return;
+    }
+    setAtText(null);
+    setView({ [key]: iso });
+  };
+
+  const switches = (
+    <>
       <label className="tb-item switch">
         <input
           type="checkbox"
@@ -43,26 +129,74 @@ export function Toolbar({
         <span>Datasets only</span>
       </label>
       <button className="tb-btn" onClick={toggleAllColumns} data-testid="toggle-all-columns">
-        {allColumnsOpen ? "Hide columns" : "Show all columns"}
+        {allColumnsOpen ? "Hide columns" : "All columns"}
       </button>
+      <label className="tb-item switch" title="Column edges: show only DIRECT dependencies (the value flows), not INDIRECT ones (join, filter, group-by keys)">
+        <input
+          type="checkbox"
+          checked={view.directOnly}
+          onChange={(e) => setView({ directOnly: e.target.checked })}
+          data-testid="toggle-direct-only"
+        />
+        <span className="switch-track" />
+        <span>Direct only</span>
+      </label>
+      <span className="tb-legend" data-testid="edge-legend" aria-label="Column edges: solid = direct, dashed = indirect">
+        <svg width="16" height="8" aria-hidden="true">
+          <line x1="0" y1="4" x2="16" y2="4" className="legend-direct" />
+        </svg>
+        direct
+        <svg width="16" height="8" aria-hidden="true">
+          <line x1="0" y1="4" x2="16" y2="4" className="legend-indirect" />
+        </svg>
+        indirect
+      </span>
+    </>
+  );
+  const compare = (
+    <form
+      className="tb-item"
+      onSubmit={(e) => {
+        e.preventDefault();
+        applyAt(e.currentTarget, "compareFrom");
+      }}
+    >
+      <span>Compare with</span>
+      <TimeInput value={view.compareFrom} utc={utc} onApply={(iso) => setView({ compareFrom: iso })} testId="compare-input" label="Compare with" />
+      <button className="tb-btn" type="submit" data-testid="compare-apply">
+        Compare
+      </button>
+      {view.compareFrom && (
+        <button className="tb-btn" type="button" onClick={() => setView({ compareFrom: null })} data-testid="compare-exit">
+          Exit
+        </button>
+      )}
+    </form>
+  );
+
+  return (
+    <div className={`toolbar${narrow ? " is-narrow" : ""}`} ref={bar} data-testid="lineage-toolbar" data-full-width={fullWidth}>
+      <label className="tb-item">
+        <span>Depth</span>
+        <select value={view.depth} onChange={(e) => setView({ depth: Number(e.target.value) })} data-testid="depth-select">
+          {[1, 2, 3, 4, 5, 6, 8, 10].map((d) => (
+            <option key={d} value={d}>
+              {d}
+            </option>
+          ))}
+        </select>
+      </label>
+      {!narrow && switches}
       <span className="tb-sep" />
       <form
-        className="tb-item"
+        className={`tb-item${view.at ? " tb-asof-on" : ""}`}
         onSubmit={(e) => {
           e.preventDefault();
-          setView({ at: localInputToIso(at) });
+          applyAt(e.currentTarget, "at");
         }}
       >
-        <ClockIcon />
         <span>As of</span>
-        <input
-          type="datetime-local"
-          step={1}
-          value={at}
-          onChange={(e) => setAt(e.target.value)}
-          data-testid="at-input"
-          title="UTC"
-        />
+        <TimeInput value={view.at} utc={utc} onApply={(iso) => setView({ at: iso })} testId="at-input" label="As of" />
         <button className="tb-btn" type="submit" data-testid="at-apply">
           Go
         </button>
@@ -72,30 +206,52 @@ export function Toolbar({
           </button>
         )}
       </form>
-      <form
-        className="tb-item"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setView({ compareFrom: localInputToIso(from) });
-        }}
-      >
-        <span>Compare with</span>
-        <input type="datetime-local" step={1} value={from} onChange={(e) => setFrom(e.target.value)} data-testid="compare-input" title="UTC" />
-        <button className="tb-btn" type="submit" data-testid="compare-apply">
-          Compare
-        </button>
-        {view.compareFrom && (
-          <button className="tb-btn" type="button" onClick={() => setView({ compareFrom: null })}>
-            Exit
-          </button>
-        )}
-      </form>
+      <label className="tb-item switch" title="Show and type times in UTC instead of your browser's zone">
+        <input type="checkbox" checked={utc} onChange={(e) => setUtc(e.target.checked)} data-testid="toggle-utc" />
+        <span className="switch-track" />
+        <span>UTC</span>
+      </label>
+      {!narrow && compare}
+      {atText !== null && (
+        <span className="error small" role="alert" data-testid="time-error">
+          Not a time: "{atText}" — type YYYY-MM-DD HH:MM:SS or paste an ISO timestamp
+        </span>
+      )}
       <span className="tb-spacer" />
+      {narrow && (
+        <div
+          className="tb-menu"
+          onKeyDown={(e) => {
+            if (e.key === "Escape" && menuOpen) {
+              e.stopPropagation();
+              e.preventDefault();
+              setMenuOpen(false);
+            }
+          }}
+        >
+          <button
+            className={`tb-btn${menuOpen ? " on" : ""}`}
+            aria-haspopup="true"
+            aria-expanded={menuOpen}
+            onClick={() => setMenuOpen(!menuOpen)}
+            data-testid="toolbar-menu"
+          >
+            <MenuIcon /> View
+          </button>
+          {menuOpen && (
+            <div className="tb-menu-body" data-testid="toolbar-menu-body">
+              {switches}
+              {compare}
+            </div>
+          )}
+        </div>
+      )}
       <button
         className={`tb-btn primary${view.impact ? " on" : ""}`}
         disabled={!canImpact}
         onClick={() => setView({ impact: !view.impact })}
         data-testid="impact-button"
+        aria-pressed={view.impact}
         title="Everything downstream of the asset, or of the selected column"
       >
         Impact analysis

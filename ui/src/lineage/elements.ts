@@ -29,6 +29,15 @@ export interface ElementsInput {
   expansions: Set<string>;
   /** give React Flow the handle positions up front (big graphs: no render-to-measure pass) */
   precomputeHandles?: boolean;
+  /** draw only DIRECT column dependencies (no INDIRECT ones: join/filter/group keys) */
+  directOnly?: boolean;
+}
+
+/** A column edge is INDIRECT when it ends at a dataset (the facet's dataset-level list) or every transformation it carries is INDIRECT. */
+export function dependencyOf(target: string, transformations: { type: string }[] | null | undefined): "direct" | "indirect" {
+  if (!isField(target)) return "indirect";
+  const t = transformations ?? [];
+  return t.length > 0 && t.every((x) => x.type === "INDIRECT") ? "indirect" : "direct";
 }
 
 export interface Elements {
@@ -143,6 +152,7 @@ export function buildElements(inp: ElementsInput): Elements {
       type: "lineage",
       markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
       data: { kind: "flow", emphasis: emphOf(e.source, e.target), mark, via: e.via, label: e.type === "DERIVED" ? "derived" : "" },
+      // every edge is drawn under the nodes (React Flow's edge layer), never across a node's text
       zIndex: 0,
     });
     layoutEdges.push({ id, source: e.source, target: e.target });
@@ -160,6 +170,8 @@ export function buildElements(inp: ElementsInput): Elements {
     const tf = tgtIsField ? fieldName(ce.target) : null;
     const emphasis: Emphasis = path ? (path.edges.has(i) ? "highlight" : "dim") : "normal";
     const t = ce.transformations ?? [];
+    const dependency = dependencyOf(ce.target, t);
+    if (inp.directOnly && dependency === "indirect") return;
     edges.push({
       id: `c:${i}`,
       source: srcDs,
@@ -169,13 +181,17 @@ export function buildElements(inp: ElementsInput): Elements {
       type: "lineage",
       data: {
         kind: "column",
+        dependency,
         emphasis,
         transformations: t,
         job: ce.job,
         label: `${sf} → ${tf ?? "(whole dataset)"}`,
       },
-      zIndex: emphasis === "highlight" ? 2 : 1,
+      zIndex: 0,
     });
   });
+  // highlighted edges last: drawn on top of the other edges (all of them under the nodes)
+  const rank = (e: LineageFlowEdge) => (e.data?.emphasis === "highlight" ? 2 : e.data?.emphasis === "dim" ? 0 : 1);
+  edges.sort((a, b) => rank(a) - rank(b));
   return { nodes, edges, layoutNodes, layoutEdges };
 }

@@ -2,7 +2,7 @@ import { Position, type NodeHandle } from "@xyflow/react";
 // Node sizes are fixed by what a node shows, so the layout (in the worker) and the DOM agree.
 import { PAGE_SIZE } from "../model/columns";
 
-export const NODE_WIDTH = 272;
+export const NODE_WIDTH = 300;
 export const HEADER_HEIGHT = 60;
 export const ROW_HEIGHT = 24;
 export const FILTER_HEIGHT = 34;

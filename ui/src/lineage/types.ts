@@ -43,6 +43,8 @@ export interface JobNodeData extends Record<string, unknown> {
 
 export interface LineageEdgeData extends Record<string, unknown> {
   kind: "flow" | "column";
+  /** column edges: DIRECT (the value flows) or INDIRECT (join/filter/group keys, dataset-level) */
+  dependency?: "direct" | "indirect";
   emphasis: Emphasis;
   mark?: Mark;
   transformations?: Transformation[];

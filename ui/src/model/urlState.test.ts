@@ -14,6 +14,7 @@ describe("URL state", () => {
       compareFrom: "2026-11-01T00:00:00.000Z",
       datasetsOnly: true,
       impact: true,
+      directOnly: true,
     };
     expect(decodeView(encodeView(v))).toEqual(v);
     expect(decodeView(`?${encodeView(v)}`)).toEqual(v);

@@ -2,7 +2,7 @@
 // selected column, the expansions, the datasets with open column lists, the time.
 //
 //   /asset?node=dataset:file:/data/x.csv&tab=lineage&depth=2&col=datasetField:...&exp=u:job:...
-//          &cols=dataset:...&at=2026-01-01T00:00:00Z&cmp=2025-12-01T00:00:00Z&dso=1&impact=1
+//          &cols=dataset:...&at=2026-01-01T00:00:00Z&cmp=2025-12-01T00:00:00Z&dso=1&impact=1&direct=1
 
 export type Tab = "lineage" | "schema" | "history" | "events" | "runs" | "job";
 const TABS: readonly Tab[] = ["lineage", "schema", "history", "events", "runs", "job"];
@@ -18,6 +18,8 @@ export interface ViewState {
   compareFrom: string | null;
   datasetsOnly: boolean;
   impact: boolean;
+  /** column edges: only DIRECT dependencies (`direct=1`) */
+  directOnly: boolean;
 }
 
 export const DEFAULT_DEPTH = 2;
@@ -35,6 +37,7 @@ export function defaultView(node: string): ViewState {
     compareFrom: null,
     datasetsOnly: false,
     impact: false,
+    directOnly: false,
   };
 }
 
@@ -50,6 +53,7 @@ export function encodeView(v: ViewState): string {
   if (v.compareFrom) q.set("cmp", v.compareFrom);
   if (v.datasetsOnly) q.set("dso", "1");
   if (v.impact) q.set("impact", "1");
+  if (v.directOnly) q.set("direct", "1");
   return q.toString();
 }
 
@@ -72,6 +76,7 @@ export function decodeView(search: string): ViewState | null {
     compareFrom: q.get("cmp") || null,
     datasetsOnly: q.get("dso") === "1",
     impact: q.get("impact") === "1",
+    directOnly: q.get("direct") === "1",
   };
 }
 

@@ -71,7 +71,16 @@ export function AssetPage({ view }: { view: ViewState }) {
           )}
           {!isJob && n && <span className="muted">{n.fields?.length ?? 0} columns</span>}
           {n?.deleted && <span className="pill pill-removed">dropped</span>}
-          <span className="muted">updated {formatTime(n?.updatedAt)}</span>
+          {view.at ? (
+            <>
+              <span className="pill pill-asof" data-testid="asof-label" title="Everything on this page is as it was at this time">
+                as of {formatTime(view.at)}
+              </span>
+              <span className="muted">last changed before then {formatTime(n?.updatedAt)}</span>
+            </>
+          ) : (
+            <span className="muted">updated {formatTime(n?.updatedAt)}</span>
+          )}
         </div>
       </header>
       {node.error && <div className="banner banner-error">{node.error.message}</div>}
