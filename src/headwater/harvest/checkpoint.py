@@ -6,7 +6,7 @@ log stores them once) and never skips anything.
 
 :class:`FileReader` reads a growing file line by line from a remembered position. A position is kept per file
 identity (device + inode) with the path, the offset, the line number, the size seen and a fingerprint (SHA-256 of
-the first bytes): a file renamed by log rotation keeps its position under its new name, a new file at the old path
+the first bytes and of those just before the position): a file renamed by log rotation keeps its position under its new name, a new file at the old path
 starts at 0, a truncated file (size below the offset, ``copytruncate``) or a reused inode (fingerprint differs)
 starts again at 0.
 """
@@ -54,7 +54,11 @@ class Checkpoint:
 
 
 def _head(fd: int, upto: int) -> str:
-    return hashlib.sha256(os.pread(fd, min(upto, _HEAD), 0)).hexdigest()
+    """Fingerprint of what was read: the first bytes and the bytes just before the position (a file truncated
+    and written again past the old position differs in one of them)."""
+    first = os.pread(fd, min(upto, _HEAD), 0)
+    last = os.pread(fd, min(upto, _HEAD), max(0, upto - _HEAD))
+    return hashlib.sha256(first + b"\0" + last).hexdigest()
 
 
 @dataclass
