@@ -1,34 +1,41 @@
 """`headwater demo` end to end: the real server, real Spark jobs under `headwater run`, the graph read over HTTP.
 
-One demo run per variant (module-scoped): the plain CSV pipeline, and the JDBC (Glue-style) variant
-against a fresh database on the real PostgreSQL server. Each is a child process exactly as a user
-starts it; the tests read what it captured through the server it started (`/api/v1/graph/*`),
-then stop it with Ctrl-C.
+Two demo runs (module-scoped; Spark is slow, so each run serves many tests): the CSV pipeline with
+``--warehouse`` (the landing folder crawled before the jobs and again after a column was added, job 2
+publishing to a fresh database on the real PostgreSQL server and the SQL summary there), and the JDBC
+(Glue-style) variant without ``--warehouse``. Each is a child process exactly as a user starts it; the
+tests read what it made through the server it started (`/api/v1/graph/*`) and the database, then stop
+it with Ctrl-C (or SIGTERM).
 """
 
 from __future__ import annotations
 
 import signal
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pyspark
 import pytest
 
+from databases import pg_database as pg_database_of
+
 from .demo_process import DemoProcess, start_demo
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow]
+pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.postgres]
 
 NS = "hr_payroll"
-# the OpenLineage Spark integration's naming: <app>.<snake_case of the executed write command>.<output>
-JOB1_NAME = f"job:{NS}:hr_employee_attendance.execute_insert_into_hadoop_fs_relation_command.employee_attendance"
-JOB2_NAME = f"job:{NS}:hr_employee_compensation.execute_insert_into_hadoop_fs_relation_command.employee_compensation"
+# the OpenLineage Spark integration's naming (JobNameBuilder): <app>.<snake_case of the executed root's node>.<output
+# suffix>: the last two path segments of a file write; the table option of a JDBC save
+JOB1_NAME = f"job:{NS}:hr_employee_attendance.adaptive_spark_plan.warehouse_employee_attendance"
+JOB2_NAME = f"job:{NS}:hr_employee_compensation.adaptive_spark_plan.warehouse_employee_compensation"
+PUBLISH_NAME = f"job:{NS}:hr_employee_compensation.execute_save_into_data_source_command.hr_employee_compensation"
 APP1 = f"job:{NS}:hr_employee_attendance"
 APP2 = f"job:{NS}:hr_employee_compensation"
+CRAWLER = "job:headwater:hr-landing"
+TABLES = ("attendance", "bonus_payments", "employees", "salary_adjustments")
 
 
 def file_id(path: Path) -> str:
@@ -43,13 +50,33 @@ class Pipeline:
     """The node ids of one demo run."""
 
     def __init__(self, data_dir: Path) -> None:
-        data, wh = data_dir / "data", data_dir / "warehouse"
-        self.employees = file_id(data / "employees.csv")
-        self.attendance = file_id(data / "attendance.csv")
-        self.adjustments = file_id(data / "salary_adjustments.csv")
-        self.bonuses = file_id(data / "bonus_payments.csv")
+        landing, wh = data_dir / "landing", data_dir / "warehouse"
+        # one folder per CSV file: the crawler's storage location of each table and what the jobs read
+        self.employees = file_id(landing / "employees")
+        self.attendance = file_id(landing / "attendance")
+        self.adjustments = file_id(landing / "salary_adjustments")
+        self.bonuses = file_id(landing / "bonus_payments")
         self.employee_attendance = file_id(wh / "employee_attendance")
         self.compensation = file_id(wh / "employee_compensation")
+        self.landing = {"employees": self.employees, "attendance": self.attendance,
+                        "salary_adjustments": self.adjustments, "bonus_payments": self.bonuses}
+
+
+def catalog_id(table: str) -> str:
+    return f"dataset:headwater:hr.{table}"
+
+
+class Warehouse:
+    """The node ids of the --warehouse run's PostgreSQL tables (named like Spark's JDBC URL: the same host)."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.url = url
+        ns = f"postgres://{parts.hostname}:{parts.port or 5432}"
+        db = parts.path.lstrip("/")
+        self.table = f"dataset:{ns}:{db}.hr.employee_compensation"
+        self.summary = f"dataset:{ns}:{db}.hr.compensation_by_department"
+        self.job_namespace = ns
 
 
 def producers(demo: DemoProcess, dataset: str) -> list[str]:
@@ -81,8 +108,15 @@ def column_edges(edges: list[dict[str, Any]]) -> set[tuple[str, str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoProcess]:
-    run = start_demo(tmp_path_factory.mktemp("demo") / "hw", "--rows", "40")
+def warehouse_url(pg_server_url: str) -> Iterator[str]:
+    """A fresh database on the real PostgreSQL server: the --warehouse of the main run."""
+    with pg_database_of(pg_server_url, prefix="hw_demo_dwh") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory, warehouse_url: str) -> Iterator[DemoProcess]:
+    run = start_demo(tmp_path_factory.mktemp("demo") / "hw", "--rows", "40", "--warehouse", warehouse_url)
     try:
         run.wait_until_serving()
         yield run
@@ -95,9 +129,15 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoProcess]:
 
 def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
     out = demo.output
-    for step in ("✔ Checking Java", "✔ Starting the Headwater server", "✔ Generating the HR sample data (40 employees)",
-                 "✔ Running job 1", "✔ Running job 2", "✔ Checking the captured lineage"):
-        assert step in out
+    steps = ("✔ Checking Java", "✔ Starting the Headwater server", "✔ Checking the warehouse PostgreSQL",
+             "✔ Generating the HR sample data (40 employees)",
+             "✔ Crawling the landing folder", "✔ Running job 1", "✔ Running job 2", "✔ Checking the captured lineage",
+             "✔ Summarising by department in PostgreSQL: hr.compensation_by_department",
+             "✔ Adding the column Email to employees.csv and crawling again")
+    at = [out.index(step) for step in steps]
+    assert at == sorted(at), out
+    assert "catalog hr: added: attendance, bonus_payments, employees, salary_adjustments" in out
+    assert "catalog hr: updated: employees; 3 unchanged" in out
     comp = Pipeline(demo.data_dir).compensation
     page = demo.page_url()
     column = quote(field_id(comp, "TotalCompensation"), safe="")
@@ -257,6 +297,162 @@ def test_job_names_follow_the_openlineage_spark_convention(demo: DemoProcess) ->
     assert {APP1.split(":", 2)[2], APP2.split(":", 2)[2]} <= apps
 
 
+# ---------------------------------------------------------------------------- the crawled landing folder
+
+
+def printed_link(demo: DemoProcess, title_start: str) -> str:
+    lines = demo.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(title_start))
+    return lines[at + 1].strip()
+
+
+def test_landing_folders_are_crawled_tables_whose_lineage_goes_on_into_the_jobs(demo: DemoProcess) -> None:
+    """Each CSV folder is one node: the crawler's storage location of hr.<table> and a Spark job's input."""
+    p = Pipeline(demo.data_dir)
+    job1, job2 = pipeline_jobs(demo, p)
+    readers = {"employees": job1, "attendance": job1, "salary_adjustments": job2, "bonus_payments": job2}
+    for table, location in p.landing.items():
+        assert producers(demo, catalog_id(table)) == [CRAWLER]
+        node = get(demo, "/api/v1/graph/node", nodeId=catalog_id(table))
+        assert [(i["namespace"], i["name"], i["type"]) for i in node["facets"]["symlinks"]["identifiers"]] == [
+            ("file", location.removeprefix("dataset:file:"), "LOCATION")]
+        # crawled table -> its storage location (upstream: the crawler's one job reads every landing folder)
+        # -> the Spark job reading it (downstream)
+        up = get(demo, "/api/v1/graph/lineage", nodeId=catalog_id(table), direction="upstream", depth=2)
+        assert edge_set(up) == {*((loc, CRAWLER, "INPUT") for loc in p.landing.values()),
+                                (CRAWLER, catalog_id(table), "OUTPUT")}
+        down = get(demo, "/api/v1/graph/lineage", nodeId=location, direction="downstream", depth=1)
+        assert edge_set(down) == {(location, CRAWLER, "INPUT"), (location, readers[table], "INPUT")}
+        # the crawler's columns flow into the catalog table one to one
+        cols = get(demo, "/api/v1/graph/column-lineage", nodeId=catalog_id(table), direction="upstream", depth=1)
+        assert {(e["source"], e["target"]) for e in cols["edges"]} >= {
+            (field_id(location, "EmployeeID"), field_id(catalog_id(table), "EmployeeID"))}
+    runs = get(demo, "/api/v1/graph/runs", nodeId=CRAWLER)["runs"]
+    assert [r["state"] for r in runs] == ["COMPLETE", "COMPLETE"]
+    assert all(set(r["inputs"]) == set(p.landing.values()) for r in runs)
+    assert all(set(r["outputs"]) == {catalog_id(t) for t in TABLES} for r in runs)
+
+
+def test_the_recrawl_shows_the_added_column_in_the_history(demo: DemoProcess) -> None:
+    runs = get(demo, "/api/v1/graph/runs", nodeId=CRAWLER)["runs"]  # newest first
+    recrawl, first = runs[0]["runId"], runs[1]["runId"]
+    versions = get(demo, "/api/v1/graph/history", nodeId=catalog_id("employees"))["versions"]
+    assert len(versions) == 2
+    newest, oldest = versions
+    assert newest["schemaChanges"] == {"added": [{"field": "Email", "type": "string", "nullable": False}],
+                                       "removed": [], "typeChanged": [], "nullabilityChanged": []}
+    assert (newest["madeBy"]["runId"], newest["madeBy"]["job"], newest["madeBy"]["state"]) == (
+        recrawl, CRAWLER, "COMPLETE")
+    assert [f["name"] for f in newest["fields"]][-2:] == ["Location", "Email"]
+    assert oldest["schemaChanges"] is None and oldest["madeBy"]["runId"] == first
+    for table in ("attendance", "salary_adjustments", "bonus_payments"):  # unchanged: one version each
+        assert len(get(demo, "/api/v1/graph/history", nodeId=catalog_id(table))["versions"]) == 1
+    link = printed_link(demo, "The History of the crawled table hr.employees")
+    assert link == f"{demo.url}/asset?node={quote(catalog_id('employees'), safe='')}&tab=history"
+    answer = httpx.get(link, timeout=30.0)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/html")
+
+
+# ---------------------------------------------------------------------------- --warehouse: PostgreSQL and SQL
+
+
+def test_warehouse_graph_is_one_connected_graph_from_the_csv_folders(demo: DemoProcess, warehouse_url: str) -> None:
+    p, w = Pipeline(demo.data_dir), Warehouse(warehouse_url)
+    job1, job2 = pipeline_jobs(demo, p)
+    assert producers(demo, w.table) == [PUBLISH_NAME]
+    [sql_job] = producers(demo, w.summary)
+    assert sql_job.startswith(f"job:{w.job_namespace}:create_table_as.")
+    up = get(demo, "/api/v1/graph/lineage", nodeId=w.summary, direction="upstream", depth=12)
+    assert up["truncated"] is False
+    assert edge_set(up) == {
+        (p.employees, job1, "INPUT"), (p.attendance, job1, "INPUT"), (job1, p.employee_attendance, "OUTPUT"),
+        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (job2, p.compensation, "OUTPUT"),
+        (p.compensation, PUBLISH_NAME, "INPUT"), (PUBLISH_NAME, w.table, "OUTPUT"),
+        (w.table, sql_job, "INPUT"), (sql_job, w.summary, "OUTPUT"),
+    }
+    # with the crawler's edges, every node is in one connected graph
+    edges = edge_set(up) | {e for t in TABLES for e in edge_set(
+        get(demo, "/api/v1/graph/lineage", nodeId=catalog_id(t), direction="upstream", depth=2))}
+    nodes = {n for e in edges for n in e[:2]}
+    component, frontier = {w.summary}, [w.summary]
+    while frontier:
+        node = frontier.pop()
+        for a, b, _ in edges:
+            for x, y in ((a, b), (b, a)):
+                if x == node and y not in component:
+                    component.add(y)
+                    frontier.append(y)
+    assert component == nodes and {catalog_id(t) for t in TABLES} <= nodes
+    # the statement the demo ran, its run and the table it made in PostgreSQL
+    [run] = get(demo, "/api/v1/graph/runs", nodeId=sql_job)["runs"]
+    assert run["state"] == "COMPLETE" and run["inputs"] == [w.table] and run["outputs"] == [w.summary]
+    assert "CREATE TABLE hr.compensation_by_department AS" in get(demo, "/api/v1/graph/node", nodeId=sql_job
+                                                                 )["facets"]["sql"]["query"]
+    import psycopg
+
+    with psycopg.connect(warehouse_url) as conn:
+        departments = conn.execute('SELECT count(DISTINCT "Department") FROM hr.employee_compensation').fetchone()
+        summary = conn.execute('SELECT count(*), sum("Employees") FROM hr.compensation_by_department').fetchone()
+    assert departments is not None and summary is not None
+    assert summary == (departments[0], 40)
+    link = printed_link(demo, "The lineage of the warehouse summary hr.compensation_by_department")
+    assert link.startswith(f"{demo.url}/asset?node={quote(w.summary, safe='')}&depth=8&")
+
+
+SUMMARY_DIRECT = {"Department": ("Department", "IDENTITY"), "TotalBaseSalary": ("BaseSalary", "AGGREGATION"),
+                  "TotalBonuses": ("TotalBonuses", "AGGREGATION"),
+                  "TotalCompensation": ("TotalCompensation", "AGGREGATION"),
+                  "AverageCompensation": ("TotalCompensation", "AGGREGATION")}
+SUMMARY_COLUMNS = ("Department", "Employees", "TotalBaseSalary", "TotalBonuses", "TotalCompensation",
+                   "AverageCompensation")
+
+
+def test_warehouse_column_lineage_runs_back_to_the_csv_columns(demo: DemoProcess, warehouse_url: str) -> None:
+    p, w = Pipeline(demo.data_dir), Warehouse(warehouse_url)
+    [sql_job] = producers(demo, w.summary)
+    # the SQL statement, one hop: each column from its source column, every column grouped by Department
+    one = get(demo, "/api/v1/graph/column-lineage", nodeId=w.summary, direction="upstream", depth=1)
+    expected = {(field_id(w.table, "Department"), field_id(w.summary, c), sql_job, "INDIRECT", "GROUP_BY")
+                for c in SUMMARY_COLUMNS}
+    expected |= {(field_id(w.table, src), field_id(w.summary, c), sql_job, "DIRECT", kind)
+                 for c, (src, kind) in SUMMARY_DIRECT.items()}
+    assert {(e["source"], e["target"], e["job"], t["type"], t["subtype"]) for e in one["edges"]
+            for t in e["transformations"]} == expected
+    # the JDBC publish: every column of the PostgreSQL table from the Parquet table, one to one
+    pub = get(demo, "/api/v1/graph/column-lineage", nodeId=w.table, direction="upstream", depth=1)
+    fields = [f["name"] for f in get(demo, "/api/v1/graph/node", nodeId=w.table)["fields"]]
+    assert fields == ["EmployeeID", "Name", "Department", "Role", "BaseSalary", "OvertimeHours", "OvertimePay",
+                      "TotalAdjustments", "TotalBonuses", "TotalCompensation"]
+    assert {(e["source"], e["target"]) for e in pub["edges"]
+            if any(t["type"] == "DIRECT" for t in e["transformations"])} == {
+        (field_id(p.compensation, f), field_id(w.table, f)) for f in fields}
+    # all the way: the summary's TotalCompensation comes from four CSV columns, through both Spark jobs
+    start = field_id(w.summary, "TotalCompensation")
+    up = get(demo, "/api/v1/graph/column-lineage", nodeId=start, direction="upstream", depth=12)
+    assert up["truncated"] is False
+    direct: dict[str, set[str]] = {}
+    for e in up["edges"]:
+        if any(t["type"] == "DIRECT" for t in e["transformations"]):
+            direct.setdefault(e["target"], set()).add(e["source"])
+    frontier, seen = [start], set()
+    while frontier:
+        for source in direct.get(frontier.pop(), ()):
+            if source not in seen:
+                seen.add(source)
+                frontier.append(source)
+    sources = {s for s in seen if s not in direct}
+    assert sources == {field_id(p.employees, "Salary"), field_id(p.attendance, "OvertimeHours"),
+                       field_id(p.adjustments, "AdjustmentAmount"), field_id(p.bonuses, "BonusAmount")}
+    assert {field_id(w.table, "TotalCompensation"), field_id(p.compensation, "TotalCompensation"),
+            field_id(p.employee_attendance, "Salary")} <= seen
+    # Department too: summary <- PostgreSQL <- Parquet <- employee_attendance <- the employees CSV folder
+    dept = get(demo, "/api/v1/graph/column-lineage", nodeId=field_id(w.summary, "Department"),
+               direction="upstream", depth=12)
+    assert (field_id(p.employees, "Department"), field_id(p.employee_attendance, "Department"), "DIRECT",
+            "IDENTITY") in column_edges(dept["edges"])
+
+
 def test_ctrl_c_stops_the_demo_and_its_server(demo: DemoProcess) -> None:
     assert demo.interrupt() == 0, demo.output
     assert "Headwater stopped." in demo.output
@@ -269,15 +465,9 @@ def test_ctrl_c_stops_the_demo_and_its_server(demo: DemoProcess) -> None:
 
 @pytest.fixture(scope="module")
 def pg_database(pg_server_url: str) -> Iterator[str]:
-    """A fresh database on the real PostgreSQL server for the module; dropped afterwards."""
-    import psycopg
-
-    name = f"hw_demo_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    yield urlunsplit(urlsplit(pg_server_url)._replace(path=f"/{name}"))
-    with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """A fresh database on the real PostgreSQL server for the JDBC run; dropped afterwards."""
+    with pg_database_of(pg_server_url, prefix="hw_demo") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +485,10 @@ GLUE_APP = f"job:{NS}:hr_glue_employee_attendance"
 # the demo's jobs run on this interpreter's PySpark
 GLUE_ACTION = ("execute_create_data_source_table_as_select_command" if pyspark.__version__.startswith("3.")
                else "execute_save_as_v1_table_command")
-GLUE_JOB = f"{GLUE_APP}.{GLUE_ACTION}.employee_attendance"
+# the suffix by the integration's JobNameSuffixProvider: database_table for a CTAS (Spark 3.5), none for
+# SaveAsV1TableCommand (Spark 4)
+GLUE_JOB = (f"{GLUE_APP}.{GLUE_ACTION}.default_employee_attendance" if pyspark.__version__.startswith("3.")
+            else f"{GLUE_APP}.{GLUE_ACTION}")
 
 
 def jdbc_pipeline(demo: DemoProcess, pg_url: str) -> tuple[Pipeline, list[str], str]:
