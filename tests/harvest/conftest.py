@@ -131,8 +131,9 @@ def pg_db(private_pg: PrivatePostgres) -> Iterator[str]:
 def general_log(mariadb_server_url: str) -> Iterator[str]:
     """A fresh database on the shared MariaDB, the general log written to mysql.general_log while the test runs
     (the server's previous log_output/general_log are restored); the database's URL."""
-    import pymysql
     from urllib.parse import urlsplit
+
+    import pymysql
 
     parts = urlsplit(mariadb_server_url)
     try:
