@@ -225,7 +225,7 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
 
     when = _since(since)
     _ns, default_db = database_namespace(dsn)
-    chosen = {"source": None if source == "auto" else source}
+    chosen: dict[str, str | None] = {"source": None if source == "auto" else source}
 
     def once(conn: Any, checkpoint: Any, harvester: Any) -> Callable[[], None] | None:
         if chosen["source"] is None:
@@ -236,18 +236,19 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
                                     "(see docs/sql.md)")
             chosen["source"] = found[0]
         mysql.prepare(conn)
-        read = mysql.read_general_log if chosen["source"] == "general_log" else mysql.read_performance_schema
+        name = chosen["source"] or "general_log"
+        read = mysql.read_general_log if name == "general_log" else mysql.read_performance_schema
         sections: dict[str, Any] = {}
         while True:
             section = read(conn, checkpoint, harvester, default_database=default_db, only_database=only_database,
                            since=when)
             if section is None:
                 break
-            sections[chosen["source"]] = section
-            checkpoint.data[chosen["source"]] = section  # the next page starts after this one
+            sections[name] = section
+            checkpoint.data[name] = section  # the next page starts after this one
             harvester.flush()
             checkpoint.save()
-            if chosen["source"] == "performance_schema":
+            if name == "performance_schema":
                 break
         return None
 

@@ -1,7 +1,11 @@
-"""Query-history harvesters: what a warehouse executed → OpenLineage events through :mod:`headwater.client`.
+"""Harvesters: what databases executed, and OpenLineage events written to logs → events through :mod:`headwater.client`.
 
-One module per source: :mod:`.postgres` (pg_stat_statements), :mod:`.mysql` (performance_schema / general
-log), :mod:`.redshift_export` (an export of SYS_QUERY_HISTORY). Each reads executions, runs them through the
-SQL engine (:mod:`headwater.sql`) with the live database's schemas, and keeps a checkpoint (:mod:`.checkpoint`)
-so that every execution is harvested once.
+Query history (docs/sql.md): one module per source — :mod:`.postgres` (pg_stat_statements, csvlog), :mod:`.mysql`
+(performance_schema, the general log table), :mod:`.redshift` (an export of SYS_QUERY_HISTORY + SYS_QUERY_TEXT) —
+yields :class:`.core.Execution` records; :class:`.core.Harvester` runs each distinct statement through the SQL engine
+(:mod:`headwater.sql`, with the live database's schemas from :mod:`.schemas`) and makes deterministic events (the
+same execution always maps to the same run id). :mod:`.checkpoint` keeps how far each source was read, so every
+execution is harvested once.
+
+Logs (docs/producers.md): :mod:`.logs` finds OpenLineage events in log lines and sends each once.
 """

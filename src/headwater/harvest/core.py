@@ -183,7 +183,7 @@ class Harvester:
                 facet["error"] = ex.error[:2000]
             facet.update(dict(ex.details))
             schemas = {name: cols for _ns, name in record.inputs if (cols := catalog.columns(name))}
-            common = {"dialect": self.dialect.name, "job_namespace": self.namespace, "run_id": rid,
+            common: dict[str, Any] = {"dialect": self.dialect.name, "job_namespace": self.namespace, "run_id": rid,
                       "input_schemas": schemas, "run_facets": {"headwater_harvest": facet},
                       "query": ex.sql if len(analysed) == 1 else None}
             if ex.start is not None and ex.end is not None:

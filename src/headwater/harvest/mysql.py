@@ -76,7 +76,7 @@ def _mysql_error(exc: Exception, what: str) -> DatabaseError:
 def read_general_log(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, default_database: str | None,
                      only_database: str | None = None, since: datetime | None = None) -> dict[str, Any] | None:
     """Feed one page of new general-log rows to ``harvester``; answer the checkpoint section to save (None: none)."""
-    import pymysql
+    import pymysql  # type: ignore[import-untyped]
 
     state = checkpoint.section("general_log")
     last = state.get("time") or (since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") if since else

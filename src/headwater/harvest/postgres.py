@@ -79,7 +79,7 @@ def read_statements(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, 
             harvester.skip("statement text hidden: GRANT pg_read_all_stats TO the harvesting user",
                            f"queryid {queryid}")
             continue
-        details = (("calls", delta), ("totalExecTimeMs", round(float(total_ms or 0.0) - before[1], 3)),
+        details: tuple[tuple[str, Any], ...] = (("calls", delta), ("totalExecTimeMs", round(float(total_ms or 0.0) - before[1], 3)),
                    ("rows", int(nrows or 0) - before[2]), ("queryId", str(queryid)))
         if since:
             details += (("since", since),)

@@ -81,7 +81,7 @@ def _data_api_rows(doc: dict[str, Any], path: str) -> Iterator[dict[str, Any]]:
     if not names:
         raise ExportError(f"{path}: a redshift-data result without ColumnMetadata")
     for record in doc.get("Records", []):
-        row = {}
+        row: dict[str, Any] = {}
         for name, cell in zip(names, record, strict=False):
             if not isinstance(cell, dict) or cell.get("isNull"):
                 row[name] = None

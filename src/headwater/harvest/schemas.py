@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from headwater.model.naming import database_namespace, table_levels
 
@@ -13,7 +14,7 @@ class DatabaseError(RuntimeError):
     """The database could not be reached or read; the message says what to do."""
 
 
-def connect(url: str):
+def connect(url: str) -> Any:
     """A DB-API connection for a postgresql:// or mysql:// / mariadb:// URL, with clear errors."""
     from urllib.parse import unquote, urlsplit
 
@@ -28,7 +29,7 @@ def connect(url: str):
             raise DatabaseError(f"cannot connect to PostgreSQL at {_safe(url)}: {str(exc).strip()} "
                                 "(check host, port, database, user and password in --dsn)") from None
     if scheme in ("mysql", "mariadb"):
-        import pymysql
+        import pymysql  # type: ignore[import-untyped]
 
         parts = urlsplit(url)
         try:
@@ -48,7 +49,7 @@ def _safe(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname}:{parts.port or ''}{parts.path}"
 
 
-def database_provider(url: str, conn=None) -> Callable[[str, str], Sequence[tuple[str, str | None]] | None]:
+def database_provider(url: str, conn: Any = None) -> Callable[[str, str], Sequence[tuple[str, str | None]] | None]:
     """A Catalog provider answering columns from the database's information_schema (one query per table)."""
     namespace, _db = database_namespace(url)
     levels = table_levels(namespace)
