@@ -260,6 +260,10 @@ def test_earlier_timestamp_shows_the_earlier_graph(page: Any) -> None:
     page.get_by_test_id("tab-history").click()
     versions = page.get_by_test_id("version-item")
     expect(versions).to_have_count(2)  # employee_compensation changed once, at T2
+    # the newer version says what changed and which run made it
+    newest = page.get_by_test_id("version").first
+    expect(newest.get_by_test_id("diff-added")).to_have_text("+ Bonus, TotalCompensation")
+    expect(newest.get_by_test_id("version-run")).to_contain_text("job2_employee_compensation")
     versions.last.click()
     expect_graph(page, BEFORE_T2)
 
