@@ -52,6 +52,7 @@ class AgentConfig:
     job_name_style: str = "openlineage"         # spark.headwater.jobName.style: openlineage | headwater
     emit_read_only: bool = True                 # spark.headwater.emitReadOnly: report executions that only read
     disabled: bool = False                      # spark.openlineage.disabled
+    rdd_events_disabled: bool = False           # spark.openlineage.filter.rddEventsDisabled
     job_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.job.tags (key, value, source)
     run_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.run.tags
     job_owners: tuple[tuple[str, str], ...] = ()      # spark.openlineage.job.owners.<type> = <name>: (name, type)
@@ -267,6 +268,7 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         job_name_style=_choice(conf, "spark.headwater.jobName.style", ("openlineage", "headwater"), "openlineage"),
         emit_read_only=_bool(conf, "spark.headwater.emitReadOnly", True),
         disabled=_bool(conf, PREFIX + "disabled", False),
+        rdd_events_disabled=_bool(conf, PREFIX + "filter.rddEventsDisabled", False),
         job_tags=parse_tags(conf.get(PREFIX + "job.tags")),
         run_tags=parse_tags(conf.get(PREFIX + "run.tags")),
         job_owners=tuple((v, k[len(PREFIX + "job.owners."):]) for k, v in sorted(conf.items())

@@ -41,6 +41,7 @@ from headwater import __version__
 PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/capture"
 APPLICATION = "APPLICATION"
 SQL_JOB = "SQL_JOB"
+RDD_JOB = "RDD_JOB"
 
 
 @attr.define
@@ -208,6 +209,7 @@ class Execution:
     failure: Failure | None = None
     execution_id: int | None = None
     unhandled_command: str | None = None  # the root is a Spark command no plan-node handler knows
+    job_type: str = SQL_JOB  # RDD_JOB for RDD saves (headwater.capture.rdd)
 
     TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
 
@@ -235,7 +237,7 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
         run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
     if ex.unhandled_command:
         run_facets[DEBUG_FACET] = debug_facet(ex.unhandled_command)
-    job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, SQL_JOB)}
+    job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, ex.job_type)}
     if ex.sql:
         job_facets["sql"] = sql_job.SQLJobFacet(query=ex.sql, dialect="spark", producer=PRODUCER)
     _add_config_facets(ctx, run_facets, job_facets)

@@ -26,6 +26,7 @@ from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_sess
 from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
+    RDD_JOB,
     AppContext,
     EventType,
     Execution,
@@ -44,6 +45,12 @@ from headwater.capture.transports import describe as describe_transport
 
 log = logging.getLogger("headwater.capture")
 ATTR = "_headwater_tracker"
+
+
+def _live_tracker(sc: Any) -> "Tracker | None":
+    """The live tracker of a SparkContext (the RDD save hooks ask), or None."""
+    tracker = getattr(sc, ATTR, None) if sc is not None else None
+    return tracker if isinstance(tracker, Tracker) and not tracker.stopped else None
 
 
 class Tracker:
@@ -96,6 +103,13 @@ class Tracker:
         self._spark._jsparkSession.listenerManager().register(self.listener)
         started = _app_start_time(self._sc)
         self.emitter.submit(application_event(self.context, EventType.START, started))
+        if not self.config.rdd_events_disabled:
+            try:
+                from headwater.capture import rdd
+
+                rdd.install(_live_tracker)
+            except Exception as exc:  # noqa: BLE001 - RDD jobs are then not reported; nothing else changes
+                log.debug("headwater: RDD save hooks not installed: %s", exc)
         log.info("headwater: capturing lineage of Spark application %r (run %s) to %s", self.app_name,
                  self.context.app_run_id, describe_transport(self.transport))
         self._wrap_context_stop()
@@ -222,6 +236,53 @@ class Tracker:
         if lineage.has_output or self.config.emit_without_output:
             return True
         return self.config.emit_read_only and bool(lineage.inputs)
+
+    def rdd_saved(self, rdd: Any, path: str | None, started: float, ended: float,
+                  failure: BaseException | None) -> None:
+        """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
+        if self._stopped or self.config.rdd_events_disabled:
+            return
+        jrdd = rdd._jrdd
+        fail = Failure.from_exception(failure) if failure is not None else None
+        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail)))
+
+    def _rdd_events(self, jrdd: Any, path: str | None, started: float, ended: float,
+                    failure: Failure | None) -> list[Any]:
+        """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB."""
+        from openlineage.client.event_v2 import InputDataset, OutputDataset
+
+        from headwater.capture.lineage.facets import datasource_facet
+        from headwater.capture.lineage.handlers.reads import rdd_input_paths
+        from headwater.capture.lineage.relations import path_dataset
+        from headwater.capture.lineage.resolvers import resolve_namespace
+        from headwater.capture.naming import normalize
+        from headwater.capture.rdd import name_rdd
+
+        root = jrdd.rdd()
+        resolvers = self.config.namespace_resolvers
+
+        def named(p: str) -> tuple[str, str]:
+            ns, name = path_dataset(p)
+            return resolve_namespace(resolvers, ns), name
+
+        inputs, seen = [], set()
+        for p in rdd_input_paths(root):
+            ns, name = named(p)
+            if (ns, name) not in seen:
+                seen.add((ns, name))
+                inputs.append(InputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
+        outputs = []
+        if path:
+            ns, name = named(path)
+            outputs.append(OutputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
+        # the save itself maps the partitions (Scala's saveAsTextFile/saveAsObjectFile): the job's final RDD
+        suffix = name_rdd(root)
+        if not suffix.startswith("map_partitions"):
+            suffix = f"map_partitions_{suffix}"
+        job = f"{application_job_name(self.app_name, self.config.job_name_style)}.{normalize(suffix)}"
+        execution = Execution(run_id=str(generate_new_uuid()), job_name=job, started=started, ended=ended,
+                              inputs=inputs, outputs=outputs, failure=failure, job_type=RDD_JOB)
+        return self._events([execution])
 
     def _events(self, executions: list[Execution]) -> list[Any]:
         events = [event for ex in executions for event in execution_events(self.context, ex)]

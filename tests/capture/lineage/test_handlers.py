@@ -60,9 +60,11 @@ _DROP = frozenset({"DropTableCommand", "DropTable"})
 _TRUNCATE = frozenset({"TruncateTableCommand", "TruncateTable"})
 _DDL = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable",
                   "LoadDataCommand"}) | _DROP | _TRUNCATE  # LoadDataCommand: issue 20 (no query, the table's schema)
-DESCRIBED_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation", "DataSourceV2ScanRelation"})
-NO_DATASET_LEAVES = frozenset({"LogicalRDD", "LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
-                               "CTERelationRef", "LogicalQueryStage", "ExternalRDD"})
+# issue 20 (an intended change): LogicalRDD and ExternalRDD name the files their RDD reads
+DESCRIBED_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation", "DataSourceV2ScanRelation",
+                              "LogicalRDD", "ExternalRDD"})
+NO_DATASET_LEAVES = frozenset({"LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
+                               "CTERelationRef", "LogicalQueryStage"})
 ANALYZED_INSTEAD = frozenset({"InMemoryRelation", "DataSourceV2ScanRelation"})
 
 

@@ -86,3 +86,29 @@ def test_output_schema_types_of_computed_columns(spark: Any, run: Runner, tmp_pa
     fields = [(f.name, f.type) for f in ql.outputs[0].facets["schema"].fields]
     assert fields == [("a", "string"), ("n", "long"), ("u", "string"), ("ab", "string"), ("cs", "string"),
                       ("c2", "integer"), ("total", "long"), ("mean", "double"), ("cw", "string")]
+
+
+def test_rdd_with_parquet(spark: Any, run: Runner, tmp_path: Path, assert_valid_events: Any) -> None:
+    """spark_rdd_with_parquet.py → pysparkRDDWithParquet.json: two Parquet reads turned into RDDs, a union, a
+    Python map, back to a DataFrame, written to <dir>/rdd_c/20251030: the inputs are the two directories (no
+    schema: the RDD rows are opaque), the output is <dir>/rdd_c (the date directory trimmed) with schema _1
+    string, OVERWRITE, and the job suffix is the last two segments of that name."""
+    from headwater.capture.naming import execution_job_name
+
+    df = spark.createDataFrame([{"a": "x", "b": "z"}, {"a": "y", "b": "z"}])
+    a, b, c = tmp_path / "rdd_a", tmp_path / "rdd_b", tmp_path / "rdd_c" / "20251030"
+    run.executions(lambda: df.write.option("compression", "none").parquet(str(a)))
+    run.executions(lambda: df.write.option("compression", "none").parquet(str(b)))
+    rdd_a = spark.read.parquet(str(a)).rdd
+    rdd_b = spark.read.parquet(str(b)).rdd
+    ql = run.lineage(lambda: rdd_a.union(rdd_b).map(lambda x: (x["a"] + x["b"],)).toDF()
+                     .write.mode("overwrite").parquet(str(c)))
+    assert sorted((i.namespace, i.name) for i in ql.inputs) == [("file", str(a)), ("file", str(b))]
+    assert all("schema" not in i.facets for i in ql.inputs)
+    out = ql.outputs[0]
+    assert (out.namespace, out.name) == ("file", str(tmp_path / "rdd_c"))
+    assert [(f.name, f.type) for f in out.facets["schema"].fields] == [("_1", "string")]
+    assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    assert execution_job_name("Open Lineage Integration RDD with Parquet", ql.action, ql.job_suffix) == \
+        f"open_lineage_integration_rdd_with_parquet.execute_insert_into_hadoop_fs_relation_command.{tmp_path.name}_rdd_c"
+    assert_valid_events([as_run_event(ql)])

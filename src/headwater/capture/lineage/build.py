@@ -13,6 +13,7 @@ from . import facets as F
 from .columns import ColumnLineage, column_lineage
 from .commands import is_ddl, lifecycle_of
 from .handlers import REGISTRY, Registry, report_unhandled
+from .handlers.reads import RDD_READ
 from .model import CommandInfo
 from .relations import DatasetId, short_output_name
 from .relations import datasets_of as _datasets_of
@@ -178,7 +179,13 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         if lineage.graph.unknown:
             log.debug("headwater lineage: operators without a lineage rule: %s", sorted(lineage.graph.unknown))
         for key, node in lineage.graph.leaves.items():
-            found = datasets_of(snap.relations.get(key))
+            info = snap.relations.get(key)
+            found = datasets_of(info)
+            if info is not None and info.format == RDD_READ:  # files an RDD reads: no columns of them are known
+                names[key] = []
+                for ds in found:
+                    inputs.add(ds, [])
+                continue
             names[key] = [(d.namespace, d.name) for d in found]
             for ds in found:
                 inputs.add(ds, _leaf_columns(node))

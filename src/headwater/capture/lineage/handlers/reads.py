@@ -7,7 +7,8 @@
 | ``DataSourceV2Relation`` | a V2 table (JDBC table catalog, Iceberg, Delta, ...) |
 | ``DataSourceV2ScanRelation`` | the same, through its relation; the optimized plan may have pushed filters into it |
 | ``InMemoryRelation`` | a cached plan, invisible in the optimized plan: the analyzed plan is read instead |
-| local data, RDDs, ranges, CTE references | no dataset: the lineage starts there |
+| ``LogicalRDD``, ``ExternalRDD`` | ``rdd.toDF()``: the files the RDD reads (dependencies walked to file RDDs) |
+| local data, ranges, CTE references | no dataset: the lineage starts there |
 """
 
 from __future__ import annotations
@@ -15,12 +16,81 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import RelationInfo
-from .jvm import Jvm
+from .jvm import Jvm, call, class_name, guarded
 from .registry import REGISTRY
 from .targets import catalog_table, logical_relation, v2_relation
 
-REGISTRY.leaves_without_dataset("LogicalRDD", "LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
-                                "CTERelationRef", "LogicalQueryStage", "ExternalRDD", family="reads")
+REGISTRY.leaves_without_dataset("LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
+                                "CTERelationRef", "LogicalQueryStage", family="reads")
+
+RDD_READ = "rdd"  # RelationInfo.format of datasets an RDD reads: a dataset, but no columns of it are known
+MAX_RDD_NODES = 200  # RDDs visited per leaf (each costs a few py4j calls)
+MAX_SCANNED_FILES = 100  # files looked at per file-scan RDD (their directories are the datasets)
+_INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
+
+
+def _short(obj: Any) -> str:
+    return class_name(obj).rsplit(".", 1)[-1]
+
+
+def _scan_dirs(rdd: Any, out: list[str]) -> None:
+    """``FileScanRDD``: the directories of the files its partitions read."""
+    parts = rdd.filePartitions()
+    seen = 0
+    for i in range(int(parts.size())):
+        files = parts.apply(i).files()
+        for j in range(len(files)):
+            path = str(files[j].filePath().toPath().getParent().toString())
+            if path not in out:
+                out.append(path)
+            seen += 1
+            if seen >= MAX_SCANNED_FILES:
+                return
+
+
+def rdd_input_paths(rdd: Any) -> list[str]:
+    """The files an RDD reads, by walking its dependency graph (as the integration's RddPathUtils does): a
+    ``HadoopRDD``/``NewHadoopRDD`` names its input directories, a ``FileScanRDD`` (a DataFrame read turned
+    into an RDD) the directories of its files. At most :data:`MAX_RDD_NODES` RDDs are visited."""
+    out: list[str] = []
+    stack = [rdd]
+    seen: set[int] = set()
+    while stack and len(seen) < MAX_RDD_NODES:
+        node = stack.pop()
+        ident = guarded(lambda: int(node.id()))
+        if ident is None or ident in seen:
+            continue
+        seen.add(ident)
+        kind = _short(node)
+        if kind == "HadoopRDD":
+            dirs = guarded(lambda: str(node.getJobConf().get(_INPUT_DIR) or ""), "")
+            out.extend(d for d in dirs.split(",") if d and d not in out)
+            continue
+        if kind == "NewHadoopRDD":
+            dirs = guarded(lambda: str(node.getConf().get(_INPUT_DIR) or ""), "")
+            out.extend(d for d in dirs.split(",") if d and d not in out)
+            continue
+        if kind == "FileScanRDD":
+            guarded(lambda: _scan_dirs(node, out))
+            continue
+        deps = call(node, "dependencies")
+        if deps is None:
+            continue
+        for i in range(int(deps.size())):
+            parent = guarded(lambda: deps.apply(i).rdd())
+            if parent is not None:
+                stack.append(parent)
+    return out
+
+
+@REGISTRY.leaf("LogicalRDD", "ExternalRDD")
+def _rdd(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+    """A DataFrame made from an RDD: the files that RDD reads (no schema or columns: the RDD's rows are opaque)."""
+    root = call(leaf, "rdd")
+    paths = rdd_input_paths(root) if root is not None else []
+    if not paths:
+        return RelationInfo(kind="none", cls=name)
+    return RelationInfo(kind="files", cls=name, paths=paths, format=RDD_READ)
 
 
 @REGISTRY.leaf("LogicalRelation")

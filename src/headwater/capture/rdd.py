@@ -1,0 +1,110 @@
+"""RDD jobs (no Spark SQL): ``sc.textFile(...).map(...).saveAsTextFile(path)``, ``parallelize`` →
+``mapPartitions`` → ``saveAsTextFile``. Spark's ``QueryExecutionListener`` never hears of them, so the agent
+wraps PySpark's RDD save methods (once per process, while a tracker is live): after the save returns (or
+fails) it reports one run, as the OpenLineage integration's ``RddExecutionContext`` does —
+
+- job ``<app>.<rdd name>`` (``RddExecutionContext.nameRDD``: the saved RDD's name or class, followed by its
+  dependencies' names, normalised), jobType ``RDD_JOB``;
+- inputs: the files the RDD reads (its dependency graph walked to Hadoop and file-scan RDDs:
+  :func:`headwater.capture.lineage.handlers.reads.rdd_input_paths`); output: the saved path.
+
+The wrapper only times the call and hands the RDD to the agent's worker thread, which makes the py4j reads;
+any error in capture is swallowed (the save's own result or exception is returned unchanged).
+``spark.openlineage.filter.rddEventsDisabled=true`` switches this off.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("headwater.capture")
+
+SAVE_METHODS = ("saveAsTextFile", "saveAsPickleFile", "saveAsHadoopFile", "saveAsNewAPIHadoopFile",
+                "saveAsSequenceFile")
+MAX_JOB_NAME_LENGTH = 100  # RddExecutionContext.MAX_JOB_NAME_LENGTH (dependency part)
+MAX_NAMED_RDDS = 200
+_CAMEL_TO_SNAKE = re.compile(r"[\s\-_]?((?<=.)[A-Z](?=[a-z\s\-_])|(?<=[^A-Z])[A-Z]|((?<=[\s\-_])[a-z\d]))")
+_INSTALL_LOCK = threading.Lock()
+_INSTALLED = False
+
+
+def _class_name(rdd: Any) -> str:
+    return str(rdd.getClass().getSimpleName())
+
+
+def _class_part(rdd: Any) -> str:
+    """``MapPartitionsRDD`` → ``map_partitions`` (the integration's rule: no trailing RDD, camel to snake)."""
+    simple = re.sub(r"RDD\d*$", "", _class_name(rdd))
+    return _CAMEL_TO_SNAKE.sub(r"_\1", simple).lower()
+
+
+def name_rdd(rdd: Any, budget: list[int] | None = None) -> str:
+    """``RddExecutionContext.nameRDD`` over py4j: the RDD's own name (a HadoopRDD named after its path, or a
+    map named like its parent, uses its class instead), then its dependencies' names joined by ``_``."""
+    budget = budget if budget is not None else [MAX_NAMED_RDDS]
+    budget[0] -= 1
+    raw = rdd.name()
+    name = None if raw is None else str(raw)
+    cls = _class_name(rdd)
+    if name is not None and cls == "HadoopRDD":
+        dirs = str(rdd.getJobConf().get("mapreduce.input.fileinputformat.inputdir") or "")
+        if any(name in d for d in dirs.split(",") if d):
+            name = None
+    if name is not None and cls == "MapPartitionsRDD":
+        prev = rdd.prev().name()
+        if prev is not None and str(prev) == name:
+            name = None
+    if name is None:
+        name = _class_part(rdd)
+    deps = rdd.dependencies()
+    count = int(deps.size())
+    if count == 0 or budget[0] <= 0:
+        return name
+    names = [name_rdd(deps.apply(i).rdd(), budget) for i in range(count)]
+    dependency = "_".join(names)[:MAX_JOB_NAME_LENGTH]
+    return dependency if dependency.startswith(name) else f"{name}_{dependency}"
+
+
+def install(find_tracker: Callable[[Any], Any]) -> None:
+    """Wrap PySpark's RDD save methods once per process; ``find_tracker(sc)`` answers the live tracker or None."""
+    global _INSTALLED
+    with _INSTALL_LOCK:
+        if _INSTALLED:
+            return
+        from pyspark.rdd import RDD
+
+        for method in SAVE_METHODS:
+            original = getattr(RDD, method, None)
+            if original is None or getattr(original, "_headwater", False):
+                continue
+            setattr(RDD, method, _wrap(method, original, find_tracker))
+        _INSTALLED = True
+
+
+def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any], Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def save(self: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.time()
+        failure: BaseException | None = None
+        try:
+            return original(self, *args, **kwargs)
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            try:
+                tracker = find_tracker(getattr(self, "ctx", None))
+                if tracker is not None:
+                    path = args[0] if args else kwargs.get("path")
+                    tracker.rdd_saved(self, str(path) if path is not None else None, started, time.time(), failure)
+            except Exception as exc:  # noqa: BLE001 - capture never fails the job
+                log.debug("headwater: RDD save not captured: %s", exc)
+
+    save._headwater = True  # type: ignore[attr-defined]
+    return save

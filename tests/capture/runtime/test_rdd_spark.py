@@ -1,0 +1,101 @@
+"""RDD jobs (issue 20, group 4), on real Spark: the integration's spark_rdd_to_table.py and
+spark_single_input_rdd.py scripts, against pysparkRddToCsvCompleteEvent.json and pysparkSingleRDDStatistics.json
+(job name, inputs, outputs; the date directory of the output trimmed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from headwater.capture import track
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("Spark rdd to table")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("wh"))).getOrCreate())
+    yield session
+    session.stop()
+
+
+def _run(spark: Any, tmp_path: Path, job: Any, **conf: str) -> list[dict[str, Any]]:
+    events_file = tmp_path / "events.ndjson"
+    tracker = track(spark, conf={"spark.openlineage.transport.type": "file",
+                                 "spark.openlineage.transport.location": str(events_file),
+                                 "spark.headwater.spool.dir": str(tmp_path / "spool"), **conf})
+    assert tracker is not None
+    try:
+        job()
+    finally:
+        tracker.stop()
+    return [json.loads(line) for line in events_file.read_text().splitlines()]
+
+
+def _rdd_runs(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["job"]["facets"].get("jobType", {}).get("jobType") == "RDD_JOB"]
+
+
+def test_parallelize_map_save_as_text_file(spark: Any, tmp_path: Path, assert_valid_events: Any) -> None:
+    """spark_rdd_to_table.py → pysparkRddToCsvCompleteEvent.json."""
+    out = tmp_path / "test_data" / "rdd_to_csv_output"
+
+    def job() -> None:
+        rdd = spark.sparkContext.parallelize([("ab cd", 3), ("ef gh", 30)])
+        rdd.setName("list of random words and numbers")
+        rdd.map(lambda x: ",".join(str(i) for i in x)).saveAsTextFile(str(out))
+
+    events = _run(spark, tmp_path, job)
+    assert_valid_events(events)
+    runs = _rdd_runs(events)
+    assert [e["eventType"] for e in runs] == ["START", "COMPLETE"]
+    end = runs[-1]
+    assert end["job"]["name"] == "spark_rdd_to_table.map_partitions_python_list_of_random_words_and_numbers"
+    assert [(o["namespace"], o["name"]) for o in end["outputs"]] == [("file", str(out))]
+    assert end["inputs"] == []
+    assert end["run"]["facets"]["parent"]["run"]["runId"] == events[0]["run"]["runId"]
+    assert out.exists()  # the job's own work is done
+
+
+def test_text_file_map_save_to_a_dated_directory(spark: Any, tmp_path: Path, assert_valid_events: Any) -> None:
+    """spark_single_input_rdd.py → pysparkSingleRDDStatistics.json: input /tmp/rdd_input, output /tmp/rdd_output
+    (written to .../rdd_output/20251030)."""
+    src = tmp_path / "rdd_input"
+    src.mkdir()
+    (src / "sample.txt").write_text("hello world\nhello pyspark rdd\nspark rdd transforms are fun\nhello again world")
+    out = tmp_path / "rdd_output" / "20251030"
+    events = _run(spark, tmp_path, lambda: spark.sparkContext.textFile(str(src)).map(lambda x: x)
+                  .saveAsTextFile(str(out)))
+    assert_valid_events(events)
+    end = _rdd_runs(events)[-1]
+    assert [(i["namespace"], i["name"]) for i in end["inputs"]] == [("file", str(src))]
+    assert [(o["namespace"], o["name"]) for o in end["outputs"]] == [("file", str(tmp_path / "rdd_output"))]
+    assert (out / "_SUCCESS").exists()
+
+
+def test_failed_save_and_disabled(spark: Any, tmp_path: Path) -> None:
+    """A failing save is reported as FAIL and its exception reaches the job unchanged;
+    spark.openlineage.filter.rddEventsDisabled=true reports nothing."""
+    out = tmp_path / "exists"
+    out.mkdir()
+    (out / "x").write_text("x")
+
+    def job() -> None:
+        with pytest.raises(Exception, match="already exists"):
+            spark.sparkContext.parallelize([1, 2]).saveAsTextFile(str(out))
+
+    runs = _rdd_runs(_run(spark, tmp_path, job))
+    assert [e["eventType"] for e in runs] == ["START", "FAIL"]
+    (tmp_path / "events.ndjson").unlink()
+    other = tmp_path / "other"
+    runs = _rdd_runs(_run(spark, tmp_path, lambda: spark.sparkContext.parallelize([1]).saveAsTextFile(str(other)),
+                          **{"spark.openlineage.filter.rddEventsDisabled": "true"}))
+    assert runs == [] and other.exists()
