@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -23,6 +25,21 @@ def _report(result: CrawlResult) -> None:
         click.echo(f"  failed: {result.error}", err=True)
 
 
+def storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``key=value`` pairs → fsspec storage options; a value that reads as JSON (``true``, ``8``,
+    ``{"region_name": "eu-west-1"}``) is taken as such, anything else as text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{pair!r} is not key=value", param_hint="--storage-option")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return options
+
+
 @click.command("crawl")
 @click.argument("source")
 @click.option("--name", default=None, help="The crawler's job name (default: crawl:<source>).")
@@ -38,6 +55,8 @@ def _report(result: CrawlResult) -> None:
 @click.option("--table-level", default=1, show_default=True, type=click.IntRange(0),
               help="Folder depth below SOURCE that makes a table (deeper folders are partitions).")
 @click.option("--schema", "schemas", multiple=True, help="Database schemas to crawl (default: all but system).")
+@click.option("--storage-option", "storage_option", multiple=True, metavar="KEY=VALUE",
+              help="fsspec option for a URL SOURCE, repeatable (s3fs: endpoint_url=http://..., anon=true, key=...).")
 @click.option("--sample-bytes", default=_DEFAULTS.sample_bytes, show_default=True, type=click.IntRange(1024),
               help="CSV/JSON: bytes read per file for inference.")
 @click.option("--sample-rows", default=_DEFAULTS.sample_rows, show_default=True, type=click.IntRange(1),
@@ -46,7 +65,8 @@ def _report(result: CrawlResult) -> None:
               help="New or changed files read per table and crawl.")
 def command(source: str, name: str | None, url: str | None, store: str | None, token: str | None,
             catalog_database: str, every: str | None, state_path: Path | None, table_level: int,
-            schemas: tuple[str, ...], sample_bytes: int, sample_rows: int, files_per_table: int) -> None:
+            schemas: tuple[str, ...], storage_option: tuple[str, ...], sample_bytes: int, sample_rows: int,
+            files_per_table: int) -> None:
     """Crawl SOURCE (a folder, s3://..., gs://..., or a database URL) and send its tables as lineage.
 
     Without --url or --store the events are printed as JSON lines. Exit status: 0 when nothing
@@ -55,6 +75,7 @@ def command(source: str, name: str | None, url: str | None, store: str | None, t
     """
     if url and store:
         raise click.UsageError("give --url or --store, not both")
+    options = storage_options(storage_option)
     limits = Limits(sample_bytes=sample_bytes, sample_rows=sample_rows, files_per_table=files_per_table)
     status = {"worst": 0}
 
@@ -65,7 +86,7 @@ def command(source: str, name: str | None, url: str | None, store: str | None, t
             with open_client(url=url, database=store, token=token) as client:
                 return crawl(source, client, name=name, catalog_database=catalog_database, state_path=state_path,
                              limits=limits, table_level=table_level, schemas=schemas or None,
-                             view_lineage=view_lineage)
+                             storage_options=options or None, view_lineage=view_lineage)
         except SendError as exc:
             click.echo(f"crawl of {source}: the events were not delivered: {exc}", err=True)
             status["worst"] = 2

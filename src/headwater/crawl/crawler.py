@@ -56,9 +56,13 @@ def _table_fingerprint(table: Table) -> str:
 
 def crawl(source: str, client: LineageClient, *, name: str | None = None, catalog_database: str = "default",
           state_path: Path | None = None, limits: Limits = DEFAULT_LIMITS, table_level: int = 1,
-          schemas: Sequence[str] | None = None, fs: Any = None, view_lineage: ViewLineage | None = None,
+          schemas: Sequence[str] | None = None, fs: Any = None,
+          storage_options: dict[str, Any] | None = None, view_lineage: ViewLineage | None = None,
           clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> CrawlResult:
     """Crawl ``source`` (a folder, an fsspec URL or a database URL) once and send its events.
+
+    ``storage_options`` are passed to the fsspec file system of a URL (``{"endpoint_url": ...}`` for
+    s3fs, ``{"anon": True}``, credentials...); they are never sent in events.
 
     Raises :class:`headwater.client.SendError` when the events could not be delivered (the state is
     then not written: the next crawl compares with the last delivered one). A source that cannot be
@@ -80,7 +84,8 @@ def crawl(source: str, client: LineageClient, *, name: str | None = None, catalo
             tables, complete = found.tables, found.complete
             summary.skipped += found.skipped
         else:
-            lake = crawl_lake(source, previous, limits, table_level=table_level, fs=fs)
+            lake = crawl_lake(source, previous, limits, table_level=table_level, fs=fs,
+                              storage_options=storage_options)
             tables, files_state = lake.tables, lake.files
             summary.skipped += lake.skipped
             stats = {"filesRead": lake.files_read, "filesUnchanged": lake.files_cached}

@@ -28,11 +28,12 @@ class LakeResult:
     files: dict[str, dict[str, Any]]  # the re-crawl state of every file whose schema is known
 
 
-def open_location(source: str) -> tuple[Any, str]:
-    """``(fsspec file system, root path)`` of a folder or URL; local paths need nothing beyond fsspec."""
+def open_location(source: str, storage_options: dict[str, Any] | None = None) -> tuple[Any, str]:
+    """``(fsspec file system, root path)`` of a folder or URL; local paths need nothing beyond fsspec.
+    ``storage_options`` go to the file system as fsspec takes them (s3fs: ``endpoint_url``, ``key``, ...)."""
     import fsspec
 
-    fs, root = fsspec.core.url_to_fs(source)
+    fs, root = fsspec.core.url_to_fs(source, **(storage_options or {}))
     return fs, root.rstrip("/") or "/"
 
 
@@ -45,11 +46,15 @@ def location_url(fs: Any, path: str) -> str:
 
 
 def crawl_lake(source: str, state: CrawlState, limits: Limits = DEFAULT_LIMITS, *, table_level: int = 1,
-               fs: Any = None) -> LakeResult:
+               fs: Any = None, storage_options: dict[str, Any] | None = None) -> LakeResult:
     if fs is None:
-        fs, root = open_location(source)
+        fs, root = open_location(source, storage_options)
     else:
         root = source.split("://", 1)[-1].rstrip("/") or "/"
+    try:
+        fs.invalidate_cache()  # object stores cache listings (and ETags) per instance: a re-crawl must see changes
+    except Exception:  # noqa: BLE001 - a file system without a listing cache has nothing to forget
+        pass
     entries = list_files(fs, root)
     sniffed = _sniff_unnamed(fs, [e for e in entries if format_of(e.path) is None and "." not in
                                   e.path.rsplit("/", 1)[-1]])
