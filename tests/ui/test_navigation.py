@@ -106,3 +106,20 @@ def test_impact_filters(page: Any) -> None:
     # Esc closes the impact panel
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("impact-panel")).to_have_count(0)
+
+
+def test_job_lists_and_a_lone_application_job_lead_to_its_actions(page: Any) -> None:
+    # the home page's recent list and the namespace's job list share their rows (the wide graph's
+    # jobs are newer here, so the demo's jobs are read from their namespace)
+    page.goto(f"/namespaces/{DEMO_JOB_NS}")
+    row = page.get_by_test_id("asset-row").filter(has_text="write employee_compensation")
+    expect(row).to_contain_text(f"action of {APP2}")
+    app = page.get_by_test_id("asset-row").filter(has_text=APP2).filter(has_not_text="write")
+    app.click()
+    # the application has no datasets of its own: the lineage tab says where its lineage is
+    expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "1")
+    banner = page.get_by_test_id("lone-job-banner")
+    banner.get_by_role("link", name="write employee_compensation").click()
+    expect(page.get_by_test_id("asset-name")).to_have_text(ACT2)
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    expect(page.locator(f'[data-testid="dataset-node"][data-node-id="dataset:{DEMO_NS}:{EMP_COMP}"]')).to_be_visible()

@@ -447,12 +447,16 @@ export function DatasetInfo({ node }: { node: DatasetDetails }) {
  * API answers a job's children, they are the jobs of the same namespace whose name starts with
  * "<app>." or whose parent is this job.
  */
-function ActionJobs({ node }: { node: JobDetails }) {
-  const r = useAsync((sig) => api.searchJobs(node.name, node.namespace, 100, sig), [node.name, node.namespace]);
-  const ids = (r.data?.results ?? [])
-    .filter((x) => x.type === "JOB" && x.namespace === node.namespace && x.name.startsWith(`${node.name}.`))
+export function useActionJobs(name: string, namespace: string): string[] {
+  const r = useAsync((sig) => api.searchJobs(name, namespace, 100, sig), [name, namespace]);
+  return (r.data?.results ?? [])
+    .filter((x) => x.type === "JOB" && x.namespace === namespace && x.name.startsWith(`${name}.`))
     .map((x) => x.id)
     .sort();
+}
+
+function ActionJobs({ node }: { node: JobDetails }) {
+  const ids = useActionJobs(node.name, node.namespace);
   if (!ids.length) return null;
   return (
     <>

@@ -7,6 +7,9 @@ export async function computeLayout(req: LayoutRequest): Promise<LayoutResult> {
     try {
       // loaded on first use: big graphs never pay for parsing ELK
       const { elkLayout } = await import("./elk");
+      // ELK's bundle made itself this worker's `onmessage` handler: drop it (no task can run
+      // between the bundle's evaluation and this line), requests go to layout.worker.ts's listener
+      if (typeof self !== "undefined" && "onmessage" in self) (self as { onmessage: unknown }).onmessage = null;
       const positions = await elkLayout(req.nodes, req.edges);
       return { seq: req.seq, positions, engine: "elk", ms: performance.now() - t0 };
     } catch {

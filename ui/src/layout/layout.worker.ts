@@ -2,12 +2,10 @@
 import { computeLayout } from "./compute";
 import type { LayoutRequest } from "./types";
 
-const handle = async (ev: MessageEvent<LayoutRequest>) => {
-  const result = await computeLayout(ev.data);
-  // elk.bundled.js, once loaded, installs its own `self.onmessage` (it can itself run as a
-  // worker); take the handler back so the next request reaches us
-  self.onmessage = handle;
-  (self as unknown as Worker).postMessage(result);
-};
-
-self.onmessage = handle;
+// a listener, not `self.onmessage`: elk.bundled.js, once loaded, installs its own `self.onmessage`
+// (it can itself run as a worker), which would take every request that arrives while ELK is
+// loading or laying out — a new graph's layout was then lost and the canvas stayed "Laying out…"
+// (compute.ts removes ELK's handler as soon as the bundle is loaded)
+self.addEventListener("message", (ev: MessageEvent<LayoutRequest>) => {
+  void computeLayout(ev.data).then((result) => (self as unknown as Worker).postMessage(result));
+});

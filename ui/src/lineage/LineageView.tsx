@@ -14,7 +14,22 @@ import { LayoutClient } from "../layout/client";
 import { Canvas } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { LineageContext, type LineageActions } from "./context";
-import { GraphRefsContext, type GraphRefs } from "../components/refs";
+import { GraphRefsContext, NodeRefList, type GraphRefs } from "../components/refs";
+import { useActionJobs } from "../components/details";
+import { parseNodeId } from "../model/nodeid";
+
+/** A job drawn alone (a Spark application: its datasets are on its action jobs): links to its actions. */
+function LoneJobBanner({ jobId }: { jobId: string }) {
+  const ref = parseNodeId(jobId);
+  const ids = useActionJobs(ref.name, ref.namespace);
+  if (!ids.length) return null;
+  return (
+    <div className="banner" data-testid="lone-job-banner">
+      This application's lineage is on its {ids.length === 1 ? "action" : `${ids.length} actions`}:
+      <NodeRefList ids={ids} testId="lone-job-actions" />
+    </div>
+  );
+}
 import { DetailsPane } from "./DetailsPane";
 import { buildElements, type ColumnUi } from "./elements";
 import { ImpactPanel } from "./ImpactPanel";
@@ -224,6 +239,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
           </div>
         )}
         {view.compareFrom && <CompareBar answer={compare?.answer ?? null} error={compare?.error ?? null} />}
+        {graph && graph.nodes.length === 1 && root.startsWith("job:") && <LoneJobBanner jobId={root} />}
         {graph?.truncated && <div className="banner banner-warn">The graph was cut at the server's node limit; expand nodes to see further.</div>}
         {error && <div className="banner banner-error" data-testid="lineage-error">Could not load lineage: {error.message}</div>}
         <div className="lineage-body">

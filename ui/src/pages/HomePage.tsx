@@ -5,16 +5,24 @@ import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { formatDuration, formatTime, timeAgo } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
 import { nodeHref } from "../model/urlState";
+import { jobLabel } from "../model/names";
 
 export function AssetRow({ n }: { n: ListNode }) {
+  // an action job named by the Spark integration's rule: what it does, and its application
+  const label = n.type === "JOB" ? jobLabel(n.name) : null;
   return (
     <Link href={nodeHref(n.id)} className="asset-row" testId="asset-row">
       <span className={`asset-icon ${n.type === "JOB" ? "is-job" : "is-dataset"}`}>
         {n.type === "JOB" ? <JobIcon /> : <DatasetKindIcon kind={n.kind} />}
       </span>
       <span className="asset-main">
-        <span className="asset-name">{n.name}</span>
-        <span className="asset-ns">{n.namespace}</span>
+        <span className="asset-name" title={n.name}>
+          {label?.app ? label.title : n.name}
+        </span>
+        <span className="asset-ns">
+          {n.namespace}
+          {label?.app ? ` · action of ${label.app}` : ""}
+        </span>
       </span>
       <span className="asset-meta">
         {n.type === "JOB" ? (
