@@ -77,7 +77,7 @@ def save_state(path: Path, state: CrawlState) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".state-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(body, out, separators=(",", ":"))
+            out.write(json.dumps(body, separators=(",", ":")))  # dumps: the C encoder (dump to a stream is pure Python)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

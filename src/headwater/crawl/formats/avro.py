@@ -1,4 +1,5 @@
-"""Avro: the writer schema from the container file's header (fastavro; no records decoded)."""
+"""Avro: the writer schema from the container file's header (fastavro) and the row count from the blocks'
+headers (each block starts with its record count and byte size: the data is skipped, never decoded)."""
 
 from __future__ import annotations
 
@@ -52,11 +53,57 @@ def _column(name: str, schema: Any, description: str | None) -> Column:
     return _column(name, kind, description) if isinstance(kind, str) else Column(name, "string", False, description)
 
 
+MAX_BLOCKS = 100_000  # blocks counted per file; a file with more gives no row count (each block is a seek)
+
+
+def _long(handle: Any) -> int | None:
+    """One zig-zag varint (Avro ``long``), or None at the end of the file."""
+    shift = result = 0
+    while True:
+        byte = handle.read(1)
+        if not byte:
+            if shift:
+                raise ValueError("truncated block header")
+            return None
+        result |= (byte[0] & 0x7F) << shift
+        if not byte[0] & 0x80:
+            return int((result >> 1) ^ -(result & 1))
+        shift += 7
+        if shift > 63:
+            raise ValueError("invalid block header")
+
+
+def count_records(handle: Any, sync: bytes, size: int | None = None) -> int | None:
+    """Records in the blocks from ``handle``'s position (just after the header), from each block's count;
+    None when the file has more than :data:`MAX_BLOCKS` blocks. A block that runs past the end of the file
+    or does not end with the header's sync marker is an error (a truncated or corrupt file)."""
+    rows = 0
+    for _ in range(MAX_BLOCKS):
+        count = _long(handle)
+        if count is None:
+            return rows
+        length = _long(handle)
+        if length is None or count < 0 or length < 0:
+            raise ValueError("invalid block header")
+        end = handle.tell() + length
+        if size is not None and end + len(sync) > size:
+            raise ValueError("truncated block")
+        handle.seek(end)
+        if handle.read(len(sync)) != sync:
+            raise ValueError("block does not end with the file's sync marker")
+        rows += count
+    return None
+
+
 def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
     import fastavro
 
     with fs.open(path, "rb") as handle:
-        schema = fastavro.reader(handle).writer_schema
+        reader = fastavro.reader(handle)
+        schema = reader.writer_schema
+        size = getattr(handle, "size", None)
+        rows = count_records(handle, reader._header["sync"], size if isinstance(size, int) else None)
     if not isinstance(schema, dict) or schema.get("type") != "record":
-        return FileSchema((avro_column("value", schema),))
-    return FileSchema(tuple(avro_column(f["name"], f["type"], f.get("doc")) for f in schema.get("fields", [])))
+        return FileSchema((avro_column("value", schema),), rows)
+    fields = tuple(avro_column(f["name"], f["type"], f.get("doc")) for f in schema.get("fields", []))
+    return FileSchema(fields, rows)
