@@ -8,13 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from api_helpers import assert_error, client_for, make_settings
+from hostile_payloads import template
 
 from headwater.api import create_app
 from headwater.api.guard import allowed_hosts
 from headwater.store import Store
-
-from api_helpers import assert_error, client_for, make_settings
-from hostile_payloads import template
 
 pytestmark = pytest.mark.anyio
 

@@ -15,15 +15,14 @@ import os
 from typing import Any
 
 import pytest
+from api_helpers import BASE, make_settings
 from fastapi.testclient import TestClient
+from hostile_payloads import _paths, template
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_helpers import BASE, make_settings
-from hostile_payloads import _paths, template
 
 TEMPLATE = template()
 PATHS = [p for p, _ in _paths(TEMPLATE) if p]

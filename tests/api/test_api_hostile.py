@@ -8,33 +8,13 @@ import time
 
 import httpx
 import pytest
+from api_helpers import client_for, make_settings
+from hostile_payloads import answer_problem, hostile_requests
 
 from headwater.api import create_app
 from headwater.store import Store
 
-from api_helpers import client_for, make_settings
-from hostile_payloads import Hostile, hostile_requests
-
 pytestmark = pytest.mark.anyio
-
-
-def check_answer(h: Hostile, answer: httpx.Response) -> str | None:
-    """What is wrong with the answer to ``h`` (``None`` when it is right)."""
-    if answer.status_code >= 500:
-        return f"{answer.status_code}: {answer.text[:300]}"
-    if answer.status_code < 400:
-        return "accepted although its error should name " + repr(h.expect) if h.expect else None
-    try:
-        body = answer.json()
-        error = body["error"]
-        assert set(body) == {"error"} and set(error) == {"code", "message", "details"} and error["message"]
-    except Exception:  # noqa: BLE001 - any failure to read the standard body is the finding
-        return f"{answer.status_code} without the standard error body: {answer.text[:300]}"
-    if h.expect is not None:
-        said = error["message"] + " " + " ".join(f"{d.get('path')} {d.get('message')}" for d in error["details"])
-        if h.expect not in said:
-            return f"{answer.status_code} does not name {h.expect!r}: {said[:300]}"
-    return None
 
 
 async def post_all(client: httpx.AsyncClient) -> tuple[int, dict[int, int], list[str]]:
@@ -45,7 +25,7 @@ async def post_all(client: httpx.AsyncClient) -> tuple[int, dict[int, int], list
         answer = await client.post(h.path, content=h.body, headers=h.headers)
         took = time.monotonic() - started
         statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
-        problem = check_answer(h, answer)
+        problem = answer_problem(h, answer.status_code, answer.text)
         if took > 10:
             problem = f"took {took:.1f} s"
         if problem is not None:

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from api_helpers import BASE, assert_error, client_for, make_settings
+from hostile_payloads import template
 
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_helpers import BASE, assert_error, client_for, make_settings
-from hostile_payloads import template
 
 pytestmark = pytest.mark.anyio
 

@@ -25,7 +25,7 @@ from headwater.settings import MAX_NAME_BYTES, load_settings
 from headwater.store import Store, projector
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "api"))
-from hostile_payloads import template  # noqa: E402
+from hostile_payloads import template
 
 SETTINGS = load_settings({}, environ={})
 

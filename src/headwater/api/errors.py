@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
-from sqlalchemy.exc import OperationalError
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from headwater.graph import NodeNotFound
-from headwater.model.nodeid import InvalidNodeId
 from headwater.ingest import IngestError
+from headwater.model.nodeid import InvalidNodeId
 
 log = logging.getLogger("headwater.api")
 

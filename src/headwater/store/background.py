@@ -29,10 +29,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
-
-from typing import Any
 
 from headwater.store.projector import (
     ProjectionMemo,
