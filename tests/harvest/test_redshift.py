@@ -93,3 +93,11 @@ def test_a_file_that_is_no_export_is_a_clear_error(tmp_path: Path) -> None:
     result = _harvest(str(bad))
     assert result.exit_code == 2
     assert "a CSV export needs a header row with query_id" in result.stderr
+
+
+def test_no_start_events_halves_the_events_and_keeps_the_start_in_the_facet() -> None:
+    result = _harvest(str(FIXTURES / "sys_query_history.csv"), "--texts", str(FIXTURES / "sys_query_text.csv"),
+                      "--no-start-events")
+    events = _events(result.stdout)
+    assert [e["eventType"] for e in events] == ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE", "COMPLETE"]
+    assert events[0]["run"]["facets"]["headwater_harvest"]["startTime"] == "2026-11-24T10:00:00.120481Z"

@@ -23,6 +23,10 @@ _SINKS = [
     click.option("--follow", is_flag=True, help="Keep harvesting until interrupted (Ctrl-C / SIGTERM)."),
     click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
 ]
+_START_EVENTS = click.option(
+    "--start-events/--no-start-events", default=True, show_default=True,
+    help="A START event at each execution's real start (else only COMPLETE/FAIL, the start in the run facet: "
+         "half the events).")
 
 
 def _sink_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -88,7 +92,8 @@ def _progress(kind: str, quiet: bool) -> Callable[[Any], None] | None:
 
 def _harvest_db(kind: str, *, dsn: str, dialect: str, url: str | None, store: str | None, token: str | None,
                 state_path: Path, follow: bool, interval: float, quiet: bool, schemas: bool,
-                once: Callable[[Any, Any, Any], Callable[[], None] | None], needs_connection: bool = True) -> None:
+                once: Callable[[Any, Any, Any], Callable[[], None] | None], needs_connection: bool = True,
+                start_events: bool = True) -> None:
     """The loop every query-history harvester shares: read, send, then save the checkpoint; repeat with --follow."""
     from headwater.client import SendError
     from headwater.harvest.checkpoint import Checkpoint
@@ -109,7 +114,7 @@ def _harvest_db(kind: str, *, dsn: str, dialect: str, url: str | None, store: st
             conn = connect(dsn) if needs_connection else None
             providers = [database_provider(dsn, conn)] if schemas else []
             harvester = Harvester(client, source=kind, namespace=namespace, dialect=dialect, providers=providers,
-                                  progress=_progress(kind, quiet))
+                                  progress=_progress(kind, quiet), start_events=start_events)
             while True:
                 commit = once(conn, checkpoint, harvester)
                 harvester.flush()
@@ -153,10 +158,11 @@ def command() -> None:
               help="Seconds between passes with --follow.")
 @click.option("--schemas/--no-schemas", default=True, show_default=True,
               help="Resolve SELECT * and unqualified columns with the database's information_schema.")
+@_START_EVENTS
 @_sink_options
 def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, interval: float, schemas: bool,
-                     url: str | None, store: str | None, token: str | None, state_path: Path | None, follow: bool,
-                     quiet: bool) -> None:
+                     start_events: bool, url: str | None, store: str | None, token: str | None,
+                     state_path: Path | None, follow: bool, quiet: bool) -> None:
     """Harvest the statements a PostgreSQL server executed: one job per distinct statement, a run per execution.
 
     Without --url or --store the events are printed as JSON lines. The checkpoint (--state) remembers what was
@@ -185,7 +191,7 @@ def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, inte
         _harvest_db("csvlog", dsn=dsn, dialect="postgres", url=url, store=store, token=token,
                     state_path=_state(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)), follow=follow,
                     interval=min(interval, 2.0) if follow else interval, quiet=quiet, schemas=schemas,
-                    once=once_csv, needs_connection=False)
+                    once=once_csv, needs_connection=False, start_events=start_events)
         return
     if when is not None:
         click.echo("harvest postgres: --since is ignored with pg_stat_statements (it keeps no times)", err=True)
@@ -214,9 +220,10 @@ def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, inte
               help="Seconds between passes with --follow.")
 @click.option("--schemas/--no-schemas", default=True, show_default=True,
               help="Resolve SELECT * and unqualified columns with the database's information_schema.")
+@_START_EVENTS
 @_sink_options
 def mysql_command(dsn: str, source: str, only_database: str | None, since: str | None, interval: float,
-                  schemas: bool, url: str | None, store: str | None, token: str | None, state_path: Path | None,
+                  schemas: bool, start_events: bool, url: str | None, store: str | None, token: str | None, state_path: Path | None,
                   follow: bool, quiet: bool) -> None:
     """Harvest the statements a MariaDB/MySQL server executed (performance_schema or the general log table)."""
     from headwater.harvest import mysql
@@ -254,7 +261,7 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
 
     _harvest_db("mysql", dsn=dsn, dialect="mysql", url=url, store=store, token=token,
                 state_path=_state(state_path, "mysql", dsn.split("@")[-1], source), follow=follow, interval=interval,
-                quiet=quiet, schemas=schemas, once=once)
+                quiet=quiet, schemas=schemas, once=once, start_events=start_events)
 
 
 # --- redshift-export -------------------------------------------------------------------------------------------------
@@ -267,9 +274,10 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
               help="The cluster's endpoint, as dataset names use it: <cluster-id>.<region>[:port] or redshift://...")
 @click.option("--default-database", default=None, help="Database of rows without database_name.")
 @click.option("--since", default=None, help="Only queries that ended at or after this time.")
+@_START_EVENTS
 @_sink_options
 def redshift_command(files: tuple[str, ...], texts: tuple[str, ...], cluster: str, default_database: str | None,
-                     since: str | None, url: str | None, store: str | None, token: str | None,
+                     since: str | None, start_events: bool, url: str | None, store: str | None, token: str | None,
                      state_path: Path | None, follow: bool, quiet: bool) -> None:
     """Harvest an export of Redshift's SYS_QUERY_HISTORY (CSV, JSON lines, or aws redshift-data JSON).
 
@@ -289,7 +297,7 @@ def redshift_command(files: tuple[str, ...], texts: tuple[str, ...], cluster: st
     status = 0
     with _client(url, store, token) as client:
         harvester = Harvester(client, source="redshift", namespace=namespace, dialect="redshift",
-                              progress=_progress("redshift-export", quiet))
+                              progress=_progress("redshift-export", quiet), start_events=start_events)
         try:
             full = read_texts(export_files(list(texts)))
             for path in export_files(list(files)):
