@@ -123,3 +123,17 @@ def test_job_lists_and_a_lone_application_job_lead_to_its_actions(page: Any) -> 
     expect(page.get_by_test_id("asset-name")).to_have_text(ACT2)
     expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
     expect(page.locator(f'[data-testid="dataset-node"][data-node-id="dataset:{DEMO_NS}:{EMP_COMP}"]')).to_be_visible()
+
+
+def test_expand_button_counts_what_impact_found_beyond_the_graph(page: Any) -> None:
+    root = f"dataset:{DEMO_NS}:{EMPLOYEES}"
+    page.goto(url(root, depth="1", impact="1"))
+    expect(page.get_by_test_id("impact-row").first).to_be_visible()
+    att = page.locator(f'[data-testid="dataset-node"][data-node-id="dataset:{DEMO_NS}:{EMP_ATT}"]')
+    # employee_attendance leads on to the compensation job and its table, neither drawn at depth 1
+    expect(att.get_by_test_id("hidden-count")).to_have_text("+2")
+    expect(att.get_by_test_id("expand-downstream")).to_have_attribute("aria-label", __import__("re").compile("2 more not drawn"))
+    page.get_by_test_id("fit-view").click()
+    att.get_by_test_id("expand-downstream").click()
+    expect(page.locator(f'[data-node-id="job:{DEMO_JOB_NS}:{ACT2}"]').first).to_be_visible()
+    expect(page.get_by_test_id("hidden-count")).to_have_count(0)

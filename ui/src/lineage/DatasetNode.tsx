@@ -32,7 +32,7 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
       <Handle type="target" position={Position.Left} id="in" className="h-node" />
       <Handle type="source" position={Position.Right} id="out" className="h-node" />
       <ExpandControl node={n} side="upstream" expanded={data.expandedUp} />
-      <ExpandControl node={n} side="downstream" expanded={data.expandedDown} />
+      <ExpandControl node={n} side="downstream" expanded={data.expandedDown} hidden={data.hiddenDown} />
       <div className="lnode-head" onClick={() => a.selectNode(n.id)}>
         <span className={`lnode-icon kind-${n.kind ?? "other"}`}>
           <DatasetKindIcon kind={n.kind} />

@@ -39,7 +39,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
       <Handle type="target" position={Position.Left} id="in" className="h-node" />
       <Handle type="source" position={Position.Right} id="out" className="h-node" />
       <ExpandControl node={n} side="upstream" expanded={data.expandedUp} />
-      <ExpandControl node={n} side="downstream" expanded={data.expandedDown} />
+      <ExpandControl node={n} side="downstream" expanded={data.expandedDown} hidden={data.hiddenDown} />
       <div className="lnode-head">
         <span className="lnode-icon is-job">
           <JobIcon />

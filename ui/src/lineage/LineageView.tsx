@@ -9,6 +9,7 @@ import { columnPath } from "../model/columns";
 import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { datasetOfField, isField } from "../model/nodeid";
+import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
 import { LayoutClient } from "../layout/client";
 import { Canvas } from "./Canvas";
@@ -127,6 +128,12 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     return s;
   }, [impact, impactTarget]);
 
+  // impact on: how many downstream datasets/jobs each drawn node leads to that are not drawn
+  const hidden = useMemo(
+    () => (impact?.answer && graph ? hiddenDownstream(impact.answer.items, new Set(graph.nodes.map((n) => n.id))) : null),
+    [impact, graph],
+  );
+
   const openColumns = useMemo(() => {
     const s = new Set(view.openColumns);
     if (path) for (const d of path.datasets) s.add(d);
@@ -155,9 +162,10 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             expansions: expansionSet,
             precomputeHandles: graph.nodes.length > BIG_GRAPH,
             directOnly: view.directOnly,
+            hiddenDownstream: hidden ?? undefined,
           })
         : null,
-    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly],
+    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden],
   );
 
   // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)

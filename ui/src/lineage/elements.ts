@@ -31,6 +31,8 @@ export interface ElementsInput {
   precomputeHandles?: boolean;
   /** draw only DIRECT column dependencies (no INDIRECT ones: join/filter/group keys) */
   directOnly?: boolean;
+  /** impact analysis: datasets and jobs downstream of a drawn node that the graph does not show */
+  hiddenDownstream?: Map<string, number>;
 }
 
 /** A column edge is INDIRECT when it ends at a dataset (the facet's dataset-level list) or every transformation it carries is INDIRECT. */
@@ -80,6 +82,7 @@ export function buildElements(inp: ElementsInput): Elements {
       mark: marks?.nodes.get(n.id),
       expandedUp: inp.expansions.has(expansionKey({ nodeId: n.id, direction: "upstream" })),
       expandedDown: inp.expansions.has(expansionKey({ nodeId: n.id, direction: "downstream" })),
+      hiddenDown: inp.hiddenDownstream?.get(n.id) ?? 0,
     };
     if (n.type === "JOB") {
       nodes.push({

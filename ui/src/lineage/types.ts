@@ -28,6 +28,8 @@ export interface DatasetNodeData extends Record<string, unknown> {
   hiddenHighlighted: number;
   expandedUp: boolean;
   expandedDown: boolean;
+  /** impact analysis on: downstream datasets/jobs not drawn, reached through this node */
+  hiddenDown: number;
   height: number;
 }
 
@@ -39,6 +41,7 @@ export interface JobNodeData extends Record<string, unknown> {
   mark?: Mark;
   expandedUp: boolean;
   expandedDown: boolean;
+  hiddenDown: number;
 }
 
 export interface LineageEdgeData extends Record<string, unknown> {

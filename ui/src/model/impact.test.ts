@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvCell, impactCsv, sortImpact } from "./impact";
+import { csvCell, hiddenDownstream, impactCsv, sortImpact } from "./impact";
 import type { ImpactItem } from "../api/types";
 
 const items: ImpactItem[] = [
@@ -24,5 +24,16 @@ describe("impact CSV", () => {
   });
   it("sorts by depth, then datasets, fields, jobs", () => {
     expect(sortImpact(items).map((i) => i.type)).toEqual(["JOB", "DATASET", "FIELD"]);
+  });
+
+  it("counts what is hidden downstream on the last drawn node of each path", () => {
+    const items = [
+      { id: "job:n:j", type: "JOB", path: ["dataset:n:a", "job:n:j"] },
+      { id: "dataset:n:b", type: "DATASET", path: ["dataset:n:a", "job:n:j", "dataset:n:b"] },
+      { id: "job:n:k", type: "JOB", path: ["dataset:n:a", "job:n:j", "dataset:n:b", "job:n:k"] },
+      { id: "datasetField:n:b:x", type: "FIELD", path: ["dataset:n:a", "job:n:j", "dataset:n:b"] },
+    ];
+    expect([...hiddenDownstream(items, new Set(["dataset:n:a", "job:n:j"]))]).toEqual([["job:n:j", 2]]);
+    expect(hiddenDownstream(items, new Set(["dataset:n:a", "job:n:j", "dataset:n:b", "job:n:k"])).size).toBe(0);
   });
 });

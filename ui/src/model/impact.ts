@@ -31,3 +31,19 @@ export function sortImpact(items: ImpactItem[]): ImpactItem[] {
       (a.field ?? "").localeCompare(b.field ?? ""),
   );
 }
+
+/**
+ * For each drawn node, how many datasets and jobs downstream of it the impact answer knows that
+ * the graph does not show: an item not drawn is counted on the last drawn node of its path (the
+ * node whose "expand downstream" would bring it closer). Columns are not counted (their dataset is).
+ */
+export function hiddenDownstream(items: Array<{ id: string; type: string; path: string[] }>, drawn: Set<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const it of items) {
+    if (it.type === "FIELD" || drawn.has(it.id)) continue;
+    let last: string | null = null;
+    for (const p of it.path) if (drawn.has(p)) last = p;
+    if (last) counts.set(last, (counts.get(last) ?? 0) + 1);
+  }
+  return counts;
+}
