@@ -171,3 +171,28 @@ def test_failed_events_are_retried_at_start(store_url: str, monkeypatch: pytest.
     with Store.open(store_url) as store:
         _wait_for(lambda: store.projection_status().failed == 0)
         assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:payroll.report"}).status_code == 200
+
+
+def test_rebuild_records_a_failing_event_and_goes_on(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = projector.observe
+    good, bad = copy.deepcopy(template()), copy.deepcopy(template())
+    bad["job"]["name"] = "breaks.projection"
+    bad["run"]["runId"] = "38af66ad-be14-41ee-ae43-000000000bad"
+    with Store.open(store_url) as store:
+        assert client(store).post("/api/v1/lineage/batch", json=[good, bad]).status_code == 200
+        assert store.catch_up().caught_up
+
+        def flaky(payload: Any, event_id: str, memo: Any = None) -> Any:
+            if payload.get("job", {}).get("name") == "breaks.projection":
+                raise RuntimeError("a derivation bug")
+            return real(payload, event_id, memo)
+
+        monkeypatch.setattr(projector, "observe", flaky)
+        assert store.rebuild() == 2
+        health = status(store)
+        assert health["projection"]["failed"] == 1 and "a derivation bug" in health["projection"]["failedEvents"][0]["error"]
+        assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:payroll.report"}).status_code == 200
+        monkeypatch.setattr(projector, "observe", real)
+        assert store.rebuild() == 2
+        assert status(store)["projection"]["failed"] == 0
+        assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:breaks.projection"}).status_code == 200

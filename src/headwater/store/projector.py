@@ -502,8 +502,36 @@ def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
 
 # --- rebuild ----------------------------------------------------------------------------------
 
+def _observed(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo) -> list[NewEvent]:
+    """Observe ``rows`` and insert their observations; an event that cannot be observed or stored is
+    recorded as failed (as the background projector does) instead of failing the whole rebuild."""
+    new: list[NewEvent] = []
+    for r in rows:
+        try:
+            new.append(NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)))
+        except Exception as exc:  # noqa: BLE001 - recorded; GET /api/v1/status lists it
+            mark_failed(conn, r, f"{type(exc).__name__}: {exc}")
+    try:
+        with conn.begin_nested():
+            insert_observations(conn, new)
+        return new
+    except Exception:  # noqa: BLE001 - find the event whose observations cannot be stored
+        stored: list[NewEvent] = []
+        for n in new:
+            try:
+                with conn.begin_nested():
+                    insert_observations(conn, [n])
+                stored.append(n)
+            except Exception as exc:  # noqa: BLE001 - recorded; GET /api/v1/status lists it
+                mark_failed(conn, n, f"{type(exc).__name__}: {exc}")
+        return stored
+
+
 def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
-    """Drop every derived row and the observation index, then replay the whole event log."""
+    """Drop every derived row and the observation index, then replay the whole event log.
+
+    An event that cannot be observed is recorded as failed (listed by ``GET /api/v1/status``) and
+    the rebuild goes on; a failure while deriving the nodes still fails the rebuild as a whole."""
     for table in (*DERIVED_TABLES, observations):
         conn.execute(table.delete())
     count = 0
@@ -516,8 +544,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
             .order_by(events.c.seq).limit(batch_size)))
         if not rows:
             break
-        new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
-        insert_observations(conn, new)
+        new = _observed(conn, rows, memo)
         for n in new:
             for o in n.observations:
                 group = "run" if o.role == "run" else "job" if o.role in JOB_ROLES else "dataset"
