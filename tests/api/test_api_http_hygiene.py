@@ -150,3 +150,34 @@ async def test_every_error_has_the_one_shape_and_a_500_closes_the_connection(sto
         error = assert_error(answer, 500, "internal_error")
         assert "RuntimeError" in error["message"]
         assert answer.headers["connection"] == "close"
+
+
+def test_a_500_over_real_http_is_read_then_the_connection_closes(store: Store) -> None:
+    """Over uvicorn, on a keep-alive connection: the 500's body arrives, with Connection: close, and the
+    next request on a new connection is answered (no dropped connection without an answer)."""
+    import http.client
+
+    from live_server import ThreadServer
+
+    def boom(_: str) -> None:
+        raise RuntimeError("a bug")
+
+    store_get = store.get_event
+    store.get_event = boom  # type: ignore[method-assign]
+    try:
+        with ThreadServer(create_app(make_settings(), store, bind_host="127.0.0.1")) as server:
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn.request("GET", "/api/v1/events/some-id")
+            answer = conn.getresponse()
+            body = answer.read()
+            assert answer.status == 500
+            assert answer.getheader("connection") == "close"
+            assert b'"internal_error"' in body
+            assert answer.will_close
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            conn.request("GET", "/api/v1/graph/recent")
+            assert conn.getresponse().status == 200
+            conn.close()
+    finally:
+        store.get_event = store_get  # type: ignore[method-assign]
