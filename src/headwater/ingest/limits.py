@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -70,12 +71,18 @@ def _shown(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:40]}..."
 
 
-def structure_problems(value: Any, root: str, limits: Limits) -> list[Problem]:
-    """Every place ``value`` exceeds a structure limit or holds what no store can keep (NUL, a non-finite number)."""
+def structure_problems(value: Any, root: str, limits: Limits, check_text: bool = True) -> list[Problem]:
+    """Every place ``value`` exceeds a structure limit or holds what no store can keep (NUL, a non-finite number).
+
+    ``check_text=False`` skips the strings (length, NUL): the caller knows from the JSON text that no
+    string can be too long (the text is shorter than the limit) and none holds NUL (JSON text can
+    only carry NUL as a ``\\u0000`` escape) — see :func:`text_needs_checking`.
+    """
     problems: list[Problem] = []
     # entries: (value, depth, parent entry, step); paths are written only for problems
     stack: list[tuple[Any, int, Any, Any]] = [(value, 0, None, root)]
     max_depth, max_string = limits.max_json_depth, limits.max_string_length
+    walked = (str, dict, list, float) if check_text else (dict, list, float)
     while stack and len(problems) < MAX_PROBLEMS:
         entry = stack.pop()
         item, depth = entry[0], entry[1]
@@ -102,12 +109,12 @@ def structure_problems(value: Any, root: str, limits: Limits) -> list[Problem]:
                                                           f"{limits.max_object_keys} (setting max_object_keys)"))
                     continue
                 for key, child in item.items():
-                    if len(key) > max_string or "\x00" in key:
+                    if check_text and (len(key) > max_string or "\x00" in key):
                         problems.append(Problem(f"{_path(entry)} (a key)",
                                                 f"key {_shown(key)!r} is longer than {max_string} characters (setting "
                                                 "max_string_length) or holds a NUL character (U+0000)"))
                         continue
-                    if type(child) in (str, dict, list, float):
+                    if type(child) in walked:
                         stack.append((child, depth + 1, entry, key))
             else:
                 if len(item) > limits.max_array_length:
@@ -115,9 +122,17 @@ def structure_problems(value: Any, root: str, limits: Limits) -> list[Problem]:
                                                           f"{limits.max_array_length} (setting max_array_length)"))
                     continue
                 for i, child in enumerate(item):
-                    if type(child) in (str, dict, list, float):
+                    if type(child) in walked:
                         stack.append((child, depth + 1, entry, i))
     return sorted(problems, key=lambda p: p.path)
+
+
+_NUL_ESCAPE = re.compile(r"\\u0000", re.IGNORECASE)
+
+
+def text_needs_checking(text: str, limits: Limits) -> bool:
+    """Whether the strings parsed from JSON ``text`` may break a text rule (too long, NUL)."""
+    return len(text) > limits.max_string_length or _NUL_ESCAPE.search(text) is not None
 
 
 # --- the names the graph indexes ---------------------------------------------------------------

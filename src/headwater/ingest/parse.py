@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.ingest.errors import IngestError
-from headwater.ingest.limits import Limits, name_problems, structure_problems
+from headwater.ingest.limits import Limits, name_problems, structure_problems, text_needs_checking
 from headwater.model.jsontext import dumps, loads_text
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
@@ -97,11 +97,11 @@ def lone_surrogates(value: Any, path: str) -> list[Problem]:
 
 
 def _checked(payload: Any, raw: str, validator: EventValidator, root: str,
-             scan_text: bool = False, limits: Limits | None = None) -> ParsedEvent | list[Problem]:
+             scan_text: bool = False, limits: Limits | None = None, check_text: bool = True) -> ParsedEvent | list[Problem]:
     limits = limits or Limits()
     # structure first: the schema validator and the canonical form recurse, so nothing deeper
     # than the limit reaches them
-    problems = structure_problems(payload, root, limits)
+    problems = structure_problems(payload, root, limits, check_text)
     if problems:
         return problems
     if scan_text:
@@ -126,7 +126,9 @@ def parse_event(text: str, validator: EventValidator, limits: Limits | None = No
             "send arrays to /api/v1/lineage/batch",
             [Problem("$", "expected a JSON object (an OpenLineage event), got array")],
         )
-    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None, limits)
+    limits = limits or Limits()
+    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None, limits,
+                      text_needs_checking(text, limits))
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
     return result
@@ -157,8 +159,10 @@ def parse_batch(text: str, validator: EventValidator, max_events: int,
     problems: list[Problem] = []
     bad = 0
     scan = _SURROGATE_ESCAPE.search(text) is not None
+    limits = limits or Limits()
+    check_text = text_needs_checking(text, limits)
     for i, item in enumerate(items):
-        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits)
+        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text)
         if isinstance(result, ParsedEvent):
             result = ParsedEvent(result.payload, dumps(item), result.kind)
         if isinstance(result, list):
