@@ -9,7 +9,7 @@ redshift, mysql, snowflake, bigquery, tsql and spark, with the TPC-H schemas kno
 is expanded and every column resolved). Figure: statements / second, median of the rounds (one process, one
 core). Writes bench/results/sql_lineage.json. Target (issue 16): >= 500 statements/s on the 2-core machine.
 
-Not measured yet: the 100,000-statement harvest end to end (the harvesters are not built).
+The 100,000-statement harvest end to end (csvlog → harvester → a real server) is bench/harvest.py.
 """
 
 from __future__ import annotations
