@@ -151,8 +151,9 @@ def command() -> None:
 @command.command("postgres")
 @click.option("--dsn", required=True, help="postgresql://user:password@host:port/database (the user needs "
                                           "pg_read_all_stats to see every statement's text)")
-@click.option("--csvlog", "csvlogs", multiple=True, type=click.Path(dir_okay=False),
-              help="Read the server's csvlog file(s) instead of pg_stat_statements (real start/end times).")
+@click.option("--csvlog", "csvlogs", multiple=True, type=click.Path(),
+              help="Read the server's csvlog file(s) or log folder (its *.csv) instead of pg_stat_statements "
+                   "(real start/end times).")
 @click.option("--since", default=None, help="Only executions that ended at or after this time (csvlog).")
 @click.option("--interval", default=30.0, show_default=True, type=click.FloatRange(0.1),
               help="Seconds between passes with --follow.")

@@ -16,10 +16,12 @@ nothing twice.
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from .checkpoint import Checkpoint, FileReader, Line, rotated_away
@@ -137,7 +139,7 @@ class CsvLog:
         """Feed new executions to ``harvester``; answer the positions to commit once its events are acknowledged."""
         done: list[tuple[FileReader, Line]] = []
         paths: list[str] = []
-        for path in self.paths:
+        for path in _expand(self.paths):
             if path not in self.readers:  # first read: what was rotated away since the last run first
                 paths.extend(p for p in rotated_away(path, self.files) if p not in paths and p not in self.paths)
             paths.append(path)
@@ -215,6 +217,18 @@ class CsvLog:
             harvester.skip("before --since")
             return
         harvester.add(ex)
+
+
+def _expand(paths: list[str]) -> list[str]:
+    """Files of the arguments: a folder is its ``*.csv`` files, listed again on every pass (new files of a rotation
+    are found while following)."""
+    out: list[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            out.extend(sorted(str(f) for f in Path(p).glob("*.csv")))
+        else:
+            out.append(p)
+    return out
 
 
 def _line_start(line: Line) -> int:
