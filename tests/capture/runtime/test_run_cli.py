@@ -24,6 +24,15 @@ from .sink import Sink
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 BIN = Path(sys.executable).parent
+
+
+def writes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Execution events of the job's write (the job also reads its output back: a read-only run)."""
+    return [e for e in exec_events(events) if e.get("outputs")]
+
+
+def reads(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in exec_events(events) if not e.get("outputs")]
 FLUSH = {"spark.headwater.flushTimeoutSeconds": "60"}
 JOB = textwrap.dedent("""
     import sys
@@ -120,8 +129,10 @@ def test_headwater_run_python_against_headwater_serve(job: Path, tmp_path: Path,
     apps = app_events(events)
     assert [e["eventType"] for e in apps] == ["START", "COMPLETE"]
     assert apps[0]["job"]["facets"]["sourceCodeLocation"]["url"] == job.resolve().as_uri()
-    execs = exec_events(events)
+    execs = writes(events)
     assert len(execs) == 2 and [o["name"] for o in execs[-1]["outputs"]] == [str(out)]
+    # the read back (count over the Parquet files) is reported with its input (issue 20, group 7)
+    assert [[i["name"] for i in e["inputs"]] for e in reads(events)] == [[str(out)], [str(out)]]
     assert_parented(events)
 
 
@@ -135,7 +146,7 @@ def test_headwater_run_spark_submit(job: Path, tmp_path: Path, assert_valid_even
     assert_valid_events(events)
     assert_start_then_end(events)
     assert {e["job"]["namespace"] for e in events} == {"submitted"}  # spark-submit --conf is honoured
-    assert len(app_events(events)) == 2 and len(exec_events(events)) == 2
+    assert len(app_events(events)) == 2 and len(writes(events)) == 2 and len(reads(events)) == 2
     assert_parented(events)
 
 
@@ -153,7 +164,7 @@ def test_console_transport_prints_and_a_failing_script_fails_the_application_run
     assert error["programmingLanguage"] == "PYTHON"
     assert "RuntimeError: the job failed on purpose" in error["message"]
     assert "Traceback" in error["stackTrace"]
-    assert [e["eventType"] for e in exec_events(events)] == ["START", "COMPLETE"]  # the write itself succeeded
+    assert [e["eventType"] for e in writes(events)] == ["START", "COMPLETE"]  # the write itself succeeded
 
 
 def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_path: Path,
@@ -179,7 +190,7 @@ def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_p
     # the file transport: one JSON document per line (NDJSON)
     events = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert_valid_events(events)
-    assert len(app_events(events)) == 2 and len(exec_events(events)) == 2
+    assert len(app_events(events)) == 2 and len(writes(events)) == 2 and len(reads(events)) == 2
     assert_start_then_end(events)
     assert_parented(events)
     removed = run([str(BIN / "headwater"), "agent", "uninstall", "--site-dir", str(site)], child_env(tmp_path),
