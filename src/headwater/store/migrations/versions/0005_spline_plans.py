@@ -20,6 +20,9 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # Re-runnable: docs/store.md ("Search") re-runs the migrations after 0002 to add the name index later
+    if sa.inspect(op.get_bind()).has_table("spline_plans"):
+        return
     op.create_table(
         "spline_plans",
         sa.Column("plan_id", sa.String(36), primary_key=True),
