@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,8 +37,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from _server import running_server  # noqa: E402
-from workloads.report import render_table, summarise  # noqa: E402
+from _server import running_server
+from workloads.report import render_table, summarise
 
 WORKLOADS = ("hr", "tpch", "wide")
 PY = sys.executable
@@ -47,10 +46,24 @@ PY = sys.executable
 
 def sizes(quick: bool) -> dict[str, Any]:
     if quick:
-        return {"hr_employees": 5_000, "hr_days": 20, "tpch_scale": 0.01, "tpch_queries": 6,
-                "wide_rows": 200, "wide_columns": 500, "wide_steps": 200}
-    return {"hr_employees": 50_000, "hr_days": 21, "tpch_scale": 0.05, "tpch_queries": 20,
-            "wide_rows": 2_000, "wide_columns": 500, "wide_steps": 200}
+        return {
+            "hr_employees": 5_000,
+            "hr_days": 20,
+            "tpch_scale": 0.01,
+            "tpch_queries": 6,
+            "wide_rows": 200,
+            "wide_columns": 500,
+            "wide_steps": 200,
+        }
+    return {
+        "hr_employees": 50_000,
+        "hr_days": 21,
+        "tpch_scale": 0.05,
+        "tpch_queries": 20,
+        "wide_rows": 2_000,
+        "wide_columns": 500,
+        "wide_steps": 200,
+    }
 
 
 def uptime() -> str:
@@ -61,6 +74,7 @@ def uptime() -> str:
 
 
 # -- inputs -------------------------------------------------------------------------------------
+
 
 def prepare(kind: str, data_dir: Path, cfg: dict[str, Any]) -> Path:
     """Generate the workload's input unless a previous invocation already did (keyed by its size)."""
@@ -81,8 +95,12 @@ def prepare(kind: str, data_dir: Path, cfg: dict[str, Any]) -> Path:
         args = ["wide", str(out), "--rows", str(cfg["wide_rows"]), "--columns", str(cfg["wide_columns"])]
     if not (out / "counts.json").exists():
         print(f"generating {kind} input in {out}", flush=True)
-        subprocess.run([PY, str(BENCH / "workloads" / "generate.py"), *args], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [PY, str(BENCH / "workloads" / "generate.py"), *args],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     return out
 
 
@@ -91,16 +109,37 @@ def commands(kind: str, data: Path, work: Path, cfg: dict[str, Any]) -> list[lis
     w = BENCH / "workloads"
     if kind == "hr":
         hr = ROOT / "examples" / "hr_pipeline"
-        return [[str(w / "hr_job.py"), str(hr / script), "--data", str(data), "--warehouse", str(work / "warehouse")]
-                for script in ("employee_attendance.py", "employee_compensation.py")]
+        return [
+            [str(w / "hr_job.py"), str(hr / script), "--data", str(data), "--warehouse", str(work / "warehouse")]
+            for script in ("employee_attendance.py", "employee_compensation.py")
+        ]
     if kind == "tpch":
-        return [[str(w / "tpch_job.py"), "--tables", str(data), "--output", str(work / "out"),
-                 "--queries", str(cfg["tpch_queries"])]]
-    return [[str(w / "wide_job.py"), "--input", str(data / "input"), "--output", str(work / "out"),
-             "--steps", str(cfg["wide_steps"])]]
+        return [
+            [
+                str(w / "tpch_job.py"),
+                "--tables",
+                str(data),
+                "--output",
+                str(work / "out"),
+                "--queries",
+                str(cfg["tpch_queries"]),
+            ]
+        ]
+    return [
+        [
+            str(w / "wide_job.py"),
+            "--input",
+            str(data / "input"),
+            "--output",
+            str(work / "out"),
+            "--steps",
+            str(cfg["wide_steps"]),
+        ]
+    ]
 
 
 # -- one run ------------------------------------------------------------------------------------
+
 
 def server_cpu() -> float | None:
     """CPU seconds used so far by the `headwater serve` child (it shares the machine's cores with the job)."""
@@ -120,8 +159,16 @@ def server_cpu() -> float | None:
     return None
 
 
-def run_once(kind: str, tracked: bool, data: Path, tmp: Path, url: str, cfg: dict[str, Any], tag: str,
-             extra_conf: dict[str, str] | None = None) -> dict[str, Any]:
+def run_once(
+    kind: str,
+    tracked: bool,
+    data: Path,
+    tmp: Path,
+    url: str,
+    cfg: dict[str, Any],
+    tag: str,
+    extra_conf: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """One run of a workload (one process per script); returns the probe figures summed over its scripts."""
     work = tmp / f"{kind}-{'tracked' if tracked else 'plain'}"
     work.mkdir(parents=True, exist_ok=True)
@@ -129,7 +176,9 @@ def run_once(kind: str, tracked: bool, data: Path, tmp: Path, url: str, cfg: dic
     for i, argv in enumerate(commands(kind, data, work, cfg)):
         out = tmp / f"{kind}-{tag}-{i}.json"
         log = tmp / f"{kind}-{tag}-{i}.log"
-        env = {k: v for k, v in os.environ.items() if k not in ("HEADWATER_AUTO", "HEADWATER_CAPTURE", "HEADWATER_CONF")}
+        env = {
+            k: v for k, v in os.environ.items() if k not in ("HEADWATER_AUTO", "HEADWATER_CAPTURE", "HEADWATER_CONF")
+        }
         env["HW_BENCH_OUT"] = str(out)
         cmd = [PY, *argv]
         if tracked:
@@ -187,16 +236,29 @@ def agent_stats(kind: str, data: Path, tmp: Path, url: str, cfg: dict[str, Any],
     return {"rows": merged, "peaks": peaks}
 
 
-def run_script(kind: str, index: int, data: Path, tmp: Path, url: str, cfg: dict[str, Any],
-               conf: dict[str, str], tag: str) -> dict[str, Any]:
+def run_script(
+    kind: str, index: int, data: Path, tmp: Path, url: str, cfg: dict[str, Any], conf: dict[str, str], tag: str
+) -> dict[str, Any]:
     work = tmp / f"{kind}-tracked"
     argv = commands(kind, data, work, cfg)[index]
     out = tmp / f"{kind}-{tag}.json"
     log = tmp / f"{kind}-{tag}.log"
     env = {k: v for k, v in os.environ.items() if k not in ("HEADWATER_AUTO", "HEADWATER_CAPTURE", "HEADWATER_CONF")}
     env["HW_BENCH_OUT"] = str(out)
-    cmd = [PY, "-m", "headwater", "run", "--url", url, "--spool-dir", str(tmp / "spool"),
-           *[f"--conf={k}={v}" for k, v in conf.items()], "--", PY, *argv]
+    cmd = [
+        PY,
+        "-m",
+        "headwater",
+        "run",
+        "--url",
+        url,
+        "--spool-dir",
+        str(tmp / "spool"),
+        *[f"--conf={k}={v}" for k, v in conf.items()],
+        "--",
+        PY,
+        *argv,
+    ]
     with open(log, "w", encoding="utf-8") as fh:
         code = subprocess.run(cmd, env=env, stdout=fh, stderr=subprocess.STDOUT, check=False).returncode
     if code != 0 or not out.exists():
@@ -206,14 +268,23 @@ def run_script(kind: str, index: int, data: Path, tmp: Path, url: str, cfg: dict
 
 # -- main ---------------------------------------------------------------------------------------
 
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small inputs, 3 rounds, 6 queries, agent stats of the "
-                        "wide job only, no tracemalloc run (~6-7 minutes on 2 quiet cores)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small inputs, 3 rounds, 6 queries, agent stats of the "
+        "wide job only, no tracemalloc run (~6-7 minutes on 2 quiet cores)",
+    )
     parser.add_argument("--rounds", type=int, default=None, help="runs of each variant [5; --quick: 3]")
     parser.add_argument("--workload", choices=[*WORKLOADS, "all"], default="all")
-    parser.add_argument("--data-dir", type=Path, default=BENCH / "results" / "data",
-                        help="where generated inputs are kept between invocations")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=BENCH / "results" / "data",
+        help="where generated inputs are kept between invocations",
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc run")
     parser.add_argument("--out", type=Path, default=BENCH / "results" / "capture_overhead.json")
     args = parser.parse_args()
@@ -221,8 +292,15 @@ def main() -> None:
     cfg = sizes(args.quick)
     kinds = WORKLOADS if args.workload == "all" else (args.workload,)
     args.data_dir.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {"quick": args.quick, "rounds": rounds, "sizes": cfg, "python": platform.python_version(),
-                              "cpus": os.cpu_count(), "uptime_before": uptime(), "workloads": {}}
+    result: dict[str, Any] = {
+        "quick": args.quick,
+        "rounds": rounds,
+        "sizes": cfg,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "uptime_before": uptime(),
+        "workloads": {},
+    }
     try:
         import pyspark
 
@@ -243,13 +321,22 @@ def main() -> None:
                 for r in range(rounds):
                     plain.append(run_once(kind, False, inputs[kind], tmp, url, cfg, f"A{r}"))
                     tracked.append(run_once(kind, True, inputs[kind], tmp, url, cfg, f"B{r}"))
-                    print(f"  round {r + 1}: work {plain[-1]['work_s']:.2f} s / {tracked[-1]['work_s']:.2f} s, "
-                          f"process {plain[-1]['process_s']:.2f} s / {tracked[-1]['process_s']:.2f} s", flush=True)
+                    print(
+                        f"  round {r + 1}: work {plain[-1]['work_s']:.2f} s / {tracked[-1]['work_s']:.2f} s, "
+                        f"process {plain[-1]['process_s']:.2f} s / {tracked[-1]['process_s']:.2f} s",
+                        flush=True,
+                    )
                 # --quick keeps to its time budget: the per-action stats only where the target is per action
-                stats = (agent_stats(kind, inputs[kind], tmp, url, cfg, memory=False)
-                         if not args.quick or kind == "wide" else None)
-                memory = (agent_stats(kind, inputs[kind], tmp, url, cfg, memory=True)
-                          if not (args.no_memory or args.quick) else None)
+                stats = (
+                    agent_stats(kind, inputs[kind], tmp, url, cfg, memory=False)
+                    if not args.quick or kind == "wide"
+                    else None
+                )
+                memory = (
+                    agent_stats(kind, inputs[kind], tmp, url, cfg, memory=True)
+                    if not (args.no_memory or args.quick)
+                    else None
+                )
                 result["workloads"][kind] = summarise(kind, plain, tracked, stats, memory, cfg)
                 result["workloads"][kind]["uptime"] = uptime()
     result["uptime_after"] = uptime()

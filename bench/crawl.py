@@ -76,7 +76,7 @@ def _rows(columns: list[tuple[str, str]], rnd: random.Random) -> list[dict[str, 
             if name == "id":
                 row[name] = r
             elif kind == "bigint":
-                row[name] = rnd.randint(-10**6, 10**6)
+                row[name] = rnd.randint(-(10**6), 10**6)
             elif kind == "double":
                 row[name] = round(rnd.uniform(-1000, 1000), 3)
             elif kind == "string":
@@ -91,20 +91,42 @@ def _rows(columns: list[tuple[str, str]], rnd: random.Random) -> list[dict[str, 
     return out
 
 
-_ARROW = {"bigint": pa.int64(), "double": pa.float64(), "string": pa.string(), "date": pa.date32(),
-          "boolean": pa.bool_(), "timestamp": pa.timestamp("us", tz="UTC")}
-_AVRO = {"bigint": "long", "double": "double", "string": "string", "boolean": "boolean",
-         "date": {"type": "int", "logicalType": "date"},
-         "timestamp": {"type": "long", "logicalType": "timestamp-micros"}}
+_ARROW = {
+    "bigint": pa.int64(),
+    "double": pa.float64(),
+    "string": pa.string(),
+    "date": pa.date32(),
+    "boolean": pa.bool_(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+}
+_AVRO = {
+    "bigint": "long",
+    "double": "double",
+    "string": "string",
+    "boolean": "boolean",
+    "date": {"type": "int", "logicalType": "date"},
+    "timestamp": {"type": "long", "logicalType": "timestamp-micros"},
+}
 
 
 def _encode(fmt: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]) -> bytes:
     if fmt == "csv":
         lines = [",".join(n for n, _k in columns)]
         for row in rows:
-            lines.append(",".join("" if row[n] is None else (str(row[n]).lower() if k == "boolean" else
-                                                             row[n].isoformat() if k in ("date", "timestamp") else
-                                                             str(row[n])) for n, k in columns))
+            lines.append(
+                ",".join(
+                    ""
+                    if row[n] is None
+                    else (
+                        str(row[n]).lower()
+                        if k == "boolean"
+                        else row[n].isoformat()
+                        if k in ("date", "timestamp")
+                        else str(row[n])
+                    )
+                    for n, k in columns
+                )
+            )
         return ("\n".join(lines) + "\n").encode()
     if fmt == "json":
         return "".join(json.dumps(r, default=lambda v: v.isoformat()) + "\n" for r in rows).encode()
@@ -116,8 +138,11 @@ def _encode(fmt: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]
         else:
             orc.write_table(table, out)
         return out.getvalue()
-    schema = {"type": "record", "name": "Row", "fields": [
-        {"name": n, "type": ["null", _AVRO[k]] if n.startswith("extra") else _AVRO[k]} for n, k in columns]}
+    schema = {
+        "type": "record",
+        "name": "Row",
+        "fields": [{"name": n, "type": ["null", _AVRO[k]] if n.startswith("extra") else _AVRO[k]} for n, k in columns],
+    }
     out = io.BytesIO()
     fastavro.writer(out, fastavro.parse_schema(schema), rows)
     return out.getvalue()
@@ -165,9 +190,19 @@ def write_lake(root: Path, files: int, tables: int, seed: int = 20261124) -> int
 
 
 def _ddl(t: int, rnd: random.Random, dialect: str) -> str:
-    types = {"sqlite": ["INTEGER", "REAL", "TEXT", "DATE", "BOOLEAN", "TIMESTAMP", "NUMERIC(12,2)", "VARCHAR(40)"],
-             "postgresql": ["integer", "double precision", "text", "date", "boolean", "timestamp", "numeric(12,2)",
-                            "varchar(40)"]}[dialect]
+    types = {
+        "sqlite": ["INTEGER", "REAL", "TEXT", "DATE", "BOOLEAN", "TIMESTAMP", "NUMERIC(12,2)", "VARCHAR(40)"],
+        "postgresql": [
+            "integer",
+            "double precision",
+            "text",
+            "date",
+            "boolean",
+            "timestamp",
+            "numeric(12,2)",
+            "varchar(40)",
+        ],
+    }[dialect]
     cols = [f"c{j} {rnd.choice(types)}{' NOT NULL' if rnd.random() < 0.3 else ''}" for j in range(3 + t % 13)]
     return f"CREATE TABLE tab_{t:04d} (id INTEGER PRIMARY KEY, {', '.join(cols)})"
 
@@ -188,8 +223,9 @@ def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def measure(label: str, source: str, sink: str, work: Path, expect_tables: int,
-            expect_files: int | None = None) -> dict[str, Any]:
+def measure(
+    label: str, source: str, sink: str, work: Path, expect_tables: int, expect_files: int | None = None
+) -> dict[str, Any]:
     """Crawl ``source`` cold then unchanged into ``sink`` (print or store); the figures of both."""
     from headwater.sql import view_lineage
 
@@ -205,26 +241,37 @@ def measure(label: str, source: str, sink: str, work: Path, expect_tables: int,
             t0 = time.perf_counter()
             result = crawl(source, client, name=f"bench-{label}", state_path=state, view_lineage=view_lineage)
             crawled = time.perf_counter() - t0
-            figures: dict[str, Any] = {"crawl_s": round(crawled, 2), "tables": len(result.tables),
-                                       "events": result.events, "stats": result.stats,
-                                       "added": len(result.summary.added), "unchanged": len(result.summary.unchanged),
-                                       "skipped": len(result.summary.failures), "load_before": load_before}
+            figures: dict[str, Any] = {
+                "crawl_s": round(crawled, 2),
+                "tables": len(result.tables),
+                "events": result.events,
+                "stats": result.stats,
+                "added": len(result.summary.added),
+                "unchanged": len(result.summary.unchanged),
+                "skipped": len(result.summary.failures),
+                "load_before": load_before,
+            }
             if store is not None:
                 store.catch_up(timeout=600)
                 figures["graph_s"] = round(time.perf_counter() - t0, 2)
             figures["load_after"] = _load()
             if result.error or len(result.tables) != expect_tables or result.summary.failures:
-                raise SystemExit(f"{label}/{sink}/{phase}: unexpected crawl: error={result.error} "
-                                 f"tables={len(result.tables)} failures={result.summary.failures[:3]}")
+                raise SystemExit(
+                    f"{label}/{sink}/{phase}: unexpected crawl: error={result.error} "
+                    f"tables={len(result.tables)} failures={result.summary.failures[:3]}"
+                )
             if expect_files is not None:
                 read, cached = result.stats["filesRead"], result.stats["filesUnchanged"]
                 wanted = (expect_files, 0) if phase == "cold" else (0, expect_files)
                 if (read, cached) != wanted:
                     raise SystemExit(f"{label}/{sink}/{phase}: files read/unchanged {read}/{cached}, not {wanted}")
             out[phase] = figures
-            print(f"  {label:8} {sink:5} {phase:9} crawl {crawled:6.2f} s"
-                  + (f"  graph {figures['graph_s']:6.2f} s" if "graph_s" in figures else "")
-                  + f"  {len(result.tables)} tables, {result.events} events  load {load_before[0]}", flush=True)
+            print(
+                f"  {label:8} {sink:5} {phase:9} crawl {crawled:6.2f} s"
+                + (f"  graph {figures['graph_s']:6.2f} s" if "graph_s" in figures else "")
+                + f"  {len(result.tables)} tables, {result.events} events  load {load_before[0]}",
+                flush=True,
+            )
     finally:
         devnull.close()
         if store is not None:
@@ -234,8 +281,9 @@ def measure(label: str, source: str, sink: str, work: Path, expect_tables: int,
 
 def _fresh_pg(server_url: str) -> tuple[str, Callable[[], None]]:
     name = f"hw_bench_crawl_{os.getpid()}"
-    admin = sa.create_engine(server_url.replace("postgresql://", "postgresql+psycopg://", 1),
-                             isolation_level="AUTOCOMMIT")
+    admin = sa.create_engine(
+        server_url.replace("postgresql://", "postgresql+psycopg://", 1), isolation_level="AUTOCOMMIT"
+    )
     with admin.connect() as conn:
         conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name}")
         conn.exec_driver_sql(f"CREATE DATABASE {name}")
@@ -260,9 +308,15 @@ def main() -> None:
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="hw-bench-crawl-"))
     sinks = ["print"] if args.no_store else ["print", "store"]
-    results: dict[str, Any] = {"when": datetime.now(UTC).isoformat(timespec="seconds"), "targets": TARGETS,
-                               "files": args.files, "tables": args.tables, "db_tables": args.db_tables,
-                               "cpus": os.cpu_count(), "runs": []}
+    results: dict[str, Any] = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "targets": TARGETS,
+        "files": args.files,
+        "tables": args.tables,
+        "db_tables": args.db_tables,
+        "cpus": os.cpu_count(),
+        "runs": [],
+    }
     try:
         lake = args.keep or tmp / "lake"
         marker = lake / "_shape.json"
@@ -298,7 +352,7 @@ def main() -> None:
     met = {}
     for run in results["runs"]:
         for phase in ("cold", "unchanged"):
-            key = (f"lake_{phase}_s" if run["source"] == "lake" else "database_s")
+            key = f"lake_{phase}_s" if run["source"] == "lake" else "database_s"
             met[f"{run['source']}/{run['sink']}/{phase}"] = run[phase]["crawl_s"] <= TARGETS[key]
     results["targets_met"] = met
     print(json.dumps({k: v for k, v in results.items() if k != "runs"}, indent=2))

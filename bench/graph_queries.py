@@ -38,15 +38,14 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import synthetic  # noqa: E402
+import sqlalchemy as sa
 
-import sqlalchemy as sa  # noqa: E402
-
-from headwater.graph import GraphReader  # noqa: E402
-from headwater.model.nodeid import NodeRef  # noqa: E402
-from headwater.settings import SETTINGS_BY_NAME  # noqa: E402
-from headwater.store import IncomingEvent, Store  # noqa: E402
-from headwater.store.schema import events as events_table  # noqa: E402
+import synthetic
+from headwater.graph import GraphReader
+from headwater.model.nodeid import NodeRef
+from headwater.settings import SETTINGS_BY_NAME
+from headwater.store import IncomingEvent, Store
+from headwater.store.schema import events as events_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
 QUICK_JOBS = 2_000
@@ -116,6 +115,7 @@ def count_events(store: Store) -> int:
 
 def query_kinds(g: GraphReader, shape: synthetic.Shape, rng: random.Random) -> dict[str, Callable[[], Any]]:
     """Every timed query kind: name -> a call on a fresh random node."""
+
     def ds() -> NodeRef:  # a written dataset (exists at the past timestamp too)
         return NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.sources, shape.datasets)))
 
@@ -127,11 +127,12 @@ def query_kinds(g: GraphReader, shape: synthetic.Shape, rng: random.Random) -> d
     for label, at in (("", None), (" at=past", synthetic.midpoint())):
         for direction in ("upstream", "downstream"):
             for depth in (1, 5, 20):
-                kinds[f"{direction} depth {depth}{label}"] = (
-                    lambda direction=direction, depth=depth, at=at: g.lineage(
-                        ds(), direction=direction, depth=depth, at=at, max_nodes=MAX_NODES))
+                kinds[f"{direction} depth {depth}{label}"] = lambda direction=direction, depth=depth, at=at: g.lineage(
+                    ds(), direction=direction, depth=depth, at=at, max_nodes=MAX_NODES
+                )
         kinds[f"column lineage depth 10{label}"] = lambda at=at: g.column_lineage(
-            field(), depth=10, at=at, max_nodes=MAX_NODES)
+            field(), depth=10, at=at, max_nodes=MAX_NODES
+        )
         kinds[f"column impact depth 20{label}"] = lambda at=at: g.impact(field(), depth=20, at=at, max_nodes=MAX_NODES)
     kinds["search"] = lambda: g.search(f"ds_{rng.randrange(shape.datasets):07d}"[: rng.choice((6, 8, 10))], limit=20)
     return kinds
@@ -173,9 +174,16 @@ def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int, warmup: int) -
             truncated[k] += bool(answer.get("truncated"))
         if (r + 1) % max(1, rounds // 10) == 0:
             print(f"  round {r + 1}/{rounds}", flush=True)
-    return {k: {"p50_ms": round(percentile(v, 50), 2), "p99_ms": round(percentile(v, 99), 2),
-                "mean_size": round(sum(sizes[k]) / len(sizes[k]), 1), "truncated": truncated[k], "n": len(v)}
-            for k, v in times.items()}
+    return {
+        k: {
+            "p50_ms": round(percentile(v, 50), 2),
+            "p99_ms": round(percentile(v, 99), 2),
+            "mean_size": round(sum(sizes[k]) / len(sizes[k]), 1),
+            "truncated": truncated[k],
+            "n": len(v),
+        }
+        for k, v in times.items()
+    }
 
 
 def loadavg() -> str:
@@ -192,22 +200,30 @@ def main() -> None:
     ap.add_argument("--outputs-per-job", type=int, default=2)
     ap.add_argument("--columns", type=int, default=7)
     ap.add_argument("--layers", type=int, default=40)
-    ap.add_argument("--db", help="store URL (default: a SQLite file in bench/results/ named after the shape); "
-                                 "a PostgreSQL database must be named hw_bench... (it is dropped and created)")
+    ap.add_argument(
+        "--db",
+        help="store URL (default: a SQLite file in bench/results/ named after the shape); "
+        "a PostgreSQL database must be named hw_bench... (it is dropped and created)",
+    )
     ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 100; --quick 30)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed rounds before the timed ones (default 5)")
     ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
-    ap.add_argument("--resume", action="store_true",
-                    help="with --keep: a store holding the first part of this shape (an interrupted load) gets "
-                         "the rest instead of being loaded afresh")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --keep: a store holding the first part of this shape (an interrupted load) gets "
+        "the rest instead of being loaded afresh",
+    )
     args = ap.parse_args()
 
     jobs = args.jobs or (QUICK_JOBS if args.quick else 50_000)
     rounds = args.rounds or (30 if args.quick else 100)
     shape = synthetic.Shape(jobs=jobs, outputs_per_job=args.outputs_per_job, columns=args.columns, layers=args.layers)
     url = args.db or f"sqlite:///{RESULTS / f'graph-{jobs}x{args.outputs_per_job}x{args.columns}.db'}"
-    print(f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges; "
-          f"store {urlsplit(url).scheme}; load average {loadavg()}")
+    print(
+        f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, ~{shape.column_edges_estimate:,} column edges; "
+        f"store {urlsplit(url).scheme}; load average {loadavg()}"
+    )
     want = synthetic.event_count(shape)
     load_info: dict[str, Any]
     store: Store | None = None
@@ -232,14 +248,20 @@ def main() -> None:
         store = Store.open(url)
         print(f"loading {want:,} events through the real ingest path (Store.append, batches of 1,000) ...")
         n, secs = load(store, shape)
-        load_info = {"method": "Store.append in batches of 1,000 (real ingest path)", "events": n,
-                     "seconds": round(secs, 1), "events_per_s": round(n / secs)}
+        load_info = {
+            "method": "Store.append in batches of 1,000 (real ingest path)",
+            "events": n,
+            "seconds": round(secs, 1),
+            "events_per_s": round(n / secs),
+        }
         print(f"loaded {n:,} events in {secs:,.1f} s ({n / secs:,.0f} events/s)")
     if urlsplit(url).scheme.startswith("sqlite"):
         print(f"read the SQLite file once into the OS page cache in {warm_sqlite_file(url):,.1f} s")
     with store:
-        print(f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(GraphReader(store), shape, random.Random(0)))} "
-              f"query kinds; load average {loadavg()}")
+        print(
+            f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(GraphReader(store), shape, random.Random(0)))} "
+            f"query kinds; load average {loadavg()}"
+        )
         t0 = time.perf_counter()
         figures = run_queries(query_kinds(GraphReader(store), shape, random.Random(1)), rounds, args.warmup)
         elapsed = time.perf_counter() - t0
@@ -251,13 +273,28 @@ def main() -> None:
     print(f"load: {load_info}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "graph_queries.json"
-    out.write_text(json.dumps({
-        "shape": {"datasets": shape.datasets, "jobs": shape.jobs, "column_edges_estimate": shape.column_edges_estimate,
-                  "columns": shape.columns, "layers": shape.layers},
-        "store": urlsplit(url).scheme, "load": load_info, "rounds": rounds, "warmup_rounds": args.warmup,
-        "max_nodes": MAX_NODES,
-        "load_average_after": after, "python": platform.python_version(), "ms": figures,
-    }, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "shape": {
+                    "datasets": shape.datasets,
+                    "jobs": shape.jobs,
+                    "column_edges_estimate": shape.column_edges_estimate,
+                    "columns": shape.columns,
+                    "layers": shape.layers,
+                },
+                "store": urlsplit(url).scheme,
+                "load": load_info,
+                "rounds": rounds,
+                "warmup_rounds": args.warmup,
+                "max_nodes": MAX_NODES,
+                "load_average_after": after,
+                "python": platform.python_version(),
+                "ms": figures,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
 
 

@@ -51,8 +51,11 @@ def started_server(db_url: str, log_path: Path) -> Iterator[Server]:
     a pipe nobody reads would fill and stall the server)."""
     port = free_port()
     with log_path.open("wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + 60
@@ -112,7 +115,9 @@ class Client:
         self.host, self.port, self.timeout = parts.hostname or "127.0.0.1", parts.port or 80, timeout
         self.conn: http.client.HTTPConnection | None = None
 
-    def request(self, method: str, path: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, str, dict[str, str]]:
+    def request(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, str, dict[str, str]]:
         if self.conn is None:
             self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         self.conn.request(method, path, body=body, headers=headers)
@@ -198,10 +203,18 @@ def run(db_url: str, label: str, timeout: float, log_path: Path) -> dict[str, An
         sampler.stop.set()
         sampler.join()
     return {
-        "database": label, "requests": count, "seconds": round(elapsed, 1), "statuses": dict(sorted(statuses.items())),
-        "5xx": sum(n for s, n in statuses.items() if s >= 500), "wrong": wrong, "hangs": hangs, "dropped": dropped,
-        "5xx_without_connection_close": no_close, "peak_rss_mb": round(sampler.peak / 2**20, 1),
-        "final_rss_mb": round(final_rss / 2**20, 1), "rss_samples": sampler.samples,
+        "database": label,
+        "requests": count,
+        "seconds": round(elapsed, 1),
+        "statuses": dict(sorted(statuses.items())),
+        "5xx": sum(n for s, n in statuses.items() if s >= 500),
+        "wrong": wrong,
+        "hangs": hangs,
+        "dropped": dropped,
+        "5xx_without_connection_close": no_close,
+        "peak_rss_mb": round(sampler.peak / 2**20, 1),
+        "final_rss_mb": round(final_rss / 2**20, 1),
+        "rss_samples": sampler.samples,
         "slowest": {"seconds": round(slowest[0], 2), "request": slowest[1]},
         "failed_projections": status_answer["projection"]["failed"],
     }
@@ -216,7 +229,9 @@ def main() -> int:
 
     results = []
     with tempfile.TemporaryDirectory(prefix="headwater-hostile-") as folder:
-        results.append(run(f"sqlite:///{Path(folder) / 'hostile.db'}", "sqlite", args.timeout, Path(folder) / "serve.log"))
+        results.append(
+            run(f"sqlite:///{Path(folder) / 'hostile.db'}", "sqlite", args.timeout, Path(folder) / "serve.log")
+        )
     if args.pg:
         import psycopg
 
@@ -225,22 +240,36 @@ def main() -> int:
             conn.execute(f'CREATE DATABASE "{name}"')
         try:
             with tempfile.TemporaryDirectory(prefix="headwater-hostile-") as folder:
-                results.append(run(urlunsplit(urlsplit(args.pg)._replace(path=f"/{name}")), "postgresql", args.timeout,
-                                   Path(folder) / "serve.log"))
+                results.append(
+                    run(
+                        urlunsplit(urlsplit(args.pg)._replace(path=f"/{name}")),
+                        "postgresql",
+                        args.timeout,
+                        Path(folder) / "serve.log",
+                    )
+                )
         finally:
             with psycopg.connect(args.pg, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     ok = True
     for r in results:
-        print(f"{r['database']}: {r['requests']} requests in {r['seconds']} s; statuses {r['statuses']}; "
-              f"5xx {r['5xx']}; wrong {len(r['wrong'])}; hangs {len(r['hangs'])}; dropped {len(r['dropped'])}; "
-              f"peak RSS {r['peak_rss_mb']} MB (final {r['final_rss_mb']} MB, {r['rss_samples']} samples); "
-              f"slowest {r['slowest']['seconds']} s ({r['slowest']['request']}); failed projections "
-              f"{r['failed_projections']}")
+        print(
+            f"{r['database']}: {r['requests']} requests in {r['seconds']} s; statuses {r['statuses']}; "
+            f"5xx {r['5xx']}; wrong {len(r['wrong'])}; hangs {len(r['hangs'])}; dropped {len(r['dropped'])}; "
+            f"peak RSS {r['peak_rss_mb']} MB (final {r['final_rss_mb']} MB, {r['rss_samples']} samples); "
+            f"slowest {r['slowest']['seconds']} s ({r['slowest']['request']}); failed projections "
+            f"{r['failed_projections']}"
+        )
         for line in (r["wrong"] + r["hangs"] + r["dropped"])[:20]:
             print("  ", line[:300])
-        ok &= (r["5xx"] == 0 and not r["wrong"] and not r["hangs"] and not r["dropped"]
-               and r["peak_rss_mb"] * 2**20 < RSS_LIMIT and r["failed_projections"] == 0)
+        ok &= (
+            r["5xx"] == 0
+            and not r["wrong"]
+            and not r["hangs"]
+            and not r["dropped"]
+            and r["peak_rss_mb"] * 2**20 < RSS_LIMIT
+            and r["failed_projections"] == 0
+        )
     out = HERE / "results" / "hostile.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")

@@ -53,8 +53,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import running_server  # noqa: E402
-from spark_events import Pipeline  # noqa: E402
+from _server import running_server
+from spark_events import Pipeline
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CLIENTS = (1, 4, 16)
@@ -77,7 +77,7 @@ def make_bodies(tag: str, clients: int, events: int, batch: int) -> tuple[list[l
         if batch <= 1:
             out.append(texts)
         else:
-            out.append([b"[" + b",".join(texts[i:i + batch]) + b"]" for i in range(0, len(texts), batch)])
+            out.append([b"[" + b",".join(texts[i : i + batch]) + b"]" for i in range(0, len(texts), batch)])
     return out, total
 
 
@@ -133,7 +133,11 @@ def measure(url: str, bodies: list[list[bytes]], n: int, batch: int) -> dict[str
         raise RuntimeError(f"graph read answered {response.status}")
     latencies.sort()
     return {
-        "events": n, "ack_s": acked, "graph_s": graph, "ack": n / acked, "graph": n / graph,
+        "events": n,
+        "ack_s": acked,
+        "graph_s": graph,
+        "ack": n / acked,
+        "graph": n / graph,
         "p50_ms": latencies[len(latencies) // 2] * 1e3,
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1e3,
     }
@@ -182,12 +186,15 @@ def cpu_per_event(events: int) -> dict[str, float]:
         out[name] = (clock() - t0) / len(evs) * 1e3
         return result
 
-    batches = ["[" + ",".join(texts[i:i + 100]) + "]" for i in range(0, len(texts), 100)]
-    parsed = timed("parse + validate, batches of 100", lambda: [p for b in batches for p in parse_batch(b, validator, 1000)])
+    batches = ["[" + ",".join(texts[i : i + 100]) + "]" for i in range(0, len(texts), 100)]
+    parsed = timed(
+        "parse + validate, batches of 100", lambda: [p for b in batches for p in parse_batch(b, validator, 1000)]
+    )
     timed("parse + validate, single events", lambda: [parse_event(t, validator) for t in texts])
     prepared = timed("event id + log row", lambda: eventlog.prepare([IncomingEvent(p.payload, p.raw) for p in parsed]))
     try:  # the memo the background projector keeps between steps (newer code)
         from headwater.store.projector import ProjectionMemo
+
         make_memo: Any = ProjectionMemo
     except ImportError:
         make_memo = None
@@ -196,15 +203,15 @@ def cpu_per_event(events: int) -> dict[str, float]:
             engine = create_store_engine(f"sqlite:///{tmp}/cpu{step}.db")
             migrate.upgrade(engine)
 
-            def insert() -> None:
+            def insert(engine: Any = engine) -> None:
                 for i in range(0, len(prepared), 100):
                     with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
-                        eventlog.insert_events(conn, prepared[i:i + 100], 1)
+                        eventlog.insert_events(conn, prepared[i : i + 100], 1)
 
             timed("log insert + commit, 100 per transaction" if step == 200 else "(log insert, again)", insert)
             memo = make_memo() if make_memo is not None else None
 
-            def project() -> None:
+            def project(engine: Any = engine, step: int = step, memo: Any = memo) -> None:
                 while True:
                     with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
                         rows = projector.pending_events(conn, projector.projected_seq(conn), step)
@@ -232,18 +239,32 @@ def cpu_main(args: argparse.Namespace) -> None:
     median = {k: round(statistics.median(r[k] for r in runs), 3) for k in runs[0]}
     import headwater
 
-    print(f"\nCPU ms per ~25 kB Spark event ({args.cpu_events} events, median of {args.rounds} rounds; "
-          f"code: {Path(headwater.__file__).parent}; load average seen: {', '.join(loads)})")
+    print(
+        f"\nCPU ms per ~25 kB Spark event ({args.cpu_events} events, median of {args.rounds} rounds; "
+        f"code: {Path(headwater.__file__).parent}; load average seen: {', '.join(loads)})"
+    )
     for k, v in median.items():
         print(f"  {k:<44}{v:>8.3f}")
     out = args.out if args.out != RESULTS / "ingest.json" else RESULTS / "ingest-cpu.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "code": str(Path(headwater.__file__).parent), "load_average": loads,
-        "seconds": round(time.monotonic() - began, 1), "events": args.cpu_events, "median_ms_per_event": median,
-        "rounds": runs,
-    }, indent=2))
+    out.write_text(
+        json.dumps(
+            {
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "platform": platform.platform(),
+                },
+                "code": str(Path(headwater.__file__).parent),
+                "load_average": loads,
+                "seconds": round(time.monotonic() - began, 1),
+                "events": args.cpu_events,
+                "median_ms_per_event": median,
+                "rounds": runs,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
 
 
@@ -275,39 +296,63 @@ def main() -> None:
         for rnd in range(args.rounds):
             for store in stores if rnd % 2 == 0 else reversed(stores):
                 with fresh_store(store, args.pg, tmp, f"r{rnd}_{store}") as db, running_server(db) as url:
-                    order = configs[rnd % len(configs):] + configs[:rnd % len(configs)]
+                    order = configs[rnd % len(configs) :] + configs[: rnd % len(configs)]
                     for mode, clients in order:
                         batch = args.batch if mode == "batch" else 1
                         events = args.batch_events if mode == "batch" else args.single_events
                         bodies, n = make_bodies(f"r{rnd}{mode[0]}{clients}", clients, events, batch)
                         figures = measure(url, bodies, n, batch)
                         raw[store][f"{mode}/{clients}"].append(figures)
-                        print(f"round {rnd + 1}/{args.rounds} {store:<10} {mode:<6} {clients:>2} clients: "
-                              f"ack {figures['ack']:7.0f} ev/s, graph {figures['graph']:7.0f} ev/s "
-                              f"(load {load()})", flush=True)
+                        print(
+                            f"round {rnd + 1}/{args.rounds} {store:<10} {mode:<6} {clients:>2} clients: "
+                            f"ack {figures['ack']:7.0f} ev/s, graph {figures['graph']:7.0f} ev/s "
+                            f"(load {load()})",
+                            flush=True,
+                        )
             loads.append(load())
 
     table = {
-        s: {k: {f: round(statistics.median(r[f] for r in runs), 1) for f in ("ack", "graph", "p50_ms", "p99_ms")}
-            for k, runs in rows.items()}
+        s: {
+            k: {f: round(statistics.median(r[f] for r in runs), 1) for f in ("ack", "graph", "p50_ms", "p99_ms")}
+            for k, runs in rows.items()
+        }
         for s, rows in raw.items()
     }
     size = statistics.mean(len(json.dumps(e)) for e in Pipeline("size").events(20))
     print()
-    print(f"event ≈ {size / 1024:.1f} kB; batch = {args.batch} events; median of {args.rounds} interleaved rounds; "
-          f"load average seen: {', '.join(loads)}")
+    print(
+        f"event ≈ {size / 1024:.1f} kB; batch = {args.batch} events; median of {args.rounds} interleaved rounds; "
+        f"load average seen: {', '.join(loads)}"
+    )
     print(f"{'store':<11}{'mode':<8}{'clients':>7}{'ack ev/s':>10}{'graph ev/s':>12}{'p50 ms':>9}{'p99 ms':>9}")
     for s, rows in table.items():
         for k, v in rows.items():
             mode, clients = k.split("/")
-            print(f"{s:<11}{mode:<8}{clients:>7}{v['ack']:>10.0f}{v['graph']:>12.0f}{v['p50_ms']:>9.1f}{v['p99_ms']:>9.1f}")
+            print(
+                f"{s:<11}{mode:<8}{clients:>7}{v['ack']:>10.0f}{v['graph']:>12.0f}{v['p50_ms']:>9.1f}{v['p99_ms']:>9.1f}"
+            )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "load_average": loads, "seconds": round(time.monotonic() - began, 1), "event_bytes": size,
-        "batch": args.batch, "rounds": args.rounds, "single_events": args.single_events,
-        "batch_events": args.batch_events, "median": table, "raw": raw,
-    }, indent=2))
+    args.out.write_text(
+        json.dumps(
+            {
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "platform": platform.platform(),
+                },
+                "load_average": loads,
+                "seconds": round(time.monotonic() - began, 1),
+                "event_bytes": size,
+                "batch": args.batch,
+                "rounds": args.rounds,
+                "single_events": args.single_events,
+                "batch_events": args.batch_events,
+                "median": table,
+                "raw": raw,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {args.out}")
 
 

@@ -42,19 +42,35 @@ def _time(t: datetime) -> str:
 
 
 def _fields(prefix: str) -> list[dict[str, Any]]:
-    return [{"name": f"{prefix}_{c:02d}", "type": TYPES[c % len(TYPES)],
-             **({"description": f"{prefix} attribute {c}"} if c % 5 == 0 else {})} for c in range(COLUMNS)]
+    return [
+        {
+            "name": f"{prefix}_{c:02d}",
+            "type": TYPES[c % len(TYPES)],
+            **({"description": f"{prefix} attribute {c}"} if c % 5 == 0 else {}),
+        }
+        for c in range(COLUMNS)
+    ]
 
 
 def _dataset(name: str, prefix: str, bucket: str) -> dict[str, Any]:
     return {
-        "namespace": f"s3://{bucket}", "name": name,
+        "namespace": f"s3://{bucket}",
+        "name": name,
         "facets": {
             "schema": {"_producer": PRODUCER, "_schemaURL": SCHEMA_FACET, "fields": _fields(prefix)},
-            "dataSource": {"_producer": PRODUCER, "_schemaURL": SOURCE_FACET, "name": f"s3://{bucket}",
-                           "uri": f"s3://{bucket}"},
-            "symlinks": {"_producer": PRODUCER, "_schemaURL": SYMLINKS_FACET, "identifiers": [
-                {"namespace": "hive://metastore:9083", "name": name.replace("/", "."), "type": "TABLE"}]},
+            "dataSource": {
+                "_producer": PRODUCER,
+                "_schemaURL": SOURCE_FACET,
+                "name": f"s3://{bucket}",
+                "uri": f"s3://{bucket}",
+            },
+            "symlinks": {
+                "_producer": PRODUCER,
+                "_schemaURL": SYMLINKS_FACET,
+                "identifiers": [
+                    {"namespace": "hive://metastore:9083", "name": name.replace("/", "."), "type": "TABLE"}
+                ],
+            },
         },
         "inputFacets": {},
     }
@@ -66,16 +82,37 @@ def _lineage(inputs: list[dict[str, Any]], out_prefix: str, in_prefixes: list[st
         sources = [(inputs[0], in_prefixes[0], c)]
         if c % 3 == 0:
             sources.append((inputs[1], in_prefixes[1], (c + 7) % COLUMNS))
-        fields[f"{out_prefix}_{c:02d}"] = {"inputFields": [
-            {"namespace": ds["namespace"], "name": ds["name"], "field": f"{p}_{f:02d}",
-             "transformations": [{"type": "DIRECT", "subtype": "IDENTITY" if len(sources) == 1 else "TRANSFORMATION",
-                                  "description": "" if len(sources) == 1 else "concat", "masking": False}]}
-            for ds, p, f in sources]}
+        fields[f"{out_prefix}_{c:02d}"] = {
+            "inputFields": [
+                {
+                    "namespace": ds["namespace"],
+                    "name": ds["name"],
+                    "field": f"{p}_{f:02d}",
+                    "transformations": [
+                        {
+                            "type": "DIRECT",
+                            "subtype": "IDENTITY" if len(sources) == 1 else "TRANSFORMATION",
+                            "description": "" if len(sources) == 1 else "concat",
+                            "masking": False,
+                        }
+                    ],
+                }
+                for ds, p, f in sources
+            ]
+        }
     dataset_level = [
-        {"namespace": inputs[1]["namespace"], "name": inputs[1]["name"], "field": f"{in_prefixes[1]}_00",
-         "transformations": [{"type": "INDIRECT", "subtype": "JOIN", "description": "", "masking": False}]},
-        {"namespace": inputs[0]["namespace"], "name": inputs[0]["name"], "field": f"{in_prefixes[0]}_03",
-         "transformations": [{"type": "INDIRECT", "subtype": "FILTER", "description": "", "masking": False}]},
+        {
+            "namespace": inputs[1]["namespace"],
+            "name": inputs[1]["name"],
+            "field": f"{in_prefixes[1]}_00",
+            "transformations": [{"type": "INDIRECT", "subtype": "JOIN", "description": "", "masking": False}],
+        },
+        {
+            "namespace": inputs[0]["namespace"],
+            "name": inputs[0]["name"],
+            "field": f"{in_prefixes[0]}_03",
+            "transformations": [{"type": "INDIRECT", "subtype": "FILTER", "description": "", "masking": False}],
+        },
     ]
     return {"_producer": PRODUCER, "_schemaURL": LINEAGE_FACET, "fields": fields, "dataset": dataset_level}
 
@@ -107,37 +144,85 @@ class Pipeline:
         app = f"etl_{tag}"
         job_name = f"{app}.execute_insert_into_hadoop_fs_relation_command.{out.replace('/', '_')}"
         run_id = self._uuid()
-        query = (f"INSERT OVERWRITE TABLE {out.replace('/', '.')} SELECT "
-                 + ", ".join(f"a.a_{c:02d}" for c in range(COLUMNS))
-                 + f" FROM {in_a.replace('/', '.')} a JOIN {in_b.replace('/', '.')} b ON a.a_00 = b.b_00 WHERE a.a_03 > 0")
+        query = (
+            f"INSERT OVERWRITE TABLE {out.replace('/', '.')} SELECT "
+            + ", ".join(f"a.a_{c:02d}" for c in range(COLUMNS))
+            + f" FROM {in_a.replace('/', '.')} a JOIN {in_b.replace('/', '.')} b ON a.a_00 = b.b_00 WHERE a.a_03 > 0"
+        )
         base: dict[str, Any] = {
-            "producer": PRODUCER, "schemaURL": RUN_EVENT,
-            "job": {"namespace": f"spark-{tag}", "name": job_name, "facets": {
-                "jobType": {"_producer": PRODUCER, "_schemaURL": JOBTYPE_FACET, "processingType": "BATCH",
-                            "integration": "SPARK", "jobType": "SQL_JOB"},
-                "sql": {"_producer": PRODUCER, "_schemaURL": SQL_FACET, "query": query},
-            }},
+            "producer": PRODUCER,
+            "schemaURL": RUN_EVENT,
+            "job": {
+                "namespace": f"spark-{tag}",
+                "name": job_name,
+                "facets": {
+                    "jobType": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": JOBTYPE_FACET,
+                        "processingType": "BATCH",
+                        "integration": "SPARK",
+                        "jobType": "SQL_JOB",
+                    },
+                    "sql": {"_producer": PRODUCER, "_schemaURL": SQL_FACET, "query": query},
+                },
+            },
             "inputs": inputs,
         }
         run_facets = {
-            "parent": {"_producer": PRODUCER, "_schemaURL": PARENT_FACET,
-                       "run": {"runId": self.app_run}, "job": {"namespace": f"spark-{tag}", "name": app}},
-            "processing_engine": {"_producer": PRODUCER, "_schemaURL": ENGINE_FACET, "version": "3.5.3",
-                                  "name": "spark", "openlineageAdapterVersion": "1.24.2"},
-            "spark_properties": {"_producer": PRODUCER, "_schemaURL": f"{_F}/1-0-0/SparkPropertiesFacet.json",
-                                 "properties": {"spark.master": "yarn", "spark.app.name": app}},
+            "parent": {
+                "_producer": PRODUCER,
+                "_schemaURL": PARENT_FACET,
+                "run": {"runId": self.app_run},
+                "job": {"namespace": f"spark-{tag}", "name": app},
+            },
+            "processing_engine": {
+                "_producer": PRODUCER,
+                "_schemaURL": ENGINE_FACET,
+                "version": "3.5.3",
+                "name": "spark",
+                "openlineageAdapterVersion": "1.24.2",
+            },
+            "spark_properties": {
+                "_producer": PRODUCER,
+                "_schemaURL": f"{_F}/1-0-0/SparkPropertiesFacet.json",
+                "properties": {"spark.master": "yarn", "spark.app.name": app},
+            },
         }
         start, end = self.clock, self.clock + timedelta(seconds=30 + self.rng.randrange(60))
         self.clock = end + timedelta(seconds=1)
-        started = {**base, "eventType": "START", "eventTime": _time(start),
-                   "run": {"runId": run_id, "facets": run_facets}, "outputs": [output]}
-        finished_output = {**output, "outputFacets": {"outputStatistics": {
-            "_producer": PRODUCER, "_schemaURL": STATS_FACET,
-            "rowCount": self.rng.randrange(1, 10**7), "size": self.rng.randrange(1, 10**10)}}}
-        finished_output["facets"] = {**output["facets"], "lifecycleStateChange": {
-            "_producer": PRODUCER, "_schemaURL": LIFECYCLE_FACET, "lifecycleStateChange": "OVERWRITE"}}
-        completed = {**base, "eventType": "COMPLETE", "eventTime": _time(end),
-                     "run": {"runId": run_id, "facets": {"parent": run_facets["parent"]}}, "outputs": [finished_output]}
+        started = {
+            **base,
+            "eventType": "START",
+            "eventTime": _time(start),
+            "run": {"runId": run_id, "facets": run_facets},
+            "outputs": [output],
+        }
+        finished_output = {
+            **output,
+            "outputFacets": {
+                "outputStatistics": {
+                    "_producer": PRODUCER,
+                    "_schemaURL": STATS_FACET,
+                    "rowCount": self.rng.randrange(1, 10**7),
+                    "size": self.rng.randrange(1, 10**10),
+                }
+            },
+        }
+        finished_output["facets"] = {
+            **output["facets"],
+            "lifecycleStateChange": {
+                "_producer": PRODUCER,
+                "_schemaURL": LIFECYCLE_FACET,
+                "lifecycleStateChange": "OVERWRITE",
+            },
+        }
+        completed = {
+            **base,
+            "eventType": "COMPLETE",
+            "eventTime": _time(end),
+            "run": {"runId": run_id, "facets": {"parent": run_facets["parent"]}},
+            "outputs": [finished_output],
+        }
         return [started, completed]
 
     def events(self, n: int) -> list[dict[str, Any]]:

@@ -96,7 +96,9 @@ def _lineage(inputs: list[int], rng: random.Random, shape: Shape) -> dict[str, A
     return {"_producer": PRODUCER, "_schemaURL": FACET, "fields": fields}
 
 
-def _event(job: int, inputs: list[int], outputs: list[int], when: datetime, rng: random.Random, shape: Shape) -> dict[str, Any]:
+def _event(
+    job: int, inputs: list[int], outputs: list[int], when: datetime, rng: random.Random, shape: Shape
+) -> dict[str, Any]:
     run_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     return {
         "eventType": "COMPLETE",

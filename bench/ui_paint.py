@@ -34,15 +34,23 @@ from headwater.ui import static_dir
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ROOT_PREFIX = "dataset:bench:root_of_"
 COLUMNS = ["id", "name", "amount", "created_at", "region", "status"]
 
 
 def synthetic_lineage(size: int) -> dict[str, Any]:
     """A layered graph of ``size`` nodes: layer k holds datasets (even k) or jobs (odd k)."""
-    layers = max(3, min(41, int(size ** 0.5) // 4 * 4 + 1))
+    layers = max(3, min(41, int(size**0.5) // 4 * 4 + 1))
     # exactly ``size`` nodes: the root alone in the middle layer, the rest spread over the others
     base, extra = divmod(max(size - 1, layers - 1), layers - 1)
     nodes: list[dict[str, Any]] = []
@@ -56,20 +64,54 @@ def synthetic_lineage(size: int) -> dict[str, Any]:
         for i in range(1 if k == mid else base + (j < extra)):
             if k == mid:
                 nid = f"{ROOT_PREFIX}{size}"
-                nodes.append({"id": nid, "type": "DATASET", "namespace": "bench", "name": nid.split(":")[-1],
-                              "kind": "table", "level": 0, "hasMoreUpstream": False, "hasMoreDownstream": False,
-                              "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS]})
+                nodes.append(
+                    {
+                        "id": nid,
+                        "type": "DATASET",
+                        "namespace": "bench",
+                        "name": nid.split(":")[-1],
+                        "kind": "table",
+                        "level": 0,
+                        "hasMoreUpstream": False,
+                        "hasMoreDownstream": False,
+                        "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS],
+                    }
+                )
             elif k % 2 == 0:
                 nid = f"dataset:bench:layer{k}/table_{i}"
-                nodes.append({"id": nid, "type": "DATASET", "namespace": "bench", "name": f"layer{k}/table_{i}",
-                              "kind": "table", "level": k - mid, "hasMoreUpstream": False, "hasMoreDownstream": False,
-                              "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS]})
+                nodes.append(
+                    {
+                        "id": nid,
+                        "type": "DATASET",
+                        "namespace": "bench",
+                        "name": f"layer{k}/table_{i}",
+                        "kind": "table",
+                        "level": k - mid,
+                        "hasMoreUpstream": False,
+                        "hasMoreDownstream": False,
+                        "fields": [{"name": c, "type": "string", "description": None, "fields": []} for c in COLUMNS],
+                    }
+                )
             else:
                 nid = f"job:bench:layer{k}.job_{i}"
-                nodes.append({"id": nid, "type": "JOB", "namespace": "bench", "name": f"layer{k}.job_{i}",
-                              "level": k - mid, "hasMoreUpstream": False, "hasMoreDownstream": False,
-                              "latestRun": {"runId": str(i), "state": "COMPLETE", "startedAt": None, "endedAt": None,
-                                            "durationMs": 1000 + i}})
+                nodes.append(
+                    {
+                        "id": nid,
+                        "type": "JOB",
+                        "namespace": "bench",
+                        "name": f"layer{k}.job_{i}",
+                        "level": k - mid,
+                        "hasMoreUpstream": False,
+                        "hasMoreDownstream": False,
+                        "latestRun": {
+                            "runId": str(i),
+                            "state": "COMPLETE",
+                            "startedAt": None,
+                            "endedAt": None,
+                            "durationMs": 1000 + i,
+                        },
+                    }
+                )
             row.append(nid)
         ids.append(row)
     for k in range(1, layers):
@@ -78,10 +120,23 @@ def synthetic_lineage(size: int) -> dict[str, Any]:
             # every node upstream reaches the root: the root layer takes all of the layer before it
             sources = set(prev) if len(cur) == 1 else {prev[i % len(prev)], prev[(i * 7 + 1) % len(prev)]}
             for src in sorted(sources):
-                edges.append({"id": f"{src}->{nid}", "source": src, "target": nid,
-                              "type": "OUTPUT" if src.startswith("job:") else "INPUT"})
-    return {"root": ids[mid][0], "at": None, "depth": layers, "truncated": False,
-            "nodes": nodes, "edges": edges, "columnEdges": column_edges}
+                edges.append(
+                    {
+                        "id": f"{src}->{nid}",
+                        "source": src,
+                        "target": nid,
+                        "type": "OUTPUT" if src.startswith("job:") else "INPUT",
+                    }
+                )
+    return {
+        "root": ids[mid][0],
+        "at": None,
+        "depth": layers,
+        "truncated": False,
+        "nodes": nodes,
+        "edges": edges,
+        "columnEdges": column_edges,
+    }
 
 
 class Handler(SimpleHTTPRequestHandler):
@@ -98,7 +153,7 @@ class Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         url = urlsplit(self.path)
         q = parse_qs(url.query)
         if url.path == "/api/v1/graph/lineage":
@@ -129,18 +184,28 @@ def measure(browser: Any, base: str, size: int, screenshot: str) -> dict[str, An
     final = page.evaluate(frames) / 1000
     marks = page.evaluate(
         "() => Object.fromEntries(performance.getEntriesByType('mark')"
-        ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))")
+        ".map(m => [m.name.replace('headwater:', ''), Math.round(m.startTime)]))"
+    )
     # when the lineage answer was asked for and had arrived (resource timing)
-    marks.update(page.evaluate(
-        "() => Object.fromEntries(performance.getEntriesByType('resource')"
-        ".filter(r => r.name.includes('/graph/lineage')).slice(0, 1)"
-        ".flatMap(r => [['fetch-start', Math.round(r.startTime)], ['fetch-end', Math.round(r.responseEnd)]]))"))
+    marks.update(
+        page.evaluate(
+            "() => Object.fromEntries(performance.getEntriesByType('resource')"
+            ".filter(r => r.name.includes('/graph/lineage')).slice(0, 1)"
+            ".flatMap(r => [['fetch-start', Math.round(r.startTime)], ['fetch-end', Math.round(r.responseEnd)]]))"
+        )
+    )
     engine = page.locator('[data-testid="lineage-canvas"]').get_attribute("data-layout-engine")
     if screenshot:
         page.screenshot(path=screenshot.replace(".png", f"-{size}.png"))
     page.close()
-    return {"nodes": len(graph["nodes"]), "edges": len(graph["edges"]), "first": first, "final": final,
-            "engine": engine, "marks_ms": marks}
+    return {
+        "nodes": len(graph["nodes"]),
+        "edges": len(graph["edges"]),
+        "first": first,
+        "final": final,
+        "engine": engine,
+        "marks_ms": marks,
+    }
 
 
 def main() -> None:
@@ -149,8 +214,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="navigations per size, interleaved across sizes")
     ap.add_argument("--screenshot", default="")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
-    ap.add_argument("--ab", default="", metavar="DIR",
-                    help="also measure the build in DIR (e.g. an older static folder), interleaved with the current one")
+    ap.add_argument(
+        "--ab",
+        default="",
+        metavar="DIR",
+        help="also measure the build in DIR (e.g. an older static folder), interleaved with the current one",
+    )
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -173,8 +242,11 @@ def main() -> None:
                 shot = args.screenshot.replace(".png", f"{label.rstrip(':')}.png") if r == args.rounds - 1 else ""
                 one = measure(browser, bases[label], size, shot)
                 runs[(label, size)].append(one)
-                print(f"  round {r + 1}: {label}{one['nodes']:>6} nodes  first {one['first']:.2f} s  "
-                      f"final {one['final']:.2f} s  ({one['engine']})", flush=True)
+                print(
+                    f"  round {r + 1}: {label}{one['nodes']:>6} nodes  first {one['first']:.2f} s  "
+                    f"final {one['final']:.2f} s  ({one['engine']})",
+                    flush=True,
+                )
         browser.close()
     for server in servers:
         server.shutdown()
@@ -184,13 +256,24 @@ def main() -> None:
         done = runs[(label, size)]
         first = statistics.median(x["first"] for x in done)
         finals = [x["final"] for x in done]
-        row = {"build": label.rstrip(":") or "current", "size": size, "nodes": done[0]["nodes"], "edges": done[0]["edges"], "rounds": len(done),
-               "first_median_s": round(first, 3), "final_median_s": round(statistics.median(finals), 3),
-               "final_min_s": round(min(finals), 3), "final_max_s": round(max(finals), 3),
-               "engine": done[-1]["engine"], "last_marks_ms": done[-1]["marks_ms"]}
+        row = {
+            "build": label.rstrip(":") or "current",
+            "size": size,
+            "nodes": done[0]["nodes"],
+            "edges": done[0]["edges"],
+            "rounds": len(done),
+            "first_median_s": round(first, 3),
+            "final_median_s": round(statistics.median(finals), 3),
+            "final_min_s": round(min(finals), 3),
+            "final_max_s": round(max(finals), 3),
+            "engine": done[-1]["engine"],
+            "last_marks_ms": done[-1]["marks_ms"],
+        }
         summary.append(row)
-        print(f"{label + str(row['nodes']):>9} {row['edges']:>7} {first:>13.2f} s {row['final_median_s']:>13.2f} s "
-              f"{row['final_min_s']:>6.2f}–{row['final_max_s']:.2f} s  {row['engine']}")
+        print(
+            f"{label + str(row['nodes']):>9} {row['edges']:>7} {first:>13.2f} s {row['final_median_s']:>13.2f} s "
+            f"{row['final_min_s']:>6.2f}–{row['final_max_s']:.2f} s  {row['engine']}"
+        )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ui_paint.json").write_text(json.dumps({"rounds": args.rounds, "sizes": summary}, indent=2))
     print(f"written {RESULTS / 'ui_paint.json'}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +23,13 @@ from referencing import Registry, Resource
 
 DEFAULT_SPEC_DIR = Path(__file__).resolve().parent / "fixtures" / "openlineage-spec"
 CORE_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
-_BASES = {"RunFacet": "run", "JobFacet": "job", "DatasetFacet": "dataset",
-          "InputDatasetFacet": "input", "OutputDatasetFacet": "output"}
+_BASES = {
+    "RunFacet": "run",
+    "JobFacet": "job",
+    "DatasetFacet": "dataset",
+    "InputDatasetFacet": "input",
+    "OutputDatasetFacet": "output",
+}
 
 
 class Spec:
@@ -44,10 +49,11 @@ class Spec:
         self.registry: Registry[Any] = Registry().with_resources(resources)
         self.core_id = core["$id"]
 
-    @lru_cache(maxsize=None)  # noqa: B019 - one Spec per folder, kept for the session
+    @cache  # noqa: B019 - one Spec per folder, kept for the session
     def validator(self, ref: str) -> Draft202012Validator:
-        return Draft202012Validator({"$ref": ref}, registry=self.registry,
-                                    format_checker=Draft202012Validator.FORMAT_CHECKER)
+        return Draft202012Validator(
+            {"$ref": ref}, registry=self.registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
 
 
 @lru_cache(maxsize=4)
@@ -74,8 +80,10 @@ def event_errors(event: Mapping[str, Any], spec_dir: Path = DEFAULT_SPEC_DIR) ->
     """Every schema violation of ``event`` as ``"<json path>: <message>"`` (empty when valid)."""
     spec = load_spec(spec_dir)
     kind = "RunEvent" if "run" in event else "DatasetEvent" if "dataset" in event else "JobEvent"
-    errors = [f"$.{'.'.join(map(str, e.absolute_path))}: {e.message}"
-              for e in spec.validator(f"{spec.core_id}#/$defs/{kind}").iter_errors(event)]
+    errors = [
+        f"$.{'.'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in spec.validator(f"{spec.core_id}#/$defs/{kind}").iter_errors(event)
+    ]
     for location, path, group in _facet_groups(event):
         for key, value in group.items():
             ref = spec.facets.get((location, key))

@@ -15,13 +15,23 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-LINT = [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"]
+LINT = [
+    sys.executable,
+    "-c",
+    "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+]
 
 
 def _lint(pythonpath: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    return subprocess.run([*LINT, "--no-cache", str(REPO / "pyproject.toml")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [*LINT, "--no-cache", str(REPO / "pyproject.toml")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_the_layering_contracts_are_kept() -> None:
@@ -32,8 +42,9 @@ def test_the_layering_contracts_are_kept() -> None:
 
 
 def test_a_back_arrow_breaks_the_contract(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "src" / "headwater", tmp_path / "headwater",
-                    ignore=shutil.ignore_patterns("__pycache__", "static"))
+    shutil.copytree(
+        REPO / "src" / "headwater", tmp_path / "headwater", ignore=shutil.ignore_patterns("__pycache__", "static")
+    )
     store_init = tmp_path / "headwater" / "store" / "__init__.py"
     store_init.write_text(store_init.read_text() + "\nfrom headwater.graph import GraphReader  # a back arrow\n")
     capture_init = tmp_path / "headwater" / "capture" / "__init__.py"

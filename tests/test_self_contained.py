@@ -20,8 +20,12 @@ _SIBLING = re.compile(r"""\.\./shared\b|/work/shared\b|["']shared["']\s*/|/\s*["
 
 
 def _tracked_sources() -> list[Path]:
-    out = subprocess.run(["git", "ls-files", "-z", "--", "*.py", "*.sh", "*.toml", "*.cfg", "*.ini", "scripts/*", ".ci/*"],
-                         cwd=REPO, capture_output=True, check=True).stdout.decode()
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--", "*.py", "*.sh", "*.toml", "*.cfg", "*.ini", "scripts/*", ".ci/*"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
     return [REPO / name for name in out.split("\0") if name]
 
 
@@ -30,7 +34,8 @@ def test_no_source_reads_a_sibling_shared_folder() -> None:
     assert len(files) > 50, "git ls-files found too few files: is this a git checkout?"
     offending = [
         f"{path.relative_to(REPO)}:{number}: {line.strip()}"
-        for path in files if path.is_file() and path != Path(__file__).resolve()
+        for path in files
+        if path.is_file() and path != Path(__file__).resolve()
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
         if _SIBLING.search(line)
     ]
@@ -38,8 +43,11 @@ def test_no_source_reads_a_sibling_shared_folder() -> None:
 
 
 def test_the_pattern_catches_each_way_of_reaching_shared() -> None:
-    for line in ('SPEC = REPO.parent / "shared" / "openlineage-spec"', "open('../shared/x.json')",
-                 'p = "/work/shared/openlineage-spec"'):
+    for line in (
+        'SPEC = REPO.parent / "shared" / "openlineage-spec"',
+        "open('../shared/x.json')",
+        'p = "/work/shared/openlineage-spec"',
+    ):
         assert _SIBLING.search(line), line
     assert not _SIBLING.search('shared = Leaf("shared", [])')
 

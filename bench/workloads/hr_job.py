@@ -1,6 +1,6 @@
 """Run one HR pipeline script (``examples/hr_pipeline/*.py``) unchanged, timed by the probe.
 
-    python hr_job.py <script.py> --data <csv dir> --warehouse <dir>
+python hr_job.py <script.py> --data <csv dir> --warehouse <dir>
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import probe  # noqa: E402
+import probe
 
 
 def main() -> None:

@@ -57,8 +57,14 @@ def _proc_hwm(pid: int) -> int | None:
     return None
 
 
-_THREAD_GROUPS = (("C1 CompilerThre", "jit"), ("C2 CompilerThre", "jit"), ("GC Thread", "gc"), ("G1 ", "gc"),
-                  ("spark-listener", "listener_bus"), ("Executor task", "tasks"))
+_THREAD_GROUPS = (
+    ("C1 CompilerThre", "jit"),
+    ("C2 CompilerThre", "jit"),
+    ("GC Thread", "gc"),
+    ("G1 ", "gc"),
+    ("spark-listener", "listener_bus"),
+    ("Executor task", "tasks"),
+)
 
 
 def _jvm_threads_cpu(pid: int) -> dict[str, float]:

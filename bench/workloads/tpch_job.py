@@ -1,6 +1,6 @@
 """The SQL workload: the TPC-H-like tables as temporary views, then each query written as Parquet.
 
-    python tpch_job.py --tables <dir> --output <dir> [--queries 20]
+python tpch_job.py --tables <dir> --output <dir> [--queries 20]
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import probe  # noqa: E402
-from tpch_data import TABLES  # noqa: E402
-from tpch_queries import QUERIES  # noqa: E402
+import probe
+from tpch_data import TABLES
+from tpch_queries import QUERIES
 
 
 def main() -> None:
@@ -27,8 +27,12 @@ def main() -> None:
 
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.appName("bench_tpch_sql").config("spark.ui.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+    spark = (
+        SparkSession.builder.appName("bench_tpch_sql")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
     for table in TABLES:
         spark.read.parquet(str(Path(args.tables) / table)).createOrReplaceTempView(table)
     for name, sql in QUERIES[: args.queries]:

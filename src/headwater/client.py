@@ -87,8 +87,16 @@ class HttpClient(_Closing):
 
     kind = "http"
 
-    def __init__(self, url: str, *, token: str | None = None, batch_size: int = 500, timeout: float = 60.0,
-                 retries: int = 3, transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        batch_size: int = 500,
+        timeout: float = 60.0,
+        retries: int = 3,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         if token:
@@ -100,7 +108,7 @@ class HttpClient(_Closing):
     def send(self, events: Sequence[Event]) -> SendResult:
         sent = duplicates = 0
         for start in range(0, len(events), self.batch_size):
-            chunk = list(events[start:start + self.batch_size])
+            chunk = list(events[start : start + self.batch_size])
             answer = self._post(gzip.compress(json.dumps(chunk).encode("utf-8"), compresslevel=5))
             sent += len(chunk)
             duplicates += int(answer.get("duplicates", 0)) if isinstance(answer, dict) else 0
@@ -121,7 +129,7 @@ class HttpClient(_Closing):
                     raise SendError(f"{endpoint} refused the events: {answer.status_code} {_message(answer)}")
                 if attempt == self.retries:
                     raise SendError(f"{endpoint} failed: {answer.status_code} {_message(answer)}")
-            time.sleep(min(0.5 * 2 ** attempt, 5.0))
+            time.sleep(min(0.5 * 2**attempt, 5.0))
         raise AssertionError("unreachable")
 
     def close(self) -> None:
@@ -161,7 +169,7 @@ class StoreClient(_Closing):
 
         sent = duplicates = 0
         for start in range(0, len(events), self._max_batch):
-            chunk = list(events[start:start + self._max_batch])
+            chunk = list(events[start : start + self._max_batch])
             try:
                 parsed = parse_batch(json.dumps(chunk), self._validator, self._max_batch)
             except IngestError as exc:
@@ -194,8 +202,9 @@ class PrintClient(_Closing):
         self.stream.flush()
 
 
-def open_client(*, url: str | None = None, database: str | None = None, token: str | None = None,
-                stream: IO[str] | None = None) -> LineageClient:
+def open_client(
+    *, url: str | None = None, database: str | None = None, token: str | None = None, stream: IO[str] | None = None
+) -> LineageClient:
     """``url`` → :class:`HttpClient`; ``database`` → :class:`StoreClient`; neither → :class:`PrintClient`."""
     if url and database:
         raise ValueError("give a Headwater URL (--url) or a store database (--database), not both")
@@ -206,8 +215,15 @@ def open_client(*, url: str | None = None, database: str | None = None, token: s
     return PrintClient(stream)
 
 
-def dataset_fields(url: str, namespace: str, name: str, *, token: str | None = None, timeout: float = 30.0,
-                   http: httpx.Client | None = None) -> list[tuple[str, str | None]] | None:
+def dataset_fields(
+    url: str,
+    namespace: str,
+    name: str,
+    *,
+    token: str | None = None,
+    timeout: float = 30.0,
+    http: httpx.Client | None = None,
+) -> list[tuple[str, str | None]] | None:
     """The schema fields ``(name, type)`` Headwater knows for a dataset, or None (unknown dataset, no schema)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = http or httpx.Client(timeout=timeout, headers=headers)

@@ -30,45 +30,119 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("data_dir", "~/.headwater", "HEADWATER_DATA_DIR",
-            "Folder for the embedded store, spool files and demo data."),
-    Setting("db", "", "HEADWATER_DB",
-            "Store URL: sqlite:///path/to/file.db or postgresql://user:pass@host/db. "
-            "Empty means sqlite:///<data_dir>/headwater.db."),
+    Setting(
+        "data_dir", "~/.headwater", "HEADWATER_DATA_DIR", "Folder for the embedded store, spool files and demo data."
+    ),
+    Setting(
+        "db",
+        "",
+        "HEADWATER_DB",
+        "Store URL: sqlite:///path/to/file.db or postgresql://user:pass@host/db. "
+        "Empty means sqlite:///<data_dir>/headwater.db.",
+    ),
     Setting("host", "127.0.0.1", "HEADWATER_HOST", "Interface `headwater serve` listens on."),
-    Setting("port", 5000, "HEADWATER_PORT", "Port `headwater serve` listens on (Marquez's default, so Marquez clients work unchanged).", int),
-    Setting("write_tokens", "", "HEADWATER_WRITE_TOKENS",
-            "Comma-separated bearer tokens allowed to POST events. Empty: ingest needs no token."),
-    Setting("read_tokens", "", "HEADWATER_READ_TOKENS",
-            "Comma-separated bearer tokens allowed to read. Empty: reads need no token. Write tokens can always read."),
-    Setting("max_body_bytes", 16 * 1024 * 1024, "HEADWATER_MAX_BODY_BYTES",
-            "Largest request body accepted, after gzip decompression.", int),
-    Setting("max_batch_events", 10_000, "HEADWATER_MAX_BATCH_EVENTS",
-            "Most events accepted in one batch request.", int),
-    Setting("max_json_depth", 64, "HEADWATER_MAX_JSON_DEPTH",
-            "Deepest nesting of JSON arrays and objects accepted inside one event; deeper answers 422.", int),
-    Setting("max_string_length", 1_048_576, "HEADWATER_MAX_STRING_LENGTH",
-            "Longest JSON string (characters) accepted anywhere in an event, keys included; longer answers 422.", int),
-    Setting("max_array_length", 100_000, "HEADWATER_MAX_ARRAY_LENGTH",
-            "Most items of one JSON array inside an event (schema fields, inputs, ...); more answer 422.", int),
-    Setting("max_object_keys", 10_000, "HEADWATER_MAX_OBJECT_KEYS",
-            "Most keys of one JSON object inside an event (facets, column-lineage fields, ...); more answer 422.", int),
-    Setting("max_name_bytes", 512, "HEADWATER_MAX_NAME_BYTES",
-            "Longest name (UTF-8 bytes) of a dataset or job (namespace and name together) and of a field; longer "
-            "answers 422. At most 512, so every accepted name fits PostgreSQL's index rows.", int),
-    Setting("max_gzip_members", 1_000, "HEADWATER_MAX_GZIP_MEMBERS",
-            "Most concatenated members of a gzip body; more answer 413.", int),
-    Setting("max_search_length", 1_000, "HEADWATER_MAX_SEARCH_LENGTH",
-            "Longest search text (q=) in characters; longer answers 400.", int),
-    Setting("allowed_hosts", "", "HEADWATER_ALLOWED_HOSTS",
-            "Comma-separated host names the server answers to (the Host header), besides localhost, 127.0.0.1 "
-            "and [::1] when bound to a loopback address. Empty and bound to another address: any host."),
-    Setting("max_graph_nodes", 5_000, "HEADWATER_MAX_GRAPH_NODES",
-            "Most nodes a lineage or impact answer returns before it is cut and marked truncated.", int),
-    Setting("projector_wait", 60.0, "HEADWATER_PROJECTOR_WAIT",
-            "Longest (seconds) a call waits for the background projector: a read waiting to see earlier writes, "
-            "an ingest waiting while the graph is far behind the log. A read that could not catch up answers "
-            "with the graph as it is and says so in its Headwater-Graph-Behind header.", float),
+    Setting(
+        "port",
+        5000,
+        "HEADWATER_PORT",
+        "Port `headwater serve` listens on (Marquez's default, so Marquez clients work unchanged).",
+        int,
+    ),
+    Setting(
+        "write_tokens",
+        "",
+        "HEADWATER_WRITE_TOKENS",
+        "Comma-separated bearer tokens allowed to POST events. Empty: ingest needs no token.",
+    ),
+    Setting(
+        "read_tokens",
+        "",
+        "HEADWATER_READ_TOKENS",
+        "Comma-separated bearer tokens allowed to read. Empty: reads need no token. Write tokens can always read.",
+    ),
+    Setting(
+        "max_body_bytes",
+        16 * 1024 * 1024,
+        "HEADWATER_MAX_BODY_BYTES",
+        "Largest request body accepted, after gzip decompression.",
+        int,
+    ),
+    Setting(
+        "max_batch_events", 10_000, "HEADWATER_MAX_BATCH_EVENTS", "Most events accepted in one batch request.", int
+    ),
+    Setting(
+        "max_json_depth",
+        64,
+        "HEADWATER_MAX_JSON_DEPTH",
+        "Deepest nesting of JSON arrays and objects accepted inside one event; deeper answers 422.",
+        int,
+    ),
+    Setting(
+        "max_string_length",
+        1_048_576,
+        "HEADWATER_MAX_STRING_LENGTH",
+        "Longest JSON string (characters) accepted anywhere in an event, keys included; longer answers 422.",
+        int,
+    ),
+    Setting(
+        "max_array_length",
+        100_000,
+        "HEADWATER_MAX_ARRAY_LENGTH",
+        "Most items of one JSON array inside an event (schema fields, inputs, ...); more answer 422.",
+        int,
+    ),
+    Setting(
+        "max_object_keys",
+        10_000,
+        "HEADWATER_MAX_OBJECT_KEYS",
+        "Most keys of one JSON object inside an event (facets, column-lineage fields, ...); more answer 422.",
+        int,
+    ),
+    Setting(
+        "max_name_bytes",
+        512,
+        "HEADWATER_MAX_NAME_BYTES",
+        "Longest name (UTF-8 bytes) of a dataset or job (namespace and name together) and of a field; longer "
+        "answers 422. At most 512, so every accepted name fits PostgreSQL's index rows.",
+        int,
+    ),
+    Setting(
+        "max_gzip_members",
+        1_000,
+        "HEADWATER_MAX_GZIP_MEMBERS",
+        "Most concatenated members of a gzip body; more answer 413.",
+        int,
+    ),
+    Setting(
+        "max_search_length",
+        1_000,
+        "HEADWATER_MAX_SEARCH_LENGTH",
+        "Longest search text (q=) in characters; longer answers 400.",
+        int,
+    ),
+    Setting(
+        "allowed_hosts",
+        "",
+        "HEADWATER_ALLOWED_HOSTS",
+        "Comma-separated host names the server answers to (the Host header), besides localhost, 127.0.0.1 "
+        "and [::1] when bound to a loopback address. Empty and bound to another address: any host.",
+    ),
+    Setting(
+        "max_graph_nodes",
+        5_000,
+        "HEADWATER_MAX_GRAPH_NODES",
+        "Most nodes a lineage or impact answer returns before it is cut and marked truncated.",
+        int,
+    ),
+    Setting(
+        "projector_wait",
+        60.0,
+        "HEADWATER_PROJECTOR_WAIT",
+        "Longest (seconds) a call waits for the background projector: a read waiting to see earlier writes, "
+        "an ingest waiting while the graph is far behind the log. A read that could not catch up answers "
+        "with the graph as it is and says so in its Headwater-Graph-Behind header.",
+        float,
+    ),
 )
 
 # A column-lineage edge's index row holds a job, two datasets and two fields: five names of at most
@@ -125,9 +199,7 @@ def _convert(setting: Setting, raw: Any, source: str) -> Any:
         try:
             return int(raw)
         except (TypeError, ValueError):
-            raise SettingError(
-                f"setting {setting.name!r} from {source} must be a whole number, got {raw!r}"
-            ) from None
+            raise SettingError(f"setting {setting.name!r} from {source} must be a whole number, got {raw!r}") from None
     if setting.type is float:
         try:
             value = float(raw)
@@ -158,8 +230,10 @@ def load_settings(
         else:
             values[s.name] = s.default
     if int(values["max_name_bytes"]) > MAX_NAME_BYTES:
-        raise SettingError(f"setting 'max_name_bytes' must be at most {MAX_NAME_BYTES} (PostgreSQL's index rows "
-                           f"hold a few names together), got {values['max_name_bytes']!r}")
+        raise SettingError(
+            f"setting 'max_name_bytes' must be at most {MAX_NAME_BYTES} (PostgreSQL's index rows "
+            f"hold a few names together), got {values['max_name_bytes']!r}"
+        )
     for s in SETTINGS:
         if s.type is int and s.name != "port" and int(values[s.name]) < 1:
             raise SettingError(f"setting {s.name!r} must be a positive whole number, got {values[s.name]!r}")

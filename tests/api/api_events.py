@@ -64,7 +64,9 @@ def _schema(*fields: tuple[str, str]) -> schema_dataset.SchemaDatasetFacet:
 
 def _col(source: tuple[str, str], field: str, type_: str, subtype: str) -> column_lineage_dataset.InputField:
     return column_lineage_dataset.InputField(
-        namespace=source[0], name=source[1], field=field,
+        namespace=source[0],
+        name=source[1],
+        field=field,
         transformations=[column_lineage_dataset.Transformation(type=type_, subtype=subtype)],
     )
 
@@ -74,7 +76,9 @@ def to_dict(event: Any) -> dict[str, Any]:
 
 
 def _build_events(run_id: str, start: str, end: str, with_bonus: bool) -> list[RunEvent]:
-    out_fields = [("EmployeeID", "integer"), ("Total", "decimal(10,2)")] + ([("Bonus", "decimal(10,2)")] if with_bonus else [])
+    out_fields = [("EmployeeID", "integer"), ("Total", "decimal(10,2)")] + (
+        [("Bonus", "decimal(10,2)")] if with_bonus else []
+    )
     lineage_fields = {
         "EmployeeID": column_lineage_dataset.Fields(inputFields=[_col(EMPLOYEES, "EmployeeID", "DIRECT", "IDENTITY")]),
         "Total": column_lineage_dataset.Fields(inputFields=[_col(EMPLOYEES, "Salary", "DIRECT", "AGGREGATION")]),
@@ -83,24 +87,58 @@ def _build_events(run_id: str, start: str, end: str, with_bonus: bool) -> list[R
         lineage_fields["Bonus"] = column_lineage_dataset.Fields(
             inputFields=[_col(EMPLOYEES, "Salary", "DIRECT", "TRANSFORMATION")]
         )
-    job = Job(namespace=BUILD[0], name=BUILD[1], facets={
-        "jobType": job_type_job.JobTypeJobFacet(processingType="BATCH", integration="SPARK", jobType="SQL_JOB"),
-        "sql": sql_job.SQLJobFacet(query="SELECT EmployeeID, sum(Salary) AS Total FROM employees GROUP BY EmployeeID"),
-    })
-    inputs = [InputDataset(namespace=EMPLOYEES[0], name=EMPLOYEES[1], facets={
-        "schema": _schema(("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"), ("Active", "boolean")),
-    })]
-    outputs = [OutputDataset(namespace=PAYROLL[0], name=PAYROLL[1], facets={
-        "schema": _schema(*out_fields),
-        "columnLineage": column_lineage_dataset.ColumnLineageDatasetFacet(
-            fields=lineage_fields, dataset=[_col(EMPLOYEES, "Active", "INDIRECT", "FILTER")]
-        ),
-    })]
+    job = Job(
+        namespace=BUILD[0],
+        name=BUILD[1],
+        facets={
+            "jobType": job_type_job.JobTypeJobFacet(processingType="BATCH", integration="SPARK", jobType="SQL_JOB"),
+            "sql": sql_job.SQLJobFacet(
+                query="SELECT EmployeeID, sum(Salary) AS Total FROM employees GROUP BY EmployeeID"
+            ),
+        },
+    )
+    inputs = [
+        InputDataset(
+            namespace=EMPLOYEES[0],
+            name=EMPLOYEES[1],
+            facets={
+                "schema": _schema(
+                    ("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"), ("Active", "boolean")
+                ),
+            },
+        )
+    ]
+    outputs = [
+        OutputDataset(
+            namespace=PAYROLL[0],
+            name=PAYROLL[1],
+            facets={
+                "schema": _schema(*out_fields),
+                "columnLineage": column_lineage_dataset.ColumnLineageDatasetFacet(
+                    fields=lineage_fields, dataset=[_col(EMPLOYEES, "Active", "INDIRECT", "FILTER")]
+                ),
+            },
+        )
+    ]
     return [
-        RunEvent(eventType=RunState.START, eventTime=start, run=Run(runId=run_id), job=job,
-                 inputs=inputs, outputs=outputs, producer=PRODUCER),
-        RunEvent(eventType=RunState.COMPLETE, eventTime=end, run=Run(runId=run_id), job=job,
-                 inputs=inputs, outputs=outputs, producer=PRODUCER),
+        RunEvent(
+            eventType=RunState.START,
+            eventTime=start,
+            run=Run(runId=run_id),
+            job=job,
+            inputs=inputs,
+            outputs=outputs,
+            producer=PRODUCER,
+        ),
+        RunEvent(
+            eventType=RunState.COMPLETE,
+            eventTime=end,
+            run=Run(runId=run_id),
+            job=job,
+            inputs=inputs,
+            outputs=outputs,
+            producer=PRODUCER,
+        ),
     ]
 
 
@@ -111,21 +149,52 @@ def _report_events(run_id: str) -> list[RunEvent]:
         job=parent_run.Job(namespace="airflow", name="payroll_dag.report"),
     )
     inputs = [InputDataset(namespace=PAYROLL[0], name=PAYROLL[1])]
-    outputs = [OutputDataset(namespace=REPORT[0], name=REPORT[1], facets={
-        "schema": _schema(("EmployeeID", "integer"), ("Total", "decimal(10,2)")),
-        "columnLineage": column_lineage_dataset.ColumnLineageDatasetFacet(fields={
-            "EmployeeID": column_lineage_dataset.Fields(inputFields=[_col(PAYROLL, "EmployeeID", "DIRECT", "IDENTITY")]),
-            "Total": column_lineage_dataset.Fields(inputFields=[_col(PAYROLL, "Total", "DIRECT", "IDENTITY")]),
-        }),
-    })]
+    outputs = [
+        OutputDataset(
+            namespace=REPORT[0],
+            name=REPORT[1],
+            facets={
+                "schema": _schema(("EmployeeID", "integer"), ("Total", "decimal(10,2)")),
+                "columnLineage": column_lineage_dataset.ColumnLineageDatasetFacet(
+                    fields={
+                        "EmployeeID": column_lineage_dataset.Fields(
+                            inputFields=[_col(PAYROLL, "EmployeeID", "DIRECT", "IDENTITY")]
+                        ),
+                        "Total": column_lineage_dataset.Fields(
+                            inputFields=[_col(PAYROLL, "Total", "DIRECT", "IDENTITY")]
+                        ),
+                    }
+                ),
+            },
+        )
+    ]
     return [
-        RunEvent(eventType=RunState.START, eventTime=T_REPORT, run=Run(runId=run_id, facets={"parent": parent}),
-                 job=job, inputs=inputs, outputs=outputs, producer=PRODUCER),
-        RunEvent(eventType=RunState.FAIL, eventTime=T_REPORT_END, run=Run(runId=run_id, facets={
-            "parent": parent,
-            "errorMessage": error_message_run.ErrorMessageRunFacet(
-                message="relation hr.public.report is locked", programmingLanguage="python"),
-        }), job=job, inputs=inputs, outputs=outputs, producer=PRODUCER),
+        RunEvent(
+            eventType=RunState.START,
+            eventTime=T_REPORT,
+            run=Run(runId=run_id, facets={"parent": parent}),
+            job=job,
+            inputs=inputs,
+            outputs=outputs,
+            producer=PRODUCER,
+        ),
+        RunEvent(
+            eventType=RunState.FAIL,
+            eventTime=T_REPORT_END,
+            run=Run(
+                runId=run_id,
+                facets={
+                    "parent": parent,
+                    "errorMessage": error_message_run.ErrorMessageRunFacet(
+                        message="relation hr.public.report is locked", programmingLanguage="python"
+                    ),
+                },
+            ),
+            job=job,
+            inputs=inputs,
+            outputs=outputs,
+            producer=PRODUCER,
+        ),
     ]
 
 
@@ -135,11 +204,17 @@ def dataset_event() -> dict[str, Any]:
 
 def dataset_event_object() -> DatasetEvent:
     return DatasetEvent(
-        eventTime="2026-11-09T09:00:00Z", producer=PRODUCER,
-        dataset=StaticDataset(namespace=EMPLOYEES[0], name=EMPLOYEES[1], facets={
-            "schema": _schema(("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"),
-                              ("Active", "boolean")),
-        }),
+        eventTime="2026-11-09T09:00:00Z",
+        producer=PRODUCER,
+        dataset=StaticDataset(
+            namespace=EMPLOYEES[0],
+            name=EMPLOYEES[1],
+            facets={
+                "schema": _schema(
+                    ("EmployeeID", "integer"), ("Name", "string"), ("Salary", "decimal(10,2)"), ("Active", "boolean")
+                ),
+            },
+        ),
     )
 
 
@@ -149,9 +224,13 @@ def job_event() -> dict[str, Any]:
 
 def job_event_object() -> JobEvent:
     return JobEvent(
-        eventTime="2026-11-09T09:30:00Z", producer=PRODUCER,
-        job=Job(namespace=REPORT_JOB[0], name=REPORT_JOB[1],
-                facets={"sql": sql_job.SQLJobFacet(query="INSERT INTO hr.public.report SELECT * FROM payroll")}),
+        eventTime="2026-11-09T09:30:00Z",
+        producer=PRODUCER,
+        job=Job(
+            namespace=REPORT_JOB[0],
+            name=REPORT_JOB[1],
+            facets={"sql": sql_job.SQLJobFacet(query="INSERT INTO hr.public.report SELECT * FROM payroll")},
+        ),
         inputs=[InputDataset(namespace=PAYROLL[0], name=PAYROLL[1])],
         outputs=[OutputDataset(namespace=REPORT[0], name=REPORT[1])],
     )

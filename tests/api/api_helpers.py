@@ -9,11 +9,10 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+from api_events import Story
 from fastapi import FastAPI
 
 from headwater.settings import Settings, load_settings
-
-from api_events import Story
 
 BASE = "http://headwater.test"
 

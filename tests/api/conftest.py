@@ -8,13 +8,12 @@ from collections.abc import AsyncIterator, Iterator
 import anyio
 import httpx
 import pytest
+from api_events import Story
+from api_helpers import Loaded, client_for, make_settings, module_db_url
 from fastapi import FastAPI
 
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_events import Story
-from api_helpers import Loaded, client_for, make_settings, module_db_url
 
 
 @pytest.fixture

@@ -46,29 +46,80 @@ MAX_BODY = 16 * 1024 * 1024
 def template() -> dict[str, Any]:
     """A valid RunEvent touching every place a name sits: job, parent, inputs, outputs, schema, column lineage."""
     return {
-        "eventTime": "2026-11-11T10:01:00.000Z", "eventType": "FAIL",
+        "eventTime": "2026-11-11T10:01:00.000Z",
+        "eventType": "FAIL",
         "producer": "https://github.com/headwater-lineage/headwater/tests/api",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-        "run": {"runId": "38af66ad-be14-41ee-ae43-851c6346e40a", "facets": {
-            "errorMessage": {"_producer": OL, "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
-                             "message": "relation hr.public.report is locked", "programmingLanguage": "python"},
-            "parent": {"_producer": OL, "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
-                       "job": {"name": "payroll_dag.report", "namespace": "airflow"},
-                       "run": {"runId": "9767d216-cffd-51f5-a317-2a5a5ace61f9"}}}},
-        "job": {"namespace": "spark", "name": "payroll.report", "facets": {
-            "sql": {"_producer": OL, "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
-                    "query": "SELECT EmployeeID, Total FROM payroll"}}},
+        "run": {
+            "runId": "38af66ad-be14-41ee-ae43-851c6346e40a",
+            "facets": {
+                "errorMessage": {
+                    "_producer": OL,
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+                    "message": "relation hr.public.report is locked",
+                    "programmingLanguage": "python",
+                },
+                "parent": {
+                    "_producer": OL,
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
+                    "job": {"name": "payroll_dag.report", "namespace": "airflow"},
+                    "run": {"runId": "9767d216-cffd-51f5-a317-2a5a5ace61f9"},
+                },
+            },
+        },
+        "job": {
+            "namespace": "spark",
+            "name": "payroll.report",
+            "facets": {
+                "sql": {
+                    "_producer": OL,
+                    "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+                    "query": "SELECT EmployeeID, Total FROM payroll",
+                }
+            },
+        },
         "inputs": [{"namespace": "file", "name": "/data/payroll", "facets": {}, "inputFacets": {}}],
-        "outputs": [{"namespace": "postgres://db:5432", "name": "hr.public.report", "outputFacets": {}, "facets": {
-            "schema": {"_producer": OL, "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-                       "fields": [{"name": "EmployeeID", "type": "integer", "fields": []},
-                                  {"name": "Total", "type": "decimal(10,2)", "fields": []}]},
-            "columnLineage": {"_producer": OL, "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-                              "dataset": [{"namespace": "file", "name": "/data/payroll", "field": "Active",
-                                           "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}]}],
-                              "fields": {"Total": {"inputFields": [{
-                                  "namespace": "file", "name": "/data/payroll", "field": "Total",
-                                  "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}]}]}}}}}],
+        "outputs": [
+            {
+                "namespace": "postgres://db:5432",
+                "name": "hr.public.report",
+                "outputFacets": {},
+                "facets": {
+                    "schema": {
+                        "_producer": OL,
+                        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+                        "fields": [
+                            {"name": "EmployeeID", "type": "integer", "fields": []},
+                            {"name": "Total", "type": "decimal(10,2)", "fields": []},
+                        ],
+                    },
+                    "columnLineage": {
+                        "_producer": OL,
+                        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+                        "dataset": [
+                            {
+                                "namespace": "file",
+                                "name": "/data/payroll",
+                                "field": "Active",
+                                "transformations": [{"type": "INDIRECT", "subtype": "FILTER"}],
+                            }
+                        ],
+                        "fields": {
+                            "Total": {
+                                "inputFields": [
+                                    {
+                                        "namespace": "file",
+                                        "name": "/data/payroll",
+                                        "field": "Total",
+                                        "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}],
+                                    }
+                                ]
+                            }
+                        },
+                    },
+                },
+            }
+        ],
     }
 
 
@@ -113,7 +164,11 @@ def _set(event: dict[str, Any], path: Path, value: Any) -> dict[str, Any]:
 def json_path(path: Path) -> str:
     text = "$"
     for step in path:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if str(step).isidentifier() else f"[{json.dumps(step)}]")
+        text += (
+            f"[{step}]"
+            if isinstance(step, int)
+            else (f".{step}" if str(step).isidentifier() else f"[{json.dumps(step)}]")
+        )
     return text
 
 
@@ -143,9 +198,16 @@ def deep_nesting() -> Iterator[Hostile]:
     for depth in (8, 40, 58, 59, 60, 61, 62, 63, 64, 65, 100, 500, 999, 1000, 1024, 1025, 5000, 100_000):
         for kind in ("object", "array"):
             # the bare value as the whole body, and as the value of a key at each place of a valid event
-            yield Hostile(f"nesting {kind} depth {depth} as the body", LINEAGE, _nested(depth, kind).encode(),
-                          expect="array" if kind == "array" and depth <= 1024 else
-                          "max_json_depth" if depth > MAX_DEPTH else None)
+            yield Hostile(
+                f"nesting {kind} depth {depth} as the body",
+                LINEAGE,
+                _nested(depth, kind).encode(),
+                expect="array"
+                if kind == "array" and depth <= 1024
+                else "max_json_depth"
+                if depth > MAX_DEPTH
+                else None,
+            )
             for place, shape in places.items():
                 if place == "top":
                     text = json.dumps(base)[:-1] + f', "deep": {_nested(depth, kind)}}}'
@@ -155,14 +217,25 @@ def deep_nesting() -> Iterator[Hostile]:
                     _merge(merged, inner)
                     text = json.dumps(merged).replace('"v": 0', f'"v": {_nested(depth, kind)}', 1)
                     if place == "schema field":
-                        merged["outputs"][0]["facets"]["schema"]["fields"].append({"name": "deep", "type": "x", "fields": []})
-                        text = json.dumps(merged).replace('"fields": []}]', '"fields": [' + _nested(depth, kind) + "]}]", 1)
+                        merged["outputs"][0]["facets"]["schema"]["fields"].append(
+                            {"name": "deep", "type": "x", "fields": []}
+                        )
+                        text = json.dumps(merged).replace(
+                            '"fields": []}]', '"fields": [' + _nested(depth, kind) + "]}]", 1
+                        )
                 total = depth + _depth_of(place)
-                yield Hostile(f"nesting {kind} depth {depth} in {place}", LINEAGE, text.encode(),
-                              expect="max_json_depth" if total > MAX_DEPTH + 2 else None)
-            yield Hostile(f"nesting {kind} depth {depth} in a batch", BATCH,
-                          f"[{json.dumps(base)}, {_nested(depth, kind)}]".encode(),
-                          expect="max_json_depth" if depth > MAX_DEPTH + 1 else None)
+                yield Hostile(
+                    f"nesting {kind} depth {depth} in {place}",
+                    LINEAGE,
+                    text.encode(),
+                    expect="max_json_depth" if total > MAX_DEPTH + 2 else None,
+                )
+            yield Hostile(
+                f"nesting {kind} depth {depth} in a batch",
+                BATCH,
+                f"[{json.dumps(base)}, {_nested(depth, kind)}]".encode(),
+                expect="max_json_depth" if depth > MAX_DEPTH + 1 else None,
+            )
 
 
 def _depth_of(place: str) -> int:
@@ -197,7 +270,7 @@ HOSTILE_TEXT: list[tuple[str, str, str | None]] = [
     ("over-long name", "é" * 300, "max_name_bytes"),
     ("noncharacters", "\ufffe\uffff\U0010ffff", None),
     ("tabs and newlines", "\t\n\r\x0b\x0c", None),
-    ("backslashes and quotes", "\\\"\\u0000", None),
+    ("backslashes and quotes", '\\"\\u0000', None),
     ("200 emoji (800 bytes)", "\U0001f600" * 200, "max_name_bytes"),
 ]
 
@@ -223,8 +296,12 @@ def hostile_text() -> Iterator[Hostile]:
             for step in where:
                 target = target[step]
             target[text] = {**FACET, "inputFields": []} if where[-1] == "fields" else dict(FACET)
-            yield Hostile(f"{label} in a key at {json_path(where)}", LINEAGE, _json(event),
-                          expect="NUL" if label.startswith("NUL") else "surrogate")
+            yield Hostile(
+                f"{label} in a key at {json_path(where)}",
+                LINEAGE,
+                _json(event),
+                expect="NUL" if label.startswith("NUL") else "surrogate",
+            )
 
 
 NUMBERS: list[tuple[str, str, str | None]] = [
@@ -251,10 +328,18 @@ NUMBERS: list[tuple[str, str, str | None]] = [
 def numbers() -> Iterator[Hostile]:
     base = template()
     marker = "__NUMBER__"
-    places: list[Path] = [("run", "facets", "x"), ("job", "facets", "x"), ("outputs", 0, "facets", "x"),
-                          ("eventTime",), ("run", "runId"), ("job", "name"), ("outputs", 0, "name"),
-                          ("outputs", 0, "facets", "schema", "fields", 0, "name"), ("inputs", 0, "namespace"),
-                          ("outputs", 0, "facets", "columnLineage", "fields", "Total", "inputFields", 0, "field")]
+    places: list[Path] = [
+        ("run", "facets", "x"),
+        ("job", "facets", "x"),
+        ("outputs", 0, "facets", "x"),
+        ("eventTime",),
+        ("run", "runId"),
+        ("job", "name"),
+        ("outputs", 0, "name"),
+        ("outputs", 0, "facets", "schema", "fields", 0, "name"),
+        ("inputs", 0, "namespace"),
+        ("outputs", 0, "facets", "columnLineage", "fields", "Total", "inputFields", 0, "field"),
+    ]
     for path in places:
         for label, literal, expect in NUMBERS:
             if path[-1] == "x":
@@ -263,12 +348,24 @@ def numbers() -> Iterator[Hostile]:
                 event = _set(base, path, marker)
             text = json.dumps(event).replace(f'"{marker}"', literal)
             wrong_type = path[-1] != "x"
-            yield Hostile(f"number {label} at {json_path(path)}", LINEAGE, text.encode(),
-                          expect=expect if expect is not None or not wrong_type else json_path(path))
+            yield Hostile(
+                f"number {label} at {json_path(path)}",
+                LINEAGE,
+                text.encode(),
+                expect=expect if expect is not None or not wrong_type else json_path(path),
+            )
 
 
-WRONG_TYPES: list[tuple[str, Any]] = [("null", None), ("true", True), ("zero", 0), ("float", 1.5), ("string", "s"),
-                                      ("empty array", []), ("empty object", {}), ("array of null", [None])]
+WRONG_TYPES: list[tuple[str, Any]] = [
+    ("null", None),
+    ("true", True),
+    ("zero", 0),
+    ("float", 1.5),
+    ("string", "s"),
+    ("empty array", []),
+    ("empty object", {}),
+    ("array of null", [None]),
+]
 
 
 def wrong_types() -> Iterator[Hostile]:
@@ -281,8 +378,9 @@ def wrong_types() -> Iterator[Hostile]:
                 continue
             yield Hostile(f"{label} at {json_path(path)}", LINEAGE, _json(_set(base, path, wrong)))
     for label, wrong in WRONG_TYPES:
-        yield Hostile(f"{label} as the whole body", LINEAGE, _json(wrong),
-                      expect=None if label == "empty object" else "$")
+        yield Hostile(
+            f"{label} as the whole body", LINEAGE, _json(wrong), expect=None if label == "empty object" else "$"
+        )
         yield Hostile(f"{label} as a batch", BATCH, _json(wrong), expect=None if label == "empty array" else "$")
         yield Hostile(f"{label} as a batch item", BATCH, _json([template(), wrong]), expect="$[1]")
 
@@ -290,44 +388,94 @@ def wrong_types() -> Iterator[Hostile]:
 def sizes() -> Iterator[Hostile]:
     base = template()
     for n in (MAX_STRING, MAX_STRING + 1, 5 * MAX_STRING):
-        yield Hostile(f"string of {n} in the SQL facet", LINEAGE,
-                      _json(_set(base, ("job", "facets", "sql", "query"), "x" * n)),
-                      expect="max_string_length" if n > MAX_STRING else None)
-        yield Hostile(f"string of {n} as a custom facet key", LINEAGE,
-                      _json(_set(base, ("run", "facets", "k" * n), dict(FACET))),
-                      expect="max_string_length" if n > MAX_STRING else None)
+        yield Hostile(
+            f"string of {n} in the SQL facet",
+            LINEAGE,
+            _json(_set(base, ("job", "facets", "sql", "query"), "x" * n)),
+            expect="max_string_length" if n > MAX_STRING else None,
+        )
+        yield Hostile(
+            f"string of {n} as a custom facet key",
+            LINEAGE,
+            _json(_set(base, ("run", "facets", "k" * n), dict(FACET))),
+            expect="max_string_length" if n > MAX_STRING else None,
+        )
     for n in (MAX_NAME - 10, MAX_NAME, MAX_NAME + 1, 100_000, 1_000_000):
-        for path in (("job", "name"), ("inputs", 0, "name"), ("outputs", 0, "namespace"),
-                     ("outputs", 0, "facets", "schema", "fields", 0, "name"),
-                     ("outputs", 0, "facets", "columnLineage", "fields", "Total", "inputFields", 0, "field"),
-                     ("run", "facets", "parent", "job", "name")):
-            yield Hostile(f"name of {n} bytes at {json_path(path)}", LINEAGE, _json(_set(base, path, "n" * n)),
-                          expect="max_name_bytes" if n > MAX_NAME else None)
+        for path in (
+            ("job", "name"),
+            ("inputs", 0, "name"),
+            ("outputs", 0, "namespace"),
+            ("outputs", 0, "facets", "schema", "fields", 0, "name"),
+            ("outputs", 0, "facets", "columnLineage", "fields", "Total", "inputFields", 0, "field"),
+            ("run", "facets", "parent", "job", "name"),
+        ):
+            yield Hostile(
+                f"name of {n} bytes at {json_path(path)}",
+                LINEAGE,
+                _json(_set(base, path, "n" * n)),
+                expect="max_name_bytes" if n > MAX_NAME else None,
+            )
     for n in (MAX_ARRAY, MAX_ARRAY + 1):
-        yield Hostile(f"array of {n} numbers in a facet", LINEAGE,
-                      _json(_set(base, ("run", "facets", "x"), {**FACET, "v": [0] * n})),
-                      expect="max_array_length" if n > MAX_ARRAY else None)
-    yield Hostile("100001 schema fields", LINEAGE, _json(_set(base, ("outputs", 0, "facets", "schema", "fields"),
-                                                               [{"name": "f", "type": "t"}] * (MAX_ARRAY + 1))),
-                  expect="max_array_length")
-    yield Hostile("100001 inputs", LINEAGE, _json(_set(base, ("inputs",), [{"namespace": "n", "name": "d"}] * (MAX_ARRAY + 1))),
-                  expect="max_array_length")
+        yield Hostile(
+            f"array of {n} numbers in a facet",
+            LINEAGE,
+            _json(_set(base, ("run", "facets", "x"), {**FACET, "v": [0] * n})),
+            expect="max_array_length" if n > MAX_ARRAY else None,
+        )
+    yield Hostile(
+        "100001 schema fields",
+        LINEAGE,
+        _json(_set(base, ("outputs", 0, "facets", "schema", "fields"), [{"name": "f", "type": "t"}] * (MAX_ARRAY + 1))),
+        expect="max_array_length",
+    )
+    yield Hostile(
+        "100001 inputs",
+        LINEAGE,
+        _json(_set(base, ("inputs",), [{"namespace": "n", "name": "d"}] * (MAX_ARRAY + 1))),
+        expect="max_array_length",
+    )
     for n in (MAX_KEYS, MAX_KEYS + 1, 50_000):
-        yield Hostile(f"{n} run facets", LINEAGE,
-                      _json(_set(base, ("run", "facets"), {f"f{i}": dict(FACET) for i in range(n)})),
-                      expect="max_object_keys" if n > MAX_KEYS else None)
-        yield Hostile(f"{n} column-lineage fields", LINEAGE,
-                      _json(_set(base, ("outputs", 0, "facets", "columnLineage", "fields"),
-                                 {f"c{i}": {"inputFields": []} for i in range(n)})),
-                      expect="max_object_keys" if n > MAX_KEYS else None)
+        yield Hostile(
+            f"{n} run facets",
+            LINEAGE,
+            _json(_set(base, ("run", "facets"), {f"f{i}": dict(FACET) for i in range(n)})),
+            expect="max_object_keys" if n > MAX_KEYS else None,
+        )
+        yield Hostile(
+            f"{n} column-lineage fields",
+            LINEAGE,
+            _json(
+                _set(
+                    base,
+                    ("outputs", 0, "facets", "columnLineage", "fields"),
+                    {f"c{i}": {"inputFields": []} for i in range(n)},
+                )
+            ),
+            expect="max_object_keys" if n > MAX_KEYS else None,
+        )
     yield Hostile("body over max_body_bytes", LINEAGE, b" " * (MAX_BODY + 1) + b"{}", expect="max_body_bytes")
     yield Hostile("batch over max_batch_events", BATCH, _json([{}] * 10_001), expect="max_batch_events")
 
 
-TIMES = ["0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59-14:00", "9999-12-31T23:59:59.999999999Z",
-         "2026-02-30T10:00:00Z", "2026-11-10T24:00:00Z", "2026-12-31T23:59:60Z", "2026-11-10T10:00:00",
-         "2026-11-10 10:00:00Z", "2026-11-10t10:00:00z", "2026-11-10T10:00:00." + "1" * 1000 + "Z",
-         "+12026-11-10T10:00:00Z", "2026-11-10T10:00:00+99:99", "", "now", "1731230400000", "２０２６-11-10T10:00:00Z"]
+TIMES = [
+    "0001-01-01T00:00:00+14:00",
+    "0001-01-01T00:00:00Z",
+    "9999-12-31T23:59:59-14:00",
+    "9999-12-31T23:59:59.999999999Z",
+    "2026-02-30T10:00:00Z",
+    "2026-11-10T24:00:00Z",
+    "2026-12-31T23:59:60Z",
+    "2026-11-10T10:00:00",
+    "2026-11-10 10:00:00Z",
+    "2026-11-10t10:00:00z",
+    "2026-11-10T10:00:00." + "1" * 1000 + "Z",
+    "+12026-11-10T10:00:00Z",
+    "2026-11-10T10:00:00+99:99",
+    "",
+    "now",
+    "1731230400000",
+    "２０２６-11-10T10:00:00Z",
+]
 
 
 def times() -> Iterator[Hostile]:
@@ -342,8 +490,13 @@ def encodings() -> Iterator[Hostile]:
     gz = {**JSON, "Content-Encoding": "gzip"}
     yield Hostile("gzip bomb (1 GiB of spaces)", LINEAGE, _gzip_zeros(1 << 30), gz, expect="max_body_bytes")
     yield Hostile("gzip bomb in a batch", BATCH, _gzip_zeros(64 << 20), gz, expect="max_body_bytes")
-    yield Hostile("deflate bomb", LINEAGE, zlib.compress(b" " * (64 << 20), 9), {**JSON, "Content-Encoding": "deflate"},
-                  expect="max_body_bytes")
+    yield Hostile(
+        "deflate bomb",
+        LINEAGE,
+        zlib.compress(b" " * (64 << 20), 9),
+        {**JSON, "Content-Encoding": "deflate"},
+        expect="max_body_bytes",
+    )
     member = gzip.compress(b" ", 9)
     for n in (2, MAX_MEMBERS, MAX_MEMBERS + 1, 500_000):
         body = member * (n - 1) + gzip.compress(event)
@@ -359,20 +512,52 @@ def encodings() -> Iterator[Hostile]:
     layered = event
     for _ in range(10):
         layered = gzip.compress(layered)
-    yield Hostile("gzip ten times", LINEAGE, layered, {**JSON, "Content-Encoding": ", ".join(["gzip"] * 10)},
-                  expect="Content-Encoding")
+    yield Hostile(
+        "gzip ten times",
+        LINEAGE,
+        layered,
+        {**JSON, "Content-Encoding": ", ".join(["gzip"] * 10)},
+        expect="Content-Encoding",
+    )
     yield Hostile("gzip twice", LINEAGE, gzip.compress(whole), {**JSON, "Content-Encoding": "gzip, gzip"})
     for enc in ("br", "zstd", "compress", "gzip;q=1", "", "identity, br", "\x00"):
-        yield Hostile(f"Content-Encoding {enc!r}", LINEAGE, event, {**JSON, "Content-Encoding": enc},
-                      expect=None if enc in ("", "identity") else "Content-Encoding", invalid_http=enc == "\x00")
-    for ctype in ("text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                  "application/xml", "*/*", "", "application/json; charset=latin-1", "application/JSON", "application/ld+json",
-                  "text/html", "image/png"):
+        yield Hostile(
+            f"Content-Encoding {enc!r}",
+            LINEAGE,
+            event,
+            {**JSON, "Content-Encoding": enc},
+            expect=None if enc in ("", "identity") else "Content-Encoding",
+            invalid_http=enc == "\x00",
+        )
+    for ctype in (
+        "text/plain",
+        "text/plain; charset=utf-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/xml",
+        "*/*",
+        "",
+        "application/json; charset=latin-1",
+        "application/JSON",
+        "application/ld+json",
+        "text/html",
+        "image/png",
+    ):
         ok = ctype.split(";")[0].strip().lower() in ("application/json", "application/ld+json")
-        yield Hostile(f"Content-Type {ctype!r}", LINEAGE, event, {"Content-Type": ctype} if ctype else {},
-                      expect=None if ok else "application/json")
-        yield Hostile(f"Content-Type {ctype!r} on the batch", BATCH, b"[" + event + b"]",
-                      {"Content-Type": ctype} if ctype else {}, expect=None if ok else "application/json")
+        yield Hostile(
+            f"Content-Type {ctype!r}",
+            LINEAGE,
+            event,
+            {"Content-Type": ctype} if ctype else {},
+            expect=None if ok else "application/json",
+        )
+        yield Hostile(
+            f"Content-Type {ctype!r} on the batch",
+            BATCH,
+            b"[" + event + b"]",
+            {"Content-Type": ctype} if ctype else {},
+            expect=None if ok else "application/json",
+        )
     yield Hostile("no Content-Type at all", LINEAGE, event, {}, expect="application/json")
     for bad in (b"\xff\xfe{}", b'{"a": "\xc3\x28"}', b"\xef\xbb\xbf" + event, "{}".encode("utf-16"), b"\x00" * 100):
         yield Hostile(f"bytes {bad[:8]!r}", LINEAGE, bad)
@@ -391,8 +576,26 @@ def truncated() -> Iterator[Hostile]:
         cut = len(text) * i // 41
         yield Hostile(f"body cut at {cut} of {len(text)}", LINEAGE, text[:cut], expect="not valid JSON")
         yield Hostile(f"batch cut at {cut}", BATCH, b"[" + text[:cut], expect="not valid JSON")
-    for junk in (b"", b" ", b"{", b"}", b"[", b"null", b"\"\\u", b"{\"a\":}", b"{'a': 1}", b"{\"a\" 1}", b"[1,]", b"\x00",
-                 b"{}{}", b"{} x", b"\"\\ud800\"", b"1e999", b"[" * 100_000, b"{\"a\":" * 100_000):
+    for junk in (
+        b"",
+        b" ",
+        b"{",
+        b"}",
+        b"[",
+        b"null",
+        b'"\\u',
+        b'{"a":}',
+        b"{'a': 1}",
+        b'{"a" 1}',
+        b"[1,]",
+        b"\x00",
+        b"{}{}",
+        b"{} x",
+        b'"\\ud800"',
+        b"1e999",
+        b"[" * 100_000,
+        b'{"a":' * 100_000,
+    ):
         yield Hostile(f"junk {junk[:12]!r}", LINEAGE, junk)
         yield Hostile(f"junk {junk[:12]!r} as a batch", BATCH, junk)
 
@@ -401,8 +604,12 @@ def batches() -> Iterator[Hostile]:
     base = template()
     yield Hostile("events object with nested events", BATCH, _json({"events": {"events": [base]}}), expect="$")
     yield Hostile("events object of 10001", BATCH, _json({"events": [{}] * 10_001}), expect="max_batch_events")
-    yield Hostile("batch with a deep item", BATCH,
-                  f'{{"events": [{json.dumps(base)}, {_nested(200, "array")}]}}'.encode(), expect="max_json_depth")
+    yield Hostile(
+        "batch with a deep item",
+        BATCH,
+        f'{{"events": [{json.dumps(base)}, {_nested(200, "array")}]}}'.encode(),
+        expect="max_json_depth",
+    )
     for label, text, expect in HOSTILE_TEXT:
         event = _set(base, ("job", "name"), text)
         yield Hostile(f"batch item with {label} job name", BATCH, _json([base, event]), expect=expect)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from api_events import dataset_event
+from api_helpers import assert_error, client_for, make_settings
 
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_events import dataset_event
-from api_helpers import assert_error, client_for, make_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +48,8 @@ async def test_read_tokens_guard_reads_and_may_not_write(store: Store) -> None:
         assert (await client.get("/api/v1/events", headers={"Authorization": f"Bearer {WRITE}"})).status_code == 200
         error = assert_error(
             await client.post("/api/v1/lineage", json=dataset_event(), headers={"Authorization": f"Bearer {READ}"}),
-            403, "forbidden",
+            403,
+            "forbidden",
         )
         assert "write token" in error["message"]
         # the API description stays public so clients can discover the API

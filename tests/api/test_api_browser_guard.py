@@ -26,10 +26,14 @@ async def stored(client: httpx.AsyncClient) -> int:
 
 async def test_cross_site_writes_are_refused(client: httpx.AsyncClient) -> None:
     event = template()
-    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"},
-                    {"Origin": "http://headwater.test.evil.example"},
-                    {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
-                    {"Origin": "http://headwater.test", "Sec-Fetch-Site": "cross-site"}):
+    for headers in (
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": "http://headwater.test.evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://headwater.test", "Sec-Fetch-Site": "cross-site"},
+    ):
         for path, body in (("/api/v1/lineage", event), ("/api/v1/lineage/batch", [event])):
             answer = await client.post(path, json=body, headers=headers)
             error = assert_error(answer, 403, "forbidden")
@@ -57,20 +61,23 @@ async def test_same_origin_and_server_to_server_writes_pass(client: httpx.AsyncC
     assert (await client.get("/api/v1/events", headers={"Origin": "http://evil.example"})).status_code == 200
 
 
-@pytest.mark.parametrize(("bind", "configured", "host", "ok"), [
-    ("127.0.0.1", "", "localhost:5000", True),
-    ("127.0.0.1", "", "127.0.0.1:5000", True),
-    ("127.0.0.1", "", "[::1]:5000", True),
-    ("127.0.0.1", "", "LOCALHOST", True),
-    ("127.0.0.1", "", "evil.example:5000", False),  # DNS rebinding: evil.example resolved to 127.0.0.1
-    ("127.0.0.1", "", "127.0.0.1.evil.example", False),
-    ("localhost", "lineage.internal", "lineage.internal:5000", True),
-    ("127.0.0.1", "lineage.internal", "evil.example", False),
-    ("0.0.0.0", "", "anything.example:5000", True),
-    ("0.0.0.0", "lineage.example.com", "lineage.example.com", True),
-    ("0.0.0.0", "lineage.example.com", "evil.example", False),
-    (None, "", "headwater.test", True),  # create_app without a bind address (tests, embedding)
-])
+@pytest.mark.parametrize(
+    ("bind", "configured", "host", "ok"),
+    [
+        ("127.0.0.1", "", "localhost:5000", True),
+        ("127.0.0.1", "", "127.0.0.1:5000", True),
+        ("127.0.0.1", "", "[::1]:5000", True),
+        ("127.0.0.1", "", "LOCALHOST", True),
+        ("127.0.0.1", "", "evil.example:5000", False),  # DNS rebinding: evil.example resolved to 127.0.0.1
+        ("127.0.0.1", "", "127.0.0.1.evil.example", False),
+        ("localhost", "lineage.internal", "lineage.internal:5000", True),
+        ("127.0.0.1", "lineage.internal", "evil.example", False),
+        ("0.0.0.0", "", "anything.example:5000", True),
+        ("0.0.0.0", "lineage.example.com", "lineage.example.com", True),
+        ("0.0.0.0", "lineage.example.com", "evil.example", False),
+        (None, "", "headwater.test", True),  # create_app without a bind address (tests, embedding)
+    ],
+)
 async def test_host_check(store: Store, bind: str | None, configured: str, host: str, ok: bool) -> None:
     app = create_app(make_settings(allowed_hosts=configured), store, bind_host=bind)
     async with client_for(app) as client:
@@ -109,9 +116,26 @@ async def test_ui_answers_carry_security_headers(store: Store, tmp_path: Path) -
         assert api.headers["x-content-type-options"] == "nosniff"
 
 
-NASTY = ["a:b", "s3://bucket/dir/file.csv", "x#frag", "100%", "%2F%41", "with space", "<img src=x onerror=alert(1)>",
-         "q?x=1&y=2", "semi;colon", "back\\slash", "quote\"'", "unicode é 漢字 🙂", "plus+sign", "..", "a/../b",
-         "trailing:", ":leading", "tab\there"]
+NASTY = [
+    "a:b",
+    "s3://bucket/dir/file.csv",
+    "x#frag",
+    "100%",
+    "%2F%41",
+    "with space",
+    "<img src=x onerror=alert(1)>",
+    "q?x=1&y=2",
+    "semi;colon",
+    "back\\slash",
+    "quote\"'",
+    "unicode é 漢字 🙂",
+    "plus+sign",
+    "..",
+    "a/../b",
+    "trailing:",
+    ":leading",
+    "tab\there",
+]
 
 
 async def test_nasty_names_round_trip_through_the_api(client: httpx.AsyncClient) -> None:
@@ -123,12 +147,14 @@ async def test_nasty_names_round_trip_through_the_api(client: httpx.AsyncClient)
         event["outputs"][0]["namespace"] = f"ns {nasty}"
         event["outputs"][0]["name"] = nasty
         event["outputs"][0]["facets"]["schema"]["fields"][1]["name"] = nasty
-        event["outputs"][0]["facets"]["columnLineage"]["fields"] = {nasty: {"inputFields": [
-            {"namespace": "file", "name": "/data/payroll", "field": "Total"}]}}
+        event["outputs"][0]["facets"]["columnLineage"]["fields"] = {
+            nasty: {"inputFields": [{"namespace": "file", "name": "/data/payroll", "field": "Total"}]}
+        }
         assert (await client.post("/api/v1/lineage", json=event)).status_code == 201, nasty
     for nasty in NASTY:
-        by_parts = await client.get("/api/v1/graph/node", params={"type": "dataset", "namespace": f"ns {nasty}",
-                                                                  "name": nasty})
+        by_parts = await client.get(
+            "/api/v1/graph/node", params={"type": "dataset", "namespace": f"ns {nasty}", "name": nasty}
+        )
         assert by_parts.status_code == 200, (nasty, by_parts.text)
         node = by_parts.json()
         assert (node["namespace"], node["name"]) == (f"ns {nasty}", nasty)
@@ -136,13 +162,22 @@ async def test_nasty_names_round_trip_through_the_api(client: httpx.AsyncClient)
         # the id the answer gives is a valid nodeId= for the same node
         again = await client.get("/api/v1/graph/node", params={"nodeId": node["id"]})
         assert again.status_code == 200 and again.json()["id"] == node["id"], (nasty, again.text)
-        columns = await client.get("/api/v1/graph/column-lineage", params={
-            "type": "datasetField", "namespace": f"ns {nasty}", "name": nasty, "field": nasty, "direction": "upstream"})
+        columns = await client.get(
+            "/api/v1/graph/column-lineage",
+            params={
+                "type": "datasetField",
+                "namespace": f"ns {nasty}",
+                "name": nasty,
+                "field": nasty,
+                "direction": "upstream",
+            },
+        )
         assert columns.status_code == 200, (nasty, columns.text)
         root = [n for n in columns.json()["nodes"] if n["level"] == 0]
         assert [(n["namespace"], n["name"], n["field"]) for n in root] == [(f"ns {nasty}", nasty, nasty)]
-        field_again = await client.get("/api/v1/graph/column-lineage", params={"nodeId": root[0]["id"],
-                                                                               "direction": "upstream"})
+        field_again = await client.get(
+            "/api/v1/graph/column-lineage", params={"nodeId": root[0]["id"], "direction": "upstream"}
+        )
         assert field_again.status_code == 200 and field_again.json()["root"] == root[0]["id"], (nasty, field_again.text)
         found = await client.get("/api/v1/graph/search", params={"q": nasty, "type": "dataset"})
         assert node["id"] in [r["id"] for r in found.json()["results"]], nasty

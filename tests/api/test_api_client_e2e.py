@@ -10,14 +10,22 @@ from typing import Any
 import httpx
 import pytest
 import requests
+from api_events import (
+    BETWEEN_1_AND_2,
+    EMPLOYEES,
+    PAYROLL,
+    REPORT,
+    Story,
+    dataset_event_object,
+    job_event_object,
+    node_id,
+)
+from api_helpers import make_settings, module_db_url
 from openlineage.client import OpenLineageClient
 from openlineage.client.transport.http import ApiKeyTokenProvider, HttpCompression, HttpConfig, HttpTransport
 
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_events import BETWEEN_1_AND_2, EMPLOYEES, PAYROLL, REPORT, Story, dataset_event_object, job_event_object, node_id
-from api_helpers import make_settings, module_db_url
 from live_server import ThreadServer
 
 TOKEN = "e2e-write-token"
@@ -32,9 +40,15 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         # bound to loopback as `headwater serve` is by default: the Host and cross-site checks apply
         with ThreadServer(create_app(make_settings(write_tokens=TOKEN), store, bind_host="127.0.0.1")) as server:
             story = Story()
-            client = OpenLineageClient(transport=HttpTransport(HttpConfig(
-                url=server.url, compression=HttpCompression.GZIP, auth=ApiKeyTokenProvider({"api_key": TOKEN}),
-            )))
+            client = OpenLineageClient(
+                transport=HttpTransport(
+                    HttpConfig(
+                        url=server.url,
+                        compression=HttpCompression.GZIP,
+                        auth=ApiKeyTokenProvider({"api_key": TOKEN}),
+                    )
+                )
+            )
             for obj in (dataset_event_object(), job_event_object(), *story.objects):
                 client.emit(obj)
             yield server.url, story
@@ -68,9 +82,15 @@ def test_all_events_arrived_and_resending_is_idempotent(served: tuple[str, Story
     # the client adds its own tags run facet; every stored event is a valid event with it
     assert {e["kind"] for e in events} == {"RUN", "DATASET", "JOB"}
     client_sent = [e for e in events if e["kind"] == "RUN"]
-    assert all(e["event"]["run"]["facets"]["tags"]["tags"][0]["key"] == "openlineage_client_version" for e in client_sent)
+    assert all(
+        e["event"]["run"]["facets"]["tags"]["tags"][0]["key"] == "openlineage_client_version" for e in client_sent
+    )
     raw = httpx.get(f"{url}/api/v1/events/{client_sent[0]['id']}").content
-    again = httpx.post(f"{url}/api/v1/lineage", content=raw, headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    again = httpx.post(
+        f"{url}/api/v1/lineage",
+        content=raw,
+        headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+    )
     assert again.status_code == 200 and again.json() == {"id": client_sent[0]["id"], "duplicate": True}
     assert len(get(url, "/api/v1/events", limit=100)["events"]) == len(story.events)
 
@@ -79,8 +99,13 @@ def test_lineage_graph_over_http(served: tuple[str, Story]) -> None:
     url, _ = served
     answer = get(url, "/api/v1/graph/lineage", nodeId=node_id("dataset", PAYROLL), depth=2)
     ids = {n["id"] for n in answer["nodes"]}
-    assert {node_id("dataset", EMPLOYEES), node_id("dataset", PAYROLL), node_id("dataset", REPORT),
-            "job:spark:payroll.build", "job:spark:payroll.report"} <= ids
+    assert {
+        node_id("dataset", EMPLOYEES),
+        node_id("dataset", PAYROLL),
+        node_id("dataset", REPORT),
+        "job:spark:payroll.build",
+        "job:spark:payroll.report",
+    } <= ids
     edges = {(e["source"], e["target"], e["type"]) for e in answer["edges"]}
     assert (node_id("dataset", EMPLOYEES), "job:spark:payroll.build", "INPUT") in edges
     assert ("job:spark:payroll.build", node_id("dataset", PAYROLL), "OUTPUT") in edges

@@ -15,15 +15,14 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
+from api_events import Story
+from api_helpers import assert_error, client_for, make_settings
 
 from headwater.api import create_app
 from headwater.model.times import now_micros
 from headwater.store import IncomingEvent, Store
 from headwater.store.eventlog import insert_events, prepare
 from headwater.store.store import PG_WRITER_LOCK
-
-from api_events import Story
-from api_helpers import assert_error, client_for, make_settings
 
 pytestmark = pytest.mark.anyio
 SEARCH = "/api/v1/graph/search?q=employees"
@@ -42,7 +41,11 @@ async def test_a_caught_up_read_says_where_it_stands(store: Store) -> None:
         assert "preference-applied" not in answer.headers
         fresh = await client.get(SEARCH, headers={"Prefer": "return=minimal, read-your-writes"})
         assert fresh.status_code == 200 and fresh.headers["preference-applied"] == "read-your-writes"
-        for path in ("/api/v1/namespaces", "/api/v1/events", f"/api/v1/events/{(await client.get('/api/v1/events')).json()['events'][0]['id']}"):
+        for path in (
+            "/api/v1/namespaces",
+            "/api/v1/events",
+            f"/api/v1/events/{(await client.get('/api/v1/events')).json()['events'][0]['id']}",
+        ):
             assert (await client.get(path)).headers["headwater-graph-behind"] == "0", path
         ingest = await client.post("/api/v1/lineage", json=Story().events[0])  # writes say nothing of the graph
         assert "headwater-graph-position" not in ingest.headers

@@ -29,14 +29,25 @@ PATHS = [p for p, _ in _paths(TEMPLATE) if p]
 
 # every code point, surrogates and NUL included; names and keys drawn from it
 ANY_CHAR = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
-TEXT = st.one_of(st.text(ANY_CHAR, max_size=20), st.sampled_from(["", "\x00", "\ud800", "a:b/c#%20 <x>", "é" * 300]),
-                 st.integers(0, 3).map(lambda k: "x" * (10 ** k * 600)))
-NUMBER = st.one_of(st.integers(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
-                   st.sampled_from([0, -0.0, 1e308, 2**64, -(2**63)]))
+TEXT = st.one_of(
+    st.text(ANY_CHAR, max_size=20),
+    st.sampled_from(["", "\x00", "\ud800", "a:b/c#%20 <x>", "é" * 300]),
+    st.integers(0, 3).map(lambda k: "x" * (10**k * 600)),
+)
+NUMBER = st.one_of(
+    st.integers(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0, -0.0, 1e308, 2**64, -(2**63)]),
+)
 SCALAR = st.one_of(st.none(), st.booleans(), NUMBER, TEXT)
-VALUE = st.recursive(SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                     st.dictionaries(st.text(ANY_CHAR, max_size=8), inner, max_size=4)),
-                     max_leaves=12)
+VALUE = st.recursive(
+    SCALAR,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(ANY_CHAR, max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 @st.composite
@@ -72,9 +83,13 @@ def check(answer: Any) -> None:
         assert set(error) == {"code", "message", "details"} and error["message"]
 
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=bool(os.environ.get("CI")),
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                       HealthCheck.data_too_large], database=None)
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=bool(os.environ.get("CI")),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    database=None,
+)
 
 
 @pytest.fixture

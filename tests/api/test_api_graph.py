@@ -8,7 +8,6 @@ import io
 from typing import Any
 
 import pytest
-
 from api_events import BETWEEN_1_AND_2, BUILD, EMPLOYEES, PAYROLL, REPORT, REPORT_JOB, node_id
 from api_helpers import Loaded, assert_error
 
@@ -72,7 +71,10 @@ async def test_column_lineage_and_impact(loaded: Loaded) -> None:
     total = node_id("datasetField", REPORT, "Total")
     upstream = await get(loaded, "/api/v1/graph/column-lineage", nodeId=total, direction="upstream")
     assert {n["id"] for n in upstream["nodes"]} >= {
-        total, node_id("datasetField", PAYROLL, "Total"), node_id("datasetField", EMPLOYEES, "Salary")}
+        total,
+        node_id("datasetField", PAYROLL, "Total"),
+        node_id("datasetField", EMPLOYEES, "Salary"),
+    }
     impact = await get(loaded, "/api/v1/graph/impact", nodeId=EMPLOYEES_ID)
     items = {i["id"]: i for i in impact["items"]}
     assert {PAYROLL_ID, REPORT_ID, BUILD_ID, REPORT_JOB_ID} <= set(items)
@@ -163,8 +165,15 @@ async def test_epoch_millis_and_iso_give_the_same_answer(loaded: Loaded) -> None
 async def test_openapi_documents_every_family(loaded: Loaded) -> None:
     spec = await get(loaded, "/openapi.json")
     paths = set(spec["paths"])
-    assert {"/api/v1/lineage", "/api/v1/lineage/batch", "/api/v1/events", "/api/v1/events/{event_id}",
-            "/api/v1/graph/lineage", "/api/v1/graph/impact", "/api/v1/namespaces"} <= paths
+    assert {
+        "/api/v1/lineage",
+        "/api/v1/lineage/batch",
+        "/api/v1/events",
+        "/api/v1/events/{event_id}",
+        "/api/v1/graph/lineage",
+        "/api/v1/graph/impact",
+        "/api/v1/namespaces",
+    } <= paths
     async with loaded.client() as client:
         docs = await client.get("/docs")
     assert docs.status_code == 200 and "swagger" in docs.text.lower()

@@ -10,13 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
+from api_events import BETWEEN_1_AND_2, PAYROLL, node_id
+from api_helpers import Loaded
 from fastapi import FastAPI
 
 from headwater.api.graph import json_answer
 from headwater.model.nodeid import parse_node_id
-
-from api_events import BETWEEN_1_AND_2, PAYROLL, node_id
-from api_helpers import Loaded
 
 pytestmark = pytest.mark.anyio
 
@@ -52,21 +51,28 @@ async def both(app: FastAPI, holder: dict[str, Any], value: dict[str, Any]) -> t
 
 
 def random_text(rng: random.Random) -> str:
-    pools = [range(0, 0x20), range(0x20, 0x7F), range(0x7F, 0x100), range(0x100, 0x800), range(0x2020, 0x2030),
-             range(0xE000, 0xE010), range(0x1F600, 0x1F610)]
+    pools = [
+        range(0x20),
+        range(0x20, 0x7F),
+        range(0x7F, 0x100),
+        range(0x100, 0x800),
+        range(0x2020, 0x2030),
+        range(0xE000, 0xE010),
+        range(0x1F600, 0x1F610),
+    ]
     return "".join(chr(rng.choice(rng.choice(pools))) for _ in range(rng.randrange(12)))
 
 
 def random_number(rng: random.Random) -> Any:
     kind = rng.randrange(7)
     if kind == 0:
-        return rng.randrange(-2**63, 2**64)
+        return rng.randrange(-(2**63), 2**64)
     if kind == 1:
         return rng.choice([0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1e16, 1e-7, 1e22, 0.1, 5e-324])
     if kind == 2:
         return rng.uniform(-1, 1) * 10 ** rng.randrange(-30, 30)
     if kind == 3:
-        return float(rng.randrange(-10**17, 10**17))
+        return float(rng.randrange(-(10**17), 10**17))
     return rng.randrange(-1000, 1000) / rng.choice([1, 4, 10, 3])
 
 
@@ -90,7 +96,10 @@ async def test_orjson_bytes_equal_fastapi_bytes_on_random_values() -> None:
         value = {"v": random_value(rng), "w": [random_number(rng) for _ in range(5)], "s": random_text(rng)}
         default, fast = await both(app, holder, value)
         assert (fast.status_code, fast.headers["content-type"], fast.content) == (
-            default.status_code, default.headers["content-type"], default.content), value
+            default.status_code,
+            default.headers["content-type"],
+            default.content,
+        ), value
 
 
 async def test_integers_beyond_64_bits_go_fastapi_s_way() -> None:
@@ -99,16 +108,20 @@ async def test_integers_beyond_64_bits_go_fastapi_s_way() -> None:
     assert fast.content == default.content == b'{"n":1180591620717411303424,"m":-18446744073709551616}'
 
 
-@pytest.mark.parametrize(("path", "method", "params"), [
-    ("/api/v1/graph/lineage", "lineage", {"depth": 20}),
-    ("/api/v1/graph/lineage", "lineage", {"depth": 20, "datasetsOnly": "true", "columns": "true"}),
-    ("/api/v1/graph/lineage", "lineage", {"depth": 3, "at": BETWEEN_1_AND_2}),
-    ("/api/v1/graph/column-lineage", "column_lineage", {}),
-    ("/api/v1/graph/impact", "impact", {}),
-    ("/api/v1/graph/compare", "compare", {"from": BETWEEN_1_AND_2, "to": LATER}),
-])
-async def test_graph_answers_are_the_bytes_fastapi_would_write(loaded: Loaded, path: str, method: str,
-                                                              params: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("path", "method", "params"),
+    [
+        ("/api/v1/graph/lineage", "lineage", {"depth": 20}),
+        ("/api/v1/graph/lineage", "lineage", {"depth": 20, "datasetsOnly": "true", "columns": "true"}),
+        ("/api/v1/graph/lineage", "lineage", {"depth": 3, "at": BETWEEN_1_AND_2}),
+        ("/api/v1/graph/column-lineage", "column_lineage", {}),
+        ("/api/v1/graph/impact", "impact", {}),
+        ("/api/v1/graph/compare", "compare", {"from": BETWEEN_1_AND_2, "to": LATER}),
+    ],
+)
+async def test_graph_answers_are_the_bytes_fastapi_would_write(
+    loaded: Loaded, path: str, method: str, params: dict[str, Any]
+) -> None:
     async with loaded.client() as client:
         answer = await client.get(path, params={"nodeId": PAYROLL_ID, **params})
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"

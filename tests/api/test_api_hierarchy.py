@@ -12,11 +12,13 @@ pytestmark = pytest.mark.anyio
 
 async def test_collapse_jobs_and_job_family(client: httpx.AsyncClient) -> None:
     assert (await client.post("/api/v1/lineage/batch", json=story())).status_code == 200
-    plain = (await client.get("/api/v1/graph/lineage", params={"nodeId": COMP, "direction": "upstream",
-                                                                "depth": 4})).json()
+    plain = (
+        await client.get("/api/v1/graph/lineage", params={"nodeId": COMP, "direction": "upstream", "depth": 4})
+    ).json()
     assert {J1, J2} <= {n["id"] for n in plain["nodes"]} and DAG not in {n["id"] for n in plain["nodes"]}
-    answer = await client.get("/api/v1/graph/lineage", params={"nodeId": COMP, "direction": "upstream", "depth": 4,
-                                                                "collapseJobs": "true"})
+    answer = await client.get(
+        "/api/v1/graph/lineage", params={"nodeId": COMP, "direction": "upstream", "depth": 4, "collapseJobs": "true"}
+    )
     assert answer.status_code == 200, answer.text
     nodes = {n["id"]: n for n in answer.json()["nodes"]}
     assert J1 not in nodes and J2 not in nodes and nodes[DAG]["children"] == [J1, J2]

@@ -29,8 +29,16 @@ async def ui_client(store: Store, tmp_path: Path) -> httpx.AsyncClient:
 
 async def test_unknown_api_paths_are_a_json_404_with_the_ui_mounted(ui_client: httpx.AsyncClient) -> None:
     assert (await ui_client.get("/some/ui/route")).text.startswith("<!doctype html>")
-    for path in ("/api", "/api/", "/api/v1/nope", "/api/v2/graph/lineage", "/API/v1/nope", "/Api/v1/graph",
-                 "/api/v1/graph/lineage/extra", "/api/v1/lineage/batch/x"):
+    for path in (
+        "/api",
+        "/api/",
+        "/api/v1/nope",
+        "/api/v2/graph/lineage",
+        "/API/v1/nope",
+        "/Api/v1/graph",
+        "/api/v1/graph/lineage/extra",
+        "/api/v1/lineage/batch/x",
+    ):
         answer = await ui_client.get(path)
         error = assert_error(answer, 404, "not_found")
         assert "no such endpoint" in error["message"]
@@ -41,9 +49,16 @@ async def test_unknown_api_paths_are_a_json_404_with_the_ui_mounted(ui_client: h
 async def test_head_on_get_routes_answers_like_get_without_a_body(ui_client: httpx.AsyncClient) -> None:
     event = template()
     assert (await ui_client.post("/api/v1/lineage", json=event)).status_code == 201
-    for path in ("/", "/some/ui/route", "/api/v1/graph/recent", "/api/v1/events", "/api/v1/namespaces",
-                 "/api/v1/status", "/openapi.json",
-                 "/api/v1/graph/node?nodeId=job:spark:payroll.report"):
+    for path in (
+        "/",
+        "/some/ui/route",
+        "/api/v1/graph/recent",
+        "/api/v1/events",
+        "/api/v1/namespaces",
+        "/api/v1/status",
+        "/openapi.json",
+        "/api/v1/graph/node?nodeId=job:spark:payroll.report",
+    ):
         got, head = await ui_client.get(path), await ui_client.head(path)
         assert got.status_code == 200, (path, got.text)
         assert head.status_code == 200, path
@@ -58,8 +73,13 @@ def _cursor(text: str) -> str:
 
 
 async def test_out_of_range_parameters_are_400(client: httpx.AsyncClient) -> None:
-    for cursor in (_cursor(f"{2**63}:1"), _cursor(f"1:{2**63}"), _cursor(f"{-(2**63) - 1}:1"), _cursor(f"{2**200}:{2**200}"),
-                   _cursor("1:-1")):
+    for cursor in (
+        _cursor(f"{2**63}:1"),
+        _cursor(f"1:{2**63}"),
+        _cursor(f"{-(2**63) - 1}:1"),
+        _cursor(f"{2**200}:{2**200}"),
+        _cursor("1:-1"),
+    ):
         error = assert_error(await client.get("/api/v1/events", params={"cursor": cursor}), 400, "invalid_parameter")
         assert error["details"][0]["path"] == "cursor"
     ok = await client.get("/api/v1/events", params={"cursor": _cursor(f"{2**63 - 1}:{2**63 - 1}")})
@@ -86,18 +106,33 @@ async def test_a_100000_character_search_over_asgi_is_a_400(app) -> None:  # typ
     async def send(message: dict) -> None:  # type: ignore[type-arg]
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-             "path": "/api/v1/graph/search", "raw_path": b"/api/v1/graph/search", "root_path": "",
-             "query_string": b"q=" + b"y" * 100_000, "headers": [(b"host", b"headwater.test")],
-             "client": ("127.0.0.1", 1), "server": ("headwater.test", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/api/v1/graph/search",
+        "raw_path": b"/api/v1/graph/search",
+        "root_path": "",
+        "query_string": b"q=" + b"y" * 100_000,
+        "headers": [(b"host", b"headwater.test")],
+        "client": ("127.0.0.1", 1),
+        "server": ("headwater.test", 80),
+    }
     await app(scope, receive, send)
     assert sent[0]["status"] == 400
     assert b"max_search_length" in b"".join(m.get("body", b"") for m in sent[1:])
 
 
 async def test_empty_names_are_refused_and_a_space_in_event_time_is_accepted(client: httpx.AsyncClient) -> None:
-    for path in (("outputs", 0, "name"), ("outputs", 0, "namespace"), ("inputs", 0, "name"), ("job", "name"),
-                 ("run", "facets", "parent", "job", "namespace")):
+    for path in (
+        ("outputs", 0, "name"),
+        ("outputs", 0, "namespace"),
+        ("inputs", 0, "name"),
+        ("job", "name"),
+        ("run", "facets", "parent", "job", "namespace"),
+    ):
         event = copy.deepcopy(template())
         target = event
         for step in path[:-1]:
@@ -125,9 +160,21 @@ async def test_every_error_has_the_one_shape_and_a_500_closes_the_connection(sto
             (client.get("/api/v1/nope"), 404, "not_found"),
             (client.delete("/api/v1/lineage"), 405, "method_not_allowed"),
             (client.get("/api/v1/graph/lineage"), 400, "invalid_parameter"),
-            (client.get("/api/v1/graph/lineage", params={"nodeId": "dataset:x:y", "depth": "many"}), 400, "invalid_parameter"),
-            (client.post("/api/v1/lineage", content=b"{", headers={"Content-Type": "application/json"}), 400, "invalid_json"),
-            (client.post("/api/v1/lineage", content=b"{}", headers={"Content-Type": "text/plain"}), 415, "unsupported_media_type"),
+            (
+                client.get("/api/v1/graph/lineage", params={"nodeId": "dataset:x:y", "depth": "many"}),
+                400,
+                "invalid_parameter",
+            ),
+            (
+                client.post("/api/v1/lineage", content=b"{", headers={"Content-Type": "application/json"}),
+                400,
+                "invalid_json",
+            ),
+            (
+                client.post("/api/v1/lineage", content=b"{}", headers={"Content-Type": "text/plain"}),
+                415,
+                "unsupported_media_type",
+            ),
             (client.post("/api/v1/lineage", json={}), 422, "invalid_event"),
             (client.get("/api/v1/graph/recent", headers={"Authorization": ""}), 401, "unauthorized"),
             (client.post("/api/v1/lineage", json={}, headers={"Authorization": "Bearer r"}), 403, "forbidden"),

@@ -13,15 +13,14 @@ from typing import Any
 
 import httpx
 import pytest
+from api_events import Story, dataset_event, job_event
+from api_helpers import assert_error, client_for, make_settings
 from jsonschema import Draft202012Validator
 
 from headwater.api import create_app
 from headwater.spec.formats import format_checker
 from headwater.spec.registry import CORE_ID, build_registry, load_schemas
 from headwater.store import Store
-
-from api_events import Story, dataset_event, job_event
-from api_helpers import assert_error, client_for, make_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -145,14 +144,21 @@ async def test_limits_answer_413(store: Store) -> None:
     event = Story().events[2]
     async with client_for(app) as client:
         big = json.dumps({**event, "padding": "x" * 5000})
-        assert_error(await client.post("/api/v1/lineage", content=big, headers={"Content-Type": "application/json"}),
-                     413, "payload_too_large")
+        assert_error(
+            await client.post("/api/v1/lineage", content=big, headers={"Content-Type": "application/json"}),
+            413,
+            "payload_too_large",
+        )
         bomb = gzip.compress(json.dumps({**event, "padding": " " * 100_000}).encode())
         assert len(bomb) < 4000
         error = assert_error(
-            await client.post("/api/v1/lineage", content=bomb,
-                              headers={"Content-Type": "application/json", "Content-Encoding": "gzip"}),
-            413, "payload_too_large",
+            await client.post(
+                "/api/v1/lineage",
+                content=bomb,
+                headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+            ),
+            413,
+            "payload_too_large",
         )
         assert "after gzip decompression" in error["message"]
         batch = [dataset_event(), dataset_event(), dataset_event()]
@@ -194,8 +200,15 @@ async def test_events_paging_filters_and_unknown_id(client: httpx.AsyncClient) -
 
     for_run = (await client.get("/api/v1/events", params={"nodeId": f"run:{story.report_run}"})).json()["events"]
     assert {e["eventType"] for e in for_run} == {"START", "FAIL"}
-    windowed = (await client.get("/api/v1/events", params={
-        "since": "2026-11-11T00:00:00Z", "until": str(int(datetime(2026, 11, 13, tzinfo=UTC).timestamp() * 1000))})).json()["events"]
+    windowed = (
+        await client.get(
+            "/api/v1/events",
+            params={
+                "since": "2026-11-11T00:00:00Z",
+                "until": str(int(datetime(2026, 11, 13, tzinfo=UTC).timestamp() * 1000)),
+            },
+        )
+    ).json()["events"]
     assert {e["runId"] for e in windowed} == {story.report_run, story.build_run_2}
 
     assert_error(await client.get("/api/v1/events/no-such-id"), 404, "not_found")
@@ -234,8 +247,9 @@ async def test_text_that_is_not_unicode_is_refused_where_it_is(client: httpx.Asy
     error = assert_error(await client.post("/api/v1/lineage", content=lone, headers=headers), 422, "invalid_event")
     assert error["details"][0]["path"] == "$.job.name" and "lone UTF-16 surrogate" in error["message"]
     batch = f"[{text}, {lone}]"
-    error = assert_error(await client.post("/api/v1/lineage/batch", content=batch, headers=headers), 422,
-                         "invalid_event")
+    error = assert_error(
+        await client.post("/api/v1/lineage/batch", content=batch, headers=headers), 422, "invalid_event"
+    )
     assert [d["path"] for d in error["details"]] == ["$[1].job.name"]
     assert await stored_events(client) == []  # none of either request was stored
     paired = json.dumps({**event, "job": {**event["job"], "name": "\U0001f600" + event["job"]["name"]}})  # a pair

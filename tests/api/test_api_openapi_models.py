@@ -21,15 +21,14 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from api_helpers import client_for, make_settings
 from fastapi import FastAPI
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter
 
+from fixtures.stories.load import COMP, DAY1, DAY2, DAY4, EA, EMP, J1, J2, REP, fid, story
 from headwater.api import create_app
 from headwater.store import Store
-
-from api_helpers import client_for, make_settings
-from fixtures.stories.load import COMP, DAY1, DAY2, DAY4, EA, EMP, J1, J2, REP, fid, story
 
 pytestmark = pytest.mark.anyio
 
@@ -41,8 +40,9 @@ ANY_DICT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 class Story:
     """An app over a SQLite store holding the story, the ingest answers it gave and the document."""
 
-    def __init__(self, app: FastAPI, ingest_answers: list[tuple[str, str, httpx.Response]],
-                 document: dict[str, Any]) -> None:
+    def __init__(
+        self, app: FastAPI, ingest_answers: list[tuple[str, str, httpx.Response]], document: dict[str, Any]
+    ) -> None:
         self.app = app
         self.ingest_answers = ingest_answers
         self.document = document
@@ -139,8 +139,9 @@ GRAPH_READS: list[tuple[str, dict[str, str]]] = [
 
 
 @pytest.mark.parametrize(("path", "params"), GRAPH_READS, ids=[f"{p}?{'&'.join(q)}" for p, q in GRAPH_READS])
-async def test_read_answers_match_their_documented_model(loaded_story: Story, story_client: httpx.AsyncClient, path: str,
-                                                         params: dict[str, str]) -> None:
+async def test_read_answers_match_their_documented_model(
+    loaded_story: Story, story_client: httpx.AsyncClient, path: str, params: dict[str, str]
+) -> None:
     answer = await story_client.get(path, params=params)
     assert answer.status_code == 200, answer.text
     assert_documented(loaded_story.document, "get", path, answer)
@@ -181,8 +182,12 @@ ERRORS: list[tuple[str, str, dict[str, Any], int]] = [
     ("get", "/api/v1/graph/lineage", {"params": {"nodeId": "not-an-id"}}, 400),
     ("get", "/api/v1/graph/runs", {"params": {"nodeId": COMP}}, 400),
     ("get", "/api/v1/graph/search", {"params": {}}, 400),
-    ("get", "/api/v1/graph/compare", {"params": {"nodeId": COMP, "from": DAY4.isoformat(), "to": DAY1.isoformat()}},
-     400),
+    (
+        "get",
+        "/api/v1/graph/compare",
+        {"params": {"nodeId": COMP, "from": DAY4.isoformat(), "to": DAY1.isoformat()}},
+        400,
+    ),
     ("get", "/api/v1/events", {"params": {"cursor": "garbage"}}, 400),
     ("get", "/api/v1/events/{event_id}", {"path": "/api/v1/events/nope"}, 404),
     ("post", "/api/v1/lineage", {"content": b"{not json", "headers": {"Content-Type": "application/json"}}, 400),
@@ -192,10 +197,17 @@ ERRORS: list[tuple[str, str, dict[str, Any], int]] = [
 ]
 
 
-@pytest.mark.parametrize(("method", "path", "request_args", "status"), ERRORS,
-                         ids=[f"{m}-{p}-{s}" for m, p, _, s in ERRORS])
-async def test_error_answers_match_their_documented_model(loaded_story: Story, story_client: httpx.AsyncClient, method: str,
-                                                          path: str, request_args: dict[str, Any], status: int) -> None:
+@pytest.mark.parametrize(
+    ("method", "path", "request_args", "status"), ERRORS, ids=[f"{m}-{p}-{s}" for m, p, _, s in ERRORS]
+)
+async def test_error_answers_match_their_documented_model(
+    loaded_story: Story,
+    story_client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    request_args: dict[str, Any],
+    status: int,
+) -> None:
     args = dict(request_args)
     url = args.pop("path", path)
     answer = await story_client.request(method.upper(), url, **args)
@@ -218,8 +230,11 @@ def native_operations(document: dict[str, Any]) -> set[tuple[str, str]]:
 def test_every_native_operation_is_described_and_exercised(loaded_story: Story) -> None:
     document = loaded_story.document
     operations = native_operations(document)
-    exercised = ({("get", p) for p, _ in GRAPH_READS} | {(m, p) for m, p, _ in loaded_story.ingest_answers}
-                 | {(m, p) for m, p, _, _ in ERRORS})
+    exercised = (
+        {("get", p) for p, _ in GRAPH_READS}
+        | {(m, p) for m, p, _ in loaded_story.ingest_answers}
+        | {(m, p) for m, p, _, _ in ERRORS}
+    )
     assert operations == exercised
     for method, path in operations:
         responses = document["paths"][path][method]["responses"]
@@ -230,7 +245,9 @@ def test_every_native_operation_is_described_and_exercised(loaded_story: Story) 
             target = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
             assert target.get("additionalProperties") is False or "anyOf" in target, (path, target)
         assert "422" not in responses or path.startswith("/api/v1/lineage"), (path, "FastAPI's 422 is not ours")
-        assert responses["default"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
+        assert responses["default"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorBody"
+        }
     assert "HTTPValidationError" not in json.dumps([document["paths"][p][m] for m, p in operations])
     assert "HTTPValidationError" not in document["components"]["schemas"]  # Marquez's paths too: errors are ours
 
@@ -249,4 +266,3 @@ async def test_a_lying_model_is_caught(loaded_story: Story, story_client: httpx.
     wrong["nodes"][0]["level"] = "0"
     for lie in (extra, missing, wrong):
         assert problems(document, schema, lie) != []
-

@@ -33,13 +33,17 @@ def test_committed_openapi_document_is_the_current_one() -> None:
     committed = COMMITTED.read_text(encoding="utf-8")
     if committed != current:
         old, new = json.loads(committed), json.loads(current)
-        changed = sorted({*old["components"]["schemas"], *new["components"]["schemas"]} - {
-            name for name in old["components"]["schemas"]
-            if old["components"]["schemas"][name] == new["components"]["schemas"].get(name)})
+        changed = sorted(
+            {*old["components"]["schemas"], *new["components"]["schemas"]}
+            - {
+                name
+                for name in old["components"]["schemas"]
+                if old["components"]["schemas"][name] == new["components"]["schemas"].get(name)
+            }
+        )
         paths = sorted(p for p in {*old["paths"], *new["paths"]} if old["paths"].get(p) != new["paths"].get(p))
         raise AssertionError(
             f"ui/src/api/openapi.json is not the current API's document (schemas changed: {changed}; "
             f"paths changed: {paths}). Regenerate the UI's types: cd ui && npm run gen-api-types, "
             "then npm run typecheck and commit ui/src/api/."
         )
-

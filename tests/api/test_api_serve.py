@@ -16,7 +16,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-
 from api_events import Story
 
 pytestmark = pytest.mark.slow
@@ -40,7 +39,10 @@ def serving(db_url: str, port: int, tmp_path: Path, log_name: str) -> Iterator[t
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=_env(tmp_path),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=_env(tmp_path),
         )
     try:
         deadline = time.monotonic() + 60
@@ -70,8 +72,12 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
     event = Story().events[2]
     body = json.dumps(event)
     with serving(db_url, port, tmp_path, "first.log") as (proc, log):
-        answer = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body,
-                            headers={"Content-Type": "application/json"}, timeout=10)
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/api/v1/lineage",
+            content=body,
+            headers={"Content-Type": "application/json"},
+            timeout=10,
+        )
         proc.kill()  # SIGKILL right after the acknowledgement: no shutdown, no flush
         proc.wait()
         assert answer.status_code == 201, answer.text
@@ -81,8 +87,12 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
         stored = httpx.get(f"http://127.0.0.1:{port}/api/v1/events/{event_id}", timeout=10)
         assert stored.status_code == 200
         assert stored.text == body
-        again = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", content=body,
-                           headers={"Content-Type": "application/json"}, timeout=10)
+        again = httpx.post(
+            f"http://127.0.0.1:{port}/api/v1/lineage",
+            content=body,
+            headers={"Content-Type": "application/json"},
+            timeout=10,
+        )
         assert again.status_code == 200 and again.json() == {"id": event_id, "duplicate": True}
 
 
@@ -93,7 +103,10 @@ def test_busy_port_is_a_clear_message(tmp_path: Path) -> None:
         port = holder.getsockname()[1]
         done = subprocess.run(
             [sys.executable, "-m", "headwater", "serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'x.db'}"],
-            capture_output=True, text=True, env=_env(tmp_path), timeout=60,
+            capture_output=True,
+            text=True,
+            env=_env(tmp_path),
+            timeout=60,
         )
     assert done.returncode == 1
     assert f"port {port} is in use; pass --port" in done.stderr
@@ -103,7 +116,10 @@ def test_busy_port_is_a_clear_message(tmp_path: Path) -> None:
 def test_unusable_store_url_is_a_clear_message(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "headwater", "serve", "--port", str(free_port()), "--db", "oracle://u:secret@h/db"],
-        capture_output=True, text=True, env=_env(tmp_path), timeout=60,
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path),
+        timeout=60,
     )
     assert done.returncode == 1
     assert "cannot open the store oracle://u:***@h/db" in done.stderr
@@ -113,6 +129,8 @@ def test_unusable_store_url_is_a_clear_message(tmp_path: Path) -> None:
 
 def test_bad_setting_in_environment_is_a_clear_message(tmp_path: Path) -> None:
     env = {**_env(tmp_path), "HEADWATER_PORT": "fivethousand"}
-    done = subprocess.run([sys.executable, "-m", "headwater", "serve"], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "headwater", "serve"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 1
     assert "HEADWATER_PORT" in done.stderr and "whole number" in done.stderr

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from olschema import event_errors
 
 from headwater.spec import EventValidator
+from olschema import event_errors
 
 pytestmark = pytest.mark.anyio
 

@@ -7,12 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from api_helpers import assert_error, client_for, make_settings
 
 from headwater.api import create_app
 from headwater.store import Store
 from headwater.ui import static_dir
-
-from api_helpers import assert_error, client_for, make_settings
 
 pytestmark = pytest.mark.anyio
 

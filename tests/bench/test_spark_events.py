@@ -7,14 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from olschema import event_errors
-
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
+from olschema import event_errors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from spark_events import COLUMNS, Pipeline  # noqa: E402
+from spark_events import COLUMNS, Pipeline
 
 
 def test_events_are_deterministic_valid_and_in_time_order() -> None:
@@ -44,6 +43,14 @@ def test_events_load_into_the_graph_they_describe(store_url: str) -> None:
         field = parse_node_id(f"datasetField:{out['namespace']}:{out['name']}:o_03")
         upstream = GraphReader(store).column_lineage(field, direction="upstream", depth=1)
         sources = {e["source"] for e in upstream["edges"] if e["target"] == field.id}
-        assert sources == {"datasetField:s3://lake-g:raw/g/src_00_a:a_03", "datasetField:s3://lake-g:raw/g/src_00_b:b_10"}
-        indirect = {e["source"] for e in upstream["edges"] if e["target"] == f"dataset:{out['namespace']}:{out['name']}"}
-        assert indirect == {"datasetField:s3://lake-g:raw/g/src_00_a:a_03", "datasetField:s3://lake-g:raw/g/src_00_b:b_00"}
+        assert sources == {
+            "datasetField:s3://lake-g:raw/g/src_00_a:a_03",
+            "datasetField:s3://lake-g:raw/g/src_00_b:b_10",
+        }
+        indirect = {
+            e["source"] for e in upstream["edges"] if e["target"] == f"dataset:{out['namespace']}:{out['name']}"
+        }
+        assert indirect == {
+            "datasetField:s3://lake-g:raw/g/src_00_a:a_03",
+            "datasetField:s3://lake-g:raw/g/src_00_b:b_00",
+        }

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-from olschema import event_errors
 
 from headwater.graph import GraphReader
 from headwater.model.nodeid import NodeRef
+from headwater.model.times import to_micros
 from headwater.store import IncomingEvent, Store
 from headwater.store.schema import column_edges, datasets, edges, jobs
-from headwater.model.times import to_micros
+from olschema import event_errors
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import synthetic  # noqa: E402
+import synthetic
 
 SHAPE = synthetic.Shape(jobs=40, layers=4, seed=3)
 
@@ -48,8 +48,9 @@ def _count(store: Store, table: sa.Table, *where: sa.ColumnElement[bool]) -> int
 
 def test_loaded_graph_has_the_shape_it_promises(loaded: Store) -> None:
     past = to_micros(synthetic.midpoint())
-    at_past = sa.and_(column_edges.c.valid_from <= past,
-                      sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > past))
+    at_past = sa.and_(
+        column_edges.c.valid_from <= past, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > past)
+    )
     assert _count(loaded, datasets) == SHAPE.datasets
     assert _count(loaded, jobs) == SHAPE.jobs
     per_output = SHAPE.columns + (SHAPE.columns + 1) // 2  # one input column each, a second for even columns

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from fixtures.stories.load import story
 from headwater.api import create_app
 from headwater.client import HttpClient, PrintClient, SendError, StoreClient, open_client
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.settings import load_settings
 from headwater.store import Store
-
-from fixtures.stories.load import story
 from live_server import ThreadServer
 
 TOKEN = "client-write-token"

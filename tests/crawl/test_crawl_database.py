@@ -38,13 +38,18 @@ def mariadb_url(mariadb_server_url: str) -> Iterator[str]:
 
 
 def _setup(url: str, comments: bool) -> None:
-    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1)
-                              .replace("mysql://", "mysql+pymysql://", 1))
+    engine = sa.create_engine(
+        url.replace("postgresql://", "postgresql+psycopg://", 1).replace("mysql://", "mysql+pymysql://", 1)
+    )
     with engine.begin() as conn:
         conn.execute(sa.text("CREATE TABLE customers (id INTEGER PRIMARY KEY, name VARCHAR(40) NOT NULL)"))
         conn.execute(sa.text("CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount NUMERIC(10,2))"))
-        conn.execute(sa.text("CREATE VIEW big_orders AS SELECT o.id, c.name FROM orders o "
-                             "JOIN customers c ON c.id = o.customer_id WHERE o.amount > 100"))
+        conn.execute(
+            sa.text(
+                "CREATE VIEW big_orders AS SELECT o.id, c.name FROM orders o "
+                "JOIN customers c ON c.id = o.customer_id WHERE o.amount > 100"
+            )
+        )
         if comments:
             conn.execute(sa.text("COMMENT ON TABLE orders IS 'one row per order'"))
             conn.execute(sa.text("COMMENT ON COLUMN orders.amount IS 'in euros'"))
@@ -114,13 +119,18 @@ def _view_with_engine(url: str, tmp_path: Path, spec_dir: Path) -> dict[str, Any
     orders, customers = (sqlalchemy_table_dataset(url, None, t) for t in ("orders", "customers"))
     assert sorted((i["namespace"], i["name"]) for i in view["inputs"]) == sorted([orders, customers])
     fields = view["outputs"][0]["facets"]["columnLineage"]["fields"]
-    deps = {col: {(f["name"], f["field"], t["type"], t["subtype"]) for f in v["inputFields"] for t in f["transformations"]}
-            for col, v in fields.items()}
+    deps = {
+        col: {(f["name"], f["field"], t["type"], t["subtype"]) for f in v["inputFields"] for t in f["transformations"]}
+        for col, v in fields.items()
+    }
     assert (orders[1], "id", "DIRECT", "IDENTITY") in deps["id"]
     assert (customers[1], "name", "DIRECT", "IDENTITY") in deps["name"]
     for col in ("id", "name"):  # the join keys and the filter decide which rows: INDIRECT, on every column
-        assert {(orders[1], "customer_id", "INDIRECT", "JOIN"), (customers[1], "id", "INDIRECT", "JOIN"),
-                (orders[1], "amount", "INDIRECT", "FILTER")} <= deps[col], col
+        assert {
+            (orders[1], "customer_id", "INDIRECT", "JOIN"),
+            (customers[1], "id", "INDIRECT", "JOIN"),
+            (orders[1], "amount", "INDIRECT", "FILTER"),
+        } <= deps[col], col
     return view
 
 

@@ -38,16 +38,28 @@ def test_a_lake_becomes_tables_of_every_format(tmp_path: Path, spec_dir: Path) -
     for event in events:
         assert event_errors(event, spec_dir) == []
     out = _outputs(events)
-    assert _fields(out["default.employees"]) == [("id", "bigint"), ("name", "string"), ("salary", "double"),
-                                                 ("hired", "date")]
+    assert _fields(out["default.employees"]) == [
+        ("id", "bigint"),
+        ("name", "string"),
+        ("salary", "double"),
+        ("hired", "date"),
+    ]
     assert out["default.employees"]["facets"]["headwater_columns"]["columns"]["salary"]["nullable"] is True
     assert out["default.employees"]["outputFacets"]["outputStatistics"]["fileCount"] == 2
-    assert _fields(out["default.orders"]) == [("order_id", "bigint"), ("amount", "double"), ("note", "string"),
-                                              ("year", "bigint"), ("month", "bigint")]
+    assert _fields(out["default.orders"]) == [
+        ("order_id", "bigint"),
+        ("amount", "double"),
+        ("note", "string"),
+        ("year", "bigint"),
+        ("month", "bigint"),
+    ]
     assert out["default.orders"]["outputFacets"]["outputStatistics"]["rowCount"] == 4
     events_fields = out["default.events"]["facets"]["schema"]["fields"]
-    assert _fields(out["default.events"]) == [("id", "bigint"), ("user", "struct<name:string,tags:array<string>>"),
-                                              ("items", "array<struct<sku:string,qty:bigint>>")]
+    assert _fields(out["default.events"]) == [
+        ("id", "bigint"),
+        ("user", "struct<name:string,tags:array<string>>"),
+        ("items", "array<struct<sku:string,qty:bigint>>"),
+    ]
     assert [f["name"] for f in events_fields[1]["fields"]] == ["name", "tags"]
     assert _fields(out["default.stock"]) == [("sku", "string"), ("count", "int")]
     assert out["default.stock"]["outputFacets"]["outputStatistics"]["rowCount"] == 3
@@ -58,7 +70,8 @@ def test_a_lake_becomes_tables_of_every_format(tmp_path: Path, spec_dir: Path) -
     orders = storage[str(root / "orders")]
     assert orders["namespace"] == "file"
     assert orders["facets"]["symlinks"]["identifiers"] == [
-        {"namespace": "headwater", "name": "default.orders", "type": "TABLE"}]
+        {"namespace": "headwater", "name": "default.orders", "type": "TABLE"}
+    ]
     assert out["default.orders"]["facets"]["symlinks"]["identifiers"][0]["type"] == "LOCATION"
     assert final["run"]["facets"]["headwater_crawl"]["summary"]["ignored"] == 1  # _SUCCESS
 
@@ -135,5 +148,4 @@ def test_root_folder_partitioned_and_json_array(tmp_path: Path) -> None:
     (root / "dt=2024-01-01" / "a.json").write_text(json.dumps([{"k": 1, "v": {"w": True}}, {"k": 2}]))
     result, events = _crawl(root, tmp_path / "s.json")
     assert result.summary.added == ["sales"]
-    assert _fields(_outputs(events)["default.sales"]) == [("k", "bigint"), ("v", "struct<w:boolean>"),
-                                                          ("dt", "string")]
+    assert _fields(_outputs(events)["default.sales"]) == [("k", "bigint"), ("v", "struct<w:boolean>"), ("dt", "string")]

@@ -53,8 +53,13 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
-        client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="testing",
-                              aws_secret_access_key="testing")
+        client = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
         client.create_bucket(Bucket=BUCKET)
         yield {"endpoint_url": endpoint, **CREDENTIALS, "client": client}
     finally:
@@ -75,8 +80,9 @@ def _upload_lake(client: Any, prefix: str) -> None:
     _put(client, f"{prefix}/customers/part-0.csv", b"id,name,since\n1,Ann,2024-01-02\n2,Bob,2024-02-03\n")
     _put(client, f"{prefix}/customers/part-1.csv", b"id,name,since\n3,Cy,2024-03-04\n4,Di,\n")
     _put(client, f"{prefix}/customers/_SUCCESS", b"")
-    orders = pa.table({"order_id": pa.array([1, 2, 3], pa.int64()), "amount": [1.5, 2.5, 4.0],
-                       "note": ["a", None, "c"]})
+    orders = pa.table(
+        {"order_id": pa.array([1, 2, 3], pa.int64()), "amount": [1.5, 2.5, 4.0], "note": ["a", None, "c"]}
+    )
     for day in ("2026-11-01", "2026-11-02"):
         for region in ("eu", "us"):
             _put(client, f"{prefix}/orders/dt={day}/region={region}/part-0.parquet", _parquet(orders))
@@ -93,8 +99,9 @@ def _fields(dataset: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["name"], f["type"]) for f in dataset["facets"]["schema"]["fields"]]
 
 
-def test_an_s3_prefix_is_crawled_named_and_recrawled_by_etag(s3: dict[str, Any], tmp_path: Path,
-                                                              spec_dir: Path) -> None:
+def test_an_s3_prefix_is_crawled_named_and_recrawled_by_etag(
+    s3: dict[str, Any], tmp_path: Path, spec_dir: Path
+) -> None:
     _upload_lake(s3["client"], "raw/sales")
     state = tmp_path / "state.json"
     result, events = _crawl(f"s3://{BUCKET}/raw/sales", state, s3)
@@ -110,16 +117,23 @@ def test_an_s3_prefix_is_crawled_named_and_recrawled_by_etag(s3: dict[str, Any],
     assert set(inputs) == {("s3://landing", "raw/sales/customers"), ("s3://landing", "raw/sales/orders")}
     orders_location = inputs[("s3://landing", "raw/sales/orders")]
     assert orders_location["facets"]["symlinks"]["identifiers"] == [
-        {"namespace": "headwater", "name": "default.orders", "type": "TABLE"}]
-    assert _fields(outputs["default.orders"]) == [("order_id", "bigint"), ("amount", "double"), ("note", "string"),
-                                                  ("dt", "string"), ("region", "string")]
+        {"namespace": "headwater", "name": "default.orders", "type": "TABLE"}
+    ]
+    assert _fields(outputs["default.orders"]) == [
+        ("order_id", "bigint"),
+        ("amount", "double"),
+        ("note", "string"),
+        ("dt", "string"),
+        ("region", "string"),
+    ]
     assert outputs["default.orders"]["facets"]["headwater_columns"]["partitionKeys"] == ["dt", "region"]
     assert outputs["default.orders"]["outputFacets"]["outputStatistics"]["rowCount"] == 12
     assert outputs["default.orders"]["outputFacets"]["outputStatistics"]["fileCount"] == 4
     assert _fields(outputs["default.customers"]) == [("id", "bigint"), ("name", "string"), ("since", "date")]
     assert outputs["default.customers"]["facets"]["headwater_columns"]["columns"]["since"]["nullable"] is True
     assert outputs["default.customers"]["facets"]["symlinks"]["identifiers"] == [
-        {"namespace": "s3://landing", "name": "raw/sales/customers", "type": "LOCATION"}]
+        {"namespace": "s3://landing", "name": "raw/sales/customers", "type": "LOCATION"}
+    ]
     # the state keeps each object's ETag as its change marker
     saved = json.loads(state.read_text())["files"]
     assert all(len(v["marker"]) == 32 for v in saved.values()), saved  # S3 ETags of single-part uploads: MD5 hex
@@ -142,10 +156,23 @@ def test_the_command_line_takes_storage_options(s3: dict[str, Any], tmp_path: Pa
     from headwater.cli import cli
 
     _upload_lake(s3["client"], "p")
-    answer = CliRunner().invoke(cli, ["crawl", f"s3://{BUCKET}/p", "--state", str(tmp_path / "s.json"),
-                                       "--storage-option", f"endpoint_url={s3['endpoint_url']}",
-                                       "--storage-option", "key=testing", "--storage-option", "secret=testing",
-                                       "--storage-option", 'client_kwargs={"region_name": "us-east-1"}'])
+    answer = CliRunner().invoke(
+        cli,
+        [
+            "crawl",
+            f"s3://{BUCKET}/p",
+            "--state",
+            str(tmp_path / "s.json"),
+            "--storage-option",
+            f"endpoint_url={s3['endpoint_url']}",
+            "--storage-option",
+            "key=testing",
+            "--storage-option",
+            "secret=testing",
+            "--storage-option",
+            'client_kwargs={"region_name": "us-east-1"}',
+        ],
+    )
     assert answer.exit_code == 0, answer.output
     events = [json.loads(line) for line in answer.stdout.splitlines() if line.startswith("{")]
     names = {(i["namespace"], i["name"]) for e in events for i in e["inputs"]}

@@ -54,13 +54,17 @@ def test_recrawl_history_shows_schema_diffs_and_the_runs(server: str, tmp_path: 
         "nullabilityChanged": [{"field": "salary", "fromNullable": True, "toNullable": False}],
     }
     # lineage: storage folder -> crawler -> catalog table
-    lineage = httpx.get(f"{server}/api/v1/graph/lineage",
-                        params={"nodeId": "dataset:headwater:default.employees", "direction": "upstream"}).json()
+    lineage = httpx.get(
+        f"{server}/api/v1/graph/lineage",
+        params={"nodeId": "dataset:headwater:default.employees", "direction": "upstream"},
+    ).json()
     ids = {n["id"] for n in lineage["nodes"]}
     assert {"job:headwater:landing", f"dataset:file:{root / 'employees'}"} <= ids
     # the graph at the first crawl's moment shows the columns as they were
-    past = httpx.get(f"{server}/api/v1/graph/node", params={"nodeId": "dataset:headwater:default.employees",
-                                                              "at": oldest["validFrom"]}).json()
+    past = httpx.get(
+        f"{server}/api/v1/graph/node",
+        params={"nodeId": "dataset:headwater:default.employees", "at": oldest["validFrom"]},
+    ).json()
     assert [f["name"] for f in past["currentVersion"]["fields"]] == ["id", "name", "salary", "hired"]
 
 

@@ -60,13 +60,11 @@ def test_incompatible_files_become_tables_of_their_own(tmp_path: Path, spec_dir:
     for event in events:
         assert event_errors(event, spec_dir) == []
     out = _outputs(events)
-    assert _fields(out["default.t"]) == [("a", "bigint"), ("b", "string"), ("c", "boolean"),
-                                         ("partition_0", "string")]
+    assert _fields(out["default.t"]) == [("a", "bigint"), ("b", "string"), ("c", "boolean"), ("partition_0", "string")]
     assert _location(out["default.t"]) == str(root / "t")
     assert out["default.t"]["outputFacets"]["outputStatistics"]["fileCount"] == 4
     # numbered in the order of their first file's path (t/b/x0 before t/c/lookup), each at its own folder
-    assert _fields(out["default.t_2"]) == [("x", "double"), ("y", "double"), ("z", "double"),
-                                           ("partition_0", "string")]
+    assert _fields(out["default.t_2"]) == [("x", "double"), ("y", "double"), ("z", "double"), ("partition_0", "string")]
     assert _location(out["default.t_2"]) == str(root / "t" / "b")
     stats = out["default.t_2"]["outputFacets"]["outputStatistics"]
     assert (stats["rowCount"], stats["fileCount"]) == (2, 2)

@@ -74,7 +74,10 @@ def start_demo(data_dir: Path, *args: str) -> DemoProcess:
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "headwater", "demo", "--data-dir", str(data_dir), "--port", str(port), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
         cwd=data_dir.parent,
     )
     demo = DemoProcess(proc, port, data_dir)

@@ -10,8 +10,14 @@ from pathlib import Path
 
 
 def _demo(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "headwater", "demo", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "headwater", "demo", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_missing_java_is_explained(tmp_path: Path) -> None:
@@ -31,8 +37,9 @@ def test_busy_port_is_explained(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = _demo(["--data-dir", str(tmp_path / "demo"), "--port", str(port), "--no-serve"],
-                       dict(os.environ), tmp_path)
+        result = _demo(
+            ["--data-dir", str(tmp_path / "demo"), "--port", str(port), "--no-serve"], dict(os.environ), tmp_path
+        )
     assert result.returncode == 1, result.stdout + result.stderr
     out = " ".join(result.stdout.split())
     assert f"port {port} on 127.0.0.1 is already in use" in out
@@ -42,8 +49,11 @@ def test_busy_port_is_explained(tmp_path: Path) -> None:
 
 
 def test_bad_jdbc_url_is_explained(tmp_path: Path) -> None:
-    result = _demo(["--data-dir", str(tmp_path / "demo"), "--jdbc", "mysql://u:p@h:3306/db", "--no-serve"],
-                   dict(os.environ), tmp_path)
+    result = _demo(
+        ["--data-dir", str(tmp_path / "demo"), "--jdbc", "mysql://u:p@h:3306/db", "--no-serve"],
+        dict(os.environ),
+        tmp_path,
+    )
     assert result.returncode == 1
     out = " ".join(result.stdout.split())
     assert "--jdbc must be a PostgreSQL URL like postgresql://user:password@host:5432/database" in out
@@ -51,8 +61,11 @@ def test_bad_jdbc_url_is_explained(tmp_path: Path) -> None:
 
 
 def test_bad_warehouse_url_is_explained(tmp_path: Path) -> None:
-    result = _demo(["--data-dir", str(tmp_path / "demo"), "--warehouse", "postgresql://u:p@h:5432", "--no-serve"],
-                   dict(os.environ), tmp_path)
+    result = _demo(
+        ["--data-dir", str(tmp_path / "demo"), "--warehouse", "postgresql://u:p@h:5432", "--no-serve"],
+        dict(os.environ),
+        tmp_path,
+    )
     assert result.returncode == 1
     out = " ".join(result.stdout.split())
     assert "--warehouse must name a host and a database, like postgresql://user:password@host:5432/database" in out
@@ -64,8 +77,11 @@ def test_unreachable_url_is_explained(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    result = _demo(["--data-dir", str(tmp_path / "demo"), "--url", f"http://127.0.0.1:{port}", "--no-serve"],
-                   dict(os.environ), tmp_path)
+    result = _demo(
+        ["--data-dir", str(tmp_path / "demo"), "--url", f"http://127.0.0.1:{port}", "--no-serve"],
+        dict(os.environ),
+        tmp_path,
+    )
     assert result.returncode == 1
     out = " ".join(result.stdout.split())
     assert f"no Headwater server answers at http://127.0.0.1:{port}" in out

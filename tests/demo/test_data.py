@@ -45,8 +45,17 @@ def test_more_employees_extend_the_same_rows(tmp_path: Path) -> None:
 def test_columns_and_row_counts(tmp_path: Path) -> None:
     data = generate(tmp_path, employees=250, days=5, seed=42)
     assert set(data.files) == {"employees", "attendance", "salary_adjustments", "bonus_payments"}
-    assert FILES["employees"] == ("EmployeeID", "Name", "Department", "Role", "HireDate", "Salary",
-                                  "PerformanceRating", "Shift", "Location")
+    assert FILES["employees"] == (
+        "EmployeeID",
+        "Name",
+        "Department",
+        "Role",
+        "HireDate",
+        "Salary",
+        "PerformanceRating",
+        "Shift",
+        "Location",
+    )
     assert FILES["attendance"] == ("EmployeeID", "Date", "ShiftStart", "ShiftEnd", "Absent", "OvertimeHours")
     assert FILES["salary_adjustments"] == ("EmployeeID", "AdjustmentDate", "AdjustmentAmount", "Reason")
     assert FILES["bonus_payments"] == ("EmployeeID", "BonusDate", "BonusAmount", "BonusType")
@@ -93,7 +102,9 @@ def test_values_are_well_formed(tmp_path: Path) -> None:
             assert r["ShiftStart"] == starts[shift_of[r["EmployeeID"]]]
             assert 0.0 <= float(r["OvertimeHours"]) <= 3.0
     assert 0 < absent < data.files["attendance"].rows / 5
-    assert all(r["BonusType"] in ("Annual", "Spot", "Referral", "Retention") for r in _rows(data.path("bonus_payments")))
+    assert all(
+        r["BonusType"] in ("Annual", "Spot", "Referral", "Retention") for r in _rows(data.path("bonus_payments"))
+    )
 
 
 def test_bad_sizes_are_refused_with_a_message(tmp_path: Path) -> None:

@@ -58,8 +58,12 @@ class Pipeline:
         self.bonuses = file_id(landing / "bonus_payments")
         self.employee_attendance = file_id(wh / "employee_attendance")
         self.compensation = file_id(wh / "employee_compensation")
-        self.landing = {"employees": self.employees, "attendance": self.attendance,
-                        "salary_adjustments": self.adjustments, "bonus_payments": self.bonuses}
+        self.landing = {
+            "employees": self.employees,
+            "attendance": self.attendance,
+            "salary_adjustments": self.adjustments,
+            "bonus_payments": self.bonuses,
+        }
 
 
 def catalog_id(table: str) -> str:
@@ -129,11 +133,18 @@ def demo(tmp_path_factory: pytest.TempPathFactory, warehouse_url: str) -> Iterat
 
 def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
     out = demo.output
-    steps = ("✔ Checking Java", "✔ Starting the Headwater server", "✔ Checking the warehouse PostgreSQL",
-             "✔ Generating the HR sample data (40 employees)",
-             "✔ Crawling the landing folder", "✔ Running job 1", "✔ Running job 2", "✔ Checking the captured lineage",
-             "✔ Summarising by department in PostgreSQL: hr.compensation_by_department",
-             "✔ Adding the column Email to employees.csv and crawling again")
+    steps = (
+        "✔ Checking Java",
+        "✔ Starting the Headwater server",
+        "✔ Checking the warehouse PostgreSQL",
+        "✔ Generating the HR sample data (40 employees)",
+        "✔ Crawling the landing folder",
+        "✔ Running job 1",
+        "✔ Running job 2",
+        "✔ Checking the captured lineage",
+        "✔ Summarising by department in PostgreSQL: hr.compensation_by_department",
+        "✔ Adding the column Email to employees.csv and crawling again",
+    )
     at = [out.index(step) for step in steps]
     assert at == sorted(at), out
     assert "catalog hr: added: attendance, bonus_payments, employees, salary_adjustments" in out
@@ -153,10 +164,22 @@ def test_dataset_and_job_graph_is_exactly_the_pipeline(demo: DemoProcess) -> Non
     lineage = get(demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10)
     assert lineage["truncated"] is False
     assert {n["id"] for n in lineage["nodes"]} == {
-        p.employees, p.attendance, p.adjustments, p.bonuses, job1, p.employee_attendance, job2, p.compensation}
+        p.employees,
+        p.attendance,
+        p.adjustments,
+        p.bonuses,
+        job1,
+        p.employee_attendance,
+        job2,
+        p.compensation,
+    }
     assert edge_set(lineage) == {
-        (p.employees, job1, "INPUT"), (p.attendance, job1, "INPUT"), (job1, p.employee_attendance, "OUTPUT"),
-        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (p.employees, job1, "INPUT"),
+        (p.attendance, job1, "INPUT"),
+        (job1, p.employee_attendance, "OUTPUT"),
+        (p.employee_attendance, job2, "INPUT"),
+        (p.adjustments, job2, "INPUT"),
+        (p.bonuses, job2, "INPUT"),
         (job2, p.compensation, "OUTPUT"),
     }
     levels = {n["id"]: n["level"] for n in lineage["nodes"]}
@@ -165,13 +188,35 @@ def test_dataset_and_job_graph_is_exactly_the_pipeline(demo: DemoProcess) -> Non
     kinds = {n["id"]: n.get("kind") for n in lineage["nodes"] if n["type"] == "DATASET"}
     assert set(kinds.values()) == {"file"}
     fields = {n["id"]: [f["name"] for f in n["fields"]] for n in lineage["nodes"] if n["type"] == "DATASET"}
-    assert fields[p.compensation] == ["EmployeeID", "Name", "Department", "Role", "BaseSalary", "OvertimeHours",
-                                      "OvertimePay", "TotalAdjustments", "TotalBonuses", "TotalCompensation"]
-    assert fields[p.employee_attendance] == ["EmployeeID", "Name", "Department", "Role", "Salary", "Location",
-                                             "Date", "Shift", "Absent", "HoursWorked", "OvertimeHours"]
+    assert fields[p.compensation] == [
+        "EmployeeID",
+        "Name",
+        "Department",
+        "Role",
+        "BaseSalary",
+        "OvertimeHours",
+        "OvertimePay",
+        "TotalAdjustments",
+        "TotalBonuses",
+        "TotalCompensation",
+    ]
+    assert fields[p.employee_attendance] == [
+        "EmployeeID",
+        "Name",
+        "Department",
+        "Role",
+        "Salary",
+        "Location",
+        "Date",
+        "Shift",
+        "Absent",
+        "HoursWorked",
+        "OvertimeHours",
+    ]
 
-    folded = get(demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10,
-                 datasetsOnly="true")
+    folded = get(
+        demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10, datasetsOnly="true"
+    )
     assert {(e["source"], e["target"], e["type"], tuple(e["via"])) for e in folded["edges"]} == {
         (p.employees, p.employee_attendance, "DERIVED", (job1,)),
         (p.attendance, p.employee_attendance, "DERIVED", (job1,)),
@@ -186,22 +231,33 @@ def test_dataset_and_job_graph_is_exactly_the_pipeline(demo: DemoProcess) -> Non
 # Indirect dependencies apply to every output column (datasetLineageEnabled is off, so OpenLineage
 # folds them into each field). The optimizer's inferred `isnotnull(EmployeeID)` filters on the inner
 # join's two sides and on the right side of job 2's left joins are INDIRECT FILTER.
-JOB1_INDIRECT = {("attendance", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "JOIN")},
-                 ("employees", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "JOIN")}}
+JOB1_INDIRECT = {
+    ("attendance", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "JOIN")},
+    ("employees", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "JOIN")},
+}
 JOB1_DIRECT = {
     "EmployeeID": {("attendance", "EmployeeID"): {("DIRECT", "IDENTITY")}},
-    **{c: {("employees", c): {("DIRECT", "IDENTITY")}} for c in ("Name", "Department", "Role", "Salary", "Location", "Shift")},
+    **{
+        c: {("employees", c): {("DIRECT", "IDENTITY")}}
+        for c in ("Name", "Department", "Role", "Salary", "Location", "Shift")
+    },
     **{c: {("attendance", c): {("DIRECT", "IDENTITY")}} for c in ("Date", "Absent", "OvertimeHours")},
-    "HoursWorked": {("attendance", "ShiftStart"): {("DIRECT", "TRANSFORMATION")},
-                    ("attendance", "ShiftEnd"): {("DIRECT", "TRANSFORMATION")},
-                    ("attendance", "OvertimeHours"): {("DIRECT", "TRANSFORMATION")},
-                    ("attendance", "Absent"): {("INDIRECT", "CONDITIONAL")}},  # CASE WHEN Absent
+    "HoursWorked": {
+        ("attendance", "ShiftStart"): {("DIRECT", "TRANSFORMATION")},
+        ("attendance", "ShiftEnd"): {("DIRECT", "TRANSFORMATION")},
+        ("attendance", "OvertimeHours"): {("DIRECT", "TRANSFORMATION")},
+        ("attendance", "Absent"): {("INDIRECT", "CONDITIONAL")},
+    },  # CASE WHEN Absent
 }
-JOB2_INDIRECT = {("employee_attendance", "EmployeeID"): {("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")},
-                 **{("employee_attendance", c): {("INDIRECT", "GROUP_BY")} for c in ("Name", "Department", "Role", "Salary")},
-                 ("adjustments", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")},
-                 ("bonuses", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")}}
-_ADJ = {("adjustments", "AdjustmentAmount"): {("DIRECT", "AGGREGATION"), ("INDIRECT", "CONDITIONAL")}}  # coalesce(sum(..), 0)
+JOB2_INDIRECT = {
+    ("employee_attendance", "EmployeeID"): {("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")},
+    **{("employee_attendance", c): {("INDIRECT", "GROUP_BY")} for c in ("Name", "Department", "Role", "Salary")},
+    ("adjustments", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")},
+    ("bonuses", "EmployeeID"): {("INDIRECT", "FILTER"), ("INDIRECT", "GROUP_BY"), ("INDIRECT", "JOIN")},
+}
+_ADJ = {
+    ("adjustments", "AdjustmentAmount"): {("DIRECT", "AGGREGATION"), ("INDIRECT", "CONDITIONAL")}
+}  # coalesce(sum(..), 0)
 _BON = {("bonuses", "BonusAmount"): {("DIRECT", "AGGREGATION"), ("INDIRECT", "CONDITIONAL")}}
 _OT = {("employee_attendance", "OvertimeHours"): {("DIRECT", "AGGREGATION")}}
 _SAL = {("employee_attendance", "Salary"): {("DIRECT", "TRANSFORMATION")}}
@@ -216,8 +272,9 @@ JOB2_DIRECT = {
 }
 
 
-def expected_column_edges(p: Pipeline, output: str, job: str, direct: dict[str, Any],
-                          indirect: dict[tuple[str, str], set[tuple[str, str]]]) -> set[tuple[str, str, str, str, str]]:
+def expected_column_edges(
+    p: Pipeline, output: str, job: str, direct: dict[str, Any], indirect: dict[tuple[str, str], set[tuple[str, str]]]
+) -> set[tuple[str, str, str, str, str]]:
     out: set[tuple[str, str, str, str, str]] = set()
     for column, sources in direct.items():
         merged: dict[tuple[str, str], set[tuple[str, str]]] = {k: set(v) for k, v in indirect.items()}
@@ -232,12 +289,17 @@ def expected_column_edges(p: Pipeline, output: str, job: str, direct: dict[str, 
 def test_column_lineage_of_both_jobs_is_exact(demo: DemoProcess) -> None:
     p = Pipeline(demo.data_dir)
     job1, job2 = pipeline_jobs(demo, p)
-    for output, job, direct, indirect in ((p.employee_attendance, job1, JOB1_DIRECT, JOB1_INDIRECT),
-                                          (p.compensation, job2, JOB2_DIRECT, JOB2_INDIRECT)):
+    for output, job, direct, indirect in (
+        (p.employee_attendance, job1, JOB1_DIRECT, JOB1_INDIRECT),
+        (p.compensation, job2, JOB2_DIRECT, JOB2_INDIRECT),
+    ):
         answer = get(demo, "/api/v1/graph/column-lineage", nodeId=output, direction="upstream", depth=1)
-        got = {(e["source"], e["target"], e["job"], t["type"], t["subtype"])
-               for e in answer["edges"] if e["target"].startswith(field_id(output, ""))
-               for t in e["transformations"]}
+        got = {
+            (e["source"], e["target"], e["job"], t["type"], t["subtype"])
+            for e in answer["edges"]
+            if e["target"].startswith(field_id(output, ""))
+            for t in e["transformations"]
+        }
         assert got == expected_column_edges(p, output, job, direct, indirect)
         assert all(not t["masking"] for e in answer["edges"] for t in e["transformations"])
 
@@ -245,8 +307,13 @@ def test_column_lineage_of_both_jobs_is_exact(demo: DemoProcess) -> None:
 def test_total_compensation_comes_from_salary_adjustments_bonuses_and_overtime(demo: DemoProcess) -> None:
     """Follow only DIRECT edges upstream from TotalCompensation: exactly the four source columns remain."""
     p = Pipeline(demo.data_dir)
-    answer = get(demo, "/api/v1/graph/column-lineage", nodeId=field_id(p.compensation, "TotalCompensation"),
-                 direction="upstream", depth=10)
+    answer = get(
+        demo,
+        "/api/v1/graph/column-lineage",
+        nodeId=field_id(p.compensation, "TotalCompensation"),
+        direction="upstream",
+        depth=10,
+    )
     assert answer["truncated"] is False
     direct: dict[str, set[str]] = {}
     for e in answer["edges"]:
@@ -260,9 +327,16 @@ def test_total_compensation_comes_from_salary_adjustments_bonuses_and_overtime(d
                 seen.add(source)
                 frontier.append(source)
     sources = {s for s in seen if s not in direct}  # the columns nothing feeds: the raw CSV columns
-    assert sources == {field_id(p.employees, "Salary"), field_id(p.attendance, "OvertimeHours"),
-                       field_id(p.adjustments, "AdjustmentAmount"), field_id(p.bonuses, "BonusAmount")}
-    assert seen - sources == {field_id(p.employee_attendance, "Salary"), field_id(p.employee_attendance, "OvertimeHours")}
+    assert sources == {
+        field_id(p.employees, "Salary"),
+        field_id(p.attendance, "OvertimeHours"),
+        field_id(p.adjustments, "AdjustmentAmount"),
+        field_id(p.bonuses, "BonusAmount"),
+    }
+    assert seen - sources == {
+        field_id(p.employee_attendance, "Salary"),
+        field_id(p.employee_attendance, "OvertimeHours"),
+    }
     levels = {n["id"]: n["level"] for n in answer["nodes"]}
     assert levels[field_id(p.employees, "Salary")] == -2 and levels[field_id(p.adjustments, "AdjustmentAmount")] == -1
 
@@ -315,18 +389,22 @@ def test_landing_folders_are_crawled_tables_whose_lineage_goes_on_into_the_jobs(
         assert producers(demo, catalog_id(table)) == [CRAWLER]
         node = get(demo, "/api/v1/graph/node", nodeId=catalog_id(table))
         assert [(i["namespace"], i["name"], i["type"]) for i in node["facets"]["symlinks"]["identifiers"]] == [
-            ("file", location.removeprefix("dataset:file:"), "LOCATION")]
+            ("file", location.removeprefix("dataset:file:"), "LOCATION")
+        ]
         # crawled table -> its storage location (upstream: the crawler's one job reads every landing folder)
         # -> the Spark job reading it (downstream)
         up = get(demo, "/api/v1/graph/lineage", nodeId=catalog_id(table), direction="upstream", depth=2)
-        assert edge_set(up) == {*((loc, CRAWLER, "INPUT") for loc in p.landing.values()),
-                                (CRAWLER, catalog_id(table), "OUTPUT")}
+        assert edge_set(up) == {
+            *((loc, CRAWLER, "INPUT") for loc in p.landing.values()),
+            (CRAWLER, catalog_id(table), "OUTPUT"),
+        }
         down = get(demo, "/api/v1/graph/lineage", nodeId=location, direction="downstream", depth=1)
         assert edge_set(down) == {(location, CRAWLER, "INPUT"), (location, readers[table], "INPUT")}
         # the crawler's columns flow into the catalog table one to one
         cols = get(demo, "/api/v1/graph/column-lineage", nodeId=catalog_id(table), direction="upstream", depth=1)
         assert {(e["source"], e["target"]) for e in cols["edges"]} >= {
-            (field_id(location, "EmployeeID"), field_id(catalog_id(table), "EmployeeID"))}
+            (field_id(location, "EmployeeID"), field_id(catalog_id(table), "EmployeeID"))
+        }
     runs = get(demo, "/api/v1/graph/runs", nodeId=CRAWLER)["runs"]
     assert [r["state"] for r in runs] == ["COMPLETE", "COMPLETE"]
     assert all(set(r["inputs"]) == set(p.landing.values()) for r in runs)
@@ -339,10 +417,17 @@ def test_the_recrawl_shows_the_added_column_in_the_history(demo: DemoProcess) ->
     versions = get(demo, "/api/v1/graph/history", nodeId=catalog_id("employees"))["versions"]
     assert len(versions) == 2
     newest, oldest = versions
-    assert newest["schemaChanges"] == {"added": [{"field": "Email", "type": "string", "nullable": False}],
-                                       "removed": [], "typeChanged": [], "nullabilityChanged": []}
+    assert newest["schemaChanges"] == {
+        "added": [{"field": "Email", "type": "string", "nullable": False}],
+        "removed": [],
+        "typeChanged": [],
+        "nullabilityChanged": [],
+    }
     assert (newest["madeBy"]["runId"], newest["madeBy"]["job"], newest["madeBy"]["state"]) == (
-        recrawl, CRAWLER, "COMPLETE")
+        recrawl,
+        CRAWLER,
+        "COMPLETE",
+    )
     assert [f["name"] for f in newest["fields"]][-2:] == ["Location", "Email"]
     assert oldest["schemaChanges"] is None and oldest["madeBy"]["runId"] == first
     for table in ("attendance", "salary_adjustments", "bonus_payments"):  # unchanged: one version each
@@ -365,15 +450,24 @@ def test_warehouse_graph_is_one_connected_graph_from_the_csv_folders(demo: DemoP
     up = get(demo, "/api/v1/graph/lineage", nodeId=w.summary, direction="upstream", depth=12)
     assert up["truncated"] is False
     assert edge_set(up) == {
-        (p.employees, job1, "INPUT"), (p.attendance, job1, "INPUT"), (job1, p.employee_attendance, "OUTPUT"),
-        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (p.employees, job1, "INPUT"),
+        (p.attendance, job1, "INPUT"),
+        (job1, p.employee_attendance, "OUTPUT"),
+        (p.employee_attendance, job2, "INPUT"),
+        (p.adjustments, job2, "INPUT"),
+        (p.bonuses, job2, "INPUT"),
         (job2, p.compensation, "OUTPUT"),
-        (p.compensation, PUBLISH_NAME, "INPUT"), (PUBLISH_NAME, w.table, "OUTPUT"),
-        (w.table, sql_job, "INPUT"), (sql_job, w.summary, "OUTPUT"),
+        (p.compensation, PUBLISH_NAME, "INPUT"),
+        (PUBLISH_NAME, w.table, "OUTPUT"),
+        (w.table, sql_job, "INPUT"),
+        (sql_job, w.summary, "OUTPUT"),
     }
     # with the crawler's edges, every node is in one connected graph
-    edges = edge_set(up) | {e for t in TABLES for e in edge_set(
-        get(demo, "/api/v1/graph/lineage", nodeId=catalog_id(t), direction="upstream", depth=2))}
+    edges = edge_set(up) | {
+        e
+        for t in TABLES
+        for e in edge_set(get(demo, "/api/v1/graph/lineage", nodeId=catalog_id(t), direction="upstream", depth=2))
+    }
     nodes = {n for e in edges for n in e[:2]}
     component, frontier = {w.summary}, [w.summary]
     while frontier:
@@ -387,8 +481,10 @@ def test_warehouse_graph_is_one_connected_graph_from_the_csv_folders(demo: DemoP
     # the statement the demo ran, its run and the table it made in PostgreSQL
     [run] = get(demo, "/api/v1/graph/runs", nodeId=sql_job)["runs"]
     assert run["state"] == "COMPLETE" and run["inputs"] == [w.table] and run["outputs"] == [w.summary]
-    assert "CREATE TABLE hr.compensation_by_department AS" in get(demo, "/api/v1/graph/node", nodeId=sql_job
-                                                                 )["facets"]["sql"]["query"]
+    assert (
+        "CREATE TABLE hr.compensation_by_department AS"
+        in get(demo, "/api/v1/graph/node", nodeId=sql_job)["facets"]["sql"]["query"]
+    )
     import psycopg
 
     with psycopg.connect(warehouse_url) as conn:
@@ -400,12 +496,21 @@ def test_warehouse_graph_is_one_connected_graph_from_the_csv_folders(demo: DemoP
     assert link.startswith(f"{demo.url}/asset?node={quote(w.summary, safe='')}&depth=8&")
 
 
-SUMMARY_DIRECT = {"Department": ("Department", "IDENTITY"), "TotalBaseSalary": ("BaseSalary", "AGGREGATION"),
-                  "TotalBonuses": ("TotalBonuses", "AGGREGATION"),
-                  "TotalCompensation": ("TotalCompensation", "AGGREGATION"),
-                  "AverageCompensation": ("TotalCompensation", "AGGREGATION")}
-SUMMARY_COLUMNS = ("Department", "Employees", "TotalBaseSalary", "TotalBonuses", "TotalCompensation",
-                   "AverageCompensation")
+SUMMARY_DIRECT = {
+    "Department": ("Department", "IDENTITY"),
+    "TotalBaseSalary": ("BaseSalary", "AGGREGATION"),
+    "TotalBonuses": ("TotalBonuses", "AGGREGATION"),
+    "TotalCompensation": ("TotalCompensation", "AGGREGATION"),
+    "AverageCompensation": ("TotalCompensation", "AGGREGATION"),
+}
+SUMMARY_COLUMNS = (
+    "Department",
+    "Employees",
+    "TotalBaseSalary",
+    "TotalBonuses",
+    "TotalCompensation",
+    "AverageCompensation",
+)
 
 
 def test_warehouse_column_lineage_runs_back_to_the_csv_columns(demo: DemoProcess, warehouse_url: str) -> None:
@@ -413,20 +518,37 @@ def test_warehouse_column_lineage_runs_back_to_the_csv_columns(demo: DemoProcess
     [sql_job] = producers(demo, w.summary)
     # the SQL statement, one hop: each column from its source column, every column grouped by Department
     one = get(demo, "/api/v1/graph/column-lineage", nodeId=w.summary, direction="upstream", depth=1)
-    expected = {(field_id(w.table, "Department"), field_id(w.summary, c), sql_job, "INDIRECT", "GROUP_BY")
-                for c in SUMMARY_COLUMNS}
-    expected |= {(field_id(w.table, src), field_id(w.summary, c), sql_job, "DIRECT", kind)
-                 for c, (src, kind) in SUMMARY_DIRECT.items()}
-    assert {(e["source"], e["target"], e["job"], t["type"], t["subtype"]) for e in one["edges"]
-            for t in e["transformations"]} == expected
+    expected = {
+        (field_id(w.table, "Department"), field_id(w.summary, c), sql_job, "INDIRECT", "GROUP_BY")
+        for c in SUMMARY_COLUMNS
+    }
+    expected |= {
+        (field_id(w.table, src), field_id(w.summary, c), sql_job, "DIRECT", kind)
+        for c, (src, kind) in SUMMARY_DIRECT.items()
+    }
+    assert {
+        (e["source"], e["target"], e["job"], t["type"], t["subtype"])
+        for e in one["edges"]
+        for t in e["transformations"]
+    } == expected
     # the JDBC publish: every column of the PostgreSQL table from the Parquet table, one to one
     pub = get(demo, "/api/v1/graph/column-lineage", nodeId=w.table, direction="upstream", depth=1)
     fields = [f["name"] for f in get(demo, "/api/v1/graph/node", nodeId=w.table)["fields"]]
-    assert fields == ["EmployeeID", "Name", "Department", "Role", "BaseSalary", "OvertimeHours", "OvertimePay",
-                      "TotalAdjustments", "TotalBonuses", "TotalCompensation"]
-    assert {(e["source"], e["target"]) for e in pub["edges"]
-            if any(t["type"] == "DIRECT" for t in e["transformations"])} == {
-        (field_id(p.compensation, f), field_id(w.table, f)) for f in fields}
+    assert fields == [
+        "EmployeeID",
+        "Name",
+        "Department",
+        "Role",
+        "BaseSalary",
+        "OvertimeHours",
+        "OvertimePay",
+        "TotalAdjustments",
+        "TotalBonuses",
+        "TotalCompensation",
+    ]
+    assert {
+        (e["source"], e["target"]) for e in pub["edges"] if any(t["type"] == "DIRECT" for t in e["transformations"])
+    } == {(field_id(p.compensation, f), field_id(w.table, f)) for f in fields}
     # all the way: the summary's TotalCompensation comes from four CSV columns, through both Spark jobs
     start = field_id(w.summary, "TotalCompensation")
     up = get(demo, "/api/v1/graph/column-lineage", nodeId=start, direction="upstream", depth=12)
@@ -442,15 +564,27 @@ def test_warehouse_column_lineage_runs_back_to_the_csv_columns(demo: DemoProcess
                 seen.add(source)
                 frontier.append(source)
     sources = {s for s in seen if s not in direct}
-    assert sources == {field_id(p.employees, "Salary"), field_id(p.attendance, "OvertimeHours"),
-                       field_id(p.adjustments, "AdjustmentAmount"), field_id(p.bonuses, "BonusAmount")}
-    assert {field_id(w.table, "TotalCompensation"), field_id(p.compensation, "TotalCompensation"),
-            field_id(p.employee_attendance, "Salary")} <= seen
+    assert sources == {
+        field_id(p.employees, "Salary"),
+        field_id(p.attendance, "OvertimeHours"),
+        field_id(p.adjustments, "AdjustmentAmount"),
+        field_id(p.bonuses, "BonusAmount"),
+    }
+    assert {
+        field_id(w.table, "TotalCompensation"),
+        field_id(p.compensation, "TotalCompensation"),
+        field_id(p.employee_attendance, "Salary"),
+    } <= seen
     # Department too: summary <- PostgreSQL <- Parquet <- employee_attendance <- the employees CSV folder
-    dept = get(demo, "/api/v1/graph/column-lineage", nodeId=field_id(w.summary, "Department"),
-               direction="upstream", depth=12)
-    assert (field_id(p.employees, "Department"), field_id(p.employee_attendance, "Department"), "DIRECT",
-            "IDENTITY") in column_edges(dept["edges"])
+    dept = get(
+        demo, "/api/v1/graph/column-lineage", nodeId=field_id(w.summary, "Department"), direction="upstream", depth=12
+    )
+    assert (
+        field_id(p.employees, "Department"),
+        field_id(p.employee_attendance, "Department"),
+        "DIRECT",
+        "IDENTITY",
+    ) in column_edges(dept["edges"])
 
 
 def test_ctrl_c_stops_the_demo_and_its_server(demo: DemoProcess) -> None:
@@ -483,12 +617,18 @@ def jdbc_demo(tmp_path_factory: pytest.TempPathFactory, pg_database: str) -> Ite
 GLUE_APP = f"job:{NS}:hr_glue_employee_attendance"
 # the outermost command of saveAsTable: CreateDataSourceTableAsSelectCommand (Spark 3.5), SaveAsV1TableCommand (Spark 4);
 # the demo's jobs run on this interpreter's PySpark
-GLUE_ACTION = ("execute_create_data_source_table_as_select_command" if pyspark.__version__.startswith("3.")
-               else "execute_save_as_v1_table_command")
+GLUE_ACTION = (
+    "execute_create_data_source_table_as_select_command"
+    if pyspark.__version__.startswith("3.")
+    else "execute_save_as_v1_table_command"
+)
 # the suffix by the integration's JobNameSuffixProvider: database_table for a CTAS (Spark 3.5), none for
 # SaveAsV1TableCommand (Spark 4)
-GLUE_JOB = (f"{GLUE_APP}.{GLUE_ACTION}.default_employee_attendance" if pyspark.__version__.startswith("3.")
-            else f"{GLUE_APP}.{GLUE_ACTION}")
+GLUE_JOB = (
+    f"{GLUE_APP}.{GLUE_ACTION}.default_employee_attendance"
+    if pyspark.__version__.startswith("3.")
+    else f"{GLUE_APP}.{GLUE_ACTION}"
+)
 
 
 def jdbc_pipeline(demo: DemoProcess, pg_url: str) -> tuple[Pipeline, list[str], str]:
@@ -507,30 +647,46 @@ def test_jdbc_variant_graph(jdbc_demo: DemoProcess, pg_database: str) -> None:
     p, glue, job2 = jdbc_pipeline(jdbc_demo, pg_database)
     assert "✔ Loading the employees into PostgreSQL" in jdbc_demo.output
     assert "✔ Running job 1 (JDBC)" in jdbc_demo.output
-    folded = get(jdbc_demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10,
-                 datasetsOnly="true")
+    folded = get(
+        jdbc_demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10, datasetsOnly="true"
+    )
     assert {(e["source"], e["target"], e["type"]) for e in folded["edges"]} == {
-        (p.employees, p.employee_attendance, "DERIVED"), (p.attendance, p.employee_attendance, "DERIVED"),
-        (p.employee_attendance, p.compensation, "DERIVED"), (p.adjustments, p.compensation, "DERIVED"),
+        (p.employees, p.employee_attendance, "DERIVED"),
+        (p.attendance, p.employee_attendance, "DERIVED"),
+        (p.employee_attendance, p.compensation, "DERIVED"),
+        (p.adjustments, p.compensation, "DERIVED"),
         (p.bonuses, p.compensation, "DERIVED"),
     }
     assert all(set(e["via"]) == set(glue) for e in folded["edges"] if e["target"] == p.employee_attendance)
     lineage = get(jdbc_demo, "/api/v1/graph/lineage", nodeId=p.compensation, direction="upstream", depth=10)
     assert edge_set(lineage) == {
-        *((p.employees, g, "INPUT") for g in glue), *((p.attendance, g, "INPUT") for g in glue),
+        *((p.employees, g, "INPUT") for g in glue),
+        *((p.attendance, g, "INPUT") for g in glue),
         *((g, p.employee_attendance, "OUTPUT") for g in glue),
-        (p.employee_attendance, job2, "INPUT"), (p.adjustments, job2, "INPUT"), (p.bonuses, job2, "INPUT"),
+        (p.employee_attendance, job2, "INPUT"),
+        (p.adjustments, job2, "INPUT"),
+        (p.bonuses, job2, "INPUT"),
         (job2, p.compensation, "OUTPUT"),
     }
     nodes = {n["id"]: n for n in lineage["nodes"]}
     assert nodes[p.employees]["kind"] == "jdbc"
     assert [f["name"] for f in nodes[p.employees]["fields"]] == [
-        "EmployeeID", "Name", "Department", "Role", "HireDate", "Salary", "PerformanceRating", "Shift", "Location"]
+        "EmployeeID",
+        "Name",
+        "Department",
+        "Role",
+        "HireDate",
+        "Salary",
+        "PerformanceRating",
+        "Shift",
+        "Location",
+    ]
     # saveAsTable: the table's dataset is its warehouse folder, the table name a symlink
     table = get(jdbc_demo, "/api/v1/graph/node", nodeId=p.employee_attendance)
     identifiers = table["facets"]["symlinks"]["identifiers"]
     assert [(i["name"], i["namespace"], i["type"]) for i in identifiers] == [
-        ("default.employee_attendance", f"file:{(jdbc_demo.data_dir / 'warehouse').resolve()}", "TABLE")]
+        ("default.employee_attendance", f"file:{(jdbc_demo.data_dir / 'warehouse').resolve()}", "TABLE")
+    ]
 
 
 @pytest.mark.postgres
@@ -544,8 +700,11 @@ def test_jdbc_variant_saveastable_is_one_job(jdbc_demo: DemoProcess, pg_database
 def test_jdbc_variant_column_lineage(jdbc_demo: DemoProcess, pg_database: str) -> None:
     p, glue, _ = jdbc_pipeline(jdbc_demo, pg_database)
     answer = get(jdbc_demo, "/api/v1/graph/column-lineage", nodeId=p.employee_attendance, direction="upstream", depth=1)
-    expected_direct = {(src, dst, k, st) for src, dst, _job, k, st in
-                       expected_column_edges(p, p.employee_attendance, "", JOB1_DIRECT, {}) if k == "DIRECT"}
+    expected_direct = {
+        (src, dst, k, st)
+        for src, dst, _job, k, st in expected_column_edges(p, p.employee_attendance, "", JOB1_DIRECT, {})
+        if k == "DIRECT"
+    }
     for job in glue:
         got = column_edges([e for e in answer["edges"] if e["job"] == job])
         assert {edge for edge in got if edge[2] == "DIRECT"} == expected_direct
@@ -554,10 +713,19 @@ def test_jdbc_variant_column_lineage(jdbc_demo: DemoProcess, pg_database: str) -
             assert (field_id(p.employees, "EmployeeID"), target, "INDIRECT", "JOIN") in got
             assert (field_id(p.attendance, "EmployeeID"), target, "INDIRECT", "JOIN") in got
     # through job 2, TotalCompensation's salary comes from the PostgreSQL table
-    up = get(jdbc_demo, "/api/v1/graph/column-lineage", nodeId=field_id(p.compensation, "TotalCompensation"),
-             direction="upstream", depth=10)
-    assert (field_id(p.employees, "Salary"), field_id(p.employee_attendance, "Salary"), "DIRECT", "IDENTITY") \
-        in column_edges(up["edges"])
+    up = get(
+        jdbc_demo,
+        "/api/v1/graph/column-lineage",
+        nodeId=field_id(p.compensation, "TotalCompensation"),
+        direction="upstream",
+        depth=10,
+    )
+    assert (
+        field_id(p.employees, "Salary"),
+        field_id(p.employee_attendance, "Salary"),
+        "DIRECT",
+        "IDENTITY",
+    ) in column_edges(up["edges"])
 
 
 @pytest.mark.postgres

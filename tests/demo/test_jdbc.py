@@ -20,12 +20,15 @@ def test_parse_gives_the_jdbc_url_and_openlineage_names() -> None:
     assert parse_jdbc("postgres://u@localhost/x").port == 5432
 
 
-@pytest.mark.parametrize("url, words", [
-    ("mysql://u:p@h/db", "got scheme 'mysql'"),
-    ("postgresql://u:p@h", "must name a host and a database"),
-    ("postgresql:///db", "must name a host and a database"),
-    ("postgresql://u:p@h:notaport/db", "bad port"),
-])
+@pytest.mark.parametrize(
+    "url, words",
+    [
+        ("mysql://u:p@h/db", "got scheme 'mysql'"),
+        ("postgresql://u:p@h", "must name a host and a database"),
+        ("postgresql:///db", "must name a host and a database"),
+        ("postgresql://u:p@h:notaport/db", "bad port"),
+    ],
+)
 def test_bad_urls_say_what_is_wrong(url: str, words: str) -> None:
     with pytest.raises(DemoError, match=words):
         parse_jdbc(url)

@@ -14,7 +14,9 @@ def test_page_url_uses_the_ui_route_and_round_trips() -> None:
     parts = urlsplit(url)
     assert (parts.scheme, parts.netloc, parts.path) == ("http", "127.0.0.1:5000", "/asset")
     assert parse_qsl(parts.query) == [
-        ("node", node), ("depth", "4"), ("cols", node),
+        ("node", node),
+        ("depth", "4"),
+        ("cols", node),
         ("col", "datasetField:file:/data/hr demo/warehouse/employee_compensation:TotalCompensation"),
     ]
     assert " " not in url and "/asset?node=dataset%3Afile%3A%2Fdata%2Fhr" in url

@@ -23,7 +23,10 @@ def test_finished_steps_keep_their_full_result_line(terminal: bool) -> None:
             step.note("1/2")
             step.done = "a result far longer than the sixty columns of this console, kept whole on one line"
     text = out.getvalue()
-    assert "✔ Generating [data] — a result far longer than the sixty columns of this console, kept whole on one line (" in text
+    assert (
+        "✔ Generating [data] — a result far longer than the sixty columns of this console, kept whole on one line ("
+        in text
+    )
 
 
 @pytest.mark.parametrize("terminal", [False, True])

@@ -15,12 +15,19 @@ def test_spark_and_the_sql_engine_name_the_warehouse_table_alike() -> None:
     target = warehouse.parse_warehouse("postgresql://hr:secret@db.example.com/payroll")
     # what Spark's JDBC write reports, from the URL and table job 2 is given
     args = dict(zip(warehouse.publish_args(target)[::2], warehouse.publish_args(target)[1::2], strict=True))
-    assert args == {"--jdbc-url": "jdbc:postgresql://db.example.com:5432/payroll",
-                    "--jdbc-table": "hr.employee_compensation"}
-    assert jdbc_dataset(args["--jdbc-url"], args["--jdbc-table"]) == warehouse.dataset(target, warehouse.TABLE) == (
-        "postgres://db.example.com:5432", "payroll.hr.employee_compensation")
-    assert warehouse.node_id(target, warehouse.SUMMARY) == \
-        "dataset:postgres://db.example.com:5432:payroll.hr.compensation_by_department"
+    assert args == {
+        "--jdbc-url": "jdbc:postgresql://db.example.com:5432/payroll",
+        "--jdbc-table": "hr.employee_compensation",
+    }
+    assert (
+        jdbc_dataset(args["--jdbc-url"], args["--jdbc-table"])
+        == warehouse.dataset(target, warehouse.TABLE)
+        == ("postgres://db.example.com:5432", "payroll.hr.employee_compensation")
+    )
+    assert (
+        warehouse.node_id(target, warehouse.SUMMARY)
+        == "dataset:postgres://db.example.com:5432:payroll.hr.compensation_by_department"
+    )
     assert warehouse.publish_env(target) == {"HR_JDBC_USER": "hr", "HR_JDBC_PASSWORD": "secret"}
     assert "secret" not in " ".join(warehouse.publish_args(target))
 

@@ -7,17 +7,20 @@ from contextlib import ExitStack
 
 import pytest
 
-from headwater.graph import GraphReader
-from headwater.store import Store
 from databases import pg_database
 from fixtures.stories.load import incoming, story
+from headwater.graph import GraphReader
+from headwater.store import Store
 
 
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def new_store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
+def new_store_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], str]]:
     """A maker of empty store URLs for a module's shared stores: each call a new SQLite file, or a new
     PostgreSQL database (all dropped after the module). A fixture built on it runs its module on both."""
     with ExitStack() as cleanup:
+
         def make() -> str:
             if request.param == "sqlite":
                 return f"sqlite:///{tmp_path_factory.mktemp('graph') / 'headwater.db'}"

@@ -17,15 +17,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.jsontext import loads_text
-from headwater.store.schema import column_edges, dataset_versions, datasets, edges, job_versions, jobs, runs
+from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso as _slow_iso
 from headwater.model.times import iso as _store_iso
 from headwater.model.times import to_micros
+from headwater.store.schema import column_edges, dataset_versions, datasets, edges, job_versions, jobs, runs
 
 CHUNK = 500
 _EPOCH = datetime(1970, 1, 1)
+
 
 def iso(micros: int | None) -> str | None:
     """:func:`headwater.model.times.iso` (same text), about twice as fast: answers format thousands of times."""
@@ -38,11 +39,14 @@ def iso(micros: int | None) -> str | None:
         return value.isoformat(timespec="seconds") + "Z"
     return value.isoformat(timespec="microseconds" if value.microsecond % 1000 else "milliseconds") + "Z"
 
+
 class NodeNotFound(LookupError):
     """The node does not exist (at the requested time); the message names it."""
 
+
 def micros(at: datetime | None) -> int | None:
     return None if at is None else to_micros(at)
+
 
 def valid_at(table: sa.Table, t: int | None) -> sa.ColumnElement[bool]:
     """Rows valid at ``t`` (``None`` = now: the open rows)."""
@@ -50,30 +54,37 @@ def valid_at(table: sa.Table, t: int | None) -> sa.ColumnElement[bool]:
         return table.c.valid_to.is_(None)
     return sa.and_(table.c.valid_from <= t, sa.or_(table.c.valid_to.is_(None), table.c.valid_to > t))
 
+
 def chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
     ordered = sorted(set(items))
     for start in range(0, len(ordered), size):
-        yield ordered[start:start + size]
+        yield ordered[start : start + size]
 
-def select_in(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any],
-              values: Iterable[str]) -> list[sa.Row[Any]]:
+
+def select_in(
+    conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any], values: Iterable[str]
+) -> list[sa.Row[Any]]:
     """Run ``query`` with ``column IN values``, in chunks (one query per chunk)."""
     rows: list[sa.Row[Any]] = []
     for chunk in chunks(values):
         rows.extend(conn.execute(query.where(column.in_(chunk))).all())
     return rows
 
+
 def field_id(dataset_id: str, field: str) -> str:
     """``dataset:<ns>:<name>`` + field → ``datasetField:<ns>:<name>:<field>``."""
-    return f"datasetField:{dataset_id[len('dataset:'):]}:{field}"
+    return f"datasetField:{dataset_id[len('dataset:') :]}:{field}"
+
 
 def split_dataset_id(dataset_id: str) -> tuple[str, str]:
     ref = parse_node_id(dataset_id)
     return ref.namespace, ref.name
 
+
 def root_ref(node: NodeRef) -> NodeRef:
     """The graph root for a node: a field's dataset, otherwise the node itself."""
     return node.dataset if node.type == "datasetField" else node
+
 
 def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> dict[str, sa.Row[Any]]:
     latest: dict[str, sa.Row[Any]] = {}
@@ -81,27 +92,41 @@ def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> 
     if t is not None:
         query = query.where(runs.c.started_at <= t)
     for chunk in chunks(job_ids):
-        newest = (sa.select(runs.c.job, sa.func.max(runs.c.started_at).label("started"))
-                  .where(runs.c.job.in_(chunk)))
+        newest = sa.select(runs.c.job, sa.func.max(runs.c.started_at).label("started")).where(runs.c.job.in_(chunk))
         if t is not None:
             newest = newest.where(runs.c.started_at <= t)
         sub = newest.group_by(runs.c.job).subquery()
-        rows = conn.execute(query.join(sub, sa.and_(sub.c.job == runs.c.job, sub.c.started == runs.c.started_at))
-                            .order_by(runs.c.run_id))
+        rows = conn.execute(
+            query.join(sub, sa.and_(sub.c.job == runs.c.job, sub.c.started == runs.c.started_at)).order_by(
+                runs.c.run_id
+            )
+        )
         for row in rows:
             latest[row.job] = row
     return latest
+
 
 def run_summary(row: Any, t: int | None) -> dict[str, Any]:
     ended = row.ended_at if t is None or (row.ended_at is not None and row.ended_at <= t) else None
     state = row.state if ended is not None or row.state not in ("COMPLETE", "FAIL", "ABORT") else "RUNNING"
     return {
-        "runId": row.run_id, "state": state, "startedAt": iso(row.started_at), "endedAt": iso(ended),
+        "runId": row.run_id,
+        "state": state,
+        "startedAt": iso(row.started_at),
+        "endedAt": iso(ended),
         "durationMs": None if ended is None else (ended - row.started_at) // 1000,
     }
 
-def _versions_at(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], ids: Sequence[str],
-                 t: int | None, lenient: bool, columns: Sequence[str]) -> dict[str, sa.Row[Any]]:
+
+def _versions_at(
+    conn: sa.Connection,
+    table: sa.Table,
+    key: sa.ColumnElement[Any],
+    ids: Sequence[str],
+    t: int | None,
+    lenient: bool,
+    columns: Sequence[str],
+) -> dict[str, sa.Row[Any]]:
     """The version of each id valid at ``t`` (only ``columns`` of it: node shapes skip the big JSON ones)."""
     wanted = [table.c[c] for c in dict.fromkeys([key.name, "valid_from", *columns])]
     query = sa.select(*wanted)
@@ -115,40 +140,59 @@ def _versions_at(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any
             found[getattr(r, key.name)] = r
     return found
 
+
 def job_type(facets: Mapping[str, Any]) -> dict[str, Any] | None:
     jt = facets.get("jobType")
     if not isinstance(jt, Mapping):
         return None
-    return {"integration": jt.get("integration"), "processingType": jt.get("processingType"),
-            "jobType": jt.get("jobType")}
+    return {
+        "integration": jt.get("integration"),
+        "processingType": jt.get("processingType"),
+        "jobType": jt.get("jobType"),
+    }
 
-def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
-                  lenient: bool = True) -> dict[str, dict[str, Any]]:
+
+def dataset_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     """Node dicts (docs/api.md) of datasets as of ``t``; datasets unknown at ``t`` are left out."""
     wanted = sorted(set(ids))
     base = {r.id: r for r in select_in(conn, sa.select(datasets), datasets.c.id, wanted)}
-    versions = _versions_at(conn, dataset_versions, dataset_versions.c.dataset, wanted, t, lenient,
-                            ("kind", "fields", "deleted"))
+    versions = _versions_at(
+        conn, dataset_versions, dataset_versions.c.dataset, wanted, t, lenient, ("kind", "fields", "deleted")
+    )
     out: dict[str, dict[str, Any]] = {}
     for ds_id in wanted:
         row, version = base.get(ds_id), versions.get(ds_id)
         if row is None or version is None:
             continue
-        updated = row.updated_at if t is None or row.updated_at <= t else max(version.valid_from, min(t, row.updated_at))
+        updated = (
+            row.updated_at if t is None or row.updated_at <= t else max(version.valid_from, min(t, row.updated_at))
+        )
         out[ds_id] = {
-            "id": ds_id, "type": "DATASET", "namespace": row.namespace, "name": row.name,
-            "kind": version.kind, "fields": loads_text(version.fields), "jobType": None, "latestRun": None,
-            "updatedAt": iso(updated), "deleted": bool(version.deleted),
+            "id": ds_id,
+            "type": "DATASET",
+            "namespace": row.namespace,
+            "name": row.name,
+            "kind": version.kind,
+            "fields": loads_text(version.fields),
+            "jobType": None,
+            "latestRun": None,
+            "updatedAt": iso(updated),
+            "deleted": bool(version.deleted),
         }
     return out
 
-def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
-              lenient: bool = True) -> dict[str, dict[str, Any]]:
+
+def job_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     """Node dicts of jobs as of ``t``; jobs unknown at ``t`` are left out."""
     wanted = sorted(set(ids))
     base = {r.id: r for r in select_in(conn, sa.select(jobs), jobs.c.id, wanted)}
-    versions = _versions_at(conn, job_versions, job_versions.c.job, wanted, t, lenient,
-                            () if t is None else ("facets",))
+    versions = _versions_at(
+        conn, job_versions, job_versions.c.job, wanted, t, lenient, () if t is None else ("facets",)
+    )
     latest = _latest_runs(conn, wanted, t)
     out: dict[str, dict[str, Any]] = {}
     for job_id in wanted:
@@ -159,31 +203,48 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
         run = latest.get(job_id)
         updated = row.updated_at if t is None else max(version.valid_from, min(t, row.updated_at))
         out[job_id] = {
-            "id": job_id, "type": "JOB", "namespace": row.namespace, "name": row.name, "kind": None,
-            "fields": [], "jobType": job_type(facets),
+            "id": job_id,
+            "type": "JOB",
+            "namespace": row.namespace,
+            "name": row.name,
+            "kind": None,
+            "fields": [],
+            "jobType": job_type(facets),
             "latestRun": None if run is None else run_summary(run, t),
-            "updatedAt": iso(updated), "deleted": False,
+            "updatedAt": iso(updated),
+            "deleted": False,
         }
     return out
 
-def nodes_for(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, dict[str, Any]]:
+
+def nodes_for(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     ids = set(ids)
     found = dataset_nodes(conn, [i for i in ids if i.startswith("dataset:")], t, lenient=lenient)
     found.update(job_nodes(conn, [i for i in ids if i.startswith("job:")], t, lenient=lenient))
     return found
 
+
 def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[str, tuple[str, str]]:
     """``(namespace, name)`` of the datasets and jobs among ``ids`` that :func:`nodes_for` would return."""
     ids = set(ids)
     out: dict[str, tuple[str, str]] = {}
-    for base_table, table, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
-                                           (jobs, job_versions, job_versions.c.job, "job:")):
+    for base_table, table, key, prefix in (
+        (datasets, dataset_versions, dataset_versions.c.dataset, "dataset:"),
+        (jobs, job_versions, job_versions.c.job, "job:"),
+    ):
         wanted = sorted(i for i in ids if i.startswith(prefix))
-        base = {r.id: (r.namespace, r.name) for r in select_in(
-            conn, sa.select(base_table.c.id, base_table.c.namespace, base_table.c.name), base_table.c.id, wanted)}
+        base = {
+            r.id: (r.namespace, r.name)
+            for r in select_in(
+                conn, sa.select(base_table.c.id, base_table.c.namespace, base_table.c.name), base_table.c.id, wanted
+            )
+        }
         versions = _versions_at(conn, table, key, wanted, t, True, ())
         out.update({i: base[i] for i in wanted if i in base and i in versions})
     return out
+
 
 def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str, Any]:
     """The Node of a dataset or job at ``t``, or :class:`NodeNotFound`."""
@@ -193,19 +254,31 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str,
         raise NodeNotFound(f"{node.type} {node.id!r} not found{when}")
     return found[node.id]
 
+
 def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
     return {
-        "version": row.id, "validFrom": iso(row.valid_from), "validTo": iso(row.valid_to), "runId": row.run_id,
-        "fields": [] if is_job else json.loads(row.fields), "facets": json.loads(row.facets),
+        "version": row.id,
+        "validFrom": iso(row.valid_from),
+        "validTo": iso(row.valid_to),
+        "runId": row.run_id,
+        "fields": [] if is_job else json.loads(row.fields),
+        "facets": json.loads(row.facets),
         "changes": json.loads(row.changes),
     }
 
+
 def column_edge_shape(row: Any) -> dict[str, Any]:
     target = field_id(row.dst_dataset, row.dst_field) if row.dst_field else row.dst_dataset
-    return {"source": field_id(row.src_dataset, row.src_field), "target": target, "job": row.job,
-            "transformations": loads_text(row.transformations)}
+    return {
+        "source": field_id(row.src_dataset, row.src_field),
+        "target": target,
+        "job": row.job,
+        "transformations": loads_text(row.transformations),
+    }
+
 
 # ---- traverse.py ----
+
 
 @dataclass
 class Incidence:
@@ -224,11 +297,14 @@ class Incidence:
             self.outputs[job].add(dataset)
             self.producers[dataset].add(job)
 
+
 def _edge_query(t: int | None) -> sa.Select[tuple[str, str, str]]:
     return sa.select(edges.c.job, edges.c.dataset, edges.c.direction).where(valid_at(edges, t))
 
-def incidence(conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterable[str] = (),
-              t: int | None) -> Incidence:
+
+def incidence(
+    conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterable[str] = (), t: int | None
+) -> Incidence:
     """Every edge valid at ``t`` that touches one of ``jobs`` or ``datasets``."""
     inc = Incidence()
     query = _edge_query(t)
@@ -237,6 +313,7 @@ def incidence(conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterab
     for row in select_in(conn, query, edges.c.dataset, datasets):
         inc.add(row.job, row.dataset, row.direction)
     return inc
+
 
 class EdgeIndex:
     """The edges valid at ``t`` around the nodes asked about so far (read once per node).
@@ -278,30 +355,37 @@ class EdgeIndex:
                 out[n] = set(inc.producers.get(n, ())) if up else set(inc.consumers.get(n, ()))
         return out
 
+
 def neighbours(conn: sa.Connection, nodes: Iterable[str], direction: str, t: int | None) -> dict[str, set[str]]:
     """One hop ``upstream`` or ``downstream`` from datasets and jobs: node -> neighbour ids."""
     return EdgeIndex(conn, t).neighbours(nodes, direction)
+
 
 # ---- lineage.py ----
 
 DIRECTIONS = ("both", "upstream", "downstream")
 
+
 def check_direction(direction: str) -> None:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
 
+
 def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     root = root_ref(node)
     if root.type == "run":
-        job = conn.execute(sa.select(jobs.c.namespace, jobs.c.name).join(runs, runs.c.job == jobs.c.id)
-                           .where(runs.c.run_id == root.name)).first()
+        job = conn.execute(
+            sa.select(jobs.c.namespace, jobs.c.name)
+            .join(runs, runs.c.job == jobs.c.id)
+            .where(runs.c.run_id == root.name)
+        ).first()
         if job is None:
             raise NodeNotFound(f"run {root.name!r} not found")
         return NodeRef("job", job.namespace, job.name)
     return root
 
-def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
-         levels: dict[str, int], max_nodes: int) -> bool:
+
+def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int, levels: dict[str, int], max_nodes: int) -> bool:
     """Walk ``depth`` hops; record levels; returns True when cut by ``max_nodes``."""
     sign = -1 if direction == "upstream" else 1
     frontier = set(start)
@@ -321,8 +405,10 @@ def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
         frontier = nxt
     return False
 
-def _datasets_only_bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
-                       levels: dict[str, int], max_nodes: int) -> bool:
+
+def _datasets_only_bfs(
+    index: EdgeIndex, start: set[str], direction: str, depth: int, levels: dict[str, int], max_nodes: int
+) -> bool:
     sign = -1 if direction == "upstream" else 1
     frontier = set(start)
     for hop in range(1, depth + 1):
@@ -343,15 +429,25 @@ def _datasets_only_bfs(index: EdgeIndex, start: set[str], direction: str, depth:
         frontier = nxt
     return False
 
+
 def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[dict[str, Any]]:
     query = sa.select(column_edges).where(valid_at(column_edges, t))
     rows = select_in(conn, query, column_edges.c.src_dataset, datasets)
     shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
     return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
 
-def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", depth: int = 2,
-            datasets_only: bool = False, columns: bool = False, at: datetime | None = None,
-            max_nodes: int = 5000) -> dict[str, Any]:
+
+def lineage(
+    conn: sa.Connection,
+    node: NodeRef,
+    *,
+    direction: str = "both",
+    depth: int = 2,
+    datasets_only: bool = False,
+    columns: bool = False,
+    at: datetime | None = None,
+    max_nodes: int = 5000,
+) -> dict[str, Any]:
     check_direction(direction)
     if depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
@@ -389,12 +485,18 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
         item["hasMoreDownstream"] = node_id in more_down
         out_nodes.append(item)
     answer: dict[str, Any] = {
-        "root": node.id, "at": _store_iso(t), "depth": depth, "truncated": truncated,
-        "nodes": out_nodes, "edges": edge_list, "columnEdges": [],
+        "root": node.id,
+        "at": _store_iso(t),
+        "depth": depth,
+        "truncated": truncated,
+        "nodes": out_nodes,
+        "edges": edge_list,
+        "columnEdges": [],
     }
     if columns:
         answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith("dataset:")}, t)
     return answer
+
 
 def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
     jobs = {n for n in present if n.startswith("job:")}
@@ -409,6 +511,7 @@ def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
                 out.append({"id": f"{job}->{ds}", "source": job, "target": ds, "type": "OUTPUT", "via": []})
     return out
 
+
 def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
     datasets = {n for n in present if n.startswith("dataset:")}
     inc = index.load(datasets)
@@ -418,8 +521,11 @@ def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
             for o in inc.outputs.get(job, ()):
                 if i != o and o in present:
                     via.setdefault((i, o), set()).add(job)
-    return [{"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
-            for (i, o), jobs in sorted(via.items())]
+    return [
+        {"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
+        for (i, o), jobs in sorted(via.items())
+    ]
+
 
 def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set[str], set[str]]:
     """Nodes of the answer with edges to nodes outside it, upstream and downstream."""
@@ -450,4 +556,3 @@ def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set
         if inc.outputs.get(job, set()) - present:
             down.add(job)
     return up, down
-

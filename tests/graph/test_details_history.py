@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
+from fixtures.stories.load import ADJ, BON, COMP, DAG, DAY1, DAY2, DAY3, DAY4, EA, EMP, J1, J2, REP, RX, TAX
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.model.nodeid import parse_node_id as ref
-from fixtures.stories.load import ADJ, BON, COMP, DAG, DAY1, DAY2, DAY3, DAY4, EA, EMP, J1, J2, REP, RX, TAX
 
 DAG_DAY4 = str(uuid.uuid5(uuid.NAMESPACE_URL, "headwater-story:dag-day4"))
 JOB2_DAY4 = str(uuid.uuid5(uuid.NAMESPACE_URL, "headwater-story:job2-day4"))
@@ -40,8 +40,13 @@ def test_dropped_dataset(graph: GraphReader) -> None:
 def test_job_details(graph: GraphReader) -> None:
     node = graph.node(ref(J2))
     assert node["jobType"] == {"integration": "SPARK", "processingType": "BATCH", "jobType": "SQL_JOB"}
-    assert node["latestRun"] == {"runId": JOB2_DAY4, "state": "FAIL", "startedAt": "2026-01-08T02:01:10Z",
-                                 "endedAt": "2026-01-08T02:01:40Z", "durationMs": 30000}
+    assert node["latestRun"] == {
+        "runId": JOB2_DAY4,
+        "state": "FAIL",
+        "startedAt": "2026-01-08T02:01:10Z",
+        "endedAt": "2026-01-08T02:01:40Z",
+        "durationMs": 30000,
+    }
     assert node["inputs"] == sorted([EA, ADJ, BON, TAX]) and node["outputs"] == [COMP]
     assert node["parent"] == DAG and node["createdAt"] == "2026-01-05T02:01:10Z"
     assert "TaxRate" in node["facets"]["sql"]["query"]
@@ -82,20 +87,30 @@ def test_history(graph: GraphReader) -> None:
     def summary(node: str) -> list[tuple[str, str | None, list[str]]]:
         return [(v["validFrom"], v["validTo"], v["changes"]) for v in graph.history(ref(node))["versions"]]
 
-    assert summary(J2) == [("2026-01-07T02:01:10Z", None, ["inputs", "sql", "columnLineage"]),
-                           ("2026-01-05T02:01:10Z", "2026-01-07T02:01:10Z", ["created"])]
-    assert summary(J1) == [("2026-01-06T02:00:05Z", None, ["columnLineage"]),
-                           ("2026-01-05T02:00:05Z", "2026-01-06T02:00:05Z", ["created"])]
-    assert summary(EMP) == [("2026-01-06T02:00:05Z", None, ["schema"]),
-                            ("2026-01-05T02:00:05Z", "2026-01-06T02:00:05Z", ["created"])]
-    assert summary(COMP) == [("2026-01-06T12:00:00Z", None, ["facets"]),
-                             ("2026-01-05T02:01:10Z", "2026-01-06T12:00:00Z", ["created"])]
-    assert summary(REP) == [("2026-01-09T08:00:00Z", None, ["dropped"]),
-                            ("2026-01-07T09:00:00Z", "2026-01-09T08:00:00Z", ["created"])]
+    assert summary(J2) == [
+        ("2026-01-07T02:01:10Z", None, ["inputs", "sql", "columnLineage"]),
+        ("2026-01-05T02:01:10Z", "2026-01-07T02:01:10Z", ["created"]),
+    ]
+    assert summary(J1) == [
+        ("2026-01-06T02:00:05Z", None, ["columnLineage"]),
+        ("2026-01-05T02:00:05Z", "2026-01-06T02:00:05Z", ["created"]),
+    ]
+    assert summary(EMP) == [
+        ("2026-01-06T02:00:05Z", None, ["schema"]),
+        ("2026-01-05T02:00:05Z", "2026-01-06T02:00:05Z", ["created"]),
+    ]
+    assert summary(COMP) == [
+        ("2026-01-06T12:00:00Z", None, ["facets"]),
+        ("2026-01-05T02:01:10Z", "2026-01-06T12:00:00Z", ["created"]),
+    ]
+    assert summary(REP) == [
+        ("2026-01-09T08:00:00Z", None, ["dropped"]),
+        ("2026-01-07T09:00:00Z", "2026-01-09T08:00:00Z", ["created"]),
+    ]
     versions = graph.history(ref(EMP))["versions"]
     assert [f["name"] for f in versions[0]["fields"]][-1] == "Email"
     assert versions[1]["runId"] == str(uuid.uuid5(uuid.NAMESPACE_URL, "headwater-story:job1-day1"))
-    assert graph.history(ref(f"datasetField:{EMP[len('dataset:'):]}:Email")) == graph.history(ref(EMP))
+    assert graph.history(ref(f"datasetField:{EMP[len('dataset:') :]}:Email")) == graph.history(ref(EMP))
     with pytest.raises(NodeNotFound):
         graph.history(ref("job:hr_payroll:nope"))
 

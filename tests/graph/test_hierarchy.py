@@ -5,10 +5,9 @@ Expectations are written out from the story (tests/fixtures/stories/hr_payroll.j
 
 from __future__ import annotations
 
+from fixtures.stories.load import ADJ, ATT, BON, COMP, DAG, DAY1, EA, EMP, J1, J2, REP, RX, TAX
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id as ref
-
-from fixtures.stories.load import ADJ, ATT, BON, COMP, DAG, DAY1, EA, EMP, J1, J2, REP, RX, TAX
 
 
 def edges(answer: dict) -> dict[tuple[str, str, str], list[str]]:
@@ -20,11 +19,24 @@ def test_collapsed_lineage_shows_the_dag_for_its_tasks(graph: GraphReader) -> No
     nodes = {n["id"]: n for n in answer["nodes"]}
     assert set(nodes) == {COMP, DAG, EA, ADJ, BON, TAX, EMP, ATT}
     assert nodes[DAG]["children"] == [J1, J2] and nodes[DAG]["level"] == -1 and nodes[DAG]["type"] == "JOB"
-    assert {n: v["level"] for n, v in nodes.items() if n != DAG} == {COMP: 0, EA: -2, ADJ: -2, BON: -2, TAX: -2,
-                                                                      EMP: -4, ATT: -4}
+    assert {n: v["level"] for n, v in nodes.items() if n != DAG} == {
+        COMP: 0,
+        EA: -2,
+        ADJ: -2,
+        BON: -2,
+        TAX: -2,
+        EMP: -4,
+        ATT: -4,
+    }
     assert edges(answer) == {
-        (DAG, COMP, "OUTPUT"): [J2], (EA, DAG, "INPUT"): [J2], (ADJ, DAG, "INPUT"): [J2], (BON, DAG, "INPUT"): [J2],
-        (TAX, DAG, "INPUT"): [J2], (DAG, EA, "OUTPUT"): [J1], (EMP, DAG, "INPUT"): [J1], (ATT, DAG, "INPUT"): [J1],
+        (DAG, COMP, "OUTPUT"): [J2],
+        (EA, DAG, "INPUT"): [J2],
+        (ADJ, DAG, "INPUT"): [J2],
+        (BON, DAG, "INPUT"): [J2],
+        (TAX, DAG, "INPUT"): [J2],
+        (DAG, EA, "OUTPUT"): [J1],
+        (EMP, DAG, "INPUT"): [J1],
+        (ATT, DAG, "INPUT"): [J1],
     }
     assert all(e["id"] == f"{e['source']}->{e['target']}" for e in answer["edges"])
 

@@ -16,8 +16,13 @@ import sqlalchemy as sa
 from headwater.graph.common import SMALL, InQuery
 
 metadata = sa.MetaData()
-items = sa.Table("items", metadata, sa.Column("id", sa.Text, primary_key=True), sa.Column("kind", sa.Text),
-                 sa.Column("size", sa.Integer))
+items = sa.Table(
+    "items",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text),
+    sa.Column("size", sa.Integer),
+)
 
 
 @pytest.fixture
@@ -25,7 +30,9 @@ def conn(store_url: str) -> Iterator[sa.Connection]:
     engine = sa.create_engine(store_url.replace("postgresql://", "postgresql+psycopg://", 1))
     metadata.create_all(engine)
     with engine.connect() as connection:
-        connection.execute(items.insert(), [{"id": f"n{i:05d}", "kind": "ab"[i % 2], "size": i % 7} for i in range(3000)])
+        connection.execute(
+            items.insert(), [{"id": f"n{i:05d}", "kind": "ab"[i % 2], "size": i % 7} for i in range(3000)]
+        )
         connection.commit()
         yield connection
     engine.dispose()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fixtures.stories.load import ADJ, ATT, BON, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.model.nodeid import parse_node_id as ref
-from fixtures.stories.load import ADJ, ATT, BON, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid
 
 
 def levels(answer: dict) -> dict[str, int]:
@@ -22,8 +22,13 @@ def test_lineage_both_directions(graph: GraphReader) -> None:
     assert answer["root"] == COMP and answer["at"] is None and answer["truncated"] is False
     assert levels(answer) == {COMP: 0, J2: -1, EA: -2, ADJ: -2, BON: -2, TAX: -2, RX: 1, REP: 2}
     assert edge_set(answer) == {
-        (EA, J2, "INPUT"), (ADJ, J2, "INPUT"), (BON, J2, "INPUT"), (TAX, J2, "INPUT"), (J2, COMP, "OUTPUT"),
-        (COMP, RX, "INPUT"), (RX, REP, "OUTPUT"),
+        (EA, J2, "INPUT"),
+        (ADJ, J2, "INPUT"),
+        (BON, J2, "INPUT"),
+        (TAX, J2, "INPUT"),
+        (J2, COMP, "OUTPUT"),
+        (COMP, RX, "INPUT"),
+        (RX, REP, "OUTPUT"),
     }
     nodes = {n["id"]: n for n in answer["nodes"]}
     assert nodes[EA]["hasMoreUpstream"] is True  # job1 writes it, beyond depth 2
@@ -53,8 +58,12 @@ def test_datasets_only_folds_jobs(graph: GraphReader) -> None:
     answer = graph.lineage(ref(COMP), direction="upstream", depth=2, datasets_only=True)
     assert levels(answer) == {COMP: 0, EA: -1, ADJ: -1, BON: -1, TAX: -1, EMP: -2, ATT: -2}
     assert {(e["source"], e["target"], e["type"], tuple(e["via"])) for e in answer["edges"]} == {
-        (EA, COMP, "DERIVED", (J2,)), (ADJ, COMP, "DERIVED", (J2,)), (BON, COMP, "DERIVED", (J2,)),
-        (TAX, COMP, "DERIVED", (J2,)), (EMP, EA, "DERIVED", (J1,)), (ATT, EA, "DERIVED", (J1,)),
+        (EA, COMP, "DERIVED", (J2,)),
+        (ADJ, COMP, "DERIVED", (J2,)),
+        (BON, COMP, "DERIVED", (J2,)),
+        (TAX, COMP, "DERIVED", (J2,)),
+        (EMP, EA, "DERIVED", (J1,)),
+        (ATT, EA, "DERIVED", (J1,)),
     }
     assert all(n["type"] == "DATASET" for n in answer["nodes"])
     one = graph.lineage(ref(COMP), direction="upstream", depth=1, datasets_only=True)
@@ -65,19 +74,24 @@ def test_columns_among_the_answer(graph: GraphReader) -> None:
     answer = graph.lineage(ref(COMP), direction="upstream", depth=2, columns=True)
     got = {(e["source"], e["target"], e["job"]) for e in answer["columnEdges"]}
     assert got == {
-        (fid(EA, "EmployeeID"), fid(COMP, "EmployeeID"), J2), (fid(EA, "Name"), fid(COMP, "Name"), J2),
+        (fid(EA, "EmployeeID"), fid(COMP, "EmployeeID"), J2),
+        (fid(EA, "Name"), fid(COMP, "Name"), J2),
         (fid(EA, "BaseSalary"), fid(COMP, "TotalCompensation"), J2),
         (fid(ADJ, "AdjustmentAmount"), fid(COMP, "TotalCompensation"), J2),
         (fid(BON, "BonusAmount"), fid(COMP, "TotalCompensation"), J2),
         (fid(TAX, "TaxRate"), fid(COMP, "TotalCompensation"), J2),
-        (fid(EA, "EmployeeID"), COMP, J2), (fid(ADJ, "EmployeeID"), COMP, J2),
-        (fid(BON, "EmployeeID"), COMP, J2), (fid(TAX, "Department"), COMP, J2),
+        (fid(EA, "EmployeeID"), COMP, J2),
+        (fid(ADJ, "EmployeeID"), COMP, J2),
+        (fid(BON, "EmployeeID"), COMP, J2),
+        (fid(TAX, "Department"), COMP, J2),
     }
     by_key = {(e["source"], e["target"]): e for e in answer["columnEdges"]}
     assert by_key[(fid(ADJ, "AdjustmentAmount"), fid(COMP, "TotalCompensation"))]["transformations"] == [
-        {"type": "DIRECT", "subtype": "AGGREGATION", "description": "sum(AdjustmentAmount)", "masking": False}]
+        {"type": "DIRECT", "subtype": "AGGREGATION", "description": "sum(AdjustmentAmount)", "masking": False}
+    ]
     assert by_key[(fid(TAX, "Department"), COMP)]["transformations"] == [
-        {"type": "INDIRECT", "subtype": "JOIN", "description": None, "masking": False}]
+        {"type": "INDIRECT", "subtype": "JOIN", "description": None, "masking": False}
+    ]
 
 
 def test_lineage_as_of(graph: GraphReader) -> None:

@@ -21,16 +21,16 @@ from typing import Any
 
 import pytest
 
+from fixtures.stories.load import COMP, DAY1, DAY2, DAY3, EA, EMP, J1, J2, REP, RX, fid, incoming, story
 from headwater.graph import lineage as fast
 from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.store import IncomingEvent, Store
-from fixtures.stories.load import COMP, DAY1, DAY2, DAY3, EA, EMP, J1, J2, REP, RX, fid, incoming, story
 
 from . import lineage_reference as ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import synthetic  # noqa: E402
+import synthetic
 
 SHAPE = synthetic.Shape(jobs=400, layers=20, seed=5)
 PRODUCER = "https://github.com/headwater-lineage/headwater/tests"
@@ -46,26 +46,47 @@ def _ds(name: str, ns: str = "extra", fields: list[dict[str, Any]] | None = None
     return {"namespace": ns, "name": name, "facets": facets}
 
 
-def _event(job: str, when: datetime, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]],
-           event_type: str = "COMPLETE") -> dict[str, Any]:
+def _event(
+    job: str, when: datetime, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]], event_type: str = "COMPLETE"
+) -> dict[str, Any]:
     return {
-        "eventType": event_type, "eventTime": when.isoformat().replace("+00:00", "Z"), "producer": PRODUCER,
-        "schemaURL": RUN_EVENT, "run": {"runId": str(uuid.uuid5(uuid.NAMESPACE_URL, job + str(when))), "facets": {}},
-        "job": {"namespace": "extra", "name": job, "facets": {}}, "inputs": inputs, "outputs": outputs,
+        "eventType": event_type,
+        "eventTime": when.isoformat().replace("+00:00", "Z"),
+        "producer": PRODUCER,
+        "schemaURL": RUN_EVENT,
+        "run": {"runId": str(uuid.uuid5(uuid.NAMESPACE_URL, job + str(when))), "facets": {}},
+        "job": {"namespace": "extra", "name": job, "facets": {}},
+        "inputs": inputs,
+        "outputs": outputs,
     }
 
 
 def odd_events() -> list[dict[str, Any]]:
-    odd_fields = [{"name": "naïve \u2028 \"quoted\"\t\u0001", "type": "string", "description": "ünï 表 \x7f"},
-                  {"name": "amount", "type": "decimal(10,2)"}]
+    odd_fields = [
+        {"name": 'naïve \u2028 "quoted"\t\u0001', "type": "string", "description": "ünï 表 \x7f"},
+        {"name": "amount", "type": "decimal(10,2)"},
+    ]
     middle = synthetic.dataset_name(SHAPE.sources + 200)
     return [
-        _event("cycle", ODD_TIME, [_ds("loop"), _ds(synthetic.dataset_name(3), "s3://bench")],
-               [_ds("loop"), _ds("ünïcode/表", fields=odd_fields)]),
-        _event("second_writer", ODD_TIME + timedelta(seconds=1), [_ds("ünïcode/表")],
-               [_ds(middle, "s3://bench", [{"name": "col_00", "type": "string"}])]),
-        _event("still_running", ODD_TIME + timedelta(seconds=2), [_ds(middle, "s3://bench")], [_ds("pending")],
-               event_type="START"),
+        _event(
+            "cycle",
+            ODD_TIME,
+            [_ds("loop"), _ds(synthetic.dataset_name(3), "s3://bench")],
+            [_ds("loop"), _ds("ünïcode/表", fields=odd_fields)],
+        ),
+        _event(
+            "second_writer",
+            ODD_TIME + timedelta(seconds=1),
+            [_ds("ünïcode/表")],
+            [_ds(middle, "s3://bench", [{"name": "col_00", "type": "string"}])],
+        ),
+        _event(
+            "still_running",
+            ODD_TIME + timedelta(seconds=2),
+            [_ds(middle, "s3://bench")],
+            [_ds("pending")],
+            event_type="START",
+        ),
     ]
 
 
@@ -87,12 +108,26 @@ def _bench(i: int) -> str:
 
 STORY_MOMENTS = [None, DAY1, DAY2, DAY3]
 BENCH_MOMENTS = [None, synthetic.midpoint(), synthetic.T0 + timedelta(seconds=250)]
-ROOTS = [(root, BENCH_MOMENTS) for root in (
-    _bench(0), _bench(5), _bench(SHAPE.sources + 30), _bench(SHAPE.sources + 200), _bench(SHAPE.sources + 500),
-    _bench(SHAPE.datasets - 1), "job:bench:job_0000000", "job:bench:job_0000210", "job:bench:job_0000399",
-    LOOP, UNICODE, "job:extra:cycle", "job:extra:still_running", "dataset:extra:pending",
-    f"datasetField:s3://bench:{synthetic.dataset_name(9)}:col_01",
-)] + [(root, STORY_MOMENTS) for root in (COMP, EA, EMP, REP, J1, J2, RX, fid(COMP, "Name"))]
+ROOTS = [
+    (root, BENCH_MOMENTS)
+    for root in (
+        _bench(0),
+        _bench(5),
+        _bench(SHAPE.sources + 30),
+        _bench(SHAPE.sources + 200),
+        _bench(SHAPE.sources + 500),
+        _bench(SHAPE.datasets - 1),
+        "job:bench:job_0000000",
+        "job:bench:job_0000210",
+        "job:bench:job_0000399",
+        LOOP,
+        UNICODE,
+        "job:extra:cycle",
+        "job:extra:still_running",
+        "dataset:extra:pending",
+        f"datasetField:s3://bench:{synthetic.dataset_name(9)}:col_01",
+    )
+] + [(root, STORY_MOMENTS) for root in (COMP, EA, EMP, REP, J1, J2, RX, fid(COMP, "Name"))]
 BEFORE_ALL = datetime(2025, 1, 1, tzinfo=UTC)
 
 
@@ -117,8 +152,14 @@ def _cases() -> Iterator[dict[str, Any]]:
             yield {"node": root, "direction": "both", "depth": 20, "at": at, "columns": True}
             for cut in (7, 60):
                 yield {"node": root, "direction": "both", "depth": 20, "at": at, "max_nodes": cut}
-                yield {"node": root, "direction": "both", "depth": 20, "at": at, "max_nodes": cut,
-                       "datasets_only": True}
+                yield {
+                    "node": root,
+                    "direction": "both",
+                    "depth": 20,
+                    "at": at,
+                    "max_nodes": cut,
+                    "datasets_only": True,
+                }
         yield {"node": root, "direction": "both", "depth": 0}
         yield {"node": root, "direction": "both", "depth": 2, "at": BEFORE_ALL}
 

@@ -22,32 +22,119 @@ from headwater.store.schema import datasets, jobs
 P = "https://example.com/producer"
 NAMESPACES = ("file", "s3://b")
 SPECIAL = [
-    "a%b_c\\d", "per%cent/report", "under_score_table", "back\\slash\\path", 'quote"name', "it's_here", 'x"y"z',
-    "ÑAME_upper", "ñame_lower", "Straße", "STRASSE", "İstanbul", "istanbul", "ǅemal", "数据集_表", "emoji_📦_box",
-    "Mixed_Case_Name", "a b c", "ab", "a", "xyz", "tab\tname", "ΣΊΣΥΦΟΣ", "σίσυφος", "K_kelvin_sign",
+    "a%b_c\\d",
+    "per%cent/report",
+    "under_score_table",
+    "back\\slash\\path",
+    'quote"name',
+    "it's_here",
+    'x"y"z',
+    "ÑAME_upper",
+    "ñame_lower",
+    "Straße",
+    "STRASSE",
+    "İstanbul",
+    "istanbul",
+    "ǅemal",
+    "数据集_表",
+    "emoji_📦_box",
+    "Mixed_Case_Name",
+    "a b c",
+    "ab",
+    "a",
+    "xyz",
+    "tab\tname",
+    "ΣΊΣΥΦΟΣ",
+    "σίσυφος",
+    "K_kelvin_sign",
 ]
-JOBS = ["etl.orders_daily", "ETL.Orders_Hourly", "job%1", "job_1", "orders", "Straße_loader", "数据_job",
-        *(f"etl.orders_backfill_{i:03d}" for i in range(30))]
+JOBS = [
+    "etl.orders_daily",
+    "ETL.Orders_Hourly",
+    "job%1",
+    "job_1",
+    "orders",
+    "Straße_loader",
+    "数据_job",
+    *(f"etl.orders_backfill_{i:03d}" for i in range(30)),
+]
 QUERIES = [
-    "orders", "ORDERS", "ord", "or", "o", "sales/orders_00", "ders_1", "rders_2", "%", "_", "\\", "a%b", "per%",
-    "under_", "\\sla", "quote\"", '"', '"y"', "ñame", "ÑAME", "name", "straße", "STRASSE", "strasse", "İstanbul",
-    "istanbul", "ǆem", "数据", "数据集", "📦", "📦_b", "case_n", "a b", "b c", "job", "etl", "nomatch_xyz",
-    "warehouse", "ware", "σίσ", "ΣΊΣ", "k_k", "\tna", "it's", "  orders_01  ",
+    "orders",
+    "ORDERS",
+    "ord",
+    "or",
+    "o",
+    "sales/orders_00",
+    "ders_1",
+    "rders_2",
+    "%",
+    "_",
+    "\\",
+    "a%b",
+    "per%",
+    "under_",
+    "\\sla",
+    'quote"',
+    '"',
+    '"y"',
+    "ñame",
+    "ÑAME",
+    "name",
+    "straße",
+    "STRASSE",
+    "strasse",
+    "İstanbul",
+    "istanbul",
+    "ǆem",
+    "数据",
+    "数据集",
+    "📦",
+    "📦_b",
+    "case_n",
+    "a b",
+    "b c",
+    "job",
+    "etl",
+    "nomatch_xyz",
+    "warehouse",
+    "ware",
+    "σίσ",
+    "ΣΊΣ",
+    "k_k",
+    "\tna",
+    "it's",
+    "  orders_01  ",
 ]
 
 
 def _dataset_event(namespace: str, name: str, minute: int, field: str = "id") -> dict[str, Any]:
-    return {"eventTime": f"2026-03-01T00:{minute:02d}:00Z", "producer": P,
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
-            "dataset": {"namespace": namespace, "name": name, "facets": {"schema": {
-                "_producer": P, "_schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/SchemaDatasetFacet",
-                "fields": [{"name": field, "type": "int"}]}}}}
+    return {
+        "eventTime": f"2026-03-01T00:{minute:02d}:00Z",
+        "producer": P,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": namespace,
+            "name": name,
+            "facets": {
+                "schema": {
+                    "_producer": P,
+                    "_schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/SchemaDatasetFacet",
+                    "fields": [{"name": field, "type": "int"}],
+                }
+            },
+        },
+    }
 
 
 def _job_event(namespace: str, name: str, minute: int) -> dict[str, Any]:
-    return {"eventTime": f"2026-03-01T00:{minute:02d}:00Z", "producer": P,
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
-            "job": {"namespace": namespace, "name": name}, "inputs": [], "outputs": []}
+    return {
+        "eventTime": f"2026-03-01T00:{minute:02d}:00Z",
+        "producer": P,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+        "job": {"namespace": namespace, "name": name},
+        "inputs": [],
+        "outputs": [],
+    }
 
 
 def varied_events() -> list[dict[str, Any]]:
@@ -149,8 +236,12 @@ def test_index_is_used(varied_store: Store) -> None:
             assert search_module._candidates(conn, datasets, "orders", indexes, bound=520) is not None
         else:
             conn.exec_driver_sql("SET enable_seqscan = off")
-            plan = "\n".join(conn.scalars(sa.text(
-                "EXPLAIN SELECT id FROM datasets WHERE lower(name) LIKE :p ESCAPE '\\'"), {"p": "%orders\\_01%"}))
+            plan = "\n".join(
+                conn.scalars(
+                    sa.text("EXPLAIN SELECT id FROM datasets WHERE lower(name) LIKE :p ESCAPE '\\'"),
+                    {"p": "%orders\\_01%"},
+                )
+            )
             assert "ix_datasets_name_trgm" in plan
 
 
@@ -167,8 +258,11 @@ def test_index_stays_in_step(store_url: str) -> None:
         store.append(incoming(events[:300]))
         assert_same(store, todo)
         # more datasets and jobs, new versions (a schema change), events older than the graph (full path)
-        later = events[300:] + [_dataset_event(ns, f"warehouse/sales/orders_{i:03d}", 55, field="amount")
-                                for i in range(0, 260, 7) for ns in NAMESPACES]
+        later = events[300:] + [
+            _dataset_event(ns, f"warehouse/sales/orders_{i:03d}", 55, field="amount")
+            for i in range(0, 260, 7)
+            for ns in NAMESPACES
+        ]
         later += [_dataset_event("file", f"renamed/orders_{i}", 0) for i in range(40)]
         store.append(incoming(later))
         assert_same(store, todo)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from ingest_events import facet, run_event
 
 from headwater.spec import EventValidator
 from headwater.spec.formats import is_date_time, is_uri, is_uuid
-
-from ingest_events import facet, run_event
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,10 @@ import json
 import zlib
 
 import pytest
+from ingest_events import run_event
 
 from headwater.ingest import IngestError, decode_body, parse_batch, parse_event
 from headwater.spec import EventValidator
-
-from ingest_events import run_event
 
 LIMIT = 10_000
 

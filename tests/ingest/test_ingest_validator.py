@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ingest_events import facet, run_event
 from jsonschema import Draft202012Validator
 from openlineage.client.event_v2 import (
     DatasetEvent,
@@ -39,8 +40,6 @@ from headwater.spec import EventValidator, Problem, schema_dir
 from headwater.spec.formats import format_checker
 from headwater.spec.registry import CORE_ID, build_registry, load_schemas
 
-from ingest_events import facet, run_event
-
 PRODUCER = "https://github.com/headwater-lineage/headwater/tests"
 
 
@@ -51,7 +50,8 @@ def client_run_event() -> dict[str, Any]:
         fields=[
             schema_dataset.SchemaDatasetFacetFields(name="EmployeeID", type="integer"),
             schema_dataset.SchemaDatasetFacetFields(
-                name="address", type="struct",
+                name="address",
+                type="struct",
                 fields=[schema_dataset.SchemaDatasetFacetFields(name="city", type="string")],
             ),
         ]
@@ -61,7 +61,9 @@ def client_run_event() -> dict[str, Any]:
             "EmployeeID": column_lineage_dataset.Fields(
                 inputFields=[
                     column_lineage_dataset.InputField(
-                        namespace="file", name="/data/employees.csv", field="EmployeeID",
+                        namespace="file",
+                        name="/data/employees.csv",
+                        field="EmployeeID",
                         transformations=[column_lineage_dataset.Transformation(type="DIRECT", subtype="IDENTITY")],
                     )
                 ]
@@ -69,7 +71,9 @@ def client_run_event() -> dict[str, Any]:
         },
         dataset=[
             column_lineage_dataset.InputField(
-                namespace="file", name="/data/employees.csv", field="Active",
+                namespace="file",
+                name="/data/employees.csv",
+                field="Active",
                 transformations=[column_lineage_dataset.Transformation(type="INDIRECT", subtype="FILTER")],
             )
         ],
@@ -126,9 +130,7 @@ def client_run_event() -> dict[str, Any]:
 def official_validator(spec_dir: Path) -> Draft202012Validator:
     """The whole official core schema (with its oneOf) from the shared copy, with format checks."""
     schemas = load_schemas(spec_dir)
-    return Draft202012Validator(
-        {"$ref": CORE_ID}, registry=build_registry(schemas), format_checker=format_checker()
-    )
+    return Draft202012Validator({"$ref": CORE_ID}, registry=build_registry(schemas), format_checker=format_checker())
 
 
 def test_packaged_schemas_are_the_official_ones(spec_dir: Path) -> None:
@@ -139,17 +141,34 @@ def test_packaged_schemas_are_the_official_ones(spec_dir: Path) -> None:
 
 
 def test_client_events_of_each_kind_are_valid(validator: EventValidator, spec_dir: Path) -> None:
-    dataset_event = json.loads(Serde.to_json(DatasetEvent(
-        eventTime="2026-11-22T05:10:10Z", producer=PRODUCER,
-        dataset=StaticDataset(namespace="postgres://db:5432", name="hr.public.employees", facets={
-            "schema": schema_dataset.SchemaDatasetFacet(fields=[schema_dataset.SchemaDatasetFacetFields(name="id")]),
-        }),
-    )))
-    job_event = json.loads(Serde.to_json(JobEvent(
-        eventTime="2026-11-22T05:10:10Z", producer=PRODUCER,
-        job=Job(namespace="airflow", name="dag.task", facets={"sql": sql_job.SQLJobFacet(query="select 1")}),
-        inputs=[InputDataset(namespace="file", name="/a")], outputs=[OutputDataset(namespace="file", name="/b")],
-    )))
+    dataset_event = json.loads(
+        Serde.to_json(
+            DatasetEvent(
+                eventTime="2026-11-22T05:10:10Z",
+                producer=PRODUCER,
+                dataset=StaticDataset(
+                    namespace="postgres://db:5432",
+                    name="hr.public.employees",
+                    facets={
+                        "schema": schema_dataset.SchemaDatasetFacet(
+                            fields=[schema_dataset.SchemaDatasetFacetFields(name="id")]
+                        ),
+                    },
+                ),
+            )
+        )
+    )
+    job_event = json.loads(
+        Serde.to_json(
+            JobEvent(
+                eventTime="2026-11-22T05:10:10Z",
+                producer=PRODUCER,
+                job=Job(namespace="airflow", name="dag.task", facets={"sql": sql_job.SQLJobFacet(query="select 1")}),
+                inputs=[InputDataset(namespace="file", name="/a")],
+                outputs=[OutputDataset(namespace="file", name="/b")],
+            )
+        )
+    )
     official = official_validator(spec_dir)
     for event in (client_run_event(), dataset_event, job_event):
         assert validator.validate(event) == []
@@ -177,7 +196,8 @@ def test_every_official_facet_example_is_valid_where_it_belongs(validator: Event
         facets = json.loads(example.read_text())
         for name, body in facets.items():
             slots = [
-                slot for slot in ("run", "job", "dataset", "input", "output")
+                slot
+                for slot in ("run", "job", "dataset", "input", "output")
                 if f"/{example.parent.name}.json#" in (validator.facet_schema(slot, name) or "")  # type: ignore[arg-type]
             ]
             assert slots, f"{example}: facet {name!r} is not a known standard facet"
@@ -191,38 +211,53 @@ def test_every_official_facet_example_is_valid_where_it_belongs(validator: Event
 
 
 MISTAKES: list[tuple[Any, str, str]] = [
-        (lambda e: e["run"].pop("runId"), "$.run.runId", "required"),
-        (lambda e: e.pop("eventTime"), "$.eventTime", "required"),
-        (lambda e: e["run"].update(runId="not-a-uuid"), "$.run.runId", "not a valid uuid"),
-        (lambda e: e.update(eventTime="2026-11-22 05:10"), "$.eventTime", "not a valid date-time"),
-        (lambda e: e.update(eventTime="2026-11-22T05:10:10"), "$.eventTime", "not a valid date-time"),
-        (lambda e: e.update(eventTime="2026-02-30T05:10:10Z"), "$.eventTime", "not a valid date-time"),
-        (lambda e: e.update(producer="not a uri"), "$.producer", "not a valid uri"),
-        (lambda e: e.update(eventType="FINISHED"), "$.eventType", "not one of"),
-        (lambda e: e["job"].update(name=42), "$.job.name", "expected string, got integer"),
-        (lambda e: e.update(inputs={"a": 1}), "$.inputs", "expected array, got object"),
-        (lambda e: e["outputs"][0].pop("namespace"), "$.outputs[0].namespace", "required"),
-        (lambda e: e["run"]["facets"].update(parent=facet(run={"runId": "x"}, job={"namespace": "a", "name": "b"})),
-         "$.run.facets.parent.run.runId", "not a valid uuid"),
-        (lambda e: e["run"]["facets"].update(errorMessage=facet(programmingLanguage="python")),
-         "$.run.facets.errorMessage.message", "required"),
-        (lambda e: e["outputs"][0]["facets"].update(columnLineage=facet(fields={"a": {"transformationType": "x"}})),
-         "$.outputs[0].facets.columnLineage.fields.a.inputFields", "required"),
-        (lambda e: e["inputs"][0]["facets"].update(schema=facet(fields=[{"name": "a", "type": 1}])),
-         "$.inputs[0].facets.schema.fields[0].type", "expected string"),
-        (lambda e: e["outputs"][0].update(outputFacets={"outputStatistics": facet(rowCount="ten")}),
-         "$.outputs[0].outputFacets.outputStatistics.rowCount", "expected integer"),
-        (lambda e: e["job"]["facets"].update(sql=facet(query=["select 1"])),
-         "$.job.facets.sql.query", "expected string, got array"),
-        (lambda e: e["job"]["facets"].update(**{"my-custom": {"x": 1}}),
-         "$.job.facets['my-custom']._producer", "required"),
+    (lambda e: e["run"].pop("runId"), "$.run.runId", "required"),
+    (lambda e: e.pop("eventTime"), "$.eventTime", "required"),
+    (lambda e: e["run"].update(runId="not-a-uuid"), "$.run.runId", "not a valid uuid"),
+    (lambda e: e.update(eventTime="2026-11-22 05:10"), "$.eventTime", "not a valid date-time"),
+    (lambda e: e.update(eventTime="2026-11-22T05:10:10"), "$.eventTime", "not a valid date-time"),
+    (lambda e: e.update(eventTime="2026-02-30T05:10:10Z"), "$.eventTime", "not a valid date-time"),
+    (lambda e: e.update(producer="not a uri"), "$.producer", "not a valid uri"),
+    (lambda e: e.update(eventType="FINISHED"), "$.eventType", "not one of"),
+    (lambda e: e["job"].update(name=42), "$.job.name", "expected string, got integer"),
+    (lambda e: e.update(inputs={"a": 1}), "$.inputs", "expected array, got object"),
+    (lambda e: e["outputs"][0].pop("namespace"), "$.outputs[0].namespace", "required"),
+    (
+        lambda e: e["run"]["facets"].update(parent=facet(run={"runId": "x"}, job={"namespace": "a", "name": "b"})),
+        "$.run.facets.parent.run.runId",
+        "not a valid uuid",
+    ),
+    (
+        lambda e: e["run"]["facets"].update(errorMessage=facet(programmingLanguage="python")),
+        "$.run.facets.errorMessage.message",
+        "required",
+    ),
+    (
+        lambda e: e["outputs"][0]["facets"].update(columnLineage=facet(fields={"a": {"transformationType": "x"}})),
+        "$.outputs[0].facets.columnLineage.fields.a.inputFields",
+        "required",
+    ),
+    (
+        lambda e: e["inputs"][0]["facets"].update(schema=facet(fields=[{"name": "a", "type": 1}])),
+        "$.inputs[0].facets.schema.fields[0].type",
+        "expected string",
+    ),
+    (
+        lambda e: e["outputs"][0].update(outputFacets={"outputStatistics": facet(rowCount="ten")}),
+        "$.outputs[0].outputFacets.outputStatistics.rowCount",
+        "expected integer",
+    ),
+    (
+        lambda e: e["job"]["facets"].update(sql=facet(query=["select 1"])),
+        "$.job.facets.sql.query",
+        "expected string, got array",
+    ),
+    (lambda e: e["job"]["facets"].update(**{"my-custom": {"x": 1}}), "$.job.facets['my-custom']._producer", "required"),
 ]
 
 
 @pytest.mark.parametrize(("mutate", "path", "words"), MISTAKES)
-def test_each_mistake_is_reported_with_its_path(
-    validator: EventValidator, mutate: Any, path: str, words: str
-) -> None:
+def test_each_mistake_is_reported_with_its_path(validator: EventValidator, mutate: Any, path: str, words: str) -> None:
     event = run_event()
     mutate(event)
     problems = validator.validate(event)
@@ -253,22 +288,33 @@ def test_all_problems_are_listed_once_each(validator: EventValidator) -> None:
     problems = validator.validate(event)
     assert problems == sorted(set(problems))
     assert {p.path for p in problems} == {
-        "$.run.runId", "$.job.namespace",
-        "$.run.facets.parent._producer", "$.run.facets.parent._schemaURL",
+        "$.run.runId",
+        "$.job.namespace",
+        "$.run.facets.parent._producer",
+        "$.run.facets.parent._schemaURL",
     }
 
 
 def test_kinds_and_non_events(validator: EventValidator) -> None:
     assert validator.validate([1, 2]) == [Problem("$", "expected a JSON object (an OpenLineage event), got array")]
     assert "not an OpenLineage event" in validator.validate({"eventTime": "x"})[0].message
-    both = {"eventTime": "2026-11-22T05:10:10Z", "producer": PRODUCER, "schemaURL": PRODUCER,
-            "dataset": {"namespace": "a", "name": "b"}, "job": {"namespace": "a", "name": "b"}}
+    both = {
+        "eventTime": "2026-11-22T05:10:10Z",
+        "producer": PRODUCER,
+        "schemaURL": PRODUCER,
+        "dataset": {"namespace": "a", "name": "b"},
+        "job": {"namespace": "a", "name": "b"},
+    }
     assert "fits both a DatasetEvent and a JobEvent" in validator.validate(both)[0].message
     run_without_job = run_event()
     run_without_job.pop("job")
     assert Problem("$.job", "required field is missing") in validator.validate(run_without_job)
-    dataset_event = {"eventTime": "2026-11-22T05:10:10Z", "producer": PRODUCER, "schemaURL": PRODUCER,
-                     "dataset": {"namespace": "a"}}
+    dataset_event = {
+        "eventTime": "2026-11-22T05:10:10Z",
+        "producer": PRODUCER,
+        "schemaURL": PRODUCER,
+        "dataset": {"namespace": "a"},
+    }
     assert validator.validate(dataset_event, "$[4]") == [Problem("$[4].dataset.name", "required field is missing")]
 
 

@@ -14,7 +14,6 @@ import pytest
 from headwater.api import create_app
 from headwater.settings import load_settings
 from headwater.store import Store
-
 from live_server import ThreadServer
 
 FIXTURES = Path(__file__).parent / "fixtures"

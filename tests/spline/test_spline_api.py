@@ -9,16 +9,16 @@ import json
 
 import httpx
 
-from headwater.model.naming import jdbc_dataset, path_dataset
-
 from conftest import READ, V12, WRITE, Served, fixture
+from headwater.model.naming import jdbc_dataset, path_dataset
 
 PLAN1 = "3f2a9c1e-7b4d-5e8f-9a01-2b3c4d5e6f70"
 PLAN2 = "9b8c7d6e-5f4a-5b3c-8d2e-1f0a9b8c7d6e"
 
 
-def post(s: Served, what: str, body: object, *, gz: bool = False, media: str = V12,
-         token: str | None = None) -> httpx.Response:
+def post(
+    s: Served, what: str, body: object, *, gz: bool = False, media: str = V12, token: str | None = None
+) -> httpx.Response:
     data = json.dumps(body).encode()
     headers = {"Content-Type": media}
     if gz:
@@ -53,13 +53,15 @@ def test_join_aggregate_plan_and_event_become_lineage(served: Served) -> None:
     out = path_dataset("file:/data/out/dept_salary")
     employees = path_dataset("file:/data/hr/employees.csv")
     departments = path_dataset("file:/data/hr/departments.csv")
-    graph = served.http.get("/api/v1/graph/lineage", params={
-        "nodeId": node(*out), "direction": "upstream", "depth": 4, "columns": "true"}).json()
+    graph = served.http.get(
+        "/api/v1/graph/lineage", params={"nodeId": node(*out), "direction": "upstream", "depth": 4, "columns": "true"}
+    ).json()
     ids = {n["id"] for n in graph["nodes"]}
     job = "job:spline:hr_payroll.insert_into_hadoop_fs_relation_command.dept_salary"
     assert {node(*out), node(*employees), node(*departments), job} <= ids
-    edges = {(e["source"], e["target"], tuple(t["subtype"] for t in e["transformations"]))
-             for e in graph["columnEdges"]}
+    edges = {
+        (e["source"], e["target"], tuple(t["subtype"] for t in e["transformations"])) for e in graph["columnEdges"]
+    }
     total = f"datasetField:{out[0]}:{out[1]}:total_salary"
     name = f"datasetField:{out[0]}:{out[1]}:dept_name"
     salary = f"datasetField:{employees[0]}:{employees[1]}:salary"
@@ -93,18 +95,29 @@ def test_union_to_table_with_a_failed_run(served: Served) -> None:
     table = path_dataset("file:/tmp/spark-warehouse/hr.db/all_people")  # a catalog table is named by its location
     staff = path_dataset("s3a://hr-bucket/staff/year=2025/month=01")
     contractors = jdbc_dataset("jdbc:postgresql://db.example:5432/hr", "contractors")
-    assert staff == ("s3://hr-bucket", "staff") and contractors == ("postgres://db.example:5432", "hr.public.contractors")
+    assert staff == ("s3://hr-bucket", "staff") and contractors == (
+        "postgres://db.example:5432",
+        "hr.public.contractors",
+    )
     details = served.http.get("/api/v1/graph/node", params={"nodeId": node(*table)}).json()
     assert details["facets"]["symlinks"]["identifiers"] == [
-        {"namespace": "file:/tmp/spark-warehouse", "name": "hr.all_people", "type": "TABLE"}]
-    graph = served.http.get("/api/v1/graph/lineage", params={
-        "nodeId": node(*table), "direction": "upstream", "columns": "true"}).json()
+        {"namespace": "file:/tmp/spark-warehouse", "name": "hr.all_people", "type": "TABLE"}
+    ]
+    graph = served.http.get(
+        "/api/v1/graph/lineage", params={"nodeId": node(*table), "direction": "upstream", "columns": "true"}
+    ).json()
     assert {node(*staff), node(*contractors)} <= {n["id"] for n in graph["nodes"]}
     edges = {(e["source"], e["target"]): e["transformations"] for e in graph["columnEdges"]}
     for source in (staff, contractors):
-        assert edges[(f"datasetField:{source[0]}:{source[1]}:name", f"datasetField:{table[0]}:{table[1]}:name")][0][
-            "subtype"] == "IDENTITY"
-        hashed = edges[(f"datasetField:{source[0]}:{source[1]}:email", f"datasetField:{table[0]}:{table[1]}:email_hash")]
+        assert (
+            edges[(f"datasetField:{source[0]}:{source[1]}:name", f"datasetField:{table[0]}:{table[1]}:name")][0][
+                "subtype"
+            ]
+            == "IDENTITY"
+        )
+        hashed = edges[
+            (f"datasetField:{source[0]}:{source[1]}:email", f"datasetField:{table[0]}:{table[1]}:email_hash")
+        ]
         assert [(t["subtype"], t["masking"]) for t in hashed] == [("TRANSFORMATION", True)]
     job = "job:spline:people_union.create_data_source_table_as_select_command.all_people"
     run = served.http.get("/api/v1/graph/runs", params={"nodeId": job}).json()["runs"][0]
@@ -134,8 +147,11 @@ def test_bad_payloads_answer_4xx_naming_the_path(served: Served) -> None:
     answer = post(served, "execution-plans", plan)
     assert answer.status_code == 422
     paths = {d["path"] for d in answer.json()["error"]["details"]}
-    assert paths == {"$.operations.write.outputSource", "$.operations.other[0].childIds[0]",
-                     "$.attributes[5].childRefs[0]"}
+    assert paths == {
+        "$.operations.write.outputSource",
+        "$.operations.other[0].childIds[0]",
+        "$.attributes[5].childRefs[0]",
+    }
 
     answer = post(served, "execution-events", [{"planId": "not-a-uuid", "timestamp": "yesterday"}])
     assert answer.status_code == 422
@@ -143,9 +159,10 @@ def test_bad_payloads_answer_4xx_naming_the_path(served: Served) -> None:
     answer = post(served, "execution-events", [{"planId": "00000000-0000-0000-0000-000000000001", "timestamp": 1}])
     assert answer.status_code == 422 and answer.json()["error"]["details"][0]["path"] == "$[0].planId"
     assert post(served, "execution-plans", plan, media="application/json").status_code == 415
-    assert post(served, "execution-plans", plan, media="application/vnd.absa.spline.producer.v9+json").status_code == 415
-    broken = served.http.post("/spline/producer/execution-plans", content=b"{not json",
-                              headers={"Content-Type": V12})
+    assert (
+        post(served, "execution-plans", plan, media="application/vnd.absa.spline.producer.v9+json").status_code == 415
+    )
+    broken = served.http.post("/spline/producer/execution-plans", content=b"{not json", headers={"Content-Type": V12})
     assert broken.status_code == 400 and broken.json()["error"]["code"] == "invalid_json"
     assert served.http.get("/spline/producer/execution-plans/00000000-0000-0000-0000-000000000002").status_code == 404
     assert served.store.list_events(limit=10)[0] == []

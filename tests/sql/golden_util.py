@@ -42,10 +42,14 @@ def lineage_document(sql: str) -> list[dict[str, Any]]:
     opts = header(sql)
     dialect = get_dialect(opts.get("dialect", "ansi"))
     namespace = opts.get("namespace") or dialect.system
-    records = analyze_script(sql, dialect=dialect, namespace=namespace,
-                             default_database=opts.get("default-database"),
-                             default_schema=opts.get("default-schema"),
-                             catalog=Catalog(tables=opts["schema"], namespace=namespace))
+    records = analyze_script(
+        sql,
+        dialect=dialect,
+        namespace=namespace,
+        default_database=opts.get("default-database"),
+        default_schema=opts.get("default-schema"),
+        catalog=Catalog(tables=opts["schema"], namespace=namespace),
+    )
     doc = []
     for r in records:
         if not (r.writes or r.error):
@@ -58,8 +62,13 @@ def lineage_document(sql: str) -> list[dict[str, Any]]:
         for o in r.outputs:
             cols = None
             if o.columns is not None:
-                cols = {c: {f"{ds}.{f}" if ds.split('.')[-1] != "" else f: sorted(kind(k) for k in kinds)
-                            for (ds, f), kinds in sorted(deps.items())} for c, deps in o.columns}
+                cols = {
+                    c: {
+                        f"{ds}.{f}" if ds.split(".")[-1] != "" else f: sorted(kind(k) for k in kinds)
+                        for (ds, f), kinds in sorted(deps.items())
+                    }
+                    for c, deps in o.columns
+                }
             outputs[f"{o.namespace} {o.name}"] = {"kind": o.kind, "lifecycle": o.lifecycle, "columns": cols}
         entry["outputs"] = outputs
         if r.notes:

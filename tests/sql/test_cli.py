@@ -37,16 +37,21 @@ def _run(args: list[str], stdin: str | None = None):
 
 def test_prints_one_event_per_writing_statement_and_reports_errors(tmp_path: Path) -> None:
     script = tmp_path / "etl.sql"
-    script.write_text("CREATE TABLE rpt.paid AS SELECT id, amount FROM orders WHERE status = 'paid';\n"
-                      "SELECT * FROM rpt.paid;\n"
-                      "INSERT INTO (oops;\n"
-                      "INSERT INTO rpt.total SELECT SUM(amount) AS total FROM rpt.paid;\n")
+    script.write_text(
+        "CREATE TABLE rpt.paid AS SELECT id, amount FROM orders WHERE status = 'paid';\n"
+        "SELECT * FROM rpt.paid;\n"
+        "INSERT INTO (oops;\n"
+        "INSERT INTO rpt.total SELECT SUM(amount) AS total FROM rpt.paid;\n"
+    )
     result = _run(["--dialect", "postgres", "--namespace", NS, "--default-database", "shop", str(script)])
     assert result.exit_code == 2
     assert "statement 3 (line 3, column 1)" in result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [e["outputs"][0]["name"] if e["outputs"] else None for e in events] == \
-        ["shop.rpt.paid", None, "shop.rpt.total"]
+    assert [e["outputs"][0]["name"] if e["outputs"] else None for e in events] == [
+        "shop.rpt.paid",
+        None,
+        "shop.rpt.total",
+    ]
     assert "extractionError" in events[1]["run"]["facets"]
     for e in events:
         assert event_errors(e) == []
@@ -55,8 +60,10 @@ def test_prints_one_event_per_writing_statement_and_reports_errors(tmp_path: Pat
 
 
 def test_stdin_and_unknown_dialect() -> None:
-    result = _run(["--dialect", "mysql", "--namespace", "mysql://db:3306", "--default-database", "crm", "-"],
-                  stdin="INSERT INTO a (x) SELECT y FROM b")
+    result = _run(
+        ["--dialect", "mysql", "--namespace", "mysql://db:3306", "--default-database", "crm", "-"],
+        stdin="INSERT INTO a (x) SELECT y FROM b",
+    )
     assert result.exit_code == 0
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert event["outputs"][0]["name"] == "crm.a"
@@ -66,16 +73,30 @@ def test_stdin_and_unknown_dialect() -> None:
 def test_posts_to_headwater_and_resolves_star_with_its_schemas(served: str, tmp_path: Path) -> None:
     first = tmp_path / "first.sql"
     first.write_text("CREATE TABLE staging.orders AS SELECT id, amount, customer FROM raw_orders;")
-    result = _run(["--dialect", "postgres", "--namespace", NS, "--default-database", "shop", "--url", served,
-                   str(first)])
+    result = _run(
+        ["--dialect", "postgres", "--namespace", NS, "--default-database", "shop", "--url", served, str(first)]
+    )
     assert result.exit_code == 0, result.stderr
     assert dataset_fields(served, NS, "shop.staging.orders") == [("id", None), ("amount", None), ("customer", None)]
     assert dataset_fields(served, NS, "shop.staging.nothing") is None
 
     second = tmp_path / "second.sql"
     second.write_text("INSERT INTO mart.orders SELECT * FROM staging.orders;")
-    result = _run(["--dialect", "postgres", "--namespace", NS, "--default-database", "shop", "--url", served,
-                   "--schema-from", served, str(second)])
+    result = _run(
+        [
+            "--dialect",
+            "postgres",
+            "--namespace",
+            NS,
+            "--default-database",
+            "shop",
+            "--url",
+            served,
+            "--schema-from",
+            served,
+            str(second),
+        ]
+    )
     assert result.exit_code == 0, result.stderr
     answer = httpx.get(f"{served}/api/v1/graph/node", params={"nodeId": f"dataset:{NS}:shop.mart.orders"})
     assert answer.status_code == 200, answer.text

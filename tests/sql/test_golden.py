@@ -24,9 +24,14 @@ def test_golden_events_are_valid_openlineage(path) -> None:
     opts = header(sql)
     dialect = get_dialect(opts.get("dialect", "ansi"))
     ns = opts.get("namespace") or dialect.system
-    events = script_events(sql, dialect=dialect, namespace=ns, default_database=opts.get("default-database"),
-                           default_schema=opts.get("default-schema"),
-                           catalog=Catalog(tables=opts["schema"], namespace=ns))
+    events = script_events(
+        sql,
+        dialect=dialect,
+        namespace=ns,
+        default_database=opts.get("default-database"),
+        default_schema=opts.get("default-schema"),
+        catalog=Catalog(tables=opts["schema"], namespace=ns),
+    )
     assert events, "every golden case writes something"
     for event in events:
         assert event_errors(event) == []

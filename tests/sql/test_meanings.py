@@ -17,8 +17,13 @@ SPARK_GOLDEN = Path(__file__).resolve().parent.parent / "capture" / "lineage" / 
 
 
 def _columns(sql: str) -> dict[str, dict[str, set[str]]]:
-    records = analyze_script(sql, dialect="postgres", namespace=NS, default_database="db",
-                             catalog=Catalog(tables={"db.public.people": ["id", "name", "dept", "pay"]}))
+    records = analyze_script(
+        sql,
+        dialect="postgres",
+        namespace=NS,
+        default_database="db",
+        catalog=Catalog(tables={"db.public.people": ["id", "name", "dept", "pay"]}),
+    )
     (record,) = records
     assert record.notes == []
     (output,) = record.outputs
@@ -30,14 +35,18 @@ def test_sql_engine_meaning(item: str, expected: dict[str, set[str]], spark: tup
     assert _columns(f"CREATE TABLE out AS SELECT {item} AS out FROM people") == {"out": expected}
 
 
-@pytest.mark.parametrize("item,expected,spark", [m for m in MEANINGS if m[2]], ids=[m[0][:40] for m in MEANINGS if m[2]])
+@pytest.mark.parametrize(
+    "item,expected,spark", [m for m in MEANINGS if m[2]], ids=[m[0][:40] for m in MEANINGS if m[2]]
+)
 def test_spark_capture_has_the_same_meaning(item: str, expected: dict[str, set[str]], spark: tuple[str, str]) -> None:
     case, field = spark
     doc = json.loads((SPARK_GOLDEN / f"{case}.spark3.expected.json").read_text())
     (output,) = doc["outputs"]
     fields = output["facets"]["columnLineage"]["fields"][field]["inputFields"]
-    got = {f["field"]: {f"{t['type']}/{t['subtype']}" + ("/masked" if t["masking"] else "")
-                        for t in f["transformations"]} for f in fields}
+    got = {
+        f["field"]: {f"{t['type']}/{t['subtype']}" + ("/masked" if t["masking"] else "") for t in f["transformations"]}
+        for f in fields
+    }
     assert got == expected
 
 

@@ -28,14 +28,26 @@ def derive_everything(events: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": {}, "jobs": {}, "datasets": {}}
     samples: dict[str, list[JobSample]] = defaultdict(list)
     for node in sorted(n for n in by_node if n.startswith("run:")):
-        run = derive_run(node[4:], [RunObservation(o.time, o.event_id, o.data) for o in by_node[node] if o.role == "run"])
+        run = derive_run(
+            node[4:], [RunObservation(o.time, o.event_id, o.data) for o in by_node[node] if o.role == "run"]
+        )
         out["runs"][node] = run
-        samples[run["job"]].append(JobSample(run["started_at"], run["run_id"], run["run_id"], job_content(
-            run["inputs"], run["outputs"], run["job_facets"], run["column_lineage"]), run["job_facets"]))
+        samples[run["job"]].append(
+            JobSample(
+                run["started_at"],
+                run["run_id"],
+                run["run_id"],
+                job_content(run["inputs"], run["outputs"], run["job_facets"], run["column_lineage"]),
+                run["job_facets"],
+            )
+        )
     for job in sorted(samples):
         versions = derive_job_versions(job, samples[job])
-        out["jobs"][job] = {"versions": versions, "edges": derive_edges(job, versions),
-                            "columnEdges": derive_column_edges(job, versions)}
+        out["jobs"][job] = {
+            "versions": versions,
+            "edges": derive_edges(job, versions),
+            "columnEdges": derive_column_edges(job, versions),
+        }
     for node in sorted(n for n in by_node if n.startswith("dataset:")):
         obs = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in by_node[node]]
         versions = derive_dataset_versions(node, obs)
@@ -55,5 +67,3 @@ CASES = {
     "column_lineage_legacy": column_lineage_edges,
     "small_pipeline": derive_everything,
 }
-
-

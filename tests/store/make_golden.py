@@ -27,8 +27,10 @@ def main(names: list[str]) -> int:
         text = json.dumps(got, indent=1, sort_keys=True) + "\n"
         old = path.read_text() if path.exists() else None
         path.write_text(text)
-        print(f"{path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}: "
-              f"{'unchanged' if old == text else 'WRITTEN — review the diff'}")
+        print(
+            f"{path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}: "
+            f"{'unchanged' if old == text else 'WRITTEN — review the diff'}"
+        )
     return 0
 
 

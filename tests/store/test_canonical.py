@@ -19,22 +19,103 @@ from typing import Any
 
 import pytest
 
-from headwater.store.canonical import NotCanonical, canonical_bytes, canonical_json, content_hash, event_id, jcs_bytes
 from fixtures.stories.load import story
+from headwater.store.canonical import NotCanonical, canonical_bytes, canonical_json, content_hash, event_id, jcs_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from spark_events import Pipeline  # noqa: E402
+from spark_events import Pipeline
 
 _ODD_CHARS = [
-    "a", "Z", "0", "9", " ", '"', "\\", "/", "\n", "\r", "\t", "\b", "\f", "\x00", "\x01", "\x1f", "\x7f",
-    "\x80", "\xe9", "\u00ff", "\u0100", "\u2028", "\u2029", "\ud7ff", "\ue000", "\ufeff", "\uffff",
-    "\U0001f600", "\U00010000", "\ud800", "\udfff", ":", ",", "[", "]", "{", "}", ".", "e", "E", "-", "+",
-    "null", ":1.5,", "1e5", "0.5]", "true",
+    "a",
+    "Z",
+    "0",
+    "9",
+    " ",
+    '"',
+    "\\",
+    "/",
+    "\n",
+    "\r",
+    "\t",
+    "\b",
+    "\f",
+    "\x00",
+    "\x01",
+    "\x1f",
+    "\x7f",
+    "\x80",
+    "\xe9",
+    "\u00ff",
+    "\u0100",
+    "\u2028",
+    "\u2029",
+    "\ud7ff",
+    "\ue000",
+    "\ufeff",
+    "\uffff",
+    "\U0001f600",
+    "\U00010000",
+    "\ud800",
+    "\udfff",
+    ":",
+    ",",
+    "[",
+    "]",
+    "{",
+    "}",
+    ".",
+    "e",
+    "E",
+    "-",
+    "+",
+    "null",
+    ":1.5,",
+    "1e5",
+    "0.5]",
+    "true",
 ]
-_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 1e16, 1e15, 1e-5, 1e-4, 123456789.125, 1.5e300, 5e-324,
-           2.0 ** 53, 0.1 + 0.2, float("nan"), float("inf"), float("-inf")]
-_INTS = [0, 1, -1, 7, 2 ** 31, 2 ** 53 - 1, 2 ** 53, -(2 ** 53) + 1, -(2 ** 53), 2 ** 53 + 1, 10 ** 15, 10 ** 16, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64, -(2 ** 63), -(2 ** 63) - 1,
-         10 ** 19, 10 ** 20, 10 ** 30]
+_FLOATS = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    1e16,
+    1e15,
+    1e-5,
+    1e-4,
+    123456789.125,
+    1.5e300,
+    5e-324,
+    2.0**53,
+    0.1 + 0.2,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+]
+_INTS = [
+    0,
+    1,
+    -1,
+    7,
+    2**31,
+    2**53 - 1,
+    2**53,
+    -(2**53) + 1,
+    -(2**53),
+    2**53 + 1,
+    10**15,
+    10**16,
+    2**63 - 1,
+    2**63,
+    2**64 - 1,
+    2**64,
+    -(2**63),
+    -(2**63) - 1,
+    10**19,
+    10**20,
+    10**30,
+]
 
 
 class _Str(str):
@@ -64,7 +145,7 @@ def _scalar(rng: random.Random, odd: float) -> Any:
     if roll < 0.35:
         return _text(rng, rng.random() < odd)
     if roll < 0.55:
-        return rng.choice(_INTS) if rng.random() < odd else rng.randrange(-1000, 10 ** 9)
+        return rng.choice(_INTS) if rng.random() < odd else rng.randrange(-1000, 10**9)
     if roll < 0.65 and rng.random() < odd:
         return rng.choice(_FLOATS) if rng.random() < 0.5 else rng.uniform(-1e6, 1e6)
     if roll < 0.75:
@@ -113,14 +194,51 @@ def test_same_bytes_as_the_jcs_library_on_random_values(odd: float) -> None:
         _same(_value(rng, rng.randrange(0, 6), odd))
 
 
-@pytest.mark.parametrize("value", [
-    {}, [], {"a": []}, [{}], {"b": 1, "a": 2, "B": 3, "_": 4, "0": 5}, {"\u00e9": 1, "z": 2, "\U0001f600": 3, "\uffff": 4},
-    {"k": 1.5}, {"k": -0.0}, [1e16], [1e-5], {"k": float("nan")}, [float("inf")], {"k": None}, [None],
-    {"k": 2 ** 64}, {"k": 2 ** 64 - 1}, {"k": -(2 ** 63) - 1}, {1: 2}, {"a": 1, 1: 2}, {None: 1}, {True: 1},
-    {"s": 'say "hi"'}, {"s": "a\\b"}, {"s": "\x00\x1f\x7f"}, {"s": "\ud800"}, {"s": "\u2028"},
-    {"s": ":1.5,"}, {"s": "x:null,"}, [1, [2, [3, {"d": [True, False]}]]], (1, 2), {"t": (1, "x")},
-    {"k": _Str("x")}, {"k": _Int(1)}, _Dict(a=1), {"k": _Color.RED}, 1.5, 7, "text", None, True,
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {},
+        [],
+        {"a": []},
+        [{}],
+        {"b": 1, "a": 2, "B": 3, "_": 4, "0": 5},
+        {"\u00e9": 1, "z": 2, "\U0001f600": 3, "\uffff": 4},
+        {"k": 1.5},
+        {"k": -0.0},
+        [1e16],
+        [1e-5],
+        {"k": float("nan")},
+        [float("inf")],
+        {"k": None},
+        [None],
+        {"k": 2**64},
+        {"k": 2**64 - 1},
+        {"k": -(2**63) - 1},
+        {1: 2},
+        {"a": 1, 1: 2},
+        {None: 1},
+        {True: 1},
+        {"s": 'say "hi"'},
+        {"s": "a\\b"},
+        {"s": "\x00\x1f\x7f"},
+        {"s": "\ud800"},
+        {"s": "\u2028"},
+        {"s": ":1.5,"},
+        {"s": "x:null,"},
+        [1, [2, [3, {"d": [True, False]}]]],
+        (1, 2),
+        {"t": (1, "x")},
+        {"k": _Str("x")},
+        {"k": _Int(1)},
+        _Dict(a=1),
+        {"k": _Color.RED},
+        1.5,
+        7,
+        "text",
+        None,
+        True,
+    ],
+)
 def test_same_bytes_on_edge_values(value: Any) -> None:
     _same(value)
 
@@ -142,10 +260,14 @@ def test_realistic_events_take_the_fast_path() -> None:
 
 def test_the_rfc_8785_examples() -> None:
     """RFC 8785 section 3.2.2 (values) and 3.2.3 (key order by UTF-16 code units), written out by hand."""
-    value = json.loads(r"""{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"""
-                       r""""string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}""")
-    expected = (r"""{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"""
-                r""""string":"€$\u000f\nA'B\"\\\\\"/"}""")
+    value = json.loads(
+        r"""{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"""
+        r""""string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}"""
+    )
+    expected = (
+        r"""{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"""
+        r""""string":"€$\u000f\nA'B\"\\\\\"/"}"""
+    )
     assert canonical_bytes(value) == expected.encode("utf-8")
     keys = {"\u20ac": 1, "\r": 2, "\ufb33": 3, "1": 4, "\U0001f600": 5, "\u0080": 6, "\u00f6": 7}
     order = json.loads(canonical_bytes(keys), object_pairs_hook=lambda pairs: [k for k, _ in pairs])
@@ -153,9 +275,10 @@ def test_the_rfc_8785_examples() -> None:
 
 
 def test_integers_beyond_the_safe_range_are_written_in_full() -> None:
-    assert canonical_bytes({"n": [2 ** 53 - 1, 2 ** 53, -(2 ** 64) - 1, 10 ** 30]}) == (
-        b'{"n":[9007199254740991,9007199254740992,-18446744073709551617,1000000000000000000000000000000]}')
-    assert canonical_bytes({"a": 2 ** 60, "b": str(2 ** 60)}) == b'{"a":1152921504606846976,"b":"1152921504606846976"}'
+    assert canonical_bytes({"n": [2**53 - 1, 2**53, -(2**64) - 1, 10**30]}) == (
+        b'{"n":[9007199254740991,9007199254740992,-18446744073709551617,1000000000000000000000000000000]}'
+    )
+    assert canonical_bytes({"a": 2**60, "b": str(2**60)}) == b'{"a":1152921504606846976,"b":"1152921504606846976"}'
 
 
 def test_values_without_a_canonical_form_are_refused() -> None:
@@ -168,11 +291,18 @@ def test_values_without_a_canonical_form_are_refused() -> None:
 def test_known_event_ids_never_change() -> None:
     """Ids of the current scheme, frozen. An event of ASCII text and integers kept the id it had before
     RFC 8785 (the same bytes); one with a float did not (``2.5`` stays ``2.5``, but ``1.0`` is now ``1``)."""
-    event = {"eventType": "START", "eventTime": "2026-01-01T00:00:00Z", "run": {"runId": "r"},
-             "job": {"namespace": "ns", "name": "j"}, "producer": "p", "schemaURL": "s"}
+    event = {
+        "eventType": "START",
+        "eventTime": "2026-01-01T00:00:00Z",
+        "run": {"runId": "r"},
+        "job": {"namespace": "ns", "name": "j"},
+        "producer": "p",
+        "schemaURL": "s",
+    }
     assert event_id(event) == "5f7053388228b8e9ffb7fe358c79c66221d78affc8bd2a4bdba9a82932d8346d"  # fast path
     odd = {**event, "n": [1, 2.5, None, "\u00e9"]}
     assert event_id(odd) == "e5e2b0dbbad83fb115b7120d722c4dbb73a906b745951a5dd00c86beaa018a5c"  # the library
     floats = {**event, "n": [1.0, 1e16, 1e-5]}
-    assert canonical_bytes(floats).endswith(b'"n":[1,10000000000000000,0.00001],"producer":"p","run":{"runId":"r"},'
-                                            b'"schemaURL":"s"}')
+    assert canonical_bytes(floats).endswith(
+        b'"n":[1,10000000000000000,0.00001],"producer":"p","run":{"runId":"r"},"schemaURL":"s"}'
+    )

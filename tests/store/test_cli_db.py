@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlalchemy as sa
 from click.testing import CliRunner
 
+from fixtures.stories.load import derived_state, incoming, story
 from headwater.cli import cli
 from headwater.store import Store
 from headwater.store.migrate import head_revision
 from headwater.store.schema import runs
-from fixtures.stories.load import derived_state, incoming, story
 
 
 def test_upgrade_then_rebuild(store_url: str) -> None:

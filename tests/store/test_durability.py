@@ -30,16 +30,26 @@ CHILD = textwrap.dedent("""
 
 
 def event(i: int) -> dict:
-    return {"eventType": "COMPLETE", "eventTime": f"2026-04-01T10:00:{i:02d}Z", "producer": "https://example.com/p",
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-            "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "ns", "name": f"job{i}"},
-            "outputs": [{"namespace": "file", "name": f"/out/{i}"}]}
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": f"2026-04-01T10:00:{i:02d}Z",
+        "producer": "https://example.com/p",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": "ns", "name": f"job{i}"},
+        "outputs": [{"namespace": "file", "name": f"/out/{i}"}],
+    }
 
 
 def test_acknowledged_events_survive_kill_9(store_url: str) -> None:
     Store.open(store_url).close()  # migrate first, so the child only appends
-    child = subprocess.Popen([sys.executable, "-c", CHILD, store_url], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env={**os.environ})
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, store_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     assert child.stdin is not None and child.stdout is not None
     acked: list[str] = []
     try:

@@ -14,12 +14,21 @@ from headwater.store import IncomingEvent, InvalidCursor, InvalidStoreUrl, Store
 from headwater.store.engine import normalize_url
 
 
-def run_event(event_type: str, time: str, run_id: str, job: str = "job1",
-              inputs: list[str] | None = None, outputs: list[str] | None = None) -> dict[str, Any]:
+def run_event(
+    event_type: str,
+    time: str,
+    run_id: str,
+    job: str = "job1",
+    inputs: list[str] | None = None,
+    outputs: list[str] | None = None,
+) -> dict[str, Any]:
     return {
-        "eventType": event_type, "eventTime": time, "producer": "https://example.com/test",
+        "eventType": event_type,
+        "eventTime": time,
+        "producer": "https://example.com/test",
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-        "run": {"runId": run_id}, "job": {"namespace": "ns", "name": job},
+        "run": {"runId": run_id},
+        "job": {"namespace": "ns", "name": job},
         "inputs": [{"namespace": "file", "name": n} for n in inputs or []],
         "outputs": [{"namespace": "file", "name": n} for n in outputs or []],
     }
@@ -64,8 +73,16 @@ def test_duplicate_inside_one_batch(store: Store) -> None:
 
 def test_list_events_newest_first_with_filters_and_cursor(store: Store) -> None:
     run_a, run_b = str(uuid.uuid4()), str(uuid.uuid4())
-    batch = [run_event("START", f"2026-03-01T10:0{i}:00Z", run_a if i % 2 else run_b,
-                       inputs=["/in"] if i < 3 else [], outputs=["/out"]) for i in range(6)]
+    batch = [
+        run_event(
+            "START",
+            f"2026-03-01T10:0{i}:00Z",
+            run_a if i % 2 else run_b,
+            inputs=["/in"] if i < 3 else [],
+            outputs=["/out"],
+        )
+        for i in range(6)
+    ]
     ids = [r.id for r in store.append([incoming(p) for p in batch])]
     page1, cursor = store.list_events(limit=4)
     assert [e.id for e in page1] == ids[::-1][:4]
@@ -116,15 +133,23 @@ def test_reopen_keeps_events(sqlite_url: str) -> None:
 def test_concurrent_appends_are_group_committed_and_isolated(store: Store) -> None:
     import threading
 
-    good = [[run_event("START", f"2026-03-02T10:{t:02d}:{i:02d}Z", str(uuid.uuid4()), job=f"job{t}")
-             for i in range(5)] for t in range(8)]
-    bad = [run_event("START", "2026-03-02T11:00:00Z", str(uuid.uuid4())), run_event("START", "never", str(uuid.uuid4()))]
+    good = [
+        [run_event("START", f"2026-03-02T10:{t:02d}:{i:02d}Z", str(uuid.uuid4()), job=f"job{t}") for i in range(5)]
+        for t in range(8)
+    ]
+    bad = [
+        run_event("START", "2026-03-02T11:00:00Z", str(uuid.uuid4())),
+        run_event("START", "never", str(uuid.uuid4())),
+    ]
     results: dict[int, Any] = {}
 
     def worker(n: int, batch: list[dict[str, Any]]) -> None:
         try:
-            results[n] = [r.id for e in batch for r in store.append([incoming(e)])] if n < 8 else \
-                store.append([incoming(e) for e in batch])
+            results[n] = (
+                [r.id for e in batch for r in store.append([incoming(e)])]
+                if n < 8
+                else store.append([incoming(e) for e in batch])
+            )
         except ValueError as exc:
             results[n] = exc
 

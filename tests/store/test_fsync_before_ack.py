@@ -68,19 +68,24 @@ def strace_path() -> str:
 
 
 def event(i: int) -> dict[str, Any]:
-    return {"eventType": "COMPLETE", "eventTime": f"2026-04-01T10:00:{i:02d}Z", "producer": "https://example.com/p",
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-            "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "ns", "name": f"job{i}"},
-            "outputs": [{"namespace": "file", "name": f"/out/{i}"}]}
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": f"2026-04-01T10:00:{i:02d}Z",
+        "producer": "https://example.com/p",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": "ns", "name": f"job{i}"},
+        "outputs": [{"namespace": "file", "name": f"/out/{i}"}],
+    }
 
 
 @dataclass
 class Call:
     pid: str
     name: str
-    args: str      # as strace printed them when the call started (fds annotated with -yy)
-    start: int     # line number where the call started
-    end: int       # line number where it returned
+    args: str  # as strace printed them when the call started (fds annotated with -yy)
+    start: int  # line number where the call started
+    end: int  # line number where it returned
     result: str
 
 
@@ -145,10 +150,17 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
                 written[path] = max(written.get(path, -1), c.end)
         assert written, f"{request} answered {status.group(1)} without writing the store's files: the trace misses them"
         for path, last_write in sorted(written.items()):
-            if not any(c.name in ("fsync", "fdatasync") and fd_target(c.args) == path and c.start > last_write
-                       and c.result.strip() == "0" for c in window):
-                problems.append(f"{request} answered {status.group(1)} (trace line {call.start + 1}) with {path} "
-                                f"written (line {last_write + 1}) and not synced after")
+            if not any(
+                c.name in ("fsync", "fdatasync")
+                and fd_target(c.args) == path
+                and c.start > last_write
+                and c.result.strip() == "0"
+                for c in window
+            ):
+                problems.append(
+                    f"{request} answered {status.group(1)} (trace line {call.start + 1}) with {path} "
+                    f"written (line {last_write + 1}) and not synced after"
+                )
     return answers, problems
 
 
@@ -170,12 +182,35 @@ def traced_server(tmp_path: Path) -> Iterator[Any]:
         folder.mkdir()
         db, trace, port = folder / "hw.db", folder / "strace.txt", _free_port()
         python = [sys.executable, "-c", LOWERED] if lowered else [sys.executable, "-m", "headwater"]
-        env = {k: v for k, v in os.environ.items() if k not in ("HEADWATER_DB", "HEADWATER_READ_TOKENS",
-                                                                "HEADWATER_WRITE_TOKENS")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("HEADWATER_DB", "HEADWATER_READ_TOKENS", "HEADWATER_WRITE_TOKENS")
+        }
         log = (folder / "serve.log").open("wb")
-        proc = subprocess.Popen([strace, "-f", "-qq", "-yy", "-s", "48", "-e", f"trace={TRACED}", "-o", str(trace),
-                                 *python, "serve", "--port", str(port), "--db", f"sqlite:///{db}"],
-                                stdout=log, stderr=subprocess.STDOUT, env={**env, "HEADWATER_DATA_DIR": str(folder)})
+        proc = subprocess.Popen(
+            [
+                strace,
+                "-f",
+                "-qq",
+                "-yy",
+                "-s",
+                "48",
+                "-e",
+                f"trace={TRACED}",
+                "-o",
+                str(trace),
+                *python,
+                "serve",
+                "--port",
+                str(port),
+                "--db",
+                f"sqlite:///{db}",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**env, "HEADWATER_DATA_DIR": str(folder)},
+        )
         procs.append(proc)
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 90
@@ -189,8 +224,11 @@ def traced_server(tmp_path: Path) -> Iterator[Any]:
             assert time.monotonic() < deadline, "headwater serve did not answer within 90 s under strace"
             time.sleep(0.2)
         with httpx.Client(base_url=base, timeout=60) as client:
-            for body, path in ((event(1), "/api/v1/lineage"), (event(2), "/api/v1/lineage"),
-                               ([event(3), event(4)], "/api/v1/lineage/batch")):
+            for body, path in (
+                (event(1), "/api/v1/lineage"),
+                (event(2), "/api/v1/lineage"),
+                ([event(3), event(4)], "/api/v1/lineage/batch"),
+            ):
                 # a graph read waits until the projector has caught up: the POST's window holds only the append
                 assert client.get("/api/v1/graph/namespaces").status_code == 200
                 answer = client.post(path, json=body, headers={"Connection": "close"})

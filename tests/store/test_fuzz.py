@@ -58,30 +58,72 @@ def gen(rng: random.Random) -> list[dict[str, Any]]:
         t0 = rng.randint(0, 50)
         ins = rng.sample(ds, rng.randint(0, 2))
         outs = rng.sample(ds, rng.randint(0, 2))
+
         def d(n: str, cl: bool = False, ins: list[str] = ins) -> dict[str, Any]:
             facets: dict[str, Any] = {}
             if rng.random() < 0.6:
-                facets["schema"] = f(fields=[{"name": c, "type": rng.choice(["int", "string"])} for c in rng.sample("abc", rng.randint(1, 3))])
+                facets["schema"] = f(
+                    fields=[
+                        {"name": c, "type": rng.choice(["int", "string"])} for c in rng.sample("abc", rng.randint(1, 3))
+                    ]
+                )
             if rng.random() < 0.3:
                 facets["documentation"] = f(description=rng.choice(["x", "y"]))
             if cl and ins and rng.random() < 0.7:
-                facets["columnLineage"] = f(fields={"a": {"inputFields": [{"namespace": "file", "name": rng.choice(ins), "field": rng.choice("abc"),
-                                                                          "transformations": [{"type": rng.choice(["DIRECT", "INDIRECT"])}]}]}})
+                facets["columnLineage"] = f(
+                    fields={
+                        "a": {
+                            "inputFields": [
+                                {
+                                    "namespace": "file",
+                                    "name": rng.choice(ins),
+                                    "field": rng.choice("abc"),
+                                    "transformations": [{"type": rng.choice(["DIRECT", "INDIRECT"])}],
+                                }
+                            ]
+                        }
+                    }
+                )
             return {"namespace": "file", "name": n, "facets": facets}
+
         sql = rng.choice(["q1", "q2"])
         for et in rng.sample(["START", "RUNNING", "COMPLETE"], rng.randint(1, 3)):
-            evs.append({"eventType": et, "eventTime": f"2026-01-01T00:{t0 + rng.randint(0, 3):02d}:00Z", "producer": P,
-                        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-                        "run": {"runId": run}, "job": {"namespace": "ns", "name": job, "facets": {"sql": f(query=sql)}},
-                        "inputs": [d(n) for n in ins if rng.random() < 0.8], "outputs": [d(n, True) for n in outs if rng.random() < 0.8]})
+            evs.append(
+                {
+                    "eventType": et,
+                    "eventTime": f"2026-01-01T00:{t0 + rng.randint(0, 3):02d}:00Z",
+                    "producer": P,
+                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+                    "run": {"runId": run},
+                    "job": {"namespace": "ns", "name": job, "facets": {"sql": f(query=sql)}},
+                    "inputs": [d(n) for n in ins if rng.random() < 0.8],
+                    "outputs": [d(n, True) for n in outs if rng.random() < 0.8],
+                }
+            )
     for _ in range(rng.randint(0, 3)):
-        evs.append({"eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z", "producer": P,
-                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
-                    "dataset": {"namespace": "file", "name": rng.choice(ds), "facets": {"lifecycleStateChange": f(lifecycleStateChange=rng.choice(["DROP", "CREATE"]))}}})
+        evs.append(
+            {
+                "eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z",
+                "producer": P,
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+                "dataset": {
+                    "namespace": "file",
+                    "name": rng.choice(ds),
+                    "facets": {"lifecycleStateChange": f(lifecycleStateChange=rng.choice(["DROP", "CREATE"]))},
+                },
+            }
+        )
     for _ in range(rng.randint(0, 2)):
-        evs.append({"eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z", "producer": P,
-                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
-                    "job": {"namespace": "ns", "name": f"j{rng.randint(0, 2)}"}, "inputs": [{"namespace": "file", "name": rng.choice(ds)}], "outputs": []})
+        evs.append(
+            {
+                "eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z",
+                "producer": P,
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+                "job": {"namespace": "ns", "name": f"j{rng.randint(0, 2)}"},
+                "inputs": [{"namespace": "file", "name": rng.choice(ds)}],
+                "outputs": [],
+            }
+        )
     return evs
 
 
@@ -100,7 +142,9 @@ def answers(store: Store) -> dict[str, Any]:
         node = parse_node_id(node_id)
         for name in ("lineage", "history"):
             try:
-                out[f"{name} {node_id}"] = g.lineage(node, depth=6, columns=True) if name == "lineage" else g.history(node)
+                out[f"{name} {node_id}"] = (
+                    g.lineage(node, depth=6, columns=True) if name == "lineage" else g.history(node)
+                )
             except NodeNotFound as exc:
                 out[f"{name} {node_id}"] = f"NodeNotFound: {exc}"
     return out
@@ -130,7 +174,9 @@ def machine(new_url: Callable[[ExitStack], str]) -> type[RuleBasedStateMachine]:
         @rule(data=st.data())
         def ingest_the_rest(self, data: st.DataObject) -> None:
             """Everything not held yet, in any order, in batches of any size."""
-            rest = data.draw(st.permutations([i for i, eid in enumerate(self.ids) if eid not in self.held]), label="order")
+            rest = data.draw(
+                st.permutations([i for i, eid in enumerate(self.ids) if eid not in self.held]), label="order"
+            )
             while rest:
                 size = data.draw(st.integers(1, 6), label="size")
                 self._append(rest[:size])
@@ -180,10 +226,12 @@ def new_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable
     PostgreSQL databases are copies of one migrated template database (CREATE DATABASE ... TEMPLATE:
     about twice as fast as creating and migrating each)."""
     if request.param == "sqlite":
+
         def make_sqlite(cleanup: ExitStack) -> str:
             path = tmp_path / f"{uuid.uuid4().hex}.db"
             cleanup.callback(lambda: [p.unlink(missing_ok=True) for p in path.parent.glob(path.name + "*")])
             return f"sqlite:///{path}"
+
         yield make_sqlite
         return
     import psycopg
@@ -201,16 +249,29 @@ def new_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable
             def drop() -> None:
                 with psycopg.connect(server, autocommit=True) as conn:
                     conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
             cleanup.callback(drop)
             return urlunsplit(urlsplit(server)._replace(path=f"/{name}"))
+
         yield make_pg
 
 
 CI = bool(os.environ.get("CI"))
 
 
-def test_ingest_in_any_order_with_duplicates_and_rebuilds(new_url: Callable[[ExitStack], str], request: pytest.FixtureRequest) -> None:
+def test_ingest_in_any_order_with_duplicates_and_rebuilds(
+    new_url: Callable[[ExitStack], str], request: pytest.FixtureRequest
+) -> None:
     examples = 25 if "sqlite" in request.node.callspec.id else 12  # a PostgreSQL example costs ~0.6 s in databases
-    run_state_machine_as_test(machine(new_url), settings=settings(
-        max_examples=examples, stateful_step_count=6, deadline=None, derandomize=CI, database=None, print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow]))
+    run_state_machine_as_test(
+        machine(new_url),
+        settings=settings(
+            max_examples=examples,
+            stateful_step_count=6,
+            deadline=None,
+            derandomize=CI,
+            database=None,
+            print_blob=True,
+            suppress_health_check=[HealthCheck.too_slow],
+        ),
+    )

@@ -33,7 +33,9 @@ def answers(store: Store) -> dict[str, Any]:
         "history": g.history(comp),
         "job2": g.history(parse_node_id("job:hr_payroll:job2")),
         "runs": g.runs(parse_node_id("job:hr_payroll:job2")),
-        "columns": g.column_lineage(parse_node_id("datasetField:file:/warehouse/hr/employee_compensation:TotalCompensation")),
+        "columns": g.column_lineage(
+            parse_node_id("datasetField:file:/warehouse/hr/employee_compensation:TotalCompensation")
+        ),
     }
 
 

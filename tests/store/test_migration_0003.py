@@ -22,8 +22,17 @@ from headwater.store.migrate import alembic_config, current_revision, head_revis
 from headwater.store.schema import datasets
 
 P = "https://example.com/producer"
-NAMES = ["warehouse/orders", "warehouse/Orders_Archive", "per%cent", "under_score", "back\\slash", "Ñame", "ñame",
-         "数据集", "ab"]
+NAMES = [
+    "warehouse/orders",
+    "warehouse/Orders_Archive",
+    "per%cent",
+    "under_score",
+    "back\\slash",
+    "Ñame",
+    "ñame",
+    "数据集",
+    "ab",
+]
 QUERIES = ["orders", "ORD", "cent", "%", "_sc", "\\", "ñam", "数据", "ab", "a", "house/o", "job_x"]
 WARNING = "name search index not created"
 
@@ -31,12 +40,24 @@ WARNING = "name search index not created"
 def events() -> list[IncomingEvent]:
     evs: list[dict[str, Any]] = []
     for i, name in enumerate(NAMES):
-        evs.append({"eventTime": f"2026-03-01T00:{i:02d}:00Z", "producer": P,
-                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
-                    "dataset": {"namespace": "file", "name": name, "facets": {}}})
-        evs.append({"eventTime": f"2026-03-01T00:{i:02d}:00Z", "producer": P,
-                    "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
-                    "job": {"namespace": "ns", "name": f"job_x_{name}"}, "inputs": [], "outputs": []})
+        evs.append(
+            {
+                "eventTime": f"2026-03-01T00:{i:02d}:00Z",
+                "producer": P,
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+                "dataset": {"namespace": "file", "name": name, "facets": {}},
+            }
+        )
+        evs.append(
+            {
+                "eventTime": f"2026-03-01T00:{i:02d}:00Z",
+                "producer": P,
+                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+                "job": {"namespace": "ns", "name": f"job_x_{name}"},
+                "inputs": [],
+                "outputs": [],
+            }
+        )
     return [IncomingEvent(e, json.dumps(e)) for e in evs]
 
 
@@ -48,9 +69,14 @@ def answers(engine: sa.Engine) -> list[list[str]]:
 def index_objects(engine: sa.Engine) -> set[str]:
     with engine.connect() as conn:
         if conn.dialect.name == "sqlite":
-            return set(conn.scalars(sa.text(  # the FTS5 tables (not their shadow tables) and the triggers
-                "SELECT name FROM sqlite_master WHERE name LIKE '%name_trgm%' AND (type = 'trigger' OR name IN "
-                "('datasets_name_trgm', 'jobs_name_trgm'))")))
+            return set(
+                conn.scalars(
+                    sa.text(  # the FTS5 tables (not their shadow tables) and the triggers
+                        "SELECT name FROM sqlite_master WHERE name LIKE '%name_trgm%' AND (type = 'trigger' OR name IN "
+                        "('datasets_name_trgm', 'jobs_name_trgm'))"
+                    )
+                )
+            )
         return set(conn.scalars(sa.text("SELECT indexname FROM pg_indexes WHERE indexname LIKE '%name_trgm'")))
 
 
@@ -83,9 +109,17 @@ def test_upgrade_downgrade_upgrade_on_a_store_with_data(store_url: str) -> None:
                     assert conn.scalar(sa.text("SELECT count(*) FROM sqlite_master WHERE name LIKE '%trgm%'")) == 0
             assert answers(engine) == indexed  # the scan: the same answers
             with engine.begin() as conn:  # no trigger is left behind: a plain write works
-                conn.execute(sa.insert(datasets).values(id="dataset:file:added_at_0002", namespace="file",
-                                                        name="added_at_0002_orders", kind="file", created_at=1,
-                                                        updated_at=1, deleted=False))
+                conn.execute(
+                    sa.insert(datasets).values(
+                        id="dataset:file:added_at_0002",
+                        namespace="file",
+                        name="added_at_0002_orders",
+                        kind="file",
+                        created_at=1,
+                        updated_at=1,
+                        deleted=False,
+                    )
+                )
             upgrade(engine)
             assert current_revision(engine) == head_revision() and index_objects(engine) == expected_objects(dialect)
             now = answers(engine)
@@ -123,7 +157,8 @@ def test_sqlite_without_the_fts5_table_falls_back_to_the_scan(tmp_path: Path, ca
                 raw.set_authorizer(None)
         assert [r.getMessage() for r in caplog.records if WARNING in r.getMessage()] == [
             f"{WARNING} (not authorized); search scans every dataset and job name instead. "
-            "See docs/store.md, 'Search', to add it later."]
+            "See docs/store.md, 'Search', to add it later."
+        ]
         assert current_revision(engine) == head_revision() and index_objects(engine) == set()
     finally:
         engine.dispose()
@@ -148,15 +183,16 @@ def test_sqlite_without_the_fts5_table_falls_back_to_the_scan(tmp_path: Path, ca
 
 
 @pytest.mark.postgres
-def test_postgresql_without_create_extension_falls_back_to_the_scan(pg_server_url: str,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_postgresql_without_create_extension_falls_back_to_the_scan(
+    pg_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
     import psycopg
 
     suffix = uuid.uuid4().hex[:12]
     role, database, password = f"hw_noext_{suffix}", f"hw_noext_{suffix}", uuid.uuid4().hex
     server = urlsplit(pg_server_url)
     with psycopg.connect(pg_server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE ROLE "{role}" LOGIN PASSWORD \'{password}\'')
+        conn.execute(f"CREATE ROLE \"{role}\" LOGIN PASSWORD '{password}'")
         conn.execute(f'CREATE DATABASE "{database}"')  # owned by the admin: the role may not CREATE in it
     try:
         with psycopg.connect(urlunsplit(server._replace(path=f"/{database}")), autocommit=True) as conn:

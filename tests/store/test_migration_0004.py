@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 
+from fixtures.stories.load import derived_state, incoming, story
 from headwater.model.times import now_micros
 from headwater.store import Store
 from headwater.store.canonical import event_id
@@ -24,8 +25,6 @@ from headwater.store.engine import create_store_engine
 from headwater.store.eventlog import PreparedEvent, insert_events, prepare
 from headwater.store.migrate import alembic_config, current_revision, head_revision, upgrade
 from headwater.store.schema import events as events_table
-
-from fixtures.stories.load import derived_state, incoming, story
 
 
 def _old_id(payload: Any) -> str:  # the scheme before 0004, written out here on purpose
@@ -37,8 +36,12 @@ def _events() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     hr = story()
     with_floats = copy.deepcopy(hr[0])
     with_floats["run"]["runId"] = "01930000-0000-7000-8000-00000000f10a"
-    with_floats["run"]["facets"]["measure"] = {"_producer": "https://example.com/p", "_schemaURL": "https://example.com/s",
-                                              "ratio": 1.0, "tiny": 1e-05}
+    with_floats["run"]["facets"]["measure"] = {
+        "_producer": "https://example.com/p",
+        "_schemaURL": "https://example.com/s",
+        "ratio": 1.0,
+        "tiny": 1e-05,
+    }
     twin = copy.deepcopy(with_floats)
     twin["run"]["facets"]["measure"]["ratio"] = 1  # 1.0 and 1: one number in RFC 8785
     return hr, with_floats, twin
@@ -59,7 +62,10 @@ def test_upgrade_gives_rfc_8785_ids_and_derives_the_same_graph(store_url: str, t
     try:
         upgrade(engine, "0003")
         with engine.begin() as conn:  # the log as a 0003 server wrote it: old ids, no graph yet
-            old = [PreparedEvent(_old_id(e), {**p.row, "id": _old_id(e)}) for e, p in zip(logged, prepare(incoming(logged)))]
+            old = [
+                PreparedEvent(_old_id(e), {**p.row, "id": _old_id(e)})
+                for e, p in zip(logged, prepare(incoming(logged)))
+            ]
             insert_events(conn, old, now_micros())
         assert _ids(engine) == [_old_id(e) for e in logged]
     finally:

@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fixtures.stories.load import story
 from headwater.model.jsontext import dumps
 from headwater.store.canonical import event_id
 from headwater.store.observe import ObserveMemo, observe
-from fixtures.stories.load import story
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from spark_events import Pipeline  # noqa: E402
+from spark_events import Pipeline
 
 
 def _as_json(events: list[dict[str, Any]], memo: ObserveMemo | None) -> list[str]:
@@ -39,15 +39,26 @@ def test_same_observations_with_and_without_the_memo() -> None:
 def test_odd_inputs_are_answered_exactly() -> None:
     base = Pipeline("odd", jobs=1).events(2)[1]
     variants: list[dict[str, Any]] = []
-    for fields in ([], None, [{"name": "a", "fields": [{"name": "b", "type": "int"}]}],
-                   [{"name": "big", "type": 2 ** 70}], [{"type": "no name"}, "not a field"]):
+    for fields in (
+        [],
+        None,
+        [{"name": "a", "fields": [{"name": "b", "type": "int"}]}],
+        [{"name": "big", "type": 2**70}],
+        [{"type": "no name"}, "not a field"],
+    ):
         e = copy.deepcopy(base)
         e["outputs"][0]["facets"]["schema"]["fields"] = fields
         variants.append(e)
     legacy = copy.deepcopy(base)
-    legacy["outputs"][0]["facets"]["columnLineage"] = {"fields": {"x": {
-        "inputFields": [{"namespace": "s3://b", "name": "t", "field": "y"}],
-        "transformationType": "IDENTITY", "transformationDescription": "copy"}}}
+    legacy["outputs"][0]["facets"]["columnLineage"] = {
+        "fields": {
+            "x": {
+                "inputFields": [{"namespace": "s3://b", "name": "t", "field": "y"}],
+                "transformationType": "IDENTITY",
+                "transformationDescription": "copy",
+            }
+        }
+    }
     not_a_map = copy.deepcopy(base)
     not_a_map["outputs"][0]["facets"]["columnLineage"] = ["not", "a", "facet"]
     variants += [legacy, not_a_map, legacy]
@@ -69,8 +80,13 @@ def test_json_memo_parses_like_loads_text_and_is_bounded() -> None:
     from headwater.store.canonical import JsonMemo
 
     memo = JsonMemo(size=2, min_length=4)
-    texts = ['{"a": [1, 2.5, null]}', '{"big": 123456789012345678901234567890}', "[]", '"\\u00e9"',
-             '{"a": [1, 2.5, null]}']
+    texts = [
+        '{"a": [1, 2.5, null]}',
+        '{"big": 123456789012345678901234567890}',
+        "[]",
+        '"\\u00e9"',
+        '{"a": [1, 2.5, null]}',
+    ]
     for text in texts * 2:
         assert memo.loads(text) == loads_text(text)
     assert memo.loads(None) is None

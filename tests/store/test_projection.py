@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from fixtures.stories.load import derived_state, incoming, story
 
+from fixtures.stories.load import derived_state, incoming, story
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
@@ -25,12 +25,16 @@ from headwater.store.schema import DERIVED_TABLES, observations
 
 
 def run_event(i: int, job: str = "job", minute: int = 0) -> dict:
-    return {"eventType": "COMPLETE", "eventTime": f"2026-04-01T10:{minute:02d}:{i % 60:02d}Z",
-            "producer": "https://example.com/p",
-            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-            "run": {"runId": str(uuid.uuid4())}, "job": {"namespace": "ns", "name": f"{job}{i}"},
-            "inputs": [{"namespace": "file", "name": "/in"}],
-            "outputs": [{"namespace": "file", "name": f"/out/{i}"}]}
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": f"2026-04-01T10:{minute:02d}:{i % 60:02d}Z",
+        "producer": "https://example.com/p",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": "ns", "name": f"{job}{i}"},
+        "inputs": [{"namespace": "file", "name": "/in"}],
+        "outputs": [{"namespace": "file", "name": f"/out/{i}"}],
+    }
 
 
 def log_only(url: str, events: list[IncomingEvent]) -> None:
@@ -110,8 +114,10 @@ def test_an_event_that_cannot_be_derived_is_recorded_and_does_not_block_the_othe
     good = [run_event(i) for i in range(3)]
     bad_payload = run_event(7)
     broken = IncomingEvent(bad_payload, "this raw text is not the event")  # the derivation reads the raw text
-    log_only(store_url, [IncomingEvent(good[0], json.dumps(good[0])), broken,
-                         *[IncomingEvent(e, json.dumps(e)) for e in good[1:]]])
+    log_only(
+        store_url,
+        [IncomingEvent(good[0], json.dumps(good[0])), broken, *[IncomingEvent(e, json.dumps(e)) for e in good[1:]]],
+    )
     with Store.open(store_url) as store:
         assert store.caught_up()  # the failing event does not hold readers back
         names = {item["name"] for item in GraphReader(store).jobs(namespace="ns")["items"]}

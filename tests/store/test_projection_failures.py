@@ -58,8 +58,11 @@ def event_with_names(size: int) -> dict[str, Any]:
     field = _name(size)
     out["facets"]["schema"]["fields"][1]["name"] = field
     lineage = out["facets"]["columnLineage"]
-    lineage["fields"] = {field: {"inputFields": [{"namespace": "file", "name": event["inputs"][0]["name"],
-                                                   "field": _name(size)[:-1] + "s"}]}}
+    lineage["fields"] = {
+        field: {
+            "inputFields": [{"namespace": "file", "name": event["inputs"][0]["name"], "field": _name(size)[:-1] + "s"}]
+        }
+    }
     lineage["dataset"][0]["name"] = event["inputs"][0]["name"]
     lineage["dataset"][0]["field"] = _name(size)[:-1] + "d"
     return event
@@ -74,23 +77,39 @@ def test_names_at_the_limit_are_acknowledged_and_projected(store_url: str) -> No
         assert store.catch_up().caught_up
         health = status(store)
         assert health["projection"]["failed"] == 0, health
-        node = http.get("/api/v1/graph/node", params={"type": "job", "namespace": "spark", "name": event["job"]["name"]})
+        node = http.get(
+            "/api/v1/graph/node", params={"type": "job", "namespace": "spark", "name": event["job"]["name"]}
+        )
         assert node.status_code == 200, node.text
         assert set(node.json()["outputs"]) == {f"dataset:n:{event['outputs'][0]['name']}"}
-        columns = http.get("/api/v1/graph/column-lineage", params={"nodeId": f"dataset:n:{event['outputs'][0]['name']}"})
+        columns = http.get(
+            "/api/v1/graph/column-lineage", params={"nodeId": f"dataset:n:{event['outputs'][0]['name']}"}
+        )
         assert columns.status_code == 200 and columns.json()["edges"], columns.text
 
         over = event_with_names(MAX_NAME_BYTES + 1)
         answer = http.post("/api/v1/lineage", json=over)
         assert answer.status_code == 422, answer.text
         paths = {d["path"] for d in answer.json()["error"]["details"]}
-        assert {"$.job.name", "$.outputs[0].name", "$.run.facets.parent.job.name",
-                "$.outputs[0].facets.schema.fields[1].name"} <= paths, paths
+        assert {
+            "$.job.name",
+            "$.outputs[0].name",
+            "$.run.facets.parent.job.name",
+            "$.outputs[0].facets.schema.fields[1].name",
+        } <= paths, paths
         assert all("max_name_bytes" in d["message"] for d in answer.json()["error"]["details"])
 
 
-@pytest.mark.parametrize("where", [("job", "name"), ("job", "namespace"), ("outputs", 0, "name"),
-                                   ("inputs", 0, "namespace"), ("run", "facets", "errorMessage", "message")])
+@pytest.mark.parametrize(
+    "where",
+    [
+        ("job", "name"),
+        ("job", "namespace"),
+        ("outputs", 0, "name"),
+        ("inputs", 0, "namespace"),
+        ("run", "facets", "errorMessage", "message"),
+    ],
+)
 def test_nul_is_refused_before_the_ack_on_every_database(store_url: str, where: tuple[Any, ...]) -> None:
     with Store.open(store_url) as store:
         event = copy.deepcopy(template())
@@ -153,7 +172,9 @@ def test_a_failing_projection_is_recorded_counted_and_retried(store_url: str, mo
     with Store.open(store_url) as store:
         health = status(store)
         assert health["status"] == "ok" and health["projection"]["failed"] == 0, health
-        assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:breaks.projection"}).status_code == 200
+        assert (
+            client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:breaks.projection"}).status_code == 200
+        )
 
 
 def test_failed_events_are_retried_at_start(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,9 +211,14 @@ def test_rebuild_records_a_failing_event_and_goes_on(store_url: str, monkeypatch
         monkeypatch.setattr(projector, "observe", flaky)
         assert store.rebuild() == 2
         health = status(store)
-        assert health["projection"]["failed"] == 1 and "a derivation bug" in health["projection"]["failedEvents"][0]["error"]
+        assert (
+            health["projection"]["failed"] == 1
+            and "a derivation bug" in health["projection"]["failedEvents"][0]["error"]
+        )
         assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:payroll.report"}).status_code == 200
         monkeypatch.setattr(projector, "observe", real)
         assert store.rebuild() == 2
         assert status(store)["projection"]["failed"] == 0
-        assert client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:breaks.projection"}).status_code == 200
+        assert (
+            client(store).get("/api/v1/graph/node", params={"nodeId": "job:spark:breaks.projection"}).status_code == 200
+        )

@@ -6,29 +6,32 @@ from datetime import UTC, datetime
 
 import pytest
 
+from headwater.model.times import InvalidTime, iso, parse_time, to_micros
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
-from headwater.model.times import InvalidTime, iso, parse_time, to_micros
 
 TABLE_SYMLINK = {"symlinks": {"identifiers": [{"namespace": "hive://m", "name": "db.t", "type": "TABLE"}]}}
 
 
-@pytest.mark.parametrize(("namespace", "facets", "kind"), [
-    ("file", {}, "file"),
-    ("s3://bucket", {}, "file"),
-    ("abfss://c@acct.dfs.core.windows.net", {}, "file"),
-    ("hdfs://namenode:8020", {}, "file"),
-    ("gs://bucket", {}, "file"),
-    ("file", TABLE_SYMLINK, "table"),
-    ("s3://warehouse", {"datasetType": {"datasetType": "TABLE"}}, "table"),
-    ("bigquery", {}, "table"),
-    ("hive://metastore:9083", {}, "table"),
-    ("postgres://db:5432", {}, "jdbc"),
-    ("mysql://db:3306", TABLE_SYMLINK, "jdbc"),
-    ("jdbc:sqlserver://h:1433", {}, "jdbc"),
-    ("kafka://broker:9092", {}, "stream"),
-    ("custom-thing", {}, "other"),
-])
+@pytest.mark.parametrize(
+    ("namespace", "facets", "kind"),
+    [
+        ("file", {}, "file"),
+        ("s3://bucket", {}, "file"),
+        ("abfss://c@acct.dfs.core.windows.net", {}, "file"),
+        ("hdfs://namenode:8020", {}, "file"),
+        ("gs://bucket", {}, "file"),
+        ("file", TABLE_SYMLINK, "table"),
+        ("s3://warehouse", {"datasetType": {"datasetType": "TABLE"}}, "table"),
+        ("bigquery", {}, "table"),
+        ("hive://metastore:9083", {}, "table"),
+        ("postgres://db:5432", {}, "jdbc"),
+        ("mysql://db:3306", TABLE_SYMLINK, "jdbc"),
+        ("jdbc:sqlserver://h:1433", {}, "jdbc"),
+        ("kafka://broker:9092", {}, "stream"),
+        ("custom-thing", {}, "other"),
+    ],
+)
 def test_dataset_kind(namespace: str, facets: dict, kind: str) -> None:
     assert dataset_kind(namespace, facets) == kind
 

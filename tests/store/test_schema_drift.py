@@ -28,9 +28,14 @@ def _not_the_search_index(obj: Any, name: str | None, type_: str, reflected: boo
 
 def _differences(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={
-            "compare_type": True, "compare_server_default": True, "include_object": _not_the_search_index,
-        })
+        context = MigrationContext.configure(
+            conn,
+            opts={
+                "compare_type": True,
+                "compare_server_default": True,
+                "include_object": _not_the_search_index,
+            },
+        )
         return list(compare_metadata(context, target))
 
 
@@ -53,8 +58,10 @@ def test_a_drift_is_found(store_url: str) -> None:
     engine = create_store_engine(store_url)
     try:
         migrate.upgrade(engine)
-        found = {(d[0], getattr(d[-1], "name", None) if d[0] != "add_column" else d[3].name)
-                 for d in _differences(engine, drifted)}
+        found = {
+            (d[0], getattr(d[-1], "name", None) if d[0] != "add_column" else d[3].name)
+            for d in _differences(engine, drifted)
+        }
         assert found == {("add_column", "owner"), ("add_index", "ix_events_kind")}
     finally:
         engine.dispose()

@@ -23,8 +23,13 @@ def test_story_events_are_valid(name: str, spec_dir: Path) -> None:
 
 def test_validator_finds_errors(spec_dir: Path) -> None:
     event = story()[1]
-    broken = {**event, "run": {"runId": "not-a-uuid", "facets": {
-        "errorMessage": {"_producer": "https://x", "_schemaURL": "https://y", "message": 3}}}}
+    broken = {
+        **event,
+        "run": {
+            "runId": "not-a-uuid",
+            "facets": {"errorMessage": {"_producer": "https://x", "_schemaURL": "https://y", "message": 3}},
+        },
+    }
     errors = event_errors(broken, spec_dir)
     assert "$.run.runId: 'not-a-uuid' is not a 'uuid'" in errors
     assert any(e.startswith("$.run.facets.errorMessage.message: 3 is not of type 'string'") for e in errors)

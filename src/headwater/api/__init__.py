@@ -38,8 +38,9 @@ The native read API is under `/api/v1/graph` and `/api/v1/events`; Marquez's rea
 Marquez's shapes. Every error answers `{"error": {"code", "message", "details"}}`."""
 
 
-def create_app(settings: Settings, store: "Store | None" = None, ui_folder: Path | None = None,
-               bind_host: str | None = None) -> FastAPI:
+def create_app(
+    settings: Settings, store: Store | None = None, ui_folder: Path | None = None, bind_host: str | None = None
+) -> FastAPI:
     """A new app serving ``store`` (opened from ``settings.db_url`` when not given).
 
     ``bind_host`` is the address the server listens on (``headwater serve`` passes its ``host``):

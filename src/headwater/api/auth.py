@@ -47,8 +47,12 @@ def check_write(tokens: Tokens, token: str | None) -> None:
     if not tokens.write:
         return
     if token is None:
-        raise ApiError(401, "unauthorized", "this server needs a write token: send 'Authorization: Bearer <token>'",
-                       headers=_CHALLENGE)
+        raise ApiError(
+            401,
+            "unauthorized",
+            "this server needs a write token: send 'Authorization: Bearer <token>'",
+            headers=_CHALLENGE,
+        )
     if _known(token, tokens.write):
         return
     if _known(token, tokens.read):
@@ -60,8 +64,12 @@ def check_read(tokens: Tokens, token: str | None) -> None:
     if not tokens.read:
         return
     if token is None:
-        raise ApiError(401, "unauthorized", "this server needs a read token: send 'Authorization: Bearer <token>'",
-                       headers=_CHALLENGE)
+        raise ApiError(
+            401,
+            "unauthorized",
+            "this server needs a read token: send 'Authorization: Bearer <token>'",
+            headers=_CHALLENGE,
+        )
     if not (_known(token, tokens.read) or _known(token, tokens.write)):
         raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
 
@@ -71,15 +79,11 @@ def _tokens(request: Request) -> Tokens:
     return Tokens(write=settings.write_token_set, read=settings.read_token_set)
 
 
-def require_write(
-    request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
-) -> None:
+def require_write(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
     """Dependency for endpoints that store events."""
     check_write(_tokens(request), _token(credentials))
 
 
-def require_read(
-    request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
-) -> None:
+def require_read(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
     """Dependency for read endpoints."""
     check_read(_tokens(request), _token(credentials))

@@ -116,7 +116,8 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
 async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
     log.error("store error while answering a request: %s", exc)
     return error_response(
-        503, "store_unavailable",
+        503,
+        "store_unavailable",
         "the store cannot be reached or refused the operation; nothing was stored, retry later",
         headers={"Retry-After": "5"},
     )
@@ -126,8 +127,12 @@ async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error while answering a request", exc_info=exc)
     # The server closes the connection after an unhandled error; saying so lets a keep-alive client
     # read this answer instead of seeing a dropped connection.
-    return error_response(500, "internal_error", f"internal error: {type(exc).__name__}; see the server log",
-                          headers={"Connection": "close"})
+    return error_response(
+        500,
+        "internal_error",
+        f"internal error: {type(exc).__name__}; see the server log",
+        headers={"Connection": "close"},
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

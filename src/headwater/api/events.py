@@ -15,17 +15,19 @@ from fastapi.responses import Response
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
-from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.freshness import read_barrier
 from headwater.api.models import EventPage, error_responses
 from headwater.api.params import node_ref, parse_time
 from headwater.api.state import app_state
 from headwater.model.times import iso_millis
 from headwater.store import InvalidCursor
 
-router = APIRouter(tags=["Raw events"],
-                   dependencies=[Depends(require_read), Depends(read_barrier)],
-                   responses=error_responses(400, 401, 404, 503))
+router = APIRouter(
+    tags=["Raw events"],
+    dependencies=[Depends(require_read), Depends(read_barrier)],
+    responses=error_responses(400, 401, 404, 503),
+)
 
 
 def _time_text(value: Any) -> str | None:
@@ -78,9 +80,19 @@ def list_events(
     "/api/v1/events/{event_id}",
     summary="One raw event exactly as stored",
     response_class=Response,
-    responses={200: {"content": {"application/json": {"schema": {
-        "type": "object", "description": "See https://openlineage.io/spec/2-0-2/OpenLineage.json"}}},
-        "description": "The OpenLineage event as received, byte for byte"}},
+    responses={
+        200: {
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "description": "See https://openlineage.io/spec/2-0-2/OpenLineage.json",
+                    }
+                }
+            },
+            "description": "The OpenLineage event as received, byte for byte",
+        }
+    },
 )
 def get_event(request: Request, event_id: str) -> Response:
     state = app_state(request)

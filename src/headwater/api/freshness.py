@@ -44,7 +44,8 @@ def read_barrier(request: Request) -> None:
     if _prefers_read_your_writes(request):
         if not position.caught_up:
             raise ApiError(
-                503, "graph_behind",
+                503,
+                "graph_behind",
                 f"the graph is {position.behind} event(s) behind the log after waiting "
                 f"{state.store.projector_wait:g} s (projector_wait); retry later",
                 [{"path": "Prefer", "message": f"log position {position.log}, graph position {position.graph}"}],
@@ -69,10 +70,12 @@ class GraphPositionHeaders:
                 request_state = scope.get("state") or {}
                 position: GraphPosition | None = request_state.get(_STATE_KEY)
                 if position is not None:
-                    headers = [*message.get("headers", []),
-                               (b"headwater-log-position", str(position.log).encode()),
-                               (b"headwater-graph-position", str(position.graph).encode()),
-                               (b"headwater-graph-behind", str(position.behind).encode())]
+                    headers = [
+                        *message.get("headers", []),
+                        (b"headwater-log-position", str(position.log).encode()),
+                        (b"headwater-graph-position", str(position.graph).encode()),
+                        (b"headwater-graph-behind", str(position.behind).encode()),
+                    ]
                     if request_state.get("preference_applied"):
                         headers.append((b"preference-applied", READ_YOUR_WRITES.encode()))
                     message = {**message, "headers": headers}

@@ -24,8 +24,8 @@ from fastapi.responses import Response
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
-from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.freshness import read_barrier
 from headwater.api.models import (
     ColumnLineageAnswer,
     CompareAnswer,
@@ -44,9 +44,12 @@ from headwater.api.params import csv_list, node_ref, parse_time, require_types, 
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
-router = APIRouter(prefix="/api/v1/graph", tags=["Graph"],
-                   dependencies=[Depends(require_read), Depends(read_barrier)],
-                   responses=error_responses(400, 401, 404, 503))
+router = APIRouter(
+    prefix="/api/v1/graph",
+    tags=["Graph"],
+    dependencies=[Depends(require_read), Depends(read_barrier)],
+    responses=error_responses(400, 401, 404, 503),
+)
 
 __all__ = ["json_answer", "router"]
 
@@ -56,8 +59,11 @@ AT = Query(None, description="Answer as of this moment (ISO 8601 or epoch millis
 
 def node_param(
     request: Request,
-    node_id: str | None = Query(None, alias="nodeId", description="dataset:<ns>:<name>, job:<ns>:<name>, "
-                                "datasetField:<ns>:<name>:<field> or run:<runId>"),
+    node_id: str | None = Query(
+        None,
+        alias="nodeId",
+        description="dataset:<ns>:<name>, job:<ns>:<name>, datasetField:<ns>:<name>:<field> or run:<runId>",
+    ),
     type_: str | None = Query(None, alias="type", description="Instead of nodeId: dataset, job, datasetField or run"),
     namespace: str | None = Query(None, description="Instead of nodeId: the namespace"),
     name: str | None = Query(None, description="Instead of nodeId: the name (the runId for a run)"),
@@ -77,20 +83,36 @@ def lineage(
     datasets_only: bool = Query(False, alias="datasetsOnly"),
     columns: bool = Query(False, description="Add columnEdges among the datasets of the answer"),
     at: str | None = AT,
-    collapse_jobs: bool = Query(False, alias="collapseJobs", description=(
-        "Show child jobs (an Airflow DAG's tasks, a Spark application's actions) as their top parent job: "
-        "edges lifted to the parent, each listing in via the child jobs it stands for")),
+    collapse_jobs: bool = Query(
+        False,
+        alias="collapseJobs",
+        description=(
+            "Show child jobs (an Airflow DAG's tasks, a Spark application's actions) as their top parent job: "
+            "edges lifted to the parent, each listing in via the child jobs it stands for"
+        ),
+    ),
 ) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     state = app_state(request)
-    return json_answer(state.graph.lineage(
-        node, direction=direction, depth=depth, datasets_only=datasets_only, columns=columns,
-        at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes, collapse_jobs=collapse_jobs,
-    ))
+    return json_answer(
+        state.graph.lineage(
+            node,
+            direction=direction,
+            depth=depth,
+            datasets_only=datasets_only,
+            columns=columns,
+            at=parse_time(at, "at"),
+            max_nodes=state.settings.max_graph_nodes,
+            collapse_jobs=collapse_jobs,
+        )
+    )
 
 
-@router.get("/column-lineage", summary="Column-level lineage of one column or of all columns of a dataset",
-            response_model=ColumnLineageAnswer)
+@router.get(
+    "/column-lineage",
+    summary="Column-level lineage of one column or of all columns of a dataset",
+    response_model=ColumnLineageAnswer,
+)
 def column_lineage(
     request: Request,
     node: NodeRef = Depends(node_param),
@@ -100,9 +122,11 @@ def column_lineage(
 ) -> Response:
     require_types(node, ("datasetField", "dataset"))
     state = app_state(request)
-    return json_answer(state.graph.column_lineage(
-        node, direction=direction, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes
-    ))
+    return json_answer(
+        state.graph.column_lineage(
+            node, direction=direction, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes
+        )
+    )
 
 
 IMPACT_CSV_COLUMNS = ("depth", "type", "id", "namespace", "name", "field", "path")
@@ -122,8 +146,12 @@ def impact_csv(answer: dict[str, Any]) -> str:
     "/impact",
     summary="Everything downstream of a dataset or a column",
     response_model=ImpactAnswer,
-    responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}},
-                     "description": "JSON, or with format=csv the columns depth,type,id,namespace,name,field,path"}},
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "JSON, or with format=csv the columns depth,type,id,namespace,name,field,path",
+        }
+    },
 )
 def impact(
     request: Request,
@@ -138,7 +166,8 @@ def impact(
     if format == "csv":
         filename = f"impact-{node.name.rsplit('/', 1)[-1] or 'node'}.csv".replace('"', "")
         return Response(
-            impact_csv(answer), media_type="text/csv; charset=utf-8",
+            impact_csv(answer),
+            media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
     return json_answer(answer)
@@ -202,11 +231,12 @@ def compare(
 ) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     start = parse_time(t_from, "from")
+    if start is None:
+        raise invalid_parameter("from", "an earlier moment is required (ISO 8601 or epoch ms)")
     end = parse_time(t_to, "to") or datetime.now(UTC)
     if start is not None and start > end:
         raise invalid_parameter("from", "must not be later than to")
-    return json_answer(app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction,
-                                                        depth=depth))
+    return json_answer(app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction, depth=depth))
 
 
 @router.get("/namespaces", summary="Namespaces with their dataset and job counts", response_model=NamespacesAnswer)

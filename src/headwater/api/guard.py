@@ -69,27 +69,44 @@ class Guard:
 
     async def _refuse(self, send: Send, message: str, detail_path: str) -> None:
         body = dumps(error_body("forbidden", message, [{"path": detail_path, "message": message}])).encode()
-        await send({"type": "http.response.start", "status": 403, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *_COMMON_HEADERS]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *_COMMON_HEADERS,
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     def _problem(self, scope: Scope) -> tuple[str, str] | None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
         if self.hosts is not None and _host_name(host) not in self.hosts:
-            return (f"Host {host!r} is not a name this server answers to; add it to the allowed_hosts setting "
-                    "(HEADWATER_ALLOWED_HOSTS) if it is yours", "Host")
+            return (
+                f"Host {host!r} is not a name this server answers to; add it to the allowed_hosts setting "
+                "(HEADWATER_ALLOWED_HOSTS) if it is yours",
+                "Host",
+            )
         if scope.get("method") in _WRITES:
             site = headers.get("sec-fetch-site", "").strip().lower()
             if site in ("cross-site", "same-site"):
                 return (f"a {site} request from a web page may not write (Sec-Fetch-Site: {site})", "Sec-Fetch-Site")
             if "origin" in headers:
                 origin = _origin_host(headers["origin"])
-                same = origin is not None and (origin == host.strip().lower() or (
-                    self.hosts is not None and _host_name(origin) in self.hosts - LOOPBACK_NAMES))
+                same = origin is not None and (
+                    origin == host.strip().lower()
+                    or (self.hosts is not None and _host_name(origin) in self.hosts - LOOPBACK_NAMES)
+                )
                 if not same:
-                    return (f"a request from the web page at {headers['origin']!r} may not write to this server "
-                            "(its Origin is not this server)", "Origin")
+                    return (
+                        f"a request from the web page at {headers['origin']!r} may not write to this server "
+                        "(its Origin is not this server)",
+                        "Origin",
+                    )
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

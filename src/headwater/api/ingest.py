@@ -19,18 +19,32 @@ from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
 from headwater.ingest.body import too_large
 from headwater.store import AppendResult, IncomingEvent
 
-router = APIRouter(tags=["OpenLineage ingest"], dependencies=[Depends(require_write)],
-                   responses=error_responses(
-                       400, 401, 403, 413, 415, 422, 503,
-                       s400="Body is not JSON (invalid_json, with line and column), or bad gzip/UTF-8 (bad_encoding)"))
+router = APIRouter(
+    tags=["OpenLineage ingest"],
+    dependencies=[Depends(require_write)],
+    responses=error_responses(
+        400,
+        401,
+        403,
+        413,
+        415,
+        422,
+        503,
+        s400="Body is not JSON (invalid_json, with line and column), or bad gzip/UTF-8 (bad_encoding)",
+    ),
+)
 
 _EVENT_BODY = {
     "description": "One OpenLineage RunEvent, DatasetEvent or JobEvent (JSON; `Content-Encoding: gzip` accepted).",
     "required": True,
-    "content": {"application/json": {"schema": {
-        "type": "object",
-        "description": "See the OpenLineage 2-0-2 schema: https://openlineage.io/spec/2-0-2/OpenLineage.json",
-    }}},
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "description": "See the OpenLineage 2-0-2 schema: https://openlineage.io/spec/2-0-2/OpenLineage.json",
+            }
+        }
+    },
 }
 _BATCH_BODY = {
     "description": 'A JSON array of OpenLineage events, or `{"events": [...]}`. All-or-nothing.',
@@ -110,15 +124,16 @@ async def post_lineage_batch(request: Request) -> Response:
     raw = await _read_body(request, state.settings.max_body_bytes)
 
     def work() -> list[AppendResult]:
-        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events,
-                             state.limits)
+        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events, state.limits)
         return _store(state, events)
 
     results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)
-    return json_answer({
-        "received": len(results),
-        "stored": stored,
-        "duplicates": len(results) - stored,
-        "ids": [str(r.id) for r in results],
-    })
+    return json_answer(
+        {
+            "received": len(results),
+            "stored": stored,
+            "duplicates": len(results) - stored,
+            "ids": [str(r.id) for r in results],
+        }
+    )

@@ -15,10 +15,8 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends, Query, Request
 
 from headwater.api.auth import require_read
-from headwater.api.freshness import read_barrier
 from headwater.api.errors import invalid_parameter, not_found
-from headwater.api.models import error_responses
-from headwater.api.params import node_ref, parse_time, require_types, search_text
+from headwater.api.freshness import read_barrier
 from headwater.api.marquez_shapes import (
     to_marquez_column_lineage,
     to_marquez_dataset,
@@ -28,13 +26,18 @@ from headwater.api.marquez_shapes import (
     to_marquez_namespace,
     to_marquez_run,
 )
+from headwater.api.models import error_responses
+from headwater.api.params import node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 
 # Answers in Marquez's shapes (its spec/openapi.yml), documented as plain objects; errors in Headwater's body
-router = APIRouter(prefix="/api/v1", tags=["Marquez compatibility"],
-                   dependencies=[Depends(require_read), Depends(read_barrier)],
-                   responses=error_responses(400, 401, 404, 503))
+router = APIRouter(
+    prefix="/api/v1",
+    tags=["Marquez compatibility"],
+    dependencies=[Depends(require_read), Depends(read_barrier)],
+    responses=error_responses(400, 401, 404, 503),
+)
 
 
 def _namespace_items(request: Request) -> list[dict[str, Any]]:
@@ -52,7 +55,7 @@ def _segments(request: Request) -> list[str]:
     raw = request.scope.get("raw_path") or request.url.path.encode()
     text = raw.decode("latin-1").split("?", 1)[0]
     marker = "/api/v1/namespaces/"
-    rest = text[text.index(marker) + len(marker):] if marker in text else ""
+    rest = text[text.index(marker) + len(marker) :] if marker in text else ""
     return [unquote(part) for part in rest.split("/")]
 
 
@@ -101,7 +104,10 @@ def namespace_tree(request: Request, path: str) -> dict[str, Any]:
         raise not_found(f"no namespace {parts[0]!r}")
     if len(parts) == 2 and parts[1] == "datasets":
         answer = graph.datasets(namespace=parts[0], limit=limit, offset=offset)
-        return {"totalCount": answer.get("total", 0), "datasets": [to_marquez_dataset(n) for n in answer.get("items", [])]}
+        return {
+            "totalCount": answer.get("total", 0),
+            "datasets": [to_marquez_dataset(n) for n in answer.get("items", [])],
+        }
     if len(parts) == 2 and parts[1] == "jobs":
         answer = graph.jobs(namespace=parts[0], limit=limit, offset=offset)
         return {"totalCount": answer.get("total", 0), "jobs": [to_marquez_job(n) for n in answer.get("items", [])]}
@@ -144,8 +150,13 @@ def lineage(
     assert ref is not None
     state = app_state(request)
     answer = state.graph.lineage(
-        require_types(ref, ("dataset", "job", "datasetField")), direction="both", depth=depth,
-        datasets_only=False, columns=False, at=None, max_nodes=state.settings.max_graph_nodes,
+        require_types(ref, ("dataset", "job", "datasetField")),
+        direction="both",
+        depth=depth,
+        datasets_only=False,
+        columns=False,
+        at=None,
+        max_nodes=state.settings.max_graph_nodes,
     )
     return to_marquez_lineage(answer)
 
@@ -161,7 +172,9 @@ def column_lineage(
     assert ref is not None
     answer = app_state(request).graph.column_lineage(
         require_types(ref, ("dataset", "datasetField")),
-        direction="both" if with_downstream else "upstream", depth=depth, at=None,
+        direction="both" if with_downstream else "upstream",
+        depth=depth,
+        at=None,
     )
     return to_marquez_column_lineage(answer)
 
@@ -180,11 +193,17 @@ def search(
             raise invalid_parameter("filter", f"{filter!r} is not DATASET or JOB")
         types = [wanted]
     state = app_state(request)
-    answer = state.graph.search(search_text(q, int(state.settings.max_search_length)), types=types, namespace=None,
-                                limit=limit)
+    answer = state.graph.search(
+        search_text(q, int(state.settings.max_search_length)), types=types, namespace=None, limit=limit
+    )
     results = [
-        {"type": r.get("type"), "name": r.get("name"), "updatedAt": r.get("updatedAt"),
-         "namespace": r.get("namespace"), "nodeId": r.get("id")}
+        {
+            "type": r.get("type"),
+            "name": r.get("name"),
+            "updatedAt": r.get("updatedAt"),
+            "namespace": r.get("namespace"),
+            "nodeId": r.get("id"),
+        }
         for r in answer.get("results", [])
         if r.get("type") in ("DATASET", "JOB")
     ]

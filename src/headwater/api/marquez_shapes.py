@@ -13,8 +13,12 @@ from typing import Any
 from headwater.model.nodeid import FIELD, parse_node_id
 
 RUN_STATES = {
-    "START": "RUNNING", "RUNNING": "RUNNING", "COMPLETE": "COMPLETED",
-    "FAIL": "FAILED", "ABORT": "ABORTED", "OTHER": "RUNNING",
+    "START": "RUNNING",
+    "RUNNING": "RUNNING",
+    "COMPLETE": "COMPLETED",
+    "FAIL": "FAILED",
+    "ABORT": "ABORTED",
+    "OTHER": "RUNNING",
 }
 _STREAMING = ("stream", "kafka", "kinesis", "pubsub")
 
@@ -60,9 +64,7 @@ def to_marquez_run(run: dict[str, Any] | None) -> dict[str, Any] | None:
         "endedAt": run.get("endedAt"),
         "durationMs": run.get("durationMs"),
         "args": {},
-        "jobVersion": (
-            {"namespace": job_ref.namespace, "name": job_ref.name, "version": None} if job_ref else None
-        ),
+        "jobVersion": ({"namespace": job_ref.namespace, "name": job_ref.name, "version": None} if job_ref else None),
         "inputDatasetVersions": [
             {"datasetVersionId": {**_dataset_id(i), "version": None}, "facets": {}} for i in run.get("inputs") or []
         ],
@@ -169,13 +171,15 @@ def to_marquez_lineage(answer: dict[str, Any]) -> dict[str, Any]:
                 "outputs": sorted(e["destination"] for e in out_edges.get(node["id"], [])),
             }
         data = to_marquez_job(node) if is_job else to_marquez_dataset(node)
-        graph.append({
-            "id": node["id"],
-            "type": "JOB" if is_job else "DATASET",
-            "data": data,
-            "inEdges": in_edges.get(node["id"], []),
-            "outEdges": out_edges.get(node["id"], []),
-        })
+        graph.append(
+            {
+                "id": node["id"],
+                "type": "JOB" if is_job else "DATASET",
+                "data": data,
+                "inEdges": in_edges.get(node["id"], []),
+                "outEdges": out_edges.get(node["id"], []),
+            }
+        )
     return {"graph": graph}
 
 
@@ -191,11 +195,17 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
         src = parse_node_id(source)
         transformations = edge.get("transformations") or []
         first = transformations[0] if transformations else {}
-        inputs.setdefault(target, []).append({
-            "namespace": src.namespace, "dataset": src.name, "datasetVersion": None, "field": src.field,
-            "transformationDescription": first.get("description"), "transformationType": first.get("type"),
-            "transformations": transformations,
-        })
+        inputs.setdefault(target, []).append(
+            {
+                "namespace": src.namespace,
+                "dataset": src.name,
+                "datasetVersion": None,
+                "field": src.field,
+                "transformationDescription": first.get("description"),
+                "transformationType": first.get("type"),
+                "transformations": transformations,
+            }
+        )
         pair = {"origin": source, "destination": target}
         out_edges.setdefault(source, []).append(pair)
         in_edges.setdefault(target, []).append(pair)
@@ -203,24 +213,33 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
     for node in answer.get("nodes") or []:
         node_id = node["id"]
         own = inputs.get(node_id, [])
-        graph.append({
-            "id": node_id,
-            "type": "DATASET_FIELD",
-            "data": {
-                "namespace": node.get("namespace"), "dataset": node.get("name"), "datasetVersion": None,
-                "field": node.get("field"), "fieldType": node.get("type"),
-                "transformationDescription": own[0]["transformationDescription"] if own else None,
-                "transformationType": own[0]["transformationType"] if own else None,
-                "inputFields": own,
-            },
-            "inEdges": in_edges.get(node_id, []),
-            "outEdges": out_edges.get(node_id, []),
-        })
+        graph.append(
+            {
+                "id": node_id,
+                "type": "DATASET_FIELD",
+                "data": {
+                    "namespace": node.get("namespace"),
+                    "dataset": node.get("name"),
+                    "datasetVersion": None,
+                    "field": node.get("field"),
+                    "fieldType": node.get("type"),
+                    "transformationDescription": own[0]["transformationDescription"] if own else None,
+                    "transformationType": own[0]["transformationType"] if own else None,
+                    "inputFields": own,
+                },
+                "inEdges": in_edges.get(node_id, []),
+                "outEdges": out_edges.get(node_id, []),
+            }
+        )
     return {"graph": graph}
 
 
 def to_marquez_namespace(item: dict[str, Any]) -> dict[str, Any]:
     return {
-        "name": item.get("name"), "createdAt": item.get("createdAt") or item.get("updatedAt"),
-        "updatedAt": item.get("updatedAt"), "ownerName": "", "description": None, "isHidden": False,
+        "name": item.get("name"),
+        "createdAt": item.get("createdAt") or item.get("updatedAt"),
+        "updatedAt": item.get("updatedAt"),
+        "ownerName": "",
+        "description": None,
+        "isHidden": False,
     }

@@ -436,8 +436,9 @@ class ProjectionHealth(ApiModel):
     graphPosition: int = Field(description="Newest event seq the graph reflects")
     behind: int = Field(description="Events in the log the graph does not reflect yet (projection lag)")
     running: bool = Field(description="The background projector is running")
-    failed: int = Field(description="Events recorded as failed to derive (retried at start and by "
-                                    "`headwater db retry-failed`)")
+    failed: int = Field(
+        description="Events recorded as failed to derive (retried at start and by `headwater db retry-failed`)"
+    )
     failedEvents: list[FailedEvent] = Field(description="The oldest 100 failed events")
 
 
@@ -445,7 +446,8 @@ class StatusAnswer(ApiModel):
     """``GET /api/v1/status``: the server's health, for operators and monitoring."""
 
     status: Literal["ok", "degraded"] = Field(
-        description="`degraded` when some event failed to derive or the projector is not running")
+        description="`degraded` when some event failed to derive or the projector is not running"
+    )
     version: str
     store: str = Field(description="The database kind: sqlite or postgresql")
     projection: ProjectionHealth
@@ -479,9 +481,11 @@ class ErrorDetail(ApiModel):
 
 
 class ErrorInfo(ApiModel):
-    code: str = Field(description="invalid_json, invalid_event, payload_too_large, unsupported_media_type, "
-                                  "bad_encoding, not_found, invalid_parameter, unauthorized, forbidden, "
-                                  "method_not_allowed, store_unavailable, internal_error, ...")
+    code: str = Field(
+        description="invalid_json, invalid_event, payload_too_large, unsupported_media_type, "
+        "bad_encoding, not_found, invalid_parameter, unauthorized, forbidden, "
+        "method_not_allowed, store_unavailable, internal_error, ..."
+    )
     message: str
     details: list[ErrorDetail]
 

@@ -43,8 +43,10 @@ def parse_time(value: str | None, name: str) -> datetime | None:
 def search_text(q: str, max_length: int) -> str:
     """The ``q=`` of a search, at most ``max_length`` characters (setting ``max_search_length``)."""
     if len(q) > max_length:
-        raise invalid_parameter("q", f"search text of {len(q)} characters is longer than the limit of {max_length} "
-                                     "(setting max_search_length)")
+        raise invalid_parameter(
+            "q",
+            f"search text of {len(q)} characters is longer than the limit of {max_length} (setting max_search_length)",
+        )
     return q
 
 
@@ -101,9 +103,9 @@ def field_ref(text: str, datasets_known: Callable[[list[str]], set[str]]) -> Nod
     the field — the ids the answers give always come back to the same node. The split at the last
     ``:`` (the plain parse) wins when its dataset exists; then the longest dataset part.
     """
-    rest = text[len("datasetField:"):]
+    rest = text[len("datasetField:") :]
     cuts = [i for i, c in enumerate(rest) if c == ":" and i + 1 < len(rest)][::-1]
-    candidates = {f"dataset:{rest[:i]}": rest[i + 1:] for i in cuts}
+    candidates = {f"dataset:{rest[:i]}": rest[i + 1 :] for i in cuts}
     if not candidates:
         return None
     known = datasets_known(list(candidates))

@@ -68,14 +68,20 @@ def _api_version(content_type: str | None) -> str:
     if not media:
         return SUPPORTED_VERSIONS[0]
     if media.startswith(_MEDIA_PREFIX) and media.endswith("+json"):
-        version = media[len(_MEDIA_PREFIX):-len("+json")]
+        version = media[len(_MEDIA_PREFIX) : -len("+json")]
         if version in SUPPORTED_VERSIONS:
             return version
-    hint = ("producer API v1.0 (application/json) is not supported" if media in ("application/json", "text/json")
-            else f"Content-Type {media!r} is not a Spline producer media type")
-    raise IngestError(415, "unsupported_media_type",
-                      f"{hint}: send application/vnd.absa.spline.producer.v1.2+json or v1.1+json "
-                      "(the Spark agent picks it from HEAD /status; spline.lineageDispatcher.http.apiVersion)")
+    hint = (
+        "producer API v1.0 (application/json) is not supported"
+        if media in ("application/json", "text/json")
+        else f"Content-Type {media!r} is not a Spline producer media type"
+    )
+    raise IngestError(
+        415,
+        "unsupported_media_type",
+        f"{hint}: send application/vnd.absa.spline.producer.v1.2+json or v1.1+json "
+        "(the Spark agent picks it from HEAD /status; spline.lineageDispatcher.http.apiVersion)",
+    )
 
 
 async def _body_text(request: Request, state: AppState) -> tuple[str, str]:
@@ -91,16 +97,24 @@ async def _body_text(request: Request, state: AppState) -> tuple[str, str]:
         if size > max_bytes:
             raise too_large(f"more than {max_bytes} bytes", max_bytes)
         chunks.append(chunk)
-    text = decode_body(b"".join(chunks), content_encoding=request.headers.get("content-encoding"),
-                       content_type="application/json", max_bytes=max_bytes)
+    text = decode_body(
+        b"".join(chunks),
+        content_encoding=request.headers.get("content-encoding"),
+        content_type="application/json",
+        max_bytes=max_bytes,
+    )
     return text, version
 
 
 def _invalid(problems: list[SplineProblem], what: str) -> IngestError:
     first = problems[0]
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return IngestError(422, "invalid_event", f"{what}: {first.path}: {first.message}{more}",
-                       [Problem(p.path, p.message) for p in problems])
+    return IngestError(
+        422,
+        "invalid_event",
+        f"{what}: {first.path}: {first.message}{more}",
+        [Problem(p.path, p.message) for p in problems],
+    )
 
 
 def _status_headers() -> list[tuple[bytes, bytes]]:
@@ -126,7 +140,7 @@ def _status(request: Request) -> Response:
 _STATUS_DOC = {
     "summary": "Producer API status: the versions served and gzip acceptance (Spline's headers)",
     "description": "Answers `ABSA-Spline-API-Version` and `ABSA-Spline-API-LTS-Version` (one header line per "
-                   "version: 1.2, 1.1) and `ABSA-Spline-Accept-Request-Encoding: gzip`; 503 when the store is down.",
+    "version: 1.2, 1.1) and `ABSA-Spline-Accept-Request-Encoding: gzip`; 503 when the store is down.",
     "dependencies": [Depends(require_write)],
     "response_class": Response,
     "responses": {200: {"description": "Ready", "content": None}, **_errors(401, 403, 503)},
@@ -152,21 +166,30 @@ def _store_plan(state: AppState, plan_id: str, raw: str, version: str) -> None:
         if found is None:
             try:
                 with conn.begin_nested():
-                    conn.execute(spline_plans.insert().values(plan_id=plan_id, raw=raw, api_version=version,
-                                                              received_at=now_micros()))
+                    conn.execute(
+                        spline_plans.insert().values(
+                            plan_id=plan_id, raw=raw, api_version=version, received_at=now_micros()
+                        )
+                    )
                 return
             except sa.exc.IntegrityError:  # the same plan posted concurrently
-                found = conn.execute(
-                    sa.select(spline_plans.c.raw).where(spline_plans.c.plan_id == plan_id)).scalar()
+                found = conn.execute(sa.select(spline_plans.c.raw).where(spline_plans.c.plan_id == plan_id)).scalar()
     if found is not None and parse_json(found) != parse_json(raw):
-        raise ApiError(409, "conflict", f"execution plan {plan_id} was received before with different content; "
-                                        "a plan id names one plan (send a new id, or a discriminator-specific id)")
+        raise ApiError(
+            409,
+            "conflict",
+            f"execution plan {plan_id} was received before with different content; "
+            "a plan id names one plan (send a new id, or a discriminator-specific id)",
+        )
 
 
 def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[dict[str, Any], str]]:
     with state.store.engine.connect() as conn:
-        rows = conn.execute(sa.select(spline_plans.c.plan_id, spline_plans.c.raw, spline_plans.c.api_version)
-                            .where(spline_plans.c.plan_id.in_(sorted(plan_ids)))).all()
+        rows = conn.execute(
+            sa.select(spline_plans.c.plan_id, spline_plans.c.raw, spline_plans.c.api_version).where(
+                spline_plans.c.plan_id.in_(sorted(plan_ids))
+            )
+        ).all()
     return {row.plan_id: (parse_json(row.raw), row.api_version) for row in rows}
 
 
@@ -175,12 +198,20 @@ def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[dict[str
     status_code=201,
     summary="Receive a Spline execution plan (kept until its execution events arrive)",
     dependencies=[Depends(require_write)],
-    openapi_extra={"requestBody": {"required": True, "description": "A Spline ExecutionPlan (producer API v1.1/v1.2)",
-                                   "content": {f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "object"}}
-                                               for v in SUPPORTED_VERSIONS}}},
-    responses={201: {"description": "Stored durably; the answer is the plan's id (a JSON string), as Spline's",
-                     "content": {"application/json": {"schema": {"type": "string", "format": "uuid"}}}},
-               **_errors(400, 401, 403, 409, 413, 415, 422, 503)},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "A Spline ExecutionPlan (producer API v1.1/v1.2)",
+            "content": {f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "object"}} for v in SUPPORTED_VERSIONS},
+        }
+    },
+    responses={
+        201: {
+            "description": "Stored durably; the answer is the plan's id (a JSON string), as Spline's",
+            "content": {"application/json": {"schema": {"type": "string", "format": "uuid"}}},
+        },
+        **_errors(400, 401, 403, 409, 413, 415, 422, 503),
+    },
 )
 async def post_plan(request: Request) -> JSONResponse:
     state = app_state(request)
@@ -203,14 +234,24 @@ async def post_plan(request: Request) -> JSONResponse:
     status_code=201,
     summary="Receive Spline execution events: each becomes an OpenLineage run of its plan's job",
     dependencies=[Depends(require_write)],
-    openapi_extra={"requestBody": {"required": True, "description": "An array of Spline ExecutionEvents",
-                                   "content": {f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "array",
-                                                                                      "items": {"type": "object"}}}
-                                               for v in SUPPORTED_VERSIONS}}},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "An array of Spline ExecutionEvents",
+            "content": {
+                f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "array", "items": {"type": "object"}}}
+                for v in SUPPORTED_VERSIONS
+            },
+        }
+    },
     response_model=BatchAnswer,
-    responses={201: {"description": "Converted and stored durably (ids of the OpenLineage events; "
-                                    "an event sent again is counted in duplicates)"},
-               **_errors(400, 401, 403, 413, 415, 422, 503)},
+    responses={
+        201: {
+            "description": "Converted and stored durably (ids of the OpenLineage events; "
+            "an event sent again is counted in duplicates)"
+        },
+        **_errors(400, 401, 403, 413, 415, 422, 503),
+    },
 )
 async def post_events(request: Request) -> Response:
     state = app_state(request)
@@ -222,9 +263,14 @@ async def post_events(request: Request) -> Response:
         if problems:
             raise _invalid(problems, "not a list of Spline execution events")
         plans = _load_plans(state, {_uuid(e["planId"]) for e in events})
-        missing = [SplineProblem(f"$[{i}].planId", f"no execution plan {e['planId']} was received: post it to "
-                                                     f"{PREFIX}/execution-plans first")
-                   for i, e in enumerate(events) if _uuid(e["planId"]) not in plans]
+        missing = [
+            SplineProblem(
+                f"$[{i}].planId",
+                f"no execution plan {e['planId']} was received: post it to {PREFIX}/execution-plans first",
+            )
+            for i, e in enumerate(events)
+            if _uuid(e["planId"]) not in plans
+        ]
         if missing:
             raise _invalid(missing, "execution events of unknown plans")
         converted: list[dict[str, Any]] = []
@@ -236,17 +282,28 @@ async def post_events(request: Request) -> Response:
 
     results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)
-    return json_answer({"received": len(results), "stored": stored, "duplicates": len(results) - stored,
-                        "ids": [str(r.id) for r in results]}, status_code=201)
+    return json_answer(
+        {
+            "received": len(results),
+            "stored": stored,
+            "duplicates": len(results) - stored,
+            "ids": [str(r.id) for r in results],
+        },
+        status_code=201,
+    )
 
 
 @router.get(
     "/execution-plans/{plan_id}",
     summary="A Spline execution plan as it was received (Headwater's addition to the producer API)",
     dependencies=[Depends(require_read)],
-    responses={200: {"description": "The plan's JSON, with `X-Headwater-Received-At` and `X-Spline-API-Version`",
-                     "content": {"application/json": {"schema": {"type": "object"}}}},
-               **_errors(401, 404, 503)},
+    responses={
+        200: {
+            "description": "The plan's JSON, with `X-Headwater-Received-At` and `X-Spline-API-Version`",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **_errors(401, 404, 503),
+    },
 )
 def get_plan(plan_id: str, request: Request) -> Response:
     state = app_state(request)
@@ -254,6 +311,8 @@ def get_plan(plan_id: str, request: Request) -> Response:
         row = conn.execute(sa.select(spline_plans).where(spline_plans.c.plan_id == _uuid(plan_id))).first()
     if row is None:
         raise ApiError(404, "not_found", f"no execution plan {plan_id} was received")
-    return Response(row.raw, media_type="application/json",
-                    headers={"X-Headwater-Received-At": iso(row.received_at) or "",
-                             "X-Spline-API-Version": row.api_version})
+    return Response(
+        row.raw,
+        media_type="application/json",
+        headers={"X-Headwater-Received-At": iso(row.received_at) or "", "X-Spline-API-Version": row.api_version},
+    )

@@ -32,7 +32,7 @@ class AfterBarrier:
 @dataclass(frozen=True)
 class AppState:
     settings: Settings
-    store: "Store"
+    store: Store
     validator: EventValidator
     graph: GraphReader = field(init=False)  # the graph questions; routes run api.freshness.read_barrier first
     limits: Limits = field(init=False)  # what an event may hold (the ingest limit settings)
@@ -40,7 +40,6 @@ class AppState:
     def __post_init__(self) -> None:
         object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
         object.__setattr__(self, "limits", Limits.from_settings(self.settings))
-
 
     def datasets_known(self, ids: list[str]) -> set[str]:
         """Which of these dataset node ids the graph holds (resolves ``datasetField`` ids with ``:`` in the field)."""

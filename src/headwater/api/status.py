@@ -23,16 +23,18 @@ router = APIRouter(tags=["Status"], dependencies=[Depends(require_read)], respon
 def status(request: Request) -> Response:
     store = app_state(request).store
     health = store.projection_status()
-    return json_answer({
-        "status": "ok" if health.failed == 0 and health.running else "degraded",
-        "version": __version__,
-        "store": store.dialect,
-        "projection": {
-            "logPosition": health.position.log,
-            "graphPosition": health.position.graph,
-            "behind": health.position.behind,
-            "running": health.running,
-            "failed": health.failed,
-            "failedEvents": health.failed_events,
-        },
-    })
+    return json_answer(
+        {
+            "status": "ok" if health.failed == 0 and health.running else "degraded",
+            "version": __version__,
+            "store": store.dialect,
+            "projection": {
+                "logPosition": health.position.log,
+                "graphPosition": health.position.graph,
+                "behind": health.position.behind,
+                "running": health.running,
+                "failed": health.failed,
+                "failedEvents": health.failed_events,
+            },
+        }
+    )

@@ -22,9 +22,11 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 
 from headwater.api.errors import error_response
 
-CSP = ("default-src 'self'; script-src 'self'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; "
-       "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY"}
 _NO_CACHE = {"Cache-Control": "no-cache", **SECURITY_HEADERS}
 
@@ -57,8 +59,14 @@ def mount_ui(app: FastAPI, folder: Path | None) -> None:
             return error_response(404, "not_found", f"no such endpoint /{path}; see /docs for the API")
         if root is None:
             if path == "":
-                return JSONResponse({"name": "headwater", "api": "/api/v1", "docs": "/docs",
-                                     "ui": "not built (run the UI build to serve it here)"})
+                return JSONResponse(
+                    {
+                        "name": "headwater",
+                        "api": "/api/v1",
+                        "docs": "/docs",
+                        "ui": "not built (run the UI build to serve it here)",
+                    }
+                )
             return error_response(404, "not_found", f"nothing at /{path}; the web UI is not built")
         found = _inside(root, path) if path else None
         if found is not None:

@@ -20,8 +20,9 @@ from headwater import __version__
 
 def _command_modules() -> dict[str, str]:
     """Command name → module, found without importing anything (``_private`` modules are not commands)."""
-    return {info.name: f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)
-            if not info.name.startswith("_")}
+    return {
+        info.name: f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+    }
 
 
 class LazyGroup(click.Group):
@@ -41,8 +42,9 @@ class LazyGroup(click.Group):
         if not isinstance(command, click.Command):
             raise click.ClickException(f"{module_name} defines no click command named `command`")
         if command.name != cmd_name:
-            raise click.ClickException(f"{module_name} names its command {command.name!r}; "
-                                       f"it must be named after its module ({cmd_name!r})")
+            raise click.ClickException(
+                f"{module_name} names its command {command.name!r}; it must be named after its module ({cmd_name!r})"
+            )
         self.add_command(command)
         return command
 

@@ -14,8 +14,10 @@ from pathlib import Path
 import click
 
 PTH_NAME = "headwater-agent.pth"
-PTH_LINE = ("import os; os.environ.get('HEADWATER_AUTO', '').strip().lower() in ('1', 'true', 'yes') and "
-            "__import__('headwater.capture.bootstrap', fromlist=['activate']).activate()\n")
+PTH_LINE = (
+    "import os; os.environ.get('HEADWATER_AUTO', '').strip().lower() in ('1', 'true', 'yes') and "
+    "__import__('headwater.capture.bootstrap', fromlist=['activate']).activate()\n"
+)
 
 
 def site_dir(target: str | None) -> Path:
@@ -28,8 +30,12 @@ def command() -> None:
 
 
 @command.command(name="install")
-@click.option("--site-dir", "target", type=click.Path(file_okay=False), help="Site directory to write the .pth "
-              "file to [default: this environment's site-packages].")
+@click.option(
+    "--site-dir",
+    "target",
+    type=click.Path(file_okay=False),
+    help="Site directory to write the .pth file to [default: this environment's site-packages].",
+)
 def install(target: str | None) -> None:
     """Write the .pth hook (active only when HEADWATER_AUTO=1)."""
     directory = site_dir(target)

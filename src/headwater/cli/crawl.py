@@ -17,8 +17,10 @@ _DEFAULTS = Limits()
 
 def _report(result: CrawlResult) -> None:
     s = result.summary
-    click.echo(f"crawl {result.run_id} ({result.job}): {len(s.added)} added, {len(s.updated)} updated, "
-               f"{len(s.unchanged)} unchanged, {len(s.removed)} removed, {len(s.failures)} skipped")
+    click.echo(
+        f"crawl {result.run_id} ({result.job}): {len(s.added)} added, {len(s.updated)} updated, "
+        f"{len(s.unchanged)} unchanged, {len(s.removed)} removed, {len(s.failures)} skipped"
+    )
     for item in s.failures:
         click.echo(f"  skipped {item.path}: {item.reason}", err=True)
     if result.error:
@@ -44,29 +46,80 @@ def storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.argument("source")
 @click.option("--name", default=None, help="The crawler's job name (default: crawl:<source>).")
 @click.option("--url", default=None, help="Headwater server to send the events to (http://host:port).")
-@click.option("--store", "store", default=None,
-              help="Append to this store instead (sqlite:///path or postgresql://...), embedded.")
+@click.option(
+    "--store",
+    "store",
+    default=None,
+    help="Append to this store instead (sqlite:///path or postgresql://...), embedded.",
+)
 @click.option("--token", envvar="HEADWATER_TOKEN", default=None, help="Bearer token for --url (HEADWATER_TOKEN).")
-@click.option("--database", "catalog_database", default="default", show_default=True,
-              help="Catalog database the tables are registered in (catalog names <database>.<table>).")
+@click.option(
+    "--database",
+    "catalog_database",
+    default="default",
+    show_default=True,
+    help="Catalog database the tables are registered in (catalog names <database>.<table>).",
+)
 @click.option("--every", default=None, help="Crawl again on this interval (30s, 15m, 1h) until interrupted.")
-@click.option("--state", "state_path", type=click.Path(path_type=Path), default=None,
-              help="Re-crawl state file (default ~/.headwater/crawl/<crawler>.json).")
-@click.option("--table-level", default=1, show_default=True, type=click.IntRange(0),
-              help="Folder depth below SOURCE that makes a table (deeper folders are partitions).")
+@click.option(
+    "--state",
+    "state_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Re-crawl state file (default ~/.headwater/crawl/<crawler>.json).",
+)
+@click.option(
+    "--table-level",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Folder depth below SOURCE that makes a table (deeper folders are partitions).",
+)
 @click.option("--schema", "schemas", multiple=True, help="Database schemas to crawl (default: all but system).")
-@click.option("--storage-option", "storage_option", multiple=True, metavar="KEY=VALUE",
-              help="fsspec option for a URL SOURCE, repeatable (s3fs: endpoint_url=http://..., anon=true, key=...).")
-@click.option("--sample-bytes", default=_DEFAULTS.sample_bytes, show_default=True, type=click.IntRange(1024),
-              help="CSV/JSON: bytes read per file for inference.")
-@click.option("--sample-rows", default=_DEFAULTS.sample_rows, show_default=True, type=click.IntRange(1),
-              help="CSV/JSON: rows inferred from per file.")
-@click.option("--files-per-table", default=_DEFAULTS.files_per_table, show_default=True, type=click.IntRange(1),
-              help="New or changed files read per table and crawl.")
-def command(source: str, name: str | None, url: str | None, store: str | None, token: str | None,
-            catalog_database: str, every: str | None, state_path: Path | None, table_level: int,
-            schemas: tuple[str, ...], storage_option: tuple[str, ...], sample_bytes: int, sample_rows: int,
-            files_per_table: int) -> None:
+@click.option(
+    "--storage-option",
+    "storage_option",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="fsspec option for a URL SOURCE, repeatable (s3fs: endpoint_url=http://..., anon=true, key=...).",
+)
+@click.option(
+    "--sample-bytes",
+    default=_DEFAULTS.sample_bytes,
+    show_default=True,
+    type=click.IntRange(1024),
+    help="CSV/JSON: bytes read per file for inference.",
+)
+@click.option(
+    "--sample-rows",
+    default=_DEFAULTS.sample_rows,
+    show_default=True,
+    type=click.IntRange(1),
+    help="CSV/JSON: rows inferred from per file.",
+)
+@click.option(
+    "--files-per-table",
+    default=_DEFAULTS.files_per_table,
+    show_default=True,
+    type=click.IntRange(1),
+    help="New or changed files read per table and crawl.",
+)
+def command(
+    source: str,
+    name: str | None,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    catalog_database: str,
+    every: str | None,
+    state_path: Path | None,
+    table_level: int,
+    schemas: tuple[str, ...],
+    storage_option: tuple[str, ...],
+    sample_bytes: int,
+    sample_rows: int,
+    files_per_table: int,
+) -> None:
     """Crawl SOURCE (a folder, s3://..., gs://..., or a database URL) and send its tables as lineage.
 
     Without --url or --store the events are printed as JSON lines. Exit status: 0 when nothing
@@ -84,9 +137,18 @@ def command(source: str, name: str | None, url: str | None, store: str | None, t
 
         try:
             with open_client(url=url, database=store, token=token) as client:
-                return crawl(source, client, name=name, catalog_database=catalog_database, state_path=state_path,
-                             limits=limits, table_level=table_level, schemas=schemas or None,
-                             storage_options=options or None, view_lineage=view_lineage)
+                return crawl(
+                    source,
+                    client,
+                    name=name,
+                    catalog_database=catalog_database,
+                    state_path=state_path,
+                    limits=limits,
+                    table_level=table_level,
+                    schemas=schemas or None,
+                    storage_options=options or None,
+                    view_lineage=view_lineage,
+                )
         except SendError as exc:
             click.echo(f"crawl of {source}: the events were not delivered: {exc}", err=True)
             status["worst"] = 2
@@ -101,8 +163,11 @@ def command(source: str, name: str | None, url: str | None, store: str | None, t
             _report(result)
         else:
             s = result.summary
-            click.echo(f"# {len(s.added)} added, {len(s.updated)} updated, {len(s.unchanged)} unchanged, "
-                       f"{len(s.removed)} removed, {len(s.failures)} skipped", err=True)
+            click.echo(
+                f"# {len(s.added)} added, {len(s.updated)} updated, {len(s.unchanged)} unchanged, "
+                f"{len(s.removed)} removed, {len(s.failures)} skipped",
+                err=True,
+            )
         status["worst"] = max(status["worst"], 2 if result.error else 0 if result.ok else 1)
 
     if every:

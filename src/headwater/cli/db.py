@@ -20,7 +20,12 @@ def command() -> None:
 
 
 @command.command("upgrade")
-@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
 def upgrade_command(db: str | None) -> None:
     """Migrate the store's schema to the newest version."""
     url = _url(db)
@@ -41,7 +46,12 @@ def upgrade_command(db: str | None) -> None:
 
 
 @command.command("rebuild")
-@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
 def rebuild_command(db: str | None) -> None:
     """Re-derive the whole lineage graph from the event log."""
     try:
@@ -54,7 +64,12 @@ def rebuild_command(db: str | None) -> None:
 
 
 @command.command("retry-failed")
-@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
 def retry_failed_command(db: str | None) -> None:
     """Derive again the events the projector recorded as failed (after upgrading to a fixed version).
 
@@ -76,7 +91,12 @@ def retry_failed_command(db: str | None) -> None:
 
 
 @command.command("status")
-@click.option("--db", "db", default=None, help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
 def status_command(db: str | None) -> None:
     """Projection lag and the events that could not be derived (what GET /api/v1/status answers)."""
     try:
@@ -85,7 +105,9 @@ def status_command(db: str | None) -> None:
         raise click.UsageError(str(exc)) from None
     with store:
         health = store.projection_status()
-    click.echo(f"log position {health.position.log}, graph position {health.position.graph} "
-               f"({health.position.behind} behind); {health.failed} event(s) failed to derive")
+    click.echo(
+        f"log position {health.position.log}, graph position {health.position.graph} "
+        f"({health.position.behind} behind); {health.failed} event(s) failed to derive"
+    )
     for failed in health.failed_events[:20]:
         click.echo(f"  event {failed['id']} (seq {failed['seq']}): {failed['error'][:300]}")

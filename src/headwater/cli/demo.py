@@ -27,25 +27,62 @@ def _interrupt_on_signals() -> None:
 
 
 @click.command("demo")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_DATA_DIR,
-              show_default=True, help="Folder for the demo's store, sample data, tables and logs.")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_DATA_DIR,
+    show_default=True,
+    help="Folder for the demo's store, sample data, tables and logs.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface the demo's server listens on.")
 @click.option("--port", type=int, default=5000, show_default=True, help="Port the demo's server listens on.")
 @click.option("--url", default=None, help="Send the lineage to this running Headwater server instead of starting one.")
-@click.option("--rows", type=click.IntRange(min=1), default=DEFAULT_EMPLOYEES, show_default=True,
-              help="Number of employees to generate (attendance has --days rows per employee).")
-@click.option("--days", type=click.IntRange(min=1), default=DEFAULT_DAYS, show_default=True,
-              help="Working days of attendance per employee.")
+@click.option(
+    "--rows",
+    type=click.IntRange(min=1),
+    default=DEFAULT_EMPLOYEES,
+    show_default=True,
+    help="Number of employees to generate (attendance has --days rows per employee).",
+)
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=DEFAULT_DAYS,
+    show_default=True,
+    help="Working days of attendance per employee.",
+)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Seed of the sample data.")
-@click.option("--jdbc", default=None, metavar="postgresql://user:pass@host:port/db",
-              help="Run the JDBC (Glue-style) variant: load the employees into this PostgreSQL database and read them from there.")
-@click.option("--warehouse", default=None, metavar="postgresql://user:pass@host:port/db",
-              help="Also publish employee_compensation to this PostgreSQL database from job 2 (JDBC) and "
-                   "summarise it by department there with SQL, lineage included.")
-@click.option("--serve/--no-serve", default=True, show_default=True,
-              help="Keep the server running after the jobs (until Ctrl-C), or exit.")
-def command(data_dir: Path, host: str, port: int, url: str | None, rows: int, days: int, seed: int,
-            jdbc: str | None, warehouse: str | None, serve: bool) -> None:
+@click.option(
+    "--jdbc",
+    default=None,
+    metavar="postgresql://user:pass@host:port/db",
+    help="Run the JDBC (Glue-style) variant: load the employees into this PostgreSQL database and read them from there.",
+)
+@click.option(
+    "--warehouse",
+    default=None,
+    metavar="postgresql://user:pass@host:port/db",
+    help="Also publish employee_compensation to this PostgreSQL database from job 2 (JDBC) and "
+    "summarise it by department there with SQL, lineage included.",
+)
+@click.option(
+    "--serve/--no-serve",
+    default=True,
+    show_default=True,
+    help="Keep the server running after the jobs (until Ctrl-C), or exit.",
+)
+def command(
+    data_dir: Path,
+    host: str,
+    port: int,
+    url: str | None,
+    rows: int,
+    days: int,
+    seed: int,
+    jdbc: str | None,
+    warehouse: str | None,
+    serve: bool,
+) -> None:
     """Run the HR payroll pipeline with lineage captured, then show it in the web UI.
 
     Starts a Headwater server on the embedded store, generates the HR sample data, crawls its
@@ -55,8 +92,17 @@ def command(data_dir: Path, host: str, port: int, url: str | None, rows: int, da
     """
     _interrupt_on_signals()
     console = Console(highlight=False)
-    config = DemoConfig(data_dir=data_dir, host=host, port=port, url=url, employees=rows, days=days,
-                        seed=seed, jdbc=jdbc, warehouse=warehouse)
+    config = DemoConfig(
+        data_dir=data_dir,
+        host=host,
+        port=port,
+        url=url,
+        employees=rows,
+        days=days,
+        seed=seed,
+        jdbc=jdbc,
+        warehouse=warehouse,
+    )
     try:
         result = run_demo(config, console)
     except DemoError as exc:

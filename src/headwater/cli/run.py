@@ -24,8 +24,9 @@ import click
 from headwater.capture.bootstrap import ENV_CAPTURE, ENV_CONF, boot_dir
 
 
-def build_environment(base: Mapping[str, str], *, url: str | None, conf: Mapping[str, str], command: list[str],
-                      python: str) -> dict[str, str]:
+def build_environment(
+    base: Mapping[str, str], *, url: str | None, conf: Mapping[str, str], command: list[str], python: str
+) -> dict[str, str]:
     """The child's environment: our sitecustomize first on PYTHONPATH, options in HEADWATER_* variables."""
     env = dict(base)
     paths = [boot_dir()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -53,9 +54,16 @@ def _parse_conf(values: tuple[str, ...]) -> dict[str, str]:
     return conf
 
 
-def options_to_conf(*, confs: tuple[str, ...] = (), namespace: str | None = None, app_name: str | None = None,
-                    spool_dir: str | None = None, transport: str | None = None, file_path: str | None = None,
-                    url: str | None = None) -> dict[str, str]:
+def options_to_conf(
+    *,
+    confs: tuple[str, ...] = (),
+    namespace: str | None = None,
+    app_name: str | None = None,
+    spool_dir: str | None = None,
+    transport: str | None = None,
+    file_path: str | None = None,
+    url: str | None = None,
+) -> dict[str, str]:
     """``headwater run``'s options → SparkConf defaults (``spark.openlineage.*`` / ``spark.headwater.*``)."""
     conf = _parse_conf(confs)
     if namespace:
@@ -79,23 +87,50 @@ def options_to_conf(*, confs: tuple[str, ...] = (), namespace: str | None = None
 
 
 @click.command(name="run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--url", help="Headwater (or any OpenLineage HTTP) server to send to when nothing else is configured "
-              "[default: http://127.0.0.1:5000].")
+@click.option(
+    "--url",
+    help="Headwater (or any OpenLineage HTTP) server to send to when nothing else is configured "
+    "[default: http://127.0.0.1:5000].",
+)
 @click.option("--namespace", help="Job namespace (spark.openlineage.namespace) [default: default].")
 @click.option("--app-name", help="Application job name (spark.openlineage.appName) [default: spark.app.name].")
-@click.option("--transport", type=click.Choice(["http", "file", "console"]),
-              help="Transport (spark.openlineage.transport.type); http needs --url, file needs --file.")
+@click.option(
+    "--transport",
+    type=click.Choice(["http", "file", "console"]),
+    help="Transport (spark.openlineage.transport.type); http needs --url, file needs --file.",
+)
 @click.option("--file", "file_path", type=click.Path(dir_okay=False), help="File for --transport file (NDJSON).")
-@click.option("--spool-dir", type=click.Path(file_okay=False), help="Where undelivered events wait "
-              "[default: <data dir>/spool].")
-@click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Any spark.openlineage.* / "
-              "spark.headwater.* key (repeatable).")
+@click.option(
+    "--spool-dir", type=click.Path(file_okay=False), help="Where undelivered events wait [default: <data dir>/spool]."
+)
+@click.option(
+    "--conf",
+    "confs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Any spark.openlineage.* / spark.headwater.* key (repeatable).",
+)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def command(url: str | None, namespace: str | None, app_name: str | None, transport: str | None,
-            file_path: str | None, spool_dir: str | None, confs: tuple[str, ...], command: tuple[str, ...]) -> None:
+def command(
+    url: str | None,
+    namespace: str | None,
+    app_name: str | None,
+    transport: str | None,
+    file_path: str | None,
+    spool_dir: str | None,
+    confs: tuple[str, ...],
+    command: tuple[str, ...],
+) -> None:
     """Run COMMAND (a PySpark script: `python job.py`, `spark-submit job.py`) with lineage captured."""
-    conf = options_to_conf(confs=confs, namespace=namespace, app_name=app_name, spool_dir=spool_dir,
-                           transport=transport, file_path=file_path, url=url)
+    conf = options_to_conf(
+        confs=confs,
+        namespace=namespace,
+        app_name=app_name,
+        spool_dir=spool_dir,
+        transport=transport,
+        file_path=file_path,
+        url=url,
+    )
     argv = list(command)
     if argv and argv[0] == "--":
         argv = argv[1:]

@@ -86,11 +86,15 @@ def run(settings: Settings) -> None:
         _prepare_sqlite_folder(db_url)
         store = Store.open(db_url, projector_wait=float(settings.projector_wait))
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
-        raise click.ClickException(f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}") from None
+        raise click.ClickException(
+            f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}"
+        ) from None
     try:
         app = create_app(settings, store, bind_host=host)
         _tune_gc()
-        click.echo(f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)")
+        click.echo(
+            f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)"
+        )
         uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, server_header=False)
     finally:
         close = getattr(store, "close", None)
@@ -102,7 +106,9 @@ def run(settings: Settings) -> None:
 @click.option("--host", default=None, help="Interface to listen on [env HEADWATER_HOST; default 127.0.0.1].")
 @click.option("--port", default=None, type=int, help="Port to listen on [env HEADWATER_PORT; default 5000].")
 @click.option("--db", default=None, help="Store URL, sqlite:///file.db or postgresql://... [env HEADWATER_DB].")
-@click.option("--data-dir", default=None, help="Folder of the embedded store [env HEADWATER_DATA_DIR; default ~/.headwater].")
+@click.option(
+    "--data-dir", default=None, help="Folder of the embedded store [env HEADWATER_DATA_DIR; default ~/.headwater]."
+)
 def command(host: str | None, port: int | None, db: str | None, data_dir: str | None) -> None:
     """Serve the HTTP API (OpenLineage ingest, graph reads, Marquez paths) and the web UI."""
     try:

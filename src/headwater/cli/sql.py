@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from headwater.sql import Provider
 
 
 @click.group("sql")
@@ -14,16 +19,25 @@ def command() -> None:
     """SQL lineage: table and column lineage from SQL text."""
 
 
-def _providers(schema_from: tuple[str, ...], token: str | None):
-    """``--schema-from``: a Headwater URL (its graph's schemas), a database URL (its information_schema), or a
-    JSON file ``{"dataset name": ["col", ...] | [{"name":..., "type":...}]}``."""
+def _served(url: str, token: str | None) -> Provider:
+    """The schemas a Headwater server knows, as a provider."""
     from headwater.client import dataset_fields
 
-    providers = []
-    tables: dict[str, list] = {}
+    def provider(namespace: str, name: str) -> Sequence[tuple[str, str | None]] | None:
+        return dataset_fields(url, namespace, name, token=token)
+
+    return provider
+
+
+def _providers(schema_from: tuple[str, ...], token: str | None) -> tuple[list[Provider], dict[str, list[Any]]]:
+    """``--schema-from``: a Headwater URL (its graph's schemas), a database URL (its information_schema), or a
+    JSON file ``{"dataset name": ["col", ...] | [{"name":..., "type":...}]}``."""
+
+    providers: list[Provider] = []
+    tables: dict[str, list[Any]] = {}  # dataset name → column names or (name, type) pairs
     for source in schema_from:
         if source.startswith(("http://", "https://")):
-            providers.append(lambda ns, name, _u=source: dataset_fields(_u, ns, name, token=token))
+            providers.append(_served(source, token))
         elif "://" in source:
             from headwater.harvest.schemas import database_provider
 
@@ -37,22 +51,44 @@ def _providers(schema_from: tuple[str, ...], token: str | None):
 
 @command.command("lineage")
 @click.argument("files", nargs=-1, required=True)
-@click.option("--dialect", default="ansi", show_default=True,
-              help="ansi, postgres, redshift, mysql, mariadb, spark, hive, databricks, bigquery, snowflake, tsql, "
-                   "oracle, trino, duckdb, sqlite")
-@click.option("--namespace", default=None, help="Dataset namespace, e.g. postgres://db.example:5432 "
-                                                 "(default: the dialect's system name)")
+@click.option(
+    "--dialect",
+    default="ansi",
+    show_default=True,
+    help="ansi, postgres, redshift, mysql, mariadb, spark, hive, databricks, bigquery, snowflake, tsql, "
+    "oracle, trino, duckdb, sqlite",
+)
+@click.option(
+    "--namespace",
+    default=None,
+    help="Dataset namespace, e.g. postgres://db.example:5432 (default: the dialect's system name)",
+)
 @click.option("--default-database", default=None, help="The database unqualified table names are in")
-@click.option("--default-schema", default=None, help="The schema unqualified table names are in "
-                                                      "(default: public for postgres/redshift, dbo for tsql)")
-@click.option("--schema-from", "schema_from", multiple=True,
-              help="Where table schemas come from: a Headwater URL, a database URL, or a JSON file (repeatable)")
+@click.option(
+    "--default-schema",
+    default=None,
+    help="The schema unqualified table names are in (default: public for postgres/redshift, dbo for tsql)",
+)
+@click.option(
+    "--schema-from",
+    "schema_from",
+    multiple=True,
+    help="Where table schemas come from: a Headwater URL, a database URL, or a JSON file (repeatable)",
+)
 @click.option("--job-namespace", default=None, help="Job namespace (default: the dataset namespace)")
 @click.option("--url", default=None, help="Post the events to this Headwater server instead of printing them")
 @click.option("--token", default=None, envvar="HEADWATER_TOKEN", help="Bearer token for --url")
-def lineage_command(files: tuple[str, ...], dialect: str, namespace: str | None, default_database: str | None,
-                    default_schema: str | None, schema_from: tuple[str, ...], job_namespace: str | None,
-                    url: str | None, token: str | None) -> None:
+def lineage_command(
+    files: tuple[str, ...],
+    dialect: str,
+    namespace: str | None,
+    default_database: str | None,
+    default_schema: str | None,
+    schema_from: tuple[str, ...],
+    job_namespace: str | None,
+    url: str | None,
+    token: str | None,
+) -> None:
     """Print one OpenLineage event (JSON, COMPLETE) per statement that writes, in order; '-' reads stdin.
 
     Statements that cannot be read are reported on stderr (file, statement number, position), get an event with
@@ -78,15 +114,25 @@ def lineage_command(files: tuple[str, ...], dialect: str, namespace: str | None,
             text = sys.stdin.read() if file == "-" else Path(file).read_text()
             from headwater.sql import analyze_script
 
-            records = analyze_script(text, dialect=d, namespace=ns, default_database=default_database,
-                                     default_schema=default_schema, catalog=catalog)
+            records = analyze_script(
+                text,
+                dialect=d,
+                namespace=ns,
+                default_database=default_database,
+                default_schema=default_schema,
+                catalog=catalog,
+            )
             for r in records:
                 if r.error:
                     failed += 1
-                    click.echo(f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column "
-                               f"{r.statement.col}): {r.error}", err=True)
-            events = script_events(text, dialect=d, namespace=ns, catalog=catalog, job_namespace=job_namespace,
-                                   records=records)
+                    click.echo(
+                        f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column "
+                        f"{r.statement.col}): {r.error}",
+                        err=True,
+                    )
+            events = script_events(
+                text, dialect=d, namespace=ns, catalog=catalog, job_namespace=job_namespace, records=records
+            )
             try:
                 client.send(events)
             except SendError as exc:

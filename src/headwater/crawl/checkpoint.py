@@ -47,8 +47,12 @@ class CrawlState:
         return FileSchema(tuple(Column.from_json(c) for c in seen["columns"]), seen.get("rows"))
 
     def remember(self, entry: FileEntry, schema: FileSchema) -> None:
-        self.files[entry.path] = {"size": entry.size, "marker": entry.marker,
-                                  "columns": [c.to_json() for c in schema.columns], "rows": schema.rows}
+        self.files[entry.path] = {
+            "size": entry.size,
+            "marker": entry.marker,
+            "columns": [c.to_json() for c in schema.columns],
+            "rows": schema.rows,
+        }
 
 
 def default_state_path(crawler: str) -> Path:
@@ -66,14 +70,12 @@ def load_state(path: Path) -> CrawlState:
         raise ValueError(f"cannot read the crawl state {path}: {exc} (delete it to crawl in full)") from None
     if data.get("version") != VERSION:
         return CrawlState()
-    return CrawlState(dict(data.get("files", {})),
-                      {k: TableState(**v) for k, v in data.get("tables", {}).items()})
+    return CrawlState(dict(data.get("files", {})), {k: TableState(**v) for k, v in data.get("tables", {}).items()})
 
 
 def save_state(path: Path, state: CrawlState) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"version": VERSION, "files": state.files,
-            "tables": {k: vars(v) for k, v in sorted(state.tables.items())}}
+    body = {"version": VERSION, "files": state.files, "tables": {k: vars(v) for k, v in sorted(state.tables.items())}}
     fd, tmp = tempfile.mkstemp(prefix=".state-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:

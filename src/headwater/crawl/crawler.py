@@ -48,17 +48,34 @@ def default_job_name(source: str) -> str:
 
 
 def _table_fingerprint(table: Table) -> str:
-    return fingerprint({"columns": [c.to_json() for c in table.columns], "format": table.format,
-                        "partitions": list(table.partition_keys), "description": table.description,
-                        "view": table.view_sql, "sources": list(table.view_sources),
-                        "location": [table.namespace, table.dataset]})
+    return fingerprint(
+        {
+            "columns": [c.to_json() for c in table.columns],
+            "format": table.format,
+            "partitions": list(table.partition_keys),
+            "description": table.description,
+            "view": table.view_sql,
+            "sources": list(table.view_sources),
+            "location": [table.namespace, table.dataset],
+        }
+    )
 
 
-def crawl(source: str, client: LineageClient, *, name: str | None = None, catalog_database: str = "default",
-          state_path: Path | None = None, limits: Limits = DEFAULT_LIMITS, table_level: int = 1,
-          schemas: Sequence[str] | None = None, fs: Any = None,
-          storage_options: dict[str, Any] | None = None, view_lineage: ViewLineage | None = None,
-          clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> CrawlResult:
+def crawl(
+    source: str,
+    client: LineageClient,
+    *,
+    name: str | None = None,
+    catalog_database: str = "default",
+    state_path: Path | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    table_level: int = 1,
+    schemas: Sequence[str] | None = None,
+    fs: Any = None,
+    storage_options: dict[str, Any] | None = None,
+    view_lineage: ViewLineage | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> CrawlResult:
     """Crawl ``source`` (a folder, an fsspec URL or a database URL) once and send its events.
 
     ``storage_options`` are passed to the fsspec file system of a URL (``{"endpoint_url": ...}`` for
@@ -84,8 +101,7 @@ def crawl(source: str, client: LineageClient, *, name: str | None = None, catalo
             tables, complete = found.tables, found.complete
             summary.skipped += found.skipped
         else:
-            lake = crawl_lake(source, previous, limits, table_level=table_level, fs=fs,
-                              storage_options=storage_options)
+            lake = crawl_lake(source, previous, limits, table_level=table_level, fs=fs, storage_options=storage_options)
             tables, files_state = lake.tables, lake.files
             summary.skipped += lake.skipped
             stats = {"filesRead": lake.files_read, "filesUnchanged": lake.files_cached}
@@ -109,13 +125,26 @@ def crawl(source: str, client: LineageClient, *, name: str | None = None, catalo
             changed_views.append(seen[n])
     removed = []
     if complete and error is None:
-        removed = [RemovedTable(n, s.namespace, s.dataset) for n, s in sorted(previous.tables.items())
-                   if n not in current]
+        removed = [
+            RemovedTable(n, s.namespace, s.dataset) for n, s in sorted(previous.tables.items()) if n not in current
+        ]
         summary.removed = [r.name for r in removed]
-    events = crawl_events(run, list(seen.values()), removed, summary, clock(), changed_views=changed_views,
-                          error=error, settings={"sampleBytes": limits.sample_bytes, "sampleRows": limits.sample_rows,
-                                                 "filesPerTable": limits.files_per_table, "tableLevel": table_level,
-                                                 **stats})
+    events = crawl_events(
+        run,
+        list(seen.values()),
+        removed,
+        summary,
+        clock(),
+        changed_views=changed_views,
+        error=error,
+        settings={
+            "sampleBytes": limits.sample_bytes,
+            "sampleRows": limits.sample_rows,
+            "filesPerTable": limits.files_per_table,
+            "tableLevel": table_level,
+            **stats,
+        },
+    )
     client.send(events)
     if error is None:
         kept = dict(current) if complete else {**previous.tables, **current}

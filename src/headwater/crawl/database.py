@@ -13,7 +13,7 @@ package provides it) to read the definition into source tables and column lineag
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +26,29 @@ from headwater.crawl.model import Column, Skipped, Table
 from headwater.model.naming import sqlalchemy_table_dataset
 
 SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast", "mysql", "performance_schema", "sys"})
-_DRIVERS = {"postgres": "postgresql+psycopg", "postgresql": "postgresql+psycopg", "mysql": "mysql+pymysql",
-            "mariadb": "mariadb+pymysql"}
-DATABASE_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "sqlite", "mssql", "oracle",
-                              "cockroachdb", "redshift", "snowflake", "duckdb", "trino", "clickhouse"})
+_DRIVERS = {
+    "postgres": "postgresql+psycopg",
+    "postgresql": "postgresql+psycopg",
+    "mysql": "mysql+pymysql",
+    "mariadb": "mariadb+pymysql",
+}
+DATABASE_SCHEMES = frozenset(
+    {
+        "postgres",
+        "postgresql",
+        "mysql",
+        "mariadb",
+        "sqlite",
+        "mssql",
+        "oracle",
+        "cockroachdb",
+        "redshift",
+        "snowflake",
+        "duckdb",
+        "trino",
+        "clickhouse",
+    }
+)
 
 _PG_VIEW_SOURCES = sa.text("""
 SELECT DISTINCT tn.nspname AS source_schema, t.relname AS source_table, v.relname AS view_name
@@ -75,8 +94,9 @@ class DatabaseResult:
 ViewLineage = Callable[[str, str, str, str | None], tuple[list[tuple[str, str]], dict[str, Any]]]
 
 
-def crawl_database(source: str, *, schemas: Sequence[str] | None = None,
-                   view_lineage: ViewLineage | None = None) -> DatabaseResult:
+def crawl_database(
+    source: str, *, schemas: Sequence[str] | None = None, view_lineage: ViewLineage | None = None
+) -> DatabaseResult:
     """Reflect ``source``; ``view_lineage`` (the SQL lineage engine's, given by the caller: this package
     does not import its sibling producers) reads each view's definition into sources and column lineage."""
     url = engine_url(source)
@@ -94,8 +114,12 @@ def crawl_database(source: str, *, schemas: Sequence[str] | None = None,
                 tables += _schema_tables(engine, insp, named, schema, default, url, view_lineage)
             except sa.exc.SQLAlchemyError as exc:
                 complete = False
-                skipped.append(Skipped(f"{named} schema {schema}", f"cannot reflect: {exc.__class__.__name__}: "
-                                       f"{str(exc).splitlines()[0]}"))
+                skipped.append(
+                    Skipped(
+                        f"{named} schema {schema}",
+                        f"cannot reflect: {exc.__class__.__name__}: {str(exc).splitlines()[0]}",
+                    )
+                )
     finally:
         engine.dispose()
     return DatabaseResult(tables, skipped, complete)
@@ -107,7 +131,7 @@ def _schemas(insp: Inspector, url: URL) -> list[str]:
     return [s for s in insp.get_schema_names() if s not in SYSTEM_SCHEMAS and not s.startswith("pg_")]
 
 
-def _column_type(col: dict[str, Any], dialect: sa.Dialect) -> str:
+def _column_type(col: Mapping[str, Any], dialect: sa.Dialect) -> str:
     try:
         return str(col["type"].compile(dialect=dialect))
     except Exception:  # noqa: BLE001 - a type the dialect cannot render (NullType...) keeps its Python name
@@ -121,8 +145,15 @@ def _optional(call: Callable[[], dict[Any, Any]]) -> dict[Any, Any]:
         return {}
 
 
-def _schema_tables(engine: sa.Engine, insp: Inspector, named: str, schema: str, default: str | None,
-                   url: URL, engine_lineage: ViewLineage | None) -> list[Table]:
+def _schema_tables(
+    engine: sa.Engine,
+    insp: Inspector,
+    named: str,
+    schema: str,
+    default: str | None,
+    url: URL,
+    engine_lineage: ViewLineage | None,
+) -> list[Table]:
     from sqlalchemy.engine.reflection import ObjectKind
 
     views = set(insp.get_view_names(schema=schema))
@@ -140,11 +171,24 @@ def _schema_tables(engine: sa.Engine, insp: Inspector, named: str, schema: str, 
         pk = set((keys.get((_schema, name)) or {}).get("constrained_columns") or [])
         namespace, dataset = sqlalchemy_table_dataset(named, schema, name)
         table = Table(
-            name=table_name(name if is_default else f"{schema}_{name}"), location=f"{named}#{schema}.{name}",
-            namespace=namespace, dataset=dataset, format="view" if name in views else "table",
-            columns=tuple(Column(c["name"], _column_type(c, engine.dialect), bool(c.get("nullable", True)),
-                                 c.get("comment"), (), c["name"] in pk) for c in cols),
-            description=(comments.get((_schema, name)) or {}).get("text"))
+            name=table_name(name if is_default else f"{schema}_{name}"),
+            location=f"{named}#{schema}.{name}",
+            namespace=namespace,
+            dataset=dataset,
+            format="view" if name in views else "table",
+            columns=tuple(
+                Column(
+                    c["name"],
+                    _column_type(c, engine.dialect),
+                    bool(c.get("nullable", True)),
+                    c.get("comment"),
+                    (),
+                    c["name"] in pk,
+                )
+                for c in cols
+            ),
+            description=(comments.get((_schema, name)) or {}).get("text"),
+        )
         if name in views:
             table.view_sql = _definition(insp, name, schema)
             table.view_sources = tuple(sqlalchemy_table_dataset(named, s, t) for s, t in sources.get(name, ()))
@@ -178,23 +222,29 @@ def _view_sources(engine: sa.Engine, schema: str, views: list[str]) -> dict[str,
     elif backend == "sqlite":
         raw = engine.raw_connection()
         try:
-            conn = raw.driver_connection
-            assert isinstance(conn, sqlite3.Connection)
+            driver = raw.driver_connection
+            assert isinstance(driver, sqlite3.Connection)
             for view in views:
                 reads: set[tuple[str, str]] = set()
 
-                def authorize(action: int, arg1: str | None, _arg2: str | None, db: str | None, _src: str | None,
-                              reads: set[tuple[str, str]] = reads) -> int:
+                def authorize(
+                    action: int,
+                    arg1: str | None,
+                    _arg2: str | None,
+                    db: str | None,
+                    _src: str | None,
+                    reads: set[tuple[str, str]] = reads,
+                ) -> int:
                     if action == sqlite3.SQLITE_READ and arg1:
                         reads.add((db or "main", arg1))
                     return sqlite3.SQLITE_OK
 
-                conn.set_authorizer(authorize)
+                driver.set_authorizer(authorize)
                 try:
                     quoted = '"' + view.replace('"', '""') + '"'
-                    conn.execute(f'SELECT * FROM "{schema}".{quoted} LIMIT 0').fetchall()
+                    driver.execute(f'SELECT * FROM "{schema}".{quoted} LIMIT 0').fetchall()
                 finally:
-                    conn.set_authorizer(None)
+                    driver.set_authorizer(None)
                 found[view] = sorted(r for r in reads if r[1] != view and r[1] not in views)
         finally:
             raw.close()

@@ -38,10 +38,8 @@ _URLS = {
     "symlinks": f"{_SPEC}/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
     "storage": f"{_SPEC}/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
     "datasetType": f"{_SPEC}/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet",
-    "lifecycleStateChange":
-        f"{_SPEC}/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-    "outputStatistics":
-        f"{_SPEC}/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
+    "lifecycleStateChange": f"{_SPEC}/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
+    "outputStatistics": f"{_SPEC}/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
     "documentation": f"{_SPEC}/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet",
     "columnLineage": f"{_SPEC}/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
     "jobType": f"{_SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
@@ -115,8 +113,11 @@ def storage_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
     facets: dict[str, Any] = {
         "schema": facet("schema", fields=schema_fields(table.columns)),
         "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
-        "datasetType": facet("datasetType", datasetType=_dataset_type(table),
-                             **({"subType": "DIRECTORY"} if _dataset_type(table) == "FILE" else {})),
+        "datasetType": facet(
+            "datasetType",
+            datasetType=_dataset_type(table),
+            **({"subType": "DIRECTORY"} if _dataset_type(table) == "FILE" else {}),
+        ),
         "symlinks": facet("symlinks", identifiers=[{"namespace": cat_ns, "name": cat_name, "type": "TABLE"}]),
         COLUMNS_FACET: facet(COLUMNS_FACET, columns=column_constraints(table.columns)),
     }
@@ -133,23 +134,49 @@ def catalog_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
     facets: dict[str, Any] = {
         "schema": facet("schema", fields=schema_fields(table.columns)),
         "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
-        "datasetType": facet("datasetType", datasetType="VIEW" if table.format == "view" else "TABLE",
-                             **({"subType": "EXTERNAL"} if table.format not in ("table", "view") else {})),
-        "symlinks": facet("symlinks", identifiers=[{"namespace": table.namespace, "name": table.dataset,
-                                                    "type": "LOCATION"}]),
-        COLUMNS_FACET: facet(COLUMNS_FACET, columns=column_constraints(table.columns),
-                             **({"partitionKeys": list(table.partition_keys)} if table.partition_keys else {})),
-        "columnLineage": facet("columnLineage", fields={
-            c.name: {"inputFields": [{"namespace": table.namespace, "name": table.dataset, "field": c.name,
-                                      "transformations": [{"type": DIRECT, "subtype": IDENTITY}]}]}
-            for c in table.columns}),
+        "datasetType": facet(
+            "datasetType",
+            datasetType="VIEW" if table.format == "view" else "TABLE",
+            **({"subType": "EXTERNAL"} if table.format not in ("table", "view") else {}),
+        ),
+        "symlinks": facet(
+            "symlinks", identifiers=[{"namespace": table.namespace, "name": table.dataset, "type": "LOCATION"}]
+        ),
+        COLUMNS_FACET: facet(
+            COLUMNS_FACET,
+            columns=column_constraints(table.columns),
+            **({"partitionKeys": list(table.partition_keys)} if table.partition_keys else {}),
+        ),
+        "columnLineage": facet(
+            "columnLineage",
+            fields={
+                c.name: {
+                    "inputFields": [
+                        {
+                            "namespace": table.namespace,
+                            "name": table.dataset,
+                            "field": c.name,
+                            "transformations": [{"type": DIRECT, "subtype": IDENTITY}],
+                        }
+                    ]
+                }
+                for c in table.columns
+            },
+        ),
     }
     if table.format not in ("table", "view"):
         facets["storage"] = facet("storage", storageLayer="default", fileFormat=table.format)
     if table.description:
         facets["documentation"] = facet("documentation", description=table.description)
-    stats = {k: v for k, v in (("rowCount", table.rows), ("size", table.bytes if table.files else None),
-                                ("fileCount", table.files or None)) if v is not None}
+    stats = {
+        k: v
+        for k, v in (
+            ("rowCount", table.rows),
+            ("size", table.bytes if table.files else None),
+            ("fileCount", table.files or None),
+        )
+        if v is not None
+    }
     out: dict[str, Any] = {"namespace": cat_ns, "name": cat_name, "facets": facets}
     if stats:
         out["outputFacets"] = {"outputStatistics": facet("outputStatistics", **stats)}
@@ -157,44 +184,86 @@ def catalog_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
 
 
 def _dropped(namespace: str, name: str) -> dict[str, Any]:
-    return {"namespace": namespace, "name": name,
-            "facets": {"lifecycleStateChange": facet("lifecycleStateChange", lifecycleStateChange="DROP")}}
+    return {
+        "namespace": namespace,
+        "name": name,
+        "facets": {"lifecycleStateChange": facet("lifecycleStateChange", lifecycleStateChange="DROP")},
+    }
 
 
 def _job(name: str, job_type: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"namespace": JOB_NAMESPACE, "name": name, "facets": {
-        "jobType": facet("jobType", processingType="BATCH", integration="HEADWATER_CRAWLER", jobType=job_type),
-        **(extra or {})}}
+    return {
+        "namespace": JOB_NAMESPACE,
+        "name": name,
+        "facets": {
+            "jobType": facet("jobType", processingType="BATCH", integration="HEADWATER_CRAWLER", jobType=job_type),
+            **(extra or {}),
+        },
+    }
 
 
-def _event(event_type: str, when: datetime, run_facets: dict[str, Any], run_id: str, job: dict[str, Any],
-           inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"eventType": event_type, "eventTime": _iso(when), "producer": PRODUCER,
-            "schemaURL": f"{_CORE}#/$defs/RunEvent", "run": {"runId": run_id, "facets": run_facets},
-            "job": job, "inputs": inputs, "outputs": outputs}
+def _event(
+    event_type: str,
+    when: datetime,
+    run_facets: dict[str, Any],
+    run_id: str,
+    job: dict[str, Any],
+    inputs: list[dict[str, Any]],
+    outputs: list[dict[str, Any]],
+) -> dict[str, Any]:
+    return {
+        "eventType": event_type,
+        "eventTime": _iso(when),
+        "producer": PRODUCER,
+        "schemaURL": f"{_CORE}#/$defs/RunEvent",
+        "run": {"runId": run_id, "facets": run_facets},
+        "job": job,
+        "inputs": inputs,
+        "outputs": outputs,
+    }
 
 
-def crawl_events(run: CrawlRun, tables: Sequence[Table], removed: Sequence[RemovedTable], summary: Summary,
-                 ended: datetime, *, changed_views: Sequence[Table] = (), error: str | None = None,
-                 settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def crawl_events(
+    run: CrawlRun,
+    tables: Sequence[Table],
+    removed: Sequence[RemovedTable],
+    summary: Summary,
+    ended: datetime,
+    *,
+    changed_views: Sequence[Table] = (),
+    error: str | None = None,
+    settings: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """START, RUNNING chunks, COMPLETE (or FAIL with ``error``), then one child run per new or changed view."""
     job = _job(run.job, "CRAWLER")
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = [
-        (storage_dataset(run, t), catalog_dataset(run, t)) for t in tables]
+        (storage_dataset(run, t), catalog_dataset(run, t)) for t in tables
+    ]
     pairs += [(_dropped(r.namespace, r.dataset), _dropped(*catalog_name(run, r.name))) for r in removed]
-    chunks = [pairs[i:i + CHUNK] for i in range(0, len(pairs), CHUNK)] or [[]]
+    chunks = [pairs[i : i + CHUNK] for i in range(0, len(pairs), CHUNK)] or [[]]
     step = (ended - run.started) / (len(chunks) + 1)
     events = [_event("START", run.started, {}, run.run_id, job, [], [])]
     for i, chunk in enumerate(chunks[:-1], 1):
-        events.append(_event("RUNNING", run.started + step * i, {}, run.run_id, job,
-                             [p[0] for p in chunk], [p[1] for p in chunk]))
-    final: dict[str, Any] = {RUN_FACET: facet(RUN_FACET, source=run.source, catalogDatabase=run.catalog_database,
-                                              summary=summary.to_json(), settings=settings or {})}
+        events.append(
+            _event("RUNNING", run.started + step * i, {}, run.run_id, job, [p[0] for p in chunk], [p[1] for p in chunk])
+        )
+    final: dict[str, Any] = {
+        RUN_FACET: facet(
+            RUN_FACET,
+            source=run.source,
+            catalogDatabase=run.catalog_database,
+            summary=summary.to_json(),
+            settings=settings or {},
+        )
+    }
     if error:
         final["errorMessage"] = facet("errorMessage", message=error, programmingLanguage="python")
     last = chunks[-1]
-    events.append(_event("FAIL" if error else "COMPLETE", ended, final, run.run_id, job,
-                         [p[0] for p in last], [p[1] for p in last]))
+    events.append(
+        _event(
+            "FAIL" if error else "COMPLETE", ended, final, run.run_id, job, [p[0] for p in last], [p[1] for p in last]
+        )
+    )
     for n, view in enumerate(changed_views, 1):
         events += view_events(run, view, ended + timedelta(microseconds=n))
     return events
@@ -204,13 +273,21 @@ def view_events(run: CrawlRun, view: Table, when: datetime) -> list[dict[str, An
     """A view's definition as a run of its own job (``<view dataset name>``, type VIEW, the SQL facet):
     its source tables → the view, with the column lineage when the SQL engine gave it."""
     run_id = str(uuid.uuid5(uuid.UUID(run.run_id), f"{view.namespace}/{view.dataset}"))
-    job = _job(f"view:{view.namespace}/{view.dataset}", "VIEW",
-               {"sql": facet("sql", query=view.view_sql or "")} if view.view_sql else None)
+    job = _job(
+        f"view:{view.namespace}/{view.dataset}",
+        "VIEW",
+        {"sql": facet("sql", query=view.view_sql or "")} if view.view_sql else None,
+    )
     parent = facet("parent", run={"runId": run.run_id}, job={"namespace": JOB_NAMESPACE, "name": run.job})
-    output: dict[str, Any] = {"namespace": view.namespace, "name": view.dataset,
-                              "facets": {"schema": facet("schema", fields=schema_fields(view.columns))}}
+    output: dict[str, Any] = {
+        "namespace": view.namespace,
+        "name": view.dataset,
+        "facets": {"schema": facet("schema", fields=schema_fields(view.columns))},
+    }
     if view.view_column_lineage:  # the SQL engine's fields, transformation types included
         output["facets"]["columnLineage"] = facet("columnLineage", fields=view.view_column_lineage)
     inputs = [{"namespace": ns, "name": name} for ns, name in view.view_sources]
-    return [_event("START", when, {"parent": parent}, run_id, job, inputs, [output]),
-            _event("COMPLETE", when + timedelta(microseconds=1), {"parent": parent}, run_id, job, inputs, [output])]
+    return [
+        _event("START", when, {"parent": parent}, run_id, job, inputs, [output]),
+        _event("COMPLETE", when + timedelta(microseconds=1), {"parent": parent}, run_id, job, inputs, [output]),
+    ]

@@ -54,8 +54,11 @@ def file_marker(info: dict[str, Any]) -> str:
 def list_files(fs: Any, root: str) -> list[FileEntry]:
     """Every file below ``root`` (recursively), with size and change marker, sorted by path."""
     found = fs.find(root, detail=True, withdirs=False)
-    entries = [FileEntry(path, int(info.get("size") or 0), file_marker(info))
-               for path, info in found.items() if info.get("type", "file") == "file"]
+    entries = [
+        FileEntry(path, int(info.get("size") or 0), file_marker(info))
+        for path, info in found.items()
+        if info.get("type", "file") == "file"
+    ]
     return sorted(entries, key=lambda e: e.path)
 
 
@@ -63,19 +66,26 @@ def _ignored(segment: str) -> bool:
     return segment.startswith(("_", "."))
 
 
-def group_tables(root: str, root_name: str, files: Iterable[FileEntry], *, table_level: int = 1,
-                 sniffed: dict[str, str] | None = None) -> tuple[list[TableFiles], list[Skipped]]:
+def group_tables(
+    root: str,
+    root_name: str,
+    files: Iterable[FileEntry],
+    *,
+    table_level: int = 1,
+    sniffed: dict[str, str] | None = None,
+) -> tuple[list[TableFiles], list[Skipped]]:
     """Files → tables (see the module's rules); ``sniffed`` gives formats found by content for files
     whose name says none (path → format)."""
     root = root.rstrip("/")
     groups: dict[tuple[tuple[str, ...], str], list[tuple[FileEntry, list[str]]]] = {}
     skipped: list[Skipped] = []
     for entry in files:
-        rel = entry.path[len(root):].lstrip("/") if entry.path.startswith(root) else entry.path
+        rel = entry.path[len(root) :].lstrip("/") if entry.path.startswith(root) else entry.path
         segments = rel.split("/")
         if any(_ignored(s) for s in segments):
-            skipped.append(Skipped(entry.path, "ignored: a hidden or bookkeeping file (name starts with _ or .)",
-                                   failure=False))
+            skipped.append(
+                Skipped(entry.path, "ignored: a hidden or bookkeeping file (name starts with _ or .)", failure=False)
+            )
             continue
         fmt = format_of(entry.path) or (sniffed or {}).get(entry.path)
         if fmt is None:

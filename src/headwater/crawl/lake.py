@@ -46,8 +46,15 @@ def location_url(fs: Any, path: str) -> str:
     return str(fs.unstrip_protocol(path))
 
 
-def crawl_lake(source: str, state: CrawlState, limits: Limits = DEFAULT_LIMITS, *, table_level: int = 1,
-               fs: Any = None, storage_options: dict[str, Any] | None = None) -> LakeResult:
+def crawl_lake(
+    source: str,
+    state: CrawlState,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    table_level: int = 1,
+    fs: Any = None,
+    storage_options: dict[str, Any] | None = None,
+) -> LakeResult:
     if fs is None:
         fs, root = open_location(source, storage_options)
     else:
@@ -58,8 +65,7 @@ def crawl_lake(source: str, state: CrawlState, limits: Limits = DEFAULT_LIMITS, 
         pass
     entries = list_files(fs, root)
     sniffed = _sniff_unnamed(fs, [e for e in entries if format_of(e.path) is None and _unnamed(root, e.path)])
-    groups, skipped = group_tables(root, root.rsplit("/", 1)[-1], entries, table_level=table_level,
-                                   sniffed=sniffed)
+    groups, skipped = group_tables(root, root.rsplit("/", 1)[-1], entries, table_level=table_level, sniffed=sniffed)
     plan: list[tuple[TableFiles, FileEntry]] = []
     known: dict[str, FileSchema] = {}
     for group in groups:
@@ -92,7 +98,7 @@ def crawl_lake(source: str, state: CrawlState, limits: Limits = DEFAULT_LIMITS, 
 def _unnamed(root: str, path: str) -> bool:
     """A file whose name says no format and that the grouping does not ignore (``_SUCCESS``, ``.crc``):
     its first bytes are read to find its format."""
-    rel = path[len(root):] if path.startswith(root) else path
+    rel = path[len(root) :] if path.startswith(root) else path
     segments = rel.strip("/").split("/")
     return "." not in segments[-1] and not any(s.startswith(("_", ".")) for s in segments)
 
@@ -110,8 +116,9 @@ def _sniff_unnamed(fs: Any, entries: list[FileEntry]) -> dict[str, str]:
     return found
 
 
-def _read_all(fs: Any, plan: list[tuple[TableFiles, FileEntry]], limits: Limits
-              ) -> tuple[dict[str, FileSchema], list[Skipped]]:
+def _read_all(
+    fs: Any, plan: list[tuple[TableFiles, FileEntry]], limits: Limits
+) -> tuple[dict[str, FileSchema], list[Skipped]]:
     def read(item: tuple[TableFiles, FileEntry]) -> tuple[str, FileSchema | Skipped]:
         group, entry = item
         infer: Callable[[Any, str, Limits], FileSchema] = infer_function(group.format)
@@ -171,8 +178,9 @@ def _split_location(fs: Any, folder: str, files: list[FileEntry], taken: set[tup
     return None
 
 
-def _tables(fs: Any, group: TableFiles, known: dict[str, FileSchema], limits: Limits
-            ) -> tuple[list[Table], list[Skipped]]:
+def _tables(
+    fs: Any, group: TableFiles, known: dict[str, FileSchema], limits: Limits
+) -> tuple[list[Table], list[Skipped]]:
     """The folder's table, and one more table per group of files whose schemas are incompatible with it
     (``<table>_2``, ``<table>_3``... in the order of their first file's path), each at its own location."""
     members = [(e, v, known[e.path]) for e, v in group.files if e.path in known]
@@ -189,8 +197,13 @@ def _tables(fs: Any, group: TableFiles, known: dict[str, FileSchema], limits: Li
         if url is None:
             for entry, _values, schema in cluster:
                 names = ", ".join(c.name for c in schema.columns)
-                rejected.append(Skipped(entry.path, f"schema incompatible with table {group.name!r} (columns {names}) "
-                                                    "and in the same folder as its files; not merged"))
+                rejected.append(
+                    Skipped(
+                        entry.path,
+                        f"schema incompatible with table {group.name!r} (columns {names}) "
+                        "and in the same folder as its files; not merged",
+                    )
+                )
             continue
         split = _make_table(group, f"{group.name}_{number}", url, cluster, [], known)
         taken.add((split.namespace, split.dataset))
@@ -198,8 +211,14 @@ def _tables(fs: Any, group: TableFiles, known: dict[str, FileSchema], limits: Li
     return tables, rejected
 
 
-def _make_table(group: TableFiles, name: str, url: str, members: list[Member],
-                unread: list[tuple[FileEntry, tuple[str, ...]]], known: dict[str, FileSchema]) -> Table:
+def _make_table(
+    group: TableFiles,
+    name: str,
+    url: str,
+    members: list[Member],
+    unread: list[tuple[FileEntry, tuple[str, ...]]],
+    known: dict[str, FileSchema],
+) -> Table:
     columns = list(merge_columns(s.columns for _e, _v, s in members))
     data_names = {c.name for c in columns}
     files = [(e, v) for e, v, _s in members] + unread
@@ -210,7 +229,15 @@ def _make_table(group: TableFiles, name: str, url: str, members: list[Member],
     entries = [e for e, _v in files]
     rows_known = all(e.path in known and known[e.path].rows is not None for e in entries)
     namespace, dataset = path_dataset(url)
-    return Table(name=name, location=url, namespace=namespace, dataset=dataset, format=group.format,
-                 columns=tuple(columns), partition_keys=group.partition_keys, files=len(entries),
-                 bytes=sum(e.size for e in entries),
-                 rows=sum(known[e.path].rows or 0 for e in entries) if rows_known else None)
+    return Table(
+        name=name,
+        location=url,
+        namespace=namespace,
+        dataset=dataset,
+        format=group.format,
+        columns=tuple(columns),
+        partition_keys=group.partition_keys,
+        files=len(entries),
+        bytes=sum(e.size for e in entries),
+        rows=sum(known[e.path].rows or 0 for e in entries) if rows_known else None,
+    )

@@ -18,13 +18,25 @@ class Column:
     primary_key: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "type": self.type, "nullable": self.nullable, "description": self.description,
-                "fields": [f.to_json() for f in self.fields], "primaryKey": self.primary_key}
+        return {
+            "name": self.name,
+            "type": self.type,
+            "nullable": self.nullable,
+            "description": self.description,
+            "fields": [f.to_json() for f in self.fields],
+            "primaryKey": self.primary_key,
+        }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Column:
-        return Column(data["name"], data["type"], bool(data.get("nullable", True)), data.get("description"),
-                      tuple(Column.from_json(f) for f in data.get("fields") or []), bool(data.get("primaryKey")))
+        return Column(
+            data["name"],
+            data["type"],
+            bool(data.get("nullable", True)),
+            data.get("description"),
+            tuple(Column.from_json(f) for f in data.get("fields") or []),
+            bool(data.get("primaryKey")),
+        )
 
 
 @dataclass(frozen=True)
@@ -85,7 +97,9 @@ class Summary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "added": sorted(self.added), "updated": sorted(self.updated), "unchanged": len(self.unchanged),
+            "added": sorted(self.added),
+            "updated": sorted(self.updated),
+            "unchanged": len(self.unchanged),
             "removed": sorted(self.removed),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped if s.failure],
             "ignored": sum(1 for s in self.skipped if not s.failure),

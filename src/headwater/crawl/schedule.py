@@ -29,8 +29,9 @@ def parse_interval(text: str) -> float:
     return seconds
 
 
-def crawl_every(interval: float, once: Callable[[], T], on_result: Callable[[T], None],
-                stop: threading.Event | None = None) -> int:
+def crawl_every(
+    interval: float, once: Callable[[], T], on_result: Callable[[T], None], stop: threading.Event | None = None
+) -> int:
     """Run ``once`` every ``interval`` seconds (measured start to start) until ``stop`` is set or the
     process gets SIGTERM/SIGINT; a signal during a crawl lets that crawl finish. Answers the crawls run."""
     stop = stop or threading.Event()
@@ -50,6 +51,6 @@ def crawl_every(interval: float, once: Callable[[], T], on_result: Callable[[T],
             count += 1
             stop.wait(max(0.0, interval - (time.monotonic() - began)))
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)  # type: ignore[arg-type]
+        for number, handler in previous.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
     return count

@@ -17,10 +17,19 @@ def arrow_type(t: Any) -> str:
 
     if pt.is_boolean(t):
         return "boolean"
-    for check, name in ((pt.is_int8, "tinyint"), (pt.is_int16, "smallint"), (pt.is_int32, "int"),
-                        (pt.is_int64, "bigint"), (pt.is_uint8, "smallint"), (pt.is_uint16, "int"),
-                        (pt.is_uint32, "bigint"), (pt.is_uint64, "bigint"), (pt.is_float16, "float"),
-                        (pt.is_float32, "float"), (pt.is_float64, "double")):
+    for check, name in (
+        (pt.is_int8, "tinyint"),
+        (pt.is_int16, "smallint"),
+        (pt.is_int32, "int"),
+        (pt.is_int64, "bigint"),
+        (pt.is_uint8, "smallint"),
+        (pt.is_uint16, "int"),
+        (pt.is_uint32, "bigint"),
+        (pt.is_uint64, "bigint"),
+        (pt.is_float16, "float"),
+        (pt.is_float32, "float"),
+        (pt.is_float64, "double"),
+    ):
         if check(t):
             return name
     if pt.is_decimal(t):
@@ -42,8 +51,9 @@ def arrow_type(t: Any) -> str:
     if pt.is_map(t):
         return f"map<{arrow_type(t.key_type)},{arrow_type(t.item_type)}>"
     if pt.is_struct(t):
-        return "struct<" + ",".join(f"{t.field(i).name}:{arrow_type(t.field(i).type)}"
-                                    for i in range(t.num_fields)) + ">"
+        return (
+            "struct<" + ",".join(f"{t.field(i).name}:{arrow_type(t.field(i).type)}" for i in range(t.num_fields)) + ">"
+        )
     if t == pa.null():
         return "string"
     return str(t)
@@ -95,8 +105,9 @@ def merge_column(a: Column, b: Column) -> Column:
             type_ = struct_type(fields)
         elif fields and type_.startswith("array<struct<"):
             type_ = f"array<{struct_type(fields)}>"
-    return Column(a.name, type_, a.nullable or b.nullable, a.description or b.description, fields,
-                  a.primary_key and b.primary_key)
+    return Column(
+        a.name, type_, a.nullable or b.nullable, a.description or b.description, fields, a.primary_key and b.primary_key
+    )
 
 
 def struct_type(fields: Sequence[Column]) -> str:
@@ -113,8 +124,10 @@ def merge_columns(schemas: Iterable[Sequence[Column]]) -> tuple[Column, ...]:
         for col in schema:
             seen_in[col.name] = seen_in.get(col.name, 0) + 1
             merged[col.name] = merge_column(merged[col.name], col) if col.name in merged else col
-    return tuple(c if seen_in[c.name] == count else Column(c.name, c.type, True, c.description, c.fields)
-                 for c in merged.values())
+    return tuple(
+        c if seen_in[c.name] == count else Column(c.name, c.type, True, c.description, c.fields)
+        for c in merged.values()
+    )
 
 
 def compatible(a: Sequence[Column], b: Sequence[Column], threshold: float = 0.5) -> bool:

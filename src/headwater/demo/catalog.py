@@ -22,9 +22,9 @@ from headwater.demo.checks import DemoError
 from headwater.model.naming import catalog_table_dataset
 from headwater.model.nodeid import format_node_id
 
-CRAWLER = "hr-landing"          # the crawler's job name (namespace headwater)
-CATALOG_DATABASE = "hr"         # the catalog database its tables are registered in
-CHANGED_TABLE = "employees"     # the table whose schema the demo changes between two crawls
+CRAWLER = "hr-landing"  # the crawler's job name (namespace headwater)
+CATALOG_DATABASE = "hr"  # the catalog database its tables are registered in
+CHANGED_TABLE = "employees"  # the table whose schema the demo changes between two crawls
 
 
 def state_path(data_dir: Path) -> Path:
@@ -44,8 +44,11 @@ class Crawled:
 
     def describe(self) -> str:
         s = self.result.summary
-        parts = [f"{label}: {', '.join(sorted(names))}" for label, names in
-                 (("added", s.added), ("updated", s.updated), ("removed", s.removed)) if names]
+        parts = [
+            f"{label}: {', '.join(sorted(names))}"
+            for label, names in (("added", s.added), ("updated", s.updated), ("removed", s.removed))
+            if names
+        ]
         if s.unchanged:
             parts.append(f"{len(s.unchanged)} unchanged")
         return "; ".join(parts) or "no tables"
@@ -59,8 +62,9 @@ def crawl_landing(landing: Path, data_dir: Path, server_url: str) -> Crawled:
     """Crawl ``landing`` once and send the crawl to the server; :class:`DemoError` when it cannot be done."""
     try:
         with open_client(url=server_url) as client:
-            result = crawl(str(landing), client, name=CRAWLER, catalog_database=CATALOG_DATABASE,
-                           state_path=state_path(data_dir))
+            result = crawl(
+                str(landing), client, name=CRAWLER, catalog_database=CATALOG_DATABASE, state_path=state_path(data_dir)
+            )
     except SendError as exc:
         raise DemoError(f"the crawl of {landing} could not be sent to {server_url}: {exc}") from None
     if result.error:

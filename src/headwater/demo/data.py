@@ -29,8 +29,17 @@ DEFAULT_DAYS = 5
 DEFAULT_SEED = 42
 _CHUNK = 5_000
 
-EMPLOYEE_COLUMNS = ("EmployeeID", "Name", "Department", "Role", "HireDate", "Salary",
-                    "PerformanceRating", "Shift", "Location")
+EMPLOYEE_COLUMNS = (
+    "EmployeeID",
+    "Name",
+    "Department",
+    "Role",
+    "HireDate",
+    "Salary",
+    "PerformanceRating",
+    "Shift",
+    "Location",
+)
 ATTENDANCE_COLUMNS = ("EmployeeID", "Date", "ShiftStart", "ShiftEnd", "Absent", "OvertimeHours")
 ADJUSTMENT_COLUMNS = ("EmployeeID", "AdjustmentDate", "AdjustmentAmount", "Reason")
 BONUS_COLUMNS = ("EmployeeID", "BonusDate", "BonusAmount", "BonusType")
@@ -42,12 +51,62 @@ FILES: dict[str, tuple[str, ...]] = {
     "bonus_payments": BONUS_COLUMNS,
 }
 
-_FIRST = ("Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas",
-          "Kemi", "Liam", "Maya", "Nikhil", "Olga", "Pablo", "Quinn", "Rosa", "Sven", "Tara",
-          "Umar", "Vera", "Wei", "Ximena", "Yusuf", "Zoe")
-_LAST = ("Abbott", "Berg", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ito",
-         "Jensen", "Kowalski", "Lopez", "Moreau", "Nakamura", "Okafor", "Patel", "Quispe",
-         "Rossi", "Schmidt", "Tanaka", "Usman", "Varga", "Weber", "Xu", "Yilmaz", "Zhang")
+_FIRST = (
+    "Ada",
+    "Ben",
+    "Chloe",
+    "Dmitri",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Liam",
+    "Maya",
+    "Nikhil",
+    "Olga",
+    "Pablo",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wei",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+)
+_LAST = (
+    "Abbott",
+    "Berg",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Lopez",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Patel",
+    "Quispe",
+    "Rossi",
+    "Schmidt",
+    "Tanaka",
+    "Usman",
+    "Varga",
+    "Weber",
+    "Xu",
+    "Yilmaz",
+    "Zhang",
+)
 # department -> (role, base salary)
 _ROLES: dict[str, tuple[tuple[str, int], ...]] = {
     "Engineering": (("Software Engineer", 98_000), ("Senior Engineer", 128_000), ("Engineering Manager", 152_000)),
@@ -112,8 +171,10 @@ def _employee_row(emp_id: int, rng: random.Random) -> tuple[str, int]:
     hired = _HIRE_START + timedelta(days=rng.randrange(_HIRE_SPAN_DAYS))
     shift = rng.randrange(len(_SHIFTS)) if dept in ("Operations", "Support") else 0
     name = f"{_FIRST[rng.randrange(len(_FIRST))]} {_LAST[rng.randrange(len(_LAST))]}"
-    line = (f"{emp_id},{name},{dept},{role},{hired.isoformat()},{salary:.2f},"
-            f"{rng.randint(1, 5)},{_SHIFTS[shift][0]},{_LOCATIONS[rng.randrange(len(_LOCATIONS))]}\n")
+    line = (
+        f"{emp_id},{name},{dept},{role},{hired.isoformat()},{salary:.2f},"
+        f"{rng.randint(1, 5)},{_SHIFTS[shift][0]},{_LOCATIONS[rng.randrange(len(_LOCATIONS))]}\n"
+    )
     return line, shift
 
 
@@ -187,7 +248,10 @@ def generate(
     paths = {name: out_dir / name / f"{name}.csv" for name in FILES}
     for path in paths.values():
         path.parent.mkdir(exist_ok=True)
-    handles = {name: open(paths[name], "w", encoding="utf-8", newline="") for name in FILES}
+    handles = {
+        name: open(paths[name], "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in the finally below
+        for name in FILES
+    }
     try:
         writers = {name: _ChunkWriter(handles[name], cols) for name, cols in FILES.items()}
         att_rng, adj_rng, bonus_rng = (_rng(seed, n) for n in ("attendance", "salary_adjustments", "bonus_payments"))

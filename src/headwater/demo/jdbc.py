@@ -66,8 +66,9 @@ class JdbcTarget:
     def conninfo(self) -> str:
         from psycopg.conninfo import make_conninfo
 
-        return make_conninfo(host=self.host, port=self.port, dbname=self.database,
-                             user=self.user, password=self.password)
+        return make_conninfo(
+            host=self.host, port=self.port, dbname=self.database, user=self.user, password=self.password
+        )
 
 
 def parse_jdbc(url: str, option: str = "--jdbc") -> JdbcTarget:
@@ -82,8 +83,9 @@ def parse_jdbc(url: str, option: str = "--jdbc") -> JdbcTarget:
         port = parts.port or 5432
     except ValueError:
         raise DemoError(f"{option} has a bad port in {url!r}; expected {JDBC_FORM}") from None
-    return JdbcTarget(parts.hostname, port, unquote(database), unquote(parts.username or ""),
-                      unquote(parts.password or ""))
+    return JdbcTarget(
+        parts.hostname, port, unquote(database), unquote(parts.username or ""), unquote(parts.password or "")
+    )
 
 
 def load_employees(target: JdbcTarget, employees_csv: Path) -> int:

@@ -54,8 +54,20 @@ class Job:
 
     def command(self, scripts: Path, lineage_url: str, python: str = sys.executable) -> list[str]:
         """``headwater run --url <server> --namespace hr_payroll -- python <script> <args>``: what a user would type."""
-        return [python, "-m", "headwater", "run", "--url", lineage_url, "--namespace", JOB_NAMESPACE,
-                "--", python, str(scripts / self.script), *self.args]
+        return [
+            python,
+            "-m",
+            "headwater",
+            "run",
+            "--url",
+            lineage_url,
+            "--namespace",
+            JOB_NAMESPACE,
+            "--",
+            python,
+            str(scripts / self.script),
+            *self.args,
+        ]
 
 
 @dataclass(frozen=True)
@@ -84,8 +96,9 @@ def write_openlineage_config(data_dir: Path, lineage_url: str) -> Path:
     return path
 
 
-def job_environment(base: Mapping[str, str], *, lineage_url: str, data_dir: Path,
-                    extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def job_environment(
+    base: Mapping[str, str], *, lineage_url: str, data_dir: Path, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The child's environment: no inherited OpenLineage configuration, lineage sent to ``lineage_url``."""
     env = {k: v for k, v in base.items() if not k.startswith("OPENLINEAGE")}
     env["OPENLINEAGE_URL"] = lineage_url
@@ -105,20 +118,28 @@ def _log_tail(path: Path, lines: int = 20) -> str:
     return "\n".join("    " + ln for ln in keep)
 
 
-def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None = None,
-            environ: Mapping[str, str] | None = None) -> JobRun:
+def run_job(
+    job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None = None, environ: Mapping[str, str] | None = None
+) -> JobRun:
     """Run ``job`` under ``headwater run`` and wait for it; :class:`DemoError` with the log's end if it fails."""
     scripts = scripts or examples_dir()
     log_dir = data_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / job.log_name
     write_openlineage_config(data_dir, lineage_url)
-    env = job_environment(os.environ if environ is None else environ, lineage_url=lineage_url,
-                          data_dir=data_dir, extra=job.env)
+    env = job_environment(
+        os.environ if environ is None else environ, lineage_url=lineage_url, data_dir=data_dir, extra=job.env
+    )
     started = time.monotonic()
     with log_path.open("wb") as log:
-        proc = subprocess.Popen(job.command(scripts, lineage_url), stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=env, cwd=data_dir)
+        proc = subprocess.Popen(
+            job.command(scripts, lineage_url),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=data_dir,
+        )
         try:
             code = proc.wait()
         except BaseException:  # Ctrl-C: the job gets it too (same process group); make sure it is gone
@@ -131,25 +152,44 @@ def run_job(job: Job, *, data_dir: Path, lineage_url: str, scripts: Path | None 
     messages = agent_messages_in(log_path.read_text(encoding="utf-8", errors="replace"))
     run = JobRun(job, code, time.monotonic() - started, log_path, messages)
     if code != 0:
-        raise DemoError(f"{job.title} failed (exit code {code}); its log ({log_path}) ends with:\n{_log_tail(log_path)}")
+        raise DemoError(
+            f"{job.title} failed (exit code {code}); its log ({log_path}) ends with:\n{_log_tail(log_path)}"
+        )
     return run
 
 
-def pipeline(data: Path, warehouse: Path, *, jdbc_args: Sequence[str] | None = None,
-             jdbc_env: Mapping[str, str] | None = None, publish_args: Sequence[str] | None = None,
-             publish_env: Mapping[str, str] | None = None) -> tuple[Job, Job]:
+def pipeline(
+    data: Path,
+    warehouse: Path,
+    *,
+    jdbc_args: Sequence[str] | None = None,
+    jdbc_env: Mapping[str, str] | None = None,
+    publish_args: Sequence[str] | None = None,
+    publish_env: Mapping[str, str] | None = None,
+) -> tuple[Job, Job]:
     """The two jobs of the HR pipeline; with ``jdbc_args`` job 1 is the Glue-style JDBC variant; with
     ``publish_args`` (``--jdbc-url ... --jdbc-table ...``) job 2 also writes its table to the warehouse database."""
     common = ("--data", str(data), "--warehouse", str(warehouse))
     if jdbc_args is None:
         first = Job("job 1: employees + attendance → employee_attendance", "employee_attendance.py", common)
     else:
-        first = Job("job 1 (JDBC): PostgreSQL employees + attendance → employee_attendance table",
-                    "glue_employee_attendance.py", (*jdbc_args, *common), dict(jdbc_env or {}))
+        first = Job(
+            "job 1 (JDBC): PostgreSQL employees + attendance → employee_attendance table",
+            "glue_employee_attendance.py",
+            (*jdbc_args, *common),
+            dict(jdbc_env or {}),
+        )
     if publish_args is None:
-        second = Job("job 2: adjustments + bonuses + employee_attendance → employee_compensation",
-                     "employee_compensation.py", common)
+        second = Job(
+            "job 2: adjustments + bonuses + employee_attendance → employee_compensation",
+            "employee_compensation.py",
+            common,
+        )
     else:
-        second = Job("job 2: adjustments + bonuses + employee_attendance → employee_compensation → PostgreSQL",
-                     "employee_compensation.py", (*common, *publish_args), dict(publish_env or {}))
+        second = Job(
+            "job 2: adjustments + bonuses + employee_attendance → employee_compensation → PostgreSQL",
+            "employee_compensation.py",
+            (*common, *publish_args),
+            dict(publish_env or {}),
+        )
     return first, second

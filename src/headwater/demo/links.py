@@ -55,11 +55,15 @@ def wait_for_node(server_url: str, node_id: str, *, timeout_s: float = 30.0) -> 
                     node: dict[str, object] = answer.json()
                     return node
                 if answer.status_code != 404:  # anything but "not there yet" will not get better by waiting
-                    raise TimeoutError(f"the server at {server_url} answered HTTP {answer.status_code} for "
-                                       f"{node_id}: {answer.text[:300]}")
+                    raise TimeoutError(
+                        f"the server at {server_url} answered HTTP {answer.status_code} for "
+                        f"{node_id}: {answer.text[:300]}"
+                    )
                 last = f"HTTP {answer.status_code}: {answer.text[:300]}"
             except httpx.HTTPError as exc:
                 last = str(exc)
             if time.monotonic() > deadline:
-                raise TimeoutError(f"the server at {server_url} does not know {node_id} after {timeout_s:.0f} s ({last})")
+                raise TimeoutError(
+                    f"the server at {server_url} does not know {node_id} after {timeout_s:.0f} s ({last})"
+                )
             time.sleep(0.5)

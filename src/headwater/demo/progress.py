@@ -16,7 +16,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElaps
 class Step:
     """The step being run; ``note(text)`` changes the text next to the spinner, ``done`` the final line."""
 
-    def __init__(self, steps: "Steps", title: str, task: TaskID | None) -> None:
+    def __init__(self, steps: Steps, title: str, task: TaskID | None) -> None:
         self._steps = steps
         self.title = title
         self._task = task
@@ -35,7 +35,7 @@ class Steps:
         self.progress: Progress | None = None
         self._t0 = time.monotonic()
 
-    def __enter__(self) -> "Steps":
+    def __enter__(self) -> Steps:
         if self.console.is_terminal:
             self.progress = Progress(
                 SpinnerColumn(),

@@ -42,23 +42,23 @@ class DemoConfig:
     data_dir: Path = DEFAULT_DATA_DIR
     host: str = "127.0.0.1"
     port: int = 5000
-    url: str | None = None          # an existing server; None: start one on the embedded store
+    url: str | None = None  # an existing server; None: start one on the embedded store
     employees: int = sample_data.DEFAULT_EMPLOYEES
     days: int = sample_data.DEFAULT_DAYS
     seed: int = sample_data.DEFAULT_SEED
-    jdbc: str | None = None         # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
-    warehouse: str | None = None    # postgresql://user:pass@host:port/db: publish to it and summarise there
+    jdbc: str | None = None  # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
+    warehouse: str | None = None  # postgresql://user:pass@host:port/db: publish to it and summarise there
 
 
 @dataclass
 class DemoResult:
     server: servers.Server
     data: sample_data.GeneratedData
-    output_node: str                # node id of employee_compensation
-    page_url: str                   # its lineage page in the web UI
+    output_node: str  # node id of employee_compensation
+    page_url: str  # its lineage page in the web UI
     jobs: list[JobRun] = field(default_factory=list)
     crawls: list[catalog.Crawled] = field(default_factory=list)  # the first crawl and the re-crawl
-    links: list[tuple[str, str]] = field(default_factory=list)   # (what, UI page) beyond page_url
+    links: list[tuple[str, str]] = field(default_factory=list)  # (what, UI page) beyond page_url
 
 
 def _human(n: int) -> str:
@@ -98,16 +98,23 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
 
             with steps.step(f"Generating the HR sample data ({_human(config.employees)} employees)") as step:
                 generated = sample_data.generate(
-                    data_dir / "landing", employees=config.employees, days=config.days, seed=config.seed,
+                    data_dir / "landing",
+                    employees=config.employees,
+                    days=config.days,
+                    seed=config.seed,
                     on_progress=lambda done, total: step.note(f"{done:,}/{total:,}"),
                 )
-                step.done = (", ".join(f"{name} {_human(f.rows)}" for name, f in generated.files.items())
-                             + f" rows in {generated.out_dir}")
+                step.done = (
+                    ", ".join(f"{name} {_human(f.rows)}" for name, f in generated.files.items())
+                    + f" rows in {generated.out_dir}"
+                )
 
             jdbc_args: list[str] | None = None
             jdbc_env: dict[str, str] = {}
             if target is not None:
-                with steps.step(f"Loading the employees into PostgreSQL {target.host}:{target.port}/{target.database}") as step:
+                with steps.step(
+                    f"Loading the employees into PostgreSQL {target.host}:{target.port}/{target.database}"
+                ) as step:
                     rows = jdbc_variant.load_employees(target, generated.path("employees"))
                     step.done = f"table {target.table}, {_human(rows)} rows"
                 jdbc_args = ["--jdbc-url", target.jdbc_url, "--jdbc-table", target.table]
@@ -127,8 +134,14 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
             for table in OUTPUT_TABLES:  # a fresh run: saveAsTable refuses a managed table whose folder exists
                 shutil.rmtree(warehouse / table, ignore_errors=True)
             runs: list[JobRun] = []
-            for job in pipeline(generated.out_dir, warehouse, jdbc_args=jdbc_args, jdbc_env=jdbc_env,
-                                publish_args=publish_args, publish_env=publish_env):
+            for job in pipeline(
+                generated.out_dir,
+                warehouse,
+                jdbc_args=jdbc_args,
+                jdbc_env=jdbc_env,
+                publish_args=publish_args,
+                publish_env=publish_env,
+            ):
                 with steps.step(f"Running {job.title}") as step:
                     step.note("headwater run -- python " + job.script)
                     runs.append(run_job(job, data_dir=data_dir, lineage_url=server.url))
@@ -157,24 +170,40 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     summary_node = warehouse_variant.node_id(dwh, warehouse_variant.SUMMARY)
                     wait_for_node(server.url, summary_node)
                     step.done = f"{rows} departments; lineage of the statement from the SQL engine: {summary_node}"
-                links.append((f"The lineage of the warehouse summary {summary_table}:",
-                              lineage_page_url(server.url, summary_node, column="TotalCompensation",
-                                               depth=SUMMARY_DEPTH)))
+                links.append(
+                    (
+                        f"The lineage of the warehouse summary {summary_table}:",
+                        lineage_page_url(server.url, summary_node, column="TotalCompensation", depth=SUMMARY_DEPTH),
+                    )
+                )
 
             employees_csv = generated.path(catalog.CHANGED_TABLE)
-            with steps.step(f"Adding the column {sample_data.NEW_EMPLOYEE_COLUMN} to {employees_csv.name} "
-                            "and crawling again") as step:
+            with steps.step(
+                f"Adding the column {sample_data.NEW_EMPLOYEE_COLUMN} to {employees_csv.name} and crawling again"
+            ) as step:
                 sample_data.add_email_column(employees_csv)
                 crawls.append(catalog.crawl_landing(generated.out_dir, data_dir, server.url))
                 step.done = f"catalog {catalog.CATALOG_DATABASE}: {crawls[-1].describe()}"
             _show_problems(console, crawls[-1])
             crawled = catalog.catalog_table_id(catalog.CHANGED_TABLE)
-            links.append((f"The History of the crawled table {catalog.CATALOG_DATABASE}.{catalog.CHANGED_TABLE} "
-                          f"(the column {sample_data.NEW_EMPLOYEE_COLUMN} added by the second crawl):",
-                          history_page_url(server.url, crawled)))
-            links.append((f"The landing folder {catalog.CHANGED_TABLE}/: its crawled table and the Spark jobs reading it:",
-                          lineage_page_url(server.url, file_dataset_id(generated.folder(catalog.CHANGED_TABLE)),
-                                           column=None, depth=SUMMARY_DEPTH)))
+            links.append(
+                (
+                    f"The History of the crawled table {catalog.CATALOG_DATABASE}.{catalog.CHANGED_TABLE} "
+                    f"(the column {sample_data.NEW_EMPLOYEE_COLUMN} added by the second crawl):",
+                    history_page_url(server.url, crawled),
+                )
+            )
+            links.append(
+                (
+                    f"The landing folder {catalog.CHANGED_TABLE}/: its crawled table and the Spark jobs reading it:",
+                    lineage_page_url(
+                        server.url,
+                        file_dataset_id(generated.folder(catalog.CHANGED_TABLE)),
+                        column=None,
+                        depth=SUMMARY_DEPTH,
+                    ),
+                )
+            )
         except BaseException:
             if server is not None:
                 server.stop()

@@ -87,7 +87,11 @@ def start(data_dir: Path, host: str, port: int, *, timeout_s: float = START_TIME
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "headwater", "serve"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, cwd=data_dir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=data_dir,
             start_new_session=True,  # the demo decides when it stops (Ctrl-C reaches the demo, which stops it)
         )
     url_host = f"[{host}]" if ":" in host else host

@@ -26,8 +26,8 @@ from headwater.model.naming import database_namespace, sql_table_dataset
 from headwater.model.nodeid import format_node_id
 
 SCHEMA = "hr"
-TABLE = "employee_compensation"          # written by job 2 over JDBC
-SUMMARY = "compensation_by_department"   # made by the demo's SQL statement
+TABLE = "employee_compensation"  # written by job 2 over JDBC
+SUMMARY = "compensation_by_department"  # made by the demo's SQL statement
 
 SUMMARY_SQL = f"""CREATE TABLE {SCHEMA}.{SUMMARY} AS
 SELECT "Department",
@@ -127,8 +127,13 @@ def summary_events(target: JdbcTarget, server_url: str) -> list[dict[str, object
     def from_headwater(ns: str, name: str) -> list[tuple[str, str | None]] | None:
         return dataset_fields(server_url, ns, name)
 
-    events = script_events(SUMMARY_SQL, dialect="postgres", namespace=namespace, default_database=database,
-                           catalog=Catalog(providers=[from_headwater], namespace=namespace))
+    events = script_events(
+        SUMMARY_SQL,
+        dialect="postgres",
+        namespace=namespace,
+        default_database=database,
+        catalog=Catalog(providers=[from_headwater], namespace=namespace),
+    )
     problems = [e for e in events if "extractionError" in (e.get("run", {}).get("facets") or {})]
     if not events or problems:
         raise DemoError(f"the SQL engine could not read the summary statement: {problems or 'no event'}")

@@ -42,20 +42,46 @@ class GraphReader:
     def _connect(self) -> sa.Connection:
         return self._source.read_connection()
 
-    def lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 2, datasets_only: bool = False,
-                columns: bool = False, at: datetime | None = None, max_nodes: int = 5000,
-                collapse_jobs: bool = False) -> dict[str, Any]:
+    def lineage(
+        self,
+        node: NodeRef,
+        *,
+        direction: str = "both",
+        depth: int = 2,
+        datasets_only: bool = False,
+        columns: bool = False,
+        at: datetime | None = None,
+        max_nodes: int = 5000,
+        collapse_jobs: bool = False,
+    ) -> dict[str, Any]:
         with self._connect() as conn:
-            return lineage.lineage(conn, node, direction=direction, depth=depth, datasets_only=datasets_only,
-                                   columns=columns, at=at, max_nodes=max_nodes, collapse_jobs=collapse_jobs)
+            return lineage.lineage(
+                conn,
+                node,
+                direction=direction,
+                depth=depth,
+                datasets_only=datasets_only,
+                columns=columns,
+                at=at,
+                max_nodes=max_nodes,
+                collapse_jobs=collapse_jobs,
+            )
 
-    def column_lineage(self, node: NodeRef, *, direction: str = "both", depth: int = 10, at: datetime | None = None,
-                       max_nodes: int = 5000) -> dict[str, Any]:
+    def column_lineage(
+        self,
+        node: NodeRef,
+        *,
+        direction: str = "both",
+        depth: int = 10,
+        at: datetime | None = None,
+        max_nodes: int = 5000,
+    ) -> dict[str, Any]:
         with self._connect() as conn:
             return columns.column_lineage(conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes)
 
-    def impact(self, node: NodeRef, *, depth: int = 20, at: datetime | None = None,
-               max_nodes: int = 5000) -> dict[str, Any]:
+    def impact(
+        self, node: NodeRef, *, depth: int = 20, at: datetime | None = None, max_nodes: int = 5000
+    ) -> dict[str, Any]:
         with self._connect() as conn:
             return impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
 
@@ -75,13 +101,20 @@ class GraphReader:
         with self._connect() as conn:
             return details.run(conn, run_id)
 
-    def search(self, q: str, *, types: Sequence[str] = ("dataset", "job", "field"), namespace: str | None = None,
-               limit: int = 20) -> dict[str, Any]:
+    def search(
+        self,
+        q: str,
+        *,
+        types: Sequence[str] = ("dataset", "job", "field"),
+        namespace: str | None = None,
+        limit: int = 20,
+    ) -> dict[str, Any]:
         with self._connect() as conn:
             return search.search(conn, q, types=types, namespace=namespace, limit=limit)
 
-    def compare(self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both",
-                depth: int = 2) -> dict[str, Any]:
+    def compare(
+        self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2
+    ) -> dict[str, Any]:
         with self._connect() as conn:
             return compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
 

@@ -29,7 +29,8 @@ Field = tuple[str, str]  # (dataset id, field name)
 
 def dataset_field_types(conn: sa.Connection, dataset_ids: Iterable[str], t: int | None) -> dict[Field, str | None]:
     query = sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.type).where(
-        valid_at(dataset_fields, t))
+        valid_at(dataset_fields, t)
+    )
     return {(r.dataset, r.field): r.type for r in select_in(conn, query, dataset_fields.c.dataset, dataset_ids)}
 
 
@@ -52,8 +53,9 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
     return fields
 
 
-def column_step(conn: sa.Connection, frontier: set[Field], direction: str,
-                t: int | None) -> list[tuple[Field, Field | None, Any]]:
+def column_step(
+    conn: sa.Connection, frontier: set[Field], direction: str, t: int | None
+) -> list[tuple[Field, Field | None, Any]]:
     """One hop: ``(from_field, to_field_or_None_for_a_whole_dataset, edge_row)``.
 
     Upstream follows edges into the field and the dataset-level (INDIRECT) dependencies of its
@@ -76,8 +78,15 @@ def column_step(conn: sa.Connection, frontier: set[Field], direction: str,
     return out
 
 
-def column_lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", depth: int = 10,
-                   at: datetime | None = None, max_nodes: int = 5000) -> dict[str, Any]:
+def column_lineage(
+    conn: sa.Connection,
+    node: NodeRef,
+    *,
+    direction: str = "both",
+    depth: int = 10,
+    at: datetime | None = None,
+    max_nodes: int = 5000,
+) -> dict[str, Any]:
     check_direction(direction)
     if node.type not in ("dataset", "datasetField"):
         raise NodeNotFound(f"column lineage needs a dataset or datasetField node, got {node.id!r}")
@@ -106,12 +115,30 @@ def column_lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both
 
         truncated = breadth_first(start, expand, depth, reach)
     types = dataset_field_types(conn, {d for d, _ in levels}, t)
-    names = {r.id: (r.namespace, r.name) for r in select_in(
-        conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, {d for d, _ in levels})}
+    names = {
+        r.id: (r.namespace, r.name)
+        for r in select_in(
+            conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, {d for d, _ in levels}
+        )
+    }
     nodes = []
     for (ds, f), level in sorted(levels.items(), key=lambda item: (item[1], item[0])):
         namespace, name = names.get(ds) or split_dataset_id(ds)
-        nodes.append({"id": field_id(ds, f), "dataset": ds, "namespace": namespace, "name": name, "field": f,
-                      "type": types.get((ds, f)), "level": level})
-    return {"root": node.id, "at": iso(t), "nodes": nodes,
-            "edges": [edges[k] for k in sorted(edges)], "truncated": truncated}
+        nodes.append(
+            {
+                "id": field_id(ds, f),
+                "dataset": ds,
+                "namespace": namespace,
+                "name": name,
+                "field": f,
+                "type": types.get((ds, f)),
+                "level": level,
+            }
+        )
+    return {
+        "root": node.id,
+        "at": iso(t),
+        "nodes": nodes,
+        "edges": [edges[k] for k in sorted(edges)],
+        "truncated": truncated,
+    }

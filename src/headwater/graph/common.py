@@ -34,7 +34,7 @@ def valid_at(table: sa.Table, t: int | None) -> sa.ColumnElement[bool]:
 def chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
     ordered = sorted(set(items))
     for start in range(0, len(ordered), size):
-        yield ordered[start:start + size]
+        yield ordered[start : start + size]
 
 
 _IN = "hw_in_values"
@@ -120,8 +120,9 @@ class InQuery:
         return rows
 
 
-def select_in(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any],
-              values: Iterable[str]) -> list[sa.Row[Any]]:
+def select_in(
+    conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any], values: Iterable[str]
+) -> list[sa.Row[Any]]:
     """Run ``query`` with ``column IN values``, in chunks (one query per chunk)."""
     values = sorted(set(values))
     if not values:
@@ -131,7 +132,7 @@ def select_in(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnEleme
 
 def field_id(dataset_id: str, field: str) -> str:
     """``dataset:<ns>:<name>`` + field → ``datasetField:<ns>:<name>:<field>``."""
-    return f"datasetField:{dataset_id[len('dataset:'):]}:{field}"
+    return f"datasetField:{dataset_id[len('dataset:') :]}:{field}"
 
 
 def split_dataset_id(dataset_id: str) -> tuple[str, str]:
@@ -160,7 +161,10 @@ def run_summary(row: Any, t: int | None) -> dict[str, Any]:
     ended = row.ended_at if t is None or (row.ended_at is not None and row.ended_at <= t) else None
     state = row.state if ended is not None or row.state not in ("COMPLETE", "FAIL", "ABORT") else "RUNNING"
     return {
-        "runId": row.run_id, "state": state, "startedAt": iso(row.started_at), "endedAt": iso(ended),
+        "runId": row.run_id,
+        "state": state,
+        "startedAt": iso(row.started_at),
+        "endedAt": iso(ended),
         "durationMs": None if ended is None else (ended - row.started_at) // 1000,
     }
 
@@ -169,13 +173,23 @@ def job_type(facets: Mapping[str, Any]) -> dict[str, Any] | None:
     jt = facets.get("jobType")
     if not isinstance(jt, Mapping):
         return None
-    return {"integration": jt.get("integration"), "processingType": jt.get("processingType"),
-            "jobType": jt.get("jobType")}
+    return {
+        "integration": jt.get("integration"),
+        "processingType": jt.get("processingType"),
+        "jobType": jt.get("jobType"),
+    }
 
 
-def _node_rows(conn: sa.Connection, base: sa.Table, versions: sa.Table, key: sa.ColumnElement[Any],
-               columns: Sequence[sa.ColumnElement[Any]], ids: Sequence[str], t: int | None,
-               lenient: bool) -> dict[str, sa.Row[Any]]:
+def _node_rows(
+    conn: sa.Connection,
+    base: sa.Table,
+    versions: sa.Table,
+    key: sa.ColumnElement[Any],
+    columns: Sequence[sa.ColumnElement[Any]],
+    ids: Sequence[str],
+    t: int | None,
+    lenient: bool,
+) -> dict[str, sa.Row[Any]]:
     """``base`` joined with its version valid at ``t``, by id (one query per chunk of ids).
 
     ``lenient``: an id with no version valid at ``t`` (known from a valid edge but first observed
@@ -190,8 +204,9 @@ def _node_rows(conn: sa.Connection, base: sa.Table, versions: sa.Table, key: sa.
     return found
 
 
-def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
-                  lenient: bool = True) -> dict[str, dict[str, Any]]:
+def dataset_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     """Node dicts (docs/api.md) of datasets as of ``t``; datasets unknown at ``t`` are left out.
 
     Equal stored ``fields`` texts are decoded once per call: nodes may share the decoded list
@@ -199,9 +214,24 @@ def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
     """
     wanted = sorted(set(ids))
     dv = dataset_versions
-    rows = _node_rows(conn, datasets, dv, dv.c.dataset,
-                      (datasets.c.namespace, datasets.c.name, datasets.c.updated_at, dv.c.valid_from, dv.c.kind,
-                       dv.c.fields, dv.c.deleted), wanted, t, lenient)
+    rows = _node_rows(
+        conn,
+        datasets,
+        dv,
+        dv.c.dataset,
+        (
+            datasets.c.namespace,
+            datasets.c.name,
+            datasets.c.updated_at,
+            dv.c.valid_from,
+            dv.c.kind,
+            dv.c.fields,
+            dv.c.deleted,
+        ),
+        wanted,
+        t,
+        lenient,
+    )
     decoded: dict[str, Any] = {}
     out: dict[str, dict[str, Any]] = {}
     for ds_id in wanted:
@@ -213,15 +243,23 @@ def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
         if fields is decoded:
             fields = decoded[row.fields] = loads_text(row.fields)
         out[ds_id] = {
-            "id": ds_id, "type": "DATASET", "namespace": row.namespace, "name": row.name,
-            "kind": row.kind, "fields": fields, "jobType": None, "latestRun": None,
-            "updatedAt": iso(updated), "deleted": bool(row.deleted),
+            "id": ds_id,
+            "type": "DATASET",
+            "namespace": row.namespace,
+            "name": row.name,
+            "kind": row.kind,
+            "fields": fields,
+            "jobType": None,
+            "latestRun": None,
+            "updatedAt": iso(updated),
+            "deleted": bool(row.deleted),
         }
     return out
 
 
-def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
-              lenient: bool = True) -> dict[str, dict[str, Any]]:
+def job_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     """Node dicts of jobs as of ``t``; jobs unknown at ``t`` are left out (``jobType`` shared by equal facets)."""
     wanted = sorted(set(ids))
     jv = job_versions
@@ -243,15 +281,23 @@ def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *,
         run = latest.get(job_id)
         updated = row.updated_at if t is None else max(row.valid_from, min(t, row.updated_at))
         out[job_id] = {
-            "id": job_id, "type": "JOB", "namespace": row.namespace, "name": row.name, "kind": None,
-            "fields": [], "jobType": jt,
+            "id": job_id,
+            "type": "JOB",
+            "namespace": row.namespace,
+            "name": row.name,
+            "kind": None,
+            "fields": [],
+            "jobType": jt,
             "latestRun": None if run is None else run_summary(run, t),
-            "updatedAt": iso(updated), "deleted": False,
+            "updatedAt": iso(updated),
+            "deleted": False,
         }
     return out
 
 
-def nodes_for(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, dict[str, Any]]:
+def nodes_for(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
+) -> dict[str, dict[str, Any]]:
     ids = set(ids)
     found = dataset_nodes(conn, [i for i in ids if i.startswith(DATASET)], t, lenient=lenient)
     found.update(job_nodes(conn, [i for i in ids if i.startswith(JOB)], t, lenient=lenient))
@@ -262,8 +308,10 @@ def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[s
     """``(namespace, name)`` of the datasets and jobs among ``ids`` that :func:`nodes_for` would return."""
     ids = set(ids)
     out: dict[str, tuple[str, str]] = {}
-    for base, versions, key, prefix in ((datasets, dataset_versions, dataset_versions.c.dataset, DATASET),
-                                        (jobs, job_versions, job_versions.c.job, JOB)):
+    for base, versions, key, prefix in (
+        (datasets, dataset_versions, dataset_versions.c.dataset, DATASET),
+        (jobs, job_versions, job_versions.c.job, JOB),
+    ):
         wanted = sorted(i for i in ids if i.startswith(prefix))
         rows = _node_rows(conn, base, versions, key, (base.c.namespace, base.c.name), wanted, t, lenient=True)
         out.update({i: (r.namespace, r.name) for i, r in rows.items()})
@@ -281,13 +329,21 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str,
 
 def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
     return {
-        "version": row.id, "validFrom": iso(row.valid_from), "validTo": iso(row.valid_to), "runId": row.run_id,
-        "fields": [] if is_job else loads_text(row.fields), "facets": loads_text(row.facets),
+        "version": row.id,
+        "validFrom": iso(row.valid_from),
+        "validTo": iso(row.valid_to),
+        "runId": row.run_id,
+        "fields": [] if is_job else loads_text(row.fields),
+        "facets": loads_text(row.facets),
         "changes": loads_text(row.changes),
     }
 
 
 def column_edge_shape(row: Any) -> dict[str, Any]:
     target = field_id(row.dst_dataset, row.dst_field) if row.dst_field else row.dst_dataset
-    return {"source": field_id(row.src_dataset, row.src_field), "target": target, "job": row.job,
-            "transformations": loads_text(row.transformations)}
+    return {
+        "source": field_id(row.src_dataset, row.src_field),
+        "target": target,
+        "job": row.job,
+        "transformations": loads_text(row.transformations),
+    }

@@ -21,10 +21,9 @@ def _graph(conn: sa.Connection, node: NodeRef, at: datetime, direction: str, dep
         return {"nodes": [], "edges": [], "columnEdges": []}
 
 
-
-
-def compare(conn: sa.Connection, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both",
-            depth: int = 2) -> dict[str, Any]:
+def compare(
+    conn: sa.Connection, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2
+) -> dict[str, Any]:
     before = _graph(conn, node, t_from, direction, depth)
     after = _graph(conn, node, t_to, direction, depth)
     if not before["nodes"] and not after["nodes"]:
@@ -43,19 +42,36 @@ def compare(conn: sa.Connection, node: NodeRef, *, t_from: datetime, t_to: datet
     fields_b = dataset_field_types(conn, [d for d in ds_ids if d in nodes_b], micros(t_from))
     fields_a = dataset_field_types(conn, [d for d in ds_ids if d in nodes_a], micros(t_to))
     both = {d for d in ds_ids if d in nodes_b and d in nodes_a}
-    added = [{"dataset": d, "field": f, "type": fields_a[(d, f)]}
-             for d, f in sorted(fields_a) if d in both and (d, f) not in fields_b]
-    removed = [{"dataset": d, "field": f, "type": fields_b[(d, f)]}
-               for d, f in sorted(fields_b) if d in both and (d, f) not in fields_a]
-    changed = [{"dataset": d, "field": f, "fromType": fields_b[(d, f)], "toType": fields_a[(d, f)]}
-               for d, f in sorted(fields_a) if (d, f) in fields_b and fields_a[(d, f)] != fields_b[(d, f)]]
+    added = [
+        {"dataset": d, "field": f, "type": fields_a[(d, f)]}
+        for d, f in sorted(fields_a)
+        if d in both and (d, f) not in fields_b
+    ]
+    removed = [
+        {"dataset": d, "field": f, "type": fields_b[(d, f)]}
+        for d, f in sorted(fields_b)
+        if d in both and (d, f) not in fields_a
+    ]
+    changed = [
+        {"dataset": d, "field": f, "fromType": fields_b[(d, f)], "toType": fields_a[(d, f)]}
+        for d, f in sorted(fields_a)
+        if (d, f) in fields_b and fields_a[(d, f)] != fields_b[(d, f)]
+    ]
     return {
-        "from": iso(micros(t_from)), "to": iso(micros(t_to)), "root": node.id,
-        "nodes": {"added": [nodes_a[i] for i in sorted(set(nodes_a) - set(nodes_b))],
-                  "removed": [nodes_b[i] for i in sorted(set(nodes_b) - set(nodes_a))]},
-        "edges": {"added": [edges_a[k] for k in sorted(set(edges_a) - set(edges_b))],
-                  "removed": [edges_b[k] for k in sorted(set(edges_b) - set(edges_a))]},
+        "from": iso(micros(t_from)),
+        "to": iso(micros(t_to)),
+        "root": node.id,
+        "nodes": {
+            "added": [nodes_a[i] for i in sorted(set(nodes_a) - set(nodes_b))],
+            "removed": [nodes_b[i] for i in sorted(set(nodes_b) - set(nodes_a))],
+        },
+        "edges": {
+            "added": [edges_a[k] for k in sorted(set(edges_a) - set(edges_b))],
+            "removed": [edges_b[k] for k in sorted(set(edges_b) - set(edges_a))],
+        },
         "columns": {"added": added, "removed": removed, "changed": changed},
-        "columnEdges": {"added": [cols_a[k] for k in sorted(set(cols_a) - set(cols_b))],
-                        "removed": [cols_b[k] for k in sorted(set(cols_b) - set(cols_a))]},
+        "columnEdges": {
+            "added": [cols_a[k] for k in sorted(set(cols_a) - set(cols_b))],
+            "removed": [cols_b[k] for k in sorted(set(cols_b) - set(cols_a))],
+        },
     }

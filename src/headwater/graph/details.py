@@ -25,12 +25,19 @@ from headwater.store.schema import dataset_versions, datasets, events, job_versi
 
 def run_shape(row: Any) -> dict[str, Any]:
     return {
-        "runId": row.run_id, "job": row.job, "state": row.state, "startedAt": iso(row.started_at),
+        "runId": row.run_id,
+        "job": row.job,
+        "state": row.state,
+        "startedAt": iso(row.started_at),
         "endedAt": iso(row.ended_at),
         "durationMs": None if row.ended_at is None else (row.ended_at - row.started_at) // 1000,
-        "errorMessage": row.error_message, "stackTrace": row.stack_trace,
-        "parentRunId": row.parent_run_id, "parentJob": row.parent_job,
-        "facets": json.loads(row.facets), "inputs": json.loads(row.inputs), "outputs": json.loads(row.outputs),
+        "errorMessage": row.error_message,
+        "stackTrace": row.stack_trace,
+        "parentRunId": row.parent_run_id,
+        "parentJob": row.parent_job,
+        "facets": json.loads(row.facets),
+        "inputs": json.loads(row.inputs),
+        "outputs": json.loads(row.outputs),
     }
 
 
@@ -41,8 +48,9 @@ def run(conn: sa.Connection, run_id: str) -> dict[str, Any]:
     return run_shape(row)
 
 
-def _current_version(conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], node_id: str,
-                     t: int | None) -> Any:
+def _current_version(
+    conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], node_id: str, t: int | None
+) -> Any:
     return conn.execute(sa.select(table).where(key == node_id, valid_at(table, t))).first()
 
 
@@ -56,19 +64,35 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
         version = _current_version(conn, dataset_versions, dataset_versions.c.dataset, ref.id, t)
         inc = incidence(conn, datasets=[ref.id], t=t)
         created = conn.scalar(sa.select(datasets.c.created_at).where(datasets.c.id == ref.id))
-        return {**shape, "facets": json.loads(version.facets), "currentVersion": version_shape(version, is_job=False),
-                "producers": sorted(inc.producers.get(ref.id, ())), "consumers": sorted(inc.consumers.get(ref.id, ())),
-                "createdAt": iso(created)}
+        return {
+            **shape,
+            "facets": json.loads(version.facets),
+            "currentVersion": version_shape(version, is_job=False),
+            "producers": sorted(inc.producers.get(ref.id, ())),
+            "consumers": sorted(inc.consumers.get(ref.id, ())),
+            "createdAt": iso(created),
+        }
     version = _current_version(conn, job_versions, job_versions.c.job, ref.id, t)
     row = conn.execute(sa.select(jobs).where(jobs.c.id == ref.id)).one()
     facets = json.loads(row.facets if t is None else version.facets)
     parent = row.parent_job
     if t is not None:
-        parent = conn.scalar(sa.select(runs.c.parent_job).where(runs.c.job == ref.id, runs.c.started_at <= t)
-                             .order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(1))
-    return {**shape, "facets": facets, "currentVersion": version_shape(version, is_job=True),
-            "inputs": json.loads(version.inputs), "outputs": json.loads(version.outputs),
-            "parent": parent, "children": hierarchy.children(conn, ref.id, t), "createdAt": iso(row.created_at)}
+        parent = conn.scalar(
+            sa.select(runs.c.parent_job)
+            .where(runs.c.job == ref.id, runs.c.started_at <= t)
+            .order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
+            .limit(1)
+        )
+    return {
+        **shape,
+        "facets": facets,
+        "currentVersion": version_shape(version, is_job=True),
+        "inputs": json.loads(version.inputs),
+        "outputs": json.loads(version.outputs),
+        "parent": parent,
+        "children": hierarchy.children(conn, ref.id, t),
+        "createdAt": iso(row.created_at),
+    }
 
 
 def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
@@ -82,11 +106,16 @@ def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int =
     if ref.type == "job":
         cond: sa.ColumnElement[bool] = runs.c.job == ref.id
     else:
-        touched = sa.select(events.c.run_id).where(events.c.seq.in_(
-            sa.select(observations.c.event_seq).where(observations.c.node == ref.id,
-                                                      observations.c.role.in_(("input", "output")))))
+        touched = sa.select(events.c.run_id).where(
+            events.c.seq.in_(
+                sa.select(observations.c.event_seq).where(
+                    observations.c.node == ref.id, observations.c.role.in_(("input", "output"))
+                )
+            )
+        )
         cond = runs.c.run_id.in_(touched)
     total = conn.scalar(sa.select(sa.func.count()).select_from(runs).where(cond)) or 0
-    rows = conn.execute(sa.select(runs).where(cond).order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
-                        .limit(limit).offset(offset))
+    rows = conn.execute(
+        sa.select(runs).where(cond).order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
+    )
     return {"runs": [run_shape(r) for r in rows], "total": total}

@@ -32,11 +32,13 @@ def parents(conn: sa.Connection, job_ids: Iterable[str], t: int | None) -> dict[
     if not wanted:
         return {}
     if t is None:
-        query = sa.select(jobs.c.id, jobs.c.parent_job).where(jobs.c.parent_job.is_not(None))
+        query: sa.Select[Any] = sa.select(jobs.c.id, jobs.c.parent_job).where(jobs.c.parent_job.is_not(None))
         return {r.id: r.parent_job for r in select_in(conn, query, jobs.c.id, wanted)}
     latest: dict[str, tuple[int, str, str | None]] = {}
-    query = sa.select(runs.c.job, runs.c.started_at, runs.c.run_id, runs.c.parent_job).where(runs.c.started_at <= t)
-    for r in select_in(conn, query, runs.c.job, wanted):
+    at_t: sa.Select[Any] = sa.select(runs.c.job, runs.c.started_at, runs.c.run_id, runs.c.parent_job).where(
+        runs.c.started_at <= t
+    )
+    for r in select_in(conn, at_t, runs.c.job, wanted):
         key = (r.started_at, r.run_id, r.parent_job)
         if r.job not in latest or key[:2] > latest[r.job][:2]:
             latest[r.job] = key
@@ -87,8 +89,12 @@ def collapse(conn: sa.Connection, answer: dict[str, Any], t: int | None) -> dict
     for node in answer["nodes"]:
         target = top.get(node["id"], node["id"])
         if target not in merged:
-            base = by_id.get(target) or {**known[target], "level": node["level"],
-                                         "hasMoreUpstream": False, "hasMoreDownstream": False}
+            base = by_id.get(target) or {
+                **known[target],
+                "level": node["level"],
+                "hasMoreUpstream": False,
+                "hasMoreDownstream": False,
+            }
             merged[target] = dict(base)
         item = merged[target]
         item["level"] = _nearer(item["level"], node["level"])
@@ -107,8 +113,10 @@ def collapse(conn: sa.Connection, answer: dict[str, Any], t: int | None) -> dict
     return {
         **answer,
         "nodes": sorted(merged.values(), key=lambda n: (n["level"], n["id"])),
-        "edges": [{"id": f"{s}->{d}", "source": s, "target": d, "type": kind, "via": sorted(via)}
-                  for (s, d, kind), via in sorted(edges.items())],
+        "edges": [
+            {"id": f"{s}->{d}", "source": s, "target": d, "type": kind, "via": sorted(via)}
+            for (s, d, kind), via in sorted(edges.items())
+        ],
     }
 
 

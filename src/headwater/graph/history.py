@@ -62,8 +62,11 @@ def _nullability(facets: Mapping[str, Any]) -> dict[str, bool]:
     columns = facet.get("columns") if isinstance(facet, Mapping) else None
     if not isinstance(columns, Mapping):
         return {}
-    return {str(k): bool(v["nullable"]) for k, v in columns.items()
-            if isinstance(v, Mapping) and isinstance(v.get("nullable"), bool)}
+    return {
+        str(k): bool(v["nullable"])
+        for k, v in columns.items()
+        if isinstance(v, Mapping) and isinstance(v.get("nullable"), bool)
+    }
 
 
 def schema_changes(older: Mapping[str, Any], newer: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -72,28 +75,38 @@ def schema_changes(older: Mapping[str, Any], newer: Mapping[str, Any]) -> dict[s
     null_before, null_after = _nullability(older["facets"]), _nullability(newer["facets"])
     return {
         "added": [{"field": f, "type": t, "nullable": null_after.get(f)} for f, t in after.items() if f not in before],
-        "removed": [{"field": f, "type": t, "nullable": null_before.get(f)}
-                    for f, t in before.items() if f not in after],
-        "typeChanged": [{"field": f, "fromType": before[f], "toType": t}
-                        for f, t in after.items() if f in before and before[f] != t],
-        "nullabilityChanged": [{"field": f, "fromNullable": null_before[f], "toNullable": null_after[f]}
-                               for f in after if f in before and f in null_before and f in null_after
-                               and null_before[f] != null_after[f]],
+        "removed": [
+            {"field": f, "type": t, "nullable": null_before.get(f)} for f, t in before.items() if f not in after
+        ],
+        "typeChanged": [
+            {"field": f, "fromType": before[f], "toType": t} for f, t in after.items() if f in before and before[f] != t
+        ],
+        "nullabilityChanged": [
+            {"field": f, "fromNullable": null_before[f], "toNullable": null_after[f]}
+            for f in after
+            if f in before and f in null_before and f in null_after and null_before[f] != null_after[f]
+        ],
     }
 
 
 def _runs(conn: sa.Connection, run_ids: set[str]) -> dict[str, dict[str, Any]]:
     if not run_ids:
         return {}
-    query = sa.select(runs.c.run_id, runs.c.job, runs.c.state, runs.c.started_at, runs.c.ended_at,
-                      runs.c.job_facets).where(runs.c.run_id.in_(sorted(run_ids)))
+    query = sa.select(
+        runs.c.run_id, runs.c.job, runs.c.state, runs.c.started_at, runs.c.ended_at, runs.c.job_facets
+    ).where(runs.c.run_id.in_(sorted(run_ids)))
     found = {}
     for row in conn.execute(query):
         job = parse_node_id(row.job)
         job_type = (loads_text(row.job_facets) or {}).get("jobType") or {}
         found[row.run_id] = {
-            "runId": row.run_id, "job": row.job, "jobNamespace": job.namespace, "jobName": job.name,
+            "runId": row.run_id,
+            "job": row.job,
+            "jobNamespace": job.namespace,
+            "jobName": job.name,
             "jobType": job_type.get("jobType") if isinstance(job_type, Mapping) else None,
-            "state": row.state, "startedAt": iso(row.started_at), "endedAt": iso(row.ended_at),
+            "state": row.state,
+            "startedAt": iso(row.started_at),
+            "endedAt": iso(row.ended_at),
         }
     return found

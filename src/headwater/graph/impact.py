@@ -24,8 +24,9 @@ from headwater.model.times import iso
 from headwater.store.schema import datasets
 
 
-def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,
-                   max_nodes: int) -> tuple[dict[str, list[str]], bool]:
+def _dataset_paths(
+    conn: sa.Connection, root: str, depth: int, t: int | None, max_nodes: int
+) -> tuple[dict[str, list[str]], bool]:
     paths: dict[str, list[str]] = {root: [root]}
     index = EdgeIndex(conn, t)
 
@@ -46,8 +47,9 @@ def _dataset_paths(conn: sa.Connection, root: str, depth: int, t: int | None,
     return paths, breadth_first({root}, expand, depth, reach)
 
 
-def _field_paths(conn: sa.Connection, start: set[Field], root_id: str, depth: int, t: int | None,
-                 max_nodes: int) -> tuple[dict[Field, list[str]], dict[str, list[str]], dict[str, list[str]], bool]:
+def _field_paths(
+    conn: sa.Connection, start: set[Field], root_id: str, depth: int, t: int | None, max_nodes: int
+) -> tuple[dict[Field, list[str]], dict[str, list[str]], dict[str, list[str]], bool]:
     """Downstream columns: path per field (root, job, field, job, field ...), per job and per dataset."""
     fields: dict[Field, list[str]] = {f: [root_id] for f in start}
     jobs: dict[str, list[str]] = {}
@@ -77,8 +79,9 @@ def _field_paths(conn: sa.Connection, start: set[Field], root_id: str, depth: in
     return fields, jobs, whole, False
 
 
-def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime | None = None,
-           max_nodes: int = 5000) -> dict[str, Any]:
+def impact(
+    conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime | None = None, max_nodes: int = 5000
+) -> dict[str, Any]:
     if node.type not in ("dataset", "datasetField"):
         raise NodeNotFound(f"impact needs a dataset or datasetField node, got {node.id!r}")
     t = micros(at)
@@ -90,8 +93,15 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
         if item_id == node.id or (item_id in items and len(items[item_id]["path"]) <= len(path)):
             return
         namespace, name = names.get(ds or item_id) or (None, None)
-        items[item_id] = {"id": item_id, "type": type_, "namespace": namespace, "name": name, "field": field,
-                          "depth": len(path) - 1, "path": path}
+        items[item_id] = {
+            "id": item_id,
+            "type": type_,
+            "namespace": namespace,
+            "name": name,
+            "field": field,
+            "depth": len(path) - 1,
+            "path": path,
+        }
 
     start = root_fields(conn, node, t)
     fields, field_jobs, whole, cut = _field_paths(conn, start, node.id, depth, t, max_nodes)
@@ -119,7 +129,9 @@ def impact(conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime 
     for (ds, column), path in fields.items():
         add(field_id(ds, column), "FIELD", path, ds=ds, field=column)
     ordered = sorted(items.values(), key=lambda i: (i["depth"], i["type"], i["id"]))
-    summary = {"datasets": sum(i["type"] == "DATASET" for i in ordered),
-               "jobs": sum(i["type"] == "JOB" for i in ordered),
-               "fields": sum(i["type"] == "FIELD" for i in ordered)}
+    summary = {
+        "datasets": sum(i["type"] == "DATASET" for i in ordered),
+        "jobs": sum(i["type"] == "JOB" for i in ordered),
+        "fields": sum(i["type"] == "FIELD" for i in ordered),
+    }
     return {"root": node.id, "at": iso(t), "truncated": truncated, "items": ordered, "summary": summary}

@@ -35,15 +35,20 @@ def check_direction(direction: str) -> None:
 def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     root = root_ref(node)
     if root.type == "run":
-        job = conn.execute(sa.select(jobs.c.namespace, jobs.c.name).join(runs, runs.c.job == jobs.c.id)
-                           .where(runs.c.run_id == root.name)).first()
+        job = conn.execute(
+            sa.select(jobs.c.namespace, jobs.c.name)
+            .join(runs, runs.c.job == jobs.c.id)
+            .where(runs.c.run_id == root.name)
+        ).first()
         if job is None:
             raise NodeNotFound(f"run {root.name!r} not found")
         return NodeRef("job", job.namespace, job.name)
     return root
 
 
-def _record_levels(levels: dict[str, int], direction: str, max_nodes: int) -> Callable[[str, str | None, Any, int], Reached]:
+def _record_levels(
+    levels: dict[str, int], direction: str, max_nodes: int
+) -> Callable[[str, str | None, Any, int], Reached]:
     """A node's level is its signed hop count (upstream negative); the walk stops at ``max_nodes``."""
     sign = -1 if direction == "upstream" else 1
 
@@ -58,9 +63,9 @@ def _record_levels(levels: dict[str, int], direction: str, max_nodes: int) -> Ca
     return reach
 
 
-def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
-         levels: dict[str, int], max_nodes: int) -> bool:
+def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int, levels: dict[str, int], max_nodes: int) -> bool:
     """Walk ``depth`` hops; record levels; returns True when cut by ``max_nodes``."""
+
     def expand(frontier: set[str]) -> Iterator[tuple[str, str, None]]:
         found = index.neighbours(frontier, direction)
         for node in sorted(frontier):
@@ -70,9 +75,11 @@ def _bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
     return breadth_first(start, expand, depth, _record_levels(levels, direction, max_nodes))
 
 
-def _datasets_only_bfs(index: EdgeIndex, start: set[str], direction: str, depth: int,
-                       levels: dict[str, int], max_nodes: int) -> bool:
+def _datasets_only_bfs(
+    index: EdgeIndex, start: set[str], direction: str, depth: int, levels: dict[str, int], max_nodes: int
+) -> bool:
     """As :func:`_bfs`, one level = dataset -> job -> dataset (the jobs are not recorded)."""
+
     def expand(frontier: set[str]) -> Iterator[tuple[str, str, None]]:
         via_jobs = index.neighbours(frontier, direction)
         jobs: set[str] = set().union(*via_jobs.values()) if via_jobs else set()
@@ -91,9 +98,18 @@ def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) 
     return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
 
 
-def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", depth: int = 2,
-            datasets_only: bool = False, columns: bool = False, at: datetime | None = None,
-            max_nodes: int = 5000, collapse_jobs: bool = False) -> dict[str, Any]:
+def lineage(
+    conn: sa.Connection,
+    node: NodeRef,
+    *,
+    direction: str = "both",
+    depth: int = 2,
+    datasets_only: bool = False,
+    columns: bool = False,
+    at: datetime | None = None,
+    max_nodes: int = 5000,
+    collapse_jobs: bool = False,
+) -> dict[str, Any]:
     """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py)."""
     check_direction(direction)
     if depth < 0:
@@ -132,8 +148,13 @@ def lineage(conn: sa.Connection, node: NodeRef, *, direction: str = "both", dept
         item["hasMoreDownstream"] = node_id in more_down
         out_nodes.append(item)
     answer: dict[str, Any] = {
-        "root": node.id, "at": iso(t), "depth": depth, "truncated": truncated,
-        "nodes": out_nodes, "edges": edge_list, "columnEdges": [],
+        "root": node.id,
+        "at": iso(t),
+        "depth": depth,
+        "truncated": truncated,
+        "nodes": out_nodes,
+        "edges": edge_list,
+        "columnEdges": [],
     }
     if columns:
         answer["columnEdges"] = _column_edges_among(conn, {n for n in present if n.startswith(DATASET)}, t)
@@ -165,8 +186,10 @@ def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
             for o in inc.outputs.get(job, ()):
                 if i != o and o in present:
                     via.setdefault((i, o), set()).add(job)
-    return [{"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
-            for (i, o), jobs in sorted(via.items())]
+    return [
+        {"id": f"{i}->{o}", "source": i, "target": o, "type": "DERIVED", "via": sorted(jobs)}
+        for (i, o), jobs in sorted(via.items())
+    ]
 
 
 def _more(index: EdgeIndex, present: set[str], datasets_only: bool) -> tuple[set[str], set[str]]:

@@ -49,8 +49,10 @@ def _sqlite_name_indexes(conn: sa.Connection) -> frozenset[str]:
     """The FTS5 name indexes this SQLite store has (none when migration 0003 could not make them)."""
     if conn.dialect.name != "sqlite":
         return frozenset()
-    names = conn.scalars(sa.text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"),
-                         {"a": SQLITE_NAME_INDEXES["datasets"], "b": SQLITE_NAME_INDEXES["jobs"]})
+    names = conn.scalars(
+        sa.text("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (:a, :b)"),
+        {"a": SQLITE_NAME_INDEXES["datasets"], "b": SQLITE_NAME_INDEXES["jobs"]},
+    )
     return frozenset(names)
 
 
@@ -59,8 +61,9 @@ def _phrase(q: str) -> str:
     return '"' + q.replace('"', '""') + '"'
 
 
-def _candidates(conn: sa.Connection, table: sa.Table, q: str, indexes: frozenset[str],
-                bound: int = MAX_CANDIDATES) -> sa.Select[Any] | None:
+def _candidates(
+    conn: sa.Connection, table: sa.Table, q: str, indexes: frozenset[str], bound: int = MAX_CANDIDATES
+) -> sa.Select[Any] | None:
     """The rowids the SQLite trigram index finds for ``q``, or None when the scan is as good
     (no index, ``q`` too short, or more than ``bound`` candidates).
 
@@ -77,12 +80,20 @@ def _candidates(conn: sa.Connection, table: sa.Table, q: str, indexes: frozenset
     return found if (count or 0) <= bound else None
 
 
-def _name_rows(conn: sa.Connection, table: sa.Table, q: str, pattern: str, namespace: str | None, scan: int,
-               indexes: frozenset[str]) -> list[Any]:
+def _name_rows(
+    conn: sa.Connection,
+    table: sa.Table,
+    q: str,
+    pattern: str,
+    namespace: str | None,
+    scan: int,
+    indexes: frozenset[str],
+) -> list[Any]:
     """Datasets or jobs whose name matches, ``ORDER BY length(name), name, id``, at most ``scan``."""
     kind = table.c.kind if table is datasets else sa.null()
     query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at, kind.label("kind")).where(
-        sa.func.lower(table.c.name).like(pattern, escape="\\"))
+        sa.func.lower(table.c.name).like(pattern, escape="\\")
+    )
     candidates = _candidates(conn, table, q, indexes)
     if candidates is not None:
         query = query.where(sa.literal_column(f"{table.name}.rowid").in_(candidates))
@@ -102,10 +113,16 @@ def _matching_field_names(conn: sa.Connection, pattern: str) -> list[str]:
     """
     f = dataset_fields.c.field
     walk = sa.select(sa.func.min(f).label("name")).cte("field_names", recursive=True)
-    walk = walk.union_all(sa.select(sa.select(sa.func.min(f)).where(f > walk.c.name).scalar_subquery())
-                          .where(walk.c.name.is_not(None)))
-    names = list(conn.scalars(sa.select(walk.c.name).where(
-        walk.c.name.is_not(None), sa.func.lower(walk.c.name).like(pattern, escape="\\"))))
+    walk = walk.union_all(
+        sa.select(sa.select(sa.func.min(f)).where(f > walk.c.name).scalar_subquery()).where(walk.c.name.is_not(None))
+    )
+    names = list(
+        conn.scalars(
+            sa.select(walk.c.name).where(
+                walk.c.name.is_not(None), sa.func.lower(walk.c.name).like(pattern, escape="\\")
+            )
+        )
+    )
     # the walk's order is the database's collation order; keep it among names of equal length
     return [name for _, _, name in sorted((len(name), i, name) for i, name in enumerate(names))]
 
@@ -114,24 +131,37 @@ def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: 
     """The current fields whose name matches, ``ORDER BY length(field), field``, at most ``scan``."""
     rows: list[Any] = []
     names = _matching_field_names(conn, pattern)
-    query = (sa.select(dataset_fields.c.dataset, dataset_fields.c.field, dataset_fields.c.namespace,
-                       dataset_fields.c.name, datasets.c.updated_at, datasets.c.kind)
-             .join(datasets, datasets.c.id == dataset_fields.c.dataset)
-             .where(dataset_fields.c.valid_to.is_(None)))
+    query = (
+        sa.select(
+            dataset_fields.c.dataset,
+            dataset_fields.c.field,
+            dataset_fields.c.namespace,
+            dataset_fields.c.name,
+            datasets.c.updated_at,
+            datasets.c.kind,
+        )
+        .join(datasets, datasets.c.id == dataset_fields.c.dataset)
+        .where(dataset_fields.c.valid_to.is_(None))
+    )
     if namespace is not None:
         query = query.where(dataset_fields.c.namespace == namespace)
     for start in range(0, len(names), 100):
         if len(rows) >= scan:
             break
-        chunk = query.where(dataset_fields.c.field.in_(names[start:start + 100]))
-        rows.extend(conn.execute(chunk.order_by(sa.func.length(dataset_fields.c.field), dataset_fields.c.field,
-                                                dataset_fields.c.dataset)  # ties: the same rows on every database
-                                 .limit(scan - len(rows))).all())
+        chunk = query.where(dataset_fields.c.field.in_(names[start : start + 100]))
+        rows.extend(
+            conn.execute(
+                chunk.order_by(
+                    sa.func.length(dataset_fields.c.field), dataset_fields.c.field, dataset_fields.c.dataset
+                ).limit(scan - len(rows))  # ties: the same rows on every database
+            ).all()
+        )
     return rows
 
 
-def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespace: str | None = None,
-           limit: int = 20) -> dict[str, Any]:
+def search(
+    conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespace: str | None = None, limit: int = 20
+) -> dict[str, Any]:
     q = q.strip().lower()
     if not q:
         raise ValueError("search text q must not be empty")
@@ -148,14 +178,36 @@ def search(conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespa
         if type_ not in types:
             continue
         for r in _name_rows(conn, table, q, pattern, namespace, scan, indexes):
-            found.append(((_rank(r.name, q), len(r.name), r.id), {
-                "id": r.id, "type": type_.upper(), "namespace": r.namespace, "name": r.name, "field": None,
-                "kind": r.kind, "updatedAt": iso(r.updated_at)}))
+            found.append(
+                (
+                    (_rank(r.name, q), len(r.name), r.id),
+                    {
+                        "id": r.id,
+                        "type": type_.upper(),
+                        "namespace": r.namespace,
+                        "name": r.name,
+                        "field": None,
+                        "kind": r.kind,
+                        "updatedAt": iso(r.updated_at),
+                    },
+                )
+            )
     if "field" in types:
         for r in _field_rows(conn, pattern, namespace, scan):
             fid = field_id(r.dataset, r.field)
-            found.append(((_rank(r.field, q), len(r.field), fid), {
-                "id": fid, "type": "FIELD", "namespace": r.namespace, "name": r.name, "field": r.field,
-                "kind": r.kind, "updatedAt": iso(r.updated_at)}))
+            found.append(
+                (
+                    (_rank(r.field, q), len(r.field), fid),
+                    {
+                        "id": fid,
+                        "type": "FIELD",
+                        "namespace": r.namespace,
+                        "name": r.name,
+                        "field": r.field,
+                        "kind": r.kind,
+                        "updatedAt": iso(r.updated_at),
+                    },
+                )
+            )
     found.sort(key=lambda item: item[0])
     return {"results": [item for _, item in found[:limit]]}

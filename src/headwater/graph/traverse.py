@@ -36,8 +36,12 @@ class Reached(enum.Enum):
     STOP = "stop"  # the answer is full (node limit): the walk ends, truncated
 
 
-def breadth_first(start: Iterable[N], expand: Callable[[set[N]], Iterable[tuple[N, N | None, Any]]], depth: int,
-                  reach: Callable[[N, N | None, Any, int], Reached]) -> bool:
+def breadth_first(
+    start: Iterable[N],
+    expand: Callable[[set[N]], Iterable[tuple[N, N | None, Any]]],
+    depth: int,
+    reach: Callable[[N, N | None, Any, int], Reached],
+) -> bool:
     """Walk at most ``depth`` levels out from ``start``; True when ``reach`` stopped the walk (truncated).
 
     ``expand(frontier)`` yields the edges leaving one level as ``(from, to, edge)`` in the order they
@@ -81,8 +85,9 @@ def _edge_query(t: int | None) -> sa.Select[tuple[str, str, str]]:
     return sa.select(edges.c.job, edges.c.dataset, edges.c.direction).where(valid_at(edges, t))
 
 
-def incidence(conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterable[str] = (),
-              t: int | None) -> Incidence:
+def incidence(
+    conn: sa.Connection, *, jobs: Iterable[str] = (), datasets: Iterable[str] = (), t: int | None
+) -> Incidence:
     """Every edge valid at ``t`` that touches one of ``jobs`` or ``datasets``."""
     inc = Incidence()
     query = _edge_query(t)

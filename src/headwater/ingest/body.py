@@ -29,14 +29,16 @@ def check_media_type(content_type: str | None) -> None:
         return
     shown = f"Content-Type {media!r} is" if media else "a body without Content-Type is"
     raise IngestError(
-        415, "unsupported_media_type",
+        415,
+        "unsupported_media_type",
         f"{shown} not accepted: send OpenLineage events as Content-Type: application/json",
     )
 
 
 def too_large(size_text: str, max_bytes: int) -> IngestError:
     return IngestError(
-        413, "payload_too_large",
+        413,
+        "payload_too_large",
         f"request body is {size_text}; the limit is {max_bytes} bytes (setting max_body_bytes)",
     )
 
@@ -64,7 +66,7 @@ def _inflate(data: bytes, wbits: int, name: str, max_bytes: int, max_members: in
             if not carry:
                 if taken >= len(view):
                     break
-                carry = view[taken:taken + _CHUNK]
+                carry = view[taken : taken + _CHUNK]
                 taken += len(carry)
             out += inflater.decompress(carry, max_bytes + 1 - len(out))
             check_size()
@@ -77,7 +79,8 @@ def _inflate(data: bytes, wbits: int, name: str, max_bytes: int, max_members: in
             members += 1
             if members > max_members:
                 raise IngestError(
-                    413, "payload_too_large",
+                    413,
+                    "payload_too_large",
                     f"{name} body holds more than {max_members} concatenated members (setting max_gzip_members)",
                 )
             inflater = zlib.decompressobj(wbits)
@@ -102,8 +105,9 @@ def decode_body(
     check_media_type(content_type)
     encodings = [e.strip().lower() for e in (content_encoding or "").split(",") if e.strip()]
     if len(encodings) > 4:
-        raise IngestError(415, "unsupported_media_type",
-                          f"Content-Encoding lists {len(encodings)} encodings; at most 4 are undone")
+        raise IngestError(
+            415, "unsupported_media_type", f"Content-Encoding lists {len(encodings)} encodings; at most 4 are undone"
+        )
     data = raw
     for encoding in reversed(encodings):  # applied in order listed, so undone in reverse
         if encoding in ("gzip", "x-gzip"):
@@ -112,7 +116,8 @@ def decode_body(
             data = _inflate(data, _DEFLATE, "deflate", max_bytes, max_members)
         elif encoding != "identity":
             raise IngestError(
-                415, "unsupported_media_type",
+                415,
+                "unsupported_media_type",
                 f"Content-Encoding {encoding!r} is not supported: send gzip, deflate or an uncompressed body",
             )
     if len(data) > max_bytes:
@@ -122,6 +127,4 @@ def decode_body(
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise IngestError(
-            400, "bad_encoding", f"body is not UTF-8 text: invalid byte at offset {exc.start}"
-        ) from None
+        raise IngestError(400, "bad_encoding", f"body is not UTF-8 text: invalid byte at offset {exc.start}") from None

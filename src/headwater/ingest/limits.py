@@ -89,37 +89,65 @@ def structure_problems(value: Any, root: str, limits: Limits, check_text: bool =
         kind = type(item)
         if kind is str:
             if len(item) > max_string:
-                problems.append(Problem(_path(entry), f"text of {len(item)} characters is longer than the limit of "
-                                                      f"{max_string} (setting max_string_length)"))
+                problems.append(
+                    Problem(
+                        _path(entry),
+                        f"text of {len(item)} characters is longer than the limit of "
+                        f"{max_string} (setting max_string_length)",
+                    )
+                )
             if "\x00" in item:
-                problems.append(Problem(_path(entry), "text holds a NUL character (U+0000), which cannot be stored; "
-                                                      "remove it"))
+                problems.append(
+                    Problem(_path(entry), "text holds a NUL character (U+0000), which cannot be stored; remove it")
+                )
         elif kind is float:
             if not math.isfinite(item):
-                problems.append(Problem(_path(entry), "number is out of range (beyond a 64-bit float: JSON cannot "
-                                                      "represent it); send it as a string"))
+                problems.append(
+                    Problem(
+                        _path(entry),
+                        "number is out of range (beyond a 64-bit float: JSON cannot represent it); send it as a string",
+                    )
+                )
         elif kind is dict or kind is list:
             if depth >= max_depth:
-                problems.append(Problem(_path(entry), f"JSON is nested deeper than the limit of {max_depth} levels "
-                                                      "(setting max_json_depth)"))
+                problems.append(
+                    Problem(
+                        _path(entry),
+                        f"JSON is nested deeper than the limit of {max_depth} levels (setting max_json_depth)",
+                    )
+                )
                 continue
             if kind is dict:
                 if len(item) > limits.max_object_keys:
-                    problems.append(Problem(_path(entry), f"object has {len(item)} keys; the limit is "
-                                                          f"{limits.max_object_keys} (setting max_object_keys)"))
+                    problems.append(
+                        Problem(
+                            _path(entry),
+                            f"object has {len(item)} keys; the limit is "
+                            f"{limits.max_object_keys} (setting max_object_keys)",
+                        )
+                    )
                     continue
                 for key, child in item.items():
                     if check_text and (len(key) > max_string or "\x00" in key):
-                        problems.append(Problem(f"{_path(entry)} (a key)",
-                                                f"key {_shown(key)!r} is longer than {max_string} characters (setting "
-                                                "max_string_length) or holds a NUL character (U+0000)"))
+                        problems.append(
+                            Problem(
+                                f"{_path(entry)} (a key)",
+                                f"key {_shown(key)!r} is longer than {max_string} characters (setting "
+                                "max_string_length) or holds a NUL character (U+0000)",
+                            )
+                        )
                         continue
                     if type(child) in walked:
                         stack.append((child, depth + 1, entry, key))
             else:
                 if len(item) > limits.max_array_length:
-                    problems.append(Problem(_path(entry), f"array has {len(item)} items; the limit is "
-                                                          f"{limits.max_array_length} (setting max_array_length)"))
+                    problems.append(
+                        Problem(
+                            _path(entry),
+                            f"array has {len(item)} items; the limit is "
+                            f"{limits.max_array_length} (setting max_array_length)",
+                        )
+                    )
                     continue
                 for i, child in enumerate(item):
                     if type(child) in walked:
@@ -136,6 +164,7 @@ def text_needs_checking(text: str, limits: Limits) -> bool:
 
 
 # --- the names the graph indexes ---------------------------------------------------------------
+
 
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -205,8 +234,12 @@ def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
                 problems.append(Problem(f"{at}.{key}", f"{key} is empty: a dataset or job needs a {key}"))
         size = _too_long(f"{namespace}:{name}", limit)
         if size is not None:
-            problems.append(Problem(f"{at}.name", f"namespace and name take {size} bytes (UTF-8); the limit is "
-                                                  f"{limit} (setting max_name_bytes)"))
+            problems.append(
+                Problem(
+                    f"{at}.name",
+                    f"namespace and name take {size} bytes (UTF-8); the limit is {limit} (setting max_name_bytes)",
+                )
+            )
 
     def check_field(at: str, text: str, own: str | None = None) -> None:
         own = text if own is None else own
@@ -214,22 +247,27 @@ def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
             problems.append(Problem(at, "field name is empty: a field needs a name"))
         size = _too_long(text, limit)
         if size is not None:
-            problems.append(Problem(at, f"field name takes {size} bytes (UTF-8); the limit is {limit} "
-                                        "(setting max_name_bytes)"))
+            problems.append(
+                Problem(at, f"field name takes {size} bytes (UTF-8); the limit is {limit} (setting max_name_bytes)")
+            )
 
     when = event.get("eventTime")
     if isinstance(when, str):
         try:
             from_micros(to_micros(parse_time(when)))
         except (ValueError, OverflowError):
-            problems.append(Problem(f"{root}.eventTime", "time is outside the range the store keeps "
-                                                         "(0001-01-01 to 9999-12-31 in UTC)"))
+            problems.append(
+                Problem(
+                    f"{root}.eventTime", "time is outside the range the store keeps (0001-01-01 to 9999-12-31 in UTC)"
+                )
+            )
     for at, obj in _named(event, root):
         check_pair(at, obj)
     for at, ds in _datasets(event, root):
         facets = _map(ds.get("facets"))
-        for path, dotted, own in _schema_field_paths(_map(facets.get("schema")).get("fields"),
-                                                     f"{at}.facets.schema.fields"):
+        for path, dotted, own in _schema_field_paths(
+            _map(facets.get("schema")).get("fields"), f"{at}.facets.schema.fields"
+        ):
             check_field(path, dotted, own)
         lineage = _map(facets.get("columnLineage"))
         for out_field, spec in _map(lineage.get("fields")).items():

@@ -31,7 +31,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def _too_deep(limits: Limits) -> IngestError:
-    message = (f"JSON is nested deeper than the limit of {limits.max_json_depth} levels (setting max_json_depth)")
+    message = f"JSON is nested deeper than the limit of {limits.max_json_depth} levels (setting max_json_depth)"
     return IngestError(422, "invalid_event", f"$: {message}", [Problem("$", message)])
 
 
@@ -50,7 +50,8 @@ def parse_json(text: str, limits: Limits | None = None) -> Any:
         raise _too_deep(limits) from None
     except json.JSONDecodeError as exc:
         raise IngestError(
-            400, "invalid_json",
+            400,
+            "invalid_json",
             f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} (char {exc.pos})",
         ) from None
     except ValueError as exc:
@@ -77,8 +78,10 @@ def _is_surrogate(text: str) -> bool:
 def lone_surrogates(value: Any, path: str) -> list[Problem]:
     """Where ``value`` holds text with a lone UTF-16 surrogate (keys and strings), as problems."""
     found: list[Problem] = []
-    message = ("text holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode: "
-               "send the character as UTF-8 or as a surrogate pair")
+    message = (
+        "text holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape), which is not Unicode: "
+        "send the character as UTF-8 or as a surrogate pair"
+    )
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
@@ -96,8 +99,15 @@ def lone_surrogates(value: Any, path: str) -> list[Problem]:
     return sorted(found, key=lambda p: p.path)
 
 
-def _checked(payload: Any, raw: str, validator: EventValidator, root: str,
-             scan_text: bool = False, limits: Limits | None = None, check_text: bool = True) -> ParsedEvent | list[Problem]:
+def _checked(
+    payload: Any,
+    raw: str,
+    validator: EventValidator,
+    root: str,
+    scan_text: bool = False,
+    limits: Limits | None = None,
+    check_text: bool = True,
+) -> ParsedEvent | list[Problem]:
     limits = limits or Limits()
     # structure first: the schema validator and the canonical form recurse, so nothing deeper
     # than the limit reaches them
@@ -121,14 +131,22 @@ def parse_event(text: str, validator: EventValidator, limits: Limits | None = No
     payload = parse_json(text, limits)
     if isinstance(payload, list):
         raise IngestError(
-            422, "invalid_event",
+            422,
+            "invalid_event",
             f"$: expected one OpenLineage event (a JSON object), got an array of {len(payload)}; "
             "send arrays to /api/v1/lineage/batch",
             [Problem("$", "expected a JSON object (an OpenLineage event), got array")],
         )
     limits = limits or Limits()
-    result = _checked(payload, text, validator, "$", _SURROGATE_ESCAPE.search(text) is not None, limits,
-                      text_needs_checking(text, limits))
+    result = _checked(
+        payload,
+        text,
+        validator,
+        "$",
+        _SURROGATE_ESCAPE.search(text) is not None,
+        limits,
+        text_needs_checking(text, limits),
+    )
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
     return result
@@ -140,19 +158,22 @@ def _batch_items(payload: Any) -> tuple[list[Any], str]:
     if isinstance(payload, dict) and isinstance(payload.get("events"), list):
         return payload["events"], "$.events"
     raise IngestError(
-        422, "invalid_event",
+        422,
+        "invalid_event",
         '$: a batch is a JSON array of events or an object {"events": [...]}',
         [Problem("$", 'expected a JSON array of events or {"events": [...]}')],
     )
 
 
-def parse_batch(text: str, validator: EventValidator, max_events: int,
-                limits: Limits | None = None) -> list[ParsedEvent]:
+def parse_batch(
+    text: str, validator: EventValidator, max_events: int, limits: Limits | None = None
+) -> list[ParsedEvent]:
     """Many events (``POST /api/v1/lineage/batch``); all valid or an error listing every bad one."""
     items, root = _batch_items(parse_json(text, limits))
     if len(items) > max_events:
         raise IngestError(
-            413, "payload_too_large",
+            413,
+            "payload_too_large",
             f"batch holds {len(items)} events; the limit is {max_events} (setting max_batch_events)",
         )
     parsed: list[ParsedEvent] = []

@@ -49,13 +49,11 @@ class TInfo:
     subtype: str
     masking: bool = False
 
-    def merge(self, inner: "TInfo") -> "TInfo":
+    def merge(self, inner: TInfo) -> TInfo:
         """The transformation of ``a ← c`` given ``a ← b`` (self) and ``b ← c`` (inner)."""
         if self.type == INDIRECT:
             res = self
-        elif inner.type == INDIRECT:
-            res = inner
-        elif _DIRECT_RANK.get(inner.subtype, 9) < _DIRECT_RANK.get(self.subtype, 9):
+        elif inner.type == INDIRECT or _DIRECT_RANK.get(inner.subtype, 9) < _DIRECT_RANK.get(self.subtype, 9):
             res = inner
         else:
             res = self

@@ -109,7 +109,7 @@ def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[
     parts = urlsplit(url.strip())
     table = _clean_table(table)
     if parts.scheme.lower().split("+", 1)[0] == "sqlite":
-        raw = unquote(url.strip()[len(parts.scheme) + 1:])  # "///rel.db", "////abs.db", "//" (memory)
+        raw = unquote(url.strip()[len(parts.scheme) + 1 :])  # "///rel.db", "////abs.db", "//" (memory)
         path = raw[3:] if raw.startswith("///") else raw.lstrip("/")
         path, _, _query = path.partition("?")
         if not path or path == ":memory:":
@@ -139,12 +139,35 @@ def catalog_table_dataset(database: str, table: str) -> tuple[str, str]:
 # --- SQL tables (the SQL engine and its harvesters) ------------------------------------------------------------
 
 # how many name parts a table has in each system (OpenLineage naming spec) and the schema a bare name lives in
-_SQL_LEVELS = {"postgres": 3, "redshift": 3, "snowflake": 3, "sqlserver": 3, "oracle": 3, "bigquery": 3,
-               "trino": 3, "db2": 3, "mysql": 2, "hive": 2, "spark": 2}
+_SQL_LEVELS = {
+    "postgres": 3,
+    "redshift": 3,
+    "snowflake": 3,
+    "sqlserver": 3,
+    "oracle": 3,
+    "bigquery": 3,
+    "trino": 3,
+    "db2": 3,
+    "mysql": 2,
+    "hive": 2,
+    "spark": 2,
+}
 _SQL_DEFAULT_SCHEMA = {"postgres": "public", "redshift": "public", "sqlserver": "dbo"}
-_URL_KINDS = {"postgresql": "postgres", "postgres": "postgres", "psql": "postgres", "mysql": "mysql",
-              "mariadb": "mysql", "redshift": "redshift", "sqlserver": "sqlserver", "mssql": "sqlserver",
-              "oracle": "oracle", "snowflake": "snowflake", "bigquery": "bigquery", "trino": "trino", "hive": "hive"}
+_URL_KINDS = {
+    "postgresql": "postgres",
+    "postgres": "postgres",
+    "psql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "redshift": "redshift",
+    "sqlserver": "sqlserver",
+    "mssql": "sqlserver",
+    "oracle": "oracle",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "trino": "trino",
+    "hive": "hive",
+}
 _SQL_DEFAULT_PORTS = {**_JDBC_DEFAULT_PORTS, "redshift": 5439, "trino": 8080, "hive": 10000}
 
 
@@ -180,8 +203,13 @@ def database_namespace(url: str) -> tuple[str, str | None]:
     return (f"{kind}://{host}:{port}" if port else f"{kind}://{host}"), database
 
 
-def sql_table_dataset(namespace: str, parts: tuple[str, ...] | list[str], *, default_database: str | None = None,
-                      default_schema: str | None = None) -> tuple[str, str]:
+def sql_table_dataset(
+    namespace: str,
+    parts: tuple[str, ...] | list[str],
+    *,
+    default_database: str | None = None,
+    default_schema: str | None = None,
+) -> tuple[str, str]:
     """A table named in SQL (``parts``: ``(table,)``, ``(schema, table)`` or ``(db, schema, table)``) → the dataset.
 
     The missing leading parts come from the defaults (the connection's database; the schema a bare name

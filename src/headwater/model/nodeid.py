@@ -50,7 +50,7 @@ class NodeRef:
         return format_node_id(self.type, self.namespace, self.name, self.field)
 
     @property
-    def dataset(self) -> "NodeRef":
+    def dataset(self) -> NodeRef:
         """The dataset a field belongs to (the dataset itself for a dataset)."""
         return NodeRef("dataset", self.namespace, self.name)
 
@@ -67,7 +67,7 @@ def run_id_of(node_id: str) -> str:
     """The run id inside a run node id (``run:<runId>`` → ``<runId>``); ValueError for another kind."""
     if not node_id.startswith(RUN):
         raise InvalidNodeId(f"not a run node id: {node_id!r}")
-    return node_id[len(RUN):]
+    return node_id[len(RUN) :]
 
 
 def format_node_id(type_: str, namespace: str, name: str, field: str | None = None) -> str:

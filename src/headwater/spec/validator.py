@@ -90,8 +90,13 @@ def _short(value: Any) -> str:
 
 
 _TYPE_NAMES = {
-    "dict": "object", "list": "array", "str": "string", "int": "integer", "float": "number",
-    "bool": "boolean", "NoneType": "null",
+    "dict": "object",
+    "list": "array",
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "NoneType": "null",
 }
 
 
@@ -215,8 +220,13 @@ class EventValidator:
         except AmbiguousEvent as exc:
             return [Problem(root, str(exc))]
         if kind is None:
-            return [Problem(root, "not an OpenLineage event: a RunEvent has 'run' and 'job', "
-                                  "a DatasetEvent has 'dataset', a JobEvent has 'job'")]
+            return [
+                Problem(
+                    root,
+                    "not an OpenLineage event: a RunEvent has 'run' and 'job', "
+                    "a DatasetEvent has 'dataset', a JobEvent has 'job'",
+                )
+            ]
         problems: set[Problem] = set()
         for error in self._kinds[kind][1].iter_errors(event):
             for leaf in _leaves(error):

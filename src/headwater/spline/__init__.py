@@ -23,5 +23,14 @@ from headwater.spline.convert import DEFAULT_NAMESPACE, job_of, plan_id_of, run_
 from headwater.spline.shapes import SUPPORTED_VERSIONS, Problem, event_problems, plan_problems
 from headwater.spline.sources import source_dataset
 
-__all__ = ["DEFAULT_NAMESPACE", "SUPPORTED_VERSIONS", "Problem", "event_problems", "job_of", "plan_id_of",
-           "plan_problems", "run_events", "source_dataset"]
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "SUPPORTED_VERSIONS",
+    "Problem",
+    "event_problems",
+    "job_of",
+    "plan_id_of",
+    "plan_problems",
+    "run_events",
+    "source_dataset",
+]

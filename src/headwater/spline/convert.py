@@ -23,7 +23,7 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from headwater.model.column_lineage import (
@@ -41,7 +41,6 @@ from headwater.model.column_lineage import (
     direct,
     indirect,
 )
-
 from headwater.spline.shapes import ref_of
 from headwater.spline.sources import source_dataset, table_symlink
 
@@ -56,12 +55,45 @@ PLAN_ID_NAMESPACE = uuid.UUID("1d5b0c6a-93f1-4e38-8a4e-7c2d6e9f0b15")
 
 Field = tuple[str, str, str]  # (dataset namespace, dataset name, column)
 
-_AGGREGATES = frozenset({
-    "sum", "count", "avg", "mean", "min", "max", "first", "last", "collect_list", "collect_set",
-    "approx_count_distinct", "count_distinct", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop",
-    "var_samp", "corr", "covar_pop", "covar_samp", "percentile", "percentile_approx", "median", "mode",
-    "any_value", "bool_and", "bool_or", "every", "some", "any", "max_by", "min_by", "kurtosis", "skewness",
-})
+_AGGREGATES = frozenset(
+    {
+        "sum",
+        "count",
+        "avg",
+        "mean",
+        "min",
+        "max",
+        "first",
+        "last",
+        "collect_list",
+        "collect_set",
+        "approx_count_distinct",
+        "count_distinct",
+        "stddev",
+        "stddev_pop",
+        "stddev_samp",
+        "variance",
+        "var_pop",
+        "var_samp",
+        "corr",
+        "covar_pop",
+        "covar_samp",
+        "percentile",
+        "percentile_approx",
+        "median",
+        "mode",
+        "any_value",
+        "bool_and",
+        "bool_or",
+        "every",
+        "some",
+        "any",
+        "max_by",
+        "min_by",
+        "kurtosis",
+        "skewness",
+    }
+)
 _MASKING = frozenset({"md5", "sha", "sha1", "sha2", "hash", "xxhash64", "crc32", "mask"})
 _IDENTITY = frozenset({"alias", "union"})
 # operation name → (params holding its INDIRECT inputs, their subtype)
@@ -108,14 +140,18 @@ class _Plan:
         self.functions: dict[str, dict[str, Any]] = {_sid(f["id"]): f for f in exprs.get("functions") or []}
         extra = plan.get("extraInfo") or {}
         self.types: dict[str, dict[str, Any]] = {
-            str(t["id"]): t for t in extra.get("dataTypes") or [] if isinstance(t, dict) and "id" in t}
+            str(t["id"]): t for t in extra.get("dataTypes") or [] if isinstance(t, dict) and "id" in t
+        }
         # read output attribute → the dataset fields it is
         self.read_fields: dict[str, list[Field]] = {}
         self.inputs: list[tuple[str, str]] = []
         self.input_schema: dict[tuple[str, str], list[str]] = {}
         for read in self.reads:
-            datasets = [d for d in (source_dataset(s, read.get("params")) for s in read.get("inputSources") or [])
-                        if d is not None]
+            datasets = [
+                d
+                for d in (source_dataset(s, read.get("params")) for s in read.get("inputSources") or [])
+                if d is not None
+            ]
             columns = [_sid(a) for a in read.get("output") or []]
             for ds in datasets:
                 if ds not in self.inputs:
@@ -157,8 +193,9 @@ class _Plan:
         return order
 
     # --- column lineage ----------------------------------------------------------------------------------
-    def sources(self, kind: str, ref_id: str, visiting: frozenset[tuple[str, str]] = frozenset()) \
-            -> dict[Field, set[TInfo]]:
+    def sources(
+        self, kind: str, ref_id: str, visiting: frozenset[tuple[str, str]] = frozenset()
+    ) -> dict[Field, set[TInfo]]:
         """The read columns an attribute or expression is computed from, with how (outer step first)."""
         key = (kind, ref_id)
         if key in self._memo:
@@ -233,8 +270,11 @@ class _Plan:
             fields.append(fld)
         if not fields:
             return None
-        return {"_producer": PRODUCER, "_schemaURL": f"{_FACET}1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-                "fields": fields}
+        return {
+            "_producer": PRODUCER,
+            "_schemaURL": f"{_FACET}1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+            "fields": fields,
+        }
 
 
 def _step(fn: dict[str, Any], index: int, count: int) -> TInfo:
@@ -283,17 +323,27 @@ def column_lineage_facet(p: _Plan, columns: list[str]) -> dict[str, Any] | None:
             deps.setdefault(fld, set()).update(kinds)
         if not deps:
             continue
-        fields[name] = {"inputFields": [
-            {"namespace": ns, "name": ds, "field": col,
-             "transformations": [{"type": k.type, "subtype": k.subtype, "description": "", "masking": k.masking}
-                                 for k in _collapse(kinds)]}
-            for (ns, ds, col), kinds in sorted(deps.items())
-        ]}
+        fields[name] = {
+            "inputFields": [
+                {
+                    "namespace": ns,
+                    "name": ds,
+                    "field": col,
+                    "transformations": [
+                        {"type": k.type, "subtype": k.subtype, "description": "", "masking": k.masking}
+                        for k in _collapse(kinds)
+                    ],
+                }
+                for (ns, ds, col), kinds in sorted(deps.items())
+            ]
+        }
     if not fields:
         return None
-    return {"_producer": PRODUCER,
-            "_schemaURL": f"{_FACET}1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-            "fields": fields}
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": f"{_FACET}1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
+        "fields": fields,
+    }
 
 
 def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[str, str]:
@@ -308,8 +358,7 @@ def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[st
 
 
 def _iso(millis: float) -> str:
-    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z")
+    return datetime.fromtimestamp(millis / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _error_message(error: Any) -> str:
@@ -327,8 +376,9 @@ def run_id_of(event: dict[str, Any]) -> str:
     return str(uuid.uuid5(RUN_ID_NAMESPACE, canonical(event)))
 
 
-def run_events(plan: dict[str, Any], event: dict[str, Any], *, api_version: str,
-               namespace: str = DEFAULT_NAMESPACE) -> list[dict[str, Any]]:
+def run_events(
+    plan: dict[str, Any], event: dict[str, Any], *, api_version: str, namespace: str = DEFAULT_NAMESPACE
+) -> list[dict[str, Any]]:
     """The OpenLineage START and COMPLETE/FAIL RunEvents one execution event of ``plan`` becomes."""
     p = _Plan(plan)
     plan_id = plan_id_of(plan)
@@ -360,47 +410,81 @@ def run_events(plan: dict[str, Any], event: dict[str, Any], *, api_version: str,
             facets["symlinks"] = {
                 "_producer": PRODUCER,
                 "_schemaURL": f"{_FACET}1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-                "identifiers": [{"namespace": symlink[0], "name": symlink[1], "type": "TABLE"}]}
+                "identifiers": [{"namespace": symlink[0], "name": symlink[1], "type": "TABLE"}],
+            }
         if write.get("append") is False:
             facets["lifecycleStateChange"] = {
                 "_producer": PRODUCER,
                 "_schemaURL": f"{_FACET}1-0-1/LifecycleStateChangeDatasetFacet.json"
-                              "#/$defs/LifecycleStateChangeDatasetFacet",
-                "lifecycleStateChange": "OVERWRITE"}
+                "#/$defs/LifecycleStateChangeDatasetFacet",
+                "lifecycleStateChange": "OVERWRITE",
+            }
         outputs.append({"namespace": target[0], "name": target[1], "facets": facets})
 
     integration = str(system.get("name") or "spline").upper()
-    job = {"namespace": job_ns, "name": job_name, "facets": {
-        "jobType": {"_producer": PRODUCER, "_schemaURL": f"{_FACET}2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                    "processingType": "BATCH", "integration": integration, "jobType": "JOB"},
-        "spline": {"_producer": PRODUCER, "_schemaURL": f"{FACETS_DOC}-job-facet",
-                   "planId": plan_id, "planName": plan.get("name"), "apiVersion": api_version,
-                   "writeOperation": write.get("name"), "systemInfo": system or None, "agentInfo": agent or None},
-    }}
+    job = {
+        "namespace": job_ns,
+        "name": job_name,
+        "facets": {
+            "jobType": {
+                "_producer": PRODUCER,
+                "_schemaURL": f"{_FACET}2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+                "processingType": "BATCH",
+                "integration": integration,
+                "jobType": "JOB",
+            },
+            "spline": {
+                "_producer": PRODUCER,
+                "_schemaURL": f"{FACETS_DOC}-job-facet",
+                "planId": plan_id,
+                "planName": plan.get("name"),
+                "apiVersion": api_version,
+                "writeOperation": write.get("name"),
+                "systemInfo": system or None,
+                "agentInfo": agent or None,
+            },
+        },
+    }
     run_id = run_id_of(event)
     ended = int(event["timestamp"])
     duration_ns = event.get("durationNs")
     started = ended - (duration_ns / 1_000_000 if isinstance(duration_ns, int) else 0)
     run_facets: dict[str, Any] = {
-        "spline_event": {"_producer": PRODUCER, "_schemaURL": f"{FACETS_DOC}-run-facet",
-                         "planId": plan_id, "event": event},
+        "spline_event": {
+            "_producer": PRODUCER,
+            "_schemaURL": f"{FACETS_DOC}-run-facet",
+            "planId": plan_id,
+            "event": event,
+        },
     }
     if system.get("version"):
         run_facets["processing_engine"] = {
             "_producer": PRODUCER,
             "_schemaURL": f"{_FACET}1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
-            "version": str(system["version"]), "name": str(system.get("name") or ""),
-            "openlineageAdapterVersion": str(agent.get("version") or "")}
+            "version": str(system["version"]),
+            "name": str(system.get("name") or ""),
+            "openlineageAdapterVersion": str(agent.get("version") or ""),
+        }
     error = event.get("error")
     end_facets = dict(run_facets)
     if error is not None:
         end_facets["errorMessage"] = {
-            "_producer": PRODUCER, "_schemaURL": f"{_FACET}1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
+            "_producer": PRODUCER,
+            "_schemaURL": f"{_FACET}1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
             "message": _error_message(error),
-            "programmingLanguage": "PYTHON" if integration.startswith(("PYTHON", "CPYTHON")) else "SCALA"}
+            "programmingLanguage": "PYTHON" if integration.startswith(("PYTHON", "CPYTHON")) else "SCALA",
+        }
 
     def one(event_type: str, millis: float, facets: dict[str, Any]) -> dict[str, Any]:
-        return {"eventType": event_type, "eventTime": _iso(millis), "producer": PRODUCER, "schemaURL": SCHEMA_URL,
-                "run": {"runId": run_id, "facets": facets}, "job": job, "inputs": inputs, "outputs": outputs}
+        return {
+            "eventType": event_type,
+            "eventTime": _iso(millis),
+            "producer": PRODUCER,
+            "schemaURL": SCHEMA_URL,
+            "run": {"runId": run_id, "facets": facets},
+            "job": job,
+            "inputs": inputs,
+            "outputs": outputs,
+        }
 
     return [one("START", started, run_facets), one("FAIL" if error is not None else "COMPLETE", ended, end_facets)]

@@ -37,7 +37,8 @@ def _type_name(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
 
 
 class _Checker:
@@ -164,8 +165,10 @@ def plan_problems(plan: Any) -> list[Problem]:
                 if not isinstance(s, str):
                     c.add(f"{path}.inputSources[{i}]", f"expected a URI string, got {_type_name(s)}")
         if kind != "read":
-            child_refs.extend((f"{path}.childIds[{i}]", cid)
-                              for i, cid in enumerate(c.ids(body, "childIds", path, required=kind == "write")))
+            child_refs.extend(
+                (f"{path}.childIds[{i}]", cid)
+                for i, cid in enumerate(c.ids(body, "childIds", path, required=kind == "write"))
+            )
         if kind != "write":
             outputs.extend((f"{path}.output[{i}]", a) for i, a in enumerate(c.ids(body, "output", path)))
 
@@ -193,7 +196,9 @@ def plan_problems(plan: Any) -> list[Problem]:
         c.field(body, "extra", path, "object")
         if attr_id is not None:
             if str(attr_id) in attr_ids:
-                c.add(f"{path}.id", f"attribute id {json.dumps(attr_id)} is used twice (also at {attr_ids[str(attr_id)]})")
+                c.add(
+                    f"{path}.id", f"attribute id {json.dumps(attr_id)} is used twice (also at {attr_ids[str(attr_id)]})"
+                )
             attr_ids.setdefault(str(attr_id), path)
         refs.extend(c.refs(body, "childRefs", path))
     exprs = c.field(root, "expressions", "$", "object")
@@ -212,8 +217,10 @@ def plan_problems(plan: Any) -> list[Problem]:
                 c.field(body, "extra", path, "object")
                 if expr_id is not None:
                     if str(expr_id) in expr_ids:
-                        c.add(f"{path}.id",
-                              f"expression id {json.dumps(expr_id)} is used twice (also at {expr_ids[str(expr_id)]})")
+                        c.add(
+                            f"{path}.id",
+                            f"expression id {json.dumps(expr_id)} is used twice (also at {expr_ids[str(expr_id)]})",
+                        )
                     expr_ids.setdefault(str(expr_id), path)
     for where, kind, ref_id in refs:
         known = attr_ids if kind == "attr" else expr_ids

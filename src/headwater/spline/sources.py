@@ -30,7 +30,7 @@ def source_dataset(uri: str, params: dict[str, Any] | None = None) -> tuple[str,
             return None
         return jdbc_dataset(url, table)
     if lower.startswith("kafka:") and not lower.startswith("kafka://"):
-        topic = text[len("kafka:"):]
+        topic = text[len("kafka:") :]
         servers = str((params or {}).get("kafka.bootstrap.servers") or "").split(",")[0].strip()
         return (f"kafka://{servers}" if servers else "kafka"), topic
     return path_dataset(text)

@@ -26,48 +26,92 @@ from .extract import Extractor, Output, StatementLineage, statement_digest
 from .schema import Catalog, Column, Provider
 from .script import Statement, parse_script
 
-__all__ = ["DIALECTS", "PRODUCER", "Catalog", "Column", "Dialect", "Extractor", "Output", "Provider", "Statement",
-           "StatementLineage", "analyze_script", "get_dialect", "parse_script", "script_events",
-           "statement_digest", "to_event", "default_namespace"]
+__all__ = [
+    "DIALECTS",
+    "PRODUCER",
+    "Catalog",
+    "Column",
+    "Dialect",
+    "Extractor",
+    "Output",
+    "Provider",
+    "Statement",
+    "StatementLineage",
+    "analyze_script",
+    "get_dialect",
+    "parse_script",
+    "script_events",
+    "statement_digest",
+    "to_event",
+    "default_namespace",
+]
 
 
 def default_namespace(dialect: Dialect) -> str:
     return dialect.system
 
 
-def analyze_script(sql: str, *, dialect: str | Dialect = "ansi", namespace: str | None = None,
-                   default_database: str | None = None, default_schema: str | None = None,
-                   catalog: Catalog | None = None, extractor: Extractor | None = None) -> list[StatementLineage]:
+def analyze_script(
+    sql: str,
+    *,
+    dialect: str | Dialect = "ansi",
+    namespace: str | None = None,
+    default_database: str | None = None,
+    default_schema: str | None = None,
+    catalog: Catalog | None = None,
+    extractor: Extractor | None = None,
+) -> list[StatementLineage]:
     """Every statement of ``sql`` in order, with its lineage (or its error). Never raises on bad SQL."""
     d = dialect if isinstance(dialect, Dialect) else get_dialect(dialect)
-    ex = extractor or Extractor(d, namespace or default_namespace(d), default_database=default_database,
-                                default_schema=default_schema, catalog=catalog)
+    ex = extractor or Extractor(
+        d,
+        namespace or default_namespace(d),
+        default_database=default_database,
+        default_schema=default_schema,
+        catalog=catalog,
+    )
     records: list[StatementLineage] = []
     for stmt in parse_script(sql, d.sqlglot):
         records.extend(ex.run(stmt))
     return records
 
 
-def script_events(sql: str, *, dialect: str | Dialect = "ansi", namespace: str | None = None,
-                  default_database: str | None = None, default_schema: str | None = None,
-                  catalog: Catalog | None = None, job_namespace: str | None = None,
-                  event_time: datetime | None = None, records: Sequence[StatementLineage] | None = None
-                  ) -> list[dict[str, Any]]:
+def script_events(
+    sql: str,
+    *,
+    dialect: str | Dialect = "ansi",
+    namespace: str | None = None,
+    default_database: str | None = None,
+    default_schema: str | None = None,
+    catalog: Catalog | None = None,
+    job_namespace: str | None = None,
+    event_time: datetime | None = None,
+    records: Sequence[StatementLineage] | None = None,
+) -> list[dict[str, Any]]:
     """COMPLETE events for every statement that writes and every statement that could not be read."""
     d = dialect if isinstance(dialect, Dialect) else get_dialect(dialect)
     ns = namespace or default_namespace(d)
     cat = catalog if catalog is not None else Catalog(namespace=ns)
     if records is None:
-        records = analyze_script(sql, dialect=d, namespace=ns, default_database=default_database,
-                                 default_schema=default_schema, catalog=cat)
+        records = analyze_script(
+            sql, dialect=d, namespace=ns, default_database=default_database, default_schema=default_schema, catalog=cat
+        )
     total = len({r.statement.index for r in records})
     events = []
     for r in records:
         if not (r.writes or r.error):
             continue
         schemas = {name: cols for _ns, name in r.inputs if (cols := cat.columns(name))}
-        events.append(to_event(r, dialect=d.name, job_namespace=job_namespace or ns, event_time=event_time,
-                               input_schemas=schemas, total_tasks=total))
+        events.append(
+            to_event(
+                r,
+                dialect=d.name,
+                job_namespace=job_namespace or ns,
+                event_time=event_time,
+                input_schemas=schemas,
+                total_tasks=total,
+            )
+        )
     return events
 
 

@@ -20,7 +20,9 @@ temporary table read in FROM pass through to the query reading it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -53,9 +55,30 @@ _SORT = indirect(SORT)
 
 RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
 MASKING_TYPES = (exp.MD5, exp.MD5Digest, exp.SHA, exp.SHA2, exp.Count)
-MASKING_NAMES = frozenset({"md5", "sha", "sha1", "sha2", "sha256", "sha512", "crc32", "xxhash64", "hash", "murmur3",
-                           "mask", "hashbytes", "farm_fingerprint", "standard_hash", "ora_hash", "md5_hex",
-                           "sha1_hex", "sha2_hex", "fnv_hash", "checksum"})
+MASKING_NAMES = frozenset(
+    {
+        "md5",
+        "sha",
+        "sha1",
+        "sha2",
+        "sha256",
+        "sha512",
+        "crc32",
+        "xxhash64",
+        "hash",
+        "murmur3",
+        "mask",
+        "hashbytes",
+        "farm_fingerprint",
+        "standard_hash",
+        "ora_hash",
+        "md5_hex",
+        "sha1_hex",
+        "sha2_hex",
+        "fnv_hash",
+        "checksum",
+    }
+)
 _WINDOW_VALUE = (exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)  # sqlglot files them as AggFunc
 _TRANSPARENT = (exp.Alias, exp.Paren, exp.Ordered, exp.PivotAlias)
 _COALESCE = (exp.Coalesce,)
@@ -104,7 +127,7 @@ class Analyzer:
     its :class:`Relation` (lineage passes through it); ``notes`` collects what could not be resolved.
     """
 
-    def __init__(self, table_name, temps: dict[str, Relation], notes: list[str]) -> None:
+    def __init__(self, table_name: Callable[[exp.Table], str], temps: dict[str, Relation], notes: list[str]) -> None:
         self.table_name = table_name
         self.temps = temps
         self.notes = notes
@@ -156,21 +179,24 @@ class Analyzer:
         if order is not None:
             for ordered in order.expressions:
                 for col in ordered.find_all(exp.Column):
-                    deps = rel.column(col.name)
-                    if deps:
-                        add_all(rel.rows, deps, _SORT)
+                    sorted_by = rel.column(col.name)
+                    if sorted_by:
+                        add_all(rel.rows, sorted_by, _SORT)
         return rel
 
     def _select(self, scope: Scope) -> Relation:
-        select: exp.Select = scope.expression
+        select = cast(exp.Select, scope.expression)
         rel = Relation()
         aliases: dict[str, Deps] = {}
         for projection in select.expressions:
-            if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column)
-                                                   and isinstance(projection.this, exp.Star)):
+            if isinstance(projection, exp.Star) or (
+                isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+            ):
                 rel.complete = False
-                self.notes.append(f"SELECT {projection.sql()} not expanded: the columns of "
-                                  f"{self._star_sources(scope, projection)} are unknown (no schema)")
+                self.notes.append(
+                    f"SELECT {projection.sql()} not expanded: the columns of "
+                    f"{self._star_sources(scope, projection)} are unknown (no schema)"
+                )
                 continue
             deps: Deps = {}
             self.walk(projection, IDENTITY_T, scope, deps)  # lateral aliases were expanded by qualify
@@ -219,7 +245,7 @@ class Analyzer:
         elif name:
             rel.tables.add(name)
 
-    def _star_sources(self, scope: Scope, star: exp.Expression) -> str:
+    def _star_sources(self, scope: Scope, star: exp.Expr) -> str:
         names = []
         for _alias, (_node, src) in scope.selected_sources.items():
             if isinstance(src, exp.Table):
@@ -232,9 +258,10 @@ class Analyzer:
 
     # --- expressions ------------------------------------------------------------------------------------------
 
-    def walk(self, node: exp.Expression, start: TInfo, scope: Scope, out: Deps,
-             aliases: dict[str, Deps] | None = None) -> None:
-        stack: list[tuple[exp.Expression, TInfo]] = [(node, start)]
+    def walk(
+        self, node: exp.Expr, start: TInfo, scope: Scope, out: Deps, aliases: dict[str, Deps] | None = None
+    ) -> None:
+        stack: list[tuple[exp.Expr, TInfo]] = [(node, start)]
         while stack:
             e, t = stack.pop()
             if isinstance(e, exp.Column):
@@ -243,8 +270,20 @@ class Analyzer:
                 self._column(e, t, scope, out, aliases)
             elif isinstance(e, _TRANSPARENT):
                 stack.extend((c, t) for c in _children(e))
-            elif isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.Star, exp.Placeholder, exp.Parameter,
-                                exp.Var, exp.Identifier, exp.DataType)):
+            elif isinstance(
+                e,
+                (
+                    exp.Literal,
+                    exp.Null,
+                    exp.Boolean,
+                    exp.Star,
+                    exp.Placeholder,
+                    exp.Parameter,
+                    exp.Var,
+                    exp.Identifier,
+                    exp.DataType,
+                ),
+            ):
                 continue
             elif isinstance(e, _QUERY):
                 sub = self._subqueries.get(id(e))
@@ -270,8 +309,9 @@ class Analyzer:
                     value = e.args.get(key)
                     if value is not None:
                         stack.append((value, t.merge(_TRANSFORMATION_T)))
-            elif isinstance(e, _COALESCE) or (isinstance(e, exp.Anonymous) and e.name.lower() in ("nvl", "ifnull",
-                                                                                                    "isnull", "nvl2")):
+            elif isinstance(e, _COALESCE) or (
+                isinstance(e, exp.Anonymous) and e.name.lower() in ("nvl", "ifnull", "isnull", "nvl2")
+            ):
                 for c in _children(e):
                     stack.append((c, t.merge(_CONDITIONAL)))
                     stack.append((c, t.merge(_TRANSFORMATION_T)))
@@ -290,8 +330,9 @@ class Analyzer:
                 inner = t.merge(direct(AGGREGATION_T.subtype, masking=isinstance(e, exp.Count)))
                 stack.extend((c, inner) for c in _children(e))
             else:
-                masking = isinstance(e, MASKING_TYPES) or (isinstance(e, exp.Anonymous)
-                                                           and e.name.lower() in MASKING_NAMES)
+                masking = isinstance(e, MASKING_TYPES) or (
+                    isinstance(e, exp.Anonymous) and e.name.lower() in MASKING_NAMES
+                )
                 inner = t.merge(direct(TRANSFORMATION, masking=masking))
                 stack.extend((c, inner) for c in _children(e))
 
@@ -320,10 +361,12 @@ class Analyzer:
             return
         if not scope.sources:
             return  # a scope sqlglot builds twice for a recursive CTE's anchor: the other copy resolves it
-        self.notes.append(f"column {name} is ambiguous: no schema says which of "
-                          f"{', '.join(sorted(scope.selected_sources)) or 'the sources'} has it")
+        self.notes.append(
+            f"column {name} is ambiguous: no schema says which of "
+            f"{', '.join(sorted(scope.selected_sources)) or 'the sources'} has it"
+        )
 
-    def _source_column(self, source: exp.Expression | Scope, name: str, t: TInfo, out: Deps) -> None:
+    def _source_column(self, source: exp.Expr | Scope, name: str, t: TInfo, out: Deps) -> None:
         if isinstance(source, Scope):
             rel = self.relation(source)
             deps = rel.column(name)
@@ -346,13 +389,13 @@ class Analyzer:
             add(out, (dataset, name), t)
 
 
-def _children(e: exp.Expression):
+def _children(e: exp.Expr) -> Iterator[exp.Expr]:
     for value in e.args.values():
-        if isinstance(value, exp.Expression):
+        if isinstance(value, exp.Expr):
             yield value
         elif isinstance(value, list):
             for v in value:
-                if isinstance(v, exp.Expression):
+                if isinstance(v, exp.Expr):
                     yield v
 
 
@@ -360,9 +403,7 @@ def _joins(select: exp.Select) -> list[exp.Join]:
     """The joins of ``select``: its own, and those of a parenthesized join in FROM or a join
     (``FROM (a JOIN b ON …)``, as PostgreSQL and MariaDB print view definitions)."""
     joins: list[exp.Join] = list(select.args.get("joins") or ())
-    nested = [t for t in select.find_all(exp.Table)
-              if t.args.get("joins") and t.find_ancestor(exp.Select) is select]
+    nested = [t for t in select.find_all(exp.Table) if t.args.get("joins") and t.find_ancestor(exp.Select) is select]
     for table in nested:
         joins.extend(table.args["joins"])
     return joins
-

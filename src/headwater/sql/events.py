@@ -38,24 +38,37 @@ def column_lineage_facet(columns: list[tuple[str, Deps]], namespaces: Mapping[st
     for name, deps in columns:
         if not deps:
             continue
-        fields[name] = {"inputFields": [
-            {"namespace": namespaces.get(ds, ""), "name": ds, "field": col, "transformations": _transformations(kinds)}
-            for (ds, col), kinds in sorted(deps.items())
-        ]}
+        fields[name] = {
+            "inputFields": [
+                {
+                    "namespace": namespaces.get(ds, ""),
+                    "name": ds,
+                    "field": col,
+                    "transformations": _transformations(kinds),
+                }
+                for (ds, col), kinds in sorted(deps.items())
+            ]
+        }
     if not fields:
         return None
-    return _facet(f"{_FACETS}/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-                  fields=fields, dataset=[])
+    return _facet(
+        f"{_FACETS}/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet", fields=fields, dataset=[]
+    )
 
 
 def _schema_facet(columns: list[tuple[str, str | None]]) -> dict[str, Any]:
-    return _facet(f"{_FACETS}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-                  fields=[{"name": n, "type": t} if t else {"name": n} for n, t in columns])
+    return _facet(
+        f"{_FACETS}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+        fields=[{"name": n, "type": t} if t else {"name": n} for n, t in columns],
+    )
 
 
 def _datasource(namespace: str) -> dict[str, Any]:
-    return _facet(f"{_FACETS}/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-                  name=namespace, uri=namespace if "://" in namespace else f"{namespace}://")
+    return _facet(
+        f"{_FACETS}/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
+        name=namespace,
+        uri=namespace if "://" in namespace else f"{namespace}://",
+    )
 
 
 def _output(out: Output, namespaces: Mapping[str, str]) -> dict[str, Any]:
@@ -68,15 +81,25 @@ def _output(out: Output, namespaces: Mapping[str, str]) -> dict[str, Any]:
     if out.lifecycle:
         facets["lifecycleStateChange"] = _facet(
             f"{_FACETS}/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-            lifecycleStateChange=out.lifecycle)
+            lifecycleStateChange=out.lifecycle,
+        )
     return {"namespace": out.namespace, "name": out.name, "facets": facets, "outputFacets": {}}
 
 
-def to_event(record: StatementLineage, *, dialect: str, job_namespace: str, job_name: str | None = None,
-             run_id: str | None = None, event_time: datetime | None = None, event_type: str = "COMPLETE",
-             input_schemas: Mapping[str, list[tuple[str, str | None]]] | None = None,
-             run_facets: Mapping[str, Any] | None = None, query: str | None = None,
-             total_tasks: int = 1) -> dict[str, Any]:
+def to_event(
+    record: StatementLineage,
+    *,
+    dialect: str,
+    job_namespace: str,
+    job_name: str | None = None,
+    run_id: str | None = None,
+    event_time: datetime | None = None,
+    event_type: str = "COMPLETE",
+    input_schemas: Mapping[str, list[tuple[str, str | None]]] | None = None,
+    run_facets: Mapping[str, Any] | None = None,
+    query: str | None = None,
+    total_tasks: int = 1,
+) -> dict[str, Any]:
     """One RunEvent for one statement: inputs, outputs (schema, columnLineage, lifecycle), the ``sql`` job facet,
     an ``extractionError`` run facet when it could not be read and a ``headwater_sql`` run facet saying what
     could not be resolved (no schema, ambiguous columns) — lineage is never guessed silently."""
@@ -85,24 +108,42 @@ def to_event(record: StatementLineage, *, dialect: str, job_namespace: str, job_
     if record.error:
         run["facets"]["extractionError"] = _facet(
             f"{_FACETS}/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet",
-            totalTasks=total_tasks, failedTasks=1,
-            errors=[{"errorMessage": record.error, "task": record.statement.sql[:10_000],
-                     "taskNumber": record.statement.index}])
+            totalTasks=total_tasks,
+            failedTasks=1,
+            errors=[
+                {
+                    "errorMessage": record.error,
+                    "task": record.statement.sql[:10_000],
+                    "taskNumber": record.statement.index,
+                }
+            ],
+        )
     if record.notes:
         run["facets"]["headwater_sql"] = _facet(_RUN_FACET, dialect=dialect, unresolved=list(record.notes))
     inputs = []
     for ns, name in record.inputs:
-        ds: dict[str, Any] = {"namespace": ns, "name": name, "facets": {"dataSource": _datasource(ns)},
-                              "inputFacets": {}}
+        ds: dict[str, Any] = {
+            "namespace": ns,
+            "name": name,
+            "facets": {"dataSource": _datasource(ns)},
+            "inputFacets": {},
+        }
         cols = (input_schemas or {}).get(name)
         if cols:
             ds["facets"]["schema"] = _schema_facet(cols)
         inputs.append(ds)
     job_facets = {
-        "sql": _facet(f"{_FACETS}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
-                      query=query if query is not None else record.statement.sql, dialect=dialect),
-        "jobType": _facet(f"{_FACETS}/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                          processingType="BATCH", integration="SQL", jobType="QUERY"),
+        "sql": _facet(
+            f"{_FACETS}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+            query=query if query is not None else record.statement.sql,
+            dialect=dialect,
+        ),
+        "jobType": _facet(
+            f"{_FACETS}/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+            processingType="BATCH",
+            integration="SQL",
+            jobType="QUERY",
+        ),
     }
     return {
         "eventType": event_type,

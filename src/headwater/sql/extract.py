@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -66,8 +67,15 @@ def statement_digest(sql: str) -> str:
 
 
 class Extractor:
-    def __init__(self, dialect: Dialect, namespace: str, *, default_database: str | None = None,
-                 default_schema: str | None = None, catalog: Catalog | None = None) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        namespace: str,
+        *,
+        default_database: str | None = None,
+        default_schema: str | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
         self.dialect = dialect
         self.read = dialect.sqlglot or None
         self.namespace = namespace
@@ -78,7 +86,7 @@ class Extractor:
         self.catalog.namespace = namespace
         self.temps: dict[str, Relation] = {}
         if self.levels == 3:
-            self._q_catalog = _norm(default_database, self.read) or _UNSET
+            self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
         else:
             self._q_catalog = None
@@ -96,8 +104,9 @@ class Extractor:
         parts = [p for p in (catalog, db, table.name) if p and p != _UNSET]
         if table.name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
             return table.name
-        return sql_table_dataset(self.namespace, parts, default_database=self.default_database,
-                                 default_schema=self.default_schema)[1]
+        return sql_table_dataset(
+            self.namespace, parts, default_database=self.default_database, default_schema=self.default_schema
+        )[1]
 
     # --- statements -------------------------------------------------------------------------------------------
 
@@ -117,7 +126,7 @@ class Extractor:
             return inner
         return [out]
 
-    def _block(self, stmt: Statement, expressions: list[exp.Expression]) -> list[StatementLineage]:
+    def _block(self, stmt: Statement, expressions: list[exp.Expr]) -> list[StatementLineage]:
         results: list[StatementLineage] = []
         for i, e in enumerate(expressions):
             sub = Statement(stmt.index, e.sql(dialect=self.read), stmt.line, stmt.col, e)
@@ -127,7 +136,7 @@ class Extractor:
                 results.append(r)
         return results
 
-    def _statement(self, e: exp.Expression, out: StatementLineage) -> list[StatementLineage] | None:
+    def _statement(self, e: exp.Expr, out: StatementLineage) -> list[StatementLineage] | None:
         e = normalize_identifiers(e, dialect=self.read)
         _with_into_query(e)
         if isinstance(e, exp.Insert):
@@ -169,8 +178,10 @@ class Extractor:
         if names is None and rel.columns:
             names = [n for n, _ in rel.columns]
             if not isinstance(query, exp.Values):
-                out.notes.append(f"no schema for {name}: INSERT without a column list mapped by the query's "
-                                 "output names (positions unknown)")
+                out.notes.append(
+                    f"no schema for {name}: INSERT without a column list mapped by the query's "
+                    "output names (positions unknown)"
+                )
         columns = _positional(names, rel, out, name) if names is not None else None
         self._write(out, name, columns, rel, "OVERWRITE" if e.args.get("overwrite") else None, append=True)
 
@@ -190,14 +201,20 @@ class Extractor:
         materialized = bool(props and props.find(exp.MaterializedProperty))
         query = e.expression
         if not isinstance(query, (exp.Select, exp.SetOperation, exp.Subquery)):
-            defs = [c for c in (e.this.expressions if isinstance(e.this, exp.Schema) else []) if isinstance(c, exp.ColumnDef)]
+            defs = [
+                c
+                for c in (e.this.expressions if isinstance(e.this, exp.Schema) else [])
+                if isinstance(c, exp.ColumnDef)
+            ]
             if defs:
                 cols = [(c.name, c.args["kind"].sql(dialect=self.read) if c.args.get("kind") else None) for c in defs]
                 self.catalog.define(name, cols)
                 if temporary:
                     self.temps[name] = Relation(columns=[(c, {}) for c, _ in cols])
             return None
-        out.verb = ("create_materialized_view" if materialized else "create_view") if kind == "VIEW" else "create_table_as"
+        out.verb = (
+            ("create_materialized_view" if materialized else "create_view") if kind == "VIEW" else "create_table_as"
+        )
         rel = self._query(query, out)
         names = listed or [n for n, _ in rel.columns]
         columns = _positional(names, rel, out, name)
@@ -213,7 +230,7 @@ class Extractor:
 
     def _procedure(self, e: exp.Create, out: StatementLineage) -> list[StatementLineage] | None:
         body = e.expression
-        stmts: list[exp.Expression] = []
+        stmts: list[exp.Expr] = []
         if isinstance(body, exp.Block):
             stmts = list(body.expressions)
         elif isinstance(body, (exp.Heredoc, exp.Literal)):
@@ -225,7 +242,7 @@ class Extractor:
             skipped = sum(1 for s in parsed if s.expression is None)
             if skipped:
                 out.notes.append(f"{skipped} statement(s) of the procedure body could not be read")
-        elif body is not None and not isinstance(body, exp.Expression):
+        elif body is not None and not isinstance(body, exp.Expr):
             return None
         if not stmts:
             return None
@@ -261,9 +278,9 @@ class Extractor:
             return
         out.verb = "merge"
         name = self.table_name(self._qualified_table(target.copy()))
-        pairs: list[tuple[str, exp.Expression, exp.Expression | None]] = []
+        pairs: list[tuple[str, exp.Expr, exp.Expr | None]] = []
         whens = e.args.get("whens")
-        for when in (whens.expressions if whens is not None else []):
+        for when in whens.expressions if whens is not None else []:
             then = when.args.get("then")
             condition = when.args.get("condition")
             if isinstance(then, exp.Update):
@@ -279,8 +296,10 @@ class Extractor:
                         out.notes.append(f"no schema for {name}: MERGE INSERT without a column list")
                 for col, val in zip(cols, vals):
                     pairs.append((col.name, val, condition))
-        select = exp.Select(expressions=[_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
-                            + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None])
+        select = exp.Select(
+            expressions=[_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
+            + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
+        )
         select = select.from_(e.args["using"].copy()).join(target.copy(), on=e.args["on"].copy())
         self._set_like(out, name, pairs, select)
 
@@ -291,8 +310,11 @@ class Extractor:
             return
         out.verb = "update"
         name = self.table_name(self._qualified_table(target.copy()))
-        pairs = [(eq.this.name, eq.expression, None) for eq in e.expressions
-                 if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)]
+        pairs = [
+            (eq.this.name, eq.expression, None)
+            for eq in e.expressions
+            if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)
+        ]
         base = target.copy()
         table_joins = base.args.get("joins") or []  # MySQL: UPDATE a JOIN b ON ... SET ...
         base.set("joins", None)
@@ -310,7 +332,9 @@ class Extractor:
             select = select.where(where.this.copy())
         self._set_like(out, name, pairs, select)
 
-    def _set_like(self, out: StatementLineage, name: str, pairs, select: exp.Select) -> None:
+    def _set_like(
+        self, out: StatementLineage, name: str, pairs: list[tuple[str, Any, Any]], select: exp.Select
+    ) -> None:
         if not pairs:
             return
         rel = self._query(select, out)
@@ -326,8 +350,8 @@ class Extractor:
 
     # COPY t FROM 'file' / COPY t|(query) TO 'file' (PostgreSQL, Redshift, Snowflake COPY INTO)
     def _copy(self, e: exp.Copy, out: StatementLineage) -> None:
-        files = [self._file_dataset(f) for f in e.args.get("files") or ()]
-        files = [f for f in files if f is not None]
+        found_files = (self._file_dataset(f) for f in e.args.get("files") or ())
+        files: list[tuple[str, str]] = [f for f in found_files if f is not None]
         this = e.this
         if e.args.get("kind"):  # FROM files into a table
             target, listed = _target(this)
@@ -349,8 +373,8 @@ class Extractor:
             return
         rel = self._query(query, out)
         for ns, path in files:
-            cols = [(n, _folded(d, rel)) for n, d in rel.columns] if rel.columns else None
-            out.outputs.append(Output(ns, path, cols, "OVERWRITE", kind="FILE"))
+            written = [(n, _folded(d, rel)) for n, d in rel.columns] if rel.columns else None
+            out.outputs.append(Output(ns, path, written, "OVERWRITE", kind="FILE"))
 
     # UNLOAD ('query') TO 's3://...' (Redshift; sqlglot keeps it as a command)
     def _unload(self, e: exp.Command, out: StatementLineage) -> None:
@@ -373,7 +397,7 @@ class Extractor:
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
-    def _file_dataset(self, f: exp.Expression) -> tuple[str, str] | None:
+    def _file_dataset(self, f: exp.Expr) -> tuple[str, str] | None:
         if isinstance(f, exp.Literal) and f.is_string:
             return path_dataset(f.name)
         text = f.sql(dialect=self.read)
@@ -398,8 +422,8 @@ class Extractor:
             table.set("db", exp.to_identifier(self._q_db))
         return table
 
-    def _schema_for(self, query: exp.Expression) -> dict:
-        mapping: dict = {}
+    def _schema_for(self, query: exp.Expr) -> dict[str, Any]:
+        mapping: dict[str, Any] = {}
         for table in query.find_all(exp.Table):
             if not table.args.get("db"):
                 continue  # a CTE reference (qualify_tables qualified every real table)
@@ -407,7 +431,11 @@ class Extractor:
             if not name:
                 continue
             temp = self.temps.get(name)
-            cols = [(c, None) for c, _ in temp.columns] if temp is not None and temp.columns else self.catalog.columns(name)
+            cols = (
+                [(c, None) for c, _ in temp.columns]
+                if temp is not None and temp.columns
+                else self.catalog.columns(name)
+            )
             if not cols:
                 continue
             parts = [table.catalog, table.db, table.name] if self.levels == 3 else [table.db, table.name]
@@ -417,15 +445,23 @@ class Extractor:
             node[parts[-1]] = {c: "UNKNOWN" for c, _ in cols}
         return mapping
 
-    def _query(self, query: exp.Expression, out: StatementLineage) -> Relation:
+    def _query(self, query: exp.Expr, out: StatementLineage) -> Relation:
         if isinstance(query, exp.Subquery) and isinstance(query.this, (exp.Select, exp.SetOperation)):
             query = query.this
         query = qualify_tables(query.copy(), db=self._q_db, catalog=self._q_catalog, dialect=self.read)
         mapping = self._schema_for(query)
         try:
-            query = qualify(query, dialect=self.read, schema=mapping or None, db=self._q_db, catalog=self._q_catalog,
-                            validate_qualify_columns=False, quote_identifiers=False, identify=False,
-                            isolate_tables=False)
+            query = qualify(
+                query,
+                dialect=self.read,
+                schema=mapping or None,
+                db=self._q_db,
+                catalog=self._q_catalog,
+                validate_qualify_columns=False,
+                quote_identifiers=False,
+                identify=False,
+                isolate_tables=False,
+            )
         except SqlglotError as exc:
             out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
         root = build_scope(query)
@@ -443,8 +479,17 @@ class Extractor:
                 out.inputs.append(ds)
         return rel
 
-    def _write(self, out: StatementLineage, name: str, columns: list[tuple[str, Deps]] | None, rel: Relation,
-               lifecycle: str | None, *, kind: str = "TABLE", append: bool = False) -> None:
+    def _write(
+        self,
+        out: StatementLineage,
+        name: str,
+        columns: list[tuple[str, Deps]] | None,
+        rel: Relation,
+        lifecycle: str | None,
+        *,
+        kind: str = "TABLE",
+        append: bool = False,
+    ) -> None:
         if name in self.temps:  # lineage passes through a temporary table: no dataset, no event
             temp = self.temps[name]
             if append and columns is not None:
@@ -461,7 +506,7 @@ class Extractor:
         out.outputs.append(Output(self.namespace, name, folded, lifecycle, kind))
 
 
-def _with_into_query(e: exp.Expression) -> None:
+def _with_into_query(e: exp.Expr) -> None:
     """``WITH x AS (...) INSERT INTO t SELECT ... FROM x``: the CTEs belong to the query the statement runs."""
     key = "with_" if "with_" in e.args else "with"
     cte = e.args.get(key)
@@ -486,7 +531,7 @@ def _folded(deps: Deps, rel: Relation) -> Deps:
     return merged
 
 
-def _target(node: exp.Expression) -> tuple[exp.Expression, list[str] | None]:
+def _target(node: exp.Expr) -> tuple[exp.Expr, list[str] | None]:
     if isinstance(node, exp.Schema):
         cols = [c.name for c in node.expressions if isinstance(c, (exp.Identifier, exp.Column, exp.ColumnDef))]
         return node.this, cols or None
@@ -502,7 +547,7 @@ def _positional(names: list[str], rel: Relation, out: StatementLineage, target: 
     return result
 
 
-def _hw_alias(value: exp.Expression, i: int | str) -> exp.Alias:
+def _hw_alias(value: exp.Expr, i: int | str) -> exp.Expr:
     return exp.alias_(value.copy(), f"__hw_{i}")
 
 

@@ -19,8 +19,12 @@ Provider = Callable[[str, str], Sequence[Column] | None]  # (namespace, dataset 
 
 
 class Catalog:
-    def __init__(self, providers: Sequence[Provider] = (), tables: Mapping[str, Sequence[Column | str]] | None = None,
-                 namespace: str = "") -> None:
+    def __init__(
+        self,
+        providers: Sequence[Provider] = (),
+        tables: Mapping[str, Sequence[Column | str]] | None = None,
+        namespace: str = "",
+    ) -> None:
         self.namespace = namespace
         self._providers = list(providers)
         self._script: dict[str, list[Column]] = {}

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokenizer_core import TokenType
 
 
 @dataclass
@@ -22,13 +23,22 @@ class Statement:
     sql: str  # the statement's own text, as written
     line: int  # 1-based position of its first token in the script
     col: int
-    expression: exp.Expression | None = None
+    expression: exp.Expr | None = None
     error: str | None = None  # why it could not be parsed (with line and column in the script)
 
 
 _OPENERS = {TokenType.BEGIN, TokenType.CASE}
 _NOT_A_BLOCK = {TokenType.SEMICOLON}
-_TRANSACTION_WORDS = {"TRANSACTION", "TRAN", "WORK", "ISOLATION", "DEFERRED", "IMMEDIATE", "EXCLUSIVE", "READ"}  # BEGIN; / BEGIN TRANSACTION (not a block)
+_TRANSACTION_WORDS = {
+    "TRANSACTION",
+    "TRAN",
+    "WORK",
+    "ISOLATION",
+    "DEFERRED",
+    "IMMEDIATE",
+    "EXCLUSIVE",
+    "READ",
+}  # BEGIN; / BEGIN TRANSACTION (not a block)
 
 
 def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
@@ -49,12 +59,15 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
             start = tok
         if kind in _OPENERS:
             after = tokens[i + 1] if i + 1 < len(tokens) else None
-            if kind == TokenType.CASE or (after is not None and after.token_type not in _NOT_A_BLOCK
-                                          and after.text.upper() not in _TRANSACTION_WORDS):
+            if kind == TokenType.CASE or (
+                after is not None
+                and after.token_type not in _NOT_A_BLOCK
+                and after.text.upper() not in _TRANSACTION_WORDS
+            ):
                 depth += 1
         elif kind == TokenType.END and depth > 0:
             depth -= 1
-        elif kind == TokenType.SEMICOLON and depth == 0:
+        elif kind == TokenType.SEMICOLON and depth == 0:  # type: ignore[comparison-overlap]  # mypy keeps the narrowing of the `start is None` branch above
             pieces.append(_piece(text, start, tokens[i - 1]))
             start = None
     if start is not None:
@@ -62,9 +75,9 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     return pieces
 
 
-def _piece(text: str, first, last) -> tuple[str, int, int]:
+def _piece(text: str, first: Any, last: Any) -> tuple[str, int, int]:  # two sqlglot Tokens
     line_start = text.rfind("\n", 0, first.start) + 1
-    return text[first.start:last.end + 1].strip(), first.line, first.start - line_start + 1
+    return text[first.start : last.end + 1].strip(), first.line, first.start - line_start + 1
 
 
 _UNLOAD = re.compile(r"(?is)^\s*unload\b(.*)$")
@@ -99,6 +112,8 @@ def _message(exc: Exception, line: int) -> str:
         first = exc.errors[0]
         where = ""
         if first.get("line"):
-            where = f" at line {line + int(first['line']) - 1} of the script, column {first.get('col')} of the statement"
+            where = (
+                f" at line {line + int(first['line']) - 1} of the script, column {first.get('col')} of the statement"
+            )
         return f"{first.get('description') or 'cannot parse'}{where}"
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

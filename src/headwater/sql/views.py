@@ -18,12 +18,22 @@ from .dialects import DIALECTS, get_dialect
 from .events import column_lineage_facet
 
 # SQLAlchemy dialect names → the engine's dialects
-_DIALECTS = {"postgresql": "postgres", "mysql": "mysql", "mariadb": "mariadb", "sqlite": "sqlite", "mssql": "tsql",
-             "oracle": "oracle", "redshift": "redshift", "snowflake": "snowflake", "bigquery": "bigquery"}
+_DIALECTS = {
+    "postgresql": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mariadb",
+    "sqlite": "sqlite",
+    "mssql": "tsql",
+    "oracle": "oracle",
+    "redshift": "redshift",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+}
 
 
-def view_lineage(view_sql: str, database_url: str, schema: str | None,
-                 dialect: str | None) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+def view_lineage(
+    view_sql: str, database_url: str, schema: str | None, dialect: str | None
+) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """(source tables as ``(namespace, name)``, ``columnLineage`` facet ``fields`` of the view's columns).
 
     Empty answers when the definition cannot be read (the crawler then keeps table-level lineage)."""
@@ -33,10 +43,13 @@ def view_lineage(view_sql: str, database_url: str, schema: str | None,
     text = view_sql.strip().rstrip(";")
     if text[:6].upper() != "CREATE":  # PostgreSQL and MariaDB give the SELECT, SQLite the whole statement
         text = f"CREATE VIEW headwater_crawled_view AS {text}"
-    records = analyze_script(text,
-                             dialect=get_dialect(name if name in DIALECTS else "ansi"),
-                             namespace=namespace, default_database=None if sqlite else database,
-                             default_schema=None if sqlite else schema)
+    records = analyze_script(
+        text,
+        dialect=get_dialect(name if name in DIALECTS else "ansi"),
+        namespace=namespace,
+        default_database=None if sqlite else database,
+        default_schema=None if sqlite else schema,
+    )
     record = next((r for r in records if r.outputs and not r.error), None)
     if record is None:
         return [], {}

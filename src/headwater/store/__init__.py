@@ -11,5 +11,13 @@ from headwater.store.eventlog import InvalidCursor
 from headwater.store.store import Store
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
-__all__ = ["AppendResult", "GraphPosition", "IncomingEvent", "InvalidCursor", "InvalidStoreUrl", "ProjectionStatus", "Store",
-           "StoredEvent"]
+__all__ = [
+    "AppendResult",
+    "GraphPosition",
+    "IncomingEvent",
+    "InvalidCursor",
+    "InvalidStoreUrl",
+    "ProjectionStatus",
+    "Store",
+    "StoredEvent",
+]

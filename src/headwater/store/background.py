@@ -56,9 +56,14 @@ MAX_LAG = 20_000  # events the graph may be behind the log before appends wait f
 class BackgroundProjector:
     """One thread per store that keeps the derived graph caught up with the event log."""
 
-    def __init__(self, engine: sa.Engine, write_lock: threading.Lock,
-                 lock_writers: Callable[[sa.Connection], None], chunk: int = CHUNK,
-                 retry_at_start: bool = True) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        write_lock: threading.Lock,
+        lock_writers: Callable[[sa.Connection], None],
+        chunk: int = CHUNK,
+        retry_at_start: bool = True,
+    ) -> None:
         self._retry_failed_at_start = retry_at_start
         self._engine = engine
         self._write_lock = write_lock
@@ -114,8 +119,10 @@ class BackgroundProjector:
 
     def lag(self) -> tuple[int, int]:
         """(newest event ``seq`` in the log, newest projected ``seq``), read from the database in one query."""
-        query = sa.select(sa.select(sa.func.max(events.c.seq)).scalar_subquery(),
-                          sa.select(sa.func.max(observations.c.event_seq)).scalar_subquery())
+        query = sa.select(
+            sa.select(sa.func.max(events.c.seq)).scalar_subquery(),
+            sa.select(sa.func.max(observations.c.event_seq)).scalar_subquery(),
+        )
         with self._engine.connect() as conn:
             head, done = conn.execute(query).one()
         return int(head or 0), int(done or 0)
@@ -134,8 +141,9 @@ class BackgroundProjector:
                 alive = self._thread is not None and self._thread.is_alive()
                 left = deadline - time.monotonic()
                 if left <= 0 or not alive:
-                    log.warning("graph read without waiting for the projector (projected up to event %d of %d)",
-                                done, head)
+                    log.warning(
+                        "graph read without waiting for the projector (projected up to event %d of %d)", done, head
+                    )
                     return GraphPosition(log=head, graph=done)
                 self._kick = True
                 self._readers += 1
@@ -168,14 +176,18 @@ class BackgroundProjector:
     def _retry_at_start(self) -> None:
         try:
             fixed, still = self.retry_failed()
-        except Exception:  # noqa: BLE001 - the projection goes on; the failures stay recorded
+        except Exception:
             log.exception("projector: could not retry the events recorded as failed")
             return
         if fixed:
             log.warning("projector: %d event(s) recorded as failed are derived now", fixed)
         if still:
-            log.warning("projector: %d event(s) still cannot be derived (GET /api/v1/status lists them); first: "
-                        "event %s: %s", len(still), still[0]["id"], still[0]["error"][:500])
+            log.warning(
+                "projector: %d event(s) still cannot be derived (GET /api/v1/status lists them); first: event %s: %s",
+                len(still),
+                still[0]["id"],
+                still[0]["error"][:500],
+            )
 
     def _run(self) -> None:
         if self._retry_failed_at_start:
@@ -195,7 +207,7 @@ class BackgroundProjector:
             try:
                 while self._step() == self._chunk:  # a full chunk: more is waiting
                     time.sleep(0.001)  # let a waiting append take the write lock between chunks
-            except Exception:  # noqa: BLE001 - the thread must survive (database down, ...): retry later
+            except Exception:
                 log.exception("projector: could not project the event log; retrying in 1 s")
                 with self._cond:
                     self._kick = True
@@ -233,6 +245,6 @@ class BackgroundProjector:
             try:
                 with conn.begin_nested():
                     project_rows(conn, [row], self._memo)
-            except Exception as exc:  # noqa: BLE001 - recorded and skipped; the event itself stays in the log
+            except Exception as exc:
                 log.exception("projector: event %s (seq %d) could not be derived; skipped", row.id, row.seq)
                 mark_failed(conn, row, f"{type(exc).__name__}: {exc}")

@@ -27,7 +27,7 @@ import rfc8785
 
 from headwater.model.jsontext import loads_text
 
-MAX_SAFE_INTEGER = 2 ** 53 - 1  # JCS's integers: the ones an IEEE 754 double holds exactly
+MAX_SAFE_INTEGER = 2**53 - 1  # JCS's integers: the ones an IEEE 754 double holds exactly
 
 
 class NotCanonical(ValueError):
@@ -88,8 +88,12 @@ def jcs_bytes(value: Any) -> bytes:
 
 # orjson options: sort keys; subclasses of str/int/dict/list, datetimes and dataclasses are not
 # serialized natively but refused (TypeError), so they go to the JCS library.
-_ORJSON_CANONICAL = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME
-                     | orjson.OPT_PASSTHROUGH_DATACLASS)
+_ORJSON_CANONICAL = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
 # 16 digits in a row: an integer that may lie beyond the safe range (2^53 has 16 digits)
 _SIXTEEN_DIGITS = b"0" * 16
 
@@ -148,8 +152,7 @@ def canonical_bytes(value: Any) -> bytes:
     if out[:1] not in (b"{", b"["):
         return jcs_bytes(value)
     shape = out.translate(_SHAPE)
-    if (b"\\" in shape or b":null" in shape or _SIXTEEN_DIGITS in shape
-            or _FLOAT_SHAPE.search(shape) is not None):
+    if b"\\" in shape or b":null" in shape or _SIXTEEN_DIGITS in shape or _FLOAT_SHAPE.search(shape) is not None:
         return jcs_bytes(value)
     return out
 

@@ -51,8 +51,9 @@ def _changes(prev: Mapping[str, Any] | None, fields: Any, facets: Mapping[str, A
     return changes
 
 
-def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservation],
-                            start: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def derive_dataset_versions(
+    dataset: str, observations: Sequence[DatasetObservation], start: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Versions oldest first as ``dataset_versions`` rows (JSON values as Python objects).
 
     ``start`` continues the fold from a stored open version (all ``observations`` are newer):
@@ -77,18 +78,20 @@ def derive_dataset_versions(dataset: str, observations: Sequence[DatasetObservat
         prev = versions[-1] if versions else None
         if prev is not None:
             prev["valid_to"] = o.time
-        versions.append({
-            "id": content_hash([dataset, o.time, content_hash(current)])[:40],
-            "dataset": dataset,
-            "valid_from": o.time,
-            "valid_to": None,
-            "run_id": o.data.get("runId"),
-            "kind": dataset_kind(str(o.data.get("namespace", "")), facets),
-            "fields": fields,
-            "facets": facets,
-            "changes": _changes(prev, fields, facets, dropped),
-            "deleted": dropped,
-        })
+        versions.append(
+            {
+                "id": content_hash([dataset, o.time, content_hash(current)])[:40],
+                "dataset": dataset,
+                "valid_from": o.time,
+                "valid_to": None,
+                "run_id": o.data.get("runId"),
+                "kind": dataset_kind(str(o.data.get("namespace", "")), facets),
+                "fields": fields,
+                "facets": facets,
+                "changes": _changes(prev, fields, facets, dropped),
+                "deleted": dropped,
+            }
+        )
         state = current
     # Two changes at the same instant: only the last state is visible.
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
@@ -105,12 +108,22 @@ def flatten_fields(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> lis
     return list(out.items())
 
 
-def derive_field_spans(dataset: str, namespace: str, name: str,
-                       versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def derive_field_spans(
+    dataset: str, namespace: str, name: str, versions: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """``dataset_fields`` rows: each (field, type) with its merged validity."""
-    spans = merge_intervals([
-        (v["valid_from"], v["valid_to"], [] if v["deleted"] else flatten_fields(v["fields"])) for v in versions
-    ])
-    return [{"dataset": dataset, "field": field, "type": type_, "valid_from": f, "valid_to": t,
-             "namespace": namespace, "name": name}
-            for (field, type_), f, t in spans]
+    spans = merge_intervals(
+        [(v["valid_from"], v["valid_to"], [] if v["deleted"] else flatten_fields(v["fields"])) for v in versions]
+    )
+    return [
+        {
+            "dataset": dataset,
+            "field": field,
+            "type": type_,
+            "valid_from": f,
+            "valid_to": t,
+            "namespace": namespace,
+            "name": name,
+        }
+        for (field, type_), f, t in spans
+    ]

@@ -41,8 +41,9 @@ def version_content(version: Mapping[str, Any]) -> dict[str, Any]:
     return job_content(version["inputs"], version["outputs"], version["facets"], version["column_lineage"])
 
 
-def derive_job_versions(job: str, samples: Sequence[JobSample],
-                        start: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def derive_job_versions(
+    job: str, samples: Sequence[JobSample], start: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects).
 
     ``start`` continues from a stored version (all ``samples`` come after it); the answer then
@@ -58,18 +59,20 @@ def derive_job_versions(job: str, samples: Sequence[JobSample],
             continue
         if versions:
             versions[-1]["valid_to"] = s.time
-        versions.append({
-            "id": content_hash([job, s.time, content_hash(s.content)])[:40],
-            "job": job,
-            "valid_from": s.time,
-            "valid_to": None,
-            "run_id": s.run_id,
-            "inputs": list(s.content["inputs"]),
-            "outputs": list(s.content["outputs"]),
-            "facets": dict(s.facets),
-            "column_lineage": dict(s.content["columnLineage"]),
-            "changes": _changes(prev_content, s.content),
-        })
+        versions.append(
+            {
+                "id": content_hash([job, s.time, content_hash(s.content)])[:40],
+                "job": job,
+                "valid_from": s.time,
+                "valid_to": None,
+                "run_id": s.run_id,
+                "inputs": list(s.content["inputs"]),
+                "outputs": list(s.content["outputs"]),
+                "facets": dict(s.facets),
+                "column_lineage": dict(s.content["columnLineage"]),
+                "changes": _changes(prev_content, s.content),
+            }
+        )
         prev_content = s.content
     # Two samples at the same instant: only the last one is visible.
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
@@ -77,17 +80,25 @@ def derive_job_versions(job: str, samples: Sequence[JobSample],
 
 def derive_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``edges`` rows: dataset→job (INPUT) and job→dataset (OUTPUT) with merged validity."""
-    spans = merge_intervals([
-        (v["valid_from"], v["valid_to"],
-         [(d, "INPUT") for d in v["inputs"]] + [(d, "OUTPUT") for d in v["outputs"]])
-        for v in versions
-    ])
-    return [{"job": job, "dataset": d, "direction": direction, "valid_from": f, "valid_to": t}
-            for (d, direction), f, t in spans]
+    spans = merge_intervals(
+        [
+            (
+                v["valid_from"],
+                v["valid_to"],
+                [(d, "INPUT") for d in v["inputs"]] + [(d, "OUTPUT") for d in v["outputs"]],
+            )
+            for v in versions
+        ]
+    )
+    return [
+        {"job": job, "dataset": d, "direction": direction, "valid_from": f, "valid_to": t}
+        for (d, direction), f, t in spans
+    ]
 
 
 def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``column_edges`` rows from the versions' column lineage, with merged validity."""
+
     def keys(v: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
         out = []
         for dst, items in v["column_lineage"].items():
@@ -101,6 +112,16 @@ def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list
             for e in items:
                 transformations[content_hash(e["transformations"])] = e["transformations"]
     spans = merge_intervals([(v["valid_from"], v["valid_to"], keys(v)) for v in versions])
-    return [{"job": job, "src_dataset": src, "src_field": sf, "dst_dataset": dst, "dst_field": df,
-             "valid_from": f, "valid_to": t, "transformations": transformations[th]}
-            for (src, sf, dst, df, th), f, t in spans]
+    return [
+        {
+            "job": job,
+            "src_dataset": src,
+            "src_field": sf,
+            "dst_dataset": dst,
+            "dst_field": df,
+            "valid_from": f,
+            "valid_to": t,
+            "transformations": transformations[th],
+        }
+        for (src, sf, dst, df, th), f, t in spans
+    ]

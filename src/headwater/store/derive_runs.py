@@ -18,10 +18,10 @@ class RunObservation:
     data: Mapping[str, Any]
 
 
-
 def _mapping(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a JSON object, else an empty one (facets are what producers sent)."""
     return value if isinstance(value, Mapping) else {}
+
 
 def _rank(event_type: str | None) -> int:
     if event_type in TERMINAL_STATES:
@@ -47,11 +47,16 @@ def job_code(job_facets: Mapping[str, Any]) -> dict[str, Any]:
     return code
 
 
-def job_content(inputs: Sequence[str], outputs: Sequence[str], job_facets: Mapping[str, Any],
-                column_lineage: Mapping[str, Any]) -> dict[str, Any]:
+def job_content(
+    inputs: Sequence[str], outputs: Sequence[str], job_facets: Mapping[str, Any], column_lineage: Mapping[str, Any]
+) -> dict[str, Any]:
     """What makes a job version: inputs, outputs, SQL/source code and column lineage."""
-    return {"inputs": sorted(inputs), "outputs": sorted(outputs), "code": job_code(job_facets),
-            "columnLineage": {k: column_lineage[k] for k in sorted(column_lineage)}}
+    return {
+        "inputs": sorted(inputs),
+        "outputs": sorted(outputs),
+        "code": job_code(job_facets),
+        "columnLineage": {k: column_lineage[k] for k in sorted(column_lineage)},
+    }
 
 
 def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str, Any]:
@@ -92,8 +97,11 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str,
         "error_message": error.get("message"),
         "stack_trace": error.get("stackTrace"),
         "parent_run_id": parent_run.get("runId"),
-        "parent_job": (format_node_id("job", parent_job["namespace"], parent_job["name"])
-                       if {"namespace", "name"} <= parent_job.keys() else None),
+        "parent_job": (
+            format_node_id("job", parent_job["namespace"], parent_job["name"])
+            if {"namespace", "name"} <= parent_job.keys()
+            else None
+        ),
         "facets": run_facets,
         "job_facets": job_facets,
         "inputs": sorted(inputs),

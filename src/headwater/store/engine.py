@@ -21,7 +21,7 @@ def normalize_url(url: str) -> str:
     text = url.strip()
     for prefix in ("postgres://", "postgresql://", "postgresql+psycopg://"):
         if text.startswith(prefix):
-            return "postgresql+psycopg://" + text[len(prefix):]
+            return "postgresql+psycopg://" + text[len(prefix) :]
     if text.startswith("sqlite:///") or text == "sqlite://":
         return text
     raise InvalidStoreUrl(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import sqlalchemy as sa
 
@@ -43,10 +43,20 @@ def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
     for ev in batch:
         eid = event_id(ev.payload)
         head = header(ev.payload)
-        prepared.append(PreparedEvent(eid, {
-            "id": eid, "raw": ev.raw, "event_time": head.event_time,
-            "kind": head.kind, "event_type": head.event_type, "job": head.job, "run_id": head.run_id,
-        }))
+        prepared.append(
+            PreparedEvent(
+                eid,
+                {
+                    "id": eid,
+                    "raw": ev.raw,
+                    "event_time": head.event_time,
+                    "kind": head.kind,
+                    "event_type": head.event_type,
+                    "job": head.job,
+                    "run_id": head.run_id,
+                },
+            )
+        )
     return prepared
 
 
@@ -56,8 +66,9 @@ _INSERT_EVENTS = events.insert().returning(events.c.seq, sort_by_parameter_order
 _HEAD = sa.select(sa.func.max(events.c.seq))
 
 
-def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
-                  received_at: int) -> tuple[list[str], set[str], int]:
+def insert_events(
+    conn: sa.Connection, batch: Sequence[PreparedEvent], received_at: int
+) -> tuple[list[str], set[str], int]:
     """Append the events not stored yet to the log.
 
     Returns every event's id, the ids stored now, and the newest ``seq`` stored now (0: none).
@@ -68,7 +79,7 @@ def insert_events(conn: sa.Connection, batch: Sequence[PreparedEvent],
     existing: set[str] = set()
     unique = sorted(set(ids))
     for start in range(0, len(unique), 500):
-        chunk = unique[start:start + 500]
+        chunk = unique[start : start + 500]
         existing.update(conn.scalars(_STORED_IDS, {"ids": chunk}))
     rows: list[dict[str, Any]] = []
     pending: set[str] = set()
@@ -91,21 +102,37 @@ def head_seq(conn: sa.Connection) -> int:
 def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
     rows = [
         {"node": o.node, "event_seq": n.seq, "role": o.role, "time": o.time, "event_id": n.id, "data": dumps(o.data)}
-        for n in new for o in n.observations
+        for n in new
+        for o in n.observations
     ]
     if rows:
         conn.execute(observations.insert(), rows)
 
 
-def _stored(row: sa.Row[Any]) -> StoredEvent:
+def _stored(row: sa.Row[Unpack[tuple[Any, ...]]]) -> StoredEvent:
     return StoredEvent(
-        id=row.id, raw=row.raw, received_at=from_micros(row.received_at), event_time=from_micros(row.event_time),
-        kind=row.kind, event_type=row.event_type, job=row.job, run_id=row.run_id,
+        id=row.id,
+        raw=row.raw,
+        received_at=from_micros(row.received_at),
+        event_time=from_micros(row.event_time),
+        kind=row.kind,
+        event_type=row.event_type,
+        job=row.job,
+        run_id=row.run_id,
     )
 
 
-_COLUMNS = (events.c.seq, events.c.id, events.c.raw, events.c.received_at, events.c.event_time,
-            events.c.kind, events.c.event_type, events.c.job, events.c.run_id)
+_COLUMNS = (
+    events.c.seq,
+    events.c.id,
+    events.c.raw,
+    events.c.received_at,
+    events.c.event_time,
+    events.c.kind,
+    events.c.event_type,
+    events.c.job,
+    events.c.run_id,
+)
 
 
 def get_event(conn: sa.Connection, eid: str) -> StoredEvent | None:
@@ -140,7 +167,13 @@ def node_key(node: NodeRef) -> str:
 
 
 def list_events(
-    conn: sa.Connection, *, since: int | None, until: int | None, node: NodeRef | None, limit: int, cursor: str | None,
+    conn: sa.Connection,
+    *,
+    since: int | None,
+    until: int | None,
+    node: NodeRef | None,
+    limit: int,
+    cursor: str | None,
 ) -> tuple[list[StoredEvent], str | None]:
     query = sa.select(*_COLUMNS)
     if since is not None:
@@ -152,8 +185,9 @@ def list_events(
         query = query.where(events.c.seq.in_(touched))
     if cursor is not None:
         c_time, c_seq = decode_cursor(cursor)
-        query = query.where(sa.or_(
-            events.c.event_time < c_time, sa.and_(events.c.event_time == c_time, events.c.seq < c_seq)))
+        query = query.where(
+            sa.or_(events.c.event_time < c_time, sa.and_(events.c.event_time == c_time, events.c.seq < c_seq))
+        )
     query = query.order_by(events.c.event_time.desc(), events.c.seq.desc()).limit(limit + 1)
     rows = list(conn.execute(query))
     page = rows[:limit]

@@ -5,14 +5,72 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-FILE_SCHEMES = frozenset({"file", "s3", "s3a", "s3n", "hdfs", "abfs", "abfss", "wasb", "wasbs", "gs", "gcs",
-                          "dbfs", "local", "viewfs", "oss", "adl", "alluxio"})
-JDBC_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "jdbc", "sqlserver", "mssql", "oracle",
-                          "db2", "redshift", "sqlite", "teradata", "h2", "derby", "clickhouse", "vertica"})
+FILE_SCHEMES = frozenset(
+    {
+        "file",
+        "s3",
+        "s3a",
+        "s3n",
+        "hdfs",
+        "abfs",
+        "abfss",
+        "wasb",
+        "wasbs",
+        "gs",
+        "gcs",
+        "dbfs",
+        "local",
+        "viewfs",
+        "oss",
+        "adl",
+        "alluxio",
+    }
+)
+JDBC_SCHEMES = frozenset(
+    {
+        "postgres",
+        "postgresql",
+        "mysql",
+        "mariadb",
+        "jdbc",
+        "sqlserver",
+        "mssql",
+        "oracle",
+        "db2",
+        "redshift",
+        "sqlite",
+        "teradata",
+        "h2",
+        "derby",
+        "clickhouse",
+        "vertica",
+    }
+)
 STREAM_SCHEMES = frozenset({"kafka", "pulsar", "kinesis", "pubsub", "eventhubs", "rabbitmq"})
-TABLE_SCHEMES = frozenset({"bigquery", "snowflake", "hive", "trino", "presto", "athena", "glue", "databricks",
-                           "awsathena", "iceberg", "unity", "spark_catalog", "delta", "dremio", "duckdb",
-                           "sqlserver_table", "azurecosmos", "cassandra", "mongodb", "dynamodb"})
+TABLE_SCHEMES = frozenset(
+    {
+        "bigquery",
+        "snowflake",
+        "hive",
+        "trino",
+        "presto",
+        "athena",
+        "glue",
+        "databricks",
+        "awsathena",
+        "iceberg",
+        "unity",
+        "spark_catalog",
+        "delta",
+        "dremio",
+        "duckdb",
+        "sqlserver_table",
+        "azurecosmos",
+        "cassandra",
+        "mongodb",
+        "dynamodb",
+    }
+)
 
 
 def scheme(namespace: str) -> str:

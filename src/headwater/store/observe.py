@@ -22,11 +22,21 @@ from headwater.model.times import parse_time, to_micros
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
 _MAP = (dict, Mapping)
 # Dataset facets that change with every run/write and so never make a new dataset version.
-VOLATILE_DATASET_FACETS = frozenset({
-    "outputStatistics", "inputStatistics", "dataQualityMetrics", "dataQualityAssertions",
-    "columnLineage", "lifecycleStateChange", "version", "datasetVersion", "columnMetrics",
-    "stats", "statistics",
-})
+VOLATILE_DATASET_FACETS = frozenset(
+    {
+        "outputStatistics",
+        "inputStatistics",
+        "dataQualityMetrics",
+        "dataQualityAssertions",
+        "columnLineage",
+        "lifecycleStateChange",
+        "version",
+        "datasetVersion",
+        "columnMetrics",
+        "stats",
+        "statistics",
+    }
+)
 # Job facets that define "what the job does" (a change makes a new job version).
 CODE_FACETS = ("sql", "sourceCode")
 TERMINAL_STATES = frozenset({"COMPLETE", "FAIL", "ABORT"})
@@ -80,12 +90,14 @@ def normalize_fields(fields: Any) -> list[dict[str, Any]]:
         if not isinstance(f, _MAP) or "name" not in f:
             continue
         nested = f.get("fields")
-        out.append({
-            "name": f["name"],
-            "type": f.get("type"),
-            "description": f.get("description"),
-            "fields": normalize_fields(nested) if nested else [],
-        })
+        out.append(
+            {
+                "name": f["name"],
+                "type": f.get("type"),
+                "description": f.get("description"),
+                "fields": normalize_fields(nested) if nested else [],
+            }
+        )
     return out
 
 
@@ -93,19 +105,26 @@ def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list
     given = item.get("transformations")
     if isinstance(given, list) and given:
         return [
-            {"type": t.get("type"), "subtype": t.get("subtype"), "description": t.get("description"),
-             "masking": bool(t.get("masking", False))}
-            for t in given if isinstance(t, _MAP)
+            {
+                "type": t.get("type"),
+                "subtype": t.get("subtype"),
+                "description": t.get("description"),
+                "masking": bool(t.get("masking", False)),
+            }
+            for t in given
+            if isinstance(t, _MAP)
         ]
     old_type = str(legacy.get("transformationType") or "").upper()
     old_description = legacy.get("transformationDescription") or None
     if old_type or old_description:
-        return [{
-            "type": "DIRECT",
-            "subtype": "IDENTITY" if old_type == "IDENTITY" else "TRANSFORMATION",
-            "description": old_description,
-            "masking": old_type == "MASKED",
-        }]
+        return [
+            {
+                "type": "DIRECT",
+                "subtype": "IDENTITY" if old_type == "IDENTITY" else "TRANSFORMATION",
+                "description": old_description,
+                "masking": old_type == "MASKED",
+            }
+        ]
     return []
 
 
@@ -231,8 +250,12 @@ def _dataset_observation(ds: Mapping[str, Any], run_id: str | None, memo: Observ
     dropped = isinstance(lifecycle, _MAP) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
     kept = {k: v for k, v in facets.items() if k not in VOLATILE_DATASET_FACETS and k != "schema"}
     return {
-        "namespace": ds["namespace"], "name": ds["name"], "runId": run_id,
-        "fields": fields, "facets": kept, "dropped": dropped,
+        "namespace": ds["namespace"],
+        "name": ds["name"],
+        "runId": run_id,
+        "fields": fields,
+        "facets": kept,
+        "dropped": dropped,
     }
 
 
@@ -258,25 +281,53 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
     if head.kind == "RUN":
         assert head.run_id is not None and head.job is not None
         job = payload["job"]
-        obs.append(Observation(run_node_id(head.run_id), "run", t, event_id, {
-            "eventType": head.event_type,
-            "job": head.job, "jobNamespace": job["namespace"], "jobName": job["name"],
-            "runFacets": _facets(payload["run"]), "jobFacets": _facets(job),
-            "inputs": sorted({dataset_id(d) for d in inputs}),
-            "outputs": sorted({dataset_id(d) for d in outputs}),
-            "columnLineage": lineage,
-        }))
-        obs.append(Observation(head.job, "job", t, event_id, {
-            "runId": head.run_id, "jobNamespace": job["namespace"], "jobName": job["name"]}))
+        obs.append(
+            Observation(
+                run_node_id(head.run_id),
+                "run",
+                t,
+                event_id,
+                {
+                    "eventType": head.event_type,
+                    "job": head.job,
+                    "jobNamespace": job["namespace"],
+                    "jobName": job["name"],
+                    "runFacets": _facets(payload["run"]),
+                    "jobFacets": _facets(job),
+                    "inputs": sorted({dataset_id(d) for d in inputs}),
+                    "outputs": sorted({dataset_id(d) for d in outputs}),
+                    "columnLineage": lineage,
+                },
+            )
+        )
+        obs.append(
+            Observation(
+                head.job,
+                "job",
+                t,
+                event_id,
+                {"runId": head.run_id, "jobNamespace": job["namespace"], "jobName": job["name"]},
+            )
+        )
     elif head.kind == "JOB":
         assert head.job is not None
         job = payload["job"]
-        obs.append(Observation(head.job, "jobevent", t, event_id, {
-            "jobNamespace": job["namespace"], "jobName": job["name"], "jobFacets": _facets(job),
-            "inputs": sorted({dataset_id(d) for d in inputs}),
-            "outputs": sorted({dataset_id(d) for d in outputs}),
-            "columnLineage": lineage,
-        }))
+        obs.append(
+            Observation(
+                head.job,
+                "jobevent",
+                t,
+                event_id,
+                {
+                    "jobNamespace": job["namespace"],
+                    "jobName": job["name"],
+                    "jobFacets": _facets(job),
+                    "inputs": sorted({dataset_id(d) for d in inputs}),
+                    "outputs": sorted({dataset_id(d) for d in outputs}),
+                    "columnLineage": lineage,
+                },
+            )
+        )
     else:
         ds = payload["dataset"]
         obs.append(Observation(dataset_id(ds), "dataset", t, event_id, _dataset_observation(ds, None, memo)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 import sqlalchemy as sa
 
@@ -81,32 +81,39 @@ def _ids(name: str = "ids") -> sa.BindParameter[Any]:
 # Statements every step runs, built once: building an expression and its cache key costs more
 # than running it on a small step. Same SQL as building them inline ("IN" lists are expanding
 # parameters either way).
-_OBSERVATIONS_OF = sa.select(observations.c.node, observations.c.role, observations.c.time, observations.c.event_id,
-                             observations.c.data).where(observations.c.node.in_(_ids()),
-                                                        observations.c.role.in_(_ids("roles")))
+_OBSERVATIONS_OF = sa.select(
+    observations.c.node, observations.c.role, observations.c.time, observations.c.event_id, observations.c.data
+).where(observations.c.node.in_(_ids()), observations.c.role.in_(_ids("roles")))
 _RUN_HEADS = sa.select(runs.c.run_id, runs.c.job, runs.c.started_at).where(runs.c.run_id.in_(_ids()))
 _RUN_DELETE = runs.delete().where(runs.c.run_id.in_(_ids()))
 _JOBS_OF = sa.select(jobs).where(jobs.c.id.in_(_ids()))
-_JOB_TAIL_VERSIONS = sa.select(job_versions).where(job_versions.c.job.in_(_ids()), sa.or_(
-    job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= sa.bindparam("since")))
+_JOB_TAIL_VERSIONS = sa.select(job_versions).where(
+    job_versions.c.job.in_(_ids()),
+    sa.or_(job_versions.c.valid_to.is_(None), job_versions.c.valid_to >= sa.bindparam("since")),
+)
 _JOB_TAIL_RUNS = sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.parent_job).where(
-    runs.c.job.in_(_ids()), runs.c.started_at >= sa.bindparam("since"))
+    runs.c.job.in_(_ids()), runs.c.started_at >= sa.bindparam("since")
+)
 _JOB_TAIL_EVENTS = sa.select(observations).where(
-    observations.c.node.in_(_ids()), observations.c.role == "jobevent", observations.c.time >= sa.bindparam("since"))
+    observations.c.node.in_(_ids()), observations.c.role == "jobevent", observations.c.time >= sa.bindparam("since")
+)
 _DATASETS_OF = sa.select(datasets).where(datasets.c.id.in_(_ids()))
 _OPEN_DATASET_VERSIONS = sa.select(dataset_versions).where(
-    dataset_versions.c.dataset.in_(_ids()), dataset_versions.c.valid_to.is_(None))
+    dataset_versions.c.dataset.in_(_ids()), dataset_versions.c.valid_to.is_(None)
+)
 _WATERMARK = sa.select(sa.func.max(observations.c.event_seq))
 
 
 def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
     ordered = sorted(set(items))
     for start in range(0, len(ordered), size):
-        yield ordered[start:start + size]
+        yield ordered[start : start + size]
 
 
-def _load_observations(conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]) -> dict[str, list[sa.Row[Any]]]:
-    found: dict[str, list[sa.Row[Any]]] = defaultdict(list)
+def _load_observations(
+    conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]
+) -> dict[str, list[sa.Row[Unpack[tuple[Any, ...]]]]]:
+    found: dict[str, list[sa.Row[Unpack[tuple[Any, ...]]]]] = defaultdict(list)
     for chunk in _chunks(nodes):
         for row in conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}):
             found[row.node].append(row)
@@ -139,14 +146,16 @@ def project_new_events(conn: sa.Connection, new: Sequence[NewEvent], json: JsonM
     refresh(conn, run_nodes, job_nodes, dataset_nodes, batch)
 
 
-def refresh(conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], dataset_nodes: set[str],
-            batch: Batch) -> None:
+def refresh(
+    conn: sa.Connection, run_nodes: set[str], job_nodes: set[str], dataset_nodes: set[str], batch: Batch
+) -> None:
     job_nodes = job_nodes | _refresh_runs(conn, run_nodes, batch)
     _refresh_jobs(conn, job_nodes, batch)
     _refresh_datasets(conn, dataset_nodes, batch)
 
 
 # --- runs -------------------------------------------------------------------------------------
+
 
 def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set[str]:
     """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
@@ -161,7 +170,9 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     if batch.incremental:  # a new run's observations are all in this batch: no need to read them back
         for node in run_nodes:
             if run_id_of(node) not in known:
-                found[node] = [RunObservation(o.time, o.event_id, o.data) for o in batch.new_obs[node] if o.role == "run"]
+                found[node] = [
+                    RunObservation(o.time, o.event_id, o.data) for o in batch.new_obs[node] if o.role == "run"
+                ]
     else:
         old_runs = sorted(run_nodes)
     for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
@@ -189,6 +200,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
 
 # --- jobs -------------------------------------------------------------------------------------
 
+
 def _run_sample(r: Any, loads: Callable[[str | None], Any]) -> JobSample:
     facets = loads(r.job_facets)
     content = job_content(loads(r.inputs), loads(r.outputs), facets, loads(r.column_lineage))
@@ -206,8 +218,9 @@ def _event_sample(o: Any, loads: Callable[[str | None], Any]) -> tuple[JobSample
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
 
-def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch,
-               existing: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+def _job_names(
+    conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]
+) -> dict[str, tuple[str, str]]:
     names = {j: (existing[j].namespace, existing[j].name) for j in chunk if j in existing}
     for job in chunk:
         for o in batch.new_obs.get(job, ()):
@@ -220,24 +233,35 @@ def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch,
 
 
 def _time_span(conn: sa.Connection, chunk: list[str], roles: Sequence[str]) -> dict[str, tuple[int, int]]:
-    query = (sa.select(observations.c.node, sa.func.min(observations.c.time).label("first"),
-                       sa.func.max(observations.c.time).label("last"))
-             .where(observations.c.node.in_(chunk), observations.c.role.in_(roles)).group_by(observations.c.node))
+    query = (
+        sa.select(
+            observations.c.node,
+            sa.func.min(observations.c.time).label("first"),
+            sa.func.max(observations.c.time).label("last"),
+        )
+        .where(observations.c.node.in_(chunk), observations.c.role.in_(roles))
+        .group_by(observations.c.node)
+    )
     return {row.node: (row.first, row.last) for row in conn.execute(query)}
 
 
 def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(job_nodes):
         existing = {r.id: r for r in conn.execute(_JOBS_OF, {"ids": chunk})}
-        fast = [j for j in chunk if batch.incremental and j in existing and j not in batch.full_jobs and batch.changed.get(j)]
+        fast = [
+            j
+            for j in chunk
+            if batch.incremental and j in existing and j not in batch.full_jobs and batch.changed.get(j)
+        ]
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
         if rest:
             _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads)
 
 
-def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]],
-               loads: Callable[[str | None], Any]) -> None:
+def _jobs_full(
+    conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]], loads: Callable[[str | None], Any]
+) -> None:
     if not chunk:
         return
     samples: dict[str, list[JobSample]] = defaultdict(list)
@@ -252,42 +276,70 @@ def _jobs_full(conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
         conn.execute(table.delete().where(key.in_(chunk)))
-    job_rows, version_rows, edge_rows, column_rows = [], [], [], []
+    job_rows: list[dict[str, Any]] = []
+    version_rows: list[dict[str, Any]] = []
+    edge_rows: list[dict[str, Any]] = []
+    column_rows: list[dict[str, Any]] = []
     for job in chunk:
         if job not in spans:
             continue
         versions = derive_job_versions(job, samples.get(job, []))
         ordered = sorted(samples.get(job, []), key=lambda s: (s.time, s.key))
         run = last_run.get(job)
-        job_rows.append({
-            "id": job, "namespace": names[job][0], "name": names[job][1], "created_at": spans[job][0],
-            "updated_at": spans[job][1], "facets": dumps(ordered[-1].facets if ordered else {}),
-            "parent_job": run.parent_job if run is not None else None,
-        })
+        job_rows.append(
+            {
+                "id": job,
+                "namespace": names[job][0],
+                "name": names[job][1],
+                "created_at": spans[job][0],
+                "updated_at": spans[job][1],
+                "facets": dumps(ordered[-1].facets if ordered else {}),
+                "parent_job": run.parent_job if run is not None else None,
+            }
+        )
         version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
         edge_rows.extend(derive_edges(job, versions))
         column_rows.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
-    for table, rows in ((jobs, job_rows), (job_versions, version_rows), (edges, edge_rows), (column_edges, column_rows)):
+    for table, rows in (
+        (jobs, job_rows),
+        (job_versions, version_rows),
+        (edges, edge_rows),
+        (column_edges, column_rows),
+    ):
         if rows:
             conn.execute(table.insert(), rows)
 
 
-def _restore_starts(derived: list[dict[str, Any]], old: Sequence[Mapping[str, Any]], since: int,
-                    key: Sequence[str]) -> list[dict[str, Any]]:
+def _restore_starts(
+    derived: list[dict[str, Any]], old: Sequence[Mapping[str, Any]], since: int, key: Sequence[str]
+) -> list[dict[str, Any]]:
     """Spans re-derived from version ``since`` on keep the start of the old span they continue."""
-    starts = {tuple(o[k] for k in key): o["valid_from"] for o in old
-              if o["valid_from"] <= since and (o["valid_to"] is None or o["valid_to"] > since)}
+    starts = {
+        tuple(o[k] for k in key): o["valid_from"]
+        for o in old
+        if o["valid_from"] <= since and (o["valid_to"] is None or o["valid_to"] > since)
+    }
     for span in derived:
         if span["valid_from"] == since:
             span["valid_from"] = starts.get(tuple(span[k] for k in key), since)
     return derived
 
 
-_JOB_UPDATE = jobs.update().where(jobs.c.id == sa.bindparam("b_id")).values(
-    created_at=sa.bindparam("b_created_at"), updated_at=sa.bindparam("b_updated_at"),
-    facets=sa.bindparam("b_facets"), parent_job=sa.bindparam("b_parent_job"))
-_DATASET_UPDATE = datasets.update().where(datasets.c.id == sa.bindparam("b_id")).values(
-    updated_at=sa.bindparam("b_updated_at"), kind=sa.bindparam("b_kind"), deleted=sa.bindparam("b_deleted"))
+_JOB_UPDATE = (
+    jobs.update()
+    .where(jobs.c.id == sa.bindparam("b_id"))
+    .values(
+        created_at=sa.bindparam("b_created_at"),
+        updated_at=sa.bindparam("b_updated_at"),
+        facets=sa.bindparam("b_facets"),
+        parent_job=sa.bindparam("b_parent_job"),
+    )
+)
+_DATASET_UPDATE = (
+    datasets.update()
+    .where(datasets.c.id == sa.bindparam("b_id"))
+    .values(updated_at=sa.bindparam("b_updated_at"), kind=sa.bindparam("b_kind"), deleted=sa.bindparam("b_deleted"))
+)
 _EDGE_KEY = ("dataset", "direction")
 _COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
 
@@ -332,11 +384,15 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
         last_run = max(tail_runs[job], key=lambda r: (r.started_at, r.run_id), default=None)
-        job_updates.append({
-            "b_id": job, "b_created_at": min([row.created_at, *new_times]),
-            "b_updated_at": max([row.updated_at, *new_times]),
-            "b_facets": dumps(last.facets) if last is not None else row.facets,
-            "b_parent_job": last_run.parent_job if last_run is not None else row.parent_job})
+        job_updates.append(
+            {
+                "b_id": job,
+                "b_created_at": min([row.created_at, *new_times]),
+                "b_updated_at": max([row.updated_at, *new_times]),
+                "b_facets": dumps(last.facets) if last is not None else row.facets,
+                "b_parent_job": last_run.parent_job if last_run is not None else row.parent_job,
+            }
+        )
         done.add(job)
     if job_updates:
         conn.execute(_JOB_UPDATE, job_updates)
@@ -345,14 +401,29 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
 
 def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, Any]], s_from: int) -> None:
     """Replace a job's versions from ``s_from`` on, and the edge spans that reach past it."""
-    old_edges = [dict(r._mapping) for r in conn.execute(sa.select(edges).where(
-        edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))]
-    old_columns = [dict(r._mapping) for r in conn.execute(sa.select(column_edges).where(
-        column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))]
+    old_edges = [
+        dict(r._mapping)
+        for r in conn.execute(
+            sa.select(edges).where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
+        )
+    ]
+    old_columns = [
+        dict(r._mapping)
+        for r in conn.execute(
+            sa.select(column_edges).where(
+                column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
+            )
+        )
+    ]
     conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
-    conn.execute(edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from)))
-    conn.execute(column_edges.delete().where(column_edges.c.job == job, sa.or_(
-        column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)))
+    conn.execute(
+        edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
+    )
+    conn.execute(
+        column_edges.delete().where(
+            column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
+        )
+    )
     conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
     new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
     if new_edges:
@@ -365,11 +436,15 @@ def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, An
 
 # --- datasets ---------------------------------------------------------------------------------
 
+
 def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(dataset_nodes):
         existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
-        fast = [d for d in chunk if batch.incremental and d in existing
-                and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at]
+        fast = [
+            d
+            for d in chunk
+            if batch.incremental and d in existing and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at
+        ]
         if fast:
             _datasets_fast(conn, fast, batch, existing)
         _datasets_full(conn, [d for d in chunk if d not in set(fast)], batch.json.loads)
@@ -382,16 +457,24 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
     for table in (datasets, dataset_versions, dataset_fields):
         key = table.c.id if table is datasets else table.c.dataset
         conn.execute(table.delete().where(key.in_(chunk)))
-    ds_rows, version_rows, field_rows = [], [], []
+    ds_rows: list[dict[str, Any]] = []
+    version_rows: list[dict[str, Any]] = []
+    field_rows: list[dict[str, Any]] = []
     for node, obs_rows in found.items():
         parsed = [DatasetObservation(r.time, r.event_id, r.role, loads(r.data)) for r in obs_rows]
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
-        ds_rows.append({
-            "id": node, "namespace": namespace, "name": name, "kind": versions[-1]["kind"],
-            "created_at": versions[0]["valid_from"], "updated_at": max(o.time for o in parsed),
-            "deleted": versions[-1]["deleted"],
-        })
+        ds_rows.append(
+            {
+                "id": node,
+                "namespace": namespace,
+                "name": name,
+                "kind": versions[-1]["kind"],
+                "created_at": versions[0]["valid_from"],
+                "updated_at": max(o.time for o in parsed),
+                "deleted": versions[-1]["deleted"],
+            }
+        )
         version_rows.extend(_json_row(v, _DATASET_VERSION_JSON) for v in versions)
         field_rows.extend(derive_field_spans(node, namespace, name, versions))
     for table, rows in ((datasets, ds_rows), (dataset_versions, version_rows), (dataset_fields, field_rows)):
@@ -401,26 +484,41 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
 
 def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> None:
     """The new observations are all newer than the dataset's: fold them onto its open version."""
-    open_versions = {v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads)
-                     for v in conn.execute(_OPEN_DATASET_VERSIONS, {"ids": chunk})}
+    open_versions = {
+        v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads)
+        for v in conn.execute(_OPEN_DATASET_VERSIONS, {"ids": chunk})
+    }
     dataset_updates: list[dict[str, Any]] = []
     for node in chunk:
         row, start = existing[node], open_versions[node]
         new = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in batch.new_obs[node]]
         versions = derive_dataset_versions(node, new, start=start)
         last = versions[-1]
-        dataset_updates.append({"b_id": node, "b_updated_at": max(row.updated_at, max(o.time for o in new)),
-                                "b_kind": last["kind"], "b_deleted": last["deleted"]})
+        dataset_updates.append(
+            {
+                "b_id": node,
+                "b_updated_at": max(row.updated_at, max(o.time for o in new)),
+                "b_kind": last["kind"],
+                "b_deleted": last["deleted"],
+            }
+        )
         if len(versions) == 1:
             continue  # nothing but volatile facets changed
         s_from = start["valid_from"]
-        old_fields = [dict(r._mapping) for r in conn.execute(sa.select(dataset_fields).where(
-            dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None)))]
+        old_fields = [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.select(dataset_fields).where(dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None))
+            )
+        ]
         conn.execute(dataset_versions.delete().where(dataset_versions.c.id == start["id"]))
         conn.execute(dataset_versions.insert(), [_json_row(v, _DATASET_VERSION_JSON) for v in versions])
-        conn.execute(dataset_fields.delete().where(dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None)))
-        spans = _restore_starts(derive_field_spans(node, row.namespace, row.name, versions), old_fields, s_from,
-                                ("field", "type"))
+        conn.execute(
+            dataset_fields.delete().where(dataset_fields.c.dataset == node, dataset_fields.c.valid_to.is_(None))
+        )
+        spans = _restore_starts(
+            derive_field_spans(node, row.namespace, row.name, versions), old_fields, s_from, ("field", "type")
+        )
         if spans:
             conn.execute(dataset_fields.insert(), spans)
     if dataset_updates:
@@ -428,6 +526,7 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
 
 
 # --- catching up with the log -----------------------------------------------------------------
+
 
 def projected_seq(conn: sa.Connection) -> int:
     """How far the graph is derived: every event up to this ``seq`` is projected.
@@ -441,8 +540,14 @@ def projected_seq(conn: sa.Connection) -> int:
 
 def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[Any]]:
     """The next ``limit`` events of the log after ``seq`` ``after``, oldest first."""
-    return list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)
-                             .where(events.c.seq > after).order_by(events.c.seq).limit(limit)))
+    return list(
+        conn.execute(
+            sa.select(events.c.seq, events.c.id, events.c.raw)
+            .where(events.c.seq > after)
+            .order_by(events.c.seq)
+            .limit(limit)
+        )
+    )
 
 
 def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo | None = None) -> None:
@@ -460,18 +565,34 @@ def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo 
 
 def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
     """Record that a log row could not be derived (an ``error`` observation moves the watermark past it)."""
-    conn.execute(observations.insert(), [{"node": f"error:{row.id}", "event_seq": row.seq, "role": "error",
-                                          "time": 0, "event_id": row.id, "data": dumps({"error": message})}])
+    conn.execute(
+        observations.insert(),
+        [
+            {
+                "node": f"error:{row.id}",
+                "event_seq": row.seq,
+                "role": "error",
+                "time": 0,
+                "event_id": row.id,
+                "data": dumps({"error": message}),
+            }
+        ],
+    )
 
 
 def failed_events(conn: sa.Connection, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
     """How many log events could not be derived, and the oldest ``limit`` of them: ``{seq, id, error}``."""
     failed = observations.c.role == "error"
     count = int(conn.scalar(sa.select(sa.func.count()).select_from(observations).where(failed)) or 0)
-    rows = conn.execute(sa.select(observations.c.event_seq, observations.c.event_id, observations.c.data)
-                        .where(failed).order_by(observations.c.event_seq).limit(limit))
-    return count, [{"seq": int(r.event_seq), "id": r.event_id, "error": str(loads_text(r.data).get("error", ""))}
-                   for r in rows]
+    rows = conn.execute(
+        sa.select(observations.c.event_seq, observations.c.event_id, observations.c.data)
+        .where(failed)
+        .order_by(observations.c.event_seq)
+        .limit(limit)
+    )
+    return count, [
+        {"seq": int(r.event_seq), "id": r.event_id, "error": str(loads_text(r.data).get("error", ""))} for r in rows
+    ]
 
 
 def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
@@ -482,8 +603,13 @@ def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
     when it fails again, the record stays, with the new error.
     """
     failed_seqs = sa.select(observations.c.event_seq).where(observations.c.role == "error")
-    rows = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)
-                             .where(events.c.seq.in_(failed_seqs)).order_by(events.c.seq)))
+    rows = list(
+        conn.execute(
+            sa.select(events.c.seq, events.c.id, events.c.raw)
+            .where(events.c.seq.in_(failed_seqs))
+            .order_by(events.c.seq)
+        )
+    )
     fixed = 0
     still: list[dict[str, Any]] = []
     for row in rows:
@@ -501,6 +627,7 @@ def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
 
 
 # --- rebuild ----------------------------------------------------------------------------------
+
 
 def _observed(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo) -> list[NewEvent]:
     """Observe ``rows`` and insert their observations; an event that cannot be observed or stored is
@@ -539,9 +666,14 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
     memo = ProjectionMemo()
     nodes: dict[str, set[str]] = {"run": set(), "job": set(), "dataset": set()}
     while True:
-        rows = list(conn.execute(
-            sa.select(events.c.seq, events.c.id, events.c.raw).where(events.c.seq > last_seq)
-            .order_by(events.c.seq).limit(batch_size)))
+        rows = list(
+            conn.execute(
+                sa.select(events.c.seq, events.c.id, events.c.raw)
+                .where(events.c.seq > last_seq)
+                .order_by(events.c.seq)
+                .limit(batch_size)
+            )
+        )
         if not rows:
             break
         new = _observed(conn, rows, memo)

@@ -18,7 +18,8 @@ metadata = sa.MetaData()
 SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 events = sa.Table(
-    "events", metadata,
+    "events",
+    metadata,
     sa.Column("seq", SEQ, primary_key=True, autoincrement=True),
     sa.Column("id", sa.String(64), nullable=False, unique=True),
     sa.Column("raw", sa.Text, nullable=False),
@@ -32,7 +33,8 @@ events = sa.Table(
 )
 
 observations = sa.Table(
-    "observations", metadata,
+    "observations",
+    metadata,
     sa.Column("node", sa.Text, primary_key=True),
     sa.Column("event_seq", sa.BigInteger, primary_key=True),
     sa.Column("role", sa.String(8), primary_key=True),  # run | job | input | output | dataset
@@ -43,7 +45,8 @@ observations = sa.Table(
 )
 
 runs = sa.Table(
-    "runs", metadata,
+    "runs",
+    metadata,
     sa.Column("run_id", sa.Text, primary_key=True),
     sa.Column("job", sa.Text, nullable=False),
     sa.Column("state", sa.String(16), nullable=False),
@@ -64,7 +67,8 @@ runs = sa.Table(
 )
 
 jobs = sa.Table(
-    "jobs", metadata,
+    "jobs",
+    metadata,
     sa.Column("id", sa.Text, primary_key=True),
     sa.Column("namespace", sa.Text, nullable=False),
     sa.Column("name", sa.Text, nullable=False),
@@ -77,7 +81,8 @@ jobs = sa.Table(
 )
 
 job_versions = sa.Table(
-    "job_versions", metadata,
+    "job_versions",
+    metadata,
     sa.Column("id", sa.String(64), primary_key=True),
     sa.Column("job", sa.Text, nullable=False),
     sa.Column("valid_from", sa.BigInteger, nullable=False),
@@ -92,7 +97,8 @@ job_versions = sa.Table(
 )
 
 datasets = sa.Table(
-    "datasets", metadata,
+    "datasets",
+    metadata,
     sa.Column("id", sa.Text, primary_key=True),
     sa.Column("namespace", sa.Text, nullable=False),
     sa.Column("name", sa.Text, nullable=False),
@@ -105,7 +111,8 @@ datasets = sa.Table(
 )
 
 dataset_versions = sa.Table(
-    "dataset_versions", metadata,
+    "dataset_versions",
+    metadata,
     sa.Column("id", sa.String(64), primary_key=True),
     sa.Column("dataset", sa.Text, nullable=False),
     sa.Column("valid_from", sa.BigInteger, nullable=False),
@@ -120,7 +127,8 @@ dataset_versions = sa.Table(
 )
 
 dataset_fields = sa.Table(
-    "dataset_fields", metadata,
+    "dataset_fields",
+    metadata,
     sa.Column("dataset", sa.Text, primary_key=True),
     sa.Column("field", sa.Text, primary_key=True),
     sa.Column("valid_from", sa.BigInteger, primary_key=True),
@@ -132,7 +140,8 @@ dataset_fields = sa.Table(
 )
 
 edges = sa.Table(
-    "edges", metadata,
+    "edges",
+    metadata,
     sa.Column("job", sa.Text, primary_key=True),
     sa.Column("dataset", sa.Text, primary_key=True),
     sa.Column("direction", sa.String(8), primary_key=True),  # INPUT: dataset -> job, OUTPUT: job -> dataset
@@ -144,7 +153,8 @@ edges = sa.Table(
 )
 
 column_edges = sa.Table(
-    "column_edges", metadata,
+    "column_edges",
+    metadata,
     sa.Column("job", sa.Text, primary_key=True),
     sa.Column("src_dataset", sa.Text, primary_key=True),
     sa.Column("src_field", sa.Text, primary_key=True),
@@ -161,7 +171,8 @@ column_edges = sa.Table(
 # reference it; each event is converted with its plan into OpenLineage events appended to ``events``.
 # Not derived: the raw foreign payload, kept beside the events it became (GET /spline/producer/execution-plans/{id}).
 spline_plans = sa.Table(
-    "spline_plans", metadata,
+    "spline_plans",
+    metadata,
     sa.Column("plan_id", sa.String(36), primary_key=True),
     sa.Column("raw", sa.Text, nullable=False),
     sa.Column("api_version", sa.String(8), nullable=False),

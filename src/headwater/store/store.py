@@ -52,8 +52,14 @@ class Store:
     questions: ``headwater.graph`` reads through :meth:`read_connection`.
     """
 
-    def __init__(self, engine: sa.Engine, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG,
-                 retry_failed: bool = True) -> None:
+    def __init__(
+        self,
+        engine: sa.Engine,
+        *,
+        projector_wait: float = READ_TIMEOUT,
+        max_lag: int = MAX_LAG,
+        retry_failed: bool = True,
+    ) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
@@ -67,8 +73,9 @@ class Store:
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 
     @classmethod
-    def open(cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG,
-             retry_failed: bool = True) -> Store:
+    def open(
+        cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG, retry_failed: bool = True
+    ) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
 
         The projector first tries again the events recorded as failed (a fixed version derives
@@ -168,7 +175,7 @@ class Store:
     def _commit_group(self, group: list[_Request]) -> None:
         try:
             results = self._commit([e for r in group for e in r.events])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the shared commit: retried per caller below
             if len(group) == 1:
                 group[0].finish(error=exc)
                 return
@@ -180,7 +187,7 @@ class Store:
             return
         start = 0
         for request in group:
-            request.finish(results=results[start:start + len(request.events)])
+            request.finish(results=results[start : start + len(request.events)])
             start += len(request.events)
 
     def _commit(self, events: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
@@ -200,8 +207,12 @@ class Store:
         could not derive (how many; the oldest ``limit`` with their errors)."""
         head, done = self._projector.lag()
         count, failed = self._projector.failed(limit)
-        return ProjectionStatus(position=GraphPosition(log=head, graph=done), failed=count, failed_events=failed,
-                                running=self._projector.running)
+        return ProjectionStatus(
+            position=GraphPosition(log=head, graph=done),
+            failed=count,
+            failed_events=failed,
+            running=self._projector.running,
+        )
 
     def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
         """Derive again the events recorded as failed; answers (how many are derived now, those still failing)."""
@@ -212,8 +223,13 @@ class Store:
             return eventlog.get_event(conn, event_id)
 
     def list_events(
-        self, *, since: datetime | None = None, until: datetime | None = None, node: NodeRef | None = None,
-        limit: int = 100, cursor: str | None = None,
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        node: NodeRef | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
     ) -> tuple[list[StoredEvent], str | None]:
         """Events newest first (by event time); ``node`` limits to the events that touched it."""
         if limit < 1:
@@ -222,8 +238,12 @@ class Store:
             self.caught_up()
         with self._engine.connect() as conn:
             return eventlog.list_events(
-                conn, since=None if since is None else to_micros(since), until=None if until is None else to_micros(until),
-                node=node, limit=limit, cursor=cursor,
+                conn,
+                since=None if since is None else to_micros(since),
+                until=None if until is None else to_micros(until),
+                node=node,
+                limit=limit,
+                cursor=cursor,
             )
 
     def rebuild(self) -> int:

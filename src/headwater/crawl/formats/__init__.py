@@ -18,9 +18,15 @@ Infer = Callable[[Any, str, Limits], FileSchema]
 
 # file name endings → format; compressed text (.gz, .bz2, ...) is read through fsspec's compression
 EXTENSIONS: dict[str, str] = {
-    ".csv": "csv", ".tsv": "csv", ".psv": "csv",
-    ".json": "json", ".jsonl": "json", ".ndjson": "json",
-    ".parquet": "parquet", ".parq": "parquet", ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".psv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".parquet": "parquet",
+    ".parq": "parquet",
+    ".pq": "parquet",
     ".orc": "orc",
     ".avro": "avro",
 }

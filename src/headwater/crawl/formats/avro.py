@@ -9,11 +9,26 @@ from headwater.crawl.limits import Limits
 from headwater.crawl.model import Column, FileSchema
 from headwater.crawl.types import struct_type
 
-_PRIMITIVES = {"null": "string", "boolean": "boolean", "int": "int", "long": "bigint", "float": "float",
-               "double": "double", "bytes": "binary", "string": "string"}
-_LOGICAL = {"date": "date", "timestamp-millis": "timestamp", "timestamp-micros": "timestamp",
-            "local-timestamp-millis": "timestamp", "local-timestamp-micros": "timestamp", "uuid": "string",
-            "time-millis": "string", "time-micros": "string"}
+_PRIMITIVES = {
+    "null": "string",
+    "boolean": "boolean",
+    "int": "int",
+    "long": "bigint",
+    "float": "float",
+    "double": "double",
+    "bytes": "binary",
+    "string": "string",
+}
+_LOGICAL = {
+    "date": "date",
+    "timestamp-millis": "timestamp",
+    "timestamp-micros": "timestamp",
+    "local-timestamp-millis": "timestamp",
+    "local-timestamp-micros": "timestamp",
+    "uuid": "string",
+    "time-millis": "string",
+    "time-micros": "string",
+}
 
 
 def avro_column(name: str, schema: Any, description: str | None = None) -> Column:

@@ -90,4 +90,3 @@ def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
         type_, nullable = column_type([r[i] if i < len(r) else "" for r in body])
         columns.append(Column(name, type_, nullable or any(len(r) <= i for r in body)))
     return FileSchema(tuple(columns))
-

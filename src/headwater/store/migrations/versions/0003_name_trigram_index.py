@@ -48,8 +48,7 @@ def _sqlite_ddl(table: str) -> list[str]:
     delete = f"INSERT INTO {fts}({fts}, rowid, name) VALUES ('delete', old.rowid, old.name);"
     insert = f"INSERT INTO {fts}(rowid, name) VALUES (new.rowid, new.name);"
     return [
-        f"CREATE VIRTUAL TABLE {fts} USING fts5(name, content='{table}', content_rowid='rowid', "
-        "tokenize='trigram')",
+        f"CREATE VIRTUAL TABLE {fts} USING fts5(name, content='{table}', content_rowid='rowid', tokenize='trigram')",
         f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert} END",
         f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN {delete} END",
         f"CREATE TRIGGER {fts}_update AFTER UPDATE OF name ON {table} BEGIN {delete} {insert} END",
@@ -67,8 +66,11 @@ def upgrade() -> None:
     if dialect == "sqlite":
         statements = [s for table in TABLES for s in _sqlite_ddl(table)]
     elif dialect == "postgresql":
-        statements = ["CREATE EXTENSION IF NOT EXISTS pg_trgm", *(s for t in TABLES for s in _postgresql_ddl(t)),
-                      *(f"ANALYZE {t}" for t in TABLES)]
+        statements = [
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            *(s for t in TABLES for s in _postgresql_ddl(t)),
+            *(f"ANALYZE {t}" for t in TABLES),
+        ]
     else:  # pragma: no cover - the store runs on SQLite and PostgreSQL only
         return
     try:
@@ -76,8 +78,11 @@ def upgrade() -> None:
             for statement in statements:
                 bind.exec_driver_sql(statement)
     except sa.exc.DBAPIError as exc:
-        log.warning("name search index not created (%s); search scans every dataset and job name instead. "
-                    "See docs/store.md, 'Search', to add it later.", str(exc.orig).strip().splitlines()[0])
+        log.warning(
+            "name search index not created (%s); search scans every dataset and job name instead. "
+            "See docs/store.md, 'Search', to add it later.",
+            str(exc.orig).strip().splitlines()[0],
+        )
 
 
 def downgrade() -> None:

@@ -36,8 +36,17 @@ depends_on = None
 
 log = logging.getLogger("headwater.store")
 
-_DERIVED = ("runs", "jobs", "job_versions", "datasets", "dataset_versions", "dataset_fields", "edges",
-            "column_edges", "observations")
+_DERIVED = (
+    "runs",
+    "jobs",
+    "job_versions",
+    "datasets",
+    "dataset_versions",
+    "dataset_fields",
+    "edges",
+    "column_edges",
+    "observations",
+)
 _CHUNK = 2000
 
 
@@ -60,8 +69,12 @@ def _reid(compute: Callable[[Any], str]) -> None:
     changed: list[tuple[int, str, str]] = []
     last = 0
     while True:
-        rows = conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw).where(events.c.seq > last)
-                            .order_by(events.c.seq).limit(_CHUNK)).all()
+        rows = conn.execute(
+            sa.select(events.c.seq, events.c.id, events.c.raw)
+            .where(events.c.seq > last)
+            .order_by(events.c.seq)
+            .limit(_CHUNK)
+        ).all()
         if not rows:
             break
         for row in rows:
@@ -85,8 +98,11 @@ def _reid(compute: Callable[[Any], str]) -> None:
             conn.execute(events.update().where(events.c.seq == seq).values(id=new))
     for table in _DERIVED:
         conn.execute(sa.text(f"DELETE FROM {table}"))
-    log.warning("event ids: %d changed (%d duplicates under the new form removed); the graph is derived again "
-                "from the log", len(changed), removed)
+    log.warning(
+        "event ids: %d changed (%d duplicates under the new form removed); the graph is derived again from the log",
+        len(changed),
+        removed,
+    )
 
 
 def upgrade() -> None:
