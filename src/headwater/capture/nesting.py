@@ -32,6 +32,7 @@ from openlineage.client.event_v2 import OutputDataset
 from headwater.capture.events import Execution
 
 STATISTICS = "outputStatistics"
+COLUMN_LINEAGE = "columnLineage"
 
 
 @dataclass
@@ -46,15 +47,22 @@ def output_keys(execution: Execution) -> frozenset[tuple[str, str]]:
 
 
 def absorb(outer: Execution, inner: Execution) -> Execution:
-    """``outer`` with what only ``inner`` knew: the earlier start, and output statistics of shared outputs."""
-    stats = {(o.namespace, o.name): (o.outputFacets or {}).get(STATISTICS) for o in inner.outputs}
+    """``outer`` with what only ``inner`` knew: the earlier start, output statistics of shared outputs, and the
+    inner write's column lineage — the write Spark ran holds the optimized query (inferred filters included),
+    which is the lineage the OpenLineage integration reports for it; the outer command's query is not optimized."""
+    by_key = {(o.namespace, o.name): o for o in inner.outputs}
     outputs: list[OutputDataset] = []
     for out in outer.outputs:
-        facets = dict(out.outputFacets or {})
-        found = stats.get((out.namespace, out.name))
-        if found is not None and STATISTICS not in facets:
-            facets[STATISTICS] = found
-            out = attr.evolve(out, outputFacets=facets)
+        twin = by_key.get((out.namespace, out.name))
+        if twin is not None:
+            facets = dict(out.outputFacets or {})
+            found = (twin.outputFacets or {}).get(STATISTICS)
+            if found is not None and STATISTICS not in facets:
+                facets[STATISTICS] = found
+                out = attr.evolve(out, outputFacets=facets)
+            lineage = (twin.facets or {}).get(COLUMN_LINEAGE)
+            if lineage is not None:
+                out = attr.evolve(out, facets={**(out.facets or {}), COLUMN_LINEAGE: lineage})
         outputs.append(out)
     known = {(i.namespace, i.name) for i in outer.inputs}
     inputs = [*outer.inputs, *(i for i in inner.inputs if (i.namespace, i.name) not in known)]

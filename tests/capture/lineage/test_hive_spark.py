@@ -127,3 +127,34 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
     events.append(as_run_event(ql))
     assert_valid_events(events)
+
+
+def test_parity_integration_cll_script(spark: Any, warehouse: Path, tmp_path: Path, assert_valid_events: Any) -> None:
+    """spark_cll.py → pysparkCLLEnd.json: a Hive CTAS over a join, a filter and a GROUP BY; the integration's
+    default (datasetLineageEnabled=false) folds the dataset-wide dependencies into every field."""
+    run = Runner(spark)
+    run.executions(lambda: spark.sql("CREATE TABLE cll_source1 (a int, b string)"))
+    run.executions(lambda: spark.sql("CREATE TABLE cll_source2 (a int, c int)"))
+    tbl1 = tmp_path / "cll_test" / "cll_tbl1"  # the script's tbl1 (the name is taken by the LOAD DATA case)
+    snaps = run.snapshots(lambda: spark.sql(f"""
+        CREATE TABLE cll_tbl1 USING hive LOCATION '{tbl1}'
+        AS SELECT t1.a as ident, CONCAT(b, 'test') as trans, SUM(c) as agg
+        FROM (SELECT a, c from cll_source2 where a > 1) t2
+        JOIN cll_source1 t1 on t1.a = t2.a
+        GROUP BY t1.a, b"""))
+    # the write Spark runs inside the CTAS has the optimized query (its inferred isnotnull/a > 1 filter on
+    # cll_source1 included): that is the lineage the integration reports, and the one the agent keeps when it
+    # folds the inner write into the CTAS (capture/nesting.py)
+    ql = analyze(next(s for s in snaps if s.root == "InsertIntoHiveTable"))
+    s1, s2 = str(warehouse / "cll_source1"), str(warehouse / "cll_source2")
+    assert sorted(i.name for i in ql.inputs) == sorted([s1, s2])
+    out = ql.outputs[0]
+    assert out.name == str(tbl1)
+    assert [(f.name, f.type) for f in out.facets["schema"].fields] == [("ident", "integer"), ("trans", "string"),
+                                                                       ("agg", "long")]
+    shared = {(s1, "a", "INDIRECT", "FILTER"), (s1, "a", "INDIRECT", "GROUP_BY"), (s1, "a", "INDIRECT", "JOIN"),
+              (s1, "b", "INDIRECT", "GROUP_BY"), (s2, "a", "INDIRECT", "FILTER"), (s2, "a", "INDIRECT", "JOIN")}
+    assert column_map(ql) == {"ident": shared | {(s1, "a", "DIRECT", "IDENTITY")},
+                              "trans": shared | {(s1, "b", "DIRECT", "TRANSFORMATION")},
+                              "agg": shared | {(s2, "c", "DIRECT", "AGGREGATION")}}
+    assert_valid_events([as_run_event(ql)])

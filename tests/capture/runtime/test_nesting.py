@@ -81,3 +81,16 @@ def test_held_writes_are_released_in_order_when_their_grace_is_over() -> None:
     assert [e.job_name for e in nested.due()] == ["job.2"]
     clock.now += 0.5
     assert [e.job_name for e in nested.due()] == ["job.3"]
+
+
+def test_the_inner_writes_column_lineage_is_kept() -> None:
+    """The write Spark ran inside a CTAS holds the optimized query: its columnLineage replaces the outer's, as the
+    integration reports the lineage of that write (pysparkCLLEnd.json; test_hive_spark's spark_cll.py case)."""
+    inner, outer = ex(12, "/wh/t", rows=2), ex(11, "/wh/t")
+    inner.outputs[0].facets = {"columnLineage": "inner lineage"}
+    outer.outputs[0].facets = {"schema": "outer schema", "columnLineage": "outer lineage"}
+    nested = NestedWrites(2.0, Clock())
+    nested.add(inner)
+    nested.add(outer)
+    (out,) = nested.drain()
+    assert out.outputs[0].facets == {"schema": "outer schema", "columnLineage": "inner lineage"}

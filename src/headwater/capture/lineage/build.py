@@ -10,7 +10,7 @@ from openlineage.client.event_v2 import InputDataset, OutputDataset
 
 from ..naming import normalize
 from . import facets as F
-from .columns import ColumnLineage, column_lineage
+from .columns import ColumnLineage, column_lineage, leaf_output
 from .commands import is_ddl, lifecycle_of
 from .handlers import REGISTRY, Registry, report_unhandled
 from .handlers.reads import RDD_READ
@@ -102,7 +102,7 @@ def job_suffix(cmd: CommandInfo, target: DatasetId) -> str | None:
 
 def _leaf_columns(node: PlanNode) -> list[tuple[str, Any]]:
     cols: list[tuple[str, Any]] = []
-    for e in node.expr_list("output"):
+    for e in leaf_output(node):
         cols.append((e.attr_name, e.fields.get("dataType")))
     return cols
 

@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .expressions import Dep, expression_deps
 from headwater.model.column_lineage import FILTER, GROUP_BY, IDENTITY_T, JOIN, SORT, TRANSFORMATION_T, TInfo, indirect
+
+from .expressions import Dep, expression_deps
 from .tree import Expr, PlanNode, expr_rows, subquery_plans
 
 SourceKey = tuple[str, str]  # (leaf key, column name)
@@ -53,6 +54,15 @@ def attr_of(expr: Expr) -> Attr | None:
     if data_type is None and expr.children:
         data_type = _type_of(expr.children[0])
     return Attr(eid, expr.attr_name, data_type, bool(expr.fields.get("nullable", True)))
+
+
+def leaf_output(node: PlanNode) -> list[Expr]:
+    """The output attributes of a leaf: its ``output`` field, or ``dataCols ++ partitionCols`` for a
+    ``HiveTableRelation`` (a Hive-format table read as itself: toJSON has no ``output`` field for it)."""
+    out = node.expr_list("output")
+    if out:
+        return out
+    return node.expr_list("dataCols") + node.expr_list("partitionCols")
 
 
 def _type_of(expr: Expr) -> Any:
@@ -197,7 +207,7 @@ class ColumnAnalyzer:
         return declared or self._all_children_output(node)
 
     def _leaf(self, node: PlanNode, hp: str) -> list[Attr]:
-        attrs = [a for a in (attr_of(e) for e in node.expr_list("output")) if a is not None]
+        attrs = [a for a in (attr_of(e) for e in leaf_output(node)) if a is not None]
         if node.name == "CTERelationRef":
             self._cte_refs.append((node.fields.get("cteId"), attrs))
             return attrs
