@@ -129,3 +129,24 @@ def test_clear_errors(private_pg: PrivatePostgres, tmp_path: Path) -> None:
     missing = _harvest("--dsn", private_pg.url(), "--state", str(tmp_path / "b.json"))
     assert missing.exit_code == 2
     assert "CREATE EXTENSION pg_stat_statements" in missing.stderr
+
+
+def test_texts_hidden_without_pg_read_all_stats_are_skipped_with_the_grant_to_make(
+        private_pg: PrivatePostgres, pg_db: str, tmp_path: Path) -> None:
+    db = database_namespace(pg_db)[1]
+    with psycopg.connect(pg_db, autocommit=True) as conn:
+        conn.execute("DROP ROLE IF EXISTS harvester")
+        conn.execute("CREATE ROLE harvester LOGIN")
+    _run(pg_db, [SETUP, ETL[0]])  # run by postgres: its texts are hidden from harvester
+    limited = f"postgresql://harvester@127.0.0.1:{private_pg.port}/{db}"
+    hidden = _harvest("--dsn", limited, "--state", str(tmp_path / "h.json"))
+    assert hidden.exit_code == 0, hidden.stderr
+    assert "statement text hidden: GRANT pg_read_all_stats TO the harvesting user" in hidden.stderr
+    assert not [line for line in hidden.stdout.splitlines() if "paid_orders" in line]
+    with psycopg.connect(pg_db, autocommit=True) as conn:
+        conn.execute("GRANT pg_read_all_stats TO harvester")
+    granted = _harvest("--dsn", limited, "--state", str(tmp_path / "g.json"))
+    assert [line for line in granted.stdout.splitlines() if "paid_orders" in line]
+    with psycopg.connect(pg_db, autocommit=True) as conn:
+        conn.execute("DROP OWNED BY harvester")
+        conn.execute("DROP ROLE harvester")
