@@ -150,3 +150,36 @@ def test_texts_hidden_without_pg_read_all_stats_are_skipped_with_the_grant_to_ma
     with psycopg.connect(pg_db, autocommit=True) as conn:
         conn.execute("DROP OWNED BY harvester")
         conn.execute("DROP ROLE harvester")
+
+
+def test_follow_harvests_new_statements_until_terminated(private_pg: PrivatePostgres, pg_db: str, served: str,
+                                                         tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+
+    from .conftest import wait_until
+
+    ns, db = database_namespace(pg_db)
+    _run(pg_db, [SETUP])
+    proc = subprocess.Popen([sys.executable, "-m", "headwater", "harvest", "postgres", "--dsn", pg_db, "--csvlog",
+                             str(private_pg.log_dir), "--follow", "--interval", "0.2", "--url", served, "--state",
+                             str(tmp_path / "f.json"), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ})
+    try:
+        def jobs() -> set[str]:
+            answer = httpx.get(f"{served}/api/v1/graph/jobs", params={"namespace": ns, "limit": 1000})
+            return {j["name"] for j in answer.json().get("items", [])} if answer.status_code == 200 else set()
+
+        _run(pg_db, [ETL[0]])
+        assert wait_until(lambda: any(n.startswith(f"create_table_as.{db}.public.paid_orders") for n in jobs()), 30)
+        _run(pg_db, ETL[1:3])
+        assert wait_until(lambda: any(n.startswith(f"insert_into.{db}.public.revenue") for n in jobs()), 30)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "events sent" in err
