@@ -33,9 +33,11 @@ from _server import started_server
 from sql_lineage import MERGELESS, TEMPLATES
 
 DSN = "postgresql://bench@warehouse:5432/tpch"
-READS = ["SELECT o_orderkey, o_totalprice FROM orders WHERE o_custkey = {n}",
-         "SELECT COUNT(*) FROM lineitem WHERE l_shipdate > DATE '1995-01-01' + {n}",
-         "SELECT c_name FROM customer WHERE c_custkey = {n}"]
+READS = [
+    "SELECT o_orderkey, o_totalprice FROM orders WHERE o_custkey = {n}",
+    "SELECT COUNT(*) FROM lineitem WHERE l_shipdate > DATE '1995-01-01' + {n}",
+    "SELECT c_name FROM customer WHERE c_custkey = {n}",
+]
 
 
 def write_csvlog(path: Path, statements: int, distinct: int, reads: float, seed: int = 7) -> None:
@@ -52,10 +54,36 @@ def write_csvlog(path: Path, statements: int, distinct: int, reads: float, seed:
             when = start + timedelta(milliseconds=3 * k)
             sql = rnd.choice(READS).format(n=rnd.randint(1, 10_000)) if rnd.random() < reads else rnd.choice(writers)
             ms = f"{rnd.uniform(0.2, 900):.3f}"
-            w.writerow([when.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC", "etl", "tpch", 4000 + s,
-                        f"10.0.0.{s}:5{s:04d}", f"6743a1b2.{4000 + s:x}", lines[s], "INSERT",
-                        "2026-11-24 07:59:00 UTC", f"{s}/{k}", 0, "LOG", "00000", f"duration: {ms} ms  statement: {sql}",
-                        "", "", "", "", "", "", "", "", "psql", "client backend", "", 0])
+            w.writerow(
+                [
+                    when.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC",
+                    "etl",
+                    "tpch",
+                    4000 + s,
+                    f"10.0.0.{s}:5{s:04d}",
+                    f"6743a1b2.{4000 + s:x}",
+                    lines[s],
+                    "INSERT",
+                    "2026-11-24 07:59:00 UTC",
+                    f"{s}/{k}",
+                    0,
+                    "LOG",
+                    "00000",
+                    f"duration: {ms} ms  statement: {sql}",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "psql",
+                    "client backend",
+                    "",
+                    0,
+                ]
+            )
 
 
 def main() -> None:
@@ -72,30 +100,61 @@ def main() -> None:
         db_url = f"sqlite:///{tmp}/hw.db" if args.db == "sqlite" else args.db
         with started_server(db_url) as server:
             t0 = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-m", "headwater", "harvest", "postgres", "--dsn", DSN,
-                                   "--csvlog", str(log), "--no-schemas", "--url", server.url,
-                                   "--state", f"{tmp}/state.json", "-q",
-                                   *(["--no-start-events"] if args.no_start_events else [])],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "headwater",
+                    "harvest",
+                    "postgres",
+                    "--dsn",
+                    DSN,
+                    "--csvlog",
+                    str(log),
+                    "--no-schemas",
+                    "--url",
+                    server.url,
+                    "--state",
+                    f"{tmp}/state.json",
+                    "-q",
+                    *(["--no-start-events"] if args.no_start_events else []),
+                ],
+                capture_output=True,
+                text=True,
+            )
             harvested = time.perf_counter() - t0
             if proc.returncode != 0:
                 raise SystemExit(f"harvest failed ({proc.returncode}): {proc.stderr[-2000:]}")
-            answer = httpx.get(f"{server.url}/api/v1/graph/jobs", params={"namespace": "postgres://warehouse:5432",
-                                                                          "limit": 1}, timeout=600)
+            answer = httpx.get(
+                f"{server.url}/api/v1/graph/jobs",
+                params={"namespace": "postgres://warehouse:5432", "limit": 1},
+                timeout=600,
+            )
             answer.raise_for_status()
             end_to_end = time.perf_counter() - t0
     summary = proc.stderr.strip().splitlines()[-1 - sum(1 for x in proc.stderr.splitlines() if x.startswith("  "))]
     events = int(summary.split(" events sent")[0].rsplit(" ", 1)[1].replace(",", ""))
-    result = {"statements": args.statements, "distinct_writing": args.distinct, "reads": args.reads,
-              "store": "sqlite" if args.db == "sqlite" else "postgresql", "events": events,
-              "start_events": not args.no_start_events,
-              "harvest_s": round(harvested, 1), "end_to_end_s": round(end_to_end, 1),
-              "statements_per_s": round(args.statements / end_to_end), "events_per_s": round(events / harvested),
-              "summary": proc.stderr.strip().splitlines()[-4:], "target_s": 300,
-              "when": datetime.now(UTC).isoformat(timespec="seconds")}
+    result = {
+        "statements": args.statements,
+        "distinct_writing": args.distinct,
+        "reads": args.reads,
+        "store": "sqlite" if args.db == "sqlite" else "postgresql",
+        "events": events,
+        "start_events": not args.no_start_events,
+        "harvest_s": round(harvested, 1),
+        "end_to_end_s": round(end_to_end, 1),
+        "statements_per_s": round(args.statements / end_to_end),
+        "events_per_s": round(events / harvested),
+        "summary": proc.stderr.strip().splitlines()[-4:],
+        "target_s": 300,
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     print(json.dumps(result, indent=2))
-    out = Path(__file__).parent / "results" / ("harvest.json" if not args.no_start_events else
-                                               "harvest-no-start-events.json")
+    out = (
+        Path(__file__).parent
+        / "results"
+        / ("harvest.json" if not args.no_start_events else "harvest-no-start-events.json")
+    )
     out.write_text(json.dumps(result, indent=2) + "\n")
 
 

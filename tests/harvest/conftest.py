@@ -50,6 +50,7 @@ def graph(url: str, path: str, **params: Any) -> Any:
 
 # --- a private PostgreSQL instance ------------------------------------------------------------------------------
 
+
 @dataclass
 class PrivatePostgres:
     bin: Path
@@ -89,13 +90,47 @@ def private_pg() -> Iterator[PrivatePostgres]:
     run = ["runuser", "-u", "postgres", "--"]
     subprocess.run(["chown", "postgres:postgres", str(root)], check=True)
     try:
-        subprocess.run([*run, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
-                        "--no-sync", "-E", "UTF8"], check=True, capture_output=True, timeout=120)
-        options = (f"-c shared_preload_libraries=pg_stat_statements -c listen_addresses=127.0.0.1 -c port={port} "
-                   f"-k {root} -c logging_collector=on -c log_destination=csvlog -c log_directory=log "
-                   "-c log_min_duration_statement=0 -c fsync=off -c pg_stat_statements.track=all")
-        subprocess.run([*run, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-t", "60",
-                        "-l", str(root / "server.log"), "start"], check=True, capture_output=True, timeout=90)
+        subprocess.run(
+            [
+                *run,
+                str(bindir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        options = (
+            f"-c shared_preload_libraries=pg_stat_statements -c listen_addresses=127.0.0.1 -c port={port} "
+            f"-k {root} -c logging_collector=on -c log_destination=csvlog -c log_directory=log "
+            "-c log_min_duration_statement=0 -c fsync=off -c pg_stat_statements.track=all"
+        )
+        subprocess.run(
+            [
+                *run,
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(root / "server.log"),
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=90,
+        )
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         out = getattr(exc, "stderr", b"") or b""
         log = (root / "server.log").read_text() if (root / "server.log").exists() else ""
@@ -105,8 +140,11 @@ def private_pg() -> Iterator[PrivatePostgres]:
     try:
         yield server
     finally:
-        subprocess.run([*run, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            [*run, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -127,6 +165,7 @@ def pg_db(private_pg: PrivatePostgres) -> Iterator[str]:
 
 # --- the shared MariaDB with its general log on ------------------------------------------------------------------
 
+
 @pytest.fixture
 def general_log(mariadb_server_url: str) -> Iterator[str]:
     """A fresh database on the shared MariaDB, the general log written to mysql.general_log while the test runs
@@ -137,8 +176,13 @@ def general_log(mariadb_server_url: str) -> Iterator[str]:
 
     parts = urlsplit(mariadb_server_url)
     try:
-        conn = pymysql.connect(host=parts.hostname, port=parts.port or 3306, user=parts.username,
-                               password=parts.password or "", autocommit=True)
+        conn = pymysql.connect(
+            host=parts.hostname,
+            port=parts.port or 3306,
+            user=parts.username,
+            password=parts.password or "",
+            autocommit=True,
+        )
     except pymysql.MySQLError as exc:
         _fail_or_skip(f"MariaDB at {parts.hostname}:{parts.port}: {exc}")
     name = f"hw_harvest_{uuid.uuid4().hex[:8]}"

@@ -34,12 +34,15 @@ AIRFLOW_FORMAT = "[%(asctime)s] {%(filename)s:%(lineno)d} %(levelname)s - %(mess
 
 
 def _event(task: str, state: RunState, minute: int, run_id: str | None = None) -> RunEvent:
-    return RunEvent(eventType=state, eventTime=(datetime(2026, 11, 24, 10, 0, tzinfo=UTC)
-                                               + timedelta(minutes=minute)).isoformat(),
-                    run=Run(runId=run_id or str(uuid.uuid4())), job=Job(namespace=NS, name=f"sales_dag.{task}"),
-                    producer=PRODUCER,
-                    inputs=[InputDataset(namespace="postgres://db:5432", name=f"shop.public.{task}_in")],
-                    outputs=[OutputDataset(namespace="postgres://db:5432", name=f"shop.public.{task}_out")])
+    return RunEvent(
+        eventType=state,
+        eventTime=(datetime(2026, 11, 24, 10, 0, tzinfo=UTC) + timedelta(minutes=minute)).isoformat(),
+        run=Run(runId=run_id or str(uuid.uuid4())),
+        job=Job(namespace=NS, name=f"sales_dag.{task}"),
+        producer=PRODUCER,
+        inputs=[InputDataset(namespace="postgres://db:5432", name=f"shop.public.{task}_in")],
+        outputs=[OutputDataset(namespace="postgres://db:5432", name=f"shop.public.{task}_out")],
+    )
 
 
 def _airflow_log(path: Path, events: list[RunEvent]) -> None:
@@ -157,10 +160,30 @@ def test_stdin_prints_what_it_finds() -> None:
 def test_follow_tails_a_growing_file_until_terminated(served: str, tmp_path: Path) -> None:
     log = tmp_path / "growing.log"
     _airflow_log(log, [_event("tail", RunState.START, 0)])
-    proc = subprocess.Popen([sys.executable, "-m", "headwater", "harvest", "logs", str(log), "--follow",
-                             "--interval", "0.1", "--url", served, "--state", str(tmp_path / "s.json"), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "headwater",
+            "harvest",
+            "logs",
+            str(log),
+            "--follow",
+            "--interval",
+            "0.1",
+            "--url",
+            served,
+            "--state",
+            str(tmp_path / "s.json"),
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     try:
+
         def runs() -> int:
             answer = httpx.get(f"{served}/api/v1/graph/runs", params={"nodeId": f"job:{NS}:sales_dag.tail"})
             return len(answer.json().get("runs", [])) if answer.status_code == 200 else 0

@@ -33,8 +33,14 @@ STATEMENTS = [
 
 def _run(url: str, statements: list[str]) -> None:
     parts = urlsplit(url)
-    conn = pymysql.connect(host=parts.hostname, port=parts.port or 3306, user=parts.username,
-                           password=parts.password or "", database=parts.path.strip("/"), autocommit=True)
+    conn = pymysql.connect(
+        host=parts.hostname,
+        port=parts.port or 3306,
+        user=parts.username,
+        password=parts.password or "",
+        database=parts.path.strip("/"),
+        autocommit=True,
+    )
     try:
         with conn.cursor() as cur:
             for s in statements:
@@ -51,8 +57,18 @@ def test_general_log_harvest_reaches_the_graph_once(general_log: str, served: st
     _run(general_log, STATEMENTS)
     ns, db = database_namespace(general_log)
     state = tmp_path / "mysql.json"
-    args = ["--dsn", general_log, "--source", "general_log", "--only-database", db, "--url", served,
-            "--state", str(state)]
+    args = [
+        "--dsn",
+        general_log,
+        "--source",
+        "general_log",
+        "--only-database",
+        db,
+        "--url",
+        served,
+        "--state",
+        str(state),
+    ]
     first = _harvest(*args)
     assert first.exit_code == 0, first.stderr
     assert "no lineage: reads only" in first.stderr
@@ -60,8 +76,11 @@ def test_general_log_harvest_reaches_the_graph_once(general_log: str, served: st
     up = graph(served, "lineage", nodeId=f"dataset:{ns}:{db}.revenue", direction="upstream", depth=6)
     names = {n["name"] for n in up["nodes"]}
     assert {f"{db}.paid", f"{db}.orders", f"{db}.customers"} <= names
-    assert [f["name"] for f in graph(served, "node", nodeId=f"dataset:{ns}:{db}.paid")["fields"]] == \
-        ["id", "amount", "country"]
+    assert [f["name"] for f in graph(served, "node", nodeId=f"dataset:{ns}:{db}.paid")["fields"]] == [
+        "id",
+        "amount",
+        "country",
+    ]
     (job,) = [n for n in up["nodes"] if n["type"] == "JOB" and n["name"].startswith(f"insert_into.{db}.revenue")]
     (run,) = graph(server := served, "runs", nodeId=job["id"])["runs"]
     assert run["state"] == "COMPLETE" and run["facets"]["headwater_harvest"]["database"] == db
@@ -81,7 +100,11 @@ def test_general_log_harvest_reaches_the_graph_once(general_log: str, served: st
 
 def test_wrong_dsn_is_a_clear_error(mariadb_server_url: str, tmp_path: Path) -> None:
     parts = urlsplit(mariadb_server_url)
-    result = _harvest("--dsn", f"mysql://{parts.username}:wrong-password@{parts.hostname}:{parts.port}/x",
-                      "--state", str(tmp_path / "s.json"))
+    result = _harvest(
+        "--dsn",
+        f"mysql://{parts.username}:wrong-password@{parts.hostname}:{parts.port}/x",
+        "--state",
+        str(tmp_path / "s.json"),
+    )
     assert result.exit_code == 2
     assert "cannot connect to MariaDB/MySQL" in result.stderr and "check host, port" in result.stderr

@@ -56,7 +56,9 @@ def test_pg_stat_statements_harvest_reaches_the_graph_once(pg_db: str, served: s
     # SELECT * / column lineage resolved against the live database's information_schema
     revenue = graph(served, "node", nodeId=f"dataset:{ns}:{db}.public.revenue")
     assert [f["name"] for f in revenue["fields"]] == ["country", "total"]
-    (insert_job,) = [n for n in up["nodes"] if n["type"] == "JOB" and n["name"].startswith(f"insert_into.{db}.public.revenue")]
+    (insert_job,) = [
+        n for n in up["nodes"] if n["type"] == "JOB" and n["name"].startswith(f"insert_into.{db}.public.revenue")
+    ]
     (run,) = graph(served, "runs", nodeId=insert_job["id"])["runs"]
     assert run["state"] == "COMPLETE" and run["facets"]["headwater_harvest"]["calls"] == 1
 
@@ -71,7 +73,8 @@ def test_pg_stat_statements_harvest_reaches_the_graph_once(pg_db: str, served: s
 
 
 def test_csvlog_harvest_has_real_times_failures_and_survives_a_lost_checkpoint(
-        private_pg: PrivatePostgres, pg_db: str, served: str, tmp_path: Path) -> None:
+    private_pg: PrivatePostgres, pg_db: str, served: str, tmp_path: Path
+) -> None:
     _run(pg_db, [SETUP, *ETL])
     with psycopg.connect(pg_db, autocommit=True) as conn, pytest.raises(psycopg.errors.UndefinedColumn):
         conn.execute("INSERT INTO revenue SELECT nation, 1 FROM customers")
@@ -81,8 +84,16 @@ def test_csvlog_harvest_has_real_times_failures_and_survives_a_lost_checkpoint(
     ns, db = database_namespace(pg_db)
     logs = private_pg.csvlogs()
     assert logs
-    args = ["--dsn", pg_db, "--state", str(tmp_path / "csv.json"), "--url", served,
-            "--csvlog", str(private_pg.log_dir)]  # the folder: every *.csv in it
+    args = [
+        "--dsn",
+        pg_db,
+        "--state",
+        str(tmp_path / "csv.json"),
+        "--url",
+        served,
+        "--csvlog",
+        str(private_pg.log_dir),
+    ]  # the folder: every *.csv in it
     first = _harvest(*args)
     assert first.exit_code == 0, first.stderr
 
@@ -115,14 +126,18 @@ def test_printed_events_without_a_server(pg_db: str, tmp_path: Path) -> None:
     (ctas,) = [e for e in events if "paid_orders" in e["job"]["name"]]
     assert ctas["job"]["facets"]["sql"]["query"].startswith("CREATE TABLE paid_orders AS SELECT")
     fields = ctas["outputs"][0]["facets"]["columnLineage"]["fields"]
-    direct = {(f["name"], f["field"]) for f in fields["country"]["inputFields"]
-              if any(t["type"] == "DIRECT" for t in f["transformations"])}
+    direct = {
+        (f["name"], f["field"])
+        for f in fields["country"]["inputFields"]
+        if any(t["type"] == "DIRECT" for t in f["transformations"])
+    }
     assert direct == {(f"{database_namespace(pg_db)[1]}.public.customers", "country")}
 
 
 def test_clear_errors(private_pg: PrivatePostgres, tmp_path: Path) -> None:
-    wrong = _harvest("--dsn", f"postgresql://postgres@127.0.0.1:{private_pg.port}/no_such_db",
-                     "--state", str(tmp_path / "a.json"))
+    wrong = _harvest(
+        "--dsn", f"postgresql://postgres@127.0.0.1:{private_pg.port}/no_such_db", "--state", str(tmp_path / "a.json")
+    )
     assert wrong.exit_code == 2
     assert "cannot connect to PostgreSQL" in wrong.stderr and "no_such_db" in wrong.stderr
     # the maintenance database has no CREATE EXTENSION pg_stat_statements
@@ -132,7 +147,8 @@ def test_clear_errors(private_pg: PrivatePostgres, tmp_path: Path) -> None:
 
 
 def test_texts_hidden_without_pg_read_all_stats_are_skipped_with_the_grant_to_make(
-        private_pg: PrivatePostgres, pg_db: str, tmp_path: Path) -> None:
+    private_pg: PrivatePostgres, pg_db: str, tmp_path: Path
+) -> None:
     db = database_namespace(pg_db)[1]
     with psycopg.connect(pg_db, autocommit=True) as conn:
         conn.execute("DROP ROLE IF EXISTS harvester")
@@ -152,8 +168,9 @@ def test_texts_hidden_without_pg_read_all_stats_are_skipped_with_the_grant_to_ma
         conn.execute("DROP ROLE harvester")
 
 
-def test_follow_harvests_new_statements_until_terminated(private_pg: PrivatePostgres, pg_db: str, served: str,
-                                                         tmp_path: Path) -> None:
+def test_follow_harvests_new_statements_until_terminated(
+    private_pg: PrivatePostgres, pg_db: str, served: str, tmp_path: Path
+) -> None:
     import os
     import signal
     import subprocess
@@ -165,11 +182,33 @@ def test_follow_harvests_new_statements_until_terminated(private_pg: PrivatePost
 
     ns, db = database_namespace(pg_db)
     _run(pg_db, [SETUP])
-    proc = subprocess.Popen([sys.executable, "-m", "headwater", "harvest", "postgres", "--dsn", pg_db, "--csvlog",
-                             str(private_pg.log_dir), "--follow", "--interval", "0.2", "--url", served, "--state",
-                             str(tmp_path / "f.json"), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "headwater",
+            "harvest",
+            "postgres",
+            "--dsn",
+            pg_db,
+            "--csvlog",
+            str(private_pg.log_dir),
+            "--follow",
+            "--interval",
+            "0.2",
+            "--url",
+            served,
+            "--state",
+            str(tmp_path / "f.json"),
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ},
+    )
     try:
+
         def jobs() -> set[str]:
             answer = httpx.get(f"{served}/api/v1/graph/jobs", params={"namespace": ns, "limit": 1000})
             return {j["name"] for j in answer.json().get("items", [])} if answer.status_code == 200 else set()

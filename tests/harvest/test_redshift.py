@@ -21,8 +21,7 @@ NS = f"redshift://{CLUSTER}:5439"
 
 
 def _harvest(*args: str):
-    return CliRunner().invoke(cli, ["harvest", "redshift-export", "--cluster", CLUSTER, *args],
-                              catch_exceptions=False)
+    return CliRunner().invoke(cli, ["harvest", "redshift-export", "--cluster", CLUSTER, *args], catch_exceptions=False)
 
 
 def _events(stdout: str) -> list[dict]:
@@ -55,7 +54,7 @@ def test_every_export_format_gives_the_same_events(name: str) -> None:
     assert wide["job"]["facets"]["sql"]["query"].endswith("JOIN staging.stores st ON st.store_id = s.store_id")
     assert len(wide["outputs"][0]["facets"]["columnLineage"]["fields"]) == 221
     failed = events[5]["run"]["facets"]["headwater_harvest"]
-    assert failed["error"].startswith("ERROR: column \"revenue\"") and failed["queryId"] == "4104"
+    assert failed["error"].startswith('ERROR: column "revenue"') and failed["queryId"] == "4104"
     assert "skipped 1: not finished (status running)" in result.stderr
     assert "skipped 1: no lineage: reads only" in result.stderr
 
@@ -72,8 +71,9 @@ def test_posted_to_headwater_and_harvested_twice_stores_nothing_twice(served: st
     first = _harvest(*args)
     assert first.exit_code == 0, first.stderr
     assert "5 with lineage, 10 events sent (0 already known)" in first.stderr
-    again = _harvest(str(FIXTURES / "get-statement-result.json"), "--texts", str(FIXTURES / "sys_query_text.csv"),
-                     "--url", served)
+    again = _harvest(
+        str(FIXTURES / "get-statement-result.json"), "--texts", str(FIXTURES / "sys_query_text.csv"), "--url", served
+    )
     assert "10 events sent (10 already known)" in again.stderr
 
     lineage = graph(served, "lineage", nodeId=f"dataset:{NS}:dev.mart.store_revenue", direction="upstream", depth=4)
@@ -84,7 +84,9 @@ def test_posted_to_headwater_and_harvested_twice_stores_nothing_twice(served: st
     runs = graph(served, "runs", nodeId=f"job:{NS}:{ctas['name']}")
     (run,) = runs["runs"]
     assert run["state"] == "COMPLETE"
-    assert run["startedAt"].startswith("2026-11-24T10:00:00.120") and run["endedAt"].startswith("2026-11-24T10:00:03.884")
+    assert run["startedAt"].startswith("2026-11-24T10:00:00.120") and run["endedAt"].startswith(
+        "2026-11-24T10:00:03.884"
+    )
 
 
 def test_a_file_that_is_no_export_is_a_clear_error(tmp_path: Path) -> None:
@@ -96,8 +98,9 @@ def test_a_file_that_is_no_export_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_no_start_events_halves_the_events_and_keeps_the_start_in_the_facet() -> None:
-    result = _harvest(str(FIXTURES / "sys_query_history.csv"), "--texts", str(FIXTURES / "sys_query_text.csv"),
-                      "--no-start-events")
+    result = _harvest(
+        str(FIXTURES / "sys_query_history.csv"), "--texts", str(FIXTURES / "sys_query_text.csv"), "--no-start-events"
+    )
     events = _events(result.stdout)
     assert [e["eventType"] for e in events] == ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE", "COMPLETE"]
     assert events[0]["run"]["facets"]["headwater_harvest"]["startTime"] == "2026-11-24T10:00:00.120481Z"

@@ -15,18 +15,30 @@ import click
 
 _SINKS = [
     click.option("--url", default=None, help="Headwater server to send the events to (http://host:port)."),
-    click.option("--store", "store", default=None,
-                 help="Append to this store instead (sqlite:///path or postgresql://...), embedded."),
+    click.option(
+        "--store",
+        "store",
+        default=None,
+        help="Append to this store instead (sqlite:///path or postgresql://...), embedded.",
+    ),
     click.option("--token", envvar="HEADWATER_TOKEN", default=None, help="Bearer token for --url (HEADWATER_TOKEN)."),
-    click.option("--state", "state_path", type=click.Path(path_type=Path), default=None,
-                 help="Checkpoint file (default ~/.headwater/harvest/<source>-<digest>.json)."),
+    click.option(
+        "--state",
+        "state_path",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Checkpoint file (default ~/.headwater/harvest/<source>-<digest>.json).",
+    ),
     click.option("--follow", is_flag=True, help="Keep harvesting until interrupted (Ctrl-C / SIGTERM)."),
     click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
 ]
 _START_EVENTS = click.option(
-    "--start-events/--no-start-events", default=True, show_default=True,
+    "--start-events/--no-start-events",
+    default=True,
+    show_default=True,
     help="A START event at each execution's real start (else only COMPLETE/FAIL, the start in the run facet: "
-         "half the events).")
+    "half the events).",
+)
 
 
 def _sink_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -90,10 +102,23 @@ def _progress(kind: str, quiet: bool) -> Callable[[Any], None] | None:
     return lambda summary: click.echo(f"harvest {kind}: {summary.lines()[0]}", err=True)
 
 
-def _harvest_db(kind: str, *, dsn: str, dialect: str, url: str | None, store: str | None, token: str | None,
-                state_path: Path, follow: bool, interval: float, quiet: bool, schemas: bool,
-                once: Callable[[Any, Any, Any], Callable[[], None] | None], needs_connection: bool = True,
-                start_events: bool = True) -> None:
+def _harvest_db(
+    kind: str,
+    *,
+    dsn: str,
+    dialect: str,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    state_path: Path,
+    follow: bool,
+    interval: float,
+    quiet: bool,
+    schemas: bool,
+    once: Callable[[Any, Any, Any], Callable[[], None] | None],
+    needs_connection: bool = True,
+    start_events: bool = True,
+) -> None:
     """The loop every query-history harvester shares: read, send, then save the checkpoint; repeat with --follow."""
     from headwater.client import SendError
     from headwater.harvest.checkpoint import Checkpoint
@@ -113,8 +138,15 @@ def _harvest_db(kind: str, *, dsn: str, dialect: str, url: str | None, store: st
         try:
             conn = connect(dsn) if needs_connection else None
             providers = [database_provider(dsn, conn)] if schemas else []
-            harvester = Harvester(client, source=kind, namespace=namespace, dialect=dialect, providers=providers,
-                                  progress=_progress(kind, quiet), start_events=start_events)
+            harvester = Harvester(
+                client,
+                source=kind,
+                namespace=namespace,
+                dialect=dialect,
+                providers=providers,
+                progress=_progress(kind, quiet),
+                start_events=start_events,
+            )
             while True:
                 commit = once(conn, checkpoint, harvester)
                 harvester.flush()
@@ -148,22 +180,52 @@ def command() -> None:
 
 # --- postgres ------------------------------------------------------------------------------------------------------
 
+
 @command.command("postgres")
-@click.option("--dsn", required=True, help="postgresql://user:password@host:port/database (the user needs "
-                                          "pg_read_all_stats to see every statement's text)")
-@click.option("--csvlog", "csvlogs", multiple=True, type=click.Path(),
-              help="Read the server's csvlog file(s) or log folder (its *.csv) instead of pg_stat_statements "
-                   "(real start/end times).")
+@click.option(
+    "--dsn",
+    required=True,
+    help="postgresql://user:password@host:port/database (the user needs "
+    "pg_read_all_stats to see every statement's text)",
+)
+@click.option(
+    "--csvlog",
+    "csvlogs",
+    multiple=True,
+    type=click.Path(),
+    help="Read the server's csvlog file(s) or log folder (its *.csv) instead of pg_stat_statements "
+    "(real start/end times).",
+)
 @click.option("--since", default=None, help="Only executions that ended at or after this time (csvlog).")
-@click.option("--interval", default=30.0, show_default=True, type=click.FloatRange(0.1),
-              help="Seconds between passes with --follow.")
-@click.option("--schemas/--no-schemas", default=True, show_default=True,
-              help="Resolve SELECT * and unqualified columns with the database's information_schema.")
+@click.option(
+    "--interval",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1),
+    help="Seconds between passes with --follow.",
+)
+@click.option(
+    "--schemas/--no-schemas",
+    default=True,
+    show_default=True,
+    help="Resolve SELECT * and unqualified columns with the database's information_schema.",
+)
 @_START_EVENTS
 @_sink_options
-def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, interval: float, schemas: bool,
-                     start_events: bool, url: str | None, store: str | None, token: str | None,
-                     state_path: Path | None, follow: bool, quiet: bool) -> None:
+def postgres_command(
+    dsn: str,
+    csvlogs: tuple[str, ...],
+    since: str | None,
+    interval: float,
+    schemas: bool,
+    start_events: bool,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    state_path: Path | None,
+    follow: bool,
+    quiet: bool,
+) -> None:
     """Harvest the statements a PostgreSQL server executed: one job per distinct statement, a run per execution.
 
     Without --url or --store the events are printed as JSON lines. The checkpoint (--state) remembers what was
@@ -187,12 +249,25 @@ def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, inte
                     reader.commit(line)
                 for reader in log.readers.values():
                     reader.switch_if_replaced()
+
             return commit
 
-        _harvest_db("csvlog", dsn=dsn, dialect="postgres", url=url, store=store, token=token,
-                    state_path=_state(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)), follow=follow,
-                    interval=min(interval, 2.0) if follow else interval, quiet=quiet, schemas=schemas,
-                    once=once_csv, needs_connection=False, start_events=start_events)
+        _harvest_db(
+            "csvlog",
+            dsn=dsn,
+            dialect="postgres",
+            url=url,
+            store=store,
+            token=token,
+            state_path=_state(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)),
+            follow=follow,
+            interval=min(interval, 2.0) if follow else interval,
+            quiet=quiet,
+            schemas=schemas,
+            once=once_csv,
+            needs_connection=False,
+            start_events=start_events,
+        )
         return
     if when is not None:
         click.echo("harvest postgres: --since is ignored with pg_stat_statements (it keeps no times)", err=True)
@@ -202,30 +277,69 @@ def postgres_command(dsn: str, csvlogs: tuple[str, ...], since: str | None, inte
 
         def commit() -> None:
             checkpoint.data["pg_stat_statements"] = section
+
         return commit
 
-    _harvest_db("pg_stat_statements", dsn=dsn, dialect="postgres", url=url, store=store, token=token,
-                state_path=_state(state_path, "postgres", dsn.split("@")[-1]), follow=follow, interval=interval,
-                quiet=quiet, schemas=schemas, once=once)
+    _harvest_db(
+        "pg_stat_statements",
+        dsn=dsn,
+        dialect="postgres",
+        url=url,
+        store=store,
+        token=token,
+        state_path=_state(state_path, "postgres", dsn.split("@")[-1]),
+        follow=follow,
+        interval=interval,
+        quiet=quiet,
+        schemas=schemas,
+        once=once,
+    )
 
 
 # --- mysql -----------------------------------------------------------------------------------------------------------
 
+
 @command.command("mysql")
 @click.option("--dsn", required=True, help="mysql://user:password@host:port/database (MariaDB or MySQL)")
-@click.option("--source", type=click.Choice(["auto", "performance_schema", "general_log"]), default="auto",
-              show_default=True, help="Where executed statements are read (auto: the first one switched on).")
+@click.option(
+    "--source",
+    type=click.Choice(["auto", "performance_schema", "general_log"]),
+    default="auto",
+    show_default=True,
+    help="Where executed statements are read (auto: the first one switched on).",
+)
 @click.option("--only-database", default=None, help="Harvest only statements run in this database.")
 @click.option("--since", default=None, help="Only statements from this time on (first harvest).")
-@click.option("--interval", default=30.0, show_default=True, type=click.FloatRange(0.1),
-              help="Seconds between passes with --follow.")
-@click.option("--schemas/--no-schemas", default=True, show_default=True,
-              help="Resolve SELECT * and unqualified columns with the database's information_schema.")
+@click.option(
+    "--interval",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1),
+    help="Seconds between passes with --follow.",
+)
+@click.option(
+    "--schemas/--no-schemas",
+    default=True,
+    show_default=True,
+    help="Resolve SELECT * and unqualified columns with the database's information_schema.",
+)
 @_START_EVENTS
 @_sink_options
-def mysql_command(dsn: str, source: str, only_database: str | None, since: str | None, interval: float,
-                  schemas: bool, start_events: bool, url: str | None, store: str | None, token: str | None, state_path: Path | None,
-                  follow: bool, quiet: bool) -> None:
+def mysql_command(
+    dsn: str,
+    source: str,
+    only_database: str | None,
+    since: str | None,
+    interval: float,
+    schemas: bool,
+    start_events: bool,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    state_path: Path | None,
+    follow: bool,
+    quiet: bool,
+) -> None:
     """Harvest the statements a MariaDB/MySQL server executed (performance_schema or the general log table)."""
     from headwater.harvest import mysql
     from headwater.harvest.schemas import DatabaseError
@@ -239,17 +353,20 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
         if chosen["source"] is None:
             found = mysql.available(conn)
             if not found:
-                raise DatabaseError("neither performance_schema (events_statements_history_long) nor the general "
-                                    "log table is on: SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON "
-                                    "(see docs/sql.md)")
+                raise DatabaseError(
+                    "neither performance_schema (events_statements_history_long) nor the general "
+                    "log table is on: SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON "
+                    "(see docs/sql.md)"
+                )
             chosen["source"] = found[0]
         mysql.prepare(conn)
         name = chosen["source"] or "general_log"
         read = mysql.read_general_log if name == "general_log" else mysql.read_performance_schema
         sections: dict[str, Any] = {}
         while True:
-            section = read(conn, checkpoint, harvester, default_database=default_db, only_database=only_database,
-                           since=when)
+            section = read(
+                conn, checkpoint, harvester, default_database=default_db, only_database=only_database, since=when
+            )
             if section is None:
                 break
             sections[name] = section
@@ -260,26 +377,54 @@ def mysql_command(dsn: str, source: str, only_database: str | None, since: str |
                 break
         return None
 
-    _harvest_db("mysql", dsn=dsn, dialect="mysql", url=url, store=store, token=token,
-                state_path=_state(state_path, "mysql", dsn.split("@")[-1], source), follow=follow, interval=interval,
-                quiet=quiet, schemas=schemas, once=once, start_events=start_events)
+    _harvest_db(
+        "mysql",
+        dsn=dsn,
+        dialect="mysql",
+        url=url,
+        store=store,
+        token=token,
+        state_path=_state(state_path, "mysql", dsn.split("@")[-1], source),
+        follow=follow,
+        interval=interval,
+        quiet=quiet,
+        schemas=schemas,
+        once=once,
+        start_events=start_events,
+    )
 
 
 # --- redshift-export -------------------------------------------------------------------------------------------------
 
+
 @command.command("redshift-export")
 @click.argument("files", nargs=-1, required=True)
-@click.option("--texts", multiple=True, help="Export(s) of SYS_QUERY_TEXT: the whole text of statements over "
-                                             "4,000 characters.")
-@click.option("--cluster", required=True,
-              help="The cluster's endpoint, as dataset names use it: <cluster-id>.<region>[:port] or redshift://...")
+@click.option(
+    "--texts", multiple=True, help="Export(s) of SYS_QUERY_TEXT: the whole text of statements over 4,000 characters."
+)
+@click.option(
+    "--cluster",
+    required=True,
+    help="The cluster's endpoint, as dataset names use it: <cluster-id>.<region>[:port] or redshift://...",
+)
 @click.option("--default-database", default=None, help="Database of rows without database_name.")
 @click.option("--since", default=None, help="Only queries that ended at or after this time.")
 @_START_EVENTS
 @_sink_options
-def redshift_command(files: tuple[str, ...], texts: tuple[str, ...], cluster: str, default_database: str | None,
-                     since: str | None, start_events: bool, url: str | None, store: str | None, token: str | None,
-                     state_path: Path | None, follow: bool, quiet: bool) -> None:
+def redshift_command(
+    files: tuple[str, ...],
+    texts: tuple[str, ...],
+    cluster: str,
+    default_database: str | None,
+    since: str | None,
+    start_events: bool,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    state_path: Path | None,
+    follow: bool,
+    quiet: bool,
+) -> None:
     """Harvest an export of Redshift's SYS_QUERY_HISTORY (CSV, JSON lines, or aws redshift-data JSON).
 
     Every query maps to the same events on every harvest (run id from the query id and start time): harvesting the
@@ -297,8 +442,14 @@ def redshift_command(files: tuple[str, ...], texts: tuple[str, ...], cluster: st
     when = _since(since)
     status = 0
     with _client(url, store, token) as client:
-        harvester = Harvester(client, source="redshift", namespace=namespace, dialect="redshift",
-                              progress=_progress("redshift-export", quiet), start_events=start_events)
+        harvester = Harvester(
+            client,
+            source="redshift",
+            namespace=namespace,
+            dialect="redshift",
+            progress=_progress("redshift-export", quiet),
+            start_events=start_events,
+        )
         try:
             full = read_texts(export_files(list(texts)))
             for path in export_files(list(files)):
@@ -317,13 +468,27 @@ def redshift_command(files: tuple[str, ...], texts: tuple[str, ...], cluster: st
 
 # --- logs --------------------------------------------------------------------------------------------------------------
 
+
 @command.command("logs")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--interval", default=0.5, show_default=True, type=click.FloatRange(0.05),
-              help="Seconds between looks at the files with --follow.")
+@click.option(
+    "--interval",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(0.05),
+    help="Seconds between looks at the files with --follow.",
+)
 @_sink_options
-def logs_command(paths: tuple[str, ...], interval: float, url: str | None, store: str | None, token: str | None,
-                 state_path: Path | None, follow: bool, quiet: bool) -> None:
+def logs_command(
+    paths: tuple[str, ...],
+    interval: float,
+    url: str | None,
+    store: str | None,
+    token: str | None,
+    state_path: Path | None,
+    follow: bool,
+    quiet: bool,
+) -> None:
     """Find OpenLineage events in log files ('-': standard input) and send each once.
 
     Airflow task logs of the console transport, the file transport's JSON lines, any line holding a complete event
@@ -339,8 +504,7 @@ def logs_command(paths: tuple[str, ...], interval: float, url: str | None, store
         if p != "-" and not Path(p).is_file() and not follow:
             raise click.BadParameter(f"{p} is not a file", param_hint="PATH")
     try:
-        checkpoint = Checkpoint(_state(state_path, "logs", *sorted(files)) if [p for p in files if p != "-"]
-                                else None)
+        checkpoint = Checkpoint(_state(state_path, "logs", *sorted(files)) if [p for p in files if p != "-"] else None)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     stop = _Stop() if follow else None

@@ -88,8 +88,11 @@ class FileReader:
         self._fh, self._ident = fh, f"{st.st_dev}:{st.st_ino}"
         known = self._files.get(self._ident)
         self.offset, self.line = 0, 0
-        if known and st.st_size >= known.get("offset", 0) and \
-                _head(fh.fileno(), known.get("offset", 0)) == known.get("head"):
+        if (
+            known
+            and st.st_size >= known.get("offset", 0)
+            and _head(fh.fileno(), known.get("offset", 0)) == known.get("head")
+        ):
             self.offset, self.line = int(known["offset"]), int(known.get("line", 0))
         return True
 
@@ -142,8 +145,13 @@ class FileReader:
             return
         self.offset, self.line = offset, number or 0
         size = os.fstat(self._fh.fileno()).st_size
-        self._files[self._ident] = {"path": self.path, "offset": offset, "line": self.line, "size": size,
-                                    "head": _head(self._fh.fileno(), offset)}
+        self._files[self._ident] = {
+            "path": self.path,
+            "offset": offset,
+            "line": self.line,
+            "size": size,
+            "head": _head(self._fh.fileno(), offset),
+        }
 
     def close(self) -> None:
         if self._fh is not None:

@@ -73,8 +73,10 @@ class Summary:
             self.examples[reason] = example[:300]
 
     def lines(self) -> list[str]:
-        out = [f"{self.read:,} statements read, {self.with_lineage:,} with lineage, {self.events:,} events sent "
-               f"({self.known:,} already known), {sum(self.skipped.values()):,} skipped"]
+        out = [
+            f"{self.read:,} statements read, {self.with_lineage:,} with lineage, {self.events:,} events sent "
+            f"({self.known:,} already known), {sum(self.skipped.values()):,} skipped"
+        ]
         for reason, n in self.skipped.most_common():
             example = self.examples.get(reason)
             out.append(f"  skipped {n:,}: {reason}" + (f" (e.g. {example})" if example else ""))
@@ -101,10 +103,20 @@ def statement_kind(sql: str) -> str | None:
 class Harvester:
     """Executions in, events out (in batches) through a :class:`~headwater.client.LineageClient`."""
 
-    def __init__(self, client: LineageClient, *, source: str, namespace: str, dialect: str,
-                 default_schema: str | None = None, providers: Sequence[Callable[..., Any]] = (),
-                 batch_size: int = 1000, progress: Callable[[Summary], None] | None = None,
-                 progress_every: float = 2.0, start_events: bool = True) -> None:
+    def __init__(
+        self,
+        client: LineageClient,
+        *,
+        source: str,
+        namespace: str,
+        dialect: str,
+        default_schema: str | None = None,
+        providers: Sequence[Callable[..., Any]] = (),
+        batch_size: int = 1000,
+        progress: Callable[[Summary], None] | None = None,
+        progress_every: float = 2.0,
+        start_events: bool = True,
+    ) -> None:
         self.client = client
         self.source = source
         self.namespace = namespace
@@ -127,8 +139,13 @@ class Harvester:
         ex = self._extractors.get(database)
         if ex is None:
             catalog = Catalog(self.providers, namespace=self.namespace)
-            ex = Extractor(self.dialect, self.namespace, default_database=database,
-                           default_schema=self.default_schema, catalog=catalog)
+            ex = Extractor(
+                self.dialect,
+                self.namespace,
+                default_database=database,
+                default_schema=self.default_schema,
+                catalog=catalog,
+            )
             self._extractors[database] = ex
         return ex
 
@@ -176,8 +193,12 @@ class Harvester:
         for i, record in enumerate(analysed):
             key = ex.key if len(analysed) == 1 else f"{ex.key}#{i}"
             rid = run_id(self.namespace, self.source, key)
-            facet: dict[str, Any] = {"_producer": PRODUCER, "_schemaURL": _RUN_FACET, "source": self.source,
-                                     "execution": key}
+            facet: dict[str, Any] = {
+                "_producer": PRODUCER,
+                "_schemaURL": _RUN_FACET,
+                "source": self.source,
+                "execution": key,
+            }
             if ex.database:
                 facet["database"] = ex.database
             if ex.user:
@@ -188,9 +209,14 @@ class Harvester:
                 facet["startTime"] = iso(ex.start)
             facet.update(dict(ex.details))
             schemas = {name: cols for _ns, name in record.inputs if (cols := catalog.columns(name))}
-            common: dict[str, Any] = {"dialect": self.dialect.name, "job_namespace": self.namespace, "run_id": rid,
-                      "input_schemas": schemas, "run_facets": {"headwater_harvest": facet},
-                      "query": ex.sql if len(analysed) == 1 else None}
+            common: dict[str, Any] = {
+                "dialect": self.dialect.name,
+                "job_namespace": self.namespace,
+                "run_id": rid,
+                "input_schemas": schemas,
+                "run_facets": {"headwater_harvest": facet},
+                "query": ex.sql if len(analysed) == 1 else None,
+            }
             if self.start_events and ex.start is not None and ex.end is not None:
                 out.append(to_event(record, event_type="START", event_time=ex.start, **common))
             out.append(to_event(record, event_type="FAIL" if ex.failed else "COMPLETE", event_time=end, **common))
@@ -200,8 +226,9 @@ class Harvester:
         self.summary.read += 1
         made = self.events(ex)
         if isinstance(made, str):
-            self.summary.skip(made, f"{ex.where}: {' '.join(ex.sql.split())[:120]}" if ex.where else
-                              " ".join(ex.sql.split())[:120])
+            self.summary.skip(
+                made, f"{ex.where}: {' '.join(ex.sql.split())[:120]}" if ex.where else " ".join(ex.sql.split())[:120]
+            )
         else:
             self.summary.with_lineage += 1
             self._buffer.extend(made)

@@ -96,8 +96,10 @@ class LogSummary:
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # lines that looked like events
 
     def text(self) -> list[str]:
-        out = [f"{self.lines:,} lines read, {self.found:,} events found, {self.sent - self.known:,} sent, "
-               f"{self.known:,} already known, {len(self.rejected):,} rejected, {len(self.unreadable):,} unreadable"]
+        out = [
+            f"{self.lines:,} lines read, {self.found:,} events found, {self.sent - self.known:,} sent, "
+            f"{self.known:,} already known, {len(self.rejected):,} rejected, {len(self.unreadable):,} unreadable"
+        ]
         out += [f"  rejected {where}: {reason}" for where, reason in self.rejected[:50]]
         out += [f"  unreadable {where}: {reason}" for where, reason in self.unreadable[:50]]
         return out
@@ -110,8 +112,14 @@ class _Found:
 
 
 class LogHarvester:
-    def __init__(self, client: LineageClient, checkpoint: Checkpoint, *, batch_size: int = 500,
-                 progress: Callable[[LogSummary], None] | None = None) -> None:
+    def __init__(
+        self,
+        client: LineageClient,
+        checkpoint: Checkpoint,
+        *,
+        batch_size: int = 500,
+        progress: Callable[[LogSummary], None] | None = None,
+    ) -> None:
         self.client = client
         self.checkpoint = checkpoint
         self.files = checkpoint.section("files")
@@ -200,8 +208,9 @@ class LogHarvester:
             self._last = time.monotonic()
             self._progress(self.summary)
 
-    def run(self, paths: list[str], *, follow: bool = False, interval: float = 0.5,
-            stop: Callable[[], bool] = lambda: False) -> LogSummary:
+    def run(
+        self, paths: list[str], *, follow: bool = False, interval: float = 0.5, stop: Callable[[], bool] = lambda: False
+    ) -> LogSummary:
         """Read every path (``-``: standard input) to its end; with ``follow``, keep reading what is appended until
         ``stop()`` answers True."""
         files = [p for p in paths if p != "-"]

@@ -49,8 +49,10 @@ def available(conn: Any) -> list[str]:
         cur.execute("SELECT @@performance_schema")
         if str(cur.fetchone()[0]) in ("1", "ON"):
             try:
-                cur.execute("SELECT ENABLED FROM performance_schema.setup_consumers "
-                            "WHERE NAME = 'events_statements_history_long'")
+                cur.execute(
+                    "SELECT ENABLED FROM performance_schema.setup_consumers "
+                    "WHERE NAME = 'events_statements_history_long'"
+                )
                 row = cur.fetchone()
                 if row and str(row[0]).upper() == "YES":
                     found.append("performance_schema")
@@ -66,27 +68,40 @@ def available(conn: Any) -> list[str]:
 def _mysql_error(exc: Exception, what: str) -> DatabaseError:
     code = exc.args[0] if exc.args else None
     if code in (1142, 1044, 1045, 1227):
-        return DatabaseError(f"missing privilege to read {what}: {exc} (GRANT SELECT ON {what} TO the harvesting "
-                             "user; see docs/sql.md)")
+        return DatabaseError(
+            f"missing privilege to read {what}: {exc} (GRANT SELECT ON {what} TO the harvesting user; see docs/sql.md)"
+        )
     return DatabaseError(f"cannot read {what}: {exc}")
 
 
 # --- general log -------------------------------------------------------------------------------------------------
 
-def read_general_log(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, default_database: str | None,
-                     only_database: str | None = None, since: datetime | None = None) -> dict[str, Any] | None:
+
+def read_general_log(
+    conn: Any,
+    checkpoint: Checkpoint,
+    harvester: Harvester,
+    *,
+    default_database: str | None,
+    only_database: str | None = None,
+    since: datetime | None = None,
+) -> dict[str, Any] | None:
     """Feed one page of new general-log rows to ``harvester``; answer the checkpoint section to save (None: none)."""
     import pymysql  # type: ignore[import-untyped]
 
     state = checkpoint.section("general_log")
-    last = state.get("time") or (since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") if since else
-                                 "1970-01-01 00:00:01")
+    last = state.get("time") or (
+        since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") if since else "1970-01-01 00:00:01"
+    )
     seen = set(state.get("seen", []))
     databases: dict[str, str] = dict(state.get("threads", {}))
     try:
         with conn.cursor() as cur:
-            cur.execute("SELECT event_time, user_host, thread_id, server_id, command_type, argument "
-                        "FROM mysql.general_log WHERE event_time >= %s ORDER BY event_time LIMIT %s", (last, PAGE))
+            cur.execute(
+                "SELECT event_time, user_host, thread_id, server_id, command_type, argument "
+                "FROM mysql.general_log WHERE event_time >= %s ORDER BY event_time LIMIT %s",
+                (last, PAGE),
+            )
             rows = cur.fetchall()
     except pymysql.MySQLError as exc:
         raise _mysql_error(exc, "mysql.general_log") from None
@@ -128,8 +143,17 @@ def read_general_log(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *,
         if only_database and database != only_database:
             continue
         user = str(user_host).split("[", 1)[0] or None
-        harvester.add(Execution(key=key, sql=text, database=database, end=parse_time(event_time), user=user,
-                                details=(("thread", thread_id),), where=f"general_log {moment} thread {thread}"))
+        harvester.add(
+            Execution(
+                key=key,
+                sql=text,
+                database=database,
+                end=parse_time(event_time),
+                user=user,
+                details=(("thread", thread_id),),
+                where=f"general_log {moment} thread {thread}",
+            )
+        )
     if not fresh:
         return None
     if len(databases) > 50_000:
@@ -145,9 +169,16 @@ def _own_thread(conn: Any) -> int | None:
 
 # --- performance_schema ------------------------------------------------------------------------------------------
 
-def read_performance_schema(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *,
-                            default_database: str | None, only_database: str | None = None,
-                            since: datetime | None = None) -> dict[str, Any] | None:
+
+def read_performance_schema(
+    conn: Any,
+    checkpoint: Checkpoint,
+    harvester: Harvester,
+    *,
+    default_database: str | None,
+    only_database: str | None = None,
+    since: datetime | None = None,
+) -> dict[str, Any] | None:
     """Feed the finished statements of events_statements_history_long not harvested yet."""
     import pymysql
 
@@ -158,9 +189,11 @@ def read_performance_schema(conn: Any, checkpoint: Checkpoint, harvester: Harves
             uptime = float(cur.fetchone()[0])
             cur.execute("SELECT UTC_TIMESTAMP(6)")
             now = parse_time(cur.fetchone()[0]) or datetime.now(UTC)
-            cur.execute("SELECT THREAD_ID, EVENT_ID, TIMER_START, TIMER_END, SQL_TEXT, CURRENT_SCHEMA, MYSQL_ERRNO, "
-                        "MESSAGE_TEXT FROM performance_schema.events_statements_history_long "
-                        "WHERE END_EVENT_ID IS NOT NULL AND SQL_TEXT IS NOT NULL ORDER BY THREAD_ID, EVENT_ID")
+            cur.execute(
+                "SELECT THREAD_ID, EVENT_ID, TIMER_START, TIMER_END, SQL_TEXT, CURRENT_SCHEMA, MYSQL_ERRNO, "
+                "MESSAGE_TEXT FROM performance_schema.events_statements_history_long "
+                "WHERE END_EVENT_ID IS NOT NULL AND SQL_TEXT IS NOT NULL ORDER BY THREAD_ID, EVENT_ID"
+            )
             rows = cur.fetchall()
     except pymysql.MySQLError as exc:
         raise _mysql_error(exc, "performance_schema.events_statements_history_long") from None
@@ -185,8 +218,17 @@ def read_performance_schema(conn: Any, checkpoint: Checkpoint, harvester: Harves
             harvester.skip("before --since")
             continue
         text = sql_text.decode("utf-8", "replace") if isinstance(sql_text, (bytes, bytearray)) else str(sql_text)
-        harvester.add(Execution(key=f"{thread}:{event_id}:{t0}", sql=text, database=database, start=start, end=end,
-                                failed=bool(errno), error=message if errno else None,
-                                details=(("thread", int(thread_id)), ("eventId", int(event_id))),
-                                where=f"events_statements_history_long thread {thread} event {event_id}"))
+        harvester.add(
+            Execution(
+                key=f"{thread}:{event_id}:{t0}",
+                sql=text,
+                database=database,
+                start=start,
+                end=end,
+                failed=bool(errno),
+                error=message if errno else None,
+                details=(("thread", int(thread_id)), ("eventId", int(event_id))),
+                where=f"events_statements_history_long thread {thread} event {event_id}",
+            )
+        )
     return {"boot": boot.isoformat(), "threads": last}

@@ -33,8 +33,10 @@ HIDDEN = "<insufficient privilege>"
 
 # --- pg_stat_statements -----------------------------------------------------------------------------------------
 
-def read_statements(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, now: datetime | None = None
-                    ) -> dict[str, Any]:
+
+def read_statements(
+    conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, now: datetime | None = None
+) -> dict[str, Any]:
     """Feed the calls made since the last harvest to ``harvester``; answer the checkpoint section to save after the
     events are acknowledged."""
     import psycopg
@@ -52,17 +54,23 @@ def read_statements(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, 
                 reset = row[0].isoformat() if row and row[0] else ""
             toplevel = "s.toplevel" if version >= 140000 else "true"
             exec_time = "s.total_exec_time" if version >= 130000 else "s.total_time"
-            cur.execute(f"SELECT s.userid, s.dbid, s.queryid, {toplevel}, d.datname, r.rolname, s.query, s.calls, "
-                        f"{exec_time}, s.rows FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
-                        "LEFT JOIN pg_roles r ON r.oid = s.userid ORDER BY s.dbid, s.queryid")
+            cur.execute(
+                f"SELECT s.userid, s.dbid, s.queryid, {toplevel}, d.datname, r.rolname, s.query, s.calls, "
+                f"{exec_time}, s.rows FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
+                "LEFT JOIN pg_roles r ON r.oid = s.userid ORDER BY s.dbid, s.queryid"
+            )
             rows = cur.fetchall()
     except psycopg.errors.UndefinedTable:
-        raise DatabaseError("pg_stat_statements is not installed in this database: run CREATE EXTENSION "
-                            "pg_stat_statements (it also needs shared_preload_libraries = 'pg_stat_statements' "
-                            "and a server restart; see docs/sql.md)") from None
+        raise DatabaseError(
+            "pg_stat_statements is not installed in this database: run CREATE EXTENSION "
+            "pg_stat_statements (it also needs shared_preload_libraries = 'pg_stat_statements' "
+            "and a server restart; see docs/sql.md)"
+        ) from None
     except psycopg.errors.ObjectNotInPrerequisiteState as exc:
-        raise DatabaseError(f"pg_stat_statements is not loaded: {str(exc).strip()} (add it to "
-                            "shared_preload_libraries and restart the server; see docs/sql.md)") from None
+        raise DatabaseError(
+            f"pg_stat_statements is not loaded: {str(exc).strip()} (add it to "
+            "shared_preload_libraries and restart the server; see docs/sql.md)"
+        ) from None
     except psycopg.errors.InsufficientPrivilege as exc:
         raise DatabaseError(f"missing privilege: {str(exc).strip()} (GRANT pg_read_all_stats TO <user>)") from None
     calls_seen: dict[str, Any] = dict(state.get("calls", {})) if state.get("reset", "") == reset else {}
@@ -78,15 +86,29 @@ def read_statements(conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, 
         if delta <= 0:
             continue
         if query is None or query == HIDDEN:
-            harvester.skip("statement text hidden: GRANT pg_read_all_stats TO the harvesting user",
-                           f"queryid {queryid}")
+            harvester.skip(
+                "statement text hidden: GRANT pg_read_all_stats TO the harvesting user", f"queryid {queryid}"
+            )
             continue
-        details: tuple[tuple[str, Any], ...] = (("calls", delta), ("totalExecTimeMs", round(float(total_ms or 0.0) - before[1], 3)),
-                   ("rows", int(nrows or 0) - before[2]), ("queryId", str(queryid)))
+        details: tuple[tuple[str, Any], ...] = (
+            ("calls", delta),
+            ("totalExecTimeMs", round(float(total_ms or 0.0) - before[1], 3)),
+            ("rows", int(nrows or 0) - before[2]),
+            ("queryId", str(queryid)),
+        )
         if since:
             details += (("since", since),)
-        harvester.add(Execution(key=f"{key}:{reset}:{before[0]}-{calls}", sql=query, database=datname,
-                                end=now, user=rolname, details=details, where=f"queryid {queryid}"))
+        harvester.add(
+            Execution(
+                key=f"{key}:{reset}:{before[0]}-{calls}",
+                sql=query,
+                database=datname,
+                end=now,
+                user=rolname,
+                details=details,
+                where=f"queryid {queryid}",
+            )
+        )
     return {"reset": reset, "calls": new_calls, "harvested_at": now.isoformat()}
 
 
@@ -170,14 +192,19 @@ class CsvLog:
         if severity in ("ERROR", "FATAL", "PANIC"):
             query = f[_QUERY] if len(f) > _QUERY else ""
             pending = self.pending.pop(session, None)
-            if pending is not None and (not query or " ".join(query.split()) ==
-                                        " ".join(pending.execution.sql.split())):
+            if pending is not None and (
+                not query or " ".join(query.split()) == " ".join(pending.execution.sql.split())
+            ):
                 ex = pending.execution
-                self._emit(harvester, Execution(ex.key, ex.sql, ex.database, ex.start, when, True, message,
-                                                ex.user, where=ex.where))
+                self._emit(
+                    harvester,
+                    Execution(ex.key, ex.sql, ex.database, ex.start, when, True, message, ex.user, where=ex.where),
+                )
             elif query:
-                self._emit(harvester, Execution(key, query, f[_DB] or None, when, when, True, message, f[_USER]
-                                                or None, where=where))
+                self._emit(
+                    harvester,
+                    Execution(key, query, f[_DB] or None, when, when, True, message, f[_USER] or None, where=where),
+                )
             return
         if severity != "LOG":
             return
@@ -188,12 +215,32 @@ class CsvLog:
                 pending = self.pending.pop(session, None)
                 if pending is not None:
                     ex = pending.execution
-                    self._emit(harvester, Execution(ex.key, ex.sql, ex.database, when - timedelta(
-                        milliseconds=millis), when, user=ex.user, where=ex.where))
+                    self._emit(
+                        harvester,
+                        Execution(
+                            ex.key,
+                            ex.sql,
+                            ex.database,
+                            when - timedelta(milliseconds=millis),
+                            when,
+                            user=ex.user,
+                            where=ex.where,
+                        ),
+                    )
                 return
             self._settle(session, harvester)
-            self._emit(harvester, Execution(key, text, f[_DB] or None, when - timedelta(milliseconds=millis), when,
-                                            user=f[_USER] or None, where=where))
+            self._emit(
+                harvester,
+                Execution(
+                    key,
+                    text,
+                    f[_DB] or None,
+                    when - timedelta(milliseconds=millis),
+                    when,
+                    user=f[_USER] or None,
+                    where=where,
+                ),
+            )
             return
         m = _STATEMENT.match(message)
         if m:

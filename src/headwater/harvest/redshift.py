@@ -103,8 +103,9 @@ def read_texts(paths: list[str]) -> dict[str, str]:
     for qid, parts in pieces.items():
         parts.sort()
         # CHAR(4000) pieces are padded: only the last one's padding is not part of the text
-        out[qid] = _unescape("".join(p.ljust(_TRUNCATED_AT) if i < len(parts) - 1 else p
-                                     for i, (_, p) in enumerate(parts)).rstrip())
+        out[qid] = _unescape(
+            "".join(p.ljust(_TRUNCATED_AT) if i < len(parts) - 1 else p for i, (_, p) in enumerate(parts)).rstrip()
+        )
     return out
 
 
@@ -112,8 +113,14 @@ def _unescape(text: str) -> str:
     return text.replace("\\n", "\n") if "\n" not in text else text
 
 
-def read_export(path: str, harvester: Harvester, *, texts: dict[str, str] | None = None,
-                database: str | None = None, since: Any = None) -> None:
+def read_export(
+    path: str,
+    harvester: Harvester,
+    *,
+    texts: dict[str, str] | None = None,
+    database: str | None = None,
+    since: Any = None,
+) -> None:
     """Feed every finished query of the export to ``harvester`` (running/queued ones are skipped)."""
     texts = texts or {}
     for number, row in enumerate(read_rows(path), start=2):
@@ -124,8 +131,11 @@ def read_export(path: str, harvester: Harvester, *, texts: dict[str, str] | None
             harvester.skip("row without query_id", where)
             continue
         text = texts.get(qid) or _unescape(str(row.get("query_text") or "").rstrip())
-        if not texts.get(qid) and len(text) >= _TRUNCATED_AT - 10 and len(str(row.get("query_text") or "")) >= \
-                _TRUNCATED_AT:
+        if (
+            not texts.get(qid)
+            and len(text) >= _TRUNCATED_AT - 10
+            and len(str(row.get("query_text") or "")) >= _TRUNCATED_AT
+        ):
             harvester.skip("text cut at 4,000 characters: export SYS_QUERY_TEXT too (--texts)", where)
             continue
         if status not in _FINISHED_OK and status not in _FAILED:
@@ -142,10 +152,20 @@ def read_export(path: str, harvester: Harvester, *, texts: dict[str, str] | None
             details += (("sessionId", str(row["session_id"]).strip()),)
         user = str(row["user_id"]).strip() if row.get("user_id") not in (None, "") else None
         error = str(row.get("error_message") or "").strip() or None
-        harvester.add(Execution(key=f"{qid}:{start.isoformat() if start else ''}", sql=text,
-                                database=(str(row.get("database_name") or "").strip() or database), start=start,
-                                end=end, failed=status in _FAILED, error=error, user=user, details=details,
-                                where=where))
+        harvester.add(
+            Execution(
+                key=f"{qid}:{start.isoformat() if start else ''}",
+                sql=text,
+                database=(str(row.get("database_name") or "").strip() or database),
+                start=start,
+                end=end,
+                failed=status in _FAILED,
+                error=error,
+                user=user,
+                details=details,
+                where=where,
+            )
+        )
 
 
 def export_files(paths: list[str]) -> list[str]:

@@ -23,22 +23,33 @@ def connect(url: str) -> Any:
         import psycopg
 
         try:
-            return psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True,
-                                   connect_timeout=10)
+            return psycopg.connect(
+                url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True, connect_timeout=10
+            )
         except psycopg.OperationalError as exc:
-            raise DatabaseError(f"cannot connect to PostgreSQL at {_safe(url)}: {str(exc).strip()} "
-                                "(check host, port, database, user and password in --dsn)") from None
+            raise DatabaseError(
+                f"cannot connect to PostgreSQL at {_safe(url)}: {str(exc).strip()} "
+                "(check host, port, database, user and password in --dsn)"
+            ) from None
     if scheme in ("mysql", "mariadb"):
         import pymysql  # type: ignore[import-untyped]
 
         parts = urlsplit(url)
         try:
-            return pymysql.connect(host=parts.hostname or "localhost", port=parts.port or 3306,
-                                   user=unquote(parts.username or ""), password=unquote(parts.password or ""),
-                                   database=parts.path.strip("/") or None, autocommit=True, connect_timeout=10)
+            return pymysql.connect(
+                host=parts.hostname or "localhost",
+                port=parts.port or 3306,
+                user=unquote(parts.username or ""),
+                password=unquote(parts.password or ""),
+                database=parts.path.strip("/") or None,
+                autocommit=True,
+                connect_timeout=10,
+            )
         except pymysql.MySQLError as exc:
-            raise DatabaseError(f"cannot connect to MariaDB/MySQL at {_safe(url)}: {exc} "
-                                "(check host, port, database, user and password in --dsn)") from None
+            raise DatabaseError(
+                f"cannot connect to MariaDB/MySQL at {_safe(url)}: {exc} "
+                "(check host, port, database, user and password in --dsn)"
+            ) from None
     raise DatabaseError(f"unsupported database URL scheme {scheme!r}: use postgresql:// or mysql://")
 
 
@@ -61,12 +72,16 @@ def database_provider(url: str, conn: Any = None) -> Callable[[str, str], Sequen
             state["conn"] = connect(url)
         c = state["conn"]
         if levels == 3 and len(parts) == 3:
-            sql = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = %s "
-                   "AND table_schema = %s AND table_name = %s ORDER BY ordinal_position")
+            sql = (
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = %s "
+                "AND table_schema = %s AND table_name = %s ORDER BY ordinal_position"
+            )
             args = parts
         elif levels == 2 and len(parts) == 2:
-            sql = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s "
-                   "AND table_name = %s ORDER BY ordinal_position")
+            sql = (
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = %s "
+                "AND table_name = %s ORDER BY ordinal_position"
+            )
             args = parts
         else:
             return None
