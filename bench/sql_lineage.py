@@ -24,18 +24,33 @@ from pathlib import Path
 from headwater.sql import Catalog, get_dialect, script_events
 
 TABLES = {
-    "lineitem": ["l_orderkey", "l_partkey", "l_suppkey", "l_quantity", "l_extendedprice", "l_discount", "l_tax",
-                 "l_returnflag", "l_linestatus", "l_shipdate"],
+    "lineitem": [
+        "l_orderkey",
+        "l_partkey",
+        "l_suppkey",
+        "l_quantity",
+        "l_extendedprice",
+        "l_discount",
+        "l_tax",
+        "l_returnflag",
+        "l_linestatus",
+        "l_shipdate",
+    ],
     "orders": ["o_orderkey", "o_custkey", "o_orderstatus", "o_totalprice", "o_orderdate", "o_orderpriority"],
     "customer": ["c_custkey", "c_name", "c_nationkey", "c_acctbal", "c_mktsegment"],
     "nation": ["n_nationkey", "n_name", "n_regionkey"],
     "supplier": ["s_suppkey", "s_name", "s_nationkey", "s_acctbal"],
     "part": ["p_partkey", "p_name", "p_brand", "p_type", "p_retailprice"],
 }
-DIALECTS = {"postgres": ("postgres://wh:5432", "tpch"), "redshift": ("redshift://c.eu-west-1:5439", "dev"),
-            "mysql": ("mysql://db:3306", "tpch"), "snowflake": ("snowflake://acme", "TPCH"),
-            "bigquery": ("bigquery", "proj"), "tsql": ("sqlserver://sql:1433", "tpch"),
-            "spark": ("hive://ms:9083", "tpch")}
+DIALECTS = {
+    "postgres": ("postgres://wh:5432", "tpch"),
+    "redshift": ("redshift://c.eu-west-1:5439", "dev"),
+    "mysql": ("mysql://db:3306", "tpch"),
+    "snowflake": ("snowflake://acme", "TPCH"),
+    "bigquery": ("bigquery", "proj"),
+    "tsql": ("sqlserver://sql:1433", "tpch"),
+    "spark": ("hive://ms:9083", "tpch"),
+}
 
 TEMPLATES = [
     "INSERT INTO rpt.revenue_{i} (nation, revenue, orders) SELECT n.n_name, SUM(l.l_extendedprice * (1 - l.l_discount)),"
@@ -88,8 +103,16 @@ def run(statements: list[tuple[str, str]]) -> tuple[float, int]:
     for dialect, sql in statements:
         ns, db = DIALECTS[dialect]
         schema = "tpch" if dialect == "bigquery" else None
-        events += len(script_events(sql, dialect=get_dialect(dialect), namespace=ns, default_database=db,
-                                    default_schema=schema, catalog=catalogs[dialect]))
+        events += len(
+            script_events(
+                sql,
+                dialect=get_dialect(dialect),
+                namespace=ns,
+                default_database=db,
+                default_schema=schema,
+                catalog=catalogs[dialect],
+            )
+        )
     return time.perf_counter() - start, events
 
 
@@ -103,14 +126,17 @@ def main() -> None:
     for r in range(args.rounds):
         elapsed, events = run(statements)
         rates.append(len(statements) / elapsed)
-        print(f"round {r + 1}: {len(statements)} statements in {elapsed:.2f} s = {rates[-1]:.0f} statements/s "
-              f"({events} events)")
+        print(
+            f"round {r + 1}: {len(statements)} statements in {elapsed:.2f} s = {rates[-1]:.0f} statements/s "
+            f"({events} events)"
+        )
     median = statistics.median(rates)
     print(f"median: {median:.0f} statements/s (min {min(rates):.0f}, max {max(rates):.0f})")
     out = Path(__file__).resolve().parent / "results"
     out.mkdir(exist_ok=True)
-    (out / "sql_lineage.json").write_text(json.dumps({"statements": len(statements), "rates": rates,
-                                                      "median": median}, indent=1))
+    (out / "sql_lineage.json").write_text(
+        json.dumps({"statements": len(statements), "rates": rates, "median": median}, indent=1)
+    )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ def assert_valid_events(official_validator: EventValidator) -> Any:
     def check(events: list[dict[str, Any]]) -> None:
         for i, event in enumerate(events):
             problems = official_validator.validate(event, root=f"$[{i}]")
-            assert not problems, f"event {i} ({event.get('eventType')} {event.get('job', {}).get('name')}) " \
-                                 f"is not valid OpenLineage: {problems}"
+            assert not problems, (
+                f"event {i} ({event.get('eventType')} {event.get('job', {}).get('name')}) "
+                f"is not valid OpenLineage: {problems}"
+            )
 
     return check
 

@@ -118,8 +118,10 @@ def _auto_track(session: Any) -> None:
         if tracker is not None and enabled({ENV_CAPTURE: os.environ.get(ENV_CAPTURE, "")}):
             from headwater.capture.transports import describe
 
-            sys.stderr.write(f"headwater: capturing lineage of Spark application {tracker.app_name!r} "
-                             f"-> {describe(tracker.transport)}\n")
+            sys.stderr.write(
+                f"headwater: capturing lineage of Spark application {tracker.app_name!r} "
+                f"-> {describe(tracker.transport)}\n"
+            )
     except Exception as exc:  # noqa: BLE001 - never fail the job
         log.warning("headwater: lineage capture could not start: %s", exc)
 
@@ -127,8 +129,12 @@ def _auto_track(session: Any) -> None:
 class _SessionImportHook(importlib.abc.MetaPathFinder):
     """Patches ``pyspark.sql.session`` right after its first import, then removes itself."""
 
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None,
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname != SESSION_MODULE:
             return None
         try:
@@ -150,7 +156,7 @@ class _SessionImportHook(importlib.abc.MetaPathFinder):
                     loader.exec_module = original_exec  # type: ignore[method-assign]
                 else:
                     try:
-                        del loader.exec_module  # type: ignore[method-assign]
+                        del loader.exec_module
                     except AttributeError:
                         pass
             original_exec(module)

@@ -38,38 +38,38 @@ class AgentConfig:
     """Everything the agent needs to know, resolved once per tracked SparkSession."""
 
     namespace: str = DEFAULT_NAMESPACE
-    app_name: str | None = None                 # spark.openlineage.appName (overrides spark.app.name)
-    parent_job_namespace: str | None = None     # spark.openlineage.parentJobNamespace
-    parent_job_name: str | None = None          # spark.openlineage.parentJobName
-    parent_run_id: str | None = None            # spark.openlineage.parentRunId
+    app_name: str | None = None  # spark.openlineage.appName (overrides spark.app.name)
+    parent_job_namespace: str | None = None  # spark.openlineage.parentJobNamespace
+    parent_job_name: str | None = None  # spark.openlineage.parentJobName
+    parent_run_id: str | None = None  # spark.openlineage.parentRunId
     root_parent_job_namespace: str | None = None  # spark.openlineage.rootParentJobNamespace
-    root_parent_job_name: str | None = None     # spark.openlineage.rootParentJobName
-    root_parent_run_id: str | None = None       # spark.openlineage.rootParentRunId
+    root_parent_job_name: str | None = None  # spark.openlineage.rootParentJobName
+    root_parent_run_id: str | None = None  # spark.openlineage.rootParentRunId
     disabled_facets: frozenset[str] = frozenset()  # spark.openlineage.facets.disabled
-    dataset_lineage_enabled: bool = False       # spark.openlineage.columnLineage.datasetLineageEnabled
-    append_dataset_name: bool = True            # spark.openlineage.jobName.appendDatasetName
-    replace_dot_with_underscore: bool = False   # spark.openlineage.jobName.replaceDotWithUnderscore
-    job_name_style: str = "openlineage"         # spark.headwater.jobName.style: openlineage | headwater
-    emit_read_only: bool = True                 # spark.headwater.emitReadOnly: report executions that only read
-    disabled: bool = False                      # spark.openlineage.disabled
-    rdd_events_disabled: bool = False           # spark.openlineage.filter.rddEventsDisabled
-    job_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.job.tags (key, value, source)
-    run_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.run.tags
-    job_owners: tuple[tuple[str, str], ...] = ()      # spark.openlineage.job.owners.<type> = <name>: (name, type)
+    dataset_lineage_enabled: bool = False  # spark.openlineage.columnLineage.datasetLineageEnabled
+    append_dataset_name: bool = True  # spark.openlineage.jobName.appendDatasetName
+    replace_dot_with_underscore: bool = False  # spark.openlineage.jobName.replaceDotWithUnderscore
+    job_name_style: str = "openlineage"  # spark.headwater.jobName.style: openlineage | headwater
+    emit_read_only: bool = True  # spark.headwater.emitReadOnly: report executions that only read
+    disabled: bool = False  # spark.openlineage.disabled
+    rdd_events_disabled: bool = False  # spark.openlineage.filter.rddEventsDisabled
+    job_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.job.tags (key, value, source)
+    run_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.run.tags
+    job_owners: tuple[tuple[str, str], ...] = ()  # spark.openlineage.job.owners.<type> = <name>: (name, type)
     captured_properties: tuple[str, ...] = ("spark.app.name", "spark.master")  # spark.openlineage.capturedProperties
     # spark.openlineage.dataset.namespaceResolvers.<name>.{type,hosts,regex,matchingGroup,schema}
     namespace_resolvers: tuple[tuple[str, str, tuple[str, ...], str | None, str | None, str | None], ...] = ()
     transport: Mapping[str, Any] | None = None  # from spark.openlineage.transport.*; None = openlineage-python lookup
-    fallback_url: str = DEFAULT_HEADWATER_URL   # used when nothing else is configured
+    fallback_url: str = DEFAULT_HEADWATER_URL  # used when nothing else is configured
     spool_dir: Path = field(default_factory=lambda: Path("~/.headwater/spool").expanduser())
-    queue_size: int = 1000                      # spark.headwater.queueSize
-    flush_timeout: float = 10.0                 # spark.headwater.flushTimeoutSeconds
-    nesting_grace: float = 2.0                  # spark.headwater.nesting.graceSeconds
-    spool_max_bytes: int = 256 * 1024 * 1024    # spark.headwater.spool.maxBytes
-    emit_without_output: bool = False           # spark.headwater.emitWithoutOutput
-    debug_fail_capture: bool = False            # spark.headwater.debug.failCapture (tests only)
-    debug_stats: str | None = None              # spark.headwater.debug.stats: "true" (log) or a JSON file path
-    debug_tracemalloc: bool = False             # spark.headwater.debug.tracemalloc: heap peaks in those stats
+    queue_size: int = 1000  # spark.headwater.queueSize
+    flush_timeout: float = 10.0  # spark.headwater.flushTimeoutSeconds
+    nesting_grace: float = 2.0  # spark.headwater.nesting.graceSeconds
+    spool_max_bytes: int = 256 * 1024 * 1024  # spark.headwater.spool.maxBytes
+    emit_without_output: bool = False  # spark.headwater.emitWithoutOutput
+    debug_fail_capture: bool = False  # spark.headwater.debug.failCapture (tests only)
+    debug_stats: str | None = None  # spark.headwater.debug.stats: "true" (log) or a JSON file path
+    debug_tracemalloc: bool = False  # spark.headwater.debug.tracemalloc: heap peaks in those stats
 
     @property
     def parent(self) -> tuple[str, str, str] | None:
@@ -81,8 +81,11 @@ class AgentConfig:
     @property
     def root_parent(self) -> tuple[str, str, str] | None:
         if self.root_parent_job_name and self.root_parent_run_id:
-            return (self.root_parent_job_namespace or self.namespace, self.root_parent_job_name,
-                    self.root_parent_run_id)
+            return (
+                self.root_parent_job_namespace or self.namespace,
+                self.root_parent_job_name,
+                self.root_parent_run_id,
+            )
         return None
 
 
@@ -126,7 +129,7 @@ def _disabled_facets(conf: Mapping[str, str]) -> frozenset[str]:
     head, tail = PREFIX + "facets.", ".disabled"
     for key, value in conf.items():
         if key.startswith(head) and key.endswith(tail) and len(key) > len(head) + len(tail):
-            facet = key[len(head):-len(tail)]
+            facet = key[len(head) : -len(tail)]
             if str(value).strip().lower() == "true":
                 names.add(facet)
             elif str(value).strip().lower() == "false":
@@ -164,23 +167,31 @@ def _list(raw: str) -> tuple[str, ...]:
     return tuple(p.strip().strip("'\"") for p in re.split(r"[;,]", text) if p.strip().strip("'\""))
 
 
-def _namespace_resolvers(conf: Mapping[str, str]
-                         ) -> tuple[tuple[str, str, tuple[str, ...], str | None, str | None, str | None], ...]:
+def _namespace_resolvers(
+    conf: Mapping[str, str],
+) -> tuple[tuple[str, str, tuple[str, ...], str | None, str | None, str | None], ...]:
     """``(name, type, hosts, regex, matchingGroup, schema)`` per configured resolver, by name."""
     by_name: dict[str, dict[str, str]] = {}
     for key, value in conf.items():
-        if key.startswith(_RESOLVER_PREFIX) and "." in key[len(_RESOLVER_PREFIX):]:
-            name, _, prop = key[len(_RESOLVER_PREFIX):].rpartition(".")
+        if key.startswith(_RESOLVER_PREFIX) and "." in key[len(_RESOLVER_PREFIX) :]:
+            name, _, prop = key[len(_RESOLVER_PREFIX) :].rpartition(".")
             by_name.setdefault(name, {})[prop] = value
     out = []
     for name in sorted(by_name):
         props = by_name[name]
         kind = props.get("type", "")
         if kind not in ("hostList", "pattern", "patternGroup"):
-            raise ConfigError(f"{_RESOLVER_PREFIX}{name}.type must be hostList, pattern or patternGroup, "
-                              f"not {kind!r}")
-        out.append((name, kind, _list(props.get("hosts", "")), props.get("regex") or None,
-                    props.get("matchingGroup") or None, props.get("schema") or None))
+            raise ConfigError(f"{_RESOLVER_PREFIX}{name}.type must be hostList, pattern or patternGroup, not {kind!r}")
+        out.append(
+            (
+                name,
+                kind,
+                _list(props.get("hosts", "")),
+                props.get("regex") or None,
+                props.get("matchingGroup") or None,
+                props.get("schema") or None,
+            )
+        )
     return tuple(out)
 
 
@@ -203,7 +214,7 @@ def transport_from_conf(conf: Mapping[str, str]) -> dict[str, Any] | None:
     raw: dict[str, Any] = {}
     for key, value in conf.items():
         if key.startswith(TRANSPORT_PREFIX):
-            _set_path(raw, key[len(TRANSPORT_PREFIX):].split("."), value)
+            _set_path(raw, key[len(TRANSPORT_PREFIX) :].split("."), value)
     # the OpenLineage Spark integration's legacy form: spark.openlineage.url / .endpoint / .apiKey
     if not raw and conf.get(PREFIX + "url"):
         raw = {"type": "http", "url": conf[PREFIX + "url"]}
@@ -215,8 +226,10 @@ def transport_from_conf(conf: Mapping[str, str]) -> dict[str, Any] | None:
         return None
     kind = str(raw.get("type", "")).strip().lower()
     if not kind:
-        raise ConfigError(f"{TRANSPORT_PREFIX}type is missing (one of http, file, console, or a transport class), "
-                          f"but other {TRANSPORT_PREFIX}* keys are set: {', '.join(sorted(raw))}")
+        raise ConfigError(
+            f"{TRANSPORT_PREFIX}type is missing (one of http, file, console, or a transport class), "
+            f"but other {TRANSPORT_PREFIX}* keys are set: {', '.join(sorted(raw))}"
+        )
     raw["type"] = kind
     if kind == "http":
         if not raw.get("url"):
@@ -271,10 +284,16 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         rdd_events_disabled=_bool(conf, PREFIX + "filter.rddEventsDisabled", False),
         job_tags=parse_tags(conf.get(PREFIX + "job.tags")),
         run_tags=parse_tags(conf.get(PREFIX + "run.tags")),
-        job_owners=tuple((v, k[len(PREFIX + "job.owners."):]) for k, v in sorted(conf.items())
-                         if k.startswith(PREFIX + "job.owners.") and v),
-        captured_properties=tuple(p.strip() for p in (conf.get(PREFIX + "capturedProperties")
-                                                      or "spark.master,spark.app.name").split(",") if p.strip()),
+        job_owners=tuple(
+            (v, k[len(PREFIX + "job.owners.") :])
+            for k, v in sorted(conf.items())
+            if k.startswith(PREFIX + "job.owners.") and v
+        ),
+        captured_properties=tuple(
+            p.strip()
+            for p in (conf.get(PREFIX + "capturedProperties") or "spark.master,spark.app.name").split(",")
+            if p.strip()
+        ),
         namespace_resolvers=_namespace_resolvers(conf),
         transport=transport_from_conf(conf),
         fallback_url=fallback,

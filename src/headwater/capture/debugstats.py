@@ -80,6 +80,7 @@ class DebugStats:
     # -- worker thread ----------------------------------------------------------------------------
     def timed_item(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
         """Wrap a worker item (analysis + event building) so its CPU, wall time and heap peak are recorded."""
+
         def run() -> list[Any]:
             tracing = tracemalloc.is_tracing()
             base = tracemalloc.get_traced_memory()[0] if tracing else 0
@@ -94,6 +95,7 @@ class DebugStats:
                     self.worker.append(row)
                     if tracing:
                         self.item_heap_peaks.append(max(0, tracemalloc.get_traced_memory()[1] - base))
+
         return run
 
     def timed_transport(self, transport: Any) -> Any:
@@ -116,7 +118,9 @@ class DebugStats:
             "python_heap_peak_bytes": peak,
             "python_heap_now_bytes": current,
             "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            "listener": listener, "worker": worker, "send": send,
+            "listener": listener,
+            "worker": worker,
+            "send": send,
         }
 
     def finish(self) -> None:

@@ -45,14 +45,16 @@ def permanent_rejection(error: BaseException) -> str | None:
             pass
         return f"HTTP {status}: {body}"
     return None
+
+
 MIN_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
 
 
 @dataclass
 class Stats:
-    submitted: int = 0   # items queued: events, or callables that build events on the worker
-    built: int = 0       # events those items turned into
+    submitted: int = 0  # items queued: events, or callables that build events on the worker
+    built: int = 0  # events those items turned into
     sent: int = 0
     spooled: int = 0
     dropped: int = 0
@@ -77,7 +79,9 @@ class OnceLogger:
 
 
 class Emitter:
-    def __init__(self, transport: Transport, spool: Spool, *, queue_size: int = 1000, name: str = "headwater-emitter") -> None:
+    def __init__(
+        self, transport: Transport, spool: Spool, *, queue_size: int = 1000, name: str = "headwater-emitter"
+    ) -> None:
         self.transport = transport
         self.spool = spool
         self.stats = Stats()
@@ -85,8 +89,8 @@ class Emitter:
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=queue_size)
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
-        self._busy = 0                 # events taken from the queue and not yet settled
-        self._inflight: Any = None     # the event being sent right now (taken over by close())
+        self._busy = 0  # events taken from the queue and not yet settled
+        self._inflight: Any = None  # the event being sent right now (taken over by close())
         self._closed = False
         self._spool_lock = threading.Lock()
         self._spooling = False
@@ -103,8 +107,12 @@ class Emitter:
             self._queue.put_nowait(event)
         except queue.Full:
             self.stats.dropped += 1
-            self.errors.warning("queue-full", "headwater: the event queue is full (%d events); dropping events "
-                                "until the backend catches up (counted in the agent's stats)", self._queue.maxsize)
+            self.errors.warning(
+                "queue-full",
+                "headwater: the event queue is full (%d events); dropping events "
+                "until the backend catches up (counted in the agent's stats)",
+                self._queue.maxsize,
+            )
             return False
         self.stats.submitted += 1
         return True
@@ -194,9 +202,14 @@ class Emitter:
             self.stats.built += len(events)
             return events
         except Exception as exc:  # noqa: BLE001
-            self.errors.warning("build", "headwater: could not build lineage events (%s: %s); the job is not "
-                                "affected; further errors of this kind are not logged", type(exc).__name__, exc,
-                                exc_info=True)
+            self.errors.warning(
+                "build",
+                "headwater: could not build lineage events (%s: %s); the job is not "
+                "affected; further errors of this kind are not logged",
+                type(exc).__name__,
+                exc,
+                exc_info=True,
+            )
             return []
 
     def _deliver(self, event: Any) -> None:
@@ -232,8 +245,12 @@ class Emitter:
 
     def _reject(self, event: Any, reason: str) -> None:
         self.stats.rejected += 1
-        self.errors.warning("rejected", "headwater: the lineage backend refused an event (%s); it is kept in %s "
-                            "and not retried", reason, self.spool.directory / "rejected.ndjson")
+        self.errors.warning(
+            "rejected",
+            "headwater: the lineage backend refused an event (%s); it is kept in %s and not retried",
+            reason,
+            self.spool.directory / "rejected.ndjson",
+        )
         try:
             with self._spool_lock:
                 self.spool.reject(event if isinstance(event, str) else Serde.to_json(event), reason)
@@ -242,8 +259,14 @@ class Emitter:
 
     def _failed(self, error: Exception) -> None:
         self.stats.failures += 1
-        self.errors.warning("send", "headwater: could not send lineage events (%s: %s); keeping them in the spool "
-                            "at %s and retrying with backoff", type(error).__name__, error, self.spool.directory)
+        self.errors.warning(
+            "send",
+            "headwater: could not send lineage events (%s: %s); keeping them in the spool "
+            "at %s and retrying with backoff",
+            type(error).__name__,
+            error,
+            self.spool.directory,
+        )
         self._spooling = True
         self._next_retry = time.monotonic() + self._backoff
         self._backoff = min(MAX_BACKOFF, self._backoff * 2)
@@ -253,14 +276,18 @@ class Emitter:
 
         def send(payload: dict[str, Any]) -> None:
             try:
-                self.transport.emit(payload)
+                self.transport.emit(payload)  # type: ignore[arg-type]  # transports serialise a dict with Serde as an event
             except Exception as exc:
                 reason = permanent_rejection(exc)
                 if reason is None:
                     raise
                 self.stats.rejected += 1
-                self.errors.warning("rejected", "headwater: the lineage backend refused an event (%s); it is kept "
-                                    "in %s and not retried", reason, self.spool.directory / "rejected.ndjson")
+                self.errors.warning(
+                    "rejected",
+                    "headwater: the lineage backend refused an event (%s); it is kept in %s and not retried",
+                    reason,
+                    self.spool.directory / "rejected.ndjson",
+                )
                 raise Rejected(reason) from exc
             self.stats.sent += 1
 
@@ -274,8 +301,10 @@ class Emitter:
             self._spooling = False
             self._backoff = MIN_BACKOFF
             if self.stats.sent > sent_before:
-                log.info("headwater: the lineage backend is reachable again; sent %d spooled events",
-                         self.stats.sent - sent_before)
+                log.info(
+                    "headwater: the lineage backend is reachable again; sent %d spooled events",
+                    self.stats.sent - sent_before,
+                )
         else:
             self.stats.failures += 1
             self._next_retry = time.monotonic() + self._backoff
@@ -294,17 +323,26 @@ class Emitter:
                 written = self.spool.append(lines)
         except Exception as exc:  # noqa: BLE001
             self.stats.dropped += len(events)
-            self.errors.warning("spool-write", "headwater: could not write to the spool at %s (%s); events lost",
-                                self.spool.directory, exc)
+            self.errors.warning(
+                "spool-write",
+                "headwater: could not write to the spool at %s (%s); events lost",
+                self.spool.directory,
+                exc,
+            )
             return False
         self.stats.spooled += written
         if written < len(events):
             self.stats.dropped += len(events) - written
-            self.errors.warning("spool-full", "headwater: the spool at %s is full (%d bytes); dropping events",
-                                self.spool.directory, self.spool.max_bytes)
+            self.errors.warning(
+                "spool-full",
+                "headwater: the spool at %s is full (%d bytes); dropping events",
+                self.spool.directory,
+                self.spool.max_bytes,
+            )
         return written == len(events)
 
 
 def event_json(event: Any) -> dict[str, Any]:
     """The JSON form of an openlineage-python event (what is sent and what is spooled)."""
-    return json.loads(Serde.to_json(event))
+    answer: dict[str, Any] = json.loads(Serde.to_json(event))
+    return answer

@@ -15,7 +15,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import attr
@@ -76,8 +76,10 @@ DEBUG_FACET = "headwater_debug"
 
 def debug_facet(unhandled_command: str) -> HeadwaterDebugRunFacet:
     return HeadwaterDebugRunFacet(
-        unhandledCommand=unhandled_command, producer=PRODUCER,
-        message=f"no Headwater handler for the Spark command {unhandled_command}: its inputs and outputs may be missing")
+        unhandledCommand=unhandled_command,
+        producer=PRODUCER,
+        message=f"no Headwater handler for the Spark command {unhandled_command}: its inputs and outputs may be missing",
+    )
 
 
 @dataclass(frozen=True)
@@ -92,18 +94,18 @@ class AppContext:
     """What every event of one tracked application shares."""
 
     namespace: str
-    app_job: str                       # the application job's name
+    app_job: str  # the application job's name
     app_run_id: str
     spark_version: str
-    properties: Mapping[str, str] = field(default_factory=dict)   # spark.app.name, spark.master, ...
-    parent: RunRef | None = None       # the application's parent (spark.openlineage.parentJob*)
-    root: RunRef | None = None         # the root of the chain (spark.openlineage.rootParentJob*)
-    script_url: str | None = None      # file:///path/job.py for the sourceCodeLocation facet
+    properties: Mapping[str, str] = field(default_factory=dict)  # spark.app.name, spark.master, ...
+    parent: RunRef | None = None  # the application's parent (spark.openlineage.parentJob*)
+    root: RunRef | None = None  # the root of the chain (spark.openlineage.rootParentJob*)
+    script_url: str | None = None  # file:///path/job.py for the sourceCodeLocation facet
     disabled_facets: frozenset[str] = frozenset()
     streaming: bool = False
-    job_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.job.tags: (key, value, source)
-    run_tags: tuple[tuple[str, str, str], ...] = ()   # spark.openlineage.run.tags
-    job_owners: tuple[tuple[str, str], ...] = ()      # spark.openlineage.job.owners.<type>: (name, type)
+    job_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.job.tags: (key, value, source)
+    run_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.run.tags
+    job_owners: tuple[tuple[str, str], ...] = ()  # spark.openlineage.job.owners.<type>: (name, type)
 
     @property
     def app_ref(self) -> RunRef:
@@ -117,14 +119,14 @@ class Failure:
     language: str = "JAVA"
 
     @classmethod
-    def from_exception(cls, exc: BaseException) -> "Failure":
+    def from_exception(cls, exc: BaseException) -> Failure:
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return cls(message=f"{type(exc).__name__}: {exc}", stack_trace=text, language="PYTHON")
 
 
 def iso(ts: float) -> str:
     """Epoch seconds → ``2026-11-22T05:10:10.123Z``."""
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _parent_facet(parent: RunRef, root: RunRef | None) -> parent_run.ParentRunFacet:
@@ -132,8 +134,9 @@ def _parent_facet(parent: RunRef, root: RunRef | None) -> parent_run.ParentRunFa
     return parent_run.ParentRunFacet(
         run=parent_run.Run(runId=parent.run_id),
         job=parent_run.Job(namespace=parent.namespace, name=parent.name),
-        root=parent_run.Root(run=parent_run.RootRun(runId=top.run_id),
-                              job=parent_run.RootJob(namespace=top.namespace, name=top.name)),
+        root=parent_run.Root(
+            run=parent_run.RootRun(runId=top.run_id), job=parent_run.RootJob(namespace=top.namespace, name=top.name)
+        ),
         producer=PRODUCER,
     )
 
@@ -145,17 +148,20 @@ def _keep(facets: dict[str, Any], disabled: Iterable[str]) -> dict[str, Any]:
 
 def _engine(ctx: AppContext) -> processing_engine_run.ProcessingEngineRunFacet:
     return processing_engine_run.ProcessingEngineRunFacet(
-        version=ctx.spark_version, name="spark", openlineageAdapterVersion=__version__, producer=PRODUCER)
+        version=ctx.spark_version, name="spark", openlineageAdapterVersion=__version__, producer=PRODUCER
+    )
 
 
 def _job_type(ctx: AppContext, kind: str) -> job_type_job.JobTypeJobFacet:
-    return job_type_job.JobTypeJobFacet(processingType="STREAMING" if ctx.streaming else "BATCH",
-                                        integration="SPARK", jobType=kind, producer=PRODUCER)
+    return job_type_job.JobTypeJobFacet(
+        processingType="STREAMING" if ctx.streaming else "BATCH", integration="SPARK", jobType=kind, producer=PRODUCER
+    )
 
 
 def _error(failure: Failure) -> error_message_run.ErrorMessageRunFacet:
-    return error_message_run.ErrorMessageRunFacet(message=failure.message, programmingLanguage=failure.language,
-                                                  stackTrace=failure.stack_trace, producer=PRODUCER)
+    return error_message_run.ErrorMessageRunFacet(
+        message=failure.message, programmingLanguage=failure.language, stackTrace=failure.stack_trace, producer=PRODUCER
+    )
 
 
 def _add_config_facets(ctx: AppContext, run_facets: dict[str, Any], job_facets: dict[str, Any]) -> None:
@@ -164,14 +170,17 @@ def _add_config_facets(ctx: AppContext, run_facets: dict[str, Any], job_facets: 
     if ctx.run_tags:
         run_facets["tags"] = tags_run.TagsRunFacet(
             tags=[tags_run.TagsRunFacetFields(key=k, value=v, source=src) for k, v, src in ctx.run_tags],
-            producer=PRODUCER)
+            producer=PRODUCER,
+        )
     if ctx.job_tags:
         job_facets["tags"] = tags_job.TagsJobFacet(
             tags=[tags_job.TagsJobFacetFields(key=k, value=v, source=src) for k, v, src in ctx.job_tags],
-            producer=PRODUCER)
+            producer=PRODUCER,
+        )
     if ctx.job_owners:
         job_facets["ownership"] = ownership_job.OwnershipJobFacet(
-            owners=[ownership_job.Owner(name=name, type=kind) for name, kind in ctx.job_owners], producer=PRODUCER)
+            owners=[ownership_job.Owner(name=name, type=kind) for name, kind in ctx.job_owners], producer=PRODUCER
+        )
 
 
 def application_event(ctx: AppContext, event_type: EventType, at: float, failure: Failure | None = None) -> RunEvent:
@@ -187,9 +196,12 @@ def application_event(ctx: AppContext, event_type: EventType, at: float, failure
     _add_config_facets(ctx, run_facets, job_facets)
     if ctx.script_url:
         job_facets["sourceCodeLocation"] = source_code_location_job.SourceCodeLocationJobFacet(
-            type="file", url=ctx.script_url, producer=PRODUCER)
+            type="file", url=ctx.script_url, producer=PRODUCER
+        )
     return RunEvent(
-        eventType=event_type, eventTime=iso(at), producer=PRODUCER,
+        eventType=event_type,
+        eventTime=iso(at),
+        producer=PRODUCER,
         run=event_v2.Run(runId=ctx.app_run_id, facets=_keep(run_facets, ctx.disabled_facets)),
         job=event_v2.Job(namespace=ctx.namespace, name=ctx.app_job, facets=_keep(job_facets, ctx.disabled_facets)),
     )
@@ -223,16 +235,24 @@ _TERMINAL_ONLY_OUTPUT_FACETS = frozenset({"columnLineage"})
 def _start_outputs(outputs: list[OutputDataset]) -> list[OutputDataset]:
     """Outputs as known before the write: without outputStatistics (those only exist afterwards) and
     without the facets only the terminal event carries."""
-    return [OutputDataset(namespace=o.namespace, name=o.name,
-                          facets=None if o.facets is None else
-                          {k: v for k, v in o.facets.items() if k not in _TERMINAL_ONLY_OUTPUT_FACETS})
-            for o in outputs]
+    return [
+        OutputDataset(
+            namespace=o.namespace,
+            name=o.name,
+            facets=None
+            if o.facets is None
+            else {k: v for k, v in o.facets.items() if k not in _TERMINAL_ONLY_OUTPUT_FACETS},
+        )
+        for o in outputs
+    ]
 
 
 def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
     """START and COMPLETE (or FAIL) for one execution, parented to the application run."""
-    run_facets: dict[str, Any] = {"parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
-                                  "processing_engine": _engine(ctx)}
+    run_facets: dict[str, Any] = {
+        "parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
+        "processing_engine": _engine(ctx),
+    }
     if ctx.properties:
         run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
     if ex.unhandled_command:
@@ -243,17 +263,24 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
     _add_config_facets(ctx, run_facets, job_facets)
     job = event_v2.Job(namespace=ctx.namespace, name=ex.job_name, facets=_keep(job_facets, ctx.disabled_facets))
     start = RunEvent(
-        eventType=EventType.START, eventTime=iso(ex.started), producer=PRODUCER,
+        eventType=EventType.START,
+        eventTime=iso(ex.started),
+        producer=PRODUCER,
         run=event_v2.Run(runId=ex.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
-        job=job, inputs=list(ex.inputs), outputs=_start_outputs(ex.outputs),
+        job=job,
+        inputs=list(ex.inputs),
+        outputs=_start_outputs(ex.outputs),
     )
     end_facets = dict(run_facets)
     if ex.failure is not None:
         end_facets["errorMessage"] = _error(ex.failure)
     end = RunEvent(
-        eventType=EventType.FAIL if ex.failure else EventType.COMPLETE, eventTime=iso(max(ex.ended, ex.started)),
+        eventType=EventType.FAIL if ex.failure else EventType.COMPLETE,
+        eventTime=iso(max(ex.ended, ex.started)),
         producer=PRODUCER,
         run=event_v2.Run(runId=ex.run_id, facets=_keep(end_facets, ctx.disabled_facets)),
-        job=job, inputs=list(ex.inputs), outputs=list(ex.outputs),
+        job=job,
+        inputs=list(ex.inputs),
+        outputs=list(ex.outputs),
     )
     return [start, end]

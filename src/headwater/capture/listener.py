@@ -42,8 +42,16 @@ class QueryListener:
     class Java:
         implements = ["org.apache.spark.sql.util.QueryExecutionListener"]
 
-    def __init__(self, snapshot: Callable[[Any, int | None], Any], deliver: Callable[[Observed], None],
-                 errors: OnceLogger, *, jvm: Any = None, fail_for_test: bool = False, stats: Any = None) -> None:
+    def __init__(
+        self,
+        snapshot: Callable[[Any, int | None], Any],
+        deliver: Callable[[Observed], None],
+        errors: OnceLogger,
+        *,
+        jvm: Any = None,
+        fail_for_test: bool = False,
+        stats: Any = None,
+    ) -> None:
         self._jvm = jvm
         self._stats = stats  # a headwater.capture.debugstats.DebugStats (spark.headwater.debug.stats), else None
         self._snapshot = snapshot
@@ -92,9 +100,14 @@ class QueryListener:
                 raise
             self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure))
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
-            self._errors.warning("listener", "headwater: lineage capture failed for a Spark execution (%s: %s); "
-                                 "the job is not affected; further capture errors of this kind are not logged",
-                                 type(exc).__name__, exc, exc_info=True)
+            self._errors.warning(
+                "listener",
+                "headwater: lineage capture failed for a Spark execution (%s: %s); "
+                "the job is not affected; further capture errors of this kind are not logged",
+                type(exc).__name__,
+                exc,
+                exc_info=True,
+            )
         finally:
             if token is not None:
                 self._stats.listener_end(token)

@@ -60,8 +60,15 @@ def application_job_name(app_name: str, style: str = OPENLINEAGE_STYLE) -> str:
     return normalize(app_name) or "spark_application"
 
 
-def execution_job_name(app_name: str, action: str, suffix: str | None, *, append_dataset_name: bool = True,
-                       style: str = OPENLINEAGE_STYLE, replace_dot_with_underscore: bool = False) -> str:
+def execution_job_name(
+    app_name: str,
+    action: str,
+    suffix: str | None,
+    *,
+    append_dataset_name: bool = True,
+    style: str = OPENLINEAGE_STYLE,
+    replace_dot_with_underscore: bool = False,
+) -> str:
     """``<app>.<action>.<suffix>``. ``suffix``: the job-name suffix of the output (OpenLineage style) or its
     short name (Headwater style); dots in it become underscores, as in the integration."""
     if style == HEADWATER_STYLE:

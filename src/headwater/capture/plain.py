@@ -26,11 +26,11 @@ and parent for its message key).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import Enum
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any
 
 _SCALARS = frozenset({str, int, float, bool})
 
@@ -70,7 +70,7 @@ class PlainConverter:
         return dict(value)  # each event gets its own top-level dict
 
     def _value(self, value: Any) -> Any:
-        kind = type(value)
+        kind: Any = type(value)
         if kind in _SCALARS:
             return value
         reader = _attrs_reader(kind)

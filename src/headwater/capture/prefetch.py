@@ -48,11 +48,11 @@ class Prefetch:
     def __init__(self, modules: Sequence[str] = AGENT_MODULES) -> None:
         self.modules = tuple(modules)
         self.imported: list[str] = []
-        self.failed: list[tuple[str, str]] = []   # (module, "Type: message"), for tests and debugging
+        self.failed: list[tuple[str, str]] = []  # (module, "Type: message"), for tests and debugging
         self.thread = threading.Thread(target=self._run, name="headwater-prefetch", daemon=True)
 
     @classmethod
-    def start(cls, modules: Sequence[str] = AGENT_MODULES) -> "Prefetch | None":
+    def start(cls, modules: Sequence[str] = AGENT_MODULES) -> Prefetch | None:
         """A started prefetch, or None when there is nothing to import (or the thread cannot start)."""
         todo = [m for m in modules if m not in sys.modules]
         if not todo:
@@ -81,8 +81,9 @@ class Prefetch:
             return False
 
 
-def prefetching(launch: Callable[..., Any], modules: Sequence[str] = AGENT_MODULES,
-                timeout: float = JOIN_TIMEOUT) -> Callable[..., Any]:
+def prefetching(
+    launch: Callable[..., Any], modules: Sequence[str] = AGENT_MODULES, timeout: float = JOIN_TIMEOUT
+) -> Callable[..., Any]:
     """``launch`` (PySpark's ``launch_gateway``) wrapped: the first call imports ``modules`` in a thread while
     ``launch`` runs, and joins it (at most ``timeout`` s) before returning or raising what ``launch`` did."""
     state: dict[str, bool] = {"ran": False}

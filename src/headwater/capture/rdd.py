@@ -25,8 +25,13 @@ from typing import Any
 
 log = logging.getLogger("headwater.capture")
 
-SAVE_METHODS = ("saveAsTextFile", "saveAsPickleFile", "saveAsHadoopFile", "saveAsNewAPIHadoopFile",
-                "saveAsSequenceFile")
+SAVE_METHODS = (
+    "saveAsTextFile",
+    "saveAsPickleFile",
+    "saveAsHadoopFile",
+    "saveAsNewAPIHadoopFile",
+    "saveAsSequenceFile",
+)
 MAX_JOB_NAME_LENGTH = 100  # RddExecutionContext.MAX_JOB_NAME_LENGTH (dependency part)
 MAX_NAMED_RDDS = 200
 _CAMEL_TO_SNAKE = re.compile(r"[\s\-_]?((?<=.)[A-Z](?=[a-z\s\-_])|(?<=[^A-Z])[A-Z]|((?<=[\s\-_])[a-z\d]))")

@@ -107,10 +107,7 @@ class Spool:
 
     def pending(self) -> bool:
         """Are there spooled events this process should send (its own, or orphans of a finished writer)?"""
-        for path in self.segments():
-            if path in self._own or _unlocked(path):
-                return True
-        return False
+        return any(path in self._own or _unlocked(path) for path in self.segments())
 
     def count(self) -> int:
         """Events currently spooled (all segments)."""
@@ -154,7 +151,7 @@ class Spool:
                 send(event)
             except Rejected as exc:
                 self.reject(line, str(exc))
-            except Exception:
+            except Exception:  # noqa: BLE001 - any failure to send: keep the rest of the segment for later
                 self._rewrite(path, lines[i:])
                 return False
         path.unlink(missing_ok=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from openlineage.client.event_v2 import RunState as EventType
 from openlineage.client.transport import Transport
 from openlineage.client.uuid import generate_new_uuid
 
@@ -28,7 +29,6 @@ from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
     RDD_JOB,
     AppContext,
-    EventType,
     Execution,
     Failure,
     RunRef,
@@ -47,7 +47,7 @@ log = logging.getLogger("headwater.capture")
 ATTR = "_headwater_tracker"
 
 
-def _live_tracker(sc: Any) -> "Tracker | None":
+def _live_tracker(sc: Any) -> Tracker | None:
     """The live tracker of a SparkContext (the RDD save hooks ask), or None."""
     tracker = getattr(sc, ATTR, None) if sc is not None else None
     return tracker if isinstance(tracker, Tracker) and not tracker.stopped else None
@@ -57,8 +57,9 @@ class Tracker:
     """A handle on the lineage capture of one Spark application. ``flush()`` and ``stop()`` are safe to call
     at any time, any number of times; nothing here ever raises into the caller."""
 
-    def __init__(self, spark: Any, config: AgentConfig, conf: Mapping[str, str], *,
-                 transport: Transport | None = None) -> None:
+    def __init__(
+        self, spark: Any, config: AgentConfig, conf: Mapping[str, str], *, transport: Transport | None = None
+    ) -> None:
         self.config = config
         self._spark = spark
         self._sc = spark.sparkContext
@@ -73,7 +74,9 @@ class Tracker:
             app_run_id=str(generate_new_uuid()),
             spark_version=str(spark.version),
             properties={k: conf[k] for k in config.captured_properties if conf.get(k)},
-            job_tags=config.job_tags, run_tags=config.run_tags, job_owners=config.job_owners,
+            job_tags=config.job_tags,
+            run_tags=config.run_tags,
+            job_owners=config.job_owners,
             parent=RunRef(*config.parent) if config.parent else None,
             root=RunRef(*config.root_parent) if config.root_parent else None,
             script_url=_script_url(),
@@ -83,23 +86,31 @@ class Tracker:
         # execution events go to transports that only serialise them in the form Serde serialises fastest
         self._plain = accepts_plain(self.transport)
         self.spool = Spool(config.spool_dir, config.spool_max_bytes)
-        self.debug_stats = (DebugStats(config.debug_stats, spark.sparkContext._jvm,
-                                       trace_memory=config.debug_tracemalloc) if config.debug_stats else None)
+        self.debug_stats = (
+            DebugStats(config.debug_stats, spark.sparkContext._jvm, trace_memory=config.debug_tracemalloc)
+            if config.debug_stats
+            else None
+        )
         sending = self.debug_stats.timed_transport(self.transport) if self.debug_stats else self.transport
         self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
         self._timers_lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self.listener = QueryListener(self._snapshot, self._observed, self.emitter.errors,
-                                      jvm=self._sc._jvm, fail_for_test=config.debug_fail_capture,
-                                      stats=self.debug_stats)
+        self.listener = QueryListener(
+            self._snapshot,
+            self._observed,
+            self.emitter.errors,
+            jvm=self._sc._jvm,
+            fail_for_test=config.debug_fail_capture,
+            stats=self.debug_stats,
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _start(self) -> None:
         from pyspark.java_gateway import ensure_callback_server_started
 
-        ensure_callback_server_started(self._sc._gateway)
+        ensure_callback_server_started(self._sc._gateway)  # type: ignore[no-untyped-call]  # PySpark is untyped
         self._spark._jsparkSession.listenerManager().register(self.listener)
         started = _app_start_time(self._sc)
         self.emitter.submit(application_event(self.context, EventType.START, started))
@@ -110,8 +121,12 @@ class Tracker:
                 rdd.install(_live_tracker)
             except Exception as exc:  # noqa: BLE001 - RDD jobs are then not reported; nothing else changes
                 log.debug("headwater: RDD save hooks not installed: %s", exc)
-        log.info("headwater: capturing lineage of Spark application %r (run %s) to %s", self.app_name,
-                 self.context.app_run_id, describe_transport(self.transport))
+        log.info(
+            "headwater: capturing lineage of Spark application %r (run %s) to %s",
+            self.app_name,
+            self.context.app_run_id,
+            describe_transport(self.transport),
+        )
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -165,9 +180,14 @@ class Tracker:
                 self.debug_stats.finish()
             stats = self.emitter.stats
             if stats.spooled or stats.dropped:
-                log.warning("headwater: lineage capture ended with %d events sent, %d kept in the spool at %s "
-                            "(sent on the next run or `headwater agent flush`), %d dropped", stats.sent,
-                            stats.spooled, self.spool.directory, stats.dropped)
+                log.warning(
+                    "headwater: lineage capture ended with %d events sent, %d kept in the spool at %s "
+                    "(sent on the next run or `headwater agent flush`), %d dropped",
+                    stats.sent,
+                    stats.spooled,
+                    self.spool.directory,
+                    stats.dropped,
+                )
         except Exception as exc:  # noqa: BLE001
             self.emitter.errors.warning("stop", "headwater: error while stopping lineage capture: %s", exc)
         finally:
@@ -215,14 +235,25 @@ class Tracker:
         if lineage is None or not self._reported(lineage):
             return []
         style = self.config.job_name_style
-        job = execution_job_name(self.app_name, lineage.action,
-                                 lineage.output_name if style == "headwater" else lineage.job_suffix,
-                                 append_dataset_name=self.config.append_dataset_name, style=style,
-                                 replace_dot_with_underscore=self.config.replace_dot_with_underscore)
+        job = execution_job_name(
+            self.app_name,
+            lineage.action,
+            lineage.output_name if style == "headwater" else lineage.job_suffix,
+            append_dataset_name=self.config.append_dataset_name,
+            style=style,
+            replace_dot_with_underscore=self.config.replace_dot_with_underscore,
+        )
         execution = Execution(
-            run_id=str(generate_new_uuid()), job_name=job, started=seen.started, ended=seen.ended,
-            inputs=list(lineage.inputs), outputs=list(lineage.outputs), sql=lineage.sql, failure=seen.failure,
-            execution_id=seen.execution_id, unhandled_command=getattr(lineage, "unhandled_command", None),
+            run_id=str(generate_new_uuid()),
+            job_name=job,
+            started=seen.started,
+            ended=seen.ended,
+            inputs=list(lineage.inputs),
+            outputs=list(lineage.outputs),
+            sql=lineage.sql,
+            failure=seen.failure,
+            execution_id=seen.execution_id,
+            unhandled_command=getattr(lineage, "unhandled_command", None),
         )
         ready = self.nesting.add(execution)
         if self.nesting.holding:
@@ -237,8 +268,9 @@ class Tracker:
             return True
         return self.config.emit_read_only and bool(lineage.inputs)
 
-    def rdd_saved(self, rdd: Any, path: str | None, started: float, ended: float,
-                  failure: BaseException | None) -> None:
+    def rdd_saved(
+        self, rdd: Any, path: str | None, started: float, ended: float, failure: BaseException | None
+    ) -> None:
         """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
         if self._stopped or self.config.rdd_events_disabled:
             return
@@ -246,8 +278,9 @@ class Tracker:
         fail = Failure.from_exception(failure) if failure is not None else None
         self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail)))
 
-    def _rdd_events(self, jrdd: Any, path: str | None, started: float, ended: float,
-                    failure: Failure | None) -> list[Any]:
+    def _rdd_events(
+        self, jrdd: Any, path: str | None, started: float, ended: float, failure: Failure | None
+    ) -> list[Any]:
         """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB."""
         from openlineage.client.event_v2 import InputDataset, OutputDataset
 
@@ -280,8 +313,16 @@ class Tracker:
         if not suffix.startswith("map_partitions"):
             suffix = f"map_partitions_{suffix}"
         job = f"{application_job_name(self.app_name, self.config.job_name_style)}.{normalize(suffix)}"
-        execution = Execution(run_id=str(generate_new_uuid()), job_name=job, started=started, ended=ended,
-                              inputs=inputs, outputs=outputs, failure=failure, job_type=RDD_JOB)
+        execution = Execution(
+            run_id=str(generate_new_uuid()),
+            job_name=job,
+            started=started,
+            ended=ended,
+            inputs=inputs,
+            outputs=outputs,
+            failure=failure,
+            job_type=RDD_JOB,
+        )
         return self._events([execution])
 
     def _events(self, executions: list[Execution]) -> list[Any]:
@@ -320,8 +361,13 @@ class Tracker:
                 self._timer = None
 
 
-def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mapping[str, str] | None = None,
-          transport: Transport | None = None) -> Tracker | None:
+def track(
+    spark: Any,
+    *,
+    conf: Mapping[str, str] | None = None,
+    defaults: Mapping[str, str] | None = None,
+    transport: Transport | None = None,
+) -> Tracker | None:
     """Capture lineage of everything ``spark`` runs from now on; returns the tracker (``.flush()``, ``.stop()``).
 
     Idempotent: tracking the same SparkContext again returns the live tracker. ``conf`` adds or overrides
@@ -350,12 +396,14 @@ def track(spark: Any, *, conf: Mapping[str, str] | None = None, defaults: Mappin
         _install_excepthook()
         return tracker
     except Exception as exc:  # noqa: BLE001 - capture never fails the job
-        log.warning("headwater: lineage capture could not start (%s: %s); the job runs without it",
-                    type(exc).__name__, exc)
+        log.warning(
+            "headwater: lineage capture could not start (%s: %s); the job runs without it", type(exc).__name__, exc
+        )
         return None
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
 
 def _install_excepthook() -> None:
     """Chain ``sys.excepthook`` once per process so an uncaught exception makes the application run FAIL."""
@@ -380,19 +428,25 @@ def _install_excepthook() -> None:
     sys.excepthook = hook
 
 
-def _lineage_functions(spark: Any, config: AgentConfig) -> tuple[Callable[[Any, int | None], Any],
-                                                                    Callable[[Any], Any]]:
+def _lineage_functions(
+    spark: Any, config: AgentConfig
+) -> tuple[Callable[[Any, int | None], Any], Callable[[Any], Any]]:
     """(snapshot, analyze): the plan helper's py4j snapshot (listener thread) and pure analysis (worker)."""
     try:
         from headwater.capture.lineage import LineageOptions, analyze, take_snapshot
     except ImportError as exc:
-        log.warning("headwater: the plan analysis (headwater.capture.lineage) is not available (%s); "
-                    "only the application run is reported", exc)
+        log.warning(
+            "headwater: the plan analysis (headwater.capture.lineage) is not available (%s); "
+            "only the application run is reported",
+            exc,
+        )
         return (lambda qe, execution_id: None), (lambda snap: None)
 
-    options = LineageOptions(dataset_lineage_enabled=config.dataset_lineage_enabled,
-                             namespace_resolvers=config.namespace_resolvers,
-                             disabled_facets=config.disabled_facets)
+    options = LineageOptions(
+        dataset_lineage_enabled=config.dataset_lineage_enabled,
+        namespace_resolvers=config.namespace_resolvers,
+        disabled_facets=config.disabled_facets,
+    )
 
     def snapshot(qe: Any, execution_id: int | None) -> Any:
         return take_snapshot(qe, spark)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -109,7 +109,7 @@ def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
         conn.execute(observations.insert(), rows)
 
 
-def _stored(row: sa.Row[Unpack[tuple[Any, ...]]]) -> StoredEvent:
+def _stored(row: sa.Row[*tuple[Any, ...]]) -> StoredEvent:
     return StoredEvent(
         id=row.id,
         raw=row.raw,

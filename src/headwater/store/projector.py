@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Unpack
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -112,8 +112,8 @@ def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
 
 def _load_observations(
     conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]
-) -> dict[str, list[sa.Row[Unpack[tuple[Any, ...]]]]]:
-    found: dict[str, list[sa.Row[Unpack[tuple[Any, ...]]]]] = defaultdict(list)
+) -> dict[str, list[sa.Row[*tuple[Any, ...]]]]:
+    found: dict[str, list[sa.Row[*tuple[Any, ...]]]] = defaultdict(list)
     for chunk in _chunks(nodes):
         for row in conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}):
             found[row.node].append(row)

@@ -23,10 +23,12 @@ def _strip(value: Any) -> Any:
 
 def lineage_document(ql: QueryLineage) -> dict[str, Any]:
     """A stable JSON view of a QueryLineage (the producer URL, which carries a version, is dropped)."""
-    return _strip({
-        "action": ql.action,
-        "output_name": ql.output_name,
-        "sql": ql.sql,
-        "inputs": [json.loads(Serde.to_json(i)) for i in ql.inputs],
-        "outputs": [json.loads(Serde.to_json(o)) for o in ql.outputs],
-    })
+    return _strip(
+        {
+            "action": ql.action,
+            "output_name": ql.output_name,
+            "sql": ql.sql,
+            "inputs": [json.loads(Serde.to_json(i)) for i in ql.inputs],
+            "outputs": [json.loads(Serde.to_json(o)) for o in ql.outputs],
+        }
+    )

@@ -25,16 +25,22 @@ JDBC_JARS = "/usr/share/java/postgresql.jar,/usr/share/java/mariadb-java-client.
 def new_session(app: str, warehouse: Path, *, hive: bool = False, extra: dict[str, str] | None = None) -> Any:
     from pyspark.sql import SparkSession
 
-    builder = (SparkSession.builder.master("local[2]").appName(app)
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.warehouse.dir", str(warehouse))
-               .config("spark.jars", JDBC_JARS).config("spark.driver.extraClassPath", JDBC_JARS.replace(",", ":")))
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .config("spark.jars", JDBC_JARS)
+        .config("spark.driver.extraClassPath", JDBC_JARS.replace(",", ":"))
+    )
     for key, value in (extra or {}).items():
         builder = builder.config(key, value)
     if hive:
-        builder = (builder.config("spark.sql.catalogImplementation", "hive")
-                   .config("spark.hadoop.javax.jdo.option.ConnectionURL",
-                           f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true"))
+        builder = builder.config("spark.sql.catalogImplementation", "hive").config(
+            "spark.hadoop.javax.jdo.option.ConnectionURL",
+            f"jdbc:derby:;databaseName={warehouse / 'metastore_db'};create=true",
+        )
     # Python workers must run this interpreter (pandas UDFs need its pyarrow); PySpark reads
     # PYSPARK_PYTHON once, when the SparkContext starts, so it is set only around that moment
     previous = os.environ.get("PYSPARK_PYTHON")
@@ -105,8 +111,9 @@ class Runner:
     def snapshots(self, action: Callable[[], Any], **kw: Any) -> list[PlanSnapshot]:
         return [take_snapshot(qe, self.spark) for _f, qe, _ok in self.executions(action, **kw)]
 
-    def lineage(self, action: Callable[[], Any], *, root: str | None = None, options: LineageOptions | None = None,
-                **kw: Any) -> QueryLineage:
+    def lineage(
+        self, action: Callable[[], Any], *, root: str | None = None, options: LineageOptions | None = None, **kw: Any
+    ) -> QueryLineage:
         """The lineage of the (last, or the one with root class ``root``) execution of ``action``."""
         snaps = self.snapshots(action, **kw)
         chosen = [s for s in snaps if root is None or s.root == root]
@@ -142,10 +149,15 @@ def dataset_deps(ql: QueryLineage, index: int = 0) -> set[tuple[str, str, str, s
 
 def as_run_event(ql: QueryLineage) -> dict[str, Any]:
     """Wrap the datasets in a RunEvent, the way the runtime emits them, for schema validation."""
-    event = RunEvent(eventType=RunState.COMPLETE, eventTime="2026-01-01T00:00:00Z",
-                     run=Run(runId="01890f6a-7d6e-7c3a-9e0c-0123456789ab"),
-                     job=Job(namespace="test", name=f"app.{ql.action}"),
-                     inputs=ql.inputs, outputs=ql.outputs, producer="https://headwater.test")
+    event = RunEvent(
+        eventType=RunState.COMPLETE,
+        eventTime="2026-01-01T00:00:00Z",
+        run=Run(runId="01890f6a-7d6e-7c3a-9e0c-0123456789ab"),
+        job=Job(namespace="test", name=f"app.{ql.action}"),
+        inputs=ql.inputs,
+        outputs=ql.outputs,
+        producer="https://headwater.test",
+    )
     return to_json(event)
 
 

@@ -34,8 +34,10 @@ def run(spark: Any) -> Runner:
 @pytest.fixture(scope="module")
 def people(spark: Any, run: Runner, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("src") / "people_csv"
-    df = spark.createDataFrame([(1, "ada", "eng", 10.0), (2, "bob", "ops", 20.0), (3, "cy", "eng", None)],
-                               "id INT, name STRING, dept STRING, pay DOUBLE")
+    df = spark.createDataFrame(
+        [(1, "ada", "eng", 10.0), (2, "bob", "ops", 20.0), (3, "cy", "eng", None)],
+        "id INT, name STRING, dept STRING, pay DOUBLE",
+    )
     run.executions(lambda: df.write.mode("overwrite").option("header", True).csv(str(path)))
     return path
 
@@ -45,12 +47,14 @@ def read_people(spark: Any, path: Path) -> Any:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet", "orc"])
-def test_file_formats_read_and_write(spark: Any, run: Runner, people: Path, tmp_path: Path, fmt: str,
-                                     assert_valid_events: Any) -> None:
+def test_file_formats_read_and_write(
+    spark: Any, run: Runner, people: Path, tmp_path: Path, fmt: str, assert_valid_events: Any
+) -> None:
     first = tmp_path / f"first_{fmt}"
     second = tmp_path / f"second_{fmt}"
-    ql = run.lineage(lambda: read_people(spark, people).write.mode("overwrite").format(fmt).option("header", True)
-                     .save(str(first)))
+    ql = run.lineage(
+        lambda: read_people(spark, people).write.mode("overwrite").format(fmt).option("header", True).save(str(first))
+    )
     assert [(i.namespace, i.name) for i in ql.inputs] == [("file", str(people))]
     assert [(o.namespace, o.name) for o in ql.outputs] == [("file", str(first))]
     assert ql.action == "execute_insert_into_hadoop_fs_relation_command"
@@ -59,14 +63,27 @@ def test_file_formats_read_and_write(spark: Any, run: Runner, people: Path, tmp_
     out = ql.outputs[0]
     assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
     assert [(f.name, f.type) for f in out.facets["schema"].fields] == [
-        ("id", "integer"), ("name", "string"), ("dept", "string"), ("pay", "double")]
+        ("id", "integer"),
+        ("name", "string"),
+        ("dept", "string"),
+        ("pay", "double"),
+    ]
     assert out.facets["dataSource"].name == "file"
     assert out.outputFacets["outputStatistics"].rowCount == 3
     assert out.outputFacets["outputStatistics"].size > 0
     assert_valid_events([as_run_event(ql)])
     # read back what we wrote, append to a second dataset: no lifecycle change on append
-    ql2 = run.lineage(lambda: spark.read.format(fmt).option("header", True).load(str(first))
-                      .write.mode("append").format(fmt).option("header", True).save(str(second)))
+    ql2 = run.lineage(
+        lambda: (
+            spark.read.format(fmt)
+            .option("header", True)
+            .load(str(first))
+            .write.mode("append")
+            .format(fmt)
+            .option("header", True)
+            .save(str(second))
+        )
+    )
     assert [(i.namespace, i.name) for i in ql2.inputs] == [("file", str(first))]
     assert "lifecycleStateChange" not in ql2.outputs[0].facets
     assert set(column_map(ql2)) == {"id", "name", "dept", "pay"}
@@ -76,10 +93,17 @@ def test_text_read_and_write(spark: Any, run: Runner, people: Path, tmp_path: Pa
     from pyspark.sql import functions as F
 
     out = tmp_path / "names_txt"
-    ql = run.lineage(lambda: read_people(spark, people).select(F.concat_ws(":", "name", "dept").alias("value"))
-                     .write.mode("overwrite").text(str(out)))
-    assert column_map(ql) == {"value": {(str(people), "name", D, "TRANSFORMATION"),
-                                        (str(people), "dept", D, "TRANSFORMATION")}}
+    ql = run.lineage(
+        lambda: (
+            read_people(spark, people)
+            .select(F.concat_ws(":", "name", "dept").alias("value"))
+            .write.mode("overwrite")
+            .text(str(out))
+        )
+    )
+    assert column_map(ql) == {
+        "value": {(str(people), "name", D, "TRANSFORMATION"), (str(people), "dept", D, "TRANSFORMATION")}
+    }
     again = tmp_path / "again_txt"
     ql2 = run.lineage(lambda: spark.read.text(str(out)).write.mode("overwrite").text(str(again)))
     assert [(i.namespace, i.name) for i in ql2.inputs] == [("file", str(out))]
@@ -108,16 +132,20 @@ def test_transformations(spark: Any, run: Runner, people: Path, tmp_path: Path, 
 
     def job() -> None:
         df = read_people(spark, people)
-        df = (df.withColumn("pay2", F.col("pay") * 2).withColumn("pay3", F.col("pay2") + 1)
-              .withColumn("grade", F.when(F.col("pay") > 15, "high").otherwise(F.col("dept")))
-              .withColumn("safe_pay", F.coalesce("pay", F.lit(0.0)))
-              .withColumn("name_hash", F.sha2("name", 256))
-              .withColumn("rank", F.rank().over(w))
-              .withColumn("running", F.sum("pay").over(w))
-              .withColumn("as_text", F.col("id").cast("string"))
-              .where(F.col("id") > 0))
-        df.select("id", "pay3", "grade", "safe_pay", "name_hash", "rank", "running", "as_text") \
-            .write.mode("overwrite").parquet(str(out))
+        df = (
+            df.withColumn("pay2", F.col("pay") * 2)
+            .withColumn("pay3", F.col("pay2") + 1)
+            .withColumn("grade", F.when(F.col("pay") > 15, "high").otherwise(F.col("dept")))
+            .withColumn("safe_pay", F.coalesce("pay", F.lit(0.0)))
+            .withColumn("name_hash", F.sha2("name", 256))
+            .withColumn("rank", F.rank().over(w))
+            .withColumn("running", F.sum("pay").over(w))
+            .withColumn("as_text", F.col("id").cast("string"))
+            .where(F.col("id") > 0)
+        )
+        df.select("id", "pay3", "grade", "safe_pay", "name_hash", "rank", "running", "as_text").write.mode(
+            "overwrite"
+        ).parquet(str(out))
 
     ql = run.lineage(job, options=LineageOptions(dataset_lineage_enabled=True))
     cols = column_map(ql)
@@ -144,8 +172,9 @@ def test_aggregation_join_union_explode_struct(spark: Any, run: Runner, people: 
 
     src = str(people)
     depts = tmp_path / "depts"
-    spark.createDataFrame([("eng", "Engineering"), ("ops", "Operations")], "code STRING, title STRING") \
-        .write.mode("overwrite").json(str(depts))
+    spark.createDataFrame([("eng", "Engineering"), ("ops", "Operations")], "code STRING, title STRING").write.mode(
+        "overwrite"
+    ).json(str(depts))
     out = tmp_path / "agg"
 
     def job() -> None:
@@ -162,26 +191,43 @@ def test_aggregation_join_union_explode_struct(spark: Any, run: Runner, people: 
     assert cols["total"] == {(src, "pay", D, "AGGREGATION")}
     assert cols["n"] == {(src, "id", D, "AGGREGATION+masked")}
     # the optimizer infers isnotnull() filters on the join keys: they are real filters of the plan
-    assert dataset_deps(ql) == {(src, "dept", I, "JOIN"), (str(depts), "code", I, "JOIN"),
-                                (str(depts), "title", I, "GROUP_BY"),
-                                (src, "dept", I, "FILTER"), (str(depts), "code", I, "FILTER")}
+    assert dataset_deps(ql) == {
+        (src, "dept", I, "JOIN"),
+        (str(depts), "code", I, "JOIN"),
+        (str(depts), "title", I, "GROUP_BY"),
+        (src, "dept", I, "FILTER"),
+        (str(depts), "code", I, "FILTER"),
+    }
 
     union_out = tmp_path / "union"
-    ql2 = run.lineage(lambda: read_people(spark, people).select("id", "name")
-                      .union(spark.read.json(str(depts)).select(F.lit(0).alias("id"), F.col("title").alias("name")))
-                      .write.mode("overwrite").parquet(str(union_out)))
+    ql2 = run.lineage(
+        lambda: (
+            read_people(spark, people)
+            .select("id", "name")
+            .union(spark.read.json(str(depts)).select(F.lit(0).alias("id"), F.col("title").alias("name")))
+            .write.mode("overwrite")
+            .parquet(str(union_out))
+        )
+    )
     assert column_map(ql2)["name"] == {(src, "name", D, "IDENTITY"), (str(depts), "title", D, "IDENTITY")}
     assert column_map(ql2)["id"] == {(src, "id", D, "IDENTITY")}
 
     nested = tmp_path / "nested"
-    ql3 = run.lineage(lambda: read_people(spark, people)
-                      .select(F.struct("name", "dept").alias("who"), F.split("name", "").alias("letters"))
-                      .select(F.col("who.name").alias("who_name"), F.explode("letters").alias("letter"), "who")
-                      .write.mode("overwrite").parquet(str(nested)))
+    ql3 = run.lineage(
+        lambda: (
+            read_people(spark, people)
+            .select(F.struct("name", "dept").alias("who"), F.split("name", "").alias("letters"))
+            .select(F.col("who.name").alias("who_name"), F.explode("letters").alias("letter"), "who")
+            .write.mode("overwrite")
+            .parquet(str(nested))
+        )
+    )
     cols3 = column_map(ql3)
     # a field of a struct column depends on the struct (its fields are not tracked one by one)
-    assert {x for x in cols3["who_name"] if x[2] == D} == {(src, "name", D, "TRANSFORMATION"),
-                                                          (src, "dept", D, "TRANSFORMATION")}
+    assert {x for x in cols3["who_name"] if x[2] == D} == {
+        (src, "name", D, "TRANSFORMATION"),
+        (src, "dept", D, "TRANSFORMATION"),
+    }
     assert {x for x in cols3["letter"] if x[2] == D} == {(src, "name", D, "TRANSFORMATION")}
     # explode drops rows with empty arrays: Spark's inferred size() > 0 filter is a row dependency
     assert (src, "name", I, "FILTER") in cols3["letter"]
@@ -198,8 +244,10 @@ def test_self_join_sql_cte_and_subquery(spark: Any, run: Runner, people: Path, t
         SELECT a.id, b.name AS boss, a.pay - (SELECT avg(pay) FROM people_v) AS delta
         FROM eng a JOIN people_v b ON a.id = b.id
     """
-    ql = run.lineage(lambda: spark.sql(query).write.mode("overwrite").parquet(str(out)),
-                     options=LineageOptions(dataset_lineage_enabled=True))
+    ql = run.lineage(
+        lambda: spark.sql(query).write.mode("overwrite").parquet(str(out)),
+        options=LineageOptions(dataset_lineage_enabled=True),
+    )
     assert [i.name for i in ql.inputs] == [src]  # self-join: one input dataset
     cols = column_map(ql)
     assert cols["id"] == {(src, "id", D, "IDENTITY")}
@@ -220,9 +268,14 @@ def test_python_and_pandas_udfs(spark: Any, run: Runner, people: Path, tmp_path:
         return pay * 2
 
     out = tmp_path / "udf"
-    ql = run.lineage(lambda: read_people(spark, people)
-                     .select("id", shout("name", "dept").alias("loud"), double("pay").alias("dbl"))
-                     .write.mode("overwrite").parquet(str(out)))
+    ql = run.lineage(
+        lambda: (
+            read_people(spark, people)
+            .select("id", shout("name", "dept").alias("loud"), double("pay").alias("dbl"))
+            .write.mode("overwrite")
+            .parquet(str(out))
+        )
+    )
     cols = column_map(ql)
     assert cols["loud"] == {(src, "name", D, "TRANSFORMATION"), (src, "dept", D, "TRANSFORMATION")}
     assert cols["dbl"] == {(src, "pay", D, "TRANSFORMATION")}
@@ -234,8 +287,9 @@ def test_local_rdd_cached_and_failed(spark: Any, run: Runner, people: Path, tmp_
 
     src = str(people)
     local = tmp_path / "local"
-    ql = run.lineage(lambda: spark.createDataFrame([(1, "x")], "a INT, b STRING").write.mode("overwrite")
-                     .parquet(str(local)))
+    ql = run.lineage(
+        lambda: spark.createDataFrame([(1, "x")], "a INT, b STRING").write.mode("overwrite").parquet(str(local))
+    )
     assert ql.inputs == [] and [o.name for o in ql.outputs] == [str(local)]
     assert "columnLineage" not in ql.outputs[0].facets
     assert [f.name for f in ql.outputs[0].facets["schema"].fields] == ["a", "b"]
@@ -256,9 +310,15 @@ def test_local_rdd_cached_and_failed(spark: Any, run: Runner, people: Path, tmp_
     cached.unpersist()
 
     failed = tmp_path / "failed"
-    ql = run.lineage(lambda: read_people(spark, people)
-                     .select("id", F.assert_true(F.col("id") < 0).alias("boom"))
-                     .write.mode("overwrite").parquet(str(failed)), expect_error=True)
+    ql = run.lineage(
+        lambda: (
+            read_people(spark, people)
+            .select("id", F.assert_true(F.col("id") < 0).alias("boom"))
+            .write.mode("overwrite")
+            .parquet(str(failed))
+        ),
+        expect_error=True,
+    )
     assert [o.name for o in ql.outputs] == [str(failed)]
     assert column_map(ql)["id"] == {(src, "id", D, "IDENTITY")}
 
@@ -269,8 +329,9 @@ def test_query_without_output(spark: Any, run: Runner, people: Path) -> None:
     assert ql.outputs == [] and not ql.has_output and ql.output_name is None
 
 
-def test_plan_too_large_for_json_keeps_inputs(spark: Any, run: Runner, people: Path, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plan_too_large_for_json_keeps_inputs(
+    spark: Any, run: Runner, people: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from headwater.capture.lineage import snapshot
 
     monkeypatch.setattr(snapshot, "MAX_PLAN_JSON_BYTES", 10)
@@ -282,5 +343,6 @@ def test_plan_too_large_for_json_keeps_inputs(spark: Any, run: Runner, people: P
 
     ql = analyze(snap)
     assert [(i.name, [f.name for f in i.facets["schema"].fields]) for i in ql.inputs] == [
-        (str(people), ["id", "name", "dept", "pay"])]
+        (str(people), ["id", "name", "dept", "pay"])
+    ]
     assert [o.name for o in ql.outputs] == [str(out)] and "columnLineage" not in ql.outputs[0].facets

@@ -30,41 +30,94 @@ from .golden_util import GOLDEN
 # (string lists _QUERY_COMMANDS, describe_command's branches, describe_leaf, _ANALYZED_INSTEAD, and the
 # lifecycle sets). Do not update these lists to make a test pass: a difference is a behaviour change.
 
-QUERY_COMMANDS = frozenset({
-    "InsertIntoHadoopFsRelationCommand", "CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand",
-    "SaveIntoDataSourceCommand", "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic",
-    "CreateTableAsSelect", "ReplaceTableAsSelect", "InsertIntoHiveTable", "CreateHiveTableAsSelectCommand",
-    "OptimizedCreateHiveTableAsSelectCommand", "InsertIntoDataSourceCommand", "InsertIntoDataSourceDirCommand",
-    "InsertIntoHiveDirCommand", "CreateViewCommand",
-})
+QUERY_COMMANDS = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveAsV1TableCommand",
+        "SaveIntoDataSourceCommand",
+        "AppendData",
+        "OverwriteByExpression",
+        "OverwritePartitionsDynamic",
+        "CreateTableAsSelect",
+        "ReplaceTableAsSelect",
+        "InsertIntoHiveTable",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+        "InsertIntoDataSourceCommand",
+        "InsertIntoDataSourceDirCommand",
+        "InsertIntoHiveDirCommand",
+        "CreateViewCommand",
+    }
+)
 NO_QUERY = frozenset({"CreateViewCommand", "DropTable", "CreateTable", "ReplaceTable", "TruncateTable"})
-DESCRIBED_COMMANDS = frozenset({
-    "InsertIntoHadoopFsRelationCommand", "CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand",
-    "CreateHiveTableAsSelectCommand", "OptimizedCreateHiveTableAsSelectCommand", "CreateDataSourceTableCommand",
-    "CreateTableCommand", "InsertIntoHiveTable", "InsertIntoDataSourceCommand", "SaveIntoDataSourceCommand",
-    "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic", "CreateTableAsSelect",
-    "ReplaceTableAsSelect", "CreateTable", "ReplaceTable", "DropTable", "TruncateTable", "DropTableCommand",
-    "TruncateTableCommand", "AlterTableRenameCommand",
-    # issue 20 (parity with the OpenLineage integration, an intended change): INSERT OVERWRITE DIRECTORY names
-    # its directory, LOAD DATA its table
-    "InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", "LoadDataCommand",
-    # AlterTable*Command (a prefix rule), as examples
-    "AlterTableAddColumnsCommand", "AlterTableSetPropertiesCommand", "AlterTableChangeColumnCommand",
-})
+DESCRIBED_COMMANDS = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveAsV1TableCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+        "CreateDataSourceTableCommand",
+        "CreateTableCommand",
+        "InsertIntoHiveTable",
+        "InsertIntoDataSourceCommand",
+        "SaveIntoDataSourceCommand",
+        "AppendData",
+        "OverwriteByExpression",
+        "OverwritePartitionsDynamic",
+        "CreateTableAsSelect",
+        "ReplaceTableAsSelect",
+        "CreateTable",
+        "ReplaceTable",
+        "DropTable",
+        "TruncateTable",
+        "DropTableCommand",
+        "TruncateTableCommand",
+        "AlterTableRenameCommand",
+        # issue 20 (parity with the OpenLineage integration, an intended change): INSERT OVERWRITE DIRECTORY names
+        # its directory, LOAD DATA its table
+        "InsertIntoDataSourceDirCommand",
+        "InsertIntoHiveDirCommand",
+        "LoadDataCommand",
+        # AlterTable*Command (a prefix rule), as examples
+        "AlterTableAddColumnsCommand",
+        "AlterTableSetPropertiesCommand",
+        "AlterTableChangeColumnCommand",
+    }
+)
 NOT_DESCRIBED_COMMANDS = frozenset({"CreateViewCommand"})
-_CREATE_AS_SELECT = frozenset({"CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand",
-                               "CreateHiveTableAsSelectCommand", "OptimizedCreateHiveTableAsSelectCommand"})
+_CREATE_AS_SELECT = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveAsV1TableCommand",
+        "CreateHiveTableAsSelectCommand",
+        "OptimizedCreateHiveTableAsSelectCommand",
+    }
+)
 _CREATE = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "CreateTableAsSelect"})
 _OVERWRITE = frozenset({"ReplaceTableAsSelect", "ReplaceTable", "OverwriteByExpression", "OverwritePartitionsDynamic"})
 _DROP = frozenset({"DropTableCommand", "DropTable"})
 _TRUNCATE = frozenset({"TruncateTableCommand", "TruncateTable"})
-_DDL = frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable",
-                  "LoadDataCommand"}) | _DROP | _TRUNCATE  # LoadDataCommand: issue 20 (no query, the table's schema)
+_DDL = (
+    frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable", "LoadDataCommand"})
+    | _DROP
+    | _TRUNCATE
+)  # LoadDataCommand: issue 20 (no query, the table's schema)
 # issue 20 (an intended change): LogicalRDD and ExternalRDD name the files their RDD reads
-DESCRIBED_LEAVES = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation", "DataSourceV2ScanRelation",
-                              "LogicalRDD", "ExternalRDD"})
-NO_DATASET_LEAVES = frozenset({"LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
-                               "CTERelationRef", "LogicalQueryStage"})
+DESCRIBED_LEAVES = frozenset(
+    {
+        "LogicalRelation",
+        "HiveTableRelation",
+        "DataSourceV2Relation",
+        "DataSourceV2ScanRelation",
+        "LogicalRDD",
+        "ExternalRDD",
+    }
+)
+NO_DATASET_LEAVES = frozenset(
+    {"LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier", "CTERelationRef", "LogicalQueryStage"}
+)
 ANALYZED_INSTEAD = frozenset({"InMemoryRelation", "DataSourceV2ScanRelation"})
 
 
@@ -107,8 +160,9 @@ def _old_query(name: str) -> Query:
     return Query.ROOT
 
 
-ALL_COMMANDS = sorted(QUERY_COMMANDS | NO_QUERY | DESCRIBED_COMMANDS | _CREATE_AS_SELECT | _CREATE | _OVERWRITE
-                      | _DROP | _TRUNCATE | _DDL)
+ALL_COMMANDS = sorted(
+    QUERY_COMMANDS | NO_QUERY | DESCRIBED_COMMANDS | _CREATE_AS_SELECT | _CREATE | _OVERWRITE | _DROP | _TRUNCATE | _DDL
+)
 
 
 @pytest.mark.parametrize("name", ALL_COMMANDS)
@@ -216,13 +270,25 @@ def test_which_roots_are_unhandled() -> None:
 
 
 def _context(**kw: Any) -> AppContext:
-    return AppContext(namespace="default", app_job="app", app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab",
-                      spark_version="4.0.0", **kw)
+    return AppContext(
+        namespace="default",
+        app_job="app",
+        app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab",
+        spark_version="4.0.0",
+        **kw,
+    )
 
 
 def _execution(unhandled: str | None) -> Execution:
-    return Execution(run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac", job_name="app.merge_into_table", started=1.0,
-                     ended=2.0, inputs=[], outputs=[], unhandled_command=unhandled)
+    return Execution(
+        run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac",
+        job_name="app.merge_into_table",
+        started=1.0,
+        ended=2.0,
+        inputs=[],
+        outputs=[],
+        unhandled_command=unhandled,
+    )
 
 
 def test_the_debug_facet_on_the_events_of_an_unhandled_command(assert_valid_events: Any) -> None:

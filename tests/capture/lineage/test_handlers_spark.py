@@ -56,8 +56,7 @@ def test_an_unhandled_command_is_seen(spark: Any, run: Runner) -> None:
 def test_a_command_without_the_suffix_is_recognised_over_py4j(spark: Any, run: Runner, warehouse: Path) -> None:
     path = warehouse / "tv_data"
     run.executions(lambda: spark.range(3).write.parquet(str(path)))  # waits for its listener event
-    qe = _only(run.executions(
-        lambda: spark.sql(f"CREATE TEMPORARY VIEW tv USING parquet OPTIONS (path '{path}')")))
+    qe = _only(run.executions(lambda: spark.sql(f"CREATE TEMPORARY VIEW tv USING parquet OPTIONS (path '{path}')")))
     snap = take_snapshot(qe, spark)
     assert snap.root == "CreateTempViewUsing" and snap.root_command
     assert analyze(snap).unhandled_command == "CreateTempViewUsing"
@@ -80,13 +79,19 @@ def test_supporting_it_is_one_registration(spark: Any, run: Runner, warehouse: P
     assert ql.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "CREATE"
 
 
-def test_the_events_of_an_unhandled_command_carry_the_debug_facet(spark: Any, tmp_path: Path,
-                                                                   assert_valid_events: Any) -> None:
+def test_the_events_of_an_unhandled_command_carry_the_debug_facet(
+    spark: Any, tmp_path: Path, assert_valid_events: Any
+) -> None:
     events_file = tmp_path / "events.ndjson"
-    tracker = track(spark, conf={"spark.openlineage.transport.type": "file",
-                                 "spark.openlineage.transport.location": str(events_file),
-                                 "spark.headwater.spool.dir": str(tmp_path / "spool"),
-                                 "spark.headwater.emitWithoutOutput": "true"})
+    tracker = track(
+        spark,
+        conf={
+            "spark.openlineage.transport.type": "file",
+            "spark.openlineage.transport.location": str(events_file),
+            "spark.headwater.spool.dir": str(tmp_path / "spool"),
+            "spark.headwater.emitWithoutOutput": "true",
+        },
+    )
     assert tracker is not None
     try:
         spark.sql("CREATE TABLE like_t3 LIKE like_src")

@@ -37,14 +37,17 @@ def test_hive_tables(spark: Any, warehouse: Path, assert_valid_events: Any) -> N
     ident = ql.outputs[0].facets["symlinks"].identifiers[0]
     assert (ident.name, ident.type) == ("default.h_people", "TABLE")
 
-    snaps = run.snapshots(lambda: spark.sql("CREATE TABLE h_upper STORED AS ORC AS "
-                                            "SELECT id, upper(name) AS who FROM h_people"))
+    snaps = run.snapshots(
+        lambda: spark.sql("CREATE TABLE h_upper STORED AS ORC AS SELECT id, upper(name) AS who FROM h_people")
+    )
     ctas = analyze(next(s for s in snaps if s.root == "CreateHiveTableAsSelectCommand"))
     assert [(i.namespace, i.name) for i in ctas.inputs] == [("file", people)]
     assert [(o.namespace, o.name) for o in ctas.outputs] == [("file", str(warehouse / "h_upper"))]
     assert ctas.outputs[0].facets["lifecycleStateChange"].lifecycleStateChange.value == "CREATE"
-    assert column_map(ctas) == {"id": {(people, "id", "DIRECT", "IDENTITY")},
-                                "who": {(people, "name", "DIRECT", "TRANSFORMATION")}}
+    assert column_map(ctas) == {
+        "id": {(people, "id", "DIRECT", "IDENTITY")},
+        "who": {(people, "name", "DIRECT", "TRANSFORMATION")},
+    }
     assert_valid_events([as_run_event(ctas)])
 
 
@@ -58,8 +61,7 @@ def _schema(ds: Any) -> list[tuple[str, str]]:
     return [(f.name, f.type) for f in ds.facets["schema"].fields] if "schema" in ds.facets else []
 
 
-def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: Path,
-                                         assert_valid_events: Any) -> None:
+def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: Path, assert_valid_events: Any) -> None:
     """The OpenLineage integration's PySpark container scripts on a Hive session, against its expected events
     (integration/spark/app/integrations/container/*.json; the warehouse is this test's, so path suffixes end
     with its directory name instead of ``warehouse``/``alter_test``)."""
@@ -71,57 +73,78 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     run.executions(lambda: spark.sql("CREATE TABLE IF NOT EXISTS target (key INT, value STRING) USING parquet"))
     run.executions(lambda: spark.sql("INSERT INTO test VALUES (1, 'a'), (2, 'b'), (3, 'c')"))
     ql = run.lineage(lambda: spark.sql("INSERT INTO target SELECT * from test WHERE key > 1"))
-    assert _job("Open Lineage Integration HadoopFS relation", ql) == \
-        f"open_lineage_integration_hadoop_fs_relation.execute_insert_into_hadoop_fs_relation_command.{wh}_target"
-    assert [(i.name, _schema(i)) for i in ql.inputs] == [(str(warehouse / "test"), [("key", "integer"),
-                                                                                    ("value", "string")])]
-    assert [(o.name, _schema(o)) for o in ql.outputs] == [(str(warehouse / "target"), [("key", "integer"),
-                                                                                       ("value", "string")])]
+    assert (
+        _job("Open Lineage Integration HadoopFS relation", ql)
+        == f"open_lineage_integration_hadoop_fs_relation.execute_insert_into_hadoop_fs_relation_command.{wh}_target"
+    )
+    assert [(i.name, _schema(i)) for i in ql.inputs] == [
+        (str(warehouse / "test"), [("key", "integer"), ("value", "string")])
+    ]
+    assert [(o.name, _schema(o)) for o in ql.outputs] == [
+        (str(warehouse / "target"), [("key", "integer"), ("value", "string")])
+    ]
     events.append(as_run_event(ql))
     # spark_truncate_table.py → pysparkTruncateTableCompleteEvent.json
     run.executions(lambda: spark.sql("CREATE TABLE truncate_table_test (a string, b string)"))
     ql = run.lineage(lambda: spark.sql("TRUNCATE TABLE truncate_table_test"))
-    assert _job("Open Lineage Integration Truncate Table", ql) == \
-        f"open_lineage_integration_truncate_table.execute_truncate_table_command.{wh}_truncate_table_test"
+    assert (
+        _job("Open Lineage Integration Truncate Table", ql)
+        == f"open_lineage_integration_truncate_table.execute_truncate_table_command.{wh}_truncate_table_test"
+    )
     out = ql.outputs[0]
-    assert (out.name, out.facets["lifecycleStateChange"].lifecycleStateChange.value) == \
-        (str(warehouse / "truncate_table_test"), "TRUNCATE")
+    assert (out.name, out.facets["lifecycleStateChange"].lifecycleStateChange.value) == (
+        str(warehouse / "truncate_table_test"),
+        "TRUNCATE",
+    )
     events.append(as_run_event(ql))
     # spark_alter_table.py → pysparkAlterTableAddColumnsEnd.json, pysparkAlterTableRenameEnd.json
     run.executions(lambda: spark.sql("CREATE TABLE alter_table_test (a string, b string)"))
     ql = run.lineage(lambda: spark.sql("ALTER TABLE alter_table_test ADD COLUMNS (c string, d string)"))
-    assert _job("Open Lineage Integration Alter Table", ql) == \
-        "open_lineage_integration_alter_table.execute_alter_table_add_columns_command"
+    assert (
+        _job("Open Lineage Integration Alter Table", ql)
+        == "open_lineage_integration_alter_table.execute_alter_table_add_columns_command"
+    )
     assert [(o.name, _schema(o)) for o in ql.outputs] == [
-        (str(warehouse / "alter_table_test"), [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])]
+        (str(warehouse / "alter_table_test"), [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])
+    ]
     events.append(as_run_event(ql))
     ql = run.lineage(lambda: spark.sql("ALTER TABLE alter_table_test RENAME TO alter_table_test_new"))
-    assert _job("Open Lineage Integration Alter Table", ql) == \
-        "open_lineage_integration_alter_table.execute_alter_table_rename_command"
+    assert (
+        _job("Open Lineage Integration Alter Table", ql)
+        == "open_lineage_integration_alter_table.execute_alter_table_rename_command"
+    )
     out = ql.outputs[0]
-    assert (out.name, _schema(out)) == (str(warehouse / "alter_table_test_new"),
-                                        [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])
+    assert (out.name, _schema(out)) == (
+        str(warehouse / "alter_table_test_new"),
+        [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")],
+    )
     prev = out.facets["lifecycleStateChange"].previousIdentifier
     assert (prev.namespace, prev.name) == ("file", str(warehouse / "alter_table_test"))
     events.append(as_run_event(ql))
     # spark_ctas_load.py → pysparkLoadComplete.json (LOAD DATA into a Hive table)
     csv = tmp_path / "test_data.csv"
     csv.write_text("1,2\n3,4\n")
-    run.executions(lambda: spark.sql("CREATE TABLE tbl1 (a BIGINT, b BIGINT) ROW FORMAT DELIMITED "
-                                     "FIELDS TERMINATED BY ','"))
+    run.executions(
+        lambda: spark.sql("CREATE TABLE tbl1 (a BIGINT, b BIGINT) ROW FORMAT DELIMITED FIELDS TERMINATED BY ','")
+    )
     ql = run.lineage(lambda: spark.sql(f"LOAD DATA LOCAL INPATH '{csv}' INTO TABLE tbl1"))
-    assert _job("Open Lineage Integration CTAS Load", ql) == \
-        "open_lineage_integration_ctas_load.execute_load_data_command.default_tbl1"
+    assert (
+        _job("Open Lineage Integration CTAS Load", ql)
+        == "open_lineage_integration_ctas_load.execute_load_data_command.default_tbl1"
+    )
     out = ql.outputs[0]
     assert (out.name, _schema(out)) == (str(warehouse / "tbl1"), [("a", "long"), ("b", "long")])
     assert out.facets["symlinks"].identifiers[0].name == "default.tbl1"
     events.append(as_run_event(ql))
     # spark_overwrite_hive.py → pysparkHiveOverwriteDirCompleteEvent.json
     target = tmp_path / "overwrite" / "table"
-    ql = run.lineage(lambda: spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING hive "
-                                       "VALUES (1, 'a'), (2, 'b'), (3, 'c')"))
-    assert _job("Open Lineage Integration Overwrite Hive", ql) == \
-        "open_lineage_integration_overwrite_hive.execute_insert_into_hive_dir_command.overwrite_table"
+    ql = run.lineage(
+        lambda: spark.sql(f"INSERT OVERWRITE DIRECTORY '{target}' USING hive VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    )
+    assert (
+        _job("Open Lineage Integration Overwrite Hive", ql)
+        == "open_lineage_integration_overwrite_hive.execute_insert_into_hive_dir_command.overwrite_table"
+    )
     out = ql.outputs[0]
     assert (out.namespace, out.name, _schema(out)) == ("file", str(target), [("col1", "integer"), ("col2", "string")])
     assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
@@ -136,12 +159,14 @@ def test_parity_integration_cll_script(spark: Any, warehouse: Path, tmp_path: Pa
     run.executions(lambda: spark.sql("CREATE TABLE cll_source1 (a int, b string)"))
     run.executions(lambda: spark.sql("CREATE TABLE cll_source2 (a int, c int)"))
     tbl1 = tmp_path / "cll_test" / "cll_tbl1"  # the script's tbl1 (the name is taken by the LOAD DATA case)
-    snaps = run.snapshots(lambda: spark.sql(f"""
+    snaps = run.snapshots(
+        lambda: spark.sql(f"""
         CREATE TABLE cll_tbl1 USING hive LOCATION '{tbl1}'
         AS SELECT t1.a as ident, CONCAT(b, 'test') as trans, SUM(c) as agg
         FROM (SELECT a, c from cll_source2 where a > 1) t2
         JOIN cll_source1 t1 on t1.a = t2.a
-        GROUP BY t1.a, b"""))
+        GROUP BY t1.a, b""")
+    )
     # the write Spark runs inside the CTAS has the optimized query (its inferred isnotnull/a > 1 filter on
     # cll_source1 included): that is the lineage the integration reports, and the one the agent keeps when it
     # folds the inner write into the CTAS (capture/nesting.py)
@@ -150,11 +175,22 @@ def test_parity_integration_cll_script(spark: Any, warehouse: Path, tmp_path: Pa
     assert sorted(i.name for i in ql.inputs) == sorted([s1, s2])
     out = ql.outputs[0]
     assert out.name == str(tbl1)
-    assert [(f.name, f.type) for f in out.facets["schema"].fields] == [("ident", "integer"), ("trans", "string"),
-                                                                       ("agg", "long")]
-    shared = {(s1, "a", "INDIRECT", "FILTER"), (s1, "a", "INDIRECT", "GROUP_BY"), (s1, "a", "INDIRECT", "JOIN"),
-              (s1, "b", "INDIRECT", "GROUP_BY"), (s2, "a", "INDIRECT", "FILTER"), (s2, "a", "INDIRECT", "JOIN")}
-    assert column_map(ql) == {"ident": shared | {(s1, "a", "DIRECT", "IDENTITY")},
-                              "trans": shared | {(s1, "b", "DIRECT", "TRANSFORMATION")},
-                              "agg": shared | {(s2, "c", "DIRECT", "AGGREGATION")}}
+    assert [(f.name, f.type) for f in out.facets["schema"].fields] == [
+        ("ident", "integer"),
+        ("trans", "string"),
+        ("agg", "long"),
+    ]
+    shared = {
+        (s1, "a", "INDIRECT", "FILTER"),
+        (s1, "a", "INDIRECT", "GROUP_BY"),
+        (s1, "a", "INDIRECT", "JOIN"),
+        (s1, "b", "INDIRECT", "GROUP_BY"),
+        (s2, "a", "INDIRECT", "FILTER"),
+        (s2, "a", "INDIRECT", "JOIN"),
+    }
+    assert column_map(ql) == {
+        "ident": shared | {(s1, "a", "DIRECT", "IDENTITY")},
+        "trans": shared | {(s1, "b", "DIRECT", "TRANSFORMATION")},
+        "agg": shared | {(s2, "c", "DIRECT", "AGGREGATION")},
+    }
     assert_valid_events([as_run_event(ql)])

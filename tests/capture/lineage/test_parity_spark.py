@@ -57,14 +57,17 @@ def _create(spark: Any, run: Runner, root: Path, name: str, columns: str) -> str
 
 
 @pytest.mark.parametrize("case", sorted(TYPES))
-def test_column_transformation_types(spark: Any, run: Runner, tmp_path: Path, case: str,
-                                     assert_valid_events: Any) -> None:
+def test_column_transformation_types(
+    spark: Any, run: Runner, tmp_path: Path, case: str, assert_valid_events: Any
+) -> None:
     """ColumnLineageWithTransformationTypesTest.<case>: the query's column lineage, datasetLineageEnabled=true."""
     spec = TYPES[case]
     tables = {_create(spark, run, tmp_path, name, cols): name for name, cols in spec["tables"].items()}
     out = tmp_path / "out"
-    ql = run.lineage(lambda: spark.sql(spec["sql"]).write.mode("overwrite").parquet(str(out)),
-                     options=LineageOptions(dataset_lineage_enabled=True))
+    ql = run.lineage(
+        lambda: spark.sql(spec["sql"]).write.mode("overwrite").parquet(str(out)),
+        options=LineageOptions(dataset_lineage_enabled=True),
+    )
     facet = ql.outputs[0].facets["columnLineage"]
     got_fields = {name: _entries(f.inputFields, tables) for name, f in facet.fields.items()}
     want_fields = {name: sorted(deps) for name, deps in spec["fields"].items()}
@@ -79,13 +82,28 @@ def test_output_schema_types_of_computed_columns(spark: Any, run: Runner, tmp_pa
     src = _create(spark, run, tmp_path, "t1", "a string, b string, c int")
     assert src
     out = tmp_path / "typed"
-    ql = run.lineage(lambda: spark.sql(
-        "SELECT a, count(*) AS n, upper(a) AS u, concat(a, b) AS ab, cast(c AS string) AS cs, c * 2 AS c2, "
-        "sum(c) AS total, avg(c) AS mean, CASE WHEN c > 0 THEN a END AS cw FROM t1 GROUP BY a, b, c")
-        .write.mode("overwrite").parquet(str(out)))
+    ql = run.lineage(
+        lambda: (
+            spark.sql(
+                "SELECT a, count(*) AS n, upper(a) AS u, concat(a, b) AS ab, cast(c AS string) AS cs, c * 2 AS c2, "
+                "sum(c) AS total, avg(c) AS mean, CASE WHEN c > 0 THEN a END AS cw FROM t1 GROUP BY a, b, c"
+            )
+            .write.mode("overwrite")
+            .parquet(str(out))
+        )
+    )
     fields = [(f.name, f.type) for f in ql.outputs[0].facets["schema"].fields]
-    assert fields == [("a", "string"), ("n", "long"), ("u", "string"), ("ab", "string"), ("cs", "string"),
-                      ("c2", "integer"), ("total", "long"), ("mean", "double"), ("cw", "string")]
+    assert fields == [
+        ("a", "string"),
+        ("n", "long"),
+        ("u", "string"),
+        ("ab", "string"),
+        ("cs", "string"),
+        ("c2", "integer"),
+        ("total", "long"),
+        ("mean", "double"),
+        ("cw", "string"),
+    ]
 
 
 def test_rdd_with_parquet(spark: Any, run: Runner, tmp_path: Path, assert_valid_events: Any) -> None:
@@ -101,14 +119,17 @@ def test_rdd_with_parquet(spark: Any, run: Runner, tmp_path: Path, assert_valid_
     run.executions(lambda: df.write.option("compression", "none").parquet(str(b)))
     rdd_a = spark.read.parquet(str(a)).rdd
     rdd_b = spark.read.parquet(str(b)).rdd
-    ql = run.lineage(lambda: rdd_a.union(rdd_b).map(lambda x: (x["a"] + x["b"],)).toDF()
-                     .write.mode("overwrite").parquet(str(c)))
+    ql = run.lineage(
+        lambda: rdd_a.union(rdd_b).map(lambda x: (x["a"] + x["b"],)).toDF().write.mode("overwrite").parquet(str(c))
+    )
     assert sorted((i.namespace, i.name) for i in ql.inputs) == [("file", str(a)), ("file", str(b))]
     assert all("schema" not in i.facets for i in ql.inputs)
     out = ql.outputs[0]
     assert (out.namespace, out.name) == ("file", str(tmp_path / "rdd_c"))
     assert [(f.name, f.type) for f in out.facets["schema"].fields] == [("_1", "string")]
     assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
-    assert execution_job_name("Open Lineage Integration RDD with Parquet", ql.action, ql.job_suffix) == \
-        f"open_lineage_integration_rdd_with_parquet.execute_insert_into_hadoop_fs_relation_command.{tmp_path.name}_rdd_c"
+    assert (
+        execution_job_name("Open Lineage Integration RDD with Parquet", ql.action, ql.job_suffix)
+        == f"open_lineage_integration_rdd_with_parquet.execute_insert_into_hadoop_fs_relation_command.{tmp_path.name}_rdd_c"
+    )
     assert_valid_events([as_run_event(ql)])

@@ -10,14 +10,17 @@ import pytest
 from headwater.capture.lineage.snapshot import _loads_plan
 
 
-@pytest.mark.parametrize("text", [
-    '[{"class": "org.apache.spark.sql.catalyst.plans.logical.Project", "num-children": 1}]',
-    '{"value": 123456789012345678901234567890}',        # beyond 64 bits: orjson would give a float
-    '{"value": -99999999999999999999, "x": 1.5e300}',
-    '{"literal": "12345678901234567890123"}',            # digits inside a string: either parser, same value
-    '{"name": "caf\\u00e9 \\ud83d\\ude00", "u": "ß"}',
-    '{"a": [], "b": {}, "c": null, "d": true, "e": 0.1}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"class": "org.apache.spark.sql.catalyst.plans.logical.Project", "num-children": 1}]',
+        '{"value": 123456789012345678901234567890}',  # beyond 64 bits: orjson would give a float
+        '{"value": -99999999999999999999, "x": 1.5e300}',
+        '{"literal": "12345678901234567890123"}',  # digits inside a string: either parser, same value
+        '{"name": "caf\\u00e9 \\ud83d\\ude00", "u": "ß"}',
+        '{"a": [], "b": {}, "c": null, "d": true, "e": 0.1}',
+    ],
+)
 def test_same_objects_as_the_standard_library(text: str) -> None:
     got = _loads_plan(text)
     assert got == json.loads(text)

@@ -60,13 +60,17 @@ def test_save_as_table_insert_into_and_sql(spark: Any, run: Runner, warehouse: P
     assert [f.name for f in ctas.outputs[0].facets["schema"].fields] == ["id", "name", "pay"]
     assert ctas.output_name == "emp"
 
-    ql = run.lineage(lambda: spark.sql("CREATE TABLE emp_hi USING parquet AS SELECT id, upper(name) AS who "
-                                       "FROM emp WHERE pay > 15"), root="CreateDataSourceTableAsSelectCommand")
+    ql = run.lineage(
+        lambda: spark.sql("CREATE TABLE emp_hi USING parquet AS SELECT id, upper(name) AS who FROM emp WHERE pay > 15"),
+        root="CreateDataSourceTableAsSelectCommand",
+    )
     assert lifecycle(ql) == "CREATE"
     assert [(i.namespace, i.name) for i in ql.inputs] == [("file", emp)]
     assert symlink(ql.inputs[0]) == (wh, "default.emp", "TABLE")
-    assert column_map(ql) == {"id": {(emp, "id", D, "IDENTITY"), (emp, "pay", I, "FILTER")},
-                              "who": {(emp, "name", D, "TRANSFORMATION"), (emp, "pay", I, "FILTER")}}
+    assert column_map(ql) == {
+        "id": {(emp, "id", D, "IDENTITY"), (emp, "pay", I, "FILTER")},
+        "who": {(emp, "name", D, "TRANSFORMATION"), (emp, "pay", I, "FILTER")},
+    }
     assert_valid_events([as_run_event(ql)])
 
     run.executions(lambda: spark.sql("CREATE TABLE pay_log (person INT, amount DOUBLE) USING parquet"))
@@ -90,8 +94,13 @@ def test_views_pass_lineage_through(spark: Any, run: Runner, warehouse: Path) ->
     emp = str(warehouse / "emp")
     spark.sql("CREATE OR REPLACE VIEW emp_view AS SELECT id, lower(name) AS low FROM emp")
     spark.table("emp").selectExpr("id", "pay + 1 AS bumped").createOrReplaceTempView("emp_tmp")
-    ql = run.lineage(lambda: spark.sql("SELECT v.id, v.low, t.bumped FROM emp_view v JOIN emp_tmp t ON v.id = t.id")
-                     .write.mode("overwrite").parquet(str(warehouse / "via_views")))
+    ql = run.lineage(
+        lambda: (
+            spark.sql("SELECT v.id, v.low, t.bumped FROM emp_view v JOIN emp_tmp t ON v.id = t.id")
+            .write.mode("overwrite")
+            .parquet(str(warehouse / "via_views"))
+        )
+    )
     assert [(i.namespace, i.name) for i in ql.inputs] == [("file", emp)]
     cols = column_map(ql)
     assert {x for x in cols["low"] if x[2] == D} == {(emp, "name", D, "TRANSFORMATION")}
@@ -135,7 +144,9 @@ def test_ddl_lifecycle(spark: Any, run: Runner, warehouse: Path, assert_valid_ev
 def test_disabled_facets(spark: Any, run: Runner, warehouse: Path) -> None:
     from headwater.capture.lineage import LineageOptions
 
-    ql = run.lineage(lambda: spark.table("emp").write.mode("overwrite").parquet(str(warehouse / "plain")),
-                     options=LineageOptions(disabled_facets=frozenset({"schema", "columnLineage"})))
+    ql = run.lineage(
+        lambda: spark.table("emp").write.mode("overwrite").parquet(str(warehouse / "plain")),
+        options=LineageOptions(disabled_facets=frozenset({"schema", "columnLineage"})),
+    )
     assert set(ql.outputs[0].facets) == {"dataSource", "lifecycleStateChange"}
     assert set(ql.inputs[0].facets) == {"dataSource", "symlinks"}

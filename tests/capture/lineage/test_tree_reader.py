@@ -68,8 +68,17 @@ def flat(root: PlanNode) -> list[tuple[Any, ...]]:
     while stack:
         node = stack.pop()
         if isinstance(node, PlanNode):
-            out.append(("plan", node.cls, node.fields, node.leaf_index, len(node.children),
-                        [(k, len(v)) for k, v in node.exprs.items()], list(node.plans)))
+            out.append(
+                (
+                    "plan",
+                    node.cls,
+                    node.fields,
+                    node.leaf_index,
+                    len(node.children),
+                    [(k, len(v)) for k, v in node.exprs.items()],
+                    list(node.plans),
+                )
+            )
             todo: list[PlanNode | Expr] = [e for v in node.exprs.values() for e in v]
         else:
             out.append(("expr", node.cls, node.fields, len(node.children), list(node.plans)))
@@ -103,8 +112,14 @@ def _damaged(nodes: list[Any]) -> list[tuple[str, list[Any]]]:
     out = []
     for i, node in enumerate(nodes):
         for key, value in node.items():
-            if isinstance(value, list) and value and isinstance(value[0], list) and value[0] \
-                    and isinstance(value[0][0], dict) and ".expressions." in str(value[0][0].get("class")):
+            if (
+                isinstance(value, list)
+                and value
+                and isinstance(value[0], list)
+                and value[0]
+                and isinstance(value[0][0], dict)
+                and ".expressions." in str(value[0][0].get("class"))
+            ):
                 for j, expr in enumerate(value[:3]):
                     if len(expr) < 2:
                         continue

@@ -21,10 +21,18 @@ _JVM = "00000000-0000-0000-0000-000000000000"
 
 
 def attr(name: str, eid: int) -> list[dict[str, Any]]:
-    return [{"class": "org.apache.spark.sql.catalyst.expressions.AttributeReference", "num-children": 0,
-             "name": name, "dataType": "long", "nullable": True, "metadata": {},
-             "exprId": {"product-class": "org.apache.spark.sql.catalyst.expressions.ExprId", "id": eid, "jvmId": _JVM},
-             "qualifier": []}]
+    return [
+        {
+            "class": "org.apache.spark.sql.catalyst.expressions.AttributeReference",
+            "num-children": 0,
+            "name": name,
+            "dataType": "long",
+            "nullable": True,
+            "metadata": {},
+            "exprId": {"product-class": "org.apache.spark.sql.catalyst.expressions.ExprId", "id": eid, "jvmId": _JVM},
+            "qualifier": [],
+        }
+    ]
 
 
 def wide_plan() -> list[dict[str, Any]]:
@@ -36,38 +44,97 @@ def wide_plan() -> list[dict[str, Any]]:
         if op % PROJECT_EVERY == 0:
             col = f"c{op % COLUMNS}"
             other = f"c{(op + 1) % COLUMNS}"
-            alias = [{"class": "org.apache.spark.sql.catalyst.expressions.Alias", "num-children": 1, "child": 0,
-                      "name": col, "exprId": {"product-class": "org.apache.spark.sql.catalyst.expressions.ExprId",
-                                              "id": next_id, "jvmId": _JVM}, "qualifier": []},
-                     {"class": "org.apache.spark.sql.catalyst.expressions.Add", "num-children": 2, "left": 0,
-                      "right": 1}] + attr(col, current[col]) + attr(other, current[other])
+            alias = (
+                [
+                    {
+                        "class": "org.apache.spark.sql.catalyst.expressions.Alias",
+                        "num-children": 1,
+                        "child": 0,
+                        "name": col,
+                        "exprId": {
+                            "product-class": "org.apache.spark.sql.catalyst.expressions.ExprId",
+                            "id": next_id,
+                            "jvmId": _JVM,
+                        },
+                        "qualifier": [],
+                    },
+                    {
+                        "class": "org.apache.spark.sql.catalyst.expressions.Add",
+                        "num-children": 2,
+                        "left": 0,
+                        "right": 1,
+                    },
+                ]
+                + attr(col, current[col])
+                + attr(other, current[other])
+            )
             project = [alias if name == col else attr(name, eid) for name, eid in current.items()]
             current = dict(current)
             current[col] = next_id
             next_id += 1
-            steps.append({"class": "org.apache.spark.sql.catalyst.plans.logical.Project", "num-children": 1,
-                          "projectList": project, "child": 0})
+            steps.append(
+                {
+                    "class": "org.apache.spark.sql.catalyst.plans.logical.Project",
+                    "num-children": 1,
+                    "projectList": project,
+                    "child": 0,
+                }
+            )
         else:
             col = f"c{op % COLUMNS}"
-            cond = [{"class": "org.apache.spark.sql.catalyst.expressions.GreaterThan", "num-children": 2, "left": 0,
-                     "right": 1}] + attr(col, current[col]) + [
-                {"class": "org.apache.spark.sql.catalyst.expressions.Literal", "num-children": 0, "value": "0",
-                 "dataType": "long"}]
-            steps.append({"class": "org.apache.spark.sql.catalyst.plans.logical.Filter", "num-children": 1,
-                          "condition": cond, "child": 0})
+            cond = (
+                [
+                    {
+                        "class": "org.apache.spark.sql.catalyst.expressions.GreaterThan",
+                        "num-children": 2,
+                        "left": 0,
+                        "right": 1,
+                    }
+                ]
+                + attr(col, current[col])
+                + [
+                    {
+                        "class": "org.apache.spark.sql.catalyst.expressions.Literal",
+                        "num-children": 0,
+                        "value": "0",
+                        "dataType": "long",
+                    }
+                ]
+            )
+            steps.append(
+                {
+                    "class": "org.apache.spark.sql.catalyst.plans.logical.Filter",
+                    "num-children": 1,
+                    "condition": cond,
+                    "child": 0,
+                }
+            )
     nodes.extend(reversed(steps))
-    nodes.append({"class": "org.apache.spark.sql.execution.datasources.LogicalRelation", "num-children": 0,
-                  "relation": None, "output": [attr(f"c{i}", i) for i in range(COLUMNS)], "isStreaming": False})
+    nodes.append(
+        {
+            "class": "org.apache.spark.sql.execution.datasources.LogicalRelation",
+            "num-children": 0,
+            "relation": None,
+            "output": [attr(f"c{i}", i) for i in range(COLUMNS)],
+            "isStreaming": False,
+        }
+    )
     return nodes
 
 
 def test_wide_plan_bounded_memory() -> None:
     plan = wide_plan()
     size = len(json.dumps(plan))
-    snap = PlanSnapshot(root="InsertIntoHadoopFsRelationCommand", query=plan,
-                        relations={"L0": RelationInfo(kind="files", paths=["file:/data/wide"], format="Parquet")},
-                        command=CommandInfo(name="InsertIntoHadoopFsRelationCommand", mode="Overwrite",
-                                            target=RelationInfo(kind="files", paths=["file:/data/out"])))
+    snap = PlanSnapshot(
+        root="InsertIntoHadoopFsRelationCommand",
+        query=plan,
+        relations={"L0": RelationInfo(kind="files", paths=["file:/data/wide"], format="Parquet")},
+        command=CommandInfo(
+            name="InsertIntoHadoopFsRelationCommand",
+            mode="Overwrite",
+            target=RelationInfo(kind="files", paths=["file:/data/out"]),
+        ),
+    )
     tracemalloc.start()
     try:
         ql = analyze(snap)
@@ -81,8 +148,12 @@ def test_wide_plan_bounded_memory() -> None:
     assert direct == {("c0", "TRANSFORMATION"), ("c1", "TRANSFORMATION")}
     untouched = fields["c999"].inputFields
     assert {(f.field, t.type, t.subtype) for f in untouched for t in f.transformations if t.type == "DIRECT"} == {
-        ("c999", "DIRECT", "IDENTITY")}
+        ("c999", "DIRECT", "IDENTITY")
+    }
     # 400 filters on 400 distinct columns: each output field carries them as INDIRECT FILTER
-    assert sum(1 for f in untouched for t in f.transformations if t.subtype == "FILTER") == OPERATORS - OPERATORS // PROJECT_EVERY
+    assert (
+        sum(1 for f in untouched for t in f.transformations if t.subtype == "FILTER")
+        == OPERATORS - OPERATORS // PROJECT_EVERY
+    )
     # bounded: the analysis holds a small multiple of the plan text, not columns x operators x inputs
     assert peak < 12 * size, (peak, size)

@@ -33,7 +33,7 @@ def assert_parented(events: list[dict[str, Any]]) -> None:
     """Every execution run's parent facet points at the application run of the same events."""
     apps = {e["run"]["runId"]: e["job"] for e in app_events(events)}
     assert len(apps) == 1, f"expected one application run, got {sorted(apps)}"
-    (app_run, app_job), = apps.items()
+    ((app_run, app_job),) = apps.items()
     for e in exec_events(events):
         parent = e["run"]["facets"]["parent"]
         assert parent["run"]["runId"] == app_run

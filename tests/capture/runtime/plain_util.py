@@ -73,20 +73,24 @@ def assert_same_through_transports(events: list[Any], tmp_path: Path) -> None:
         for e in [*events, *plain]:
             transport.emit(e)
         transport.close()
-        assert sink.raw[: len(events)] == sink.raw[len(events):] == [line.encode("utf-8") for line in expected]
+        assert sink.raw[: len(events)] == sink.raw[len(events) :] == [line.encode("utf-8") for line in expected]
     # spool: written while the backend is down, drained over HTTP when it is back
     for name, batch in (("objects", events), ("plain", plain)):
         directory = tmp_path / f"spool-{name}"
         with Sink(mode="error") as sink:
-            transport = HttpTransport(HttpConfig(url=sink.url, endpoint="api/v1/lineage", timeout=5.0,
-                                                 retry={"total": 0}))
+            transport = HttpTransport(
+                HttpConfig(url=sink.url, endpoint="api/v1/lineage", timeout=5.0, retry={"total": 0})
+            )
             emitter = Emitter(transport, Spool(directory), queue_size=len(batch) + 1)
             for e in batch:
                 emitter.submit(e)
             assert emitter.flush(30)
             assert emitter.stats.spooled == len(batch)
-            lines = [line for seg in sorted(directory.glob("seg-*.ndjson"))
-                     for line in seg.read_text(encoding="utf-8").splitlines()]
+            lines = [
+                line
+                for seg in sorted(directory.glob("seg-*.ndjson"))
+                for line in seg.read_text(encoding="utf-8").splitlines()
+            ]
             assert lines == expected
             sink.mode = "ok"
             deadline = time.monotonic() + 60

@@ -20,7 +20,7 @@ class Sink:
         self.mode = mode
         self.hang_seconds = hang_seconds
         self.bodies: list[dict[str, Any]] = []
-        self.raw: list[bytes] = []   # the bodies as received (decompressed), for byte-level comparisons
+        self.raw: list[bytes] = []  # the bodies as received (decompressed), for byte-level comparisons
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.attempts = 0
@@ -28,7 +28,7 @@ class Sink:
         sink = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with sink._lock:
                     sink.attempts += 1
@@ -90,7 +90,7 @@ class Sink:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "Sink":
+    def __enter__(self) -> Sink:
         return self
 
     def __exit__(self, *exc: object) -> None:

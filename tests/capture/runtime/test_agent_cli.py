@@ -6,9 +6,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from headwater.cli import cli
 from headwater.capture.delivery import Emitter
 from headwater.capture.spool import Spool
+from headwater.cli import cli
 
 from .sink import Sink
 from .test_delivery import events, expected_times, free_port, http, times
@@ -35,8 +35,9 @@ def test_agent_flush_reports_a_backend_still_down(spool_dir: Path) -> None:
     dead = Emitter(http(f"http://127.0.0.1:{free_port()}"), Spool(spool_dir))
     dead.submit(events(1)[0])
     dead.close(5)
-    result = CliRunner().invoke(cli, ["agent", "flush", "--spool-dir", str(spool_dir), "--url",
-                                      f"http://127.0.0.1:{free_port()}"])
+    result = CliRunner().invoke(
+        cli, ["agent", "flush", "--spool-dir", str(spool_dir), "--url", f"http://127.0.0.1:{free_port()}"]
+    )
     assert result.exit_code == 1
     assert "1 events are still waiting" in result.output
     assert Spool(spool_dir).count() == 1

@@ -27,17 +27,27 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     warehouse = tmp_path_factory.mktemp("warehouse")
-    session = (SparkSession.builder.master("local[2]").appName("Agent Runtime Test")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.warehouse.dir", str(warehouse)).getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("Agent Runtime Test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
     yield session
     session.stop()
 
 
 def http_conf(url: str, spool: Path, **extra: str) -> dict[str, str]:
-    return {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": url,
-            "spark.openlineage.transport.timeoutInMillis": "1000", "spark.headwater.spool.dir": str(spool),
-            "spark.headwater.flushTimeoutSeconds": "60", **extra}  # generous: CI machines can be very busy
+    return {
+        "spark.openlineage.transport.type": "http",
+        "spark.openlineage.transport.url": url,
+        "spark.openlineage.transport.timeoutInMillis": "1000",
+        "spark.headwater.spool.dir": str(spool),
+        "spark.headwater.flushTimeoutSeconds": "60",
+        **extra,
+    }  # generous: CI machines can be very busy
 
 
 def start(spark: Any, conf: dict[str, str]) -> Tracker:
@@ -61,8 +71,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_events_for_a_write_with_parent_chain(spark: Any, tmp_path: Path, spool_dir: Path,
-                                              assert_valid_events: Any) -> None:
+def test_events_for_a_write_with_parent_chain(
+    spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
+) -> None:
     with Sink() as sink:
         tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.openlineage.namespace": "runtime_test"}))
         assert track(spark) is tracker  # idempotent
@@ -92,31 +103,42 @@ def test_events_for_a_write_with_parent_chain(spark: Any, tmp_path: Path, spool_
     assert execs[0]["job"]["name"].startswith("agent_runtime_test.execute_insert_into_hadoop_fs_relation_command")
     assert execs[0]["eventTime"] <= execs[1]["eventTime"]
     assert [o["name"] for o in execs[1]["outputs"]] == [str(tmp_path / "people")]
-    assert execs[0]["job"]["facets"]["jobType"] == {**execs[0]["job"]["facets"]["jobType"], "integration": "SPARK",
-                                                     "processingType": "BATCH", "jobType": "SQL_JOB"}
+    assert execs[0]["job"]["facets"]["jobType"] == {
+        **execs[0]["job"]["facets"]["jobType"],
+        "integration": "SPARK",
+        "processingType": "BATCH",
+        "jobType": "SQL_JOB",
+    }
     assert_parented(events)
     assert tracker.stats.sent == len(events) and tracker.stats.spooled == 0
     tokens = [str(x.toString()) for x in spark._jsparkSession.listenerManager().listListeners()]
     assert tracker.listener.token not in tokens  # stop() really removed the listener from the session
     assert tracker.stopped and getattr(spark.sparkContext, "_headwater_tracker", None) is None
-    again = start(spark, {"spark.openlineage.transport.type": "file",
-                          "spark.openlineage.transport.location": str(tmp_path / "again.ndjson")})
+    again = start(
+        spark,
+        {
+            "spark.openlineage.transport.type": "file",
+            "spark.openlineage.transport.location": str(tmp_path / "again.ndjson"),
+        },
+    )
     assert again is not tracker and again.run_id != tracker.run_id  # a new application run after stop()
     again.stop()
-    assert [json.loads(line)["eventType"] for line in (tmp_path / "again.ndjson").read_text().splitlines()] == \
-        ["START", "COMPLETE"]
+    assert [json.loads(line)["eventType"] for line in (tmp_path / "again.ndjson").read_text().splitlines()] == [
+        "START",
+        "COMPLETE",
+    ]
 
 
-def test_failed_execution_emits_fail_with_error_message(spark: Any, tmp_path: Path, spool_dir: Path,
-                                                        assert_valid_events: Any) -> None:
+def test_failed_execution_emits_fail_with_error_message(
+    spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
+) -> None:
     from pyspark.sql import functions as F
 
     explode_on_three = F.when(F.col("id") == 3, F.raise_error(F.lit("bad row 3"))).otherwise(F.col("id"))
     with Sink() as sink:
         tracker = start(spark, http_conf(sink.url, spool_dir))
         with pytest.raises(Exception, match="bad row 3"):
-            spark.range(5).select(explode_on_three.alias("v")).write.mode("overwrite").parquet(
-                str(tmp_path / "never"))
+            spark.range(5).select(explode_on_three.alias("v")).write.mode("overwrite").parquet(str(tmp_path / "never"))
         tracker.stop()
         events = sink.events()
     assert_valid_events(events)
@@ -129,8 +151,9 @@ def test_failed_execution_emits_fail_with_error_message(spark: Any, tmp_path: Pa
     assert [e["eventType"] for e in app_events(events)] == ["START", "COMPLETE"]
 
 
-def test_backend_down_job_unaffected_events_spooled_then_delivered(spark: Any, tmp_path: Path, spool_dir: Path,
-                                                                   assert_valid_events: Any) -> None:
+def test_backend_down_job_unaffected_events_spooled_then_delivered(
+    spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
+) -> None:
     baseline = write_people(spark, tmp_path / "baseline")  # no tracker
     port = free_port()
     tracker = start(spark, http_conf(f"http://127.0.0.1:{port}", spool_dir))
@@ -152,8 +175,9 @@ def test_backend_down_job_unaffected_events_spooled_then_delivered(spark: Any, t
 
 
 @pytest.mark.parametrize("mode", ["error", "hang"])
-def test_backend_erroring_or_hanging_loses_nothing(spark: Any, tmp_path: Path, spool_dir: Path, mode: str,
-                                                   assert_valid_events: Any) -> None:
+def test_backend_erroring_or_hanging_loses_nothing(
+    spark: Any, tmp_path: Path, spool_dir: Path, mode: str, assert_valid_events: Any
+) -> None:
     with Sink(mode=mode, hang_seconds=3) as sink:
         tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.flushTimeoutSeconds": "2"}))
         result = write_people(spark, tmp_path / "out")
@@ -178,7 +202,8 @@ def _post(url: str, event: dict[str, Any]) -> None:
 
 
 def test_error_inside_capture_is_logged_once_and_the_job_is_unaffected(
-        spark: Any, tmp_path: Path, spool_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    spark: Any, tmp_path: Path, spool_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.WARNING, logger="headwater.capture")
     with Sink() as sink:
         tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.debug.failCapture": "true"}))
@@ -194,25 +219,28 @@ def test_error_inside_capture_is_logged_once_and_the_job_is_unaffected(
     assert [e["eventType"] for e in events] == ["START", "COMPLETE"]  # the application run is still reported
 
 
-def test_parent_facets_namespace_app_name_and_disabled_facets(spark: Any, tmp_path: Path, spool_dir: Path,
-                                                               assert_valid_events: Any) -> None:
+def test_parent_facets_namespace_app_name_and_disabled_facets(
+    spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
+) -> None:
     parent_run = "01890000-0000-7000-8000-00000000beef"
     root_run = "01890000-0000-7000-8000-00000000cafe"
     conf = http_conf("", spool_dir)
     with Sink() as sink:
-        conf.update({
-            "spark.openlineage.transport.url": sink.url,
-            "spark.openlineage.namespace": "payroll",
-            "spark.openlineage.appName": "nightlyLoad",
-            "spark.openlineage.parentJobNamespace": "airflow",
-            "spark.openlineage.parentJobName": "payroll_dag.load",
-            "spark.openlineage.parentRunId": parent_run,
-            "spark.openlineage.rootParentJobNamespace": "airflow",
-            "spark.openlineage.rootParentJobName": "payroll_dag",
-            "spark.openlineage.rootParentRunId": root_run,
-            "spark.openlineage.facets.disabled": "[spark_properties;processing_engine]",
-            "spark.openlineage.jobName.appendDatasetName": "false",
-        })
+        conf.update(
+            {
+                "spark.openlineage.transport.url": sink.url,
+                "spark.openlineage.namespace": "payroll",
+                "spark.openlineage.appName": "nightlyLoad",
+                "spark.openlineage.parentJobNamespace": "airflow",
+                "spark.openlineage.parentJobName": "payroll_dag.load",
+                "spark.openlineage.parentRunId": parent_run,
+                "spark.openlineage.rootParentJobNamespace": "airflow",
+                "spark.openlineage.rootParentJobName": "payroll_dag",
+                "spark.openlineage.rootParentRunId": root_run,
+                "spark.openlineage.facets.disabled": "[spark_properties;processing_engine]",
+                "spark.openlineage.jobName.appendDatasetName": "false",
+            }
+        )
         tracker = start(spark, conf)
         write_people(spark, tmp_path / "people")
         tracker.stop()
@@ -222,14 +250,17 @@ def test_parent_facets_namespace_app_name_and_disabled_facets(spark: Any, tmp_pa
     assert (app["job"]["namespace"], app["job"]["name"]) == ("payroll", "nightly_load")
     parent = app["run"]["facets"]["parent"]
     assert parent["run"]["runId"] == parent_run
-    assert parent["job"] == {"namespace": "airflow", "name": "payroll_dag.load", "facets": {}} or \
-        (parent["job"]["namespace"], parent["job"]["name"]) == ("airflow", "payroll_dag.load")
+    assert parent["job"] == {"namespace": "airflow", "name": "payroll_dag.load", "facets": {}} or (
+        parent["job"]["namespace"],
+        parent["job"]["name"],
+    ) == ("airflow", "payroll_dag.load")
     assert parent["root"]["run"]["runId"] == root_run
     for e in events:
         assert "spark_properties" not in e["run"]["facets"] and "processing_engine" not in e["run"]["facets"]
     execs = [e for e in exec_events(events) if e.get("outputs")]  # the write (the read back is reported too)
-    assert execs and all(e["job"]["name"] == "nightly_load.execute_insert_into_hadoop_fs_relation_command"
-                         for e in execs)
+    assert execs and all(
+        e["job"]["name"] == "nightly_load.execute_insert_into_hadoop_fs_relation_command" for e in execs
+    )
     assert all(e["run"]["facets"]["parent"]["root"]["run"]["runId"] == root_run for e in execs)
     assert_parented(events)
 
@@ -248,8 +279,9 @@ def test_spark_connect_sessions_are_detected_and_not_tracked(caplog: pytest.LogC
     assert is_connect_session(session)
     caplog.set_level(logging.WARNING, logger="headwater.capture")
     assert track(session) is None
-    assert any("Spark Connect" in r.getMessage() and "OpenLineageSparkListener" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "Spark Connect" in r.getMessage() and "OpenLineageSparkListener" in r.getMessage() for r in caplog.records
+    )
 
 
 def test_classic_session_is_not_connect(spark: Any) -> None:
@@ -268,10 +300,17 @@ def test_dataset_lineage_enabled_key_reaches_the_column_lineage(spark: Any, tmp_
     facets = {}
     for enabled in ("false", "true"):
         with Sink() as sink:
-            tracker = start(spark, http_conf(sink.url, spool_dir, **{
-                "spark.openlineage.columnLineage.datasetLineageEnabled": enabled}))
-            (spark.read.parquet(str(source)).where(F.col("pay") > 15).select("id", "name")
-             .write.mode("overwrite").parquet(str(tmp_path / f"out_{enabled}")))
+            tracker = start(
+                spark,
+                http_conf(sink.url, spool_dir, **{"spark.openlineage.columnLineage.datasetLineageEnabled": enabled}),
+            )
+            (
+                spark.read.parquet(str(source))
+                .where(F.col("pay") > 15)
+                .select("id", "name")
+                .write.mode("overwrite")
+                .parquet(str(tmp_path / f"out_{enabled}"))
+            )
             tracker.stop()
             complete = [e for e in exec_events(sink.events()) if e["eventType"] == "COMPLETE"]
         assert len(complete) == 1
@@ -284,8 +323,9 @@ def test_dataset_lineage_enabled_key_reaches_the_column_lineage(spark: Any, tmp_
 
 
 @pytest.mark.parametrize("how", ["saveAsTable", "ctas"])
-def test_a_command_and_the_executions_it_runs_are_one_job(spark: Any, tmp_path: Path, spool_dir: Path, how: str,
-                                                           assert_valid_events: Any) -> None:
+def test_a_command_and_the_executions_it_runs_are_one_job(
+    spark: Any, tmp_path: Path, spool_dir: Path, how: str, assert_valid_events: Any
+) -> None:
     """saveAsTable is 2 (Spark 3.5) or 3 (Spark 4) nested executions writing one table: one job, one run,
     named after the outermost command, with the output statistics the inner write measured."""
     from pyspark.sql import functions as F
@@ -312,22 +352,28 @@ def test_a_command_and_the_executions_it_runs_are_one_job(spark: Any, tmp_path: 
     completes = [e for e in exec_events(events) if e["eventType"] == "COMPLETE"]
     names = sorted(e["job"]["name"] for e in completes)
     assert len(completes) == 2, names
-    table_job, = (e for e in completes if e["outputs"][0]["name"].endswith(table))
+    (table_job,) = (e for e in completes if e["outputs"][0]["name"].endswith(table))
     assert table_job["job"]["name"].split(".")[1] in {
-        "execute_save_as_v1_table_command", "execute_create_data_source_table_as_select_command"}, names
+        "execute_save_as_v1_table_command",
+        "execute_create_data_source_table_as_select_command",
+    }, names
     assert absorbed >= 1
     stats = table_job["outputs"][0]["outputFacets"]["outputStatistics"]
     assert stats["rowCount"] == 20
     assert [i["name"] for i in table_job["inputs"]] == [str(source)]
     lineage = table_job["outputs"][0]["facets"]["columnLineage"]["fields"]
-    assert {name: [(f["field"], [t["type"] + ":" + t["subtype"] for t in f["transformations"]])
-                   for f in field["inputFields"]] for name, field in lineage.items()} == {
-        "id": [("id", ["DIRECT:IDENTITY"])], "twice": [("id", ["DIRECT:TRANSFORMATION"])]}
+    assert {
+        name: [
+            (f["field"], [t["type"] + ":" + t["subtype"] for t in f["transformations"]]) for f in field["inputFields"]
+        ]
+        for name, field in lineage.items()
+    } == {"id": [("id", ["DIRECT:IDENTITY"])], "twice": [("id", ["DIRECT:TRANSFORMATION"])]}
     # column lineage and statistics come with the terminal event only, as in the OpenLineage Spark integration
-    table_start, = (e for e in exec_events(events)
-                    if e["eventType"] == "START" and e["run"]["runId"] == table_job["run"]["runId"])
+    (table_start,) = (
+        e for e in exec_events(events) if e["eventType"] == "START" and e["run"]["runId"] == table_job["run"]["runId"]
+    )
     start_out = table_start["outputs"][0]
     assert "columnLineage" not in start_out["facets"] and "outputStatistics" not in start_out.get("outputFacets", {})
     assert start_out["facets"]["schema"] == table_job["outputs"][0]["facets"]["schema"]
-    other_job, = (e for e in completes if e["outputs"][0]["name"] == str(other))
+    (other_job,) = (e for e in completes if e["outputs"][0]["name"] == str(other))
     assert other_job["job"]["name"].split(".")[1] == "execute_insert_into_hadoop_fs_relation_command"

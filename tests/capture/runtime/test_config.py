@@ -38,9 +38,15 @@ def test_http_transport_keys() -> None:
         "spark.openlineage.transport.headers.X-Team": "payroll",
     }
     spec = transport_from_conf(conf)
-    assert spec == {"type": "http", "url": "http://lineage:5000", "endpoint": "api/v1/lineage",
-                    "auth": {"type": "api_key", "apiKey": "s3cret"}, "compression": "gzip", "timeout": 2.5,
-                    "custom_headers": {"X-Team": "payroll"}}
+    assert spec == {
+        "type": "http",
+        "url": "http://lineage:5000",
+        "endpoint": "api/v1/lineage",
+        "auth": {"type": "api_key", "apiKey": "s3cret"},
+        "compression": "gzip",
+        "timeout": 2.5,
+        "custom_headers": {"X-Team": "payroll"},
+    }
     transport = build_transport(load_config(conf, CLEAN_ENV), CLEAN_ENV)
     assert isinstance(transport, HttpTransport)
     assert transport.url == "http://lineage:5000"
@@ -52,8 +58,10 @@ def test_http_transport_keys() -> None:
 
 
 def test_file_and_console_transports(tmp_path: Path) -> None:
-    conf = {"spark.openlineage.transport.type": "file",
-            "spark.openlineage.transport.location": str(tmp_path / "events.ndjson")}
+    conf = {
+        "spark.openlineage.transport.type": "file",
+        "spark.openlineage.transport.location": str(tmp_path / "events.ndjson"),
+    }
     transport = build_transport(load_config(conf, CLEAN_ENV), CLEAN_ENV)
     assert isinstance(transport, FileTransport)
     assert transport.config.log_file_path == str(tmp_path / "events.ndjson")
@@ -68,19 +76,22 @@ def test_legacy_url_key() -> None:
 
 
 def test_job_and_parent_keys() -> None:
-    config = load_config({
-        "spark.openlineage.namespace": "hr",
-        "spark.openlineage.appName": "Payroll Nightly",
-        "spark.openlineage.parentJobNamespace": "airflow",
-        "spark.openlineage.parentJobName": "payroll_dag.run_spark",
-        "spark.openlineage.parentRunId": "01890000-0000-7000-8000-000000000009",
-        "spark.openlineage.rootParentJobNamespace": "airflow",
-        "spark.openlineage.rootParentJobName": "payroll_dag",
-        "spark.openlineage.rootParentRunId": "01890000-0000-7000-8000-000000000001",
-        "spark.openlineage.facets.disabled": "[spark_properties;processing_engine]",
-        "spark.openlineage.columnLineage.datasetLineageEnabled": "true",
-        "spark.openlineage.jobName.appendDatasetName": "false",
-    }, CLEAN_ENV)
+    config = load_config(
+        {
+            "spark.openlineage.namespace": "hr",
+            "spark.openlineage.appName": "Payroll Nightly",
+            "spark.openlineage.parentJobNamespace": "airflow",
+            "spark.openlineage.parentJobName": "payroll_dag.run_spark",
+            "spark.openlineage.parentRunId": "01890000-0000-7000-8000-000000000009",
+            "spark.openlineage.rootParentJobNamespace": "airflow",
+            "spark.openlineage.rootParentJobName": "payroll_dag",
+            "spark.openlineage.rootParentRunId": "01890000-0000-7000-8000-000000000001",
+            "spark.openlineage.facets.disabled": "[spark_properties;processing_engine]",
+            "spark.openlineage.columnLineage.datasetLineageEnabled": "true",
+            "spark.openlineage.jobName.appendDatasetName": "false",
+        },
+        CLEAN_ENV,
+    )
     assert config.namespace == "hr"
     assert config.app_name == "Payroll Nightly"
     assert config.parent == ("airflow", "payroll_dag.run_spark", "01890000-0000-7000-8000-000000000009")
@@ -91,37 +102,71 @@ def test_job_and_parent_keys() -> None:
 
 
 def test_parent_namespace_defaults_to_job_namespace() -> None:
-    config = load_config({"spark.openlineage.namespace": "hr", "spark.openlineage.parentJobName": "p",
-                          "spark.openlineage.parentRunId": "01890000-0000-7000-8000-000000000009"}, CLEAN_ENV)
+    config = load_config(
+        {
+            "spark.openlineage.namespace": "hr",
+            "spark.openlineage.parentJobName": "p",
+            "spark.openlineage.parentRunId": "01890000-0000-7000-8000-000000000009",
+        },
+        CLEAN_ENV,
+    )
     assert config.parent == ("hr", "p", "01890000-0000-7000-8000-000000000009")
 
 
 def test_headwater_keys(tmp_path: Path) -> None:
-    config = load_config({"spark.headwater.spool.dir": str(tmp_path / "s"), "spark.headwater.queueSize": "7",
-                          "spark.headwater.flushTimeoutSeconds": "2.5", "spark.headwater.spool.maxBytes": "1000",
-                          "spark.headwater.emitWithoutOutput": "true"}, CLEAN_ENV)
-    assert (config.spool_dir, config.queue_size, config.flush_timeout, config.spool_max_bytes,
-            config.emit_without_output) == (tmp_path / "s", 7, 2.5, 1000, True)
+    config = load_config(
+        {
+            "spark.headwater.spool.dir": str(tmp_path / "s"),
+            "spark.headwater.queueSize": "7",
+            "spark.headwater.flushTimeoutSeconds": "2.5",
+            "spark.headwater.spool.maxBytes": "1000",
+            "spark.headwater.emitWithoutOutput": "true",
+        },
+        CLEAN_ENV,
+    )
+    assert (
+        config.spool_dir,
+        config.queue_size,
+        config.flush_timeout,
+        config.spool_max_bytes,
+        config.emit_without_output,
+    ) == (tmp_path / "s", 7, 2.5, 1000, True)
 
 
-@pytest.mark.parametrize(("conf", "message"), [
-    ({"spark.openlineage.transport.url": "http://x"}, "spark.openlineage.transport.type is missing"),
-    ({"spark.openlineage.transport.type": "http"}, "spark.openlineage.transport.url is required"),
-    ({"spark.openlineage.transport.type": "file"}, "spark.openlineage.transport.location is required"),
-    ({"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": "http://x",
-      "spark.openlineage.transport.auth.type": "api_key"}, "auth.apiKey is required"),
-    ({"spark.openlineage.columnLineage.datasetLineageEnabled": "maybe"}, "must be true or false, got 'maybe'"),
-    ({"spark.headwater.queueSize": "many"}, "spark.headwater.queueSize must be a whole number"),
-    ({"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": "http://x",
-      "spark.openlineage.transport.timeoutInMillis": "-1"}, "must not be negative"),
-])
+@pytest.mark.parametrize(
+    ("conf", "message"),
+    [
+        ({"spark.openlineage.transport.url": "http://x"}, "spark.openlineage.transport.type is missing"),
+        ({"spark.openlineage.transport.type": "http"}, "spark.openlineage.transport.url is required"),
+        ({"spark.openlineage.transport.type": "file"}, "spark.openlineage.transport.location is required"),
+        (
+            {
+                "spark.openlineage.transport.type": "http",
+                "spark.openlineage.transport.url": "http://x",
+                "spark.openlineage.transport.auth.type": "api_key",
+            },
+            "auth.apiKey is required",
+        ),
+        ({"spark.openlineage.columnLineage.datasetLineageEnabled": "maybe"}, "must be true or false, got 'maybe'"),
+        ({"spark.headwater.queueSize": "many"}, "spark.headwater.queueSize must be a whole number"),
+        (
+            {
+                "spark.openlineage.transport.type": "http",
+                "spark.openlineage.transport.url": "http://x",
+                "spark.openlineage.transport.timeoutInMillis": "-1",
+            },
+            "must not be negative",
+        ),
+    ],
+)
 def test_bad_values_say_which_key(conf: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(".", r"\.")):
         load_config(conf, CLEAN_ENV)
 
 
-def test_openlineage_url_environment_is_used_through_openlineage_python(monkeypatch: pytest.MonkeyPatch,
-                                                                         tmp_path: Path) -> None:
+def test_openlineage_url_environment_is_used_through_openlineage_python(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     for key in ("OPENLINEAGE_CONFIG", "OPENLINEAGE_DISABLED"):
@@ -138,8 +183,10 @@ def test_openlineage_url_environment_is_used_through_openlineage_python(monkeypa
 
 def test_openlineage_yml_is_used_through_openlineage_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     config_file = tmp_path / "ol.yml"
-    config_file.write_text("transport:\n  type: file\n  log_file_path: " + str(tmp_path / "from-yml.ndjson")
-                           + "\n  append: true\n", encoding="utf-8")
+    config_file.write_text(
+        "transport:\n  type: file\n  log_file_path: " + str(tmp_path / "from-yml.ndjson") + "\n  append: true\n",
+        encoding="utf-8",
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("OPENLINEAGE_URL", raising=False)
@@ -155,8 +202,12 @@ def test_spark_conf_wins_over_openlineage_environment(monkeypatch: pytest.Monkey
     monkeypatch.setenv("OPENLINEAGE_URL", "http://from-env:5000")
     import os
 
-    transport = build_transport(load_config({"spark.openlineage.transport.type": "http",
-                                             "spark.openlineage.transport.url": "http://from-conf:5000"}), os.environ)
+    transport = build_transport(
+        load_config(
+            {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": "http://from-conf:5000"}
+        ),
+        os.environ,
+    )
     assert isinstance(transport, HttpTransport) and transport.url == "http://from-conf:5000"
 
 

@@ -77,8 +77,13 @@ def test_an_unwritable_target_is_logged_not_raised(tmp_path: Path, caplog: pytes
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
-    session = (SparkSession.builder.master("local[2]").appName("debug stats test")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("debug stats test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
     yield session
     session.stop()
 
@@ -87,11 +92,16 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def test_a_tracked_session_reports_its_costs_per_execution(spark: Any, tmp_path: Path) -> None:
     target = tmp_path / "stats.json"
     with Sink() as sink:
-        tracker = track(spark, conf={"spark.openlineage.transport.type": "http",
-                                     "spark.openlineage.transport.url": sink.url,
-                                     "spark.headwater.spool.dir": str(tmp_path / "spool"),
-                                     "spark.headwater.flushTimeoutSeconds": "60",
-                                     "spark.headwater.debug.stats": str(target)})
+        tracker = track(
+            spark,
+            conf={
+                "spark.openlineage.transport.type": "http",
+                "spark.openlineage.transport.url": sink.url,
+                "spark.headwater.spool.dir": str(tmp_path / "spool"),
+                "spark.headwater.flushTimeoutSeconds": "60",
+                "spark.headwater.debug.stats": str(target),
+            },
+        )
         assert isinstance(tracker, Tracker) and tracker.debug_stats is not None
         spark.range(10).selectExpr("id", "id * 2 AS twice").write.mode("overwrite").parquet(str(tmp_path / "out"))
         tracker.stop()
@@ -107,9 +117,14 @@ def test_a_tracked_session_reports_its_costs_per_execution(spark: Any, tmp_path:
 
 @pytest.mark.spark
 def test_without_the_key_nothing_is_recorded(spark: Any, tmp_path: Path) -> None:
-    tracker = track(spark, conf={"spark.openlineage.transport.type": "file",
-                                 "spark.openlineage.transport.location": str(tmp_path / "events.ndjson"),
-                                 "spark.headwater.spool.dir": str(tmp_path / "spool")})
+    tracker = track(
+        spark,
+        conf={
+            "spark.openlineage.transport.type": "file",
+            "spark.openlineage.transport.location": str(tmp_path / "events.ndjson"),
+            "spark.headwater.spool.dir": str(tmp_path / "spool"),
+        },
+    )
     assert isinstance(tracker, Tracker)
     assert tracker.debug_stats is None and tracker.listener._stats is None
     assert tracker.emitter.transport is tracker.transport  # not wrapped

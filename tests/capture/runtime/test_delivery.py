@@ -21,8 +21,9 @@ from headwater.capture.transports import build_transport
 
 from .sink import Sink
 
-CTX = AppContext(namespace="test", app_job="delivery_app", app_run_id="01890000-0000-7000-8000-0000000000a1",
-                 spark_version="4.0.0")
+CTX = AppContext(
+    namespace="test", app_job="delivery_app", app_run_id="01890000-0000-7000-8000-0000000000a1", spark_version="4.0.0"
+)
 
 
 def free_port() -> int:
@@ -33,9 +34,17 @@ def free_port() -> int:
 
 def http(url: str, timeout_ms: int = 1000) -> Transport:
     env = {"HOME": "/nonexistent-home"}
-    return build_transport(load_config({"spark.openlineage.transport.type": "http",
-                                        "spark.openlineage.transport.url": url,
-                                        "spark.openlineage.transport.timeoutInMillis": str(timeout_ms)}, env), env)
+    return build_transport(
+        load_config(
+            {
+                "spark.openlineage.transport.type": "http",
+                "spark.openlineage.transport.url": url,
+                "spark.openlineage.transport.timeoutInMillis": str(timeout_ms),
+            },
+            env,
+        ),
+        env,
+    )
 
 
 def events(n: int) -> list[Any]:
@@ -145,7 +154,7 @@ def test_full_queue_drops_and_counts_without_blocking(spool_dir: Path) -> None:
 
 def test_spool_is_bounded(spool_dir: Path) -> None:
     spool = Spool(spool_dir, max_bytes=300)
-    written = spool.append(['{"n": %d, "pad": "%s"}' % (i, "x" * 80) for i in range(10)])
+    written = spool.append([f'{{"n": {i}, "pad": "{"x" * 80}"}}' for i in range(10)])
     assert 0 < written < 10
     assert spool.dropped == 10 - written
     assert spool.size() <= 300
@@ -184,12 +193,15 @@ def test_http_keys_reach_the_wire(spool_dir: Path) -> None:
     """endpoint, auth.type/apiKey, compression and headers.* are honoured by the real HTTP transport."""
     env = {"HOME": "/nonexistent-home"}
     with Sink() as sink:
-        conf = {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": sink.url,
-                "spark.openlineage.transport.endpoint": "custom/lineage",
-                "spark.openlineage.transport.auth.type": "api_key",
-                "spark.openlineage.transport.auth.apiKey": "tok-123",
-                "spark.openlineage.transport.compression": "gzip",
-                "spark.openlineage.transport.headers.X-Team": "payroll"}
+        conf = {
+            "spark.openlineage.transport.type": "http",
+            "spark.openlineage.transport.url": sink.url,
+            "spark.openlineage.transport.endpoint": "custom/lineage",
+            "spark.openlineage.transport.auth.type": "api_key",
+            "spark.openlineage.transport.auth.apiKey": "tok-123",
+            "spark.openlineage.transport.compression": "gzip",
+            "spark.openlineage.transport.headers.X-Team": "payroll",
+        }
         emitter = Emitter(build_transport(load_config(conf, env), env), Spool(spool_dir))
         emitter.submit(events(1)[0])
         assert emitter.flush(10)

@@ -12,16 +12,33 @@ import os
 import subprocess
 import sys
 
-HEAVY = ("openlineage", "sqlalchemy", "alembic", "fastapi", "starlette", "uvicorn", "pyspark", "requests",
-         "httpx", "attrs", "rich", "headwater.store", "headwater.api", "headwater.capture.tracker")
+HEAVY = (
+    "openlineage",
+    "sqlalchemy",
+    "alembic",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "pyspark",
+    "requests",
+    "httpx",
+    "attrs",
+    "rich",
+    "headwater.store",
+    "headwater.api",
+    "headwater.capture.tracker",
+)
 
 
 def _heavy_modules_after(code: str, env: dict[str, str] | None = None) -> list[str]:
-    probe = (f"{code}\nimport json, sys\n"
-             f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
-             f"or m.startswith({HEAVY!r}))))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                         env={**os.environ, **(env or {})})
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+        f"or m.startswith({HEAVY!r}))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -37,8 +54,10 @@ def test_the_sitecustomize_of_headwater_run_imports_nothing_heavy() -> None:
 
 
 def test_the_run_command_loads_only_itself() -> None:
-    code = ("from click.testing import CliRunner\nfrom headwater.cli import cli\n"
-            "result = CliRunner().invoke(cli, ['run', '--help'])\nassert result.exit_code == 0, result.output")
+    code = (
+        "from click.testing import CliRunner\nfrom headwater.cli import cli\n"
+        "result = CliRunner().invoke(cli, ['run', '--help'])\nassert result.exit_code == 0, result.output"
+    )
     assert _heavy_modules_after(code) == []
 
 

@@ -17,16 +17,26 @@ class Clock:
         return self.now
 
 
-def ex(execution_id: int | None, output: str, *, rows: int | None = None, started: float = 10.0,
-       inputs: tuple[str, ...] = ()) -> Execution:
+def ex(
+    execution_id: int | None,
+    output: str,
+    *,
+    rows: int | None = None,
+    started: float = 10.0,
+    inputs: tuple[str, ...] = (),
+) -> Execution:
     facets = {}
     if rows is not None:
-        facets["outputStatistics"] = output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
-            rowCount=rows)
-    return Execution(run_id=f"run-{execution_id}-{output}", job_name=f"job.{execution_id}", started=started,
-                     ended=started + 1, inputs=[InputDataset(namespace="file", name=i) for i in inputs],
-                     outputs=[OutputDataset(namespace="file", name=output, outputFacets=facets)],
-                     execution_id=execution_id)
+        facets["outputStatistics"] = output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(rowCount=rows)
+    return Execution(
+        run_id=f"run-{execution_id}-{output}",
+        job_name=f"job.{execution_id}",
+        started=started,
+        ended=started + 1,
+        inputs=[InputDataset(namespace="file", name=i) for i in inputs],
+        outputs=[OutputDataset(namespace="file", name=output, outputFacets=facets)],
+        execution_id=execution_id,
+    )
 
 
 def test_outermost_command_absorbs_the_inner_writes_of_the_same_table() -> None:
@@ -50,8 +60,8 @@ def test_other_tables_and_later_executions_are_not_absorbed() -> None:
     clock = Clock()
     nested = NestedWrites(2.0, clock)
     nested.add(ex(5, "/wh/a"))
-    nested.add(ex(6, "/wh/b"))   # larger id, reported later: a later execution, not an outer one
-    nested.add(ex(4, "/wh/c"))   # smaller id but another table: overlapping in time only
+    nested.add(ex(6, "/wh/b"))  # larger id, reported later: a later execution, not an outer one
+    nested.add(ex(4, "/wh/c"))  # smaller id but another table: overlapping in time only
     assert nested.absorbed == 0
     assert [e.job_name for e in nested.drain()] == ["job.5", "job.6", "job.4"]
     assert nested.holding == 0

@@ -24,59 +24,92 @@ def test_tags_are_read_as_the_integrations_tags_deserializer_reads_them() -> Non
     # spark_conf.md: "key:value information separated by colon, tags separated by semicolon"; TagField: a lone
     # label is <label>:true, the source defaults to CONFIG
     assert parse_tags("team:payroll;pii;env:prod:USER") == (
-        ("team", "payroll", "CONFIG"), ("pii", "true", "CONFIG"), ("env", "prod", "USER"))
+        ("team", "payroll", "CONFIG"),
+        ("pii", "true", "CONFIG"),
+        ("env", "prod", "USER"),
+    )
     assert parse_tags("url:http\\://x;a\\;b:c") == (("url", "http://x", "CONFIG"), ("a;b", "c", "CONFIG"))
     assert parse_tags("") == ()
 
 
 def _events(conf: dict[str, str]) -> list[dict[str, Any]]:
     config = load_config(conf, {})
-    ctx = AppContext(namespace="ns", app_job="app", app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab",
-                     spark_version="3.5.0", properties={"spark.master": "local"}, job_tags=config.job_tags,
-                     run_tags=config.run_tags, job_owners=config.job_owners, disabled_facets=config.disabled_facets)
-    ex = Execution(run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac", job_name="app.x", started=1.0, ended=2.0,
-                   inputs=[], outputs=[])
+    ctx = AppContext(
+        namespace="ns",
+        app_job="app",
+        app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab",
+        spark_version="3.5.0",
+        properties={"spark.master": "local"},
+        job_tags=config.job_tags,
+        run_tags=config.run_tags,
+        job_owners=config.job_owners,
+        disabled_facets=config.disabled_facets,
+    )
+    ex = Execution(
+        run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac", job_name="app.x", started=1.0, ended=2.0, inputs=[], outputs=[]
+    )
     from openlineage.client.event_v2 import RunState
+
     events = [application_event(ctx, RunState.START, 1.0), *execution_events(ctx, ex)]
     return [json.loads(Serde.to_json(e)) for e in events]
 
 
 def test_tags_owners_and_disabled_facets_on_every_event(assert_valid_events: Any) -> None:
-    events = _events({P + "job.tags": "team:payroll;pii", P + "run.tags": "attempt:2:AIRFLOW",
-                      P + "job.owners.team": "payroll-eng", P + "job.owners.person": "ada",
-                      P + "facets.processing_engine.disabled": "true"})
+    events = _events(
+        {
+            P + "job.tags": "team:payroll;pii",
+            P + "run.tags": "attempt:2:AIRFLOW",
+            P + "job.owners.team": "payroll-eng",
+            P + "job.owners.person": "ada",
+            P + "facets.processing_engine.disabled": "true",
+        }
+    )
     assert_valid_events(events)
     for e in events:
         assert [(t["key"], t["value"], t["source"]) for t in e["job"]["facets"]["tags"]["tags"]] == [
-            ("team", "payroll", "CONFIG"), ("pii", "true", "CONFIG")]
+            ("team", "payroll", "CONFIG"),
+            ("pii", "true", "CONFIG"),
+        ]
         assert [(t["key"], t["value"], t["source"]) for t in e["run"]["facets"]["tags"]["tags"]] == [
-            ("attempt", "2", "AIRFLOW")]
+            ("attempt", "2", "AIRFLOW")
+        ]
         assert sorted((o["name"], o["type"]) for o in e["job"]["facets"]["ownership"]["owners"]) == [
-            ("ada", "person"), ("payroll-eng", "team")]
+            ("ada", "person"),
+            ("payroll-eng", "team"),
+        ]
         assert "processing_engine" not in e["run"]["facets"]
 
 
 def test_captured_properties_and_disabled() -> None:
     assert load_config({}, {}).captured_properties == ("spark.master", "spark.app.name")
-    assert load_config({P + "capturedProperties": "spark.master,spark.executor.memory"}, {}).captured_properties == \
-        ("spark.master", "spark.executor.memory")
+    assert load_config({P + "capturedProperties": "spark.master,spark.executor.memory"}, {}).captured_properties == (
+        "spark.master",
+        "spark.executor.memory",
+    )
     assert load_config({P + "disabled": "true"}, {}).disabled
     # the deprecated list and the per-facet key combine; =false re-enables
-    assert load_config({P + "facets.disabled": "[a;b]", P + "facets.b.disabled": "false",
-                        P + "facets.spark.logicalPlan.disabled": "true"}, {}).disabled_facets == \
-        frozenset({"a", "spark.logicalPlan"})
+    assert load_config(
+        {
+            P + "facets.disabled": "[a;b]",
+            P + "facets.b.disabled": "false",
+            P + "facets.spark.logicalPlan.disabled": "true",
+        },
+        {},
+    ).disabled_facets == frozenset({"a", "spark.logicalPlan"})
 
 
 def test_namespace_resolvers_as_the_java_client_applies_them() -> None:
     # website/docs/client/java/partials/java_namespace_resolver.md: hostList, pattern, patternGroup (+ schema)
-    conf = {P + "dataset.namespaceResolvers.orders-db.type": "hostList",
-            P + "dataset.namespaceResolvers.orders-db.hosts": "[db-1.internal;db-2.internal]",
-            P + "dataset.namespaceResolvers.orders-db.schema": "postgres",
-            P + "dataset.namespaceResolvers.kafka-cluster.type": "patternGroup",
-            P + "dataset.namespaceResolvers.kafka-cluster.regex": r"(?<cluster>[a-zA-Z-]+)-(\d)+\.company\.com:[\d]*",
-            P + "dataset.namespaceResolvers.kafka-cluster.matchingGroup": "cluster",
-            P + "dataset.namespaceResolvers.cass.type": "pattern",
-            P + "dataset.namespaceResolvers.cass.regex": r"cassandra-prod(\d)+\.company\.com"}
+    conf = {
+        P + "dataset.namespaceResolvers.orders-db.type": "hostList",
+        P + "dataset.namespaceResolvers.orders-db.hosts": "[db-1.internal;db-2.internal]",
+        P + "dataset.namespaceResolvers.orders-db.schema": "postgres",
+        P + "dataset.namespaceResolvers.kafka-cluster.type": "patternGroup",
+        P + "dataset.namespaceResolvers.kafka-cluster.regex": r"(?<cluster>[a-zA-Z-]+)-(\d)+\.company\.com:[\d]*",
+        P + "dataset.namespaceResolvers.kafka-cluster.matchingGroup": "cluster",
+        P + "dataset.namespaceResolvers.cass.type": "pattern",
+        P + "dataset.namespaceResolvers.cass.regex": r"cassandra-prod(\d)+\.company\.com",
+    }
     resolvers = load_config(conf, {}).namespace_resolvers
     assert resolve_namespace(resolvers, "postgres://DB-2.internal:5432") == "postgres://orders-db:5432"
     assert resolve_namespace(resolvers, "mysql://db-2.internal:3306") == "mysql://db-2.internal:3306"  # schema
@@ -88,11 +121,18 @@ def test_namespace_resolvers_as_the_java_client_applies_them() -> None:
 
 def test_resolvers_rename_jdbc_datasets_and_their_column_lineage() -> None:
     """JDBC names follow the naming spec (postgres://host:port, database.schema.table), then the resolver."""
-    resolvers = load_config({P + "dataset.namespaceResolvers.orders-db.type": "hostList",
-                             P + "dataset.namespaceResolvers.orders-db.hosts": "db-2.internal"}, {}).namespace_resolvers
+    resolvers = load_config(
+        {
+            P + "dataset.namespaceResolvers.orders-db.type": "hostList",
+            P + "dataset.namespaceResolvers.orders-db.hosts": "db-2.internal",
+        },
+        {},
+    ).namespace_resolvers
     target = RelationInfo(kind="jdbc", jdbc_url="jdbc:postgresql://db-2.internal:5432/shop", jdbc_table="sales.orders")
-    snap = PlanSnapshot(root="SaveIntoDataSourceCommand", command=CommandInfo(name="SaveIntoDataSourceCommand",
-                                                                             target=target, mode="Append"))
+    snap = PlanSnapshot(
+        root="SaveIntoDataSourceCommand",
+        command=CommandInfo(name="SaveIntoDataSourceCommand", target=target, mode="Append"),
+    )
     ql = analyze(snap, LineageOptions(namespace_resolvers=resolvers))
     assert [(o.namespace, o.name) for o in ql.outputs] == [("postgres://orders-db:5432", "shop.sales.orders")]
     assert ql.job_suffix == "sales.orders"  # SaveIntoDataSourceCommandVisitor: the table option

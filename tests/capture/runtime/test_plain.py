@@ -36,30 +36,53 @@ from ..lineage.golden_util import GOLDEN
 from .plain_util import assert_same_json, assert_same_through_transports
 
 SNAPSHOTS = sorted(GOLDEN.glob("*.snapshot.json"))
-CTX = AppContext(namespace="plain_test", app_job="plain_app", app_run_id="0193a7c4-0000-7000-8000-000000000001",
-                 spark_version="4.3.0", properties={"spark.app.name": "Plain App", "spark.master": "local[2]"},
-                 parent=RunRef("airflow", "dag.task", "0193a7c4-0000-7000-8000-000000000002"),
-                 root=RunRef("airflow", "dag", "0193a7c4-0000-7000-8000-000000000003"),
-                 script_url="file:///jobs/plain_job.py")
+CTX = AppContext(
+    namespace="plain_test",
+    app_job="plain_app",
+    app_run_id="0193a7c4-0000-7000-8000-000000000001",
+    spark_version="4.3.0",
+    properties={"spark.app.name": "Plain App", "spark.master": "local[2]"},
+    parent=RunRef("airflow", "dag.task", "0193a7c4-0000-7000-8000-000000000002"),
+    root=RunRef("airflow", "dag", "0193a7c4-0000-7000-8000-000000000003"),
+    script_url="file:///jobs/plain_job.py",
+)
 
 
 def golden_events(snapshot: Path, dataset_lineage: bool) -> list[Any]:
     snap = PlanSnapshot.from_dict(json.loads(snapshot.read_text()))
     ql = analyze(snap, LineageOptions(dataset_lineage_enabled=dataset_lineage))
-    ok = Execution(run_id="0193a7c4-0000-7000-8000-0000000000a1", job_name="plain_app.x.out", started=1.25,
-                   ended=2.5, inputs=list(ql.inputs), outputs=list(ql.outputs), sql=ql.sql)
-    failed = Execution(run_id="0193a7c4-0000-7000-8000-0000000000a2", job_name="plain_app.x.out", started=3.0,
-                       ended=4.0, inputs=list(ql.inputs), outputs=list(ql.outputs), sql="SELECT 'é\u2028\"'",
-                       failure=Failure("java.lang.RuntimeException: boom ü", "at x\n\tat y", "JAVA"))
+    ok = Execution(
+        run_id="0193a7c4-0000-7000-8000-0000000000a1",
+        job_name="plain_app.x.out",
+        started=1.25,
+        ended=2.5,
+        inputs=list(ql.inputs),
+        outputs=list(ql.outputs),
+        sql=ql.sql,
+    )
+    failed = Execution(
+        run_id="0193a7c4-0000-7000-8000-0000000000a2",
+        job_name="plain_app.x.out",
+        started=3.0,
+        ended=4.0,
+        inputs=list(ql.inputs),
+        outputs=list(ql.outputs),
+        sql="SELECT 'é\u2028\"'",
+        failure=Failure("java.lang.RuntimeException: boom ü", "at x\n\tat y", "JAVA"),
+    )
     return [*execution_events(CTX, ok), *execution_events(CTX, failed)]
 
 
 def app_events() -> list[Any]:
-    bare = AppContext(namespace="n", app_job="a", app_run_id="0193a7c4-0000-7000-8000-000000000009",
-                      spark_version="3.5.9")
-    return [application_event(CTX, EventType.START, 1.0), application_event(CTX, EventType.COMPLETE, 9.5),
-            application_event(CTX, EventType.FAIL, 9.5, Failure.from_exception(ValueError("bad \x00 value"))),
-            application_event(bare, EventType.START, 0.0)]
+    bare = AppContext(
+        namespace="n", app_job="a", app_run_id="0193a7c4-0000-7000-8000-000000000009", spark_version="3.5.9"
+    )
+    return [
+        application_event(CTX, EventType.START, 1.0),
+        application_event(CTX, EventType.COMPLETE, 9.5),
+        application_event(CTX, EventType.FAIL, 9.5, Failure.from_exception(ValueError("bad \x00 value"))),
+        application_event(bare, EventType.START, 0.0),
+    ]
 
 
 @pytest.mark.parametrize("dataset_lineage", [True, False], ids=["dataset-lineage", "folded"])
@@ -82,8 +105,11 @@ def test_application_events_same_json() -> None:
 
 def test_through_transports_and_spool(tmp_path: Path) -> None:
     by_name = {p.name: p for p in SNAPSHOTS}
-    events = (golden_events(by_name["join_aggregate.spark4.snapshot.json"], False)
-              + golden_events(by_name["union_window.spark3.snapshot.json"], True) + app_events()[:2])
+    events = (
+        golden_events(by_name["join_aggregate.spark4.snapshot.json"], False)
+        + golden_events(by_name["union_window.spark3.snapshot.json"], True)
+        + app_events()[:2]
+    )
     assert_same_through_transports(events, tmp_path)
 
 
@@ -111,8 +137,26 @@ class Node:
 
 
 def _scalar(rng: random.Random) -> Any:
-    return rng.choice([None, None, 0, -3, 2**40, 1.5, -0.0, 1e300, True, False, "", "x", "é ü \u2028 \"q\"",
-                       "\x00\n", Color.RED, Color.NUMBER])
+    return rng.choice(
+        [
+            None,
+            None,
+            0,
+            -3,
+            2**40,
+            1.5,
+            -0.0,
+            1e300,
+            True,
+            False,
+            "",
+            "x",
+            'é ü \u2028 "q"',
+            "\x00\n",
+            Color.RED,
+            Color.NUMBER,
+        ]
+    )
 
 
 def _value(rng: random.Random, depth: int) -> Any:
@@ -122,9 +166,13 @@ def _value(rng: random.Random, depth: int) -> Any:
     if kind == 0:
         return Leaf(_value(rng, depth - 1), _value(rng, depth - 1))
     if kind == 1:
-        return Node(name=rng.choice(["n", "ñ"]), items=[_value(rng, depth - 1) for _ in range(rng.randrange(4))],
-                    mapping={rng.choice("abcdef"): _value(rng, depth - 1) for _ in range(rng.randrange(4))},
-                    leaf=_value(rng, depth - 1), private=_value(rng, depth - 1))
+        return Node(
+            name=rng.choice(["n", "ñ"]),
+            items=[_value(rng, depth - 1) for _ in range(rng.randrange(4))],
+            mapping={rng.choice("abcdef"): _value(rng, depth - 1) for _ in range(rng.randrange(4))},
+            leaf=_value(rng, depth - 1),
+            private=_value(rng, depth - 1),
+        )
     if kind == 2:
         return [_value(rng, depth - 1) for _ in range(rng.randrange(5))]
     if kind == 3:
@@ -138,23 +186,33 @@ def test_seeded_random_structures_same_json() -> None:
     rng = random.Random(20261123)
     shared = Leaf("shared", [Leaf(), None, Leaf(None, {})])
     for _ in range(3000):
-        root = Node(name="root", items=[_value(rng, 4), shared, Leaf()], mapping={"s": shared, "v": _value(rng, 3)},
-                    leaf=_value(rng, 4), private=_value(rng, 2))
+        root = Node(
+            name="root",
+            items=[_value(rng, 4), shared, Leaf()],
+            mapping={"s": shared, "v": _value(rng, 3)},
+            leaf=_value(rng, 4),
+            private=_value(rng, 2),
+        )
         plain = plain_events([root, shared])
         assert isinstance(plain[0], dict)
         assert Serde.to_json(plain[0]) == Serde.to_json(root)
         assert Serde.to_json(plain[1]) == Serde.to_json(shared)
 
 
-@pytest.mark.parametrize("value", [{1, 2}, frozenset({"a"}), {1: "int key"}, Path("/x"), b"bytes",
-                                   [Leaf(a={("t",): 1})]])
+@pytest.mark.parametrize(
+    "value", [{1, 2}, frozenset({"a"}), {1: "int key"}, Path("/x"), b"bytes", [Leaf(a={("t",): 1})]]
+)
 def test_unsupported_values_leave_the_event_as_it_is(value: Any) -> None:
     event = Node(name="n", items=[Leaf(a=value)])
     with pytest.raises(Unsupported):
         PlainConverter().event(event)
     ok = Leaf("fine")
-    assert plain_events([event, ok, "already text", {"already": "plain"}]) == [event, {"a": "fine"}, "already text",
-                                                                             {"already": "plain"}]
+    assert plain_events([event, ok, "already text", {"already": "plain"}]) == [
+        event,
+        {"a": "fine"},
+        "already text",
+        {"already": "plain"},
+    ]
 
 
 def test_only_transports_that_just_serialise_get_the_plain_form(tmp_path: Path) -> None:
@@ -163,8 +221,9 @@ def test_only_transports_that_just_serialise_get_the_plain_form(tmp_path: Path) 
     assert accepts_plain(FileTransport(FileConfig(log_file_path=str(tmp_path / "f"), append=True)))
     assert accepts_plain(FileTransport(FileConfig(log_file_path=str(tmp_path / "f"), append=False)))
     # debug mode names each file after the event's job and type: it reads the object
-    assert not accepts_plain(FileTransport(FileConfig(log_file_path=str(tmp_path / "f"), append=False,
-                                                      debug_mode=True)))
+    assert not accepts_plain(
+        FileTransport(FileConfig(log_file_path=str(tmp_path / "f"), append=False, debug_mode=True))
+    )
 
     class MyHttp(HttpTransport):
         pass

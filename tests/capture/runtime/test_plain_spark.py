@@ -38,9 +38,14 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
     warehouse = tmp_path_factory.mktemp("warehouse")
-    session = (SparkSession.builder.master("local[2]").appName("plainFormTest")
-               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.warehouse.dir", str(warehouse)).getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("plainFormTest")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.warehouse.dir", str(warehouse))
+        .getOrCreate()
+    )
     yield session
     session.stop()
 
@@ -51,23 +56,33 @@ def run_jobs(spark: Any, base: Path) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    people = spark.createDataFrame([(1, "ada", "eng", 10.0), (2, "bob", "ops", 20.0)],
-                                   "id INT, name STRING, dept STRING, pay DOUBLE")
+    people = spark.createDataFrame(
+        [(1, "ada", "eng", 10.0), (2, "bob", "ops", 20.0)], "id INT, name STRING, dept STRING, pay DOUBLE"
+    )
     people.write.mode("overwrite").parquet(str(base / "people"))
     p = spark.read.parquet(str(base / "people"))
     wide = p.select("id", *[(F.col("pay") * i).alias(f"c{i}") for i in range(60)])
     for i in range(40):
         a, b = f"c{(i * 7) % 60}", f"c{(i * 13 + 1) % 60}"
-        wide = (wide.withColumn(f"d{i}", F.when(F.col(a) > F.col(b), F.col(a)).otherwise(F.col(b) - 1)) if i % 2
-                else wide.withColumn(f"d{i}", F.concat_ws("-", F.col(a).cast("string"), F.lit("é"))))
+        wide = (
+            wide.withColumn(f"d{i}", F.when(F.col(a) > F.col(b), F.col(a)).otherwise(F.col(b) - 1))
+            if i % 2
+            else wide.withColumn(f"d{i}", F.concat_ws("-", F.col(a).cast("string"), F.lit("é")))
+        )
     wide.filter(F.col("id") > 0).write.mode("overwrite").parquet(str(base / "wide"))
     depts = spark.createDataFrame([("eng", "Engineering")], "code STRING, title STRING")
-    (p.join(depts, F.col("dept") == F.col("code"), "left").groupBy("title").agg(F.avg("pay").alias("avg_pay"))
-     .write.mode("overwrite").json(str(base / "agg")))
+    (
+        p.join(depts, F.col("dept") == F.col("code"), "left")
+        .groupBy("title")
+        .agg(F.avg("pay").alias("avg_pay"))
+        .write.mode("overwrite")
+        .json(str(base / "agg"))
+    )
     w = Window.partitionBy("dept").orderBy(F.col("pay").desc())
     p.withColumn("rk", F.row_number().over(w)).write.mode("overwrite").orc(str(base / "window"))
     spark.sql(f"SELECT id, upper(name) AS name FROM parquet.`{base / 'people'}` WHERE pay > 5").write.mode(
-        "overwrite").parquet(str(base / "sql"))
+        "overwrite"
+    ).parquet(str(base / "sql"))
     p.select("id", "name").write.mode("overwrite").saveAsTable("plain_people")
     with pytest.raises(Exception):  # noqa: B017 - the job's own failure (writing to an existing path)
         p.write.mode("error").parquet(str(base / "people"))
@@ -75,8 +90,11 @@ def run_jobs(spark: Any, base: Path) -> None:
 
 def test_real_spark_events_same_bytes(spark: Any, tmp_path: Path, spool_dir: Path) -> None:
     recorder = Recorder()
-    tracker = track(spark, conf={"spark.headwater.spool.dir": str(spool_dir),
-                                 "spark.headwater.flushTimeoutSeconds": "60"}, transport=recorder)
+    tracker = track(
+        spark,
+        conf={"spark.headwater.spool.dir": str(spool_dir), "spark.headwater.flushTimeoutSeconds": "60"},
+        transport=recorder,
+    )
     assert isinstance(tracker, Tracker)
     assert not tracker._plain  # a custom transport gets the objects
     run_jobs(spark, tmp_path)
@@ -92,13 +110,19 @@ def test_real_spark_events_same_bytes(spark: Any, tmp_path: Path, spool_dir: Pat
     assert_same_through_transports(events, tmp_path / "transports")
 
 
-def test_agent_hands_the_plain_form_to_http(spark: Any, tmp_path: Path, spool_dir: Path,
-                                            assert_valid_events: Any) -> None:
+def test_agent_hands_the_plain_form_to_http(
+    spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
+) -> None:
     with Sink() as sink:
-        tracker = track(spark, conf={"spark.openlineage.transport.type": "http",
-                                     "spark.openlineage.transport.url": sink.url,
-                                     "spark.headwater.spool.dir": str(spool_dir),
-                                     "spark.headwater.flushTimeoutSeconds": "60"})
+        tracker = track(
+            spark,
+            conf={
+                "spark.openlineage.transport.type": "http",
+                "spark.openlineage.transport.url": sink.url,
+                "spark.headwater.spool.dir": str(spool_dir),
+                "spark.headwater.flushTimeoutSeconds": "60",
+            },
+        )
         assert isinstance(tracker, Tracker) and tracker._plain
         http = tracker.emitter.transport
         given: list[type] = []

@@ -89,8 +89,15 @@ def test_the_first_launch_imports_in_a_thread_and_joins_before_returning(modules
     assert len(seen_by_launch) == 2
 
 
-@pytest.mark.parametrize("error", ["raise RuntimeError('broken at import')", "raise SystemExit(3)",
-                                   "raise KeyboardInterrupt", "import hwpf_does_not_exist"])
+@pytest.mark.parametrize(
+    "error",
+    [
+        "raise RuntimeError('broken at import')",
+        "raise SystemExit(3)",
+        "raise KeyboardInterrupt",
+        "import hwpf_does_not_exist",
+    ],
+)
 def test_a_failing_import_is_swallowed_and_happens_again_on_use(modules: Path, error: str) -> None:
     name = write(modules, "hwpf_bad", f"{error}\n")
     after = write(modules, "hwpf_after", RECORD)
@@ -179,13 +186,27 @@ def _child(tmp_path: Path, tracked: bool) -> dict[str, Any]:
     script.write_text(CHILD, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HEADWATER_", "OPENLINEAGE"))}
     if tracked:
-        env.update({"HEADWATER_CAPTURE": "1",
-                    "PYTHONPATH": os.pathsep.join([boot_dir(), env.get("PYTHONPATH", "")]),
-                    "HEADWATER_CONF": json.dumps({"spark.openlineage.transport.type": "file",
-                                                  "spark.openlineage.transport.location": str(tmp_path / "ev.ndjson"),
-                                                  "spark.headwater.spool.dir": str(tmp_path / "spool")})})
-    out = subprocess.run([sys.executable, str(script), str(tmp_path / f"out-{tracked}")], capture_output=True,
-                         text=True, env=env, timeout=600, check=False)
+        env.update(
+            {
+                "HEADWATER_CAPTURE": "1",
+                "PYTHONPATH": os.pathsep.join([boot_dir(), env.get("PYTHONPATH", "")]),
+                "HEADWATER_CONF": json.dumps(
+                    {
+                        "spark.openlineage.transport.type": "file",
+                        "spark.openlineage.transport.location": str(tmp_path / "ev.ndjson"),
+                        "spark.headwater.spool.dir": str(tmp_path / "spool"),
+                    }
+                ),
+            }
+        )
+    out = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / f"out-{tracked}")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -193,9 +214,11 @@ def _child(tmp_path: Path, tracked: bool) -> dict[str, Any]:
 @pytest.mark.spark
 def test_a_tracked_child_imports_the_agent_while_the_jvm_starts(tmp_path: Path) -> None:
     tracked = _child(tmp_path, True)
-    assert tracked["importers"] == {"openlineage.client": "headwater-prefetch",
-                                    "headwater.capture.events": "headwater-prefetch",
-                                    "headwater.capture.lineage.snapshot": "headwater-prefetch"}
+    assert tracked["importers"] == {
+        "openlineage.client": "headwater-prefetch",
+        "headwater.capture.events": "headwater-prefetch",
+        "headwater.capture.lineage.snapshot": "headwater-prefetch",
+    }
     events = [json.loads(line) for line in (tmp_path / "ev.ndjson").read_text().splitlines()]
     assert {e["eventType"] for e in events} >= {"START", "COMPLETE"}
     untracked = _child(tmp_path, False)

@@ -20,18 +20,28 @@ pytestmark = pytest.mark.spark
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from pyspark.sql import SparkSession
 
-    session = (SparkSession.builder.master("local[2]").appName("Spark rdd to table")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("wh"))).getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("Spark rdd to table")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("wh")))
+        .getOrCreate()
+    )
     yield session
     session.stop()
 
 
 def _run(spark: Any, tmp_path: Path, job: Any, **conf: str) -> list[dict[str, Any]]:
     events_file = tmp_path / "events.ndjson"
-    tracker = track(spark, conf={"spark.openlineage.transport.type": "file",
-                                 "spark.openlineage.transport.location": str(events_file),
-                                 "spark.headwater.spool.dir": str(tmp_path / "spool"), **conf})
+    tracker = track(
+        spark,
+        conf={
+            "spark.openlineage.transport.type": "file",
+            "spark.openlineage.transport.location": str(events_file),
+            "spark.headwater.spool.dir": str(tmp_path / "spool"),
+            **conf,
+        },
+    )
     assert tracker is not None
     try:
         job()
@@ -72,8 +82,9 @@ def test_text_file_map_save_to_a_dated_directory(spark: Any, tmp_path: Path, ass
     src.mkdir()
     (src / "sample.txt").write_text("hello world\nhello pyspark rdd\nspark rdd transforms are fun\nhello again world")
     out = tmp_path / "rdd_output" / "20251030"
-    events = _run(spark, tmp_path, lambda: spark.sparkContext.textFile(str(src)).map(lambda x: x)
-                  .saveAsTextFile(str(out)))
+    events = _run(
+        spark, tmp_path, lambda: spark.sparkContext.textFile(str(src)).map(lambda x: x).saveAsTextFile(str(out))
+    )
     assert_valid_events(events)
     end = _rdd_runs(events)[-1]
     assert [(i["namespace"], i["name"]) for i in end["inputs"]] == [("file", str(src))]
@@ -96,6 +107,12 @@ def test_failed_save_and_disabled(spark: Any, tmp_path: Path) -> None:
     assert [e["eventType"] for e in runs] == ["START", "FAIL"]
     (tmp_path / "events.ndjson").unlink()
     other = tmp_path / "other"
-    runs = _rdd_runs(_run(spark, tmp_path, lambda: spark.sparkContext.parallelize([1]).saveAsTextFile(str(other)),
-                          **{"spark.openlineage.filter.rddEventsDisabled": "true"}))
+    runs = _rdd_runs(
+        _run(
+            spark,
+            tmp_path,
+            lambda: spark.sparkContext.parallelize([1]).saveAsTextFile(str(other)),
+            **{"spark.openlineage.filter.rddEventsDisabled": "true"},
+        )
+    )
     assert runs == [] and other.exists()

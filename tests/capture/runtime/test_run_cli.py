@@ -33,6 +33,8 @@ def writes(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def reads(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in exec_events(events) if not e.get("outputs")]
+
+
 FLUSH = {"spark.headwater.flushTimeoutSeconds": "60"}
 JOB = textwrap.dedent("""
     import sys
@@ -58,12 +60,21 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def child_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENLINEAGE", "HEADWATER_", "SPARK_", "PYSPARK_")) and k != "PYTHONPATH"}
-    env.update({"PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}", "HOME": str(tmp_path),
-                "HEADWATER_DATA_DIR": str(tmp_path / "hw"),
-                # generous flush at exit: a busy CI machine must not turn "sent" into "spooled"
-                "HEADWATER_CONF": json.dumps(FLUSH), **extra})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENLINEAGE", "HEADWATER_", "SPARK_", "PYSPARK_")) and k != "PYTHONPATH"
+    }
+    env.update(
+        {
+            "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+            "HOME": str(tmp_path),
+            "HEADWATER_DATA_DIR": str(tmp_path / "hw"),
+            # generous flush at exit: a busy CI machine must not turn "sent" into "spooled"
+            "HEADWATER_CONF": json.dumps(FLUSH),
+            **extra,
+        }
+    )
     return env
 
 
@@ -83,9 +94,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("serve")
     port = free_port()
     env = child_env(data)
-    proc = subprocess.Popen([str(BIN / "headwater"), "serve", "--port", str(port), "--db",
-                             f"sqlite:///{data / 'hw.db'}"], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [str(BIN / "headwater"), "serve", "--port", str(port), "--db", f"sqlite:///{data / 'hw.db'}"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -116,11 +131,15 @@ def stored_events(url: str) -> list[dict[str, Any]]:
     return [item["event"] for item in sorted(items, key=lambda i: i["receivedAt"])]
 
 
-def test_headwater_run_python_against_headwater_serve(job: Path, tmp_path: Path, server: str,
-                                                      assert_valid_events: Any) -> None:
+def test_headwater_run_python_against_headwater_serve(
+    job: Path, tmp_path: Path, server: str, assert_valid_events: Any
+) -> None:
     out = tmp_path / "people"
-    result = run([str(BIN / "headwater"), "run", "--url", server, "--", "python", str(job), str(out)],
-                 child_env(tmp_path), tmp_path)
+    result = run(
+        [str(BIN / "headwater"), "run", "--url", server, "--", "python", str(job), str(out)],
+        child_env(tmp_path),
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "ROWS 2" in result.stdout
     events = [e for e in stored_events(server) if e["job"]["name"].startswith("cli_job")]
@@ -138,9 +157,24 @@ def test_headwater_run_python_against_headwater_serve(job: Path, tmp_path: Path,
 
 def test_headwater_run_spark_submit(job: Path, tmp_path: Path, assert_valid_events: Any) -> None:
     with Sink() as sink:
-        result = run([str(BIN / "headwater"), "run", "--url", sink.url, "--", "spark-submit", "--master", "local[2]",
-                      "--conf", "spark.openlineage.namespace=submitted", str(job), str(tmp_path / "out")],
-                     child_env(tmp_path), tmp_path)
+        result = run(
+            [
+                str(BIN / "headwater"),
+                "run",
+                "--url",
+                sink.url,
+                "--",
+                "spark-submit",
+                "--master",
+                "local[2]",
+                "--conf",
+                "spark.openlineage.namespace=submitted",
+                str(job),
+                str(tmp_path / "out"),
+            ],
+            child_env(tmp_path),
+            tmp_path,
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         events = sink.events()
     assert_valid_events(events)
@@ -151,9 +185,23 @@ def test_headwater_run_spark_submit(job: Path, tmp_path: Path, assert_valid_even
 
 
 def test_console_transport_prints_and_a_failing_script_fails_the_application_run(
-        job: Path, tmp_path: Path, assert_valid_events: Any) -> None:
-    result = run([str(BIN / "headwater"), "run", "--transport", "console", "--", "python", str(job),
-                  str(tmp_path / "out"), "fail"], child_env(tmp_path), tmp_path)
+    job: Path, tmp_path: Path, assert_valid_events: Any
+) -> None:
+    result = run(
+        [
+            str(BIN / "headwater"),
+            "run",
+            "--transport",
+            "console",
+            "--",
+            "python",
+            str(job),
+            str(tmp_path / "out"),
+            "fail",
+        ],
+        child_env(tmp_path),
+        tmp_path,
+    )
     assert result.returncode == 1  # the script's own exit status is kept
     assert "the job failed on purpose" in result.stderr
     events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith('{"eventTime"')]
@@ -167,25 +215,35 @@ def test_console_transport_prints_and_a_failing_script_fails_the_application_run
     assert [e["eventType"] for e in writes(events)] == ["START", "COMPLETE"]  # the write itself succeeded
 
 
-def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_path: Path,
-                                                                 assert_valid_events: Any) -> None:
+def test_agent_install_pth_turns_capture_on_with_headwater_auto(
+    job: Path, tmp_path: Path, assert_valid_events: Any
+) -> None:
     site = tmp_path / "site"
-    installed = run([str(BIN / "headwater"), "agent", "install", "--site-dir", str(site)], child_env(tmp_path),
-                    tmp_path)
+    installed = run(
+        [str(BIN / "headwater"), "agent", "install", "--site-dir", str(site)], child_env(tmp_path), tmp_path
+    )
     assert installed.returncode == 0, installed.stderr
     assert (site / "headwater-agent.pth").exists()
     target = tmp_path / "auto.ndjson"
     # a plain `python job.py`, with the .pth processed as site-packages does (site.addsitedir)
-    launcher = f"import site, runpy, sys; site.addsitedir({str(site)!r}); sys.argv = sys.argv[1:]; " \
-               "runpy.run_path(sys.argv[0], run_name='__main__')"
-    conf = json.dumps({**FLUSH, "spark.openlineage.transport.type": "file",
-                       "spark.openlineage.transport.location": str(target)})
-    probe = (f"import site; site.addsitedir({str(site)!r}); import pyspark.sql.session as s; "
-             "print('PATCHED', getattr(s.SparkSession.Builder.getOrCreate, '_headwater_patched', False))")
+    launcher = (
+        f"import site, runpy, sys; site.addsitedir({str(site)!r}); sys.argv = sys.argv[1:]; "
+        "runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    conf = json.dumps(
+        {**FLUSH, "spark.openlineage.transport.type": "file", "spark.openlineage.transport.location": str(target)}
+    )
+    probe = (
+        f"import site; site.addsitedir({str(site)!r}); import pyspark.sql.session as s; "
+        "print('PATCHED', getattr(s.SparkSession.Builder.getOrCreate, '_headwater_patched', False))"
+    )
     off = run([sys.executable, "-c", probe], child_env(tmp_path), tmp_path)
     assert off.returncode == 0 and "PATCHED False" in off.stdout, off.stderr  # installed, not opted in: inert
-    on = run([sys.executable, "-c", launcher, str(job), str(tmp_path / "out1")],
-             child_env(tmp_path, HEADWATER_AUTO="1", HEADWATER_CONF=conf), tmp_path)
+    on = run(
+        [sys.executable, "-c", launcher, str(job), str(tmp_path / "out1")],
+        child_env(tmp_path, HEADWATER_AUTO="1", HEADWATER_CONF=conf),
+        tmp_path,
+    )
     assert on.returncode == 0, on.stderr[-3000:]
     # the file transport: one JSON document per line (NDJSON)
     events = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
@@ -193,6 +251,7 @@ def test_agent_install_pth_turns_capture_on_with_headwater_auto(job: Path, tmp_p
     assert len(app_events(events)) == 2 and len(writes(events)) == 2 and len(reads(events)) == 2
     assert_start_then_end(events)
     assert_parented(events)
-    removed = run([str(BIN / "headwater"), "agent", "uninstall", "--site-dir", str(site)], child_env(tmp_path),
-                  tmp_path)
+    removed = run(
+        [str(BIN / "headwater"), "agent", "uninstall", "--site-dir", str(site)], child_env(tmp_path), tmp_path
+    )
     assert removed.returncode == 0 and not (site / "headwater-agent.pth").exists()

@@ -18,17 +18,18 @@ log = logging.getLogger(__name__)
 __all__ = ["LineageOptions", "PlanSnapshot", "QueryLineage", "analyze", "from_query_execution", "take_snapshot"]
 
 
-def from_query_execution(qe: Any, *, spark: Any, options: LineageOptions | None = None,
-                         execution_id: int | None = None) -> QueryLineage:
+def from_query_execution(
+    qe: Any, *, spark: Any, options: LineageOptions | None = None, execution_id: int | None = None
+) -> QueryLineage:
     """Lineage of a ``QueryExecution`` (py4j ``JavaObject``). Never raises."""
     options = options or LineageOptions()
     try:
         snap = take_snapshot(qe, spark)
-    except Exception:  # noqa: BLE001 - capture must never fail the job
+    except Exception:
         log.debug("headwater lineage: could not read execution %s", execution_id, exc_info=True)
         return QueryLineage(action="unknown")
     try:
         return analyze(snap, options)
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.debug("headwater lineage: could not analyse execution %s (%s)", execution_id, snap.root, exc_info=True)
         return QueryLineage(action=snake_case(snap.action_node or snap.root), sql=snap.sql)

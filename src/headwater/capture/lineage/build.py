@@ -59,10 +59,23 @@ def snake_case(text: str) -> str:
 # CreateDataSourceTableCommandVisitor, LoadDataCommandVisitor: database_table; SaveIntoDataSourceCommandVisitor:
 # the table option; the V2 builders: catalog.namespace.table for writes into a relation, namespace_table for
 # CREATE/REPLACE). Commands not listed (ALTER, DROP, RENAME, SaveAsV1TableCommand...) name no suffix.
-_PATH_SUFFIX = frozenset({"InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable", "CreateTableCommand",
-                          "TruncateTableCommand", "InsertIntoHiveDirCommand"})
-_TABLE_SUFFIX = frozenset({"CreateDataSourceTableAsSelectCommand", "CreateHiveTableAsSelectCommand",
-                           "CreateDataSourceTableCommand", "LoadDataCommand"})
+_PATH_SUFFIX = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "InsertIntoHiveTable",
+        "CreateTableCommand",
+        "TruncateTableCommand",
+        "InsertIntoHiveDirCommand",
+    }
+)
+_TABLE_SUFFIX = frozenset(
+    {
+        "CreateDataSourceTableAsSelectCommand",
+        "CreateHiveTableAsSelectCommand",
+        "CreateDataSourceTableCommand",
+        "LoadDataCommand",
+    }
+)
 _V2_RELATION_SUFFIX = frozenset({"AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic"})
 _V2_IDENT_SUFFIX = frozenset({"CreateTableAsSelect", "ReplaceTableAsSelect", "ReplaceTable", "CreateTable"})
 
@@ -87,7 +100,9 @@ def job_suffix(cmd: CommandInfo, target: DatasetId) -> str | None:
     if name in _PATH_SUFFIX:
         return trim_path(target.name)
     if name in _TABLE_SUFFIX:
-        return (info.table if info is not None and info.table else None) or (target.symlink[1] if target.symlink else None)
+        return (info.table if info is not None and info.table else None) or (
+            target.symlink[1] if target.symlink else None
+        )
     if name == "SaveIntoDataSourceCommand":
         if info is not None and info.jdbc_table:
             return info.jdbc_table
@@ -144,11 +159,20 @@ class _Inputs:
         for ds in self.order:
             key = (ds.namespace, ds.name)
             sym = self.symlinks.get(key)
-            out.append(InputDataset(namespace=ds.namespace, name=ds.name, facets=_facets({
-                "schema": F.schema_facet(self.columns[key]) if self.columns[key] else None,
-                "dataSource": F.datasource_facet(ds.namespace),
-                "symlinks": F.symlinks_facet(*sym) if sym else None,
-            }, disabled)))
+            out.append(
+                InputDataset(
+                    namespace=ds.namespace,
+                    name=ds.name,
+                    facets=_facets(
+                        {
+                            "schema": F.schema_facet(self.columns[key]) if self.columns[key] else None,
+                            "dataSource": F.datasource_facet(ds.namespace),
+                            "symlinks": F.symlinks_facet(*sym) if sym else None,
+                        },
+                        disabled,
+                    ),
+                )
+            )
         return out
 
 
@@ -162,9 +186,14 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         found = _datasets_of(info)
         if not resolvers:
             return found
-        return [DatasetId(resolve_namespace(resolvers, d.namespace), d.name,
-                          (resolve_namespace(resolvers, d.symlink[0]), d.symlink[1]) if d.symlink else None)
-                for d in found]
+        return [
+            DatasetId(
+                resolve_namespace(resolvers, d.namespace),
+                d.name,
+                (resolve_namespace(resolvers, d.symlink[0]), d.symlink[1]) if d.symlink else None,
+            )
+            for d in found
+        ]
 
     result = QueryLineage(action=snake_case(snap.action_node or snap.root), sql=snap.sql)
     if registry.is_unhandled_command(snap.root, snap.root_command):
@@ -216,8 +245,10 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         if cmd.output_columns and len(cmd.output_columns) == len(out_names):
             out_names = list(cmd.output_columns)
         resolved_types = _resolved_types(snap.output_schema, len(lineage.output))
-        columns = [(n, resolved_types[i] if resolved_types else a.data_type)
-                   for i, (n, a) in enumerate(zip(out_names, lineage.output))]
+        columns = [
+            (n, resolved_types[i] if resolved_types else a.data_type)
+            for i, (n, a) in enumerate(zip(out_names, lineage.output))
+        ]
         per_field: dict[str, dict[F.DatasetField, set[Any]]] = {}
         for n, resolved in zip(out_names, lineage.fields):
             per_field.setdefault(n, {})
@@ -229,16 +260,21 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
     elif cmd.schema is not None and change != "DROP":
         columns = F.struct_columns(cmd.schema)
     stats = F.output_statistics_facet(snap.metrics) if lineage is not None and not is_ddl(cmd, registry) else None
-    result.outputs = [OutputDataset(
-        namespace=target.namespace,
-        name=target.name,
-        facets=_facets({
-            "schema": F.schema_facet(columns) if columns else None,
-            "dataSource": F.datasource_facet(target.namespace),
-            "symlinks": F.symlinks_facet(*target.symlink) if target.symlink else None,
-            "columnLineage": column_facet,
-            "lifecycleStateChange": F.lifecycle_facet(change, previous) if change else None,
-        }, disabled),
-        outputFacets=_facets({"outputStatistics": stats}, disabled),
-    )]
+    result.outputs = [
+        OutputDataset(
+            namespace=target.namespace,
+            name=target.name,
+            facets=_facets(
+                {
+                    "schema": F.schema_facet(columns) if columns else None,
+                    "dataSource": F.datasource_facet(target.namespace),
+                    "symlinks": F.symlinks_facet(*target.symlink) if target.symlink else None,
+                    "columnLineage": column_facet,
+                    "lifecycleStateChange": F.lifecycle_facet(change, previous) if change else None,
+                },
+                disabled,
+            ),
+            outputFacets=_facets({"outputStatistics": stats}, disabled),
+        )
+    ]
     return result

@@ -70,24 +70,63 @@ def _type_of(expr: Expr) -> Any:
 
 
 # operators whose output is exactly their (first) child's output
-_PASS_THROUGH = frozenset({
-    "SubqueryAlias", "View", "WriteFiles", "GlobalLimit", "LocalLimit", "Limit", "Offset", "Tail",
-    "Sample", "Repartition", "RepartitionByExpression", "RebalancePartitions", "ResolvedHint",
-    "Distinct", "Deduplicate", "DeduplicateWithinWatermark", "Subquery", "Filter", "Sort",
-    "CollectMetrics", "EventTimeWatermark", "Intersect", "Except", "WithCTE", "CTERelationDef",
-    "ReturnAnswer", "Coalesce", "LocalLimitAndOffset", "OrderPreservingUnaryNode", "Unpivot",
-})
+_PASS_THROUGH = frozenset(
+    {
+        "SubqueryAlias",
+        "View",
+        "WriteFiles",
+        "GlobalLimit",
+        "LocalLimit",
+        "Limit",
+        "Offset",
+        "Tail",
+        "Sample",
+        "Repartition",
+        "RepartitionByExpression",
+        "RebalancePartitions",
+        "ResolvedHint",
+        "Distinct",
+        "Deduplicate",
+        "DeduplicateWithinWatermark",
+        "Subquery",
+        "Filter",
+        "Sort",
+        "CollectMetrics",
+        "EventTimeWatermark",
+        "Intersect",
+        "Except",
+        "WithCTE",
+        "CTERelationDef",
+        "ReturnAnswer",
+        "Coalesce",
+        "LocalLimitAndOffset",
+        "OrderPreservingUnaryNode",
+        "Unpivot",
+    }
+)
 # whole-row Python/Arrow functions: every output column may depend on every input column
-_OPAQUE_MAPS = frozenset({
-    "MapInPandas", "MapInArrow", "PythonMapInArrow", "FlatMapGroupsInPandas", "FlatMapGroupsInArrow",
-    "FlatMapCoGroupsInPandas", "FlatMapCoGroupsInArrow", "FlatMapGroupsInPandasWithState",
-    "AttachDistributedSequence",
-})
+_OPAQUE_MAPS = frozenset(
+    {
+        "MapInPandas",
+        "MapInArrow",
+        "PythonMapInArrow",
+        "FlatMapGroupsInPandas",
+        "FlatMapGroupsInArrow",
+        "FlatMapCoGroupsInPandas",
+        "FlatMapCoGroupsInArrow",
+        "FlatMapGroupsInPandasWithState",
+        "AttachDistributedSequence",
+    }
+)
 _PYTHON_EVAL = frozenset({"BatchEvalPython", "ArrowEvalPython", "BatchEvalPythonUDTF", "ArrowEvalPythonUDTF"})
 _EXISTENCE_JOINS = ("LeftSemi", "LeftAnti", "ExistenceJoin")
 # every query operator this module knows: a root among them is a plain query, not a command
-QUERY_OPERATORS = _PASS_THROUGH | _OPAQUE_MAPS | _PYTHON_EVAL | frozenset({
-    "Project", "Aggregate", "Window", "Join", "Union", "Expand", "Generate"})
+QUERY_OPERATORS = (
+    _PASS_THROUGH
+    | _OPAQUE_MAPS
+    | _PYTHON_EVAL
+    | frozenset({"Project", "Aggregate", "Window", "Join", "Union", "Expand", "Generate"})
+)
 
 
 class ColumnAnalyzer:

@@ -30,6 +30,7 @@ from headwater.model.column_lineage import (
     direct,
     indirect,
 )
+
 from .tree import Expr, PlanNode
 
 Dep = tuple[int, TInfo]
@@ -38,8 +39,18 @@ PlanResolver = Callable[[PlanNode], list[int]]
 MASKING = frozenset({"Crc32", "HiveHash", "Md5", "Murmur3Hash", "Sha1", "Sha2", "XxHash64", "Count", "Mask"})
 RANKING = frozenset({"Rank", "DenseRank", "PercentRank", "CumeDist", "RowNumber", "NTile"})
 # wrappers that neither change a value nor count as a transformation
-_TRANSPARENT = frozenset({"Alias", "KnownNotNull", "KnownNullable", "KnownFloatingPointNormalized",
-                          "PromotePrecision", "CheckOverflow", "SortOrder", "Empty2Null"})
+_TRANSPARENT = frozenset(
+    {
+        "Alias",
+        "KnownNotNull",
+        "KnownNullable",
+        "KnownFloatingPointNormalized",
+        "PromotePrecision",
+        "CheckOverflow",
+        "SortOrder",
+        "Empty2Null",
+    }
+)
 _CONDITIONAL_INDIRECT = indirect(CONDITIONAL)
 # a value branch of CASE WHEN / IF / COALESCE: the output is not identical to any one input
 # (OpenLineage CaseWhenVisitor, IfVisitor, CoalesceVisitor: ``TransformationInfo.transformation()``)
@@ -57,8 +68,9 @@ def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None 
     while stack:
         node, t = stack.pop()
         name = node.name
-        if name in ("AttributeReference", "OuterReference") or (name.endswith("Attribute") and node.expr_id is not None
-                                                                and not node.children):
+        if name in ("AttributeReference", "OuterReference") or (
+            name.endswith("Attribute") and node.expr_id is not None and not node.children
+        ):
             eid = node.expr_id
             if eid is not None:
                 out.append((eid, t))

@@ -14,8 +14,9 @@ from openlineage.client.facet_v2 import (
     symlinks_dataset,
 )
 
-from .columns import Resolved
 from headwater.model.column_lineage import TInfo
+
+from .columns import Resolved
 
 Field = schema_dataset.SchemaDatasetFacetFields
 
@@ -70,8 +71,9 @@ def symlinks_facet(namespace: str, name: str) -> symlinks_dataset.SymlinksDatase
     )
 
 
-def lifecycle_facet(change: str, previous: tuple[str, str] | None = None
-                    ) -> lifecycle_state_change_dataset.LifecycleStateChangeDatasetFacet:
+def lifecycle_facet(
+    change: str, previous: tuple[str, str] | None = None
+) -> lifecycle_state_change_dataset.LifecycleStateChangeDatasetFacet:
     prev = None
     if previous is not None:
         prev = lifecycle_state_change_dataset.PreviousIdentifier(namespace=previous[0], name=previous[1])
@@ -80,7 +82,9 @@ def lifecycle_facet(change: str, previous: tuple[str, str] | None = None
     )
 
 
-def output_statistics_facet(metrics: dict[str, int]) -> output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet | None:
+def output_statistics_facet(
+    metrics: dict[str, int],
+) -> output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet | None:
     if not any(k in metrics for k in ("numOutputRows", "numOutputBytes", "numFiles")):
         return None
     return output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
@@ -115,16 +119,18 @@ def _transformations(kinds: set[TInfo], made: _Made) -> list[column_lineage_data
     for k in sorted(collapse_kinds(kinds)):
         t = made.get(k)
         if t is None:
-            t = made[k] = column_lineage_dataset.Transformation(type=k.type, subtype=k.subtype, description="",
-                                                                 masking=k.masking)
+            t = made[k] = column_lineage_dataset.Transformation(
+                type=k.type, subtype=k.subtype, description="", masking=k.masking
+            )
         out.append(t)
     return out
 
 
 def _input_fields(deps: dict[DatasetField, set[TInfo]], made: _Made) -> list[column_lineage_dataset.InputField]:
     return [
-        column_lineage_dataset.InputField(namespace=ns, name=name, field=fld,
-                                          transformations=_transformations(kinds, made))
+        column_lineage_dataset.InputField(
+            namespace=ns, name=name, field=fld, transformations=_transformations(kinds, made)
+        )
         for (ns, name, fld), kinds in sorted(deps.items())
     ]
 

@@ -26,7 +26,7 @@ class RelationInfo:
     provider: str | None = None
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "RelationInfo":
+    def from_dict(cls, raw: dict[str, Any]) -> RelationInfo:
         return cls(**raw)
 
 
@@ -40,7 +40,7 @@ class CommandInfo:
     schema: Any = None  # Spark StructType JSON, for DDL without a query
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "CommandInfo":
+    def from_dict(cls, raw: dict[str, Any]) -> CommandInfo:
         data = dict(raw)
         for key in ("target", "previous"):
             if data.get(key) is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from headwater.model.naming import jdbc_dataset
 from headwater.model.naming import path_dataset as _path_dataset
+
 from .snapshot import RelationInfo
 from .trimmers import trim_name
 
@@ -43,11 +44,11 @@ def datasets_of(info: RelationInfo | None) -> list[DatasetId]:
                 seen.append(ds)
         return seen
     if info.kind == "table":
-        symlink = (info.metastore or "spark_catalog", info.table or "")
+        table = (info.metastore or "spark_catalog", info.table or "")
         if info.paths:
             ns, name = path_dataset(info.paths[0])
-            return [DatasetId(ns, name, symlink)]
-        return [DatasetId(symlink[0], symlink[1])]
+            return [DatasetId(ns, name, table)]
+        return [DatasetId(table[0], table[1])]
     if info.kind in ("jdbc", "v2") and info.jdbc_url and info.jdbc_table:
         if info.jdbc_table.lstrip().startswith("("):
             log.debug("headwater lineage: JDBC query %r is not a table; no dataset", info.jdbc_table[:80])
@@ -55,7 +56,7 @@ def datasets_of(info: RelationInfo | None) -> list[DatasetId]:
         ns, name = jdbc_dataset(info.jdbc_url, info.jdbc_table)
         return [DatasetId(ns, name)]
     if info.kind == "v2":
-        symlink = (info.catalog or "spark_catalog", info.table or "") if info.table else None
+        symlink: tuple[str, str] | None = (info.catalog or "spark_catalog", info.table or "") if info.table else None
         if info.paths:
             ns, name = path_dataset(info.paths[0])
             return [DatasetId(ns, name, symlink)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 Resolver = tuple[str, str, tuple[str, ...], "str | None", "str | None", "str | None"]
 
@@ -23,7 +24,7 @@ def _python_regex(java: str) -> str:
     return re.sub(r"\(\?<(?![=!])", "(?P<", java)
 
 
-def _one(resolver: Sequence, namespace: str) -> str:
+def _one(resolver: Sequence[Any], namespace: str) -> str:
     name, kind, hosts, regex, group, schema = resolver
     if schema and not namespace.startswith(f"{schema}://"):
         return namespace
@@ -54,7 +55,7 @@ def _one(resolver: Sequence, namespace: str) -> str:
     return pattern.sub(lambda _m: replacement, namespace)
 
 
-def resolve_namespace(resolvers: Sequence[Sequence], namespace: str) -> str:
+def resolve_namespace(resolvers: Sequence[Sequence[Any]], namespace: str) -> str:
     for resolver in resolvers:
         resolved = _one(resolver, namespace)
         if resolved != namespace:

@@ -74,7 +74,7 @@ class PlanSnapshot:
         self.__dict__["_parsed"] = (self.query, plan)
 
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "PlanSnapshot":
+    def from_dict(cls, raw: dict[str, Any]) -> PlanSnapshot:
         data = dict(raw)
         data["relations"] = {k: RelationInfo.from_dict(v) for k, v in (raw.get("relations") or {}).items()}
         if raw.get("command") is not None:
@@ -85,8 +85,9 @@ class PlanSnapshot:
 # ---------------------------------------------------------------------------------------------
 
 
-def _describe_plan_leaves(jvm: Jvm, registry: Registry, jplan: Any, plan: PlanNode, out: dict[str, RelationInfo],
-                          prefix: str = "") -> None:
+def _describe_plan_leaves(
+    jvm: Jvm, registry: Registry, jplan: Any, plan: PlanNode, out: dict[str, RelationInfo], prefix: str = ""
+) -> None:
     """Describe the leaves of ``plan`` (the parsed ``jplan``) and of the subqueries inside it."""
     leaves = [n for n in plan.walk() if not n.children]
     jleaves = jplan.collectLeaves()
@@ -100,8 +101,9 @@ def _describe_plan_leaves(jvm: Jvm, registry: Registry, jplan: Any, plan: PlanNo
             out[f"{prefix}L{i}"] = RelationInfo(kind="none", cls=node.name)
             continue
         jleaf = jleaves.apply(i)
-        out[f"{prefix}L{i}"] = guarded(lambda: registry.describe_leaf(jvm, jleaf, node.name),
-                                       RelationInfo(kind="unknown", cls=node.name))
+        out[f"{prefix}L{i}"] = guarded(
+            lambda: registry.describe_leaf(jvm, jleaf, node.name), RelationInfo(kind="unknown", cls=node.name)
+        )
     # subqueries held by expressions: reach their host node once, then recurse
     for pos, node in enumerate(plan.walk()):
         subs = subquery_plans(node)
@@ -168,8 +170,12 @@ def _executed_root(qe: Any) -> Any:
             plan = call(plan, "executedPlan") or plan
             if short_name(class_name(plan)) == "AdaptiveSparkPlanExec":
                 break
-        elif name in ("ResultQueryStageExec", "ShuffleQueryStageExec", "BroadcastQueryStageExec",
-                      "TableCacheQueryStageExec"):
+        elif name in (
+            "ResultQueryStageExec",
+            "ShuffleQueryStageExec",
+            "BroadcastQueryStageExec",
+            "TableCacheQueryStageExec",
+        ):
             plan = call(plan, "plan")
         else:
             break
@@ -190,7 +196,9 @@ def _action_node(qe: Any, executed: Any) -> str:
 def _metrics(plan: Any) -> dict[str, int]:
     if plan is None:
         return {}
-    holder = call(plan, "cmd") if short_name(class_name(plan)) in ("DataWritingCommandExec", "ExecutedCommandExec") else None
+    holder = (
+        call(plan, "cmd") if short_name(class_name(plan)) in ("DataWritingCommandExec", "ExecutedCommandExec") else None
+    )
     metrics = call(holder or plan, "metrics")
     out: dict[str, int] = {}
     if metrics is None:
@@ -276,7 +284,9 @@ def _leaves_only(jvm: Jvm, registry: Registry, jquery: Any, snap: PlanSnapshot) 
     for i in range(int(jleaves.size())):
         jleaf = jleaves.apply(i)
         name = short_name(class_name(jleaf))
-        snap.relations[f"L{i}"] = guarded(lambda: registry.describe_leaf(jvm, jleaf, name), RelationInfo(kind="unknown", cls=name))
+        snap.relations[f"L{i}"] = guarded(
+            lambda: registry.describe_leaf(jvm, jleaf, name), RelationInfo(kind="unknown", cls=name)
+        )
         schema = struct_json(jleaf, "schema") or {}
         snap.leaf_columns[f"L{i}"] = [[f.get("name", ""), f.get("type")] for f in schema.get("fields", [])]
 

@@ -32,8 +32,8 @@ class Expr:
 
     cls: str
     fields: dict[str, Any]
-    children: list["Expr"] = field(default_factory=list)
-    plans: dict[str, "PlanNode"] = field(default_factory=dict)
+    children: list[Expr] = field(default_factory=list)
+    plans: dict[str, PlanNode] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -50,14 +50,14 @@ class Expr:
     def attr_name(self) -> str:
         return str(self.fields.get("name", ""))
 
-    def walk(self) -> Iterator["Expr"]:
+    def walk(self) -> Iterator[Expr]:
         stack = [self]
         while stack:
             node = stack.pop()
             yield node
             stack.extend(reversed(node.children))
 
-    def child_field(self, name: str) -> "Expr | None":
+    def child_field(self, name: str) -> Expr | None:
         """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``)."""
         idx = self.fields.get(name)
         if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
@@ -71,16 +71,16 @@ class PlanNode:
 
     cls: str
     fields: dict[str, Any]
-    children: list["PlanNode"] = field(default_factory=list)
+    children: list[PlanNode] = field(default_factory=list)
     exprs: dict[str, list[Expr]] = field(default_factory=dict)
-    plans: dict[str, "PlanNode"] = field(default_factory=dict)
+    plans: dict[str, PlanNode] = field(default_factory=dict)
     leaf_index: int | None = None  # position among the tree's leaves, pre-order (matches collectLeaves)
 
     @property
     def name(self) -> str:
         return short_name(self.cls)
 
-    def walk(self) -> Iterator["PlanNode"]:
+    def walk(self) -> Iterator[PlanNode]:
         """Pre-order over the node and its children (not into nested plans)."""
         stack = [self]
         while stack:
@@ -95,7 +95,7 @@ class PlanNode:
     def expr_list(self, name: str) -> list[Expr]:
         return list(self.exprs.get(name, []))
 
-    def child_field(self, name: str) -> "PlanNode | None":
+    def child_field(self, name: str) -> PlanNode | None:
         idx = self.fields.get(name)
         if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
             return self.children[idx]
@@ -204,8 +204,12 @@ def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[
             continue
         if isinstance(value, list) and value:
             first = value[0]
-            if (isinstance(first, dict) and "class" in first and "num-children" in first
-                    and _EXPRESSION_PACKAGE not in str(first["class"])):
+            if (
+                isinstance(first, dict)
+                and "class" in first
+                and "num-children" in first
+                and _EXPRESSION_PACKAGE not in str(first["class"])
+            ):
                 plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
                 fields[key] = "__plan__"
                 continue

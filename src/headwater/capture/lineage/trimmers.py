@@ -36,7 +36,7 @@ def _multiple_dirs(name: str) -> bool:
 def _last_part(name: str) -> str:
     if SEP not in name:
         return name
-    return name[name.rstrip(SEP).rfind(SEP):].replace(SEP, "")
+    return name[name.rstrip(SEP).rfind(SEP) :].replace(SEP, "")
 
 
 def _remove_last(name: str) -> str:
@@ -51,8 +51,11 @@ def _parses(text: str, fmt: str) -> bool:
     return True
 
 
-_DATE_FORMATS = ((re.compile(r"\d{4}-\d{2}-\d{2}"), "%Y-%m-%d"), (re.compile(r"\d{2}\.\d{2}\.\d{4}"), "%d.%m.%Y"),
-                 (re.compile(r"\d{8}"), "%Y%m%d"))
+_DATE_FORMATS = (
+    (re.compile(r"\d{4}-\d{2}-\d{2}"), "%Y-%m-%d"),
+    (re.compile(r"\d{2}\.\d{2}\.\d{4}"), "%d.%m.%Y"),
+    (re.compile(r"\d{8}"), "%Y%m%d"),
+)
 _LEFTOVER = re.compile(r"[\s:.\-\d]")
 
 
@@ -81,8 +84,9 @@ def _year_month(name: str) -> bool:
     if not _multiple_dirs(name):
         return False
     last = _last_part(name)
-    return (len(last) == 6 and last.isdigit() and _parses(last, "%Y%m")) or \
-        (re.fullmatch(r"\d{4}-\d{2}", last) is not None and _parses(last, "%Y-%m"))
+    return (len(last) == 6 and last.isdigit() and _parses(last, "%Y%m")) or (
+        re.fullmatch(r"\d{4}-\d{2}", last) is not None and _parses(last, "%Y-%m")
+    )
 
 
 def _multi_dir_levels(name: str) -> int:
@@ -105,8 +109,11 @@ Trimmer = tuple[str, Callable[[str], bool], Callable[[str], str]]
 TRIMMERS: tuple[Trimmer, ...] = (
     ("io.openlineage.client.dataset.partition.trimmer.DateTrimmer", _date, _remove_last),
     ("io.openlineage.client.dataset.partition.trimmer.KeyValueTrimmer", _key_value, _remove_last),
-    ("io.openlineage.client.dataset.partition.trimmer.MultiDirDateTrimmer", lambda n: _multi_dir_levels(n) > 0,
-     _trim_multi_dir),
+    (
+        "io.openlineage.client.dataset.partition.trimmer.MultiDirDateTrimmer",
+        lambda n: _multi_dir_levels(n) > 0,
+        _trim_multi_dir,
+    ),
     ("io.openlineage.client.dataset.partition.trimmer.YearMonthTrimmer", _year_month, _remove_last),
 )
 

@@ -20,15 +20,25 @@ from __future__ import annotations
 from . import datasource_writes, ddl, file_writes, metadata, reads, table_writes, v2_writes, views  # noqa: F401 - registration
 from .jvm import Jvm, guarded
 from .registry import (
-           REGISTRY,
-           CommandHandler,
-           LeafHandler,
-           Query,
-           Registry,
-           always,
-           by_mode,
-           report_unhandled,
+    REGISTRY,
+    CommandHandler,
+    LeafHandler,
+    Query,
+    Registry,
+    always,
+    by_mode,
+    report_unhandled,
 )
 
-__all__ = ["REGISTRY", "CommandHandler", "Jvm", "LeafHandler", "Query", "Registry", "always", "by_mode", "guarded",
-           "report_unhandled"]
+__all__ = [
+    "REGISTRY",
+    "CommandHandler",
+    "Jvm",
+    "LeafHandler",
+    "Query",
+    "Registry",
+    "always",
+    "by_mode",
+    "guarded",
+    "report_unhandled",
+]

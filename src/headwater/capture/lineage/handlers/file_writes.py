@@ -21,8 +21,9 @@ def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None
         cmd.target = catalog_table(jvm, ct)
         cmd.target.format = fmt or cmd.target.format
     else:
-        cmd.target = RelationInfo(kind="files", cls="HadoopFsRelation",
-                                  paths=[str(root.outputPath().toString())], format=fmt)
+        cmd.target = RelationInfo(
+            kind="files", cls="HadoopFsRelation", paths=[str(root.outputPath().toString())], format=fmt
+        )
     cmd.mode = text(root, "mode", "toString")
     cmd.output_columns = string_list(root, "outputColumnNames")
     return cmd
@@ -35,7 +36,11 @@ def _insert_into_dir(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     cmd = CommandInfo(name=name)
     location = option(root, "storage", "locationUri")
     if location is not None:
-        cmd.target = RelationInfo(kind="files", cls=name, paths=[str(location.toString())],
-                                  format=text(root, "provider") if name == "InsertIntoDataSourceDirCommand" else "hive")
+        cmd.target = RelationInfo(
+            kind="files",
+            cls=name,
+            paths=[str(location.toString())],
+            format=text(root, "provider") if name == "InsertIntoDataSourceDirCommand" else "hive",
+        )
     cmd.mode = "Overwrite" if flag(root, "overwrite") else "Append"
     return cmd

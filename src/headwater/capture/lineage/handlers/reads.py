@@ -20,8 +20,15 @@ from .jvm import Jvm, call, class_name, guarded
 from .registry import REGISTRY
 from .targets import catalog_table, logical_relation, v2_relation
 
-REGISTRY.leaves_without_dataset("LocalRelation", "Range", "OneRowRelation", "ResolvedIdentifier",
-                                "CTERelationRef", "LogicalQueryStage", family="reads")
+REGISTRY.leaves_without_dataset(
+    "LocalRelation",
+    "Range",
+    "OneRowRelation",
+    "ResolvedIdentifier",
+    "CTERelationRef",
+    "LogicalQueryStage",
+    family="reads",
+)
 
 RDD_READ = "rdd"  # RelationInfo.format of datasets an RDD reads: a dataset, but no columns of it are known
 MAX_RDD_NODES = 200  # RDDs visited per leaf (each costs a few py4j calls)

@@ -40,9 +40,9 @@ log = logging.getLogger("headwater.capture.lineage")
 class Query(Enum):
     """Which plan a root stands for, for the inputs and the column lineage."""
 
-    ROOT = "root"    # the root itself: a plain query (or a command whose whole plan is read as it is)
+    ROOT = "root"  # the root itself: a plain query (or a command whose whole plan is read as it is)
     FIELD = "field"  # the command's ``query`` child (``root.query()``): what it writes
-    NONE = "none"    # nothing is read: DDL, view definitions, commands that touch no data
+    NONE = "none"  # nothing is read: DDL, view definitions, commands that touch no data
 
 
 CommandDescriber = Callable[[Jvm, Any, str], "CommandInfo | None"]
@@ -57,8 +57,10 @@ def by_mode(cmd: CommandInfo) -> str | None:
 
 def always(change: str) -> Lifecycle:
     """A lifecycle that does not depend on the mode: ``always("DROP")``."""
+
     def lifecycle(cmd: CommandInfo) -> str | None:
         return change
+
     lifecycle.__qualname__ = f"always({change!r})"
     return lifecycle
 
@@ -73,17 +75,17 @@ class CommandHandler:
     names: tuple[str, ...]
     describe: CommandDescriber = no_command  # py4j side: target, mode, output columns, schema (may raise)
     query: Query = Query.NONE
-    lifecycle: Lifecycle = by_mode           # pure side: the lifecycleStateChange of the target
-    ddl: bool = False                        # metadata only: no column lineage, no output statistics
+    lifecycle: Lifecycle = by_mode  # pure side: the lifecycleStateChange of the target
+    ddl: bool = False  # metadata only: no column lineage, no output statistics
     pattern: Callable[[str], bool] | None = None  # for a family named by a pattern (AlterTable*Command)
-    family: str = ""                         # the module that registered it
+    family: str = ""  # the module that registered it
 
 
 @dataclass(frozen=True)
 class LeafHandler:
     names: tuple[str, ...]
-    describe: LeafDescriber | None = None    # None: names no dataset (described without a py4j call)
-    analyzed_instead: bool = False           # in the optimized plan, it hides lineage the analyzed plan shows
+    describe: LeafDescriber | None = None  # None: names no dataset (described without a py4j call)
+    analyzed_instead: bool = False  # in the optimized plan, it hides lineage the analyzed plan shows
     family: str = ""
 
 
@@ -114,32 +116,48 @@ class Registry:
         if isinstance(handler, CommandHandler) and handler.pattern is not None:
             self._patterns.append(handler)
 
-    def command(self, *names: str, query: Query = Query.NONE, lifecycle: Lifecycle = by_mode, ddl: bool = False,
-                pattern: Callable[[str], bool] | None = None) -> Callable[[F], F]:
+    def command(
+        self,
+        *names: str,
+        query: Query = Query.NONE,
+        lifecycle: Lifecycle = by_mode,
+        ddl: bool = False,
+        pattern: Callable[[str], bool] | None = None,
+    ) -> Callable[[F], F]:
         """Decorator: register the decorated ``describe(jvm, root, name)`` for the commands ``names``.
         Stackable, to give commands read the same way their own lifecycle."""
+
         def register(describe: F) -> F:
             self.add(CommandHandler(tuple(names), describe, query, lifecycle, ddl, pattern, _family(describe)))
             return describe
+
         return register
 
-    def commands(self, *names: str, query: Query = Query.NONE, lifecycle: Lifecycle = by_mode, ddl: bool = False,
-                 family: str = "") -> None:
+    def commands(
+        self,
+        *names: str,
+        query: Query = Query.NONE,
+        lifecycle: Lifecycle = by_mode,
+        ddl: bool = False,
+        family: str = "",
+    ) -> None:
         """Register commands that write no dataset Headwater names (``describe`` is :func:`no_command`)."""
         self.add(CommandHandler(tuple(names), no_command, query, lifecycle, ddl, None, family))
 
     def leaf(self, *names: str, analyzed_instead: bool = False) -> Callable[[F], F]:
         """Decorator: register the decorated ``describe(jvm, leaf, name) -> RelationInfo`` for the leaves ``names``."""
+
         def register(describe: F) -> F:
             self.add(LeafHandler(tuple(names), describe, analyzed_instead, _family(describe)))
             return describe
+
         return register
 
     def leaves_without_dataset(self, *names: str, family: str = "") -> None:
         """Register leaves that name no dataset (local data, RDDs, ranges): the lineage simply starts there."""
         self.add(LeafHandler(tuple(names), None, False, family))
 
-    def copy(self) -> "Registry":
+    def copy(self) -> Registry:
         """A new registry with the same handlers (to extend without touching this one)."""
         other = Registry()
         other._commands, other._patterns, other._leaves = dict(self._commands), list(self._patterns), dict(self._leaves)
@@ -199,15 +217,21 @@ def report_unhandled(name: str) -> None:
         if name in _reported:
             return
         _reported.add(name)
-    log.info("headwater lineage: no handler for the Spark command %s; its lineage is not captured "
-             "(the events of its executions carry a headwater_debug run facet naming it)", name)
+    log.info(
+        "headwater lineage: no handler for the Spark command %s; its lineage is not captured "
+        "(the events of its executions carry a headwater_debug run facet naming it)",
+        name,
+    )
 
 
 def iter_handlers(registry: Registry) -> Iterable[CommandHandler | LeafHandler]:
     """Every handler of ``registry`` once (for documentation and tests)."""
     seen: dict[int, CommandHandler | LeafHandler] = {}
-    everything: list[CommandHandler | LeafHandler] = [*registry._commands.values(), *registry._patterns,
-                                                       *registry._leaves.values()]
+    everything: list[CommandHandler | LeafHandler] = [
+        *registry._commands.values(),
+        *registry._patterns,
+        *registry._leaves.values(),
+    ]
     for handler in everything:
         seen.setdefault(id(handler), handler)
     return list(seen.values())

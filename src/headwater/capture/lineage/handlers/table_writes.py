@@ -18,8 +18,14 @@ def _create_as_select(cmd: CommandInfo) -> str | None:
     return None if mode == "Append" else "CREATE"
 
 
-@REGISTRY.command("CreateDataSourceTableAsSelectCommand", "SaveAsV1TableCommand", "CreateHiveTableAsSelectCommand",
-                  "OptimizedCreateHiveTableAsSelectCommand", query=Query.FIELD, lifecycle=_create_as_select)
+@REGISTRY.command(
+    "CreateDataSourceTableAsSelectCommand",
+    "SaveAsV1TableCommand",
+    "CreateHiveTableAsSelectCommand",
+    "OptimizedCreateHiveTableAsSelectCommand",
+    query=Query.FIELD,
+    lifecycle=_create_as_select,
+)
 def _table_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """The table (``table`` or, for Hive CTAS, ``tableDesc``), the save mode and the written column names."""
     cmd = CommandInfo(name=name)

@@ -22,8 +22,16 @@ def catalog_table(jvm: Jvm, ct: Any, kind_hint: str = "table") -> RelationInfo:
     if not location:
         location = guarded(lambda: jvm.session_catalog().defaultTablePath(ident).toString())
     provider = option(ct, "provider")
-    return RelationInfo(kind=kind_hint, cls="CatalogTable", paths=[location] if location else [], table=name,
-                        catalog="spark_catalog", metastore=jvm.metastore, provider=provider, format=provider)
+    return RelationInfo(
+        kind=kind_hint,
+        cls="CatalogTable",
+        paths=[location] if location else [],
+        table=name,
+        catalog="spark_catalog",
+        metastore=jvm.metastore,
+        provider=provider,
+        format=provider,
+    )
 
 
 def table_identifier(jvm: Jvm, ident: Any) -> RelationInfo:
@@ -34,8 +42,14 @@ def table_identifier(jvm: Jvm, ident: Any) -> RelationInfo:
     db = option(ident, "database") or guarded(lambda: jvm.session_catalog().getCurrentDatabase())
     name = f"{db}.{ident.table()}" if db else str(ident.table())
     location = guarded(lambda: jvm.session_catalog().defaultTablePath(ident).toString())
-    return RelationInfo(kind="table", cls="TableIdentifier", paths=[location] if location else [], table=name,
-                        catalog="spark_catalog", metastore=jvm.metastore)
+    return RelationInfo(
+        kind="table",
+        cls="TableIdentifier",
+        paths=[location] if location else [],
+        table=name,
+        catalog="spark_catalog",
+        metastore=jvm.metastore,
+    )
 
 
 def v2_table(jvm: Jvm, table: Any, catalog_name: str | None, ident: str | None) -> RelationInfo:

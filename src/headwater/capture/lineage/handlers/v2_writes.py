@@ -19,8 +19,9 @@ def _v2_write(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
 
 
 REGISTRY.command("AppendData", query=Query.FIELD)(_v2_write)
-REGISTRY.command("OverwriteByExpression", "OverwritePartitionsDynamic", query=Query.FIELD,
-                 lifecycle=always("OVERWRITE"))(_v2_write)
+REGISTRY.command(
+    "OverwriteByExpression", "OverwritePartitionsDynamic", query=Query.FIELD, lifecycle=always("OVERWRITE")
+)(_v2_write)
 
 
 def _v2_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
