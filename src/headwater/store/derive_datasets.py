@@ -1,8 +1,8 @@
 """Pure derivation: a dataset's observations → its versions and field spans.
 
 Observations are folded in (time, event id, role) order. The state is (fields, non-volatile
-facets, dropped): a schema facet replaces the fields, other facets replace the facet of the same
-name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
+facets, dropped): a schema facet replaces the fields, columns seen only in column lineage (``seen``)
+are added to them when no field has their name, other facets replace the facet of the same name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
 without DROP brings it back). A new version starts whenever the state changes.
 """
 
@@ -70,6 +70,12 @@ def derive_dataset_versions(
     for o in sorted(observations, key=lambda o: (o.time, o.event_id, _ROLE_ORDER.get(o.role, 9))):
         if o.data.get("fields") is not None:
             fields = list(o.data["fields"])
+        seen = o.data.get("seen")  # columns known only from column lineage: added when not there by name
+        if seen:
+            known = {f.get("name") for f in fields}
+            extra = [{"name": c, "type": None, "description": None, "fields": []} for c in seen if c not in known]
+            if extra:
+                fields = [*fields, *extra]
         facets = {**facets, **(o.data.get("facets") or {})}
         dropped = bool(o.data.get("dropped"))
         current = [fields, _comparable(facets), dropped]

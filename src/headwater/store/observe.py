@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from headwater.model.nodeid import format_node_id, run_node_id
+from headwater.model.nodeid import format_node_id, parse_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
 
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
@@ -278,6 +278,8 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
     inputs, outputs = _io(payload, "inputs"), _io(payload, "outputs")
     lineage = {dataset_id(d): _lineage_of(_facets(d).get("columnLineage"), memo) for d in outputs}
     lineage = {k: v for k, v in lineage.items() if v}
+    implied = _implied_inputs(lineage, {dataset_id(d) for d in (*inputs, *outputs)})
+    input_ids = sorted({dataset_id(d) for d in inputs} | set(implied))
     if head.kind == "RUN":
         assert head.run_id is not None and head.job is not None
         job = payload["job"]
@@ -294,7 +296,7 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
                     "jobName": job["name"],
                     "runFacets": _facets(payload["run"]),
                     "jobFacets": _facets(job),
-                    "inputs": sorted({dataset_id(d) for d in inputs}),
+                    "inputs": input_ids,
                     "outputs": sorted({dataset_id(d) for d in outputs}),
                     "columnLineage": lineage,
                 },
@@ -322,7 +324,7 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
                     "jobNamespace": job["namespace"],
                     "jobName": job["name"],
                     "jobFacets": _facets(job),
-                    "inputs": sorted({dataset_id(d) for d in inputs}),
+                    "inputs": input_ids,
                     "outputs": sorted({dataset_id(d) for d in outputs}),
                     "columnLineage": lineage,
                 },
@@ -338,4 +340,36 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
             if node not in seen:
                 seen.add(node)
                 obs.append(Observation(node, role, t, event_id, _dataset_observation(d, head.run_id, memo)))
+    for node, columns in sorted(implied.items()):
+        ref = parse_node_id(node)
+        obs.append(
+            Observation(
+                node,
+                "input",
+                t,
+                event_id,
+                {
+                    "namespace": ref.namespace,
+                    "name": ref.name,
+                    "runId": head.run_id,
+                    "fields": None,
+                    "facets": {},
+                    "dropped": False,
+                    "seen": sorted(columns),
+                },
+            )
+        )
     return obs
+
+
+def _implied_inputs(lineage: Mapping[str, list[dict[str, Any]]], named: set[str]) -> dict[str, set[str]]:
+    """Datasets an output's column lineage reads that the event does not list as inputs (dbt-ol seeds,
+    other producers that name a source only in ``inputFields``) → the columns read from each. They
+    become inputs of the run, with those columns, so the graph has them as nodes (issue 15 §7)."""
+    found: dict[str, set[str]] = {}
+    for edges in lineage.values():
+        for edge in edges:
+            src = edge["src"]
+            if src not in named:
+                found.setdefault(src, set()).add(edge["srcField"])
+    return found
