@@ -59,3 +59,19 @@ def test_the_official_spec_is_in_the_repository() -> None:
     assert len(list((SPEC_DIR / "tests").glob("*/*.json"))) >= 20
     notice = (SPEC_DIR / "NOTICE").read_text()
     assert "Apache License" in notice and "OpenLineage" in notice
+
+
+def test_no_test_imports_from_conftest() -> None:
+    """``conftest`` names a different module in every test folder; which one an import finds depends on
+    what pytest collected first, so ``from conftest import ...`` passes alone and fails in another run.
+    Shared helpers live in modules with their own names (tests/live_server.py, tests/spline/spline_helpers.py)."""
+    offenders = [
+        str(path.relative_to(REPO))
+        for path in _tracked_sources()
+        if path.is_file()
+        and path.suffix == ".py"
+        and path.parts[len(REPO.parts)] == "tests"
+        and path != Path(__file__).resolve()
+        and any(line.startswith(("from conftest import", "import conftest")) for line in path.read_text().splitlines())
+    ]
+    assert offenders == []

@@ -2,39 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from spline_helpers import READ, WRITE, Served
 
 from headwater.api import create_app
 from headwater.settings import load_settings
 from headwater.store import Store
 from live_server import ThreadServer
-
-FIXTURES = Path(__file__).parent / "fixtures"
-WRITE = "spline-write-token"
-READ = "spline-read-token"
-V12 = "application/vnd.absa.spline.producer.v1.2+json"
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text())
-
-
-@dataclass
-class Served:
-    url: str
-    store: Store
-    http: httpx.Client
-
-    @property
-    def producer(self) -> str:
-        return f"{self.url}/spline/producer"
 
 
 def _serve(store_url: str, settings: dict[str, Any]) -> Iterator[Served]:

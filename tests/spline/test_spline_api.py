@@ -8,8 +8,8 @@ import gzip
 import json
 
 import httpx
+from spline_helpers import READ, V12, WRITE, Served, fixture
 
-from conftest import READ, V12, WRITE, Served, fixture
 from headwater.model.naming import jdbc_dataset, path_dataset
 
 PLAN1 = "3f2a9c1e-7b4d-5e8f-9a01-2b3c4d5e6f70"

@@ -7,8 +7,8 @@ import pytest
 from spline_agent import inputs, output, track_lineage
 from spline_agent.dispatchers.http_dispatcher import HttpLineageDispatcher
 from spline_agent.enums import WriteMode
+from spline_helpers import Served
 
-from conftest import Served
 from headwater.model.naming import path_dataset
 
 

@@ -53,7 +53,8 @@ _BATCH_BODY = {
 }
 
 
-async def _read_body(request: Request, max_bytes: int) -> bytes:
+async def read_body(request: Request, max_bytes: int) -> bytes:
+    """The request body, refused with 413 as soon as it is longer than ``max_bytes`` (declared or streamed)."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
         raise too_large(f"{declared} bytes", max_bytes)
@@ -96,7 +97,7 @@ def _store(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
 )
 async def post_lineage(request: Request) -> JSONResponse:
     state = app_state(request)
-    raw = await _read_body(request, state.settings.max_body_bytes)
+    raw = await read_body(request, state.settings.max_body_bytes)
 
     def work() -> list[AppendResult]:
         event = parse_event(_text(request, raw, state), state.validator, state.limits)
@@ -121,7 +122,7 @@ async def post_lineage(request: Request) -> JSONResponse:
 )
 async def post_lineage_batch(request: Request) -> Response:
     state = app_state(request)
-    raw = await _read_body(request, state.settings.max_body_bytes)
+    raw = await read_body(request, state.settings.max_body_bytes)
 
     def work() -> list[AppendResult]:
         events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events, state.limits)

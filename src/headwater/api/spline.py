@@ -25,10 +25,10 @@ from starlette.concurrency import run_in_threadpool
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
+from headwater.api.ingest import read_body
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_batch, parse_json
-from headwater.ingest.body import too_large
 from headwater.model.jsontext import dumps
 from headwater.model.times import iso, now_micros
 from headwater.spec import Problem
@@ -87,18 +87,9 @@ def _api_version(content_type: str | None) -> str:
 async def _body_text(request: Request, state: AppState) -> tuple[str, str]:
     version = _api_version(request.headers.get("content-type"))
     max_bytes = state.settings.max_body_bytes
-    declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes:
-        raise too_large(f"{declared} bytes", max_bytes)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise too_large(f"more than {max_bytes} bytes", max_bytes)
-        chunks.append(chunk)
+    raw = await read_body(request, max_bytes)
     text = decode_body(
-        b"".join(chunks),
+        raw,
         content_encoding=request.headers.get("content-encoding"),
         content_type="application/json",
         max_bytes=max_bytes,

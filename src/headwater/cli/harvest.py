@@ -32,6 +32,19 @@ _SINKS = [
     click.option("--follow", is_flag=True, help="Keep harvesting until interrupted (Ctrl-C / SIGTERM)."),
     click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr."),
 ]
+_INTERVAL = click.option(
+    "--interval",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(0.1),
+    help="Seconds between passes with --follow.",
+)
+_SCHEMAS = click.option(
+    "--schemas/--no-schemas",
+    default=True,
+    show_default=True,
+    help="Resolve SELECT * and unqualified columns with the database's information_schema.",
+)
 _START_EVENTS = click.option(
     "--start-events/--no-start-events",
     default=True,
@@ -197,19 +210,8 @@ def command() -> None:
     "(real start/end times).",
 )
 @click.option("--since", default=None, help="Only executions that ended at or after this time (csvlog).")
-@click.option(
-    "--interval",
-    default=30.0,
-    show_default=True,
-    type=click.FloatRange(0.1),
-    help="Seconds between passes with --follow.",
-)
-@click.option(
-    "--schemas/--no-schemas",
-    default=True,
-    show_default=True,
-    help="Resolve SELECT * and unqualified columns with the database's information_schema.",
-)
+@_INTERVAL
+@_SCHEMAS
 @_START_EVENTS
 @_sink_options
 def postgres_command(
@@ -310,19 +312,8 @@ def postgres_command(
 )
 @click.option("--only-database", default=None, help="Harvest only statements run in this database.")
 @click.option("--since", default=None, help="Only statements from this time on (first harvest).")
-@click.option(
-    "--interval",
-    default=30.0,
-    show_default=True,
-    type=click.FloatRange(0.1),
-    help="Seconds between passes with --follow.",
-)
-@click.option(
-    "--schemas/--no-schemas",
-    default=True,
-    show_default=True,
-    help="Resolve SELECT * and unqualified columns with the database's information_schema.",
-)
+@_INTERVAL
+@_SCHEMAS
 @_START_EVENTS
 @_sink_options
 def mysql_command(
