@@ -11,11 +11,10 @@ import json
 import uuid
 from typing import Any
 
+from fixtures.stories.load import derived_state
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
-
-from fixtures.stories.load import derived_state
 
 NS = "postgres://warehouse:5432"
 SEED = f"dataset:{NS}:analytics.public.country_codes"
@@ -29,37 +28,72 @@ SCHEMA_URL = "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/
 
 def _field(dataset: str, field: str, subtype: str = "IDENTITY") -> dict[str, Any]:
     ref = parse_node_id(dataset)
-    return {"namespace": ref.namespace, "name": ref.name, "field": field,
-            "transformations": [{"type": "DIRECT", "subtype": subtype}]}
+    return {
+        "namespace": ref.namespace,
+        "name": ref.name,
+        "field": field,
+        "transformations": [{"type": "DIRECT", "subtype": subtype}],
+    }
 
 
 def _dbt_run(time: str) -> dict[str, Any]:
     """A model built from raw_customers and the seed country_codes; the seed is named only in inputFields."""
     return {
-        "eventType": "COMPLETE", "eventTime": time, "producer": PRODUCER,
+        "eventType": "COMPLETE",
+        "eventTime": time,
+        "producer": PRODUCER,
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "run": {"runId": str(uuid.uuid5(uuid.NAMESPACE_URL, time))},
         "job": {"namespace": "dbt", "name": "analytics.customers_enriched"},
         "inputs": [{"namespace": NS, "name": "analytics.public.raw_customers"}],
-        "outputs": [{"namespace": NS, "name": "analytics.public.customers_enriched", "facets": {
-            "columnLineage": {"_producer": PRODUCER, "_schemaURL": LINEAGE_URL, "fields": {
-                "id": {"inputFields": [_field(RAW, "id")]},
-                "country": {"inputFields": [_field(SEED, "name", "TRANSFORMATION"), _field(RAW, "country_code")]},
-                "region": {"inputFields": [_field(SEED, "region")]},
-            }}}}],
+        "outputs": [
+            {
+                "namespace": NS,
+                "name": "analytics.public.customers_enriched",
+                "facets": {
+                    "columnLineage": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": LINEAGE_URL,
+                        "fields": {
+                            "id": {"inputFields": [_field(RAW, "id")]},
+                            "country": {
+                                "inputFields": [_field(SEED, "name", "TRANSFORMATION"), _field(RAW, "country_code")]
+                            },
+                            "region": {"inputFields": [_field(SEED, "region")]},
+                        },
+                    }
+                },
+            }
+        ],
     }
 
 
 def _seed_event(time: str) -> dict[str, Any]:
     """The seed reported with its real schema (a dbt seed run, say)."""
     return {
-        "eventType": "COMPLETE", "eventTime": time, "producer": PRODUCER,
+        "eventType": "COMPLETE",
+        "eventTime": time,
+        "producer": PRODUCER,
         "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
         "run": {"runId": str(uuid.uuid5(uuid.NAMESPACE_URL, "seed" + time))},
         "job": {"namespace": "dbt", "name": "analytics.country_codes"},
-        "outputs": [{"namespace": NS, "name": "analytics.public.country_codes", "facets": {
-            "schema": {"_producer": PRODUCER, "_schemaURL": SCHEMA_URL, "fields": [
-                {"name": "code", "type": "text"}, {"name": "name", "type": "text"}, {"name": "region", "type": "text"}]}}}],
+        "outputs": [
+            {
+                "namespace": NS,
+                "name": "analytics.public.country_codes",
+                "facets": {
+                    "schema": {
+                        "_producer": PRODUCER,
+                        "_schemaURL": SCHEMA_URL,
+                        "fields": [
+                            {"name": "code", "type": "text"},
+                            {"name": "name", "type": "text"},
+                            {"name": "region", "type": "text"},
+                        ],
+                    }
+                },
+            }
+        ],
     }
 
 
@@ -85,8 +119,12 @@ def test_a_dataset_named_only_in_column_lineage_is_a_node_with_its_columns(store
 
 def test_a_real_schema_replaces_the_seen_columns(store_url: str) -> None:
     with Store.open(store_url) as store:
-        _append(store, _dbt_run("2026-11-01T10:00:00Z"), _seed_event("2026-11-02T10:00:00Z"),
-                _dbt_run("2026-11-03T10:00:00Z"))
+        _append(
+            store,
+            _dbt_run("2026-11-01T10:00:00Z"),
+            _seed_event("2026-11-02T10:00:00Z"),
+            _dbt_run("2026-11-03T10:00:00Z"),
+        )
         graph = GraphReader(store)
         assert [f["name"] for f in graph.node(parse_node_id(SEED))["fields"]] == ["code", "name", "region"]
         history = graph.history(parse_node_id(SEED))["versions"]
