@@ -107,16 +107,17 @@ def parse(trace: str) -> list[Call]:
                 pending[pid] = call
             else:
                 calls.append(call)
-        elif pid in pending:  # <... name resumed>
+        elif pid in pending:  # <... name resumed>: the data a read returned is printed here
             call = pending.pop(pid)
             call.end, call.result = n, m.group(7)
+            call.args = f"{call.args}{m.group(6)}"
             calls.append(call)
     return sorted(calls, key=lambda c: c.start)
 
 
 def fd_target(args: str) -> str:
     """The path or socket strace shows for the call's first argument: ``13</tmp/x/hw.db-wal>`` → the path."""
-    m = re.match(r"\d+<(.*?)>", args)
+    m = re.match(r"\d+<(.*?)>(?=,|$)", args)  # up to the ">" that ends the fd (TCP:[a->b] holds one too)
     return m.group(1) if m else ""
 
 
@@ -130,7 +131,8 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
     answers = 0
     for call in calls:
         target = fd_target(call.args)
-        if not target.startswith("TCP:"):
+        # strace -yy names a connection TCP:[local->peer], or socket:[inode] when its socket lookup fails
+        if not target.startswith(("TCP:", "socket:")):
             continue
         if call.name in ("recvfrom", "recvmsg", "read") and re.search(r'"(POST|GET|PUT) /', call.args):
             request_at[target] = (call.start, re.search(r'"((POST|GET|PUT) [^ ]+)', call.args).group(1))  # type: ignore[union-attr]
@@ -261,3 +263,22 @@ def test_a_commit_without_sync_is_detected(traced_server: Any) -> None:
     answers, problems = unsynced_answers(trace, db)
     assert answers == 3 and len(problems) == 3, problems
     assert all("not synced after" in p and "-wal" in p for p in problems), problems
+
+
+def test_the_check_reads_calls_strace_split_across_threads() -> None:
+    """When another thread prints between a call's start and its return, strace splits it into
+    ``<unfinished ...>`` and ``<... resumed>`` lines and the data a read returned is on the second:
+    the request must still be found there (on a busy machine every request can be split this way)."""
+    trace = "\n".join(
+        [
+            "7 recvfrom(9<TCP:[127.0.0.1:5->127.0.0.1:6]>,  <unfinished ...>",
+            "8 fdatasync(4</d/hw.db-wal>) = 0",
+            '7 <... recvfrom resumed>"POST /api/v1/lineage HTTP/1.1\\r\\nHost: x\\r\\n"..., 65536, 0, NULL, NULL) = 300',
+            '7 pwrite64(4</d/hw.db-wal>, "abc", 3, 0) = 3',
+            "7 fdatasync(4</d/hw.db-wal>) = 0",
+            '7 sendto(9<TCP:[127.0.0.1:5->127.0.0.1:6]>, "HTTP/1.1 201 Created\\r\\n", 20, 0, NULL, 0) = 20',
+        ]
+    )
+    assert unsynced_answers(trace, Path("/d/hw.db")) == (1, [])
+    unsynced = trace.replace("7 fdatasync(4</d/hw.db-wal>) = 0", "7 getpid() = 7")
+    assert unsynced_answers(unsynced, Path("/d/hw.db"))[1]  # the write after the other thread's sync is reported
