@@ -42,7 +42,7 @@ import pytest
 
 pytestmark = [pytest.mark.slow]
 
-TRACED = "pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync,sendto,sendmsg,recvfrom,recvmsg,read"
+TRACED = "openat,close,pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync,sendto,sendmsg,recvfrom,recvmsg,read"
 LOWERED = """
 import sys
 import sqlalchemy as sa
@@ -121,23 +121,60 @@ def fd_target(args: str) -> str:
     return m.group(1) if m else ""
 
 
+class Targets:
+    """What each file descriptor is. ``-yy`` annotates fds with their path or connection, but where strace
+    cannot look a socket up (no sock_diag, no /proc readlink: seen on CI machines) it prints the bare
+    number. Then a file's path comes from the ``openat`` that returned the fd, and a socket is named by
+    its number (requests are sequential and each connection is closed, so a number is not reused while
+    a request waits for its answer)."""
+
+    def __init__(self) -> None:
+        self.opened: dict[str, str] = {}
+
+    def see(self, call: Call) -> None:
+        if call.name == "openat":
+            fd = re.match(r"(\d+)", call.result)
+            path = re.search(r'"([^"]*)"', call.args)
+            if fd and path:
+                self.opened[fd.group(1)] = path.group(1)
+        elif call.name == "close":
+            self.opened.pop(call.args.split("<", 1)[0].strip(" ,"), None)
+
+    def of(self, call: Call) -> str:
+        annotated = fd_target(call.args)
+        if annotated:
+            return annotated
+        fd = re.match(r"(\d+)", call.args)
+        if not fd:
+            return ""
+        return self.opened.get(fd.group(1), f"fd:{fd.group(1)}")
+
+
+REQUEST = re.compile(r'^\d+(?:<.*?>)?, "(POST|GET|PUT) ([^ "]+)')
+ANSWER = re.compile(r'^\d+(?:<.*?>)?, (?:\[\{iov_base=)?"HTTP/1\.1 (\d{3})')
+
+
 def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
     """How many 2xx answers to a POST the trace holds, and for each one a description of what was not
     synced before it ([] when all were). Fails on an answer whose request wrote nothing to the store."""
     calls = parse(trace)
+    targets = Targets()
+    target_of: dict[int, str] = {}  # id(call) → what its fd is, as known when the call started
+    for call in calls:
+        target_of[id(call)] = targets.of(call)
+        targets.see(call)
     store_files = {str(db_file), f"{db_file}-wal", f"{db_file}-journal"}
     request_at: dict[str, tuple[int, str]] = {}  # connection → (line of its request's first bytes, request line)
     problems: list[str] = []
     answers = 0
     for call in calls:
-        target = fd_target(call.args)
-        # strace -yy names a connection TCP:[local->peer], or socket:[inode] when its socket lookup fails
-        if not target.startswith(("TCP:", "socket:")):
+        target = target_of[id(call)]
+        if call.name in ("recvfrom", "recvmsg", "read"):
+            request = REQUEST.match(call.args)
+            if request:
+                request_at[target] = (call.start, f"{request.group(1)} {request.group(2)}")
             continue
-        if call.name in ("recvfrom", "recvmsg", "read") and re.search(r'"(POST|GET|PUT) /', call.args):
-            request_at[target] = (call.start, re.search(r'"((POST|GET|PUT) [^ ]+)', call.args).group(1))  # type: ignore[union-attr]
-            continue
-        status = re.search(r'"HTTP/1\.1 (\d{3})', call.args)
+        status = ANSWER.match(call.args)
         if call.name not in ("sendto", "sendmsg", "write", "writev") or not status or target not in request_at:
             continue
         begin, request = request_at.pop(target)
@@ -147,14 +184,14 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
         window = [c for c in calls if begin < c.start and c.end < call.start]
         written: dict[str, int] = {}
         for c in window:
-            path = fd_target(c.args)
+            path = target_of[id(c)]
             if path in store_files and c.name.startswith(("pwrite", "write")):
                 written[path] = max(written.get(path, -1), c.end)
         assert written, f"{request} answered {status.group(1)} without writing the store's files: the trace misses them"
         for path, last_write in sorted(written.items()):
             if not any(
                 c.name in ("fsync", "fdatasync")
-                and fd_target(c.args) == path
+                and target_of[id(c)] == path
                 and c.start > last_write
                 and c.result.strip() == "0"
                 for c in window
@@ -164,6 +201,12 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
                     f"written (line {last_write + 1}) and not synced after"
                 )
     return answers, problems
+
+
+def http_lines(trace: str, limit: int = 12) -> str:
+    """The trace's lines that carry HTTP, for a failure message: what the parser could not pair."""
+    lines = [line for line in trace.splitlines() if "HTTP/1.1" in line]
+    return "\n".join(lines[:limit]) or "(no line of the trace holds HTTP/1.1)"
 
 
 def _free_port() -> int:
@@ -253,7 +296,7 @@ def traced_server(tmp_path: Path) -> Iterator[Any]:
 
 def test_the_log_is_synced_before_every_2xx(traced_server: Any) -> None:
     trace, db = traced_server(lowered=False)
-    assert unsynced_answers(trace, db) == (3, [])
+    assert unsynced_answers(trace, db) == (3, []), http_lines(trace)
 
 
 def test_a_commit_without_sync_is_detected(traced_server: Any) -> None:
@@ -261,7 +304,7 @@ def test_a_commit_without_sync_is_detected(traced_server: Any) -> None:
     every ingest answer."""
     trace, db = traced_server(lowered=True)
     answers, problems = unsynced_answers(trace, db)
-    assert answers == 3 and len(problems) == 3, problems
+    assert answers == 3 and len(problems) == 3, (problems, http_lines(trace))
     assert all("not synced after" in p and "-wal" in p for p in problems), problems
 
 
@@ -282,3 +325,24 @@ def test_the_check_reads_calls_strace_split_across_threads() -> None:
     assert unsynced_answers(trace, Path("/d/hw.db")) == (1, [])
     unsynced = trace.replace("7 fdatasync(4</d/hw.db-wal>) = 0", "7 getpid() = 7")
     assert unsynced_answers(unsynced, Path("/d/hw.db"))[1]  # the write after the other thread's sync is reported
+
+
+def test_the_check_reads_fds_strace_could_not_name() -> None:
+    """Where strace cannot name a socket or file (``-yy`` prints the bare fd), sockets are paired by fd
+    number and files are named by the ``openat`` that returned their fd."""
+    trace = "\n".join(
+        [
+            '8 openat(AT_FDCWD, "/d/hw.db-wal", O_RDWR|O_CREAT|O_CLOEXEC, 0644) = 4',
+            '7 recvfrom(9, "POST /api/v1/lineage HTTP/1.1\\r\\nHost: x\\r\\n"..., 65536, 0, NULL, NULL) = 300',
+            '7 pwrite64(4, "abc", 3, 0) = 3',
+            "7 fdatasync(4) = 0",
+            '7 sendto(9, "HTTP/1.1 201 Created\\r\\n", 20, 0, NULL, 0) = 20',
+            "7 close(9) = 0",
+            '7 recvfrom(9, "POST /api/v1/lineage HTTP/1.1\\r\\nHost: x\\r\\n"..., 65536, 0, NULL, NULL) = 300',
+            '7 pwrite64(4, "abc", 3, 0) = 3',
+            '7 writev(9, [{iov_base="HTTP/1.1 201 Created\\r\\n", iov_len=20}], 1) = 20',
+        ]
+    )
+    answers, problems = unsynced_answers(trace, Path("/d/hw.db"))
+    assert answers == 2
+    assert len(problems) == 1 and "line 9" in problems[0] and "/d/hw.db-wal" in problems[0], problems
