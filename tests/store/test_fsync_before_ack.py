@@ -170,9 +170,9 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
     for call in calls:
         target = target_of[id(call)]
         if call.name in ("recvfrom", "recvmsg", "read"):
-            request = REQUEST.match(call.args)
-            if request:
-                request_at[target] = (call.start, f"{request.group(1)} {request.group(2)}")
+            read = REQUEST.match(call.args)
+            if read:
+                request_at[target] = (call.start, f"{read.group(1)} {read.group(2)}")
             continue
         status = ANSWER.match(call.args)
         if call.name not in ("sendto", "sendmsg", "write", "writev") or not status or target not in request_at:
