@@ -179,4 +179,15 @@ spline_plans = sa.Table(
     sa.Column("received_at", sa.BigInteger, nullable=False),
 )
 
+# What a leniently accepted event did not satisfy (setting ``validation``): one row per event, the
+# problems as a JSON list of {path, message}; kept beside the log, not derived (migration 0006).
+event_warnings = sa.Table(
+    "event_warnings",
+    metadata,
+    sa.Column("event_id", sa.String(64), primary_key=True),
+    sa.Column("event_seq", sa.BigInteger, nullable=False),
+    sa.Column("warnings", sa.Text, nullable=False),
+    sa.Index("ix_event_warnings_seq", "event_seq"),
+)
+
 DERIVED_TABLES = (runs, jobs, job_versions, datasets, dataset_versions, dataset_fields, edges, column_edges)
