@@ -190,4 +190,160 @@ event_warnings = sa.Table(
     sa.Index("ix_event_warnings_seq", "event_seq"),
 )
 
+# The catalog (issue 19, docs/catalog.md, migration 0007): domains, projects, users and members, the
+# glossary, assets (one per dataset node) and their versions, the graph nodes the catalog answers for
+# (an asset's source dataset and aliases, its published node and publish job, subscription targets and
+# their jobs), subscriptions, data-source runs and the audit log. Written only by headwater.catalog;
+# not derived from the log: ``db rebuild`` leaves them alone. The graph layer reads catalog_nodes,
+# catalog_assets, catalog_subscriptions and catalog_members for visibility (graph/visibility.py).
+catalog_domains = sa.Table(
+    "catalog_domains",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+)
+
+catalog_projects = sa.Table(
+    "catalog_projects",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("domain", sa.String(64), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+    sa.Index("ix_catalog_projects_domain", "domain"),
+)
+
+catalog_users = sa.Table(
+    "catalog_users",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),  # SHA-256 hex of the user's token
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+)
+
+catalog_members = sa.Table(
+    "catalog_members",
+    metadata,
+    sa.Column("project", sa.String(64), primary_key=True),
+    sa.Column("user", sa.String(64), primary_key=True),
+    sa.Column("role", sa.String(16), nullable=False),  # owner | contributor | viewer
+    sa.Column("added_at", sa.BigInteger, nullable=False),
+    sa.Column("added_by", sa.Text, nullable=False),
+    sa.Index("ix_catalog_members_user", "user"),
+)
+
+catalog_glossary = sa.Table(
+    "catalog_glossary",
+    metadata,
+    sa.Column("domain", sa.String(64), primary_key=True),
+    sa.Column("term", sa.String(200), primary_key=True),
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_by", sa.Text, nullable=False),
+)
+
+catalog_assets = sa.Table(
+    "catalog_assets",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("project", sa.String(64), nullable=False),
+    sa.Column("dataset", sa.Text, nullable=False, unique=True),  # the inventory node: dataset:<ns>:<name>
+    sa.Column("state", sa.String(16), nullable=False),  # inventory | published | unpublished
+    sa.Column("custom", sa.Boolean, nullable=False),  # made by hand for a dataset no producer reported
+    sa.Column("published_node", sa.Text),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("metadata", sa.Text, nullable=False),  # the business metadata of the current version (JSON)
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+    sa.Column("updated_by", sa.Text, nullable=False),
+    sa.Index("ix_catalog_assets_project", "project"),
+)
+
+catalog_asset_versions = sa.Table(
+    "catalog_asset_versions",
+    metadata,
+    sa.Column("asset", sa.String(64), primary_key=True),
+    sa.Column("version", sa.Integer, primary_key=True),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("metadata", sa.Text, nullable=False),
+    sa.Column("change", sa.String(32), nullable=False),
+    sa.Column("changed_at", sa.BigInteger, nullable=False),
+    sa.Column("changed_by", sa.Text, nullable=False),
+    # the lineage event this version sent (publish, unpublish, metadata of a published asset)
+    sa.Column("event_id", sa.String(64)),
+)
+
+catalog_nodes = sa.Table(
+    "catalog_nodes",
+    metadata,
+    sa.Column("node", sa.Text, primary_key=True),  # a dataset or job node id
+    sa.Column("asset", sa.String(64), nullable=False),
+    # source | alias | published | publish_job | target | subscribe_job
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("subscription", sa.String(64)),
+    sa.Index("ix_catalog_nodes_asset", "asset"),
+)
+
+catalog_subscriptions = sa.Table(
+    "catalog_subscriptions",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("asset", sa.String(64), nullable=False),
+    sa.Column("project", sa.String(64), nullable=False),  # the consumer project
+    sa.Column("state", sa.String(16), nullable=False),  # requested | approved | rejected | revoked
+    sa.Column("target", sa.Text, nullable=False),  # where the consumer gets it (an environment, a database)
+    sa.Column("target_node", sa.Text),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("requested_at", sa.BigInteger, nullable=False),
+    sa.Column("requested_by", sa.Text, nullable=False),
+    sa.Column("decided_at", sa.BigInteger),
+    sa.Column("decided_by", sa.Text),
+    sa.Column("event_id", sa.String(64)),
+    sa.Index("ix_catalog_subscriptions_asset", "asset"),
+    sa.Index("ix_catalog_subscriptions_project", "project"),
+)
+
+catalog_source_runs = sa.Table(
+    "catalog_source_runs",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("project", sa.String(64), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+    sa.Index("ix_catalog_source_runs_project", "project"),
+)
+
+catalog_source_run_items = sa.Table(
+    "catalog_source_run_items",
+    metadata,
+    sa.Column("run", sa.String(64), primary_key=True),
+    sa.Column("dataset", sa.Text, primary_key=True),
+    sa.Column("asset", sa.String(64), nullable=False),
+    sa.Column("action", sa.String(16), nullable=False),  # added | updated
+    sa.Column("event_id", sa.String(64), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # SUCCESS | FAILED
+    sa.Column("error", sa.Text),
+)
+
+catalog_audit = sa.Table(
+    "catalog_audit",
+    metadata,
+    sa.Column("seq", SEQ, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.BigInteger, nullable=False),
+    sa.Column("actor", sa.Text, nullable=False),
+    sa.Column("project", sa.String(64)),
+    sa.Column("action", sa.String(40), nullable=False),
+    sa.Column("target", sa.Text, nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+    sa.Index("ix_catalog_audit_project", "project", "seq"),
+)
+
 DERIVED_TABLES = (runs, jobs, job_versions, datasets, dataset_versions, dataset_fields, edges, column_edges)
