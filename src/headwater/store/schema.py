@@ -347,3 +347,26 @@ catalog_audit = sa.Table(
 )
 
 DERIVED_TABLES = (runs, jobs, job_versions, datasets, dataset_versions, dataset_fields, edges, column_edges)
+
+# The DataZone lineage API's own records (api/datazone.py, migration 0008): which domain each event was
+# posted to with PostLineageEvent, with its Client-Token, sender and time (the event itself is in
+# ``events``); and the DataZone node id of each graph node id handed out. Not derived from the log.
+datazone_events = sa.Table(
+    "datazone_events",
+    metadata,
+    sa.Column("domain_id", sa.String(64), primary_key=True),
+    sa.Column("event_id", sa.String(64), primary_key=True),
+    sa.Column("event_time", sa.BigInteger, nullable=False),
+    sa.Column("client_token", sa.String(128)),
+    sa.Column("created_by", sa.String(128)),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Index("ix_datazone_events_time", "domain_id", "event_time", "event_id"),
+    sa.Index("ix_datazone_events_token", "domain_id", "client_token", unique=True),
+)
+
+datazone_nodes = sa.Table(
+    "datazone_nodes",
+    metadata,
+    sa.Column("id", sa.String(36), primary_key=True),
+    sa.Column("node", sa.Text, nullable=False),
+)
