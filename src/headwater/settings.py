@@ -128,6 +128,14 @@ SETTINGS: tuple[Setting, ...] = (
         "and [::1] when bound to a loopback address. Empty and bound to another address: any host.",
     ),
     Setting(
+    Setting(
+        "validation",
+        "lenient",
+        "HEADWATER_VALIDATION",
+        "lenient: an event whose core (event type, run id, job and dataset names, a readable eventTime, the facets "
+        "the graph is derived from) is valid is stored as sent, its other schema problems kept as warnings; "
+        "strict: every schema problem answers 422.",
+    ),
         "max_graph_nodes",
         5_000,
         "HEADWATER_MAX_GRAPH_NODES",
@@ -238,3 +246,5 @@ def load_settings(
         if s.type is int and s.name != "port" and int(values[s.name]) < 1:
             raise SettingError(f"setting {s.name!r} must be a positive whole number, got {values[s.name]!r}")
     return Settings(values)
+    if values["validation"] not in ("strict", "lenient"):
+        raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")

@@ -91,7 +91,7 @@ def test_all_events_arrived_and_resending_is_idempotent(served: tuple[str, Story
         content=raw,
         headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
     )
-    assert again.status_code == 200 and again.json() == {"id": client_sent[0]["id"], "duplicate": True}
+    assert again.status_code == 200 and again.json() == {"id": client_sent[0]["id"], "duplicate": True, "warnings": []}
     assert len(get(url, "/api/v1/events", limit=100)["events"]) == len(story.events)
 
 

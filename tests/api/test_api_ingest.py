@@ -47,7 +47,7 @@ async def test_event_is_stored_exactly_and_duplicate_changes_nothing(client: htt
 
     again = await client.post("/api/v1/lineage", json=event)
     assert again.status_code == 200
-    assert again.json() == {"id": event_id, "duplicate": True}
+    assert again.json() == {"id": event_id, "duplicate": True, "warnings": []}
     assert len(await stored_events(client)) == 1
 
 

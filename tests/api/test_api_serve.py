@@ -93,7 +93,7 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
             headers={"Content-Type": "application/json"},
             timeout=10,
         )
-        assert again.status_code == 200 and again.json() == {"id": event_id, "duplicate": True}
+        assert again.status_code == 200 and again.json() == {"id": event_id, "duplicate": True, "warnings": []}
 
 
 def test_busy_port_is_a_clear_message(tmp_path: Path) -> None:

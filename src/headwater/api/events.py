@@ -48,6 +48,7 @@ def event_summary(stored: Any) -> dict[str, Any]:
         "job": None if job is None else str(job),
         "runId": None if stored.run_id is None else str(stored.run_id),
         "event": json.loads(stored.raw),
+        "warnings": list(stored.warnings),
     }
 
 
@@ -99,5 +100,9 @@ def get_event(request: Request, event_id: str) -> Response:
     stored = state.store.get_event(event_id)
     if stored is None:
         raise not_found(f"no event with id {event_id!r}")
-    headers = {"X-Headwater-Received-At": _time_text(stored.received_at) or ""}
+    headers = {
+        "X-Headwater-Received-At": _time_text(stored.received_at) or "",
+        # what a leniently accepted event did not satisfy: their number here, the list in GET /api/v1/events
+        "X-Headwater-Validation-Warnings": str(len(stored.warnings)),
+    }
     return Response(stored.raw, media_type="application/json", headers=headers)

@@ -78,10 +78,15 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
     )
 
 
+def _lenient(state: AppState) -> bool:
+    return bool(state.settings.validation == "lenient")
+
+
 def _store(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
     if not events:
         return []
-    return list(state.store.append([IncomingEvent(payload=e.payload, raw=e.raw) for e in events]))
+    incoming = [IncomingEvent(payload=e.payload, raw=e.raw, warnings=[w.as_dict() for w in e.warnings]) for e in events]
+    return list(state.store.append(incoming))
 
 
 @router.post(
@@ -99,13 +104,17 @@ async def post_lineage(request: Request) -> JSONResponse:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
 
-    def work() -> list[AppendResult]:
-        event = parse_event(_text(request, raw, state), state.validator, state.limits)
-        return _store(state, [event])
+    def work() -> tuple[ParsedEvent, list[AppendResult]]:
+        event = parse_event(_text(request, raw, state), state.validator, state.limits, lenient=_lenient(state))
+        return event, _store(state, [event])
 
-    (result,) = await run_in_threadpool(work)
+    event, (result,) = await run_in_threadpool(work)
     return JSONResponse(
-        {"id": str(result.id), "duplicate": bool(result.duplicate)},
+        {
+            "id": str(result.id),
+            "duplicate": bool(result.duplicate),
+            "warnings": [w.as_dict() for w in event.warnings],
+        },
         status_code=200 if result.duplicate else 201,
     )
 
@@ -124,11 +133,17 @@ async def post_lineage_batch(request: Request) -> Response:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
 
-    def work() -> list[AppendResult]:
-        events = parse_batch(_text(request, raw, state), state.validator, state.settings.max_batch_events, state.limits)
-        return _store(state, events)
+    def work() -> tuple[list[ParsedEvent], list[AppendResult]]:
+        events = parse_batch(
+            _text(request, raw, state),
+            state.validator,
+            state.settings.max_batch_events,
+            state.limits,
+            lenient=_lenient(state),
+        )
+        return events, _store(state, events)
 
-    results = await run_in_threadpool(work)
+    events, results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)
     return json_answer(
         {
@@ -136,5 +151,6 @@ async def post_lineage_batch(request: Request) -> Response:
             "stored": stored,
             "duplicates": len(results) - stored,
             "ids": [str(r.id) for r in results],
+            "warnings": [w.as_dict() for e in events for w in e.warnings],
         }
     )

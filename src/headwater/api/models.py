@@ -398,6 +398,13 @@ class RecentAnswer(ApiModel):
 # --- raw events -------------------------------------------------------------------------------
 
 
+class ValidationWarning(ApiModel):
+    """A schema problem of a leniently accepted event (setting `validation`): stored as sent, flagged."""
+
+    path: str = Field(description="A JSON path into the event ($.inputs[0].inputFacets.dataQualityMetrics)")
+    message: str
+
+
 class EventSummary(ApiModel):
     """One stored event: what the log indexes about it, and the event itself."""
 
@@ -409,6 +416,9 @@ class EventSummary(ApiModel):
     job: str | None = Field(description="job:<ns>:<name>")
     runId: str | None
     event: dict[str, Any] = Field(description="The OpenLineage event as received")
+    warnings: list[ValidationWarning] = Field(
+        description="What the event did not satisfy when it was accepted leniently; empty for a valid event"
+    )
 
 
 class EventPage(ApiModel):
@@ -442,6 +452,13 @@ class ProjectionHealth(ApiModel):
     failedEvents: list[FailedEvent] = Field(description="The oldest 100 failed events")
 
 
+class ValidationHealth(ApiModel):
+    """How events are validated, and how many were accepted with warnings."""
+
+    mode: Literal["strict", "lenient"] = Field(description="The `validation` setting")
+    eventsWithWarnings: int = Field(description="Events in the log accepted leniently with validation warnings")
+
+
 class StatusAnswer(ApiModel):
     """``GET /api/v1/status``: the server's health, for operators and monitoring."""
 
@@ -451,6 +468,7 @@ class StatusAnswer(ApiModel):
     version: str
     store: str = Field(description="The database kind: sqlite or postgresql")
     projection: ProjectionHealth
+    validation: ValidationHealth
 
 
 # --- ingest -----------------------------------------------------------------------------------
@@ -461,6 +479,9 @@ class IngestAnswer(ApiModel):
 
     id: str = Field(description="The event's id (SHA-256 of its canonical JSON)")
     duplicate: bool = Field(description="The same event was stored before; nothing changed")
+    warnings: list[ValidationWarning] = Field(
+        description="Schema problems outside the event's core, accepted (validation = lenient) and kept with it"
+    )
 
 
 class BatchAnswer(ApiModel):
@@ -470,6 +491,9 @@ class BatchAnswer(ApiModel):
     stored: int
     duplicates: int
     ids: list[str] = Field(description="The event ids, in the order sent")
+    warnings: list[ValidationWarning] = Field(
+        description="Schema problems outside the events' core (paths $[i]...), accepted (validation = lenient)"
+    )
 
 
 # --- errors -----------------------------------------------------------------------------------

@@ -36,5 +36,9 @@ def status(request: Request) -> Response:
                 "failed": health.failed,
                 "failedEvents": health.failed_events,
             },
+            "validation": {
+                "mode": app_state(request).settings.validation,
+                "eventsWithWarnings": store.warning_count(),
+            },
         }
     )

@@ -19,11 +19,13 @@ from headwater.spec import EventKind, EventValidator, Problem, classify
 
 @dataclass(frozen=True)
 class ParsedEvent:
-    """A valid event: its parsed JSON, its text as stored, and its kind."""
+    """A valid event: its parsed JSON, its text as stored, its kind, and what it did not satisfy when
+    accepted leniently (``warnings``: problems outside the core, see :meth:`EventValidator.check`)."""
 
     payload: dict[str, Any]
     raw: str
     kind: EventKind
+    warnings: tuple[Problem, ...] = ()
 
 
 def _reject_constant(name: str) -> Any:
@@ -107,6 +109,7 @@ def _checked(
     scan_text: bool = False,
     limits: Limits | None = None,
     check_text: bool = True,
+    lenient: bool = False,
 ) -> ParsedEvent | list[Problem]:
     limits = limits or Limits()
     # structure first: the schema validator and the canonical form recurse, so nothing deeper
@@ -118,16 +121,21 @@ def _checked(
         lone = lone_surrogates(payload, root)
         if lone:
             return lone
-    problems = validator.validate(payload, root) or name_problems(payload, root, limits)
+    problems, warnings = validator.check(payload, root, lenient=lenient)
+    problems = problems or name_problems(payload, root, limits)
     if problems:
         return problems
     kind = classify(payload)
-    assert kind is not None  # validate() reports events without a kind
-    return ParsedEvent(payload=payload, raw=raw, kind=kind)
+    assert kind is not None  # check() reports events without a kind
+    return ParsedEvent(payload=payload, raw=raw, kind=kind, warnings=tuple(warnings))
 
 
-def parse_event(text: str, validator: EventValidator, limits: Limits | None = None) -> ParsedEvent:
-    """One event (``POST /api/v1/lineage``); its stored text is the body exactly as sent."""
+def parse_event(
+    text: str, validator: EventValidator, limits: Limits | None = None, *, lenient: bool = False
+) -> ParsedEvent:
+    """One event (``POST /api/v1/lineage``); its stored text is the body exactly as sent.
+
+    ``lenient``: problems outside the event's core are the answer's ``warnings``, not a refusal."""
     payload = parse_json(text, limits)
     if isinstance(payload, list):
         raise IngestError(
@@ -146,6 +154,7 @@ def parse_event(text: str, validator: EventValidator, limits: Limits | None = No
         _SURROGATE_ESCAPE.search(text) is not None,
         limits,
         text_needs_checking(text, limits),
+        lenient,
     )
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
@@ -166,7 +175,7 @@ def _batch_items(payload: Any) -> tuple[list[Any], str]:
 
 
 def parse_batch(
-    text: str, validator: EventValidator, max_events: int, limits: Limits | None = None
+    text: str, validator: EventValidator, max_events: int, limits: Limits | None = None, *, lenient: bool = False
 ) -> list[ParsedEvent]:
     """Many events (``POST /api/v1/lineage/batch``); all valid or an error listing every bad one."""
     items, root = _batch_items(parse_json(text, limits))
@@ -183,9 +192,9 @@ def parse_batch(
     limits = limits or Limits()
     check_text = text_needs_checking(text, limits)
     for i, item in enumerate(items):
-        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text)
+        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text, lenient)
         if isinstance(result, ParsedEvent):
-            result = ParsedEvent(result.payload, dumps(item), result.kind)
+            result = ParsedEvent(result.payload, dumps(item), result.kind, result.warnings)
         if isinstance(result, list):
             bad += 1
             problems.extend(result)

@@ -20,6 +20,15 @@ the authority, finds and describes every problem (about 20 ms; bad events are ra
 the same format checks (:mod:`headwater.spec.formats`). :meth:`EventValidator.validate_thorough`
 skips the fast path; the tests check that both ways agree.
 
+Strict or lenient (:meth:`EventValidator.check`). Strictly every problem refuses the event. Leniently
+(the server's default, setting ``validation``) only the core that protects the graph refuses it: the
+event's kind and ``eventType``, the run id, the identity (namespace, name) of the job and of every
+dataset, a readable ``eventTime``, the shape of the facet containers, and the facets the graph is
+derived from (:data:`GRAPH_FACETS`). Everything else — a missing ``schemaURL`` or ``producer``, an
+``eventTime`` without a zone (read as UTC), a facet that does not match its schema, a facet without
+``_producer``/``_schemaURL`` — is a *warning*: the event is stored as sent and the warnings kept with
+it, as Marquez accepts such events.
+
 Validators are compiled once per :class:`EventValidator`; ``validate`` is thread-safe.
 """
 
@@ -34,6 +43,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from headwater.model.times import InvalidTime, parse_time
 from headwater.spec.facets import Slot, facet_catalog
 from headwater.spec.formats import format_checker, is_date_time, is_uri, is_uuid
 from headwater.spec.paths import json_path
@@ -44,6 +54,15 @@ EventKind = Literal["RUN", "DATASET", "JOB"]
 _KIND_DEF: Mapping[EventKind, str] = {"RUN": "RunEvent", "DATASET": "DatasetEvent", "JOB": "JobEvent"}
 MAX_PROBLEMS = 100
 _MAX_REPR = 80
+
+
+# Facets the graph is derived from, checked strictly in every mode: ``schema`` (a dataset's fields),
+# ``columnLineage`` (column edges and the datasets they read), ``parent`` (the parent run and job),
+# ``errorMessage`` (a run's error columns). Their ``_producer``/``_schemaURL`` are lenient as any facet's.
+GRAPH_FACETS = frozenset({"schema", "columnLineage", "parent", "errorMessage"})
+_LENIENT_TOP = frozenset({"schemaURL", "producer"})  # an event's provenance, not its content
+_FACET_META = frozenset({"_producer", "_schemaURL", "_deleted"})
+_CONTAINERS = frozenset({"facets", "inputFacets", "outputFacets"})
 
 
 @dataclass(frozen=True, order=True)
@@ -59,6 +78,32 @@ class Problem:
 
 class AmbiguousEvent(ValueError):
     pass
+
+
+def _facet_at(parts: list[str | int]) -> tuple[str, list[str | int]] | None:
+    """(facet name, the path inside the facet) when ``parts`` points into one facet, else None."""
+    if len(parts) >= 3 and parts[0] in ("run", "job", "dataset") and parts[1] == "facets":
+        return str(parts[2]), parts[3:]
+    if len(parts) >= 4 and parts[0] in ("inputs", "outputs") and isinstance(parts[1], int) and parts[2] in _CONTAINERS:
+        return str(parts[3]), parts[4:]
+    return None
+
+
+def is_lenient(parts: list[str | int], kind: str, event: Mapping[str, Any]) -> bool:
+    """Whether a problem at ``parts`` (found by validator ``kind``) may be a warning in lenient mode."""
+    if len(parts) == 1 and parts[0] in _LENIENT_TOP:
+        return True
+    if parts == ["eventTime"] and kind == "format":
+        try:
+            parse_time(event.get("eventTime"))  # type: ignore[arg-type]
+        except InvalidTime:
+            return False
+        return True  # a date-time without a zone (read as UTC), or another form the store can read
+    facet = _facet_at(parts)
+    if facet is None:
+        return False
+    name, inside = facet
+    return name not in GRAPH_FACETS or (bool(inside) and inside[0] in _FACET_META)
 
 
 def classify(event: Mapping[str, Any]) -> EventKind | None:
@@ -210,28 +255,45 @@ class EventValidator:
                     return False
         return True
 
+    def check(self, event: Any, root: str = "$", *, lenient: bool = False) -> tuple[list[Problem], list[Problem]]:
+        """(errors, warnings) for ``event``: strictly every problem is an error; leniently the problems
+        outside the core (module docstring, :func:`is_lenient`) are warnings, when the core has no error."""
+        if isinstance(event, Mapping) and self.fast_accepts(event):
+            return [], []
+        if not lenient or not isinstance(event, Mapping):
+            return self.validate_thorough(event, root), []
+        errors: set[Problem] = set()
+        warnings: set[Problem] = set()
+        for parts, kind, problem in self._problems(event, root):
+            (warnings if is_lenient(parts, kind, event) else errors).add(problem)
+        return sorted(errors)[:MAX_PROBLEMS], ([] if errors else sorted(warnings)[:MAX_PROBLEMS])
+
     def validate_thorough(self, event: Any, root: str = "$") -> list[Problem]:
         """Like :meth:`validate`, always with jsonschema (no fast path)."""
+        return sorted({problem for _, _, problem in self._problems(event, root)})[:MAX_PROBLEMS]
+
+    def _problems(self, event: Any, root: str) -> Iterator[tuple[list[str | int], str, Problem]]:
+        """Every problem with its path segments (relative to the event) and the schema keyword that found it."""
         if not isinstance(event, Mapping):
             got = _TYPE_NAMES.get(type(event).__name__, type(event).__name__)
-            return [Problem(root, f"expected a JSON object (an OpenLineage event), got {got}")]
+            yield [], "type", Problem(root, f"expected a JSON object (an OpenLineage event), got {got}")
+            return
         try:
             kind = classify(event)
         except AmbiguousEvent as exc:
-            return [Problem(root, str(exc))]
+            yield [], "kind", Problem(root, str(exc))
+            return
         if kind is None:
-            return [
-                Problem(
-                    root,
-                    "not an OpenLineage event: a RunEvent has 'run' and 'job', "
-                    "a DatasetEvent has 'dataset', a JobEvent has 'job'",
-                )
-            ]
-        problems: set[Problem] = set()
+            message = (
+                "not an OpenLineage event: a RunEvent has 'run' and 'job', "
+                "a DatasetEvent has 'dataset', a JobEvent has 'job'"
+            )
+            yield [], "kind", Problem(root, message)
+            return
         for error in self._kinds[kind][1].iter_errors(event):
             for leaf in _leaves(error):
                 parts, message = _message(leaf)
-                problems.add(Problem(json_path(parts, root), message))
+                yield parts, str(leaf.validator), Problem(json_path(parts, root), message)
         for slot, container_path, facets in _facet_places(kind, event):
             if not isinstance(facets, Mapping):
                 continue
@@ -242,6 +304,5 @@ class EventValidator:
                 for error in compiled[1].iter_errors(facet):
                     for leaf in _leaves(error):
                         parts, message = _message(leaf)
-                        problems.add(Problem(json_path([*container_path, name, *parts], root), message))
-        ordered = sorted(problems)
-        return ordered[:MAX_PROBLEMS]
+                        full = [*container_path, name, *parts]
+                        yield full, str(leaf.validator), Problem(json_path(full, root), message)

@@ -9,12 +9,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.model.jsontext import dumps
+from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros
 from headwater.store.canonical import event_id
 from headwater.store.observe import Observation, header
-from headwater.store.schema import events, observations
+from headwater.store.schema import event_warnings, events, observations
 from headwater.store.types import IncomingEvent, StoredEvent
 
 
@@ -31,10 +31,12 @@ class NewEvent:
 
 @dataclass(frozen=True)
 class PreparedEvent:
-    """An event ready for the log: its id and its ``events`` row (``received_at`` set on insert)."""
+    """An event ready for the log: its id, its ``events`` row (``received_at`` set on insert) and its
+    validation warnings as JSON text (None: none)."""
 
     id: str
     row: dict[str, Any]
+    warnings: str | None = None
 
 
 def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
@@ -55,6 +57,7 @@ def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
                     "job": head.job,
                     "run_id": head.run_id,
                 },
+                dumps([dict(w) for w in ev.warnings]) if ev.warnings else None,
             )
         )
     return prepared
@@ -82,16 +85,25 @@ def insert_events(
         chunk = unique[start : start + 500]
         existing.update(conn.scalars(_STORED_IDS, {"ids": chunk}))
     rows: list[dict[str, Any]] = []
+    warned: list[str | None] = []
     pending: set[str] = set()
     for p in batch:
         if p.id in existing or p.id in pending:
             continue
         pending.add(p.id)
         rows.append({**p.row, "received_at": received_at})
+        warned.append(p.warnings)
     if not rows:
         return ids, pending, 0
-    inserted = conn.execute(_INSERT_EVENTS, rows)
-    return ids, pending, max(row.seq for row in inserted)
+    seqs = [row.seq for row in conn.execute(_INSERT_EVENTS, rows)]
+    notes = [
+        {"event_id": row["id"], "event_seq": seq, "warnings": text}
+        for row, seq, text in zip(rows, seqs, warned, strict=True)
+        if text is not None
+    ]
+    if notes:  # in the same transaction: an acknowledged event never loses its warnings
+        conn.execute(event_warnings.insert(), notes)
+    return ids, pending, max(seqs)
 
 
 def head_seq(conn: sa.Connection) -> int:
@@ -119,6 +131,7 @@ def _stored(row: sa.Row[*tuple[Any, ...]]) -> StoredEvent:
         event_type=row.event_type,
         job=row.job,
         run_id=row.run_id,
+        warnings=[] if row.warnings is None else list(loads_text(row.warnings)),
     )
 
 
@@ -132,11 +145,13 @@ _COLUMNS = (
     events.c.event_type,
     events.c.job,
     events.c.run_id,
+    event_warnings.c.warnings,
 )
+_WITH_WARNINGS = events.outerjoin(event_warnings, event_warnings.c.event_id == events.c.id)
 
 
 def get_event(conn: sa.Connection, eid: str) -> StoredEvent | None:
-    row = conn.execute(sa.select(*_COLUMNS).where(events.c.id == eid)).first()
+    row = conn.execute(sa.select(*_COLUMNS).select_from(_WITH_WARNINGS).where(events.c.id == eid)).first()
     return None if row is None else _stored(row)
 
 
@@ -175,7 +190,7 @@ def list_events(
     limit: int,
     cursor: str | None,
 ) -> tuple[list[StoredEvent], str | None]:
-    query = sa.select(*_COLUMNS)
+    query = sa.select(*_COLUMNS).select_from(_WITH_WARNINGS)
     if since is not None:
         query = query.where(events.c.event_time >= since)
     if until is not None:
@@ -193,3 +208,8 @@ def list_events(
     page = rows[:limit]
     next_cursor = encode_cursor(page[-1].event_time, page[-1].seq) if len(rows) > limit and page else None
     return [_stored(r) for r in page], next_cursor
+
+
+def warning_count(conn: sa.Connection) -> int:
+    """How many events of the log were accepted with validation warnings."""
+    return int(conn.scalar(sa.select(sa.func.count()).select_from(event_warnings)) or 0)

@@ -218,6 +218,11 @@ class Store:
         """Derive again the events recorded as failed; answers (how many are derived now, those still failing)."""
         return self._projector.retry_failed()
 
+    def warning_count(self) -> int:
+        """How many events in the log were accepted leniently with validation warnings (``event_warnings``)."""
+        with self._engine.connect() as conn:
+            return eventlog.warning_count(conn)
+
     def get_event(self, event_id: str) -> StoredEvent | None:
         with self._engine.connect() as conn:
             return eventlog.get_event(conn, event_id)

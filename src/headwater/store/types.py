@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 
 @dataclass(frozen=True)
 class IncomingEvent:
-    """An event already validated by ingest; ``raw`` is the JSON text kept verbatim."""
+    """An event already validated by ingest; ``raw`` is the JSON text kept verbatim.
+
+    ``warnings``: what a leniently accepted event did not satisfy (``{"path", "message"}`` each), kept
+    beside it in ``event_warnings``."""
 
     payload: Mapping[str, Any]
     raw: str
+    warnings: Sequence[Mapping[str, str]] = ()
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,4 @@ class StoredEvent:
     event_type: str | None
     job: str | None  # job node id
     run_id: str | None
+    warnings: list[dict[str, str]] = field(default_factory=list)  # validation warnings (lenient mode)

@@ -494,6 +494,11 @@ export interface components {
              * @description The event ids, in the order sent
              */
             ids: string[];
+            /**
+             * Warnings
+             * @description Schema problems outside the events' core (paths $[i]...), accepted (validation = lenient)
+             */
+            warnings: components["schemas"]["ValidationWarning"][];
         };
         /** ColumnChanges */
         ColumnChanges: {
@@ -763,6 +768,11 @@ export interface components {
             event: {
                 [key: string]: unknown;
             };
+            /**
+             * Warnings
+             * @description What the event did not satisfy when it was accepted leniently; empty for a valid event
+             */
+            warnings: components["schemas"]["ValidationWarning"][];
         };
         /**
          * FailedEvent
@@ -958,6 +968,11 @@ export interface components {
              * @description The same event was stored before; nothing changed
              */
             duplicate: boolean;
+            /**
+             * Warnings
+             * @description Schema problems outside the event's core, accepted (validation = lenient) and kept with it
+             */
+            warnings: components["schemas"]["ValidationWarning"][];
         };
         /**
          * JobDetails
@@ -1327,6 +1342,7 @@ export interface components {
              */
             store: string;
             projection: components["schemas"]["ProjectionHealth"];
+            validation: components["schemas"]["ValidationHealth"];
         };
         /**
          * Transformation
@@ -1347,6 +1363,36 @@ export interface components {
             description: string | null;
             /** Masking */
             masking: boolean;
+        };
+        /**
+         * ValidationHealth
+         * @description How events are validated, and how many were accepted with warnings.
+         */
+        ValidationHealth: {
+            /**
+             * Mode
+             * @description The `validation` setting
+             * @enum {string}
+             */
+            mode: "strict" | "lenient";
+            /**
+             * Eventswithwarnings
+             * @description Events in the log accepted leniently with validation warnings
+             */
+            eventsWithWarnings: number;
+        };
+        /**
+         * ValidationWarning
+         * @description A schema problem of a leniently accepted event (setting `validation`): stored as sent, flagged.
+         */
+        ValidationWarning: {
+            /**
+             * Path
+             * @description A JSON path into the event ($.inputs[0].inputFacets.dataQualityMetrics)
+             */
+            path: string;
+            /** Message */
+            message: string;
         };
         /**
          * Version
