@@ -440,14 +440,9 @@ def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, An
 def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch) -> None:
     for chunk in _chunks(dataset_nodes):
         existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
-        fast = [
-            d
-            for d in chunk
-            if batch.incremental and d in existing and min(o.time for o in batch.new_obs[d]) > existing[d].updated_at
-        ]
-        if fast:
-            _datasets_fast(conn, fast, batch, existing)
-        _datasets_full(conn, [d for d in chunk if d not in set(fast)], batch.json.loads)
+        fast = [d for d in chunk if batch.incremental and d in existing]
+        done = _datasets_fast(conn, fast, batch, existing) if fast else set()
+        _datasets_full(conn, [d for d in chunk if d not in done], batch.json.loads)
 
 
 def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str | None], Any]) -> None:
@@ -482,17 +477,38 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
             conn.execute(table.insert(), rows)
 
 
-def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> None:
-    """The new observations are all newer than the dataset's: fold them onto its open version."""
+def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> set[str]:
+    """Fold the new observations onto each dataset's open version where that gives the full
+    derivation's answer; returns the datasets done (the rest take the full path).
+
+    Two cases qualify. The usual one: every new observation is newer than all the dataset's
+    observations. And a late one: some are older than the newest known observation but newer than
+    the open version's start, and together they change nothing of its state — common when runs
+    overlap (a query's START comes after an earlier query's COMPLETE, both reading the same
+    table). Then the fold over all observations passes the same states as before: the open version
+    began with a state that the observations after it kept, and the late ones keep it too (a fold
+    step's result depends on the state only through its compared parts: fields, facets without
+    producer bookkeeping, dropped). Anything else — a late observation that changes the state,
+    or one at or before the open version's start — is re-derived in full."""
     open_versions = {
         v.dataset: _parsed(v, _DATASET_VERSION_JSON, batch.json.loads)
         for v in conn.execute(_OPEN_DATASET_VERSIONS, {"ids": chunk})
     }
+    done: set[str] = set()
     dataset_updates: list[dict[str, Any]] = []
     for node in chunk:
-        row, start = existing[node], open_versions[node]
+        row, start = existing[node], open_versions.get(node)
+        if start is None:
+            continue
         new = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in batch.new_obs[node]]
+        oldest = min(o.time for o in new)
+        late = oldest <= row.updated_at
+        if late and oldest <= start["valid_from"]:
+            continue
         versions = derive_dataset_versions(node, new, start=start)
+        if late and len(versions) != 1:
+            continue
+        done.add(node)
         last = versions[-1]
         dataset_updates.append(
             {
@@ -523,6 +539,7 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
             conn.execute(dataset_fields.insert(), spans)
     if dataset_updates:
         conn.execute(_DATASET_UPDATE, dataset_updates)
+    return done
 
 
 # --- catching up with the log -----------------------------------------------------------------
