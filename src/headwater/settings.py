@@ -61,6 +61,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated bearer tokens allowed to read. Empty: reads need no token. Write tokens can always read.",
     ),
     Setting(
+        "datazone_access_keys",
+        "",
+        "HEADWATER_DATAZONE_ACCESS_KEYS",
+        "Comma-separated ACCESS_KEY_ID:SECRET_ACCESS_KEY pairs: the DataZone lineage API (/v2/domains/...) checks "
+        "each request's AWS SigV4 signature against them. Empty: DataZone requests are not authenticated "
+        "(unless write/read tokens are set: then they need a bearer token).",
+    ),
+    Setting(
         "max_body_bytes",
         16 * 1024 * 1024,
         "HEADWATER_MAX_BODY_BYTES",
@@ -121,14 +129,6 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
-        "allowed_hosts",
-        "",
-        "HEADWATER_ALLOWED_HOSTS",
-        "Comma-separated host names the server answers to (the Host header), besides localhost, 127.0.0.1 "
-        "and [::1] when bound to a loopback address. Empty and bound to another address: any host.",
-    ),
-    Setting(
-    Setting(
         "validation",
         "lenient",
         "HEADWATER_VALIDATION",
@@ -136,6 +136,14 @@ SETTINGS: tuple[Setting, ...] = (
         "the graph is derived from) is valid is stored as sent, its other schema problems kept as warnings; "
         "strict: every schema problem answers 422.",
     ),
+    Setting(
+        "allowed_hosts",
+        "",
+        "HEADWATER_ALLOWED_HOSTS",
+        "Comma-separated host names the server answers to (the Host header), besides localhost, 127.0.0.1 "
+        "and [::1] when bound to a loopback address. Empty and bound to another address: any host.",
+    ),
+    Setting(
         "max_graph_nodes",
         5_000,
         "HEADWATER_MAX_GRAPH_NODES",
@@ -197,9 +205,28 @@ class Settings:
     def read_token_set(self) -> frozenset[str]:
         return _tokens(self.values["read_tokens"])
 
+    @property
+    def datazone_keys(self) -> dict[str, str]:
+        """The DataZone API's SigV4 keys: access key id → secret access key."""
+        return _key_pairs(self.values["datazone_access_keys"])
+
 
 def _tokens(raw: str) -> frozenset[str]:
     return frozenset(t.strip() for t in str(raw).split(",") if t.strip())
+
+
+def _key_pairs(raw: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for item in str(raw).split(","):
+        key_id, sep, secret = item.strip().partition(":")
+        if item.strip() and (not sep or not key_id.strip() or not secret.strip()):
+            raise SettingError(
+                "setting 'datazone_access_keys' holds ACCESS_KEY_ID:SECRET_ACCESS_KEY pairs separated by commas; "
+                f"{key_id.strip() or '(empty)'!r} has no secret"
+            )
+        if item.strip():
+            pairs[key_id.strip()] = secret.strip()
+    return pairs
 
 
 def _convert(setting: Setting, raw: Any, source: str) -> Any:
@@ -242,9 +269,10 @@ def load_settings(
             f"setting 'max_name_bytes' must be at most {MAX_NAME_BYTES} (PostgreSQL's index rows "
             f"hold a few names together), got {values['max_name_bytes']!r}"
         )
+    if values["validation"] not in ("strict", "lenient"):
+        raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
+    _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting
     for s in SETTINGS:
         if s.type is int and s.name != "port" and int(values[s.name]) < 1:
             raise SettingError(f"setting {s.name!r} must be a positive whole number, got {values[s.name]!r}")
     return Settings(values)
-    if values["validation"] not in ("strict", "lenient"):
-        raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
