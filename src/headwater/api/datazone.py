@@ -40,7 +40,7 @@ from headwater.api import datazone_shapes as dz
 from headwater.api.auth import Tokens, check_read, check_write
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.ingest import read_body
+from headwater.api.ingest import append_parsed, lenient, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import AppState, app_state
 from headwater.graph import NodeNotFound
@@ -48,7 +48,7 @@ from headwater.ingest import IngestError, decode_body, parse_event
 from headwater.model.jsontext import loads
 from headwater.model.nodeid import DATASET, JOB, RUN, InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import now_micros, parse_time, to_micros
-from headwater.store import IncomingEvent
+from headwater.store.canonical import event_id as log_event_id
 from headwater.store.schema import datazone_events, datazone_nodes, events
 
 SERVICE = "datazone"
@@ -315,18 +315,15 @@ async def post_lineage_event(
             max_bytes=state.settings.max_body_bytes,
             max_members=state.settings.max_gzip_members,
         )
-        event = parse_event(text, state.validator, state.limits)
+        event = parse_event(text, state.validator, state.limits, lenient=lenient(state))
         if event.kind != "RUN":
             raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
         if token is not None:
             with state.store.engine.connect() as conn:
                 earlier = _token_event(conn, domain, token)
-            if earlier is not None:
-                (result,) = state.store.append([IncomingEvent(payload=event.payload, raw=event.raw)])
-                if str(result.id) != earlier:
-                    raise _token_conflict(domain, token)
-                return earlier
-        (result,) = state.store.append([IncomingEvent(payload=event.payload, raw=event.raw)])
+            if earlier is not None and earlier != log_event_id(event.payload):
+                raise _token_conflict(domain, token)  # nothing of this request is stored
+        (result,) = append_parsed(state, [event])  # the one append: durable before the answer, once per event id
         log_id = str(result.id)
         _record(state, domain, log_id, token, created_by)
         return log_id

@@ -78,11 +78,13 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
     )
 
 
-def _lenient(state: AppState) -> bool:
+def lenient(state: AppState) -> bool:
+    """Whether events are accepted leniently (setting ``validation``); every door of ingest asks here."""
     return bool(state.settings.validation == "lenient")
 
 
-def _store(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
+def append_parsed(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
+    """Append validated events with their warnings: the one append of ingest's doors (here, the DataZone API)."""
     if not events:
         return []
     incoming = [IncomingEvent(payload=e.payload, raw=e.raw, warnings=[w.as_dict() for w in e.warnings]) for e in events]
@@ -105,8 +107,8 @@ async def post_lineage(request: Request) -> JSONResponse:
     raw = await read_body(request, state.settings.max_body_bytes)
 
     def work() -> tuple[ParsedEvent, list[AppendResult]]:
-        event = parse_event(_text(request, raw, state), state.validator, state.limits, lenient=_lenient(state))
-        return event, _store(state, [event])
+        event = parse_event(_text(request, raw, state), state.validator, state.limits, lenient=lenient(state))
+        return event, append_parsed(state, [event])
 
     event, (result,) = await run_in_threadpool(work)
     return JSONResponse(
@@ -139,9 +141,9 @@ async def post_lineage_batch(request: Request) -> Response:
             state.validator,
             state.settings.max_batch_events,
             state.limits,
-            lenient=_lenient(state),
+            lenient=lenient(state),
         )
-        return events, _store(state, events)
+        return events, append_parsed(state, events)
 
     events, results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)
