@@ -35,7 +35,7 @@ def url(node: str, **params: Any) -> str:
 
 def test_application_job_links_its_actions_and_back(page: Any) -> None:
     page.goto(url(f"job:{DEMO_JOB_NS}:{APP2}", tab="job"))
-    actions = page.get_by_test_id("job-actions")
+    actions = page.get_by_test_id("job-children")  # the job details' children, from the API
     expect(actions).to_contain_text("write employee_compensation")
     actions.get_by_role("link", name="write employee_compensation").click()
     expect(page.get_by_test_id("asset-name")).to_have_text(ACT2)  # the real name stays the page's title

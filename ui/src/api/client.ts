@@ -54,6 +54,8 @@ export interface LineageQuery {
   datasetsOnly?: boolean;
   columns?: boolean;
   at?: string | null;
+  /** child jobs shown as their top parent job (the server's job hierarchy) */
+  collapseJobs?: boolean;
 }
 
 // Each answer's type is the generated type of its path's 200 answer (./types.ts, ./schema.d.ts).

@@ -7,7 +7,7 @@ import { formatDuration, formatTime } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
 import { RunStateBadge } from "./Icons";
 import { Link } from "./Link";
-import { NodeRef, NodeRefList } from "./refs";
+import { NodeRef, NodeRefList, refNames } from "./refs";
 import { jobLabel } from "../model/names";
 import { nodeHref } from "../model/urlState";
 import { versionDiff, type VersionDiff } from "../model/versions";
@@ -328,7 +328,6 @@ export function JobInfo({ node }: { node: JobDetails }) {
             </dd>
           </>
         )}
-        <ApplicationJob node={node} />
         <dt>Reads</dt>
         <dd>
           <NodeRefList ids={node.inputs} testId="job-inputs" />
@@ -337,7 +336,7 @@ export function JobInfo({ node }: { node: JobDetails }) {
         <dd>
           <NodeRefList ids={node.outputs} testId="job-outputs" />
         </dd>
-        <ActionJobs node={node} />
+        <ChildJobs node={node} />
         <dt>Latest run</dt>
         <dd>
           <RunStateBadge state={node.latestRun?.state} /> {formatDuration(node.latestRun?.durationMs)}
@@ -442,46 +441,17 @@ export function DatasetInfo({ node }: { node: DatasetDetails }) {
   );
 }
 
-/**
- * The action jobs of a Spark application job (`app` → `app.execute_..._command.table`): until the
- * API answers a job's children, they are the jobs of the same namespace whose name starts with
- * "<app>." or whose parent is this job.
- */
-export function useActionJobs(name: string, namespace: string): string[] {
-  const r = useAsync((sig) => api.searchJobs(name, namespace, 100, sig), [name, namespace]);
-  return (r.data?.results ?? [])
-    .filter((x) => x.type === "JOB" && x.namespace === namespace && x.name.startsWith(`${name}.`))
-    .map((x) => x.id)
-    .sort();
-}
-
-function ActionJobs({ node }: { node: JobDetails }) {
-  const ids = useActionJobs(node.name, node.namespace);
+/** A job's children (the job details' `children`: jobs whose runs name this job's run as parent). */
+function ChildJobs({ node }: { node: JobDetails }) {
+  const ids = node.children ?? [];
   if (!ids.length) return null;
+  // a Spark application's children are its actions (named app.<action>.<output>)
+  const actions = ids.every((id) => jobLabel(refNames(id).full).app === node.name);
   return (
     <>
-      <dt>Actions</dt>
+      <dt>{actions ? "Actions" : "Child jobs"}</dt>
       <dd>
-        <NodeRefList ids={ids} testId="job-actions" />
-      </dd>
-    </>
-  );
-}
-
-/** For an action job named by the Spark rule, its application job (when it exists). */
-function ApplicationJob({ node }: { node: JobDetails }) {
-  const app = jobLabel(node.name).app;
-  const r = useAsync(
-    (sig) => (app && !node.parent ? api.searchJobs(app, node.namespace, 20, sig) : Promise.resolve(null)),
-    [app, node.namespace, node.parent],
-  );
-  const hit = r.data?.results.find((x) => x.type === "JOB" && x.namespace === node.namespace && x.name === app);
-  if (!hit) return null;
-  return (
-    <>
-      <dt>Application</dt>
-      <dd>
-        <NodeRef id={hit.id} testId="job-application" />
+        <NodeRefList ids={ids} testId="job-children" />
       </dd>
     </>
   );

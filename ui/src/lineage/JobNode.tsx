@@ -7,6 +7,7 @@ import { ExpandControl } from "./ExpandControl";
 import { JOB_HEIGHT, NODE_WIDTH } from "./sizes";
 import type { JobFlowNode } from "./types";
 import { jobLabel } from "../model/names";
+import { refNames } from "../components/refs";
 
 /** Characters of "action output" that fit the node's name line at 13 px; longer, the action moves below. */
 const JOB_NAME_CHARS = 27;
@@ -15,6 +16,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
   const label = jobLabel(n.name);
+  const kids = n.children?.length ?? 0;
   // "write employee_compensation"; when that is too long, the output alone and the action below it
   const whole = label.title.length <= JOB_NAME_CHARS || !label.output;
   const shown = whole ? label.title : label.output;
@@ -25,6 +27,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
     data.selected ? "is-selected" : "",
     `emph-${data.emphasis}`,
     data.mark ? `mark-${data.mark}` : "",
+    kids > 0 ? "is-parent" : "",
   ].join(" ");
   return (
     <div
@@ -34,6 +37,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
       data-node-id={n.id}
       data-emphasis={data.emphasis}
       data-mark={data.mark ?? ""}
+      data-children={kids || undefined}
       onClick={() => a.selectNode(n.id)}
     >
       <Handle type="target" position={Position.Left} id="in" className="h-node" />
@@ -51,7 +55,34 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
           <span className="lnode-sub" title={label.app ? `${label.action} · Spark application ${label.app}` : undefined}>
             <RunStateBadge state={n.latestRun?.state} />
             <span>{formatDuration(n.latestRun?.durationMs)}</span>
-            {label.app ? (
+            {kids > 0 ? (
+              <button
+                className="job-family nodrag"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  a.openJob(n.id);
+                }}
+                title={`Draw the ${kids} jobs this job stands for here (its ${kids === 1 ? "child" : "children"})`}
+                aria-label={`Show the ${kids} child ${kids === 1 ? "job" : "jobs"} of ${n.name}`}
+                data-testid="open-children"
+              >
+                {kids} {kids === 1 ? "job" : "jobs"} ▸
+              </button>
+            ) : data.groupedIn ? (
+              <button
+                className="job-family nodrag"
+                onClick={(e) => {
+                  e.stopPropagation();
+                  a.closeJob(data.groupedIn!);
+                }}
+                title={`Part of ${refNames(data.groupedIn).full}: draw it and its siblings as that job again`}
+                aria-label={`Group the jobs of ${refNames(data.groupedIn).full} again`}
+                data-testid="close-parent"
+                data-parent={data.groupedIn}
+              >
+                ◂ {whole ? "" : `${label.action} · `}in {refNames(data.groupedIn).short}
+              </button>
+            ) : label.app ? (
               <span className="muted ellipsis">
                 · {whole ? "" : `${label.action} · `}
                 {label.app}

@@ -7,7 +7,8 @@ import { formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
 import { columnPath } from "../model/columns";
 import { compareMarks, compareWindow, withRemoved } from "../model/compare";
-import { collapse as collapseState, currentGraph, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
+import { collapse as collapseState, currentGraph, currentHierarchy, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
+import { groupJobs, topParent } from "../model/hierarchy";
 import { datasetOfField, isField } from "../model/nodeid";
 import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
@@ -16,18 +17,23 @@ import { Canvas } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { LineageContext, type LineageActions } from "./context";
 import { GraphRefsContext, NodeRefList, type GraphRefs } from "../components/refs";
-import { useActionJobs } from "../components/details";
-import { parseNodeId } from "../model/nodeid";
+import { useAsync } from "../lib/useAsync";
 
-/** A job drawn alone (a Spark application: its datasets are on its action jobs): links to its actions. */
-function LoneJobBanner({ jobId }: { jobId: string }) {
-  const ref = parseNodeId(jobId);
-  const ids = useActionJobs(ref.name, ref.namespace);
+/**
+ * A job drawn alone (a Spark application, an Airflow DAG: its datasets are on its child jobs): links to
+ * its children (the job details' `children`) and the switch that draws them as this one job.
+ */
+function LoneJobBanner({ jobId, at, onGroup }: { jobId: string; at: string | null; onGroup: () => void }) {
+  const r = useAsync((sig) => api.node(jobId, at, sig), [jobId, at]);
+  const ids = r.data?.type === "JOB" ? r.data.children : [];
   if (!ids.length) return null;
   return (
     <div className="banner" data-testid="lone-job-banner">
-      This application's lineage is on its {ids.length === 1 ? "action" : `${ids.length} actions`}:
-      <NodeRefList ids={ids} testId="lone-job-actions" />
+      This job's lineage is on its {ids.length === 1 ? "child job" : `${ids.length} child jobs`}:
+      <NodeRefList ids={ids} testId="lone-job-children" />
+      <button className="tb-btn" onClick={onGroup} data-testid="lone-job-group">
+        Draw them as this job
+      </button>
     </div>
   );
 }
@@ -44,7 +50,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   // compare: the two moments in order (either may be given first); the graph drawn is the later one
   const window_ = useMemo(() => compareWindow(view.compareFrom, view.at), [view.compareFrom, view.at]);
   const graphAt = window_ ? window_.toParam : view.at;
-  const { state, error, loading } = useLineageGraph(view.node, view.depth, graphAt, view.expansions);
+  const { state, error, loading } = useLineageGraph(view.node, view.depth, graphAt, view.expansions, view.groupJobs);
   // the layout worker starts while the lineage request is in flight, not after the answer
   const layoutClient = useMemo(() => new LayoutClient(), []);
   useEffect(() => {
@@ -88,13 +94,28 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     return () => ctl.abort();
   }, [view.impact, impactTarget, view.at]);
 
+  // job level: child jobs drawn as their parent unless the parent is opened (the root's parent always is)
+  const hierarchy = useMemo(() => (state && view.groupJobs ? currentHierarchy(state) : null), [state, view.groupJobs]);
+  const openJobs = useMemo(() => {
+    const s = new Set(view.openJobs);
+    const rootParent = hierarchy ? topParent(hierarchy, view.node) : null;
+    if (rootParent) s.add(rootParent);
+    return s;
+  }, [view.openJobs, hierarchy, view.node]);
   const graph = useMemo(() => {
     if (!state) return null;
     let g = currentGraph(state);
+    if (hierarchy) g = groupJobs(g, hierarchy, openJobs, view.node);
     if (compare?.answer) g = withRemoved(g, compare.answer);
     if (view.datasetsOnly) g = datasetsOnly(g);
     return g;
-  }, [state, compare, view.datasetsOnly]);
+  }, [state, hierarchy, openJobs, view.node, compare, view.datasetsOnly]);
+  /** the parent a drawn child job belongs to, when the user opened that parent (it can be grouped again) */
+  const openedParentOf = useMemo(() => {
+    const m = new Map<string, string>();
+    if (hierarchy) for (const [child, parent] of hierarchy.top) if (view.openJobs.includes(parent)) m.set(child, parent);
+    return m;
+  }, [hierarchy, view.openJobs]);
 
   // the selected column's whole lineage from the server, so the path goes on beyond what is drawn
   const [serverColumnEdges, setServerColumnEdges] = useState<ColumnEdge[]>([]);
@@ -163,9 +184,10 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             precomputeHandles: graph.nodes.length > BIG_GRAPH,
             directOnly: view.directOnly,
             hiddenDownstream: hidden ?? undefined,
+            openedParentOf,
           })
         : null,
-    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden],
+    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf],
   );
 
   // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)
@@ -201,10 +223,11 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const collapse = useCallback(
     (nodeId: string, direction: Direction) => {
       if (!state) return;
-      const next = collapseState(state, { nodeId, direction });
+      const drawnAs = (id: string) => (hierarchy ? (openJobs.has(hierarchy.top.get(id) ?? id) ? id : (hierarchy.top.get(id) ?? id)) : id);
+      const next = collapseState(state, { nodeId, direction }, drawnAs);
       setView({ expansions: next.expansions.map(([k]) => k) });
     },
-    [state, setView],
+    [state, setView, hierarchy, openJobs],
   );
   const actions: LineageActions = useMemo(
     () => ({
@@ -223,8 +246,13 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
       setColumnPage: (id, page) => setColumnUi((m) => new Map(m).set(id, { ...(m.get(id) ?? { filter: "" }), page })),
       setColumnFilter: (id, filter) => setColumnUi((m) => new Map(m).set(id, { filter, page: 0 })),
       openAsset: (id) => navigate(nodeHref(id)),
+      openJob: (id) => setView({ openJobs: [...view.openJobs.filter((j) => j !== id), id] }),
+      closeJob: (id) => {
+        setView({ openJobs: view.openJobs.filter((j) => j !== id) });
+        if (selected && hierarchy?.top.get(selected) === id) setSelected(id);
+      },
     }),
-    [expand, collapse, setView, openColumns, view.openColumns, view.column],
+    [expand, collapse, setView, openColumns, view.openColumns, view.column, view.openJobs, selected, hierarchy],
   );
 
   return (
@@ -247,7 +275,9 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
           </div>
         )}
         {view.compareFrom && <CompareBar answer={compare?.answer ?? null} error={compare?.error ?? null} />}
-        {graph && graph.nodes.length === 1 && root.startsWith("job:") && <LoneJobBanner jobId={root} />}
+        {graph && graph.nodes.length === 1 && root.startsWith("job:") && (
+          <LoneJobBanner jobId={root} at={graphAt} onGroup={() => setView({ groupJobs: true, openJobs: [] })} />
+        )}
         {graph?.truncated && <div className="banner banner-warn">The graph was cut at the server's node limit; expand nodes to see further.</div>}
         {error && <div className="banner banner-error" data-testid="lineage-error">Could not load lineage: {error.message}</div>}
         <div className="lineage-body">

@@ -128,6 +128,19 @@ export function Toolbar({
         <span className="switch-track" />
         <span>Datasets only</span>
       </label>
+      <label
+        className="tb-item switch"
+        title="Job level: draw child jobs (a Spark application's actions, an Airflow DAG's tasks) as their parent job; open a parent on its node to see its children"
+      >
+        <input
+          type="checkbox"
+          checked={view.groupJobs}
+          onChange={(e) => setView({ groupJobs: e.target.checked, openJobs: [] })}
+          data-testid="toggle-group-jobs"
+        />
+        <span className="switch-track" />
+        <span>Group jobs</span>
+      </label>
       <button className="tb-btn" onClick={toggleAllColumns} data-testid="toggle-all-columns">
         {allColumnsOpen ? "Hide columns" : "All columns"}
       </button>

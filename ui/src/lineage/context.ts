@@ -10,6 +10,10 @@ export interface LineageActions {
   setColumnPage: (datasetId: string, page: number) => void;
   setColumnFilter: (datasetId: string, filter: string) => void;
   openAsset: (nodeId: string) => void;
+  /** job grouping: draw a parent job's children instead of the parent */
+  openJob: (parentId: string) => void;
+  /** job grouping: draw the children of a parent as the parent again */
+  closeJob: (parentId: string) => void;
 }
 
 export const LineageContext = createContext<LineageActions | null>(null);

@@ -33,6 +33,8 @@ export interface ElementsInput {
   directOnly?: boolean;
   /** impact analysis: datasets and jobs downstream of a drawn node that the graph does not show */
   hiddenDownstream?: Map<string, number>;
+  /** job grouping: child job -> the opened parent it belongs to */
+  openedParentOf?: Map<string, string>;
 }
 
 /** A column edge is INDIRECT when it ends at a dataset (the facet's dataset-level list) or every transformation it carries is INDIRECT. */
@@ -92,7 +94,7 @@ export function buildElements(inp: ElementsInput): Elements {
         width: NODE_WIDTH,
         height: JOB_HEIGHT,
         ...(inp.precomputeHandles ? { handles: handleBoxes([], false) } : {}),
-        data: common,
+        data: { ...common, groupedIn: inp.openedParentOf?.get(n.id) ?? null },
       });
       layoutNodes.push({ id: n.id, width: NODE_WIDTH, height: JOB_HEIGHT, level });
       continue;

@@ -42,6 +42,8 @@ export interface JobNodeData extends Record<string, unknown> {
   expandedUp: boolean;
   expandedDown: boolean;
   hiddenDown: number;
+  /** job grouping: the opened parent this child job belongs to (it can be grouped again), else null */
+  groupedIn: string | null;
 }
 
 export interface LineageEdgeData extends Record<string, unknown> {

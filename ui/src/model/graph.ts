@@ -5,6 +5,7 @@
 // its fragment, and every expansion whose node is no longer on screen goes with it. Nothing
 // is mutated: each function returns a new value.
 import type { ColumnEdge, GraphEdge, GraphNode, LineageAnswer } from "../api/types";
+import { mergeHierarchies, type Hierarchy } from "./hierarchy";
 
 export type Direction = "upstream" | "downstream";
 
@@ -13,6 +14,8 @@ export interface Fragment {
   edges: GraphEdge[];
   columnEdges: ColumnEdge[];
   truncated: boolean;
+  /** with job grouping: which parent job stands for which child job in this fragment's answers */
+  hierarchy?: Hierarchy;
 }
 
 export interface Expansion {
@@ -94,9 +97,19 @@ function fragmentNodeIds(f: Fragment): Set<string> {
   return new Set(f.nodes.map((n) => n.id));
 }
 
-/** Expansions whose node is still reachable through base or earlier kept expansions. */
-function liveExpansions(state: GraphState, dropped: Set<string>): Array<[string, Fragment]> {
-  const present = fragmentNodeIds(state.base);
+/**
+ * Expansions whose node is still reachable through base or earlier kept expansions. `alias` names the
+ * node a fragment's node is drawn as (a child job as its parent, when jobs are grouped).
+ */
+function liveExpansions(state: GraphState, dropped: Set<string>, alias: (id: string) => string): Array<[string, Fragment]> {
+  const present = new Set<string>();
+  const add = (f: Fragment) => {
+    for (const id of fragmentNodeIds(f)) {
+      present.add(id);
+      present.add(alias(id));
+    }
+  };
+  add(state.base);
   const kept: Array<[string, Fragment]> = [];
   let changed = true;
   const pending = state.expansions.filter(([k]) => !dropped.has(k));
@@ -108,7 +121,7 @@ function liveExpansions(state: GraphState, dropped: Set<string>): Array<[string,
       const exp = parseExpansionKey(key);
       if (exp && present.has(exp.nodeId)) {
         kept.push([key, frag]);
-        for (const id of fragmentNodeIds(frag)) present.add(id);
+        add(frag);
         pending.splice(i, 1);
         i--;
         changed = true;
@@ -125,10 +138,10 @@ export function expand(state: GraphState, exp: Expansion, fragment: Fragment): G
   return { ...state, expansions: [...others, [key, fragment]] };
 }
 
-export function collapse(state: GraphState, exp: Expansion): GraphState {
+export function collapse(state: GraphState, exp: Expansion, alias: (id: string) => string = (id) => id): GraphState {
   const key = expansionKey(exp);
   // collapsing also drops the nodes this expansion brought that nothing else shows
-  return { ...state, expansions: liveExpansions({ ...state, expansions: state.expansions }, new Set([key])) };
+  return { ...state, expansions: liveExpansions({ ...state, expansions: state.expansions }, new Set([key]), alias) };
 }
 
 export function isExpanded(state: GraphState, exp: Expansion): boolean {
@@ -138,6 +151,11 @@ export function isExpanded(state: GraphState, exp: Expansion): boolean {
 
 export function currentGraph(state: GraphState): Graph {
   return union([state.base, ...state.expansions.map(([, f]) => f)]);
+}
+
+/** The job hierarchy the state's fragments carry (empty unless they were loaded with grouping). */
+export function currentHierarchy(state: GraphState): Hierarchy {
+  return mergeHierarchies([state.base, ...state.expansions.map(([, f]) => f)].flatMap((f) => (f.hierarchy ? [f.hierarchy] : [])));
 }
 
 /**

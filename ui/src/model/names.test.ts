@@ -20,8 +20,30 @@ describe("display names", () => {
     expect(jobLabel("etl.execute_create_view_command").title).toBe("create view");
   });
 
+  it("reads the integration-style names of the capture (plan roots, V2 execs, reads)", () => {
+    expect(jobLabel("hr_payroll.adaptive_spark_plan.employee_compensation")).toEqual({
+      title: "read employee_compensation",
+      app: "hr_payroll",
+      action: "read",
+      output: "employee_compensation",
+    });
+    expect(jobLabel("hr_payroll.adaptive_spark_plan").title).toBe("read query");
+    expect(jobLabel("app.collect_limit.warehouse_target").title).toBe("read warehouse_target");
+    expect(jobLabel("app.scan_csv").title).toBe("read query");
+    expect(jobLabel("app.append_data_exec_v1.spark_catalog_db_t").title).toBe("append to spark_catalog_db_t");
+    expect(jobLabel("app.overwrite_by_expression_exec_v1.cat_db_t").title).toBe("overwrite cat_db_t");
+    expect(jobLabel("app.atomic_create_table_as_select.db_t").title).toBe("create db_t");
+    expect(jobLabel("app.create_table_exec.db_t").title).toBe("create table db_t");
+    expect(jobLabel("open_lineage_integration_ctas_load.execute_load_data_command.default_tbl1").title).toBe(
+      "load into default_tbl1",
+    );
+    expect(jobLabel("app.execute_create_data_source_table_as_select_command.hr_employees").title).toBe("create hr_employees");
+    expect(jobLabel("spark_rdd_to_table.map_partitions_parallel_collection_rdd").title).toBe("write");
+    expect(jobLabel("app.some_new_thing_exec").title).toBe("some new thing");
+  });
+
   it("leaves other names whole", () => {
-    for (const n of ["hr_employee_compensation", "schema.table", "a.b.c", "/data/x.csv", "job.execute_x"]) {
+    for (const n of ["hr_employee_compensation", "schema.table", "a.b.c", "/data/x.csv", "job.execute_x", "dag.filter", "dag.project.x", "my_dag.load_task"]) {
       expect(jobLabel(n)).toEqual({ title: n, app: "", action: "", output: "" });
     }
   });

@@ -40,6 +40,42 @@ const SPARK_ACTIONS: Record<string, string> = {
   cache_table: "cache",
 };
 
+/**
+ * Physical plan roots of executions that only read (`collect()`, `show()`, `count()` over a file or
+ * table): the integration names such a job after the executed plan's root node (`adaptive_spark_plan`,
+ * `collect_limit`, ...). They are all labelled "read". Single common words (`project`, `filter`, `sort`)
+ * are left out: `dag.filter` is more likely an Airflow task than a Spark plan root.
+ */
+const SPARK_READ_ROOTS = new Set([
+  "adaptive_spark_plan",
+  "collect_limit",
+  "take_ordered_and_project",
+  "local_table_scan",
+  "hash_aggregate",
+  "object_hash_aggregate",
+  "sort_aggregate",
+  "global_limit",
+  "local_limit",
+  "sort_merge_join",
+  "broadcast_hash_join",
+  "shuffled_hash_join",
+  "broadcast_nested_loop_join",
+  "cartesian_product",
+  "shuffle_exchange",
+  "broadcast_exchange",
+  "in_memory_table_scan",
+  "batch_scan",
+  "row_data_source_scan",
+  "deserialize_to_object",
+  "serialize_from_object",
+  "arrow_eval_python",
+  "batch_eval_python",
+  "flat_map_groups_in_pandas",
+  "map_in_pandas",
+  "columnar_to_row",
+  "row_to_columnar",
+]);
+
 export interface JobLabel {
   /** what to show as the node's name */
   title: string;
@@ -47,24 +83,45 @@ export interface JobLabel {
   app: string;
   /** the action in words ("write"), or "" when the name does not follow the rule */
   action: string;
-  /** the output the action writes, or "" */
+  /** the output the action writes (or, for a read, the dataset it names), or "" */
   output: string;
+}
+
+/** The plan node of a job name's second part, without the wrappers the integration's names carry. */
+function bareCommand(cmd: string): string {
+  return cmd
+    .replace(/^execute_/, "")
+    .replace(/_command$/, "")
+    .replace(/_exec(?:_v\d)?$/, "");
+}
+
+/** What a Spark job name's command part does, in words; "" when it is not a Spark plan node name. */
+function sparkAction(cmd: string): string {
+  const bare = bareCommand(cmd);
+  if (!bare) return "";
+  const known = SPARK_ACTIONS[bare];
+  if (known) return known;
+  if (SPARK_READ_ROOTS.has(bare) || /^scan_[a-z0-9_]+$/.test(bare) || /^(?:file_source|hive_table|data_source_v2)_scan/.test(bare)) {
+    return "read";
+  }
+  if (/^map_partitions_[a-z0-9_]+$/.test(bare)) return "write"; // an RDD saved to files (its final RDD)
+  if (/^execute_[a-z0-9_]+_command$/.test(cmd) || /_exec(?:_v\d)?$/.test(cmd)) return bare.replace(/_/g, " ");
+  return "";
 }
 
 /**
  * A job name made by the Spark integration's rule, `app.execute_insert_into_hadoop_fs_relation_command.table`
- * (or `app.append_data.db_table`), as "write table" with the app apart. Other names stay whole.
+ * (or `app.append_data_exec_v1.catalog_db_table`, `app.adaptive_spark_plan.table` for an execution that only
+ * read), as "write table" / "append to catalog_db_table" / "read table" with the app apart. Other names stay whole.
  */
 export function jobLabel(name: string): JobLabel {
   const parts = name.split(".");
   if (parts.length >= 2 && parts[0] && !name.includes("/")) {
-    const cmd = parts[1];
-    const bare = cmd.replace(/^execute_/, "").replace(/_command$/, "");
-    const known = SPARK_ACTIONS[bare];
-    if (known || (/^execute_[a-z0-9_]+_command$/.test(cmd) && bare)) {
-      const action = known ?? bare.replace(/_/g, " ");
+    const action = sparkAction(parts[1]);
+    if (action) {
       const output = parts.slice(2).join(".");
-      return { title: output ? `${action} ${output}` : action, app: parts[0], action, output };
+      const title = output ? `${action} ${output}` : action === "read" ? "read query" : action;
+      return { title, app: parts[0], action, output };
     }
   }
   return { title: name, app: "", action: "", output: "" };

@@ -15,6 +15,8 @@ describe("URL state", () => {
       datasetsOnly: true,
       impact: true,
       directOnly: true,
+      groupJobs: true,
+      openJobs: ["job:airflow:dag.one", "job:spark:app&x"],
     };
     expect(decodeView(encodeView(v))).toEqual(v);
     expect(decodeView(`?${encodeView(v)}`)).toEqual(v);
@@ -29,5 +31,8 @@ describe("URL state", () => {
     expect(v).toEqual({ ...defaultView("job:a:b"), depth: 10, expansions: ["u:job:a:b"] });
     expect(decodeView("tab=schema")).toBeNull();
     expect(decodeView("node=x&depth=-3")?.depth).toBe(1);
+    // opened parents mean nothing without grouping; only job ids are parents
+    expect(decodeView("node=x&open=job:a:b")?.openJobs).toEqual([]);
+    expect(decodeView("node=x&group=1&open=job:a:b&open=dataset:a:b&open=job:a:b")?.openJobs).toEqual(["job:a:b"]);
   });
 });

@@ -3,6 +3,7 @@
 //
 //   /asset?node=dataset:file:/data/x.csv&tab=lineage&depth=2&col=datasetField:...&exp=u:job:...
 //          &cols=dataset:...&at=2026-01-01T00:00:00Z&cmp=2025-12-01T00:00:00Z&dso=1&impact=1&direct=1
+//          &group=1&open=job:...
 
 export type Tab = "lineage" | "schema" | "history" | "events" | "runs" | "job";
 const TABS: readonly Tab[] = ["lineage", "schema", "history", "events", "runs", "job"];
@@ -20,6 +21,10 @@ export interface ViewState {
   impact: boolean;
   /** column edges: only DIRECT dependencies (`direct=1`) */
   directOnly: boolean;
+  /** job level: child jobs drawn as their parent job (`group=1`) */
+  groupJobs: boolean;
+  /** with groupJobs: the parent jobs opened to show their children (`open=job:...`) */
+  openJobs: string[];
 }
 
 export const DEFAULT_DEPTH = 2;
@@ -38,6 +43,8 @@ export function defaultView(node: string): ViewState {
     datasetsOnly: false,
     impact: false,
     directOnly: false,
+    groupJobs: false,
+    openJobs: [],
   };
 }
 
@@ -54,6 +61,10 @@ export function encodeView(v: ViewState): string {
   if (v.datasetsOnly) q.set("dso", "1");
   if (v.impact) q.set("impact", "1");
   if (v.directOnly) q.set("direct", "1");
+  if (v.groupJobs) {
+    q.set("group", "1");
+    for (const j of v.openJobs) q.append("open", j);
+  }
   return q.toString();
 }
 
@@ -77,6 +88,8 @@ export function decodeView(search: string): ViewState | null {
     datasetsOnly: q.get("dso") === "1",
     impact: q.get("impact") === "1",
     directOnly: q.get("direct") === "1",
+    groupJobs: q.get("group") === "1",
+    openJobs: q.get("group") === "1" ? [...new Set(q.getAll("open").filter((j) => j.startsWith("job:")))] : [],
   };
 }
 
