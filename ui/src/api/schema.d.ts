@@ -457,6 +457,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/domains/{domainIdentifier}/lineage/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListLineageEvents: the events posted to the domain, paged */
+        get: operations["list_lineage_events_v2_domains__domainIdentifier__lineage_events_get"];
+        put?: never;
+        /** PostLineageEvent: append an OpenLineage RunEvent through the one ingest path */
+        post: operations["post_lineage_event_v2_domains__domainIdentifier__lineage_events_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/domains/{domainIdentifier}/lineage/events/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetLineageEvent: an event posted to the domain, as it was sent */
+        get: operations["get_lineage_event_v2_domains__domainIdentifier__lineage_events__identifier__get"];
+        put?: never;
+        post?: never;
+        /** DeleteLineageEvent: refused (Headwater's event log is append-only) */
+        delete: operations["delete_lineage_event_v2_domains__domainIdentifier__lineage_events__identifier__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/domains/{domainIdentifier}/lineage/nodes/{identifier}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListLineageNodeHistory: the versions of a dataset or job (a run has one) */
+        get: operations["list_lineage_node_history_v2_domains__domainIdentifier__lineage_nodes__identifier__history_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/domains/{domainIdentifier}/lineage/nodes/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetLineageNode: a dataset, job or run with its upstream and downstream nodes */
+        get: operations["get_lineage_node_v2_domains__domainIdentifier__lineage_nodes__identifier__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/status": {
         parameters: {
             query?: never;
@@ -610,6 +680,14 @@ export interface components {
             edges: components["schemas"]["EdgeChanges"];
             columns: components["schemas"]["ColumnChanges"];
             columnEdges: components["schemas"]["ColumnEdgeChanges"];
+        };
+        /**
+         * DataZoneErrorBody
+         * @description DataZone's error body; the error's type is in the ``x-amzn-ErrorType`` header.
+         */
+        DataZoneErrorBody: {
+            /** Message */
+            message: string;
         };
         /**
          * DatasetDetails
@@ -3538,6 +3616,502 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_lineage_events_v2_domains__domainIdentifier__lineage_events_get: {
+        parameters: {
+            query?: {
+                /** @description 1 to 50 (default 50) */
+                maxResults?: string | null;
+                /** @description Events with an event time after this */
+                timestampAfter?: string | null;
+                /** @description Events with an event time before this */
+                timestampBefore?: string | null;
+                /** @description REQUESTED, PROCESSING, SUCCESS or FAILED */
+                processingStatus?: string | null;
+                /** @description By event time: ASCENDING or DESCENDING (default) */
+                sortOrder?: string | null;
+                /** @description The nextToken of the previous page */
+                nextToken?: string | null;
+            };
+            header?: never;
+            path: {
+                domainIdentifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{items: [LineageEventSummary], nextToken}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+        };
+    };
+    post_lineage_event_v2_domains__domainIdentifier__lineage_events_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Client-Token"?: string | null;
+            };
+            path: {
+                domainIdentifier: string;
+            };
+            cookie?: never;
+        };
+        /** @description One OpenLineage RunEvent (JSON), as DataZone's `event` blob */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Stored durably: `{id, domainId}` (the id is the first 14 hex digits of the log's event id) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+        };
+    };
+    get_lineage_event_v2_domains__domainIdentifier__lineage_events__identifier__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainIdentifier: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event's JSON as sent; Domain-Id, Id, Created-By, Created-At, Event-Time and Processing-Status headers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+        };
+    };
+    delete_lineage_event_v2_domains__domainIdentifier__lineage_events__identifier__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domainIdentifier: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+        };
+    };
+    list_lineage_node_history_v2_domains__domainIdentifier__lineage_nodes__identifier__history_get: {
+        parameters: {
+            query?: {
+                /** @description 1 to 50 (default 50) */
+                maxResults?: string | null;
+                /** @description The nextToken of the previous page */
+                nextToken?: string | null;
+                /** @description UPSTREAM or DOWNSTREAM: only versions with neighbours there */
+                direction?: string | null;
+                /** @description Versions from this event time on */
+                timestampGTE?: string | null;
+                /** @description Versions up to this event time */
+                timestampLTE?: string | null;
+                /** @description By event time: ASCENDING or DESCENDING (default) */
+                sortOrder?: string | null;
+            };
+            header?: never;
+            path: {
+                domainIdentifier: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{nodes: [LineageNodeSummary], nextToken}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+        };
+    };
+    get_lineage_node_v2_domains__domainIdentifier__lineage_nodes__identifier__get: {
+        parameters: {
+            query?: {
+                /** @description The node as of this event time */
+                timestamp?: string | null;
+            };
+            header?: never;
+            path: {
+                domainIdentifier: string;
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GetLineageNodeOutput */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description `x-amzn-ErrorType: ValidationException` (DataZone's error shape) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: AccessDeniedException` (DataZone's error shape) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ResourceNotFoundException` (DataZone's error shape) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: ConflictException` (DataZone's error shape) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description `x-amzn-ErrorType: InternalServerException` (DataZone's error shape) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
+                };
+            };
+            /** @description Any other error, in DataZone's shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataZoneErrorBody"];
                 };
             };
         };
