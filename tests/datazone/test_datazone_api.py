@@ -129,6 +129,11 @@ def test_client_token_resend_is_stored_once(served: Served) -> None:
     _post(client, event, clientToken="token-0002")
     assert _rows(served, events) == 1  # the conflicting event was not stored
     assert [i["id"] for i in client.list_lineage_events(domainIdentifier=DOMAIN)["items"]] == [one["id"]]
+    # posted to a second domain: the domain records it, the log still holds it once
+    elsewhere = client.post_lineage_event(domainIdentifier="dzd-second", event=body(event))
+    assert elsewhere["id"] == one["id"] and elsewhere["domainId"] == "dzd-second"
+    assert [i["id"] for i in client.list_lineage_events(domainIdentifier="dzd-second")["items"]] == [one["id"]]
+    assert (_rows(served, events), _rows(served, datazone_events)) == (1, 2)
 
 
 def test_get_lineage_node_by_source_identifier_and_id(served: Served) -> None:
