@@ -189,6 +189,25 @@ def test_get_lineage_node_by_source_identifier_and_id(served: Served) -> None:
     )
 
 
+def test_a_source_identifier_ending_in_history_is_a_node(served: Served) -> None:
+    client = datazone(served.url)
+    _post(client, run_event("etl.archive", [DAILY], [("file", "/archive/history")], time_="2026-11-20T10:00:00Z"))
+    _post(
+        client,
+        run_event("etl.archive", [DAILY], [("file", "/archive/history")], time_="2026-11-21T10:00:00Z", fields=["id"]),
+    )
+    node = client.get_lineage_node(domainIdentifier=DOMAIN, identifier="file//archive/history")
+    assert node["name"] == "/archive/history"
+    old = client.get_lineage_node(
+        domainIdentifier=DOMAIN,
+        identifier="file//archive/history",
+        eventTimestamp=datetime(2026, 11, 20, 12, tzinfo=UTC),
+    )
+    assert old["eventTimestamp"] == datetime(2026, 11, 20, 10, tzinfo=UTC)
+    history = client.list_lineage_node_history(domainIdentifier=DOMAIN, identifier="file//archive/history")
+    assert len(history["nodes"]) == 2
+
+
 def test_node_as_of_a_time_and_history(served: Served) -> None:
     client = datazone(served.url)
     _post(client, run_event("etl.daily_sales", [ORDERS], [DAILY], time_="2026-11-20T10:00:00Z", fields=["id"]))

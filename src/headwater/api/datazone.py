@@ -627,8 +627,8 @@ async def list_lineage_node_history(
     state = app_state(request)
     domain = dz.check_domain(domainIdentifier)
     _authorize(request, b"", write=False)
-    if not _raw_path(request).endswith("/history"):
-        return await get_lineage_node(request, domainIdentifier, identifier, None)
+    if not _raw_path(request).endswith("/history"):  # a sourceIdentifier ending in '/history' (sent as %2Fhistory)
+        return await get_lineage_node(request, domainIdentifier, identifier, request.query_params.get("timestamp"))
     ident = _identifier(request)
     limit = dz.max_results(maxResults)
     side = dz.one_of("direction", direction, dz.DIRECTIONS, None)
