@@ -361,6 +361,17 @@ def test_unsigned_requests_where_no_keys_are_configured(open_served: Served) -> 
     assert "createdBy" not in listed["items"][0]
 
 
+def test_posts_wait_for_the_projector_s_writes(open_served: Served) -> None:
+    """The domain's record is written while the projector derives earlier events: on SQLite its transaction
+    must queue behind that writer, never fail with 'database is locked' after the event was stored."""
+    path = f"/v2/domains/{DOMAIN}/lineage/events"
+    for i in range(300):
+        event = run_event(f"job_{i % 20}", [("s3://b", f"in/{i % 50}")], [("s3://b", f"out/{i % 30}")])
+        answer = open_served.http.post(path, content=body(event), headers={"Client-Token": f"token-{i}"})
+        assert answer.status_code == 200, (i, answer.text)
+    assert (_rows(open_served, events), _rows(open_served, datazone_events)) == (300, 300)
+
+
 def test_bearer_tokens_apply_where_no_keys_are_configured(token_served: Served) -> None:
     client = datazone(token_served.url)
     denied = _error(lambda: client.list_lineage_events(domainIdentifier=DOMAIN), "AccessDeniedException", 403)

@@ -178,7 +178,7 @@ def _remember(state: AppState, headwater_ids: set[str]) -> dict[str, str]:
         return mapping
     wanted = {v: k for k, v in mapping.items()}
     for _ in range(3):  # a concurrent request may record the same ids: look again and insert the rest
-        with state.store.engine.begin() as conn:
+        with state.store.write_connection() as conn, conn.begin():
             known = set(conn.scalars(sa.select(datazone_nodes.c.id).where(datazone_nodes.c.id.in_(sorted(wanted)))))
             missing = [{"id": i, "node": n} for i, n in sorted(wanted.items()) if i not in known]
             if not missing:
@@ -264,7 +264,7 @@ def _token_conflict(domain: str, token: str) -> dz.DataZoneError:
 
 def _record(state: AppState, domain: str, log_id: str, token: str | None, created_by: str | None) -> None:
     """The domain's record of the event (after the event is durably in the log)."""
-    with state.store.engine.begin() as conn:
+    with state.store.write_connection() as conn, conn.begin():
         event_time = conn.scalar(sa.select(events.c.event_time).where(events.c.id == log_id))
         known = conn.execute(
             sa.select(datazone_events.c.client_token).where(

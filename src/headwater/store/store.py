@@ -116,6 +116,13 @@ class Store:
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         return conn
 
+    def write_connection(self) -> sa.Connection:
+        """A connection for a small write transaction of a table beside the log (a translator's own records,
+        such as the DataZone API's): on SQLite its transactions begin ``IMMEDIATE``, so they wait for the other
+        writers (``busy_timeout``) instead of failing with "database is locked" when a read must turn into a
+        write. Never for the log or the derived tables: those are written by :meth:`append` and the projector."""
+        return self._write()
+
     @property
     def dialect(self) -> str:
         return self._engine.dialect.name
