@@ -258,6 +258,20 @@ def test_realistic_events_take_the_fast_path() -> None:
     assert all(orjson.dumps(e, option=orjson.OPT_SORT_KEYS) == canonical_bytes(e) for e in spark)
 
 
+def test_nulls_take_the_fast_path_unless_a_nan_hides_among_them() -> None:
+    """Derived content is full of ``None`` (a field with no type or description): orjson's bytes are
+    kept once the standard library's encoder finds no NaN or infinity (orjson writes those as
+    ``null`` too). Hashing a wide job's version through the JCS library cost seconds per event."""
+    import orjson
+
+    fields = [{"name": f"c{i}", "type": None, "description": None} for i in range(50)]
+    value = {"fields": fields, "deleted": False}
+    assert canonical_bytes(value) == orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == jcs_bytes(value)
+    for hidden in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(NotCanonical):
+            canonical_bytes({"fields": fields, "x": [None, {"y": hidden}]})
+
+
 def test_the_rfc_8785_examples() -> None:
     """RFC 8785 section 3.2.2 (values) and 3.2.3 (key order by UTF-16 code units), written out by hand."""
     value = json.loads(

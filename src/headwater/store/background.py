@@ -33,11 +33,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.store.eventlog import NewEvent
 from headwater.store.projector import (
     ProjectionMemo,
     failed_events,
     mark_failed,
+    observe_rows,
     pending_events,
+    project_observed,
     project_rows,
     projected_seq,
     retry_failed,
@@ -220,16 +223,35 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write=True)
 
+    def _prepare(self) -> tuple[int, list[sa.Row[Any]], list[NewEvent] | None]:
+        """Outside the writers' lock: the watermark, the next chunk of the log and its observations
+        (None when an event cannot be observed: the step then finds it under the lock). Parsing and
+        observing a chunk is pure CPU — seconds for a multi-MB event — that appends need not wait for."""
+        with self._engine.connect() as conn:
+            done = projected_seq(conn)
+            rows = pending_events(conn, done, self._chunk)
+        try:
+            return done, rows, observe_rows(rows, self._memo)
+        except Exception:  # noqa: BLE001 - the step projects the rows one by one and records the failure
+            return done, rows, None
+
     def _step(self) -> int:
         """Project the next chunk of the log; returns the number of events projected."""
+        prepared_at, prepared_rows, observed = self._prepare()
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             done = projected_seq(conn)
-            rows = pending_events(conn, done, self._chunk)
+            if done == prepared_at and observed is not None:
+                rows = prepared_rows  # the log is append-only: the rows after the watermark are the same
+            else:  # another server projected meanwhile (PostgreSQL), or an event failed to observe
+                rows, observed = pending_events(conn, done, self._chunk), None
             if rows:
                 try:
                     with conn.begin_nested():
-                        project_rows(conn, rows, self._memo)
+                        if observed is not None:
+                            project_observed(conn, observed, self._memo)
+                        else:
+                            project_rows(conn, rows, self._memo)
                 except Exception:  # noqa: BLE001 - find the event that fails; project the others
                     self._one_by_one(conn, rows)
         with self._cond:

@@ -18,6 +18,7 @@ raises :class:`NotCanonical`. Plain JSON in and out is :mod:`headwater.model.jso
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import uuid
 from typing import Any
@@ -136,7 +137,8 @@ def canonical_bytes(value: Any) -> bytes:
 
     - any backslash in the output (a string with a quote, a backslash or a control character);
     - any non-ASCII byte (non-ASCII keys sort by UTF-16 units; lone surrogates make orjson fail);
-    - ``null`` after a value start (orjson writes NaN and infinities as ``null``; JCS refuses them);
+    - ``null`` after a value start when the value holds a NaN or an infinity (orjson writes them as
+      ``null``; JCS refuses them): checked with the standard library's C encoder, which refuses them;
     - anything that looks like a float token (``1.0`` is ``1`` in JCS, ``1e16`` is ``10000000000000000``);
     - a run of 16 digits (an integer that may be beyond the safe range);
     - a top-level value that is not an object or array;
@@ -152,9 +154,21 @@ def canonical_bytes(value: Any) -> bytes:
     if out[:1] not in (b"{", b"["):
         return jcs_bytes(value)
     shape = out.translate(_SHAPE)
-    if b"\\" in shape or b":null" in shape or _SIXTEEN_DIGITS in shape or _FLOAT_SHAPE.search(shape) is not None:
+    if b"\\" in shape or _SIXTEEN_DIGITS in shape or _FLOAT_SHAPE.search(shape) is not None:
         return jcs_bytes(value)
+    if b":null" in shape and not _finite(value):
+        return jcs_bytes(value)  # raises NotCanonical: NaN and infinities have no JSON form
     return out
+
+
+def _finite(value: Any) -> bool:
+    """No NaN or infinity anywhere in ``value``: orjson writes those as ``null``, like a real ``None``
+    (common in derived content: a field with no type). The standard library's C encoder refuses them."""
+    try:
+        json.dumps(value, allow_nan=False, check_circular=False)
+    except ValueError:
+        return False
+    return True
 
 
 def canonical_json(value: Any) -> str:

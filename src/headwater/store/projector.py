@@ -256,18 +256,27 @@ def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> Non
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
         if rest:
-            _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads)
+            _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads, batch.fresh_runs)
 
 
 def _jobs_full(
-    conn: sa.Connection, chunk: list[str], names: Mapping[str, tuple[str, str]], loads: Callable[[str | None], Any]
+    conn: sa.Connection,
+    chunk: list[str],
+    names: Mapping[str, tuple[str, str]],
+    loads: Callable[[str | None], Any],
+    fresh_runs: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
+    """Re-derive jobs from all their runs and job events. A run derived in this step (``fresh_runs``)
+    is taken as derived rather than parsed back from the row just written (a wide job's column
+    lineage is megabytes of JSON)."""
     if not chunk:
         return
+    fresh_runs = fresh_runs or {}
     samples: dict[str, list[JobSample]] = defaultdict(list)
     last_run: dict[str, Any] = {}
     for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)):
-        samples[r.job].append(_run_sample(r, loads))
+        fresh = fresh_runs.get(r.run_id)
+        samples[r.job].append(_fresh_sample(fresh) if fresh is not None else _run_sample(r, loads))
         last_run[r.job] = r
     for node, obs_rows in _load_observations(conn, chunk, ("jobevent",)).items():
         for o in obs_rows:
@@ -575,7 +584,17 @@ def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo 
     JSON; the result is the same with or without it.
     """
     memo = memo or ProjectionMemo()
-    new = [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
+    project_observed(conn, observe_rows(rows, memo), memo)
+
+
+def observe_rows(rows: Sequence[Any], memo: ProjectionMemo) -> list[NewEvent]:
+    """The observations of log rows (``seq``, ``id``, ``raw``): pure, needs no connection — the
+    background projector does it before taking the writers' lock, so appends do not wait for it."""
+    return [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
+
+
+def project_observed(conn: sa.Connection, new: Sequence[NewEvent], memo: ProjectionMemo) -> None:
+    """Insert observed events' observations and derive everything they touch."""
     insert_observations(conn, new)
     project_new_events(conn, new, memo.json)
 
