@@ -70,6 +70,13 @@ class AgentConfig:
     debug_fail_capture: bool = False  # spark.headwater.debug.failCapture (tests only)
     debug_stats: str | None = None  # spark.headwater.debug.stats: "true" (log) or a JSON file path
     debug_tracemalloc: bool = False  # spark.headwater.debug.tracemalloc: heap peaks in those stats
+    # the script's text in the sourceCode job facet, cut at this many bytes (0: not sent; the facet is also
+    # switched off by spark.openlineage.facets.sourceCode.disabled=true)
+    source_code_max_bytes: int = 65536  # spark.headwater.sourceCode.maxBytes
+    # the spark.logicalPlan run facet: off unless spark.openlineage.facets.spark.logicalPlan.disabled=false (as in
+    # the integration); a plan whose JSON is larger than this is left out
+    logical_plan: bool = False
+    logical_plan_max_bytes: int = 262144  # spark.headwater.logicalPlan.maxBytes
 
     @property
     def parent(self) -> tuple[str, str, str] | None:
@@ -306,7 +313,22 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         debug_fail_capture=_bool(conf, "spark.headwater.debug.failCapture", False),
         debug_stats=_debug_stats(conf.get("spark.headwater.debug.stats")),
         debug_tracemalloc=_bool(conf, "spark.headwater.debug.tracemalloc", False),
+        source_code_max_bytes=_number(conf, "spark.headwater.sourceCode.maxBytes", 65536, int),
+        logical_plan=_logical_plan_enabled(conf),
+        logical_plan_max_bytes=_number(conf, "spark.headwater.logicalPlan.maxBytes", 262144, int),
     )
+
+
+LOGICAL_PLAN_FACET = "spark.logicalPlan"
+
+
+def _logical_plan_enabled(conf: Mapping[str, str]) -> bool:
+    """The ``spark.logicalPlan`` facet is disabled by default, as in the OpenLineage integration: on only with
+    ``spark.openlineage.facets.spark.logicalPlan.disabled=false`` (and not named in ``facets.disabled``)."""
+    key = f"{PREFIX}facets.{LOGICAL_PLAN_FACET}.disabled"
+    if not _bool(conf, key, True):
+        return LOGICAL_PLAN_FACET not in _facet_list(conf.get(PREFIX + "facets.disabled"))
+    return False
 
 
 def _choice(conf: Mapping[str, str], key: str, allowed: tuple[str, ...], default: str) -> str:

@@ -30,6 +30,7 @@ from openlineage.client.facet_v2 import (
     ownership_job,
     parent_run,
     processing_engine_run,
+    source_code_job,
     source_code_location_job,
     sql_job,
     tags_job,
@@ -72,6 +73,35 @@ class HeadwaterDebugRunFacet(RunFacet):
 
 
 DEBUG_FACET = "headwater_debug"
+CALL_SITE_FACET = "headwater_callSite"
+LOGICAL_PLAN_FACET = "spark.logicalPlan"
+SOURCE_CODE_FACET = "sourceCode"
+
+
+@attr.define
+class HeadwaterCallSiteRunFacet(RunFacet):
+    """Headwater's ``headwater_callSite`` run facet: the line of the job's code whose action ran this execution
+    (``headwater.capture.callsite``): the file's path, the 1-based line and the function around it."""
+
+    file: str = attr.field()
+    line: int = attr.field()
+    function: str | None = attr.field(default=None)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+@attr.define
+class LogicalPlanRunFacet(RunFacet):
+    """The OpenLineage Spark integration's ``spark.logicalPlan`` run facet: the optimized logical plan as Spark's
+    ``toJSON`` writes it (a list of plan nodes in pre-order). Off by default, as in the integration."""
+
+    plan: list[Any] = attr.field(factory=list)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 
 
 def debug_facet(unhandled_command: str) -> HeadwaterDebugRunFacet:
@@ -106,6 +136,7 @@ class AppContext:
     job_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.job.tags: (key, value, source)
     run_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.run.tags
     job_owners: tuple[tuple[str, str], ...] = ()  # spark.openlineage.job.owners.<type>: (name, type)
+    source_code: tuple[str, str] | None = None  # (language, text) of the script, for the sourceCode job facet
 
     @property
     def app_ref(self) -> RunRef:
@@ -183,6 +214,19 @@ def _add_config_facets(ctx: AppContext, run_facets: dict[str, Any], job_facets: 
         )
 
 
+def _add_code_facets(ctx: AppContext, job_facets: dict[str, Any]) -> None:
+    """Where the job's code is (``sourceCodeLocation``) and, when it was read, the code itself (``sourceCode``)."""
+    if ctx.script_url:
+        job_facets["sourceCodeLocation"] = source_code_location_job.SourceCodeLocationJobFacet(
+            type="file", url=ctx.script_url, producer=PRODUCER
+        )
+    if ctx.source_code is not None:
+        language, text = ctx.source_code
+        job_facets[SOURCE_CODE_FACET] = source_code_job.SourceCodeJobFacet(
+            language=language, sourceCode=text, producer=PRODUCER
+        )
+
+
 def application_event(ctx: AppContext, event_type: EventType, at: float, failure: Failure | None = None) -> RunEvent:
     """START / COMPLETE / FAIL of the application run."""
     run_facets: dict[str, Any] = {"processing_engine": _engine(ctx)}
@@ -194,10 +238,7 @@ def application_event(ctx: AppContext, event_type: EventType, at: float, failure
         run_facets["errorMessage"] = _error(failure)
     job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
     _add_config_facets(ctx, run_facets, job_facets)
-    if ctx.script_url:
-        job_facets["sourceCodeLocation"] = source_code_location_job.SourceCodeLocationJobFacet(
-            type="file", url=ctx.script_url, producer=PRODUCER
-        )
+    _add_code_facets(ctx, job_facets)
     return RunEvent(
         eventType=event_type,
         eventTime=iso(at),
@@ -222,6 +263,8 @@ class Execution:
     execution_id: int | None = None
     unhandled_command: str | None = None  # the root is a Spark command no plan-node handler knows
     job_type: str = SQL_JOB  # RDD_JOB for RDD saves (headwater.capture.rdd)
+    call_site: tuple[str, int, str | None] | None = None  # (file, line, function) of the action's call
+    logical_plan: list[Any] | None = None  # toJSON of the optimized plan (spark.logicalPlan facet, when enabled)
 
     TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
 
@@ -257,10 +300,16 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
         run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
     if ex.unhandled_command:
         run_facets[DEBUG_FACET] = debug_facet(ex.unhandled_command)
+    if ex.call_site is not None:
+        file, line, function = ex.call_site
+        run_facets[CALL_SITE_FACET] = HeadwaterCallSiteRunFacet(
+            file=file, line=line, function=function, producer=PRODUCER
+        )
     job_facets: dict[str, JobFacet] = {"jobType": _job_type(ctx, ex.job_type)}
     if ex.sql:
         job_facets["sql"] = sql_job.SQLJobFacet(query=ex.sql, dialect="spark", producer=PRODUCER)
     _add_config_facets(ctx, run_facets, job_facets)
+    _add_code_facets(ctx, job_facets)
     job = event_v2.Job(namespace=ctx.namespace, name=ex.job_name, facets=_keep(job_facets, ctx.disabled_facets))
     start = RunEvent(
         eventType=EventType.START,
@@ -272,6 +321,8 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
         outputs=_start_outputs(ex.outputs),
     )
     end_facets = dict(run_facets)
+    if ex.logical_plan is not None:  # on the terminal event only, like columnLineage: it can be big
+        end_facets[LOGICAL_PLAN_FACET] = LogicalPlanRunFacet(plan=ex.logical_plan, producer=PRODUCER)
     if ex.failure is not None:
         end_facets["errorMessage"] = _error(ex.failure)
     end = RunEvent(

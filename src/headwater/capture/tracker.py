@@ -27,6 +27,7 @@ from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_sess
 from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
+    CALL_SITE_FACET,
     RDD_JOB,
     AppContext,
     Execution,
@@ -80,6 +81,7 @@ class Tracker:
             parent=RunRef(*config.parent) if config.parent else None,
             root=RunRef(*config.root_parent) if config.root_parent else None,
             script_url=_script_url(),
+            source_code=_source_code(config),
             disabled_facets=config.disabled_facets,
         )
         self.transport = transport or build_transport(config)
@@ -127,6 +129,13 @@ class Tracker:
             self.context.app_run_id,
             describe_transport(self.transport),
         )
+        if CALL_SITE_FACET not in self.config.disabled_facets:
+            try:
+                from headwater.capture import callsite
+
+                callsite.install()
+            except Exception as exc:  # noqa: BLE001 - runs then carry no call site; nothing else changes
+                log.debug("headwater: call-site hooks not installed: %s", exc)
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -254,11 +263,39 @@ class Tracker:
             failure=seen.failure,
             execution_id=seen.execution_id,
             unhandled_command=getattr(lineage, "unhandled_command", None),
+            call_site=self._call_site(seen.started),
+            logical_plan=self._logical_plan(seen.snapshot),
         )
         ready = self.nesting.add(execution)
         if self.nesting.holding:
             self._schedule_release()
         return self._events(ready)
+
+    def _call_site(self, started: float) -> tuple[str, int, str | None] | None:
+        """The line of the job's code whose action ran the execution that started at ``started``."""
+        if CALL_SITE_FACET in self.config.disabled_facets:
+            return None
+        from headwater.capture import callsite
+
+        site = callsite.find(started)
+        return (site.file, site.line, site.function) if site is not None else None
+
+    def _logical_plan(self, snapshot: Any) -> list[Any] | None:
+        """The optimized plan for the ``spark.logicalPlan`` facet, when it is on and not larger than its cap."""
+        plan = getattr(snapshot, "query", None) if self.config.logical_plan else None
+        if not plan:
+            return None
+        import orjson
+
+        size = len(orjson.dumps(plan))
+        if size > self.config.logical_plan_max_bytes:
+            log.debug(
+                "headwater: spark.logicalPlan left out: %d bytes > spark.headwater.logicalPlan.maxBytes=%d",
+                size,
+                self.config.logical_plan_max_bytes,
+            )
+            return None
+        return list(plan)
 
     def _reported(self, lineage: Any) -> bool:
         """Writes always; executions that only read (``collect()``, ``show()`` over a file or table) when they
@@ -475,8 +512,39 @@ def _app_start_time(sc: Any) -> float:
         return time.time()
 
 
-def _script_url() -> str | None:
+def _script_path() -> Path | None:
     script = sys.argv[0] if sys.argv else ""
     if script and script.endswith(".py") and os.path.isfile(script):
-        return Path(script).resolve().as_uri()
+        return Path(script).resolve()
     return None
+
+
+def _script_url() -> str | None:
+    script = _script_path()
+    return script.as_uri() if script is not None else None
+
+
+SOURCE_CODE_FACET = "sourceCode"
+
+
+def _source_code(config: AgentConfig) -> tuple[str, str] | None:
+    """("python", the script's text) for the ``sourceCode`` job facet: cut at the last line that fits in
+    ``spark.headwater.sourceCode.maxBytes`` (a last comment line says so); None when off or unreadable."""
+    limit = config.source_code_max_bytes
+    script = _script_path()
+    if script is None or limit <= 0 or SOURCE_CODE_FACET in config.disabled_facets:
+        return None
+    try:
+        with script.open("rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        log.debug("headwater: the script's source is not sent: %s", exc)
+        return None
+    if len(raw) > limit:
+        cut = raw.rfind(b"\n", 0, limit)
+        raw = raw[: cut + 1 if cut >= 0 else limit]
+        text = raw.decode("utf-8", errors="replace")
+        text += f"# ... cut by Headwater at {limit} bytes (spark.headwater.sourceCode.maxBytes)\n"
+    else:
+        text = raw.decode("utf-8", errors="replace")
+    return ("python", text)
