@@ -1,6 +1,7 @@
 """Fixtures of the harvester tests: a real Headwater over HTTP, a private PostgreSQL instance with
 pg_stat_statements and csvlog (its own initdb: the shared cluster is never restarted), the shared MariaDB with its
-general log switched on for the test and restored afterwards."""
+general log switched on for the test and restored afterwards, and a private MariaDB with performance_schema on
+(a server option: it needs its own server, not a switch on the shared one)."""
 
 from __future__ import annotations
 
@@ -204,6 +205,87 @@ def general_log(mariadb_server_url: str) -> Iterator[str]:
             cur.execute(f"SET GLOBAL general_log = {'ON' if str(was_on) in ('1', 'ON') else 'OFF'}")
             cur.execute("SET GLOBAL log_output = %s", (output,))
         conn.close()
+
+
+# --- a private MariaDB with performance_schema on ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def private_mariadb() -> Iterator[str]:
+    """One MariaDB server for the session, its own data directory, started with ``performance_schema = ON`` and the
+    ``events_statements_current`` and ``events_statements_history_long`` consumers (as docs/sql.md tells a DBA); root
+    without a password on 127.0.0.1. Its URL (no database)."""
+    install, server = shutil.which("mariadb-install-db"), shutil.which("mariadbd", path="/usr/sbin:/usr/bin")
+    if install is None or server is None:
+        _fail_or_skip("no MariaDB server binaries (mariadb-install-db, mariadbd): scripts/setup-system installs them")
+    if os.geteuid() != 0:
+        _fail_or_skip("a private MariaDB instance is started as root (--user=root)")
+    root = Path(tempfile.mkdtemp(prefix="hw-harvest-mariadb-"))
+    data, port = root / "data", _free_port()
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        subprocess.run(
+            [
+                install,
+                "--no-defaults",
+                f"--datadir={data}",
+                "--user=root",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+        proc = subprocess.Popen(
+            [
+                server,
+                "--no-defaults",
+                f"--datadir={data}",
+                f"--socket={root / 'sock'}",
+                f"--port={port}",
+                "--bind-address=127.0.0.1",
+                "--user=root",
+                "--performance-schema=ON",
+                "--performance-schema-consumer-events-statements-current=ON",
+                "--performance-schema-consumer-events-statements-history-long=ON",
+                "--skip-log-bin",
+                "--innodb-buffer-pool-size=32M",
+                f"--log-error={root / 'error.log'}",
+                f"--pid-file={root / 'pid'}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        import pymysql
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                pymysql.connect(host="127.0.0.1", port=port, user="root", password="").close()
+                break
+            except pymysql.MySQLError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log = (root / "error.log").read_text(errors="replace") if (root / "error.log").exists() else ""
+                    raise RuntimeError(f"mariadbd did not start: {log[-2000:]}") from None
+                time.sleep(0.3)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, RuntimeError) as exc:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(root, ignore_errors=True)
+        _fail_or_skip(f"the private MariaDB did not start: {exc} {getattr(exc, 'stderr', b'') or b''!r}")
+    try:
+        yield f"mysql://root:@127.0.0.1:{port}"
+    finally:
+        assert proc is not None
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def wait_until(check: Any, timeout: float = 20.0) -> Any:

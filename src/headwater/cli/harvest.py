@@ -345,7 +345,7 @@ def mysql_command(
             found = mysql.available(conn)
             if not found:
                 raise DatabaseError(
-                    "neither performance_schema (events_statements_history_long) nor the general "
+                    "neither performance_schema (events_statements_current + events_statements_history_long) nor the general "
                     "log table is on: SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON "
                     "(see docs/sql.md)"
                 )

@@ -3,7 +3,7 @@
 Two sources:
 
 - ``performance_schema.events_statements_history_long`` (``performance_schema = ON`` in the server's configuration, a
-  restart, and the ``events_statements_history_long`` consumer enabled): one row per statement with its thread, event
+  restart, and the ``events_statements_current`` and ``events_statements_history_long`` consumers enabled): one row per statement with its thread, event
   id, default database (``CURRENT_SCHEMA``) and timer start/end in picoseconds since the server started, which are
   turned into times with the server's start (``NOW() - Uptime``, kept in the checkpoint so a re-harvest gives the same
   times). The table is a ring buffer (``performance_schema_events_statements_history_long_size``, 10,000 rows by
@@ -42,22 +42,37 @@ def prepare(conn: Any) -> None:
             pass
 
 
+# A consumer records only when the consumers above it are on too: history_long is filled from the current
+# statement of each thread, which is recorded only with events_statements_current on (MariaDB's default is off).
+STATEMENT_CONSUMERS = (
+    "global_instrumentation",
+    "thread_instrumentation",
+    "events_statements_current",
+    "events_statements_history_long",
+)
+
+
+def missing_consumers(conn: Any) -> list[str]:
+    """The performance_schema consumers events_statements_history_long needs that are off (all of them when
+    performance_schema itself is off or cannot be read)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT @@performance_schema")
+        if str(cur.fetchone()[0]) not in ("1", "ON"):
+            return ["performance_schema", *STATEMENT_CONSUMERS]
+        try:
+            cur.execute("SELECT NAME, ENABLED FROM performance_schema.setup_consumers")
+            enabled = {str(name): str(on).upper() == "YES" for name, on in cur.fetchall()}
+        except Exception:  # noqa: BLE001 - no access to performance_schema
+            return list(STATEMENT_CONSUMERS)
+    return [c for c in STATEMENT_CONSUMERS if not enabled.get(c)]
+
+
 def available(conn: Any) -> list[str]:
     """Which sources the server has on: 'performance_schema', 'general_log'."""
     found = []
+    if not missing_consumers(conn):
+        found.append("performance_schema")
     with conn.cursor() as cur:
-        cur.execute("SELECT @@performance_schema")
-        if str(cur.fetchone()[0]) in ("1", "ON"):
-            try:
-                cur.execute(
-                    "SELECT ENABLED FROM performance_schema.setup_consumers "
-                    "WHERE NAME = 'events_statements_history_long'"
-                )
-                row = cur.fetchone()
-                if row and str(row[0]).upper() == "YES":
-                    found.append("performance_schema")
-            except Exception:  # noqa: BLE001 - no access to performance_schema
-                pass
         cur.execute("SELECT @@general_log, @@log_output")
         on, output = cur.fetchone()
         if str(on) in ("1", "ON") and "TABLE" in str(output).upper():
@@ -183,6 +198,16 @@ def read_performance_schema(
     import pymysql
 
     state = checkpoint.section("performance_schema")
+    try:
+        off = missing_consumers(conn)
+    except pymysql.MySQLError as exc:
+        raise _mysql_error(exc, "performance_schema.setup_consumers") from None
+    if off:
+        raise DatabaseError(
+            f"performance_schema records no statements: {', '.join(off)} off (my.cnf: performance_schema = ON, "
+            "performance-schema-consumer-events-statements-current = ON, "
+            "performance-schema-consumer-events-statements-history-long = ON; see docs/sql.md)"
+        )
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT VARIABLE_VALUE FROM performance_schema.global_status WHERE VARIABLE_NAME = 'UPTIME'")
