@@ -91,6 +91,13 @@ def test_history(graph: GraphReader) -> None:
         ("2026-01-07T02:01:10Z", None, ["inputs", "sql", "columnLineage"]),
         ("2026-01-05T02:01:10Z", "2026-01-07T02:01:10Z", ["created"]),
     ]
+    # a job version says what it reads and writes (the UI shows what changed: TAX read from day 3)
+    versions = graph.history(ref(J2))["versions"]
+    assert [(v["inputs"], v["outputs"]) for v in versions] == [
+        (sorted([EA, ADJ, BON, TAX]), [COMP]),
+        (sorted([EA, ADJ, BON]), [COMP]),
+    ]
+    assert "inputs" not in graph.history(ref(EMP))["versions"][0]  # datasets: a schema instead
     assert summary(J1) == [
         ("2026-01-06T02:00:05Z", None, ["columnLineage"]),
         ("2026-01-05T02:00:05Z", "2026-01-06T02:00:05Z", ["created"]),

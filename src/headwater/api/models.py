@@ -197,6 +197,8 @@ class Version(ApiModel):
     fields: list[SchemaField] = Field(description="Datasets: the schema of this version; jobs: empty")
     facets: Facets
     changes: list[VersionChange]
+    inputs: list[str] | None = Field(None, description="Jobs: the datasets this version reads (ids); datasets: null")
+    outputs: list[str] | None = Field(None, description="Jobs: the datasets this version writes (ids); datasets: null")
 
 
 class DatasetDetails(Node):

@@ -328,7 +328,7 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str,
 
 
 def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
-    return {
+    shape = {
         "version": row.id,
         "validFrom": iso(row.valid_from),
         "validTo": iso(row.valid_to),
@@ -337,6 +337,10 @@ def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
         "facets": loads_text(row.facets),
         "changes": loads_text(row.changes),
     }
+    if is_job:  # what this job version reads and writes (dataset ids)
+        shape["inputs"] = loads_text(row.inputs)
+        shape["outputs"] = loads_text(row.outputs)
+    return shape
 
 
 def column_edge_shape(row: Any) -> dict[str, Any]:

@@ -757,6 +757,16 @@ export interface components {
             };
             /** Changes */
             changes: ("created" | "schema" | "facets" | "dropped" | "inputs" | "outputs" | "sql" | "columnLineage")[];
+            /**
+             * Inputs
+             * @description Jobs: the datasets this version reads (ids); datasets: null
+             */
+            inputs?: string[] | null;
+            /**
+             * Outputs
+             * @description Jobs: the datasets this version writes (ids); datasets: null
+             */
+            outputs?: string[] | null;
             /** @description Null for the first (oldest) version */
             schemaChanges: components["schemas"]["SchemaChanges"] | null;
             /** @description Null when no run made it (a DatasetEvent) or the run is unknown */
@@ -1496,6 +1506,16 @@ export interface components {
             };
             /** Changes */
             changes: ("created" | "schema" | "facets" | "dropped" | "inputs" | "outputs" | "sql" | "columnLineage")[];
+            /**
+             * Inputs
+             * @description Jobs: the datasets this version reads (ids); datasets: null
+             */
+            inputs?: string[] | null;
+            /**
+             * Outputs
+             * @description Jobs: the datasets this version writes (ids); datasets: null
+             */
+            outputs?: string[] | null;
         };
     };
     responses: never;

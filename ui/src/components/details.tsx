@@ -64,6 +64,20 @@ function RunRef({ runId }: { runId: string }) {
   );
 }
 
+/** Dataset links in a sentence: "a.csv, b.csv". */
+function NodeRefInline({ ids }: { ids: string[] }) {
+  return (
+    <>
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 && ", "}
+          <NodeRef id={id} testId="diff-ref" />
+        </span>
+      ))}
+    </>
+  );
+}
+
 function DiffLine({ d }: { d: VersionDiff }) {
   const parts: React.ReactNode[] = [];
   if (d.added.length) parts.push(<span key="a" className="diff-added" data-testid="diff-added">+ {d.added.join(", ")}</span>);
@@ -74,6 +88,23 @@ function DiffLine({ d }: { d: VersionDiff }) {
         {t.name}: {t.from ?? "?"} → {t.to ?? "?"}
       </span>,
     );
+  for (const [key, label, set] of [
+    ["r", "reads", d.reads],
+    ["w", "writes", d.writes],
+  ] as const) {
+    if (set?.added.length)
+      parts.push(
+        <span key={`${key}+`} className="diff-added" data-testid={`diff-${label}-added`}>
+          + {label} <NodeRefInline ids={set.added} />
+        </span>,
+      );
+    if (set?.removed.length)
+      parts.push(
+        <span key={`${key}-`} className="diff-removed" data-testid={`diff-${label}-removed`}>
+          − {label} <NodeRefInline ids={set.removed} />
+        </span>,
+      );
+  }
   if (d.facets.length) parts.push(<span key="f" className="diff-facets" data-testid="diff-facets">facets changed: {d.facets.join(", ")}</span>);
   if (!parts.length) return null;
   return <span className="version-diff">{parts}</span>;
@@ -111,7 +142,15 @@ export function VersionList({
                     {c}
                   </span>
                 ))}
-                {!nodeId.startsWith("job:") && <span className="muted">{v.fields.length} columns</span>}
+                {nodeId.startsWith("job:") ? (
+                  v.inputs && (
+                    <span className="muted" data-testid="version-io" title="Datasets this version of the job reads and writes">
+                      reads {v.inputs.length} · writes {v.outputs?.length ?? 0}
+                    </span>
+                  )
+                ) : (
+                  <span className="muted">{v.fields.length} columns</span>
+                )}
               </span>
               <DiffLine d={diff} />
               <span className="version-foot">
@@ -306,6 +345,61 @@ export function jobCode(facets: Obj | undefined): {
 
 const LANGS: Record<string, string> = { sql: "sql", json: "json", python: "python", java: "java", scala: "scala" };
 
+/** The line of the job's code that ran a run's action (the agent's `headwater_callSite` run facet). */
+export function callSiteOf(facets: Obj | undefined): { file: string; line: number; function: string | null } | null {
+  const f = obj(facets?.headwater_callSite);
+  const file = str(f?.file);
+  const line = typeof f?.line === "number" && Number.isInteger(f.line) && f.line > 0 ? f.line : null;
+  return file && line ? { file, line, function: str(f?.function) } : null;
+}
+
+/** `file:///jobs/a%20b.py` -> `/jobs/a b.py` (null when not a file URL). */
+function filePath(url: string | null): string | null {
+  if (!url?.startsWith("file://")) return null;
+  try {
+    return decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return null;
+  }
+}
+
+/** The job's source, highlighted, with the line that ran its latest run's action marked (when in this file). */
+function SourceCode({ code, language, scriptUrl, runId }: { code: string; language: string | null; scriptUrl: string | null; runId: string | null }) {
+  const run = useAsync((sig) => (runId ? api.run(runId, sig) : Promise.resolve(null)), [runId]);
+  const site = callSiteOf(run.data?.facets);
+  const script = filePath(scriptUrl);
+  const here = site !== null && (script === null || script === site.file);
+  const base = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+  return (
+    <>
+      <h4>Source code {language && <span className="muted small">({language})</span>}</h4>
+      {site && (
+        <div className="call-site" data-testid="job-call-site">
+          The latest run's action was called at{" "}
+          <b className="mono" title={site.file}>
+            {here ? `line ${site.line}` : `${site.file}:${site.line}`}
+          </b>
+          {here && script ? ` of ${base(script)}` : ""}
+          {site.function && site.function !== "<module>" ? (
+            <>
+              {" "}
+              in <span className="mono">{site.function}()</span>
+            </>
+          ) : null}
+          {here ? " (marked below)." : "."}
+        </div>
+      )}
+      <CodeBlock
+        code={code}
+        language={LANGS[(language ?? "").toLowerCase()] ?? "plain"}
+        testId="job-code"
+        lineNumbers
+        mark={here && site ? site.line : null}
+      />
+    </>
+  );
+}
+
 export function JobInfo({ node }: { node: JobDetails }) {
   const c = jobCode(node.facets);
   const doc = str(obj(node.facets?.documentation)?.description);
@@ -354,12 +448,7 @@ export function JobInfo({ node }: { node: JobDetails }) {
           <CodeBlock code={c.sql} language="sql" testId="job-sql" />
         </>
       )}
-      {c.code && (
-        <>
-          <h4>Source code {c.language && <span className="muted small">({c.language})</span>}</h4>
-          <CodeBlock code={c.code} language={LANGS[(c.language ?? "").toLowerCase()] ?? "plain"} testId="job-code" />
-        </>
-      )}
+      {c.code && <SourceCode code={c.code} language={c.language} scriptUrl={c.location?.url ?? null} runId={node.latestRun?.runId ?? null} />}
       {c.location && (
         <>
           <h4>Source location</h4>

@@ -31,6 +31,15 @@ describe("version diff", () => {
     expect(versionDiff(after, before, false).facets).toEqual(["owner", "sql"]);
   });
 
+  it("says which datasets a job version started and stopped reading and writing", () => {
+    const before = { ...v([]), inputs: ["dataset:f:a", "dataset:f:b"], outputs: ["dataset:f:out"] };
+    const after = { ...v([]), inputs: ["dataset:f:b", "dataset:f:c"], outputs: ["dataset:f:out"] };
+    const d = versionDiff(after, before, false);
+    expect(d.reads).toEqual({ added: ["dataset:f:c"], removed: ["dataset:f:a"] });
+    expect(d.writes).toEqual({ added: [], removed: [] });
+    expect(versionDiff(v([]), v([]), true).reads).toBeUndefined(); // datasets: no inputs
+  });
+
   it("has nothing to say about the first version", () => {
     expect(versionDiff(v([f("id", "int")]), null, true)).toEqual({ added: [], removed: [], retyped: [], facets: [] });
   });

@@ -7,6 +7,15 @@ export interface VersionDiff {
   removed: string[];
   retyped: Array<{ name: string; from: string | null; to: string | null }>;
   facets: string[];
+  /** jobs: datasets this version reads / writes that the version before did not, and the ones it stopped at */
+  reads?: { added: string[]; removed: string[] };
+  writes?: { added: string[]; removed: string[] };
+}
+
+function setDiff(now: string[] | null | undefined, before: string[] | null | undefined): { added: string[]; removed: string[] } {
+  const a = new Set(now ?? []);
+  const b = new Set(before ?? []);
+  return { added: [...a].filter((x) => !b.has(x)).sort(), removed: [...b].filter((x) => !a.has(x)).sort() };
 }
 
 function flat(fields: Field[] | undefined, prefix = "", out = new Map<string, string | null>()): Map<string, string | null> {
@@ -37,6 +46,10 @@ export function versionDiff(v: Version, prev: Version | null, schema: boolean): 
       else if (before.get(name) !== type) d.retyped.push({ name, from: before.get(name) ?? null, to: type });
     }
     for (const name of before.keys()) if (!now.has(name)) d.removed.push(name);
+  }
+  if (v.inputs || prev.inputs || v.outputs || prev.outputs) {
+    d.reads = setDiff(v.inputs, prev.inputs);
+    d.writes = setDiff(v.outputs, prev.outputs);
   }
   const a = v.facets ?? {};
   const b = prev.facets ?? {};
