@@ -178,3 +178,19 @@ def test_tokens_are_honoured(guarded: Served) -> None:
     url = f"/spline/producer/execution-plans/{PLAN1}"
     assert guarded.http.get(url).status_code == 401
     assert guarded.http.get(url, headers={"Authorization": f"Bearer {READ}"}).status_code == 200
+
+
+def test_plans_wait_for_the_projector_s_writes(served: Served) -> None:
+    """A plan is kept while the projector derives the events posted before it: on SQLite the plan's
+    transaction (a read, then an insert) must queue behind that writer, never fail with 'database is
+    locked' (a 500)."""
+    import uuid
+
+    plan, events = fixture("join_aggregate_to_file.plan.json"), fixture("join_aggregate_to_file.events.json")
+    for i in range(120):
+        plan_id = str(uuid.uuid4())
+        answer = post(served, "execution-plans", {**plan, "id": plan_id})
+        assert answer.status_code == 201, (i, answer.text)
+        sent = [{**e, "planId": plan_id, "timestamp": e["timestamp"] + i} for e in events]
+        assert post(served, "execution-events", sent).status_code == 201, i
+    assert len(served.store.list_events(limit=1000)[0]) == 120 * 2  # each execution event: a START and a COMPLETE

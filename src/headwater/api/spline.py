@@ -151,8 +151,9 @@ def status_get(request: Request) -> Response:
 def _store_plan(state: AppState, plan_id: str, raw: str, version: str) -> None:
     """Keep the plan (committed before the answer); the same plan again changes nothing, another one under
     the same id is a 409."""
-    engine = state.store.engine
-    with engine.begin() as conn:
+    # a write connection: on SQLite its transaction begins IMMEDIATE and queues behind the projector,
+    # where a read turning into a write would fail with "database is locked"
+    with state.store.write_connection() as conn, conn.begin():
         found = conn.execute(sa.select(spline_plans.c.raw).where(spline_plans.c.plan_id == plan_id)).scalar()
         if found is None:
             try:
