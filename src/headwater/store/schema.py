@@ -370,3 +370,14 @@ datazone_nodes = sa.Table(
     sa.Column("id", sa.String(36), primary_key=True),
     sa.Column("node", sa.Text, nullable=False),
 )
+
+# How far back the history goes after ``headwater db prune`` (migration 0009): one row, ``pruned_before``, the
+# event time before which raw events and finished runs were removed (as-of reads before it answer "history
+# pruned"). No row: never pruned. Not derived: ``db rebuild`` leaves it alone.
+store_horizon = sa.Table(
+    "store_horizon",
+    metadata,
+    sa.Column("name", sa.String(32), primary_key=True),
+    sa.Column("value", sa.BigInteger, nullable=False),
+    sa.Column("updated_at", sa.BigInteger, nullable=False),
+)
