@@ -99,8 +99,13 @@ async def test_datasets_and_versions(loaded: Loaded) -> None:
 
 async def test_jobs_runs_and_one_run(loaded: Loaded) -> None:
     listed = await get(loaded, "/api/v1/namespaces/spark/jobs")
-    assert {j["name"] for j in listed["jobs"]} == {BUILD[1], REPORT_JOB[1]}
+    # a nested job is named parent.child, as Marquez names it (its parent: the Airflow task payroll_dag.report)
+    nested = f"payroll_dag.report.{REPORT_JOB[1]}"
+    assert {j["name"] for j in listed["jobs"]} == {BUILD[1], nested}
     job = await get(loaded, f"/api/v1/namespaces/spark/jobs/{REPORT_JOB[1]}")
+    assert job == await get(loaded, f"/api/v1/namespaces/spark/jobs/{nested}")  # found by either name
+    assert (job["name"], job["simpleName"], job["parentJobName"]) == (nested, REPORT_JOB[1], "payroll_dag.report")
+    assert job["id"] == {"namespace": "spark", "name": nested}
     assert set(job) >= MARQUEZ_JOB_KEYS
     assert job["inputs"] == [{"namespace": "file", "name": PAYROLL[1]}]
     assert job["outputs"] == [{"namespace": REPORT[0], "name": REPORT[1]}]

@@ -1,74 +1,85 @@
-"""Marquez compatibility: Marquez's public read paths answering in Marquez's shapes.
+"""Marquez compatibility: Marquez's read paths answering in Marquez's shapes, its writes answered 501.
 
 Tools written for Marquez (its web UI's API client, marquez-python, scripts using
-``/api/v1/lineage?nodeId=``) keep working against Headwater. Each handler calls GraphReader
-(or the event log) and maps the Headwater answer to the Marquez shape with the pure
-``to_marquez_*`` functions of :mod:`headwater.api.marquez_shapes`.
+``/api/v1/lineage?nodeId=``) keep working against Headwater. Each handler reads through the graph
+read layer (``app_state(request).graph``, :class:`~headwater.graph.GraphReader`: the same reads, and the
+same visibility, as the native API) and maps the answer to the Marquez shape with the pure functions of
+:mod:`headwater.api.marquez_shapes`. No lineage rule lives here. docs/api.md ("Marquez compatibility")
+lists every path and what it answers; Marquez's writes (its own metadata model: namespaces, sources,
+datasets, jobs and runs created by PUT, tags, deletes) answer ``501 not_implemented`` naming what to
+do instead, since Headwater's graph is derived from OpenLineage events only.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Query, Request
 
 from headwater.api.auth import require_read
-from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.errors import ApiError, invalid_parameter, not_found
 from headwater.api.freshness import read_barrier
 from headwater.api.marquez_shapes import (
+    RUN_STATES,
+    column_lineage_of,
+    marquez_job_name,
+    marquez_version,
+    same_version,
     to_marquez_column_lineage,
     to_marquez_dataset,
     to_marquez_dataset_version,
     to_marquez_job,
+    to_marquez_job_version,
     to_marquez_lineage,
     to_marquez_namespace,
     to_marquez_run,
+    to_marquez_source,
+    to_marquez_upstream,
 )
 from headwater.api.models import error_responses
 from headwater.api.params import node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
-from headwater.model.nodeid import NodeRef
+from headwater.graph import GraphReader, NodeNotFound
+from headwater.graph.stats import KINDS, buckets
+from headwater.model.nodeid import NodeRef, parse_node_id
+from headwater.model.times import parse_time as parse_iso
 
 # Answers in Marquez's shapes (its spec/openapi.yml), documented as plain objects; errors in Headwater's body
 router = APIRouter(
     prefix="/api/v1",
     tags=["Marquez compatibility"],
     dependencies=[Depends(require_read), Depends(read_barrier)],
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(
+        400,
+        401,
+        404,
+        501,
+        503,
+        s501="A Marquez write Headwater does not take (not_implemented); the message says what to do",
+    ),
 )
 
-
-def _namespace_items(request: Request) -> list[dict[str, Any]]:
-    return list(app_state(request).graph.namespaces().get("namespaces", []))
-
-
-@router.get("/namespaces", summary="Marquez: list namespaces")
-def namespaces(request: Request) -> dict[str, Any]:
-    return {"namespaces": [to_marquez_namespace(n) for n in _namespace_items(request)]}
-
-
-def _segments(request: Request) -> list[str]:
-    """Path segments after ``/api/v1/namespaces/``, split on literal ``/`` *before* %-decoding,
-    so namespaces and names holding ``/`` (``s3://bucket``, ``/data/x.csv``) work when encoded."""
-    raw = request.scope.get("raw_path") or request.url.path.encode()
-    text = raw.decode("latin-1").split("?", 1)[0]
-    marker = "/api/v1/namespaces/"
-    rest = text[text.index(marker) + len(marker) :] if marker in text else ""
-    return [unquote(part) for part in rest.split("/")]
+_SEND_EVENTS = (
+    "Headwater's graph is derived from OpenLineage events: send them to POST /api/v1/lineage "
+    "(any OpenLineage client or integration)"
+)
+_NO_TAGS = (
+    "Headwater keeps no Marquez tags; describe datasets and jobs with OpenLineage facets (documentation, "
+    "ownership, tags) in the events sent to POST /api/v1/lineage"
+)
+_NO_DELETE = (
+    "the event log is append-only and the graph derived from it; a dataset is dropped by an OpenLineage event "
+    "with a lifecycleStateChange facet DROP sent to POST /api/v1/lineage"
+)
+_UUID_SUFFIX = re.compile(r"#[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 
 
-def _split(parts: list[str], kinds: tuple[str, ...]) -> tuple[str, str, str, str | None] | None:
-    """(namespace, kind, name, suffix) for ``ns/kind/name[/suffix]``; an unencoded ``/`` in the
-    name is tolerated (the name is everything between kind and the known suffix)."""
-    if len(parts) < 3 or parts[1] not in kinds:
-        return None
-    suffixes = {"datasets": "versions", "jobs": "runs"}
-    name_parts, suffix = parts[2:], None
-    if len(name_parts) > 1 and name_parts[-1] == suffixes[parts[1]]:
-        name_parts, suffix = name_parts[:-1], name_parts[-1]
-    return parts[0], parts[1], "/".join(name_parts), suffix
+def not_implemented(what: str, instead: str) -> ApiError:
+    return ApiError(501, "not_implemented", f"{what} is not implemented by Headwater: {instead}")
 
 
 def _page(request: Request) -> tuple[int, int]:
@@ -83,61 +94,312 @@ def _page(request: Request) -> tuple[int, int]:
     return number("limit", 100, 1, 1000), number("offset", 0, 0, 10_000_000)
 
 
+# --- namespaces, datasets, jobs ---------------------------------------------------------------------
+
+
+def _namespace_items(graph: GraphReader) -> list[dict[str, Any]]:
+    return list(graph.namespaces().get("namespaces", []))
+
+
+@router.get("/namespaces", summary="Marquez: list namespaces")
+def namespaces(request: Request) -> dict[str, Any]:
+    limit, offset = _page(request)
+    items = _namespace_items(app_state(request).graph)
+    return {"namespaces": [to_marquez_namespace(n) for n in items[offset : offset + limit]], "totalCount": len(items)}
+
+
+def _segments(request: Request) -> list[str]:
+    """Path segments after ``/api/v1/namespaces/``, split on literal ``/`` *before* %-decoding,
+    so namespaces and names holding ``/`` (``s3://bucket``, ``/data/x.csv``) work when encoded."""
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    text = raw.decode("latin-1").split("?", 1)[0]
+    marker = "/api/v1/namespaces/"
+    rest = text[text.index(marker) + len(marker) :] if marker in text else ""
+    return [unquote(part) for part in rest.split("/")]
+
+
+_SUFFIXES = {"datasets": ("versions",), "jobs": ("versions", "runs")}
+
+
+def _split(parts: list[str]) -> tuple[str, str, str, str | None, str | None] | None:
+    """(namespace, kind, name, suffix, version) for ``ns/kind/name[/suffix[/version]]``; an unencoded ``/``
+    in the name is tolerated (the name is everything between the kind and a known suffix)."""
+    if len(parts) < 3 or parts[1] not in _SUFFIXES:
+        return None
+    kind, rest = parts[1], parts[2:]
+    suffixes = _SUFFIXES[kind]
+    if len(rest) > 2 and rest[-2] == "versions":
+        return parts[0], kind, "/".join(rest[:-2]), "versions", rest[-1]
+    if len(rest) > 1 and rest[-1] in suffixes:
+        return parts[0], kind, "/".join(rest[:-1]), rest[-1], None
+    return parts[0], kind, "/".join(rest), None, None
+
+
+def _full_dataset(graph: GraphReader, ref: NodeRef, node: dict[str, Any] | None = None) -> dict[str, Any]:
+    node = node if node is not None else graph.node(ref)
+    upstream = graph.column_lineage(ref, direction="upstream", depth=1)
+    return to_marquez_dataset(node, graph.dataset_facets(ref), column_lineage_of(upstream, ref.id))
+
+
+def _job_node(graph: GraphReader, namespace: str, name: str) -> dict[str, Any]:
+    """A job by its name, or by Marquez's name of a nested job (``parent.child``)."""
+    try:
+        return graph.node(NodeRef("job", namespace, name))
+    except NodeNotFound:
+        pass
+    dot = name.find(".")
+    while dot > 0:
+        parent, child = name[:dot], name[dot + 1 :]
+        try:
+            found = graph.node(NodeRef("job", namespace, child))
+        except NodeNotFound:
+            found = None
+        parent_id = found.get("parent") if found is not None else None
+        if found is not None and isinstance(parent_id, str) and parse_node_id(parent_id).name == parent:
+            return found
+        dot = name.find(".", dot + 1)
+    raise not_found(f"no job {name!r} in namespace {namespace!r}")
+
+
+def _made_by(graph: GraphReader, run_id: Any) -> dict[str, Any] | None:
+    if not isinstance(run_id, str):
+        return None
+    try:
+        return graph.run(run_id)
+    except NodeNotFound:
+        return None
+
+
+def _dataset_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> Any:
+    namespace, _, name, suffix, version = split
+    ref = NodeRef("dataset", namespace, name)
+    if suffix is None:
+        return _full_dataset(graph, ref)
+    node = graph.node(ref)
+    versions = list(graph.history(ref).get("versions", []))
+    if version is not None:
+        for item in versions:
+            if same_version(version, item.get("version")):
+                return to_marquez_dataset_version(node, item, _made_by(graph, item.get("runId")))
+        raise not_found(f"dataset {name!r} in namespace {namespace!r} has no version {version!r}")
+    limit, offset = _page(request)
+    return {
+        "totalCount": len(versions),
+        "versions": [
+            to_marquez_dataset_version(node, v, _made_by(graph, v.get("runId")))
+            for v in versions[offset : offset + limit]
+        ],
+    }
+
+
+def _job_versions(graph: GraphReader, job: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(graph.history(NodeRef("job", job["namespace"], job["name"])).get("versions", []))
+
+
+def _version_at(versions: list[dict[str, Any]], started: Any) -> str | None:
+    """The id of the job version in force when a run started."""
+    if not isinstance(started, str):
+        return None
+    when = parse_iso(started)
+    for item in versions:
+        begins, ends = item.get("validFrom"), item.get("validTo")
+        if isinstance(begins, str) and parse_iso(begins) <= when and (ends is None or when < parse_iso(ends)):
+            return str(item["version"])
+    return None
+
+
+def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> Any:
+    namespace, _, name, suffix, version = split
+    job = _job_node(graph, namespace, name)
+    marquez_name = to_marquez_job(job)["name"]
+    if suffix is None:
+        return to_marquez_job(job)
+    limit, offset = _page(request)
+    ref = NodeRef("job", job["namespace"], job["name"])
+    versions = _job_versions(graph, job)
+    if suffix == "runs":
+        answer = graph.runs(ref, limit=limit, offset=offset)
+        return {
+            "totalCount": answer.get("total", 0),
+            "runs": [
+                to_marquez_run(r, _version_at(versions, r.get("startedAt")), marquez_name)
+                for r in answer.get("runs", [])
+            ],
+        }
+
+    def shaped(item: dict[str, Any]) -> dict[str, Any]:
+        at = parse_iso(item["validFrom"]) if isinstance(item.get("validFrom"), str) else None
+        return to_marquez_job_version(job, item, graph.node(ref, at=at))
+
+    if version is not None:
+        for item in versions:
+            if same_version(version, item.get("version")):
+                return shaped(item)
+        raise not_found(f"job {name!r} in namespace {namespace!r} has no version {version!r}")
+    return {"totalCount": len(versions), "versions": [shaped(v) for v in versions[offset : offset + limit]]}
+
+
 @router.get(
     "/namespaces/{path:path}",
-    summary="Marquez: a namespace, its datasets and jobs",
+    summary="Marquez: a namespace, its datasets and jobs, their versions and runs",
     description=(
         "Marquez's paths `/namespaces/{ns}`, `/namespaces/{ns}/datasets`, `/namespaces/{ns}/datasets/{name}`, "
-        "`/namespaces/{ns}/datasets/{name}/versions`, `/namespaces/{ns}/jobs`, `/namespaces/{ns}/jobs/{name}`, "
+        "`/namespaces/{ns}/datasets/{name}/versions[/{version}]`, `/namespaces/{ns}/jobs`, "
+        "`/namespaces/{ns}/jobs/{name}`, `/namespaces/{ns}/jobs/{name}/versions[/{version}]`, "
         "`/namespaces/{ns}/jobs/{name}/runs`, with `limit` and `offset` on lists. Encode `/` inside a "
-        "namespace or name as `%2F` (`/namespaces/s3:%2F%2Fbucket/datasets/data%2Fx.csv`)."
+        "namespace or name as `%2F` (`/namespaces/s3:%2F%2Fbucket/datasets/data%2Fx.csv`). Versions are "
+        "UUIDs (a Headwater version id is accepted too)."
     ),
 )
 def namespace_tree(request: Request, path: str) -> dict[str, Any]:
     graph = app_state(request).graph
     parts = _segments(request)
-    limit, offset = _page(request)
     if len(parts) == 1 or (len(parts) == 2 and parts[1] == ""):
-        for item in _namespace_items(request):
+        for item in _namespace_items(graph):
             if item.get("name") == parts[0]:
                 return to_marquez_namespace(item)
         raise not_found(f"no namespace {parts[0]!r}")
+    limit, offset = _page(request)
     if len(parts) == 2 and parts[1] == "datasets":
         answer = graph.datasets(namespace=parts[0], limit=limit, offset=offset)
         return {
             "totalCount": answer.get("total", 0),
-            "datasets": [to_marquez_dataset(n) for n in answer.get("items", [])],
+            "datasets": [_full_dataset(graph, NodeRef("dataset", n["namespace"], n["name"])) for n in answer["items"]],
         }
     if len(parts) == 2 and parts[1] == "jobs":
         answer = graph.jobs(namespace=parts[0], limit=limit, offset=offset)
-        return {"totalCount": answer.get("total", 0), "jobs": [to_marquez_job(n) for n in answer.get("items", [])]}
-    split = _split(parts, ("datasets", "jobs"))
+        return {
+            "totalCount": answer.get("total", 0),
+            "jobs": [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in answer["items"]],
+        }
+    split = _split(parts)
     if split is None or not split[2]:
         raise not_found(f"no such Marquez path /api/v1/namespaces/{path}")
-    namespace, kind, name, suffix = split
-    if kind == "datasets":
-        ref = NodeRef("dataset", namespace, name)
-        node = graph.node(ref)
-        if suffix is None:
-            return to_marquez_dataset(node)
-        versions = list(graph.history(ref).get("versions", []))
-        return {
-            "totalCount": len(versions),
-            "versions": [to_marquez_dataset_version(node, v) for v in versions[offset : offset + limit]],
-        }
-    ref = NodeRef("job", namespace, name)
-    if suffix is None:
-        return to_marquez_job(graph.node(ref))
-    answer = graph.runs(ref, limit=limit, offset=offset)
-    return {"totalCount": answer.get("total", 0), "runs": [to_marquez_run(r) for r in answer.get("runs", [])]}
+    if split[1] == "datasets":
+        return dict(_dataset_answer(graph, request, split))
+    return dict(_job_answer(graph, request, split))
+
+
+def _namespace_write(request: Request) -> ApiError:
+    parts = _segments(request)
+    method = request.method
+    if "tags" in parts[2:]:
+        return not_implemented(f"{method} of a tag", _NO_TAGS)
+    if method == "DELETE":
+        return not_implemented("DELETE of a Marquez namespace, dataset or job", _NO_DELETE)
+    what = {1: "a namespace", 3: "a dataset or job"}.get(len(parts), "a run")
+    return not_implemented(f"{method} of {what} (Marquez's own metadata model)", _SEND_EVENTS)
+
+
+_WRITES = "Marquez's writes on namespaces, datasets, jobs, runs and tags: 501 naming the alternative"
+
+
+@router.put("/namespaces/{path:path}", summary=_WRITES)
+def namespace_put(request: Request, path: str) -> dict[str, Any]:
+    raise _namespace_write(request)
+
+
+@router.post("/namespaces/{path:path}", summary=_WRITES)
+def namespace_post(request: Request, path: str) -> dict[str, Any]:
+    raise _namespace_write(request)
+
+
+@router.delete("/namespaces/{path:path}", summary=_WRITES)
+def namespace_delete(request: Request, path: str) -> dict[str, Any]:
+    raise _namespace_write(request)
+
+
+@router.get("/jobs", summary="Marquez: jobs of every namespace")
+def all_jobs(
+    request: Request,
+    last_run_states: list[str] | None = Query(None, alias="lastRunStates", description="NEW, RUNNING, COMPLETED, ..."),
+) -> dict[str, Any]:
+    graph = app_state(request).graph
+    limit, offset = _page(request)
+    wanted = {s.strip().upper() for s in last_run_states or [] if s.strip()}
+    unknown = wanted - {"NEW", *RUN_STATES.values()}
+    if unknown:
+        raise invalid_parameter("lastRunStates", f"{sorted(unknown)} are not Marquez run states")
+    if not wanted:
+        answer = graph.jobs(limit=limit, offset=offset)
+        jobs = [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in answer["items"]]
+        return {"totalCount": answer.get("total", 0), "jobs": jobs}
+    matching: list[dict[str, Any]] = []
+    start = 0
+    while True:  # the filter is on each job's latest run: every job is looked at
+        answer = graph.jobs(limit=1000, offset=start)
+        for n in answer["items"]:
+            latest = n.get("latestRun")
+            state = RUN_STATES.get(str(latest.get("state")), "NEW") if isinstance(latest, dict) else "NEW"
+            if state in wanted:
+                matching.append(n)
+        start += 1000
+        if start >= answer.get("total", 0):
+            break
+    chosen = matching[offset : offset + limit]
+    return {
+        "totalCount": len(matching),
+        "jobs": [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in chosen],
+    }
+
+
+# --- runs ----------------------------------------------------------------------------------------
+
+
+def _run(graph: GraphReader, run_id: str) -> dict[str, Any]:
+    try:
+        return graph.run(run_id)
+    except NodeNotFound:
+        raise not_found(f"no run {run_id!r}") from None
 
 
 @router.get("/jobs/runs/{run_id}", summary="Marquez: one run")
 def run(request: Request, run_id: str) -> dict[str, Any]:
-    found = to_marquez_run(app_state(request).graph.run(run_id))
-    if found is None:
-        raise not_found(f"no run {run_id!r}")
-    return found
+    graph = app_state(request).graph
+    found = _run(graph, run_id)
+    job = graph.node(parse_node_id(found["job"]))
+    version = _version_at(_job_versions(graph, job), found.get("startedAt"))
+    shaped = to_marquez_run(found, version, to_marquez_job(job)["name"])
+    assert shaped is not None
+    return shaped
+
+
+@router.get("/jobs/runs/{run_id}/facets", summary="Marquez: a run's run or job facets")
+def run_facets(
+    request: Request, run_id: str, type_: str = Query("run", alias="type", description="run or job")
+) -> dict[str, Any]:
+    graph = app_state(request).graph
+    kind = type_.strip().lower()
+    if kind not in ("run", "job"):
+        raise invalid_parameter("type", f"{type_!r} is not run or job")
+    found = _run(graph, run_id)
+    if kind == "run":
+        return {"runId": run_id, "facets": found.get("facets") or {}}
+    return {"runId": run_id, "facets": graph.node(parse_node_id(found["job"])).get("facets") or {}}
+
+
+@router.api_route(
+    "/jobs/runs/{run_id}/{action}", methods=["POST"], summary="Marquez's run state changes: 501 naming the alternative"
+)
+def run_writes(run_id: str, action: str) -> dict[str, Any]:
+    raise not_implemented(
+        f"POST /jobs/runs/{{id}}/{action}", _SEND_EVENTS + " with eventType START, COMPLETE, FAIL or ABORT"
+    )
+
+
+@router.get("/runlineage/upstream", summary="Marquez: the runs upstream of a run")
+def run_lineage_upstream(
+    request: Request, run_id: str = Query(..., alias="runId"), depth: int = Query(20, ge=0, le=100)
+) -> dict[str, Any]:
+    graph = app_state(request).graph
+    try:
+        steps = graph.upstream_runs(run_id, depth=depth)
+    except NodeNotFound:
+        raise not_found(f"no run {run_id!r}") from None
+    return to_marquez_upstream(steps)
+
+
+# --- lineage, column lineage, search, events ---------------------------------------------------------
 
 
 @router.get("/lineage", summary="Marquez: lineage graph around a node")
@@ -146,9 +408,9 @@ def lineage(
     node_id: str = Query(..., alias="nodeId"),
     depth: int = Query(20, ge=0, le=100),
 ) -> dict[str, Any]:
-    ref = node_ref(node_id, datasets_known=app_state(request).datasets_known)
-    assert ref is not None
     state = app_state(request)
+    ref = node_ref(_UUID_SUFFIX.sub("", node_id), datasets_known=state.datasets_known)
+    assert ref is not None
     answer = state.graph.lineage(
         require_types(ref, ("dataset", "job", "datasetField")),
         direction="both",
@@ -161,22 +423,35 @@ def lineage(
     return to_marquez_lineage(answer)
 
 
-@router.get("/column-lineage", summary="Marquez: column lineage around a dataset or column")
+@router.get("/column-lineage", summary="Marquez: column lineage around a dataset, a column or a job's outputs")
 def column_lineage(
     request: Request,
-    node_id: str = Query(..., alias="nodeId"),
+    node_id: str = Query(..., alias="nodeId", description="dataset:, datasetField: or job: id (a #version is ignored)"),
     depth: int = Query(20, ge=1, le=100),
     with_downstream: bool = Query(False, alias="withDownstream"),
 ) -> dict[str, Any]:
-    ref = node_ref(node_id, datasets_known=app_state(request).datasets_known)
+    state = app_state(request)
+    ref = node_ref(_UUID_SUFFIX.sub("", node_id), datasets_known=state.datasets_known)
     assert ref is not None
-    answer = app_state(request).graph.column_lineage(
-        require_types(ref, ("dataset", "datasetField")),
-        direction="both" if with_downstream else "upstream",
-        depth=depth,
-        at=None,
-    )
-    return to_marquez_column_lineage(answer)
+    direction = "both" if with_downstream else "upstream"
+    graph = state.graph
+    if require_types(ref, ("dataset", "datasetField", "job")).type != "job":
+        return to_marquez_column_lineage(graph.column_lineage(ref, direction=direction, depth=depth, at=None))
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str], dict[str, Any]] = {}
+    for output in graph.node(ref).get("outputs") or []:  # a job's column lineage: that of its outputs
+        answer = graph.column_lineage(parse_node_id(output), direction=direction, depth=depth, at=None)
+        nodes.update({n["id"]: n for n in answer.get("nodes") or []})
+        edges.update({(e["source"], e["target"]): e for e in answer.get("edges") or []})
+    return to_marquez_column_lineage({"nodes": list(nodes.values()), "edges": list(edges.values())})
+
+
+def _day(value: str | None, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise invalid_parameter(name, f"expected a date YYYY-MM-DD, got {value!r}")
+    return value
 
 
 @router.get("/search", summary="Marquez: search datasets and jobs")
@@ -184,7 +459,11 @@ def search(
     request: Request,
     q: str = Query(..., min_length=1),
     filter: str | None = Query(None, description="DATASET or JOB"),  # noqa: A002 - Marquez's name
+    sort: str = Query("NAME", description="NAME or UPDATE_AT"),
     limit: int = Query(10, ge=1, le=200),
+    namespace: str | None = Query(None),
+    before: str | None = Query(None, description="Only nodes updated before this day (YYYY-MM-DD)"),
+    after: str | None = Query(None, description="Only nodes updated after this day (YYYY-MM-DD)"),
 ) -> dict[str, Any]:
     types = ["dataset", "job"]
     if filter:
@@ -192,10 +471,14 @@ def search(
         if wanted not in types:
             raise invalid_parameter("filter", f"{filter!r} is not DATASET or JOB")
         types = [wanted]
+    order = sort.strip().upper()
+    if order not in ("NAME", "UPDATE_AT"):
+        raise invalid_parameter("sort", f"{sort!r} is not NAME or UPDATE_AT")
+    until, since = _day(before, "before"), _day(after, "after")
     state = app_state(request)
-    answer = state.graph.search(
-        search_text(q, int(state.settings.max_search_length)), types=types, namespace=None, limit=limit
-    )
+    text = search_text(q, int(state.settings.max_search_length))
+    filtered = bool(until or since)
+    answer = state.graph.search(text, types=types, namespace=namespace or None, limit=200 if filtered else limit)
     results = [
         {
             "type": r.get("type"),
@@ -206,26 +489,104 @@ def search(
         }
         for r in answer.get("results", [])
         if r.get("type") in ("DATASET", "JOB")
+        and (not until or str(r.get("updatedAt") or "")[:10] < until)
+        and (not since or str(r.get("updatedAt") or "")[:10] > since)
     ]
+    if order == "NAME":
+        results.sort(key=lambda r: (str(r["name"]), str(r["namespace"])))
+    else:
+        results.sort(key=lambda r: str(r["updatedAt"] or ""), reverse=True)
+    results = results[:limit]
     return {"totalCount": len(results), "results": results}
 
 
-@router.get("/events/lineage", summary="Marquez: raw lineage events, newest first")
+@router.get("/events/lineage", summary="Marquez: raw lineage events")
 def lineage_events(
     request: Request,
     before: str | None = Query(None, description="Events before this time"),
     after: str | None = Query(None, description="Events after this time"),
+    sort_direction: str = Query("desc", alias="sortDirection", description="desc (newest first) or asc"),
     limit: int = Query(100, ge=1, le=1000),
     offset: int = Query(0, ge=0, le=100_000),
 ) -> dict[str, Any]:
+    direction = sort_direction.strip().lower()
+    if direction not in ("asc", "desc"):
+        raise invalid_parameter("sortDirection", f"{sort_direction!r} is not asc or desc")
     store = app_state(request).store
     since, until = parse_time(after, "after"), parse_time(before, "before")
     collected: list[Any] = []
     cursor: str | None = None
-    while len(collected) < offset + limit:
+    exhausted = False
+    # newest first, page by page; oldest first needs the window to its start (bounded by offset's limit)
+    wanted = offset + limit if direction == "desc" else 100_000 + 1000
+    while len(collected) < wanted:
         page, cursor = store.list_events(since=since, until=until, node=None, limit=1000, cursor=cursor)
         collected.extend(page)
         if not cursor or not page:
+            exhausted = True
             break
+    if direction == "asc":
+        collected.reverse()
     chosen = collected[offset : offset + limit]
-    return {"events": [json.loads(e.raw) for e in chosen], "totalCount": len(collected)}
+    total = len(collected) if exhausted else len(collected) + 1  # at least: more follow
+    return {"events": [json.loads(e.raw) for e in chosen], "totalCount": total}
+
+
+# --- sources, tags, stats -----------------------------------------------------------------------------
+
+
+def _sources(graph: GraphReader) -> list[dict[str, Any]]:
+    return [to_marquez_source(n) for n in _namespace_items(graph) if n.get("datasets")]
+
+
+@router.get("/sources", summary="Marquez: sources (Headwater: the namespaces that hold datasets)")
+def sources(request: Request) -> dict[str, Any]:
+    limit, offset = _page(request)
+    found = _sources(app_state(request).graph)
+    return {"sources": found[offset : offset + limit], "totalCount": len(found)}
+
+
+@router.get("/sources/{name:path}", summary="Marquez: one source (a namespace that holds datasets)")
+def source(request: Request, name: str) -> dict[str, Any]:
+    for item in _sources(app_state(request).graph):
+        if item["name"] == name:
+            return item
+    raise not_found(f"no source {name!r}")
+
+
+@router.put("/sources/{name:path}", summary="Marquez: create a source: 501 naming the alternative")
+def source_write(name: str) -> dict[str, Any]:
+    raise not_implemented("PUT /sources/{source}", "sources are the namespaces of datasets; " + _SEND_EVENTS)
+
+
+@router.get("/tags", summary="Marquez: tags (Headwater keeps none)")
+def tags(request: Request) -> dict[str, Any]:
+    _page(request)
+    return {"tags": []}
+
+
+@router.put("/tags/{name:path}", summary="Marquez: create a tag: 501 naming the alternative")
+def tag_write(name: str) -> dict[str, Any]:
+    raise not_implemented("PUT /tags/{tag}", _NO_TAGS)
+
+
+@router.get("/stats/{kind}", summary="Marquez: lineage events, jobs, datasets or sources over the last day or week")
+def statistics(
+    request: Request,
+    kind: str,
+    period: str = Query(..., description="DAY (24 hours) or WEEK (7 days)"),
+    timezone: str | None = Query(None, description="IANA zone of WEEK's days (e.g. Europe/Paris)"),
+) -> list[dict[str, Any]]:
+    if kind not in KINDS:
+        raise not_found(f"no statistics of {kind!r}; there are {', '.join(KINDS)}")
+    chosen = period.strip().upper()
+    if chosen == "WEEK" and kind == "lineage-events" and not timezone:
+        raise invalid_parameter("timezone", "a timezone is needed for period WEEK")
+    try:
+        intervals = buckets(chosen, timezone, datetime.now(UTC))
+    except ValueError as exc:
+        raise invalid_parameter("timezone" if chosen == "WEEK" else "period", str(exc)) from None
+    return app_state(request).graph.stats(kind, intervals)
+
+
+__all__ = ["marquez_job_name", "marquez_version", "router"]

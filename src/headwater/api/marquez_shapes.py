@@ -4,10 +4,17 @@ Shapes follow Marquez's ``spec/openapi.yml``: Dataset, Job, Run, DatasetVersion,
 (``{"graph": [{id, type, data, inEdges, outEdges}]}``), column lineage (``DATASET_FIELD`` nodes
 with ``inputFields``) and Namespace. Fields Headwater does not track (owners, tags, run args)
 answer empty values.
+
+Version ids: Marquez's are UUIDs; Headwater's are content hashes. :func:`marquez_version` writes a
+Headwater version id as a UUID (its first 128 bits), the form every Marquez answer gives; the version
+paths accept either form. Job names follow Marquez for nested jobs: a job with a parent (the
+``parent`` run facet) is named ``<parent name>.<name>`` unless its name already starts so
+(:func:`marquez_job_name`), ``simpleName`` is its own name and ``parentJobName`` the parent's.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from headwater.model.nodeid import FIELD, parse_node_id
@@ -40,31 +47,95 @@ def _dataset_type(node: dict[str, Any]) -> str:
     return "STREAM" if kind in _STREAMING else "DB_TABLE"
 
 
+def marquez_version(version: Any) -> str | None:
+    """A Headwater version id (hex digest) as the UUID Marquez answers carry; other text unchanged."""
+    if not isinstance(version, str):
+        return None
+    try:
+        return str(uuid.UUID(hex=version[:32])) if len(version) >= 32 else version
+    except ValueError:
+        return version
+
+
+def same_version(given: str, version: Any) -> bool:
+    """Whether ``given`` (from a path: a UUID or a Headwater version id) names ``version``."""
+    return isinstance(version, str) and given.lower() in (version.lower(), str(marquez_version(version)))
+
+
 def _version_id(version: Any) -> str | None:
     if isinstance(version, dict):
-        value = version.get("version")
-        return None if value is None else str(value)
+        return marquez_version(version.get("version"))
     return None
 
 
-def to_marquez_run(run: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Headwater Run -> Marquez Run."""
+def marquez_job_name(name: str, parent_name: str | None) -> str:
+    """Marquez's name of a job: ``parent.name`` for a nested job, unless its name already starts so."""
+    if not parent_name or name.startswith(parent_name + "."):
+        return name
+    return f"{parent_name}.{name}"
+
+
+def column_lineage_of(answer: dict[str, Any], dataset_id: str) -> list[dict[str, Any]] | None:
+    """Marquez's Dataset ``columnLineage`` (``[{name, inputFields}]``) from an upstream column-lineage answer
+    of the dataset: the edges into its own fields; None when it has none."""
+    into: dict[str, list[dict[str, Any]]] = {}
+    prefix = f"{FIELD}{dataset_id[len('dataset:') :]}:"
+    for edge in answer.get("edges") or []:
+        target, source = edge.get("target"), edge.get("source")
+        if not (isinstance(target, str) and isinstance(source, str)) or not target.startswith(prefix):
+            continue
+        src = parse_node_id(source)
+        transformations = edge.get("transformations") or []
+        first = transformations[0] if transformations else {}
+        into.setdefault(target[len(prefix) :], []).append(
+            {
+                "namespace": src.namespace,
+                "dataset": src.name,
+                "field": src.field,
+                "transformationDescription": first.get("description"),
+                "transformationType": first.get("type"),
+                "transformations": transformations,
+            }
+        )
+    return [{"name": name, "inputFields": fields} for name, fields in sorted(into.items())] or None
+
+
+def _nominal(facets: Any) -> tuple[Any, Any]:
+    nominal = facets.get("nominalTime") if isinstance(facets, dict) else None
+    if not isinstance(nominal, dict):
+        return None, None
+    return nominal.get("nominalStartTime"), nominal.get("nominalEndTime")
+
+
+def to_marquez_run(
+    run: dict[str, Any] | None, job_version: str | None = None, job_name: str | None = None
+) -> dict[str, Any] | None:
+    """Headwater Run -> Marquez Run (``job_version``/``job_name``: its job's version id and Marquez name, when known)."""
     if not run:
         return None
     job = run.get("job")
     job_ref = parse_node_id(job) if isinstance(job, str) else None
+    start, end = _nominal(run.get("facets"))
     return {
         "id": run.get("runId"),
         "createdAt": run.get("startedAt") or run.get("endedAt"),
         "updatedAt": run.get("endedAt") or run.get("startedAt"),
-        "nominalStartTime": None,
-        "nominalEndTime": None,
+        "nominalStartTime": start,
+        "nominalEndTime": end,
         "state": RUN_STATES.get(str(run.get("state")), "NEW"),
         "startedAt": run.get("startedAt"),
         "endedAt": run.get("endedAt"),
         "durationMs": run.get("durationMs"),
         "args": {},
-        "jobVersion": ({"namespace": job_ref.namespace, "name": job_ref.name, "version": None} if job_ref else None),
+        "jobVersion": (
+            {
+                "namespace": job_ref.namespace,
+                "name": job_name or job_ref.name,
+                "version": marquez_version(job_version),
+            }
+            if job_ref
+            else None
+        ),
         "inputDatasetVersions": [
             {"datasetVersionId": {**_dataset_id(i), "version": None}, "facets": {}} for i in run.get("inputs") or []
         ],
@@ -76,9 +147,14 @@ def to_marquez_run(run: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def to_marquez_dataset(node: dict[str, Any]) -> dict[str, Any]:
-    """Headwater dataset Node (or node details) -> Marquez Dataset."""
-    facets = node.get("facets") or {}
+def to_marquez_dataset(
+    node: dict[str, Any], sent_facets: dict[str, Any] | None = None, column_lineage: list[Any] | None = None
+) -> dict[str, Any]:
+    """Headwater dataset Node (or node details) -> Marquez Dataset.
+
+    ``sent_facets``: the facets of the dataset's newest event (graph ``dataset_facets``), over the
+    version's lasting ones; ``column_lineage``: :func:`column_lineage_of`."""
+    facets = {**(node.get("facets") or {}), **(sent_facets or {})}
     lifecycle = facets.get("lifecycleStateChange") if isinstance(facets, dict) else None
     documentation = facets.get("documentation") if isinstance(facets, dict) else None
     return {
@@ -97,7 +173,7 @@ def to_marquez_dataset(node: dict[str, Any]) -> dict[str, Any]:
         "description": documentation.get("description") if isinstance(documentation, dict) else None,
         "facets": facets,
         "currentVersion": _version_id(node.get("currentVersion")),
-        "columnLineage": None,
+        "columnLineage": column_lineage,
         "deleted": bool(node.get("deleted")),
     }
 
@@ -110,13 +186,19 @@ def to_marquez_job(node: dict[str, Any]) -> dict[str, Any]:
     location = facets.get("sourceCodeLocation") if isinstance(facets, dict) else None
     documentation = facets.get("documentation") if isinstance(facets, dict) else None
     parent = node.get("parent")
+    parent_name = parse_node_id(parent).name if isinstance(parent, str) else None
+    own = str(node.get("name") or "")
+    name = marquez_job_name(own, parent_name)
+    simple = own[len(parent_name) + 1 :] if parent_name and own.startswith(parent_name + ".") else own
     latest = node.get("latestRun")
+    version = _version_id(node.get("currentVersion"))
     return {
-        "id": {"namespace": node.get("namespace"), "name": node.get("name")},
+        "id": {"namespace": node.get("namespace"), "name": name},
         "type": "STREAM" if processing == "STREAMING" else "BATCH",
-        "name": node.get("name"),
-        "simpleName": str(node.get("name") or "").rsplit(".", 1)[-1],
-        "parentJobName": parse_node_id(parent).name if isinstance(parent, str) else None,
+        "name": name,
+        "simpleName": simple,
+        "parentJobName": parent_name,
+        "parentJobUuid": None,
         "createdAt": node.get("createdAt") or node.get("updatedAt"),
         "updatedAt": node.get("updatedAt"),
         "namespace": node.get("namespace"),
@@ -124,32 +206,70 @@ def to_marquez_job(node: dict[str, Any]) -> dict[str, Any]:
         "outputs": [_dataset_id(o) for o in node.get("outputs") or []],
         "location": location.get("url") if isinstance(location, dict) else None,
         "description": documentation.get("description") if isinstance(documentation, dict) else None,
-        "latestRun": to_marquez_run({**latest, "job": node.get("id")}) if isinstance(latest, dict) else None,
+        "latestRun": (
+            to_marquez_run({**latest, "job": node.get("id")}, None, name) if isinstance(latest, dict) else None
+        ),
+        "latestRuns": (
+            [to_marquez_run({**latest, "job": node.get("id")}, None, name)] if isinstance(latest, dict) else []
+        ),
         "facets": facets,
-        "currentVersion": _version_id(node.get("currentVersion")),
+        "currentVersion": version,
         "tags": [],
         "labels": [],
     }
 
 
-def to_marquez_dataset_version(node: dict[str, Any], version: dict[str, Any]) -> dict[str, Any]:
-    """One Headwater Version of a dataset -> Marquez DatasetVersion."""
+def to_marquez_job_version(job: dict[str, Any], version: dict[str, Any], at_version: dict[str, Any]) -> dict[str, Any]:
+    """One Headwater Version of a job -> Marquez JobVersion (``at_version``: the job's node details as of it)."""
+    marquez = to_marquez_job(at_version)
     run_id = version.get("runId")
+    facets = version.get("facets") or {}
+    location = facets.get("sourceCodeLocation") if isinstance(facets, dict) else None
     return {
-        "id": {"namespace": node.get("namespace"), "name": node.get("name"), "version": version.get("version")},
+        "id": {
+            "namespace": job.get("namespace"),
+            "name": marquez["name"],
+            "version": marquez_version(version.get("version")),
+        },
+        "name": marquez["name"],
+        "namespace": job.get("namespace"),
+        "version": marquez_version(version.get("version")),
+        "createdAt": version.get("validFrom"),
+        "updatedAt": version.get("validTo") or version.get("validFrom"),
+        "location": location.get("url") if isinstance(location, dict) else None,
+        "inputs": marquez["inputs"],
+        "outputs": marquez["outputs"],
+        "facets": facets,
+        "latestRun": {"id": run_id} if run_id else None,
+        "context": {},
+    }
+
+
+def to_marquez_dataset_version(
+    node: dict[str, Any], version: dict[str, Any], made_by: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One Headwater Version of a dataset -> Marquez DatasetVersion (``made_by``: the Run that made it, when known)."""
+    run_id = version.get("runId")
+    marquez_id = marquez_version(version.get("version"))
+    facets = version.get("facets") or {}
+    lifecycle = facets.get("lifecycleStateChange") if isinstance(facets, dict) else None
+    documentation = facets.get("documentation") if isinstance(facets, dict) else None
+    created_by = to_marquez_run(made_by) if made_by else ({"id": run_id} if run_id else None)
+    return {
+        "id": {"namespace": node.get("namespace"), "name": node.get("name"), "version": marquez_id},
         "type": _dataset_type(node),
         "name": node.get("name"),
         "physicalName": node.get("name"),
         "createdAt": version.get("validFrom"),
-        "version": version.get("version"),
+        "version": marquez_id,
         "namespace": node.get("namespace"),
         "sourceName": node.get("namespace"),
         "fields": _fields(version),
         "tags": [],
-        "lifecycleState": None,
-        "description": None,
-        "createdByRun": {"id": run_id} if run_id else None,
-        "facets": version.get("facets") or {},
+        "lifecycleState": lifecycle.get("lifecycleStateChange") if isinstance(lifecycle, dict) else None,
+        "description": documentation.get("description") if isinstance(documentation, dict) else None,
+        "createdByRun": created_by,
+        "facets": facets,
     }
 
 
@@ -232,6 +352,45 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
             }
         )
     return {"graph": graph}
+
+
+def to_marquez_source(item: dict[str, Any]) -> dict[str, Any]:
+    """A dataset namespace as a Marquez Source (Headwater has no sources: the namespace is where data lives)."""
+    name = str(item.get("name") or "")
+    scheme = name.split("://", 1)[0] if "://" in name else name.split(":", 1)[0]
+    return {
+        "type": scheme.upper() or "UNKNOWN",
+        "name": name,
+        "createdAt": item.get("createdAt") or item.get("updatedAt"),
+        "updatedAt": item.get("updatedAt"),
+        "connectionUrl": name,
+        "description": None,
+    }
+
+
+def to_marquez_upstream(steps: list[dict[str, Any]], job_names: dict[str, str] | None = None) -> dict[str, Any]:
+    """The graph's upstream runs (``[{run, inputs: [{dataset, producedByRunId}]}]``) -> UpstreamRunLineage."""
+    names = job_names or {}
+    runs = []
+    for step in steps:
+        run = step["run"]
+        job = parse_node_id(run["job"])
+        runs.append(
+            {
+                "job": {"namespace": job.namespace, "name": names.get(run["job"], job.name), "version": None},
+                "run": {
+                    "id": run.get("runId"),
+                    "start": run.get("startedAt"),
+                    "end": run.get("endedAt"),
+                    "status": RUN_STATES.get(str(run.get("state")), "NEW"),
+                },
+                "inputs": [
+                    {**_dataset_id(i["dataset"]), "version": None, "producedByRunId": i.get("producedByRunId")}
+                    for i in step.get("inputs") or []
+                ],
+            }
+        )
+    return {"runs": runs}
 
 
 def to_marquez_namespace(item: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,19 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
-from headwater.graph import columns, compare, details, history, impact, lineage, listing, search
+from headwater.graph import (
+    columns,
+    compare,
+    details,
+    facets,
+    history,
+    impact,
+    lineage,
+    listing,
+    runlineage,
+    search,
+    stats,
+)
 from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import NodeRef
 
@@ -133,3 +145,18 @@ class GraphReader:
     def recent(self, *, limit: int = 20) -> dict[str, Any]:
         with self._connect() as conn:
             return listing.recent(conn, limit=limit)
+
+    def dataset_facets(self, node: NodeRef) -> dict[str, Any]:
+        """The facets of a dataset as its newest event sent them (graph/facets.py; ``{}`` when none)."""
+        with self._connect() as conn:
+            return facets.latest_dataset_facets(conn, node)
+
+    def stats(self, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[dict[str, Any]]:
+        """Counts per interval: lineage events by type, or jobs, datasets, sources existing (graph/stats.py)."""
+        with self._connect() as conn:
+            return stats.stats(conn, kind, intervals)
+
+    def upstream_runs(self, run_id: str, *, depth: int = 20) -> list[dict[str, Any]]:
+        """A run and the runs that produced what it read, upstream to ``depth`` (graph/runlineage.py)."""
+        with self._connect() as conn:
+            return runlineage.upstream_runs(conn, run_id, depth)
