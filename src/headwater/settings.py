@@ -159,6 +159,21 @@ SETTINGS: tuple[Setting, ...] = (
         "with the graph as it is and says so in its Headwater-Graph-Behind header.",
         float,
     ),
+    Setting(
+        "workers",
+        1,
+        "HEADWATER_WORKERS",
+        "Server processes `headwater serve` runs on its port (uvicorn workers); above 1 needs a PostgreSQL store "
+        "(docs/deploy.md).",
+        int,
+    ),
+    Setting(
+        "retention_days",
+        "",
+        "HEADWATER_RETENTION_DAYS",
+        "Rolling retention window in days (a positive number): every hour the server prunes raw events and "
+        "finished runs older than that, as `headwater db prune` does (docs/deploy.md). Empty: keep everything.",
+    ),
 )
 
 # A column-lineage edge's index row holds a job, two datasets and two fields: five names of at most
@@ -246,6 +261,20 @@ def _convert(setting: Setting, raw: Any, source: str) -> Any:
     return str(raw)
 
 
+def retention_days(raw: Any) -> float | None:
+    """The ``retention_days`` setting as a number of days (None: keep everything)."""
+    text = str(raw).strip()
+    if not text:
+        return None
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not days > 0 or days == float("inf"):
+        raise SettingError(f"setting 'retention_days' must be a positive number of days or empty, got {raw!r}")
+    return days
+
+
 def load_settings(
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -272,6 +301,7 @@ def load_settings(
     if values["validation"] not in ("strict", "lenient"):
         raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
     _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting
+    retention_days(values["retention_days"])  # a bad window fails at start, naming the setting
     for s in SETTINGS:
         if s.type is int and s.name != "port" and int(values[s.name]) < 1:
             raise SettingError(f"setting {s.name!r} must be a positive whole number, got {values[s.name]!r}")

@@ -8,13 +8,15 @@ setting) end with one clear line and exit code 1, never a traceback.
 from __future__ import annotations
 
 import errno
+import os
 import socket
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from headwater.settings import SettingError, Settings, load_settings
+from headwater.settings import SETTINGS_BY_NAME, SettingError, Settings, load_settings
 
 
 def safe_url(url: str) -> str:
@@ -72,6 +74,67 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
+WORKER_APP = "headwater.cli.serve:worker_app"
+
+
+def worker_app() -> Any:
+    """The app of one ``headwater serve --workers N`` process (a uvicorn app factory, called in each worker).
+
+    The parent put the command line's settings in the environment (``HEADWATER_*``) and migrated the
+    store; each worker opens its own store (connections, background projector) and closes it on shutdown.
+    """
+    from headwater.api import create_app
+
+    settings = load_settings()
+    app = create_app(settings, bind_host=str(settings.host))
+    _tune_gc()
+    return app
+
+
+def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) -> None:
+    """Serve with ``workers`` uvicorn processes on one socket (PostgreSQL only: they share one database)."""
+    import uvicorn
+
+    from headwater.store.engine import create_store_engine
+    from headwater.store.migrate import upgrade
+
+    host, port = str(settings.host), int(settings.port)
+    db_url = settings.db_url
+    if not db_url.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+        raise click.ClickException(
+            "--workers above 1 needs a PostgreSQL store (--db postgresql://...): SQLite serializes writers "
+            "in one file; run one process on SQLite"
+        )
+    check_port(host, port)
+    try:
+        engine = create_store_engine(db_url)
+        try:
+            upgrade(engine)  # once, before the workers open the store
+        finally:
+            engine.dispose()
+    except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
+        raise click.ClickException(
+            f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}"
+        ) from None
+    for name, value in overrides.items():  # the workers read their settings as the parent resolved them
+        if value is not None:
+            os.environ[SETTINGS_BY_NAME[name].env] = str(value)
+    click.echo(
+        f"Headwater {serve_url(host, port)}  ({workers} worker processes; store: {safe_url(db_url)}; "
+        f"API docs: {serve_url(host, port)}/docs)"
+    )
+    uvicorn.run(
+        WORKER_APP,
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        log_level="info",
+        access_log=False,
+        server_header=False,
+    )
+
+
 def run(settings: Settings) -> None:
     """Open the store, build the app and serve it until interrupted."""
     import uvicorn
@@ -109,10 +172,20 @@ def run(settings: Settings) -> None:
 @click.option(
     "--data-dir", default=None, help="Folder of the embedded store [env HEADWATER_DATA_DIR; default ~/.headwater]."
 )
-def command(host: str | None, port: int | None, db: str | None, data_dir: str | None) -> None:
+@click.option(
+    "--workers",
+    default=None,
+    type=int,
+    help="Server processes on this port, sharing one PostgreSQL store [env HEADWATER_WORKERS; default 1].",
+)
+def command(host: str | None, port: int | None, db: str | None, data_dir: str | None, workers: int | None) -> None:
     """Serve the HTTP API (OpenLineage ingest, graph reads, Marquez paths) and the web UI."""
+    overrides: dict[str, Any] = {"host": host, "port": port, "db": db, "data_dir": data_dir, "workers": workers}
     try:
-        settings = load_settings({"host": host, "port": port, "db": db, "data_dir": data_dir})
+        settings = load_settings(overrides)
     except SettingError as exc:
         raise click.ClickException(str(exc)) from None
-    run(settings)
+    if int(settings.workers) > 1:
+        _run_workers(settings, int(settings.workers), overrides)
+    else:
+        run(settings)

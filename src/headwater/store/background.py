@@ -15,6 +15,15 @@ changes *when* a read sees an event, never *what* the graph is.
 - **Serialization.** A projection chunk runs under the same locks as appends (the store's
   write lock; on PostgreSQL the advisory lock), so events are projected exactly once, in log
   order, even with several servers on one database. Chunks are short, so appends interleave.
+- **Several servers** (PostgreSQL, docs/deploy.md). Every server's projector may take the next
+  chunk; under the advisory lock it re-reads the watermark, so a chunk another server derived
+  meanwhile is never derived twice. The log head a reader waits for is read from the database, so a
+  read on one server sees what another acknowledged. A server killed mid-step (kill -9) holds the
+  lock only in its transaction: PostgreSQL rolls it back and frees the lock when the connection
+  drops, and the others carry on; an idle projector looks at the database every ``poll`` seconds,
+  so events another server appended and could not derive are derived even when no request comes.
+  While it derives, the projector's connection is named ``headwater-projector-<pid>``
+  (``application_name``, shown in ``pg_stat_activity``), so an operator sees which server derives.
 - **A failing event** (a bug in the derivation for some valid event) is retried alone, then
   logged and recorded as an observation of role ``error`` (node ``error:<event id>``, the
   message as data), which moves the watermark past it; it never blocks the others. It is never
@@ -26,6 +35,7 @@ changes *when* a read sees an event, never *what* the graph is.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +64,9 @@ CHUNK = 200  # events per projection transaction: big enough to amortize, short 
 READ_TIMEOUT = 60.0  # default of the read_wait setting: seconds a read waits for the projector at most
 GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
 MAX_LAG = 20_000  # events the graph may be behind the log before appends wait for the projector
+POLL = 1.0  # seconds between an idle projector's looks at a shared (PostgreSQL) log
+
+_NAME_PROJECTOR = sa.text("SELECT set_config('application_name', :name, true)")
 
 
 class BackgroundProjector:
@@ -66,8 +79,10 @@ class BackgroundProjector:
         lock_writers: Callable[[sa.Connection], None],
         chunk: int = CHUNK,
         retry_at_start: bool = True,
+        poll: float | None = None,
     ) -> None:
         self._retry_failed_at_start = retry_at_start
+        self._poll = poll  # seconds between looks at the log when idle (other servers' appends); None: never
         self._engine = engine
         self._write_lock = write_lock
         self._lock_writers = lock_writers
@@ -198,9 +213,14 @@ class BackgroundProjector:
         while True:
             with self._cond:
                 while not self._kick and not self._stopping:
-                    self._cond.wait()
+                    if not self._cond.wait(self._poll) and self._poll is not None:
+                        break  # idle for poll seconds: look at the log (another server may have appended)
                 if not self._kick and self._stopping:
                     return
+                idle_look = not self._kick
+            if idle_look and not self._behind():  # outside the condition: readers never wait for this query
+                continue
+            with self._cond:
                 # Let events gather (one step for many single posts costs little more than for one),
                 # unless someone is waiting to read.
                 gather_until = time.monotonic() + GATHER
@@ -223,6 +243,15 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write=True)
 
+    def _behind(self) -> bool:
+        """Whether the log holds events the graph has not derived (one indexed query); False when unreadable."""
+        try:
+            head, done = self.lag()
+        except Exception:  # the database is away: the next look tries again
+            log.warning("projector: could not read the log position", exc_info=True)
+            return False
+        return head > done
+
     def _prepare(self) -> tuple[int, list[sa.Row[Any]], list[NewEvent] | None]:
         """Outside the writers' lock: the watermark, the next chunk of the log and its observations
         (None when an event cannot be observed: the step then finds it under the lock). Parsing and
@@ -240,6 +269,8 @@ class BackgroundProjector:
         prepared_at, prepared_rows, observed = self._prepare()
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
+            if conn.dialect.name == "postgresql":  # who derives, for operators (pg_stat_activity); reset at commit
+                conn.execute(_NAME_PROJECTOR, {"name": f"headwater-projector-{os.getpid()}"})
             done = projected_seq(conn)
             if done == prepared_at and observed is not None:
                 rows = prepared_rows  # the log is append-only: the rows after the watermark are the same

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -55,4 +56,7 @@ def create_store_engine(url: str) -> sa.Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return sa.create_engine(sa_url, pool_pre_ping=True)
+    # Each server's connections carry its process id (pg_stat_activity, pg_locks: which server holds what),
+    # unless the URL names them (?application_name=...).
+    named = {} if "application_name" in sa_url.query else {"application_name": f"headwater-{os.getpid()}"}
+    return sa.create_engine(sa_url, pool_pre_ping=True, connect_args=named)

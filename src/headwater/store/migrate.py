@@ -11,6 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+PG_MIGRATION_LOCK = 0x4857_4D47  # advisory lock key: one migration at a time per PostgreSQL database
 
 
 def alembic_config(connection: sa.Connection | None = None) -> Config:
@@ -33,6 +34,11 @@ def current_revision(engine: sa.Engine) -> str | None:
 
 
 def upgrade(engine: sa.Engine, revision: str = "head") -> None:
-    """Migrate the database behind ``engine`` to ``revision`` (default: the newest)."""
+    """Migrate the database behind ``engine`` to ``revision`` (default: the newest).
+
+    On PostgreSQL the migration holds an advisory lock for its transaction, so several servers started
+    together on one new database migrate it once: the others wait, then find it at the newest revision."""
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_MIGRATION_LOCK})
         command.upgrade(alembic_config(conn), revision)

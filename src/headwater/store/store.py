@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import now_micros, to_micros
 from headwater.store import eventlog, migrate
-from headwater.store.background import MAX_LAG, READ_TIMEOUT, BackgroundProjector
+from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import rebuild_all
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
@@ -68,7 +68,13 @@ class Store:
         self._group = threading.Condition()
         self._waiting: list[_Request] = []
         self._leader_busy = False
-        self._projector = BackgroundProjector(engine, self._write_lock, self._lock_writers, retry_at_start=retry_failed)
+        self._projector = BackgroundProjector(
+            engine,
+            self._write_lock,
+            self._lock_writers,
+            retry_at_start=retry_failed,
+            poll=POLL if engine.dialect.name == "postgresql" else None,  # other servers may append to the log
+        )
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
 

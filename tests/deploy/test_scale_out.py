@@ -1,0 +1,299 @@
+"""Several ``headwater serve`` processes on one PostgreSQL database (issue 22 §2, docs/deploy.md).
+
+Real servers (subprocesses of ``python -m headwater serve``) on a fresh database: events are sent to
+all of them at once, the server that is deriving the graph is found through PostgreSQL
+(``pg_stat_activity``: the projector names its connection ``headwater-projector-<pid>`` while it
+derives) and killed with SIGKILL mid-load, twice; then every acknowledged event is in the log once,
+observed once, the graph holds every run once, and equals a rebuild from the log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from fixtures.stories.load import derived_state
+from headwater.model.jsontext import loads_text
+from headwater.store import Store
+from headwater.store.canonical import event_id
+from headwater.store.observe import observe
+from headwater.store.schema import events, observations, runs
+
+from .workload import run_events
+
+pytestmark = pytest.mark.postgres
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """One ``headwater serve`` process on a free port."""
+
+    def __init__(self, db_url: str, tmp_path: Path, name: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tmp_path / f"{name}.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
+        env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(self.port)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, f"server exited: {self.log.read_text()}"
+            try:
+                if httpx.get(f"{self.url}/api/v1/status", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, f"server did not answer: {self.log.read_text()}"
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@contextmanager
+def servers(db_url: str, tmp_path: Path, count: int) -> Iterator[list[Server]]:
+    started: list[Server] = []
+    try:
+        for n in range(count):  # started together: the first migrates, the others wait for its lock
+            started.append(Server(db_url, tmp_path, f"server{n}"))
+        for server in started:
+            server.wait_ready()
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+
+
+def _deriving_pid(db_url: str, timeout: float = 20.0) -> int | None:
+    """The pid of the server whose projector is deriving now (its connection's application_name)."""
+    engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        deadline = time.monotonic() + timeout
+        with engine.connect() as conn:
+            while time.monotonic() < deadline:
+                name = conn.scalar(
+                    sa.text(
+                        "SELECT application_name FROM pg_stat_activity "
+                        "WHERE application_name LIKE 'headwater-projector-%' AND datname = current_database() LIMIT 1"
+                    )
+                )
+                conn.rollback()
+                if name:
+                    return int(name.rsplit("-", 1)[1])
+                time.sleep(0.002)
+        return None
+    finally:
+        engine.dispose()
+
+
+def _post_batch(client: httpx.Client, url: str, batch: list[dict[str, Any]]) -> list[str] | None:
+    try:
+        answer = client.post(f"{url}/api/v1/lineage/batch", json=batch, timeout=60)
+    except httpx.HTTPError:
+        return None  # the server died (or the connection did): not acknowledged, sent again elsewhere
+    if answer.status_code >= 500:
+        return None
+    assert answer.status_code == 200, answer.text
+    return list(answer.json()["ids"])
+
+
+def test_three_servers_survive_kill_9_of_the_deriving_one(fresh_pg_url: str, tmp_path: Path) -> None:
+    sent = run_events(900)  # 1,800 events
+    batches = [sent[i : i + 12] for i in range(0, len(sent), 12)]
+    acknowledged: set[str] = set()
+    killed: list[int] = []
+    lock = threading.Lock()
+    with servers(fresh_pg_url, tmp_path, 3) as pool:
+        alive = list(pool)
+        next_batch = iter(range(len(batches)))
+        failures: list[BaseException] = []
+
+        def sender(k: int) -> None:
+            try:
+                with httpx.Client() as client:
+                    for n in next_batch:
+                        for attempt in range(200):
+                            with lock:
+                                target = alive[(n + k + attempt) % len(alive)]
+                            ids = _post_batch(client, target.url, batches[n])
+                            if ids is not None:
+                                with lock:
+                                    acknowledged.update(ids)
+                                break
+                            time.sleep(0.05)
+                        else:
+                            raise AssertionError(f"batch {n} was never acknowledged")
+            except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+                failures.append(exc)
+
+        def killer() -> None:
+            try:
+                for share in (len(sent) // 4, len(sent) // 2):
+                    while len(acknowledged) < share:
+                        time.sleep(0.01)
+                    pid = _deriving_pid(fresh_pg_url)
+                    assert pid is not None, "no server was seen deriving"
+                    with lock:
+                        victim = next(s for s in alive if s.pid == pid)
+                    os.kill(victim.pid, signal.SIGKILL)
+                    victim.proc.wait()
+                    killed.append(pid)
+                    replacement = Server(fresh_pg_url, tmp_path, f"replacement{len(killed)}")
+                    with lock:
+                        alive.remove(victim)
+                    replacement.wait_ready()
+                    pool.append(replacement)
+                    with lock:
+                        alive.append(replacement)
+            except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+                failures.append(exc)
+
+        threads = [threading.Thread(target=sender, args=(k,)) for k in range(6)]
+        threads.append(threading.Thread(target=killer))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(600)
+        assert not failures, failures
+        assert len(killed) == 2, "the deriving server was not killed twice"
+        # the survivors derive what the killed ones left, with no request to prompt them (the idle poll)
+        deadline = time.monotonic() + 120
+        while True:
+            status = httpx.get(f"{alive[0].url}/api/v1/status", timeout=10).json()["projection"]
+            if status["behind"] == 0:
+                break
+            assert time.monotonic() < deadline, status
+            time.sleep(0.2)
+        assert status["failed"] == 0
+    expected = {event_id(e) for e in sent}
+    assert acknowledged == expected  # every batch ended acknowledged (resends after a kill included)
+    with Store.open(fresh_pg_url) as store:
+        with store.engine.connect() as conn:
+            logged = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)))
+            assert sorted(r.id for r in logged) == sorted(expected)  # in the log, each once
+            stored = sorted(
+                tuple(r)
+                for r in conn.execute(sa.select(observations.c.node, observations.c.event_seq, observations.c.role))
+            )
+            assert len(conn.execute(sa.select(runs.c.run_id, runs.c.state)).all()) == 900
+            assert {r.state for r in conn.execute(sa.select(runs.c.state))} == {"COMPLETE"}
+        # observed exactly once: the index holds each event's observations, no more, no fewer
+        recomputed = sorted((o.node, r.seq, o.role) for r in logged for o in observe(loads_text(r.raw), r.id))
+        assert stored == recomputed
+        before = derived_state(store)
+        store.rebuild()
+        assert derived_state(store) == before
+
+
+def test_read_your_writes_across_servers(fresh_pg_url: str, tmp_path: Path) -> None:
+    """A read on server B right after server A acknowledged an event sees it."""
+    with servers(fresh_pg_url, tmp_path, 2) as (a, b), httpx.Client(timeout=30) as client:
+        for n, event in enumerate(run_events(20, seed=5, jobs=20)):
+            answer = client.post(f"{a.url}/api/v1/lineage", json=event)
+            assert answer.status_code in (200, 201), answer.text
+            job = f"job:deploy:{event['job']['name']}"
+            read = client.get(f"{b.url}/api/v1/graph/node", params={"nodeId": job})
+            assert read.status_code == 200, (n, read.text)
+            run = client.get(f"{b.url}/api/v1/graph/node", params={"nodeId": f"run:{event['run']['runId']}"})
+            assert run.status_code == 200, (n, run.text)
+            a, b = b, a  # both directions
+
+
+def test_serve_workers_runs_processes_on_one_port(fresh_pg_url: str, tmp_path: Path) -> None:
+    """``headwater serve --workers 3``: three processes behind one port, each with its own connections."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
+    env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
+    log = tmp_path / "workers.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "headwater", "serve", "--db", fresh_pg_url, "--port", str(port), "--workers", "3"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+    url = f"http://127.0.0.1:{port}"
+    engine = sa.create_engine(fresh_pg_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        deadline = time.monotonic() + 60
+        names: set[str] = set()
+        while len(names) < 3:  # each worker opened its store: its connections carry its pid
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, (names, log.read_text())
+            with engine.connect() as conn:
+                names = set(
+                    conn.scalars(
+                        sa.text(
+                            "SELECT DISTINCT application_name FROM pg_stat_activity "
+                            "WHERE application_name ~ '^headwater-[0-9]+$' AND datname = current_database()"
+                        )
+                    )
+                )
+            time.sleep(0.2)
+        sent = run_events(60, seed=9)
+        with httpx.Client(timeout=30) as client:
+            for n in range(0, len(sent), 10):
+                answer = client.post(f"{url}/api/v1/lineage/batch", json=sent[n : n + 10])
+                assert answer.status_code == 200, answer.text
+            for event in sent[:10]:
+                read = client.get(f"{url}/api/v1/graph/node", params={"nodeId": f"run:{event['run']['runId']}"})
+                assert read.status_code == 200, read.text
+        assert "3 worker processes" in log.read_text()
+    finally:
+        engine.dispose()
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_serve_workers_needs_postgresql(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from headwater.cli.serve import command
+
+    result = CliRunner().invoke(
+        command, ["--db", f"sqlite:///{tmp_path / 'h.db'}", "--port", str(_free_port()), "--workers", "2"]
+    )
+    assert result.exit_code == 1
+    assert "--workers above 1 needs a PostgreSQL store" in result.output
