@@ -7,6 +7,12 @@
 
 ``401 unauthorized`` when the token is missing or unknown, ``403 forbidden`` when a read token
 tries to write. Tokens are compared in constant time.
+
+The catalog's users (docs/catalog.md) hold tokens of their own: such a token reads (any role) and, for
+an owner or contributor, writes. Each request's :class:`~headwater.catalog.Principal` (who, which
+project context: header ``Headwater-Project`` or query ``project``) is kept on ``request.state``, and
+:func:`headwater.api.state.app_state` hands the route a graph reader that sees what that principal may
+see. A route without these dependencies reads as an anonymous reader.
 """
 
 from __future__ import annotations
@@ -18,9 +24,15 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from headwater.api.errors import ApiError
-from headwater.api.state import app_state
+from headwater.api.state import PRINCIPAL, app_state
+from headwater.catalog import CatalogError, Principal, resolve_user
+from headwater.catalog.access import ADMIN, ANONYMOUS
 
-_bearer = HTTPBearer(auto_error=False, description="A token from the server's write_tokens or read_tokens setting.")
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="A token from the server's write_tokens or read_tokens setting, or a catalog user's token.",
+)
+PROJECT_HEADER = "Headwater-Project"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="headwater"'}
 
 
@@ -79,11 +91,63 @@ def _tokens(request: Request) -> Tokens:
     return Tokens(write=settings.write_token_set, read=settings.read_token_set)
 
 
+def _catalog_user(request: Request, token: str | None) -> Principal | None:
+    if token is None:
+        return None
+    with app_state(request).store.engine.connect() as conn:
+        return resolve_user(conn, token)
+
+
+def _context(request: Request, principal: Principal) -> Principal:
+    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None
+    try:
+        return principal.with_context(project)
+    except CatalogError as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
+
+
+def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
+    """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
+    tokens = _tokens(request)
+    if token is not None and _known(token, tokens.write):
+        return _context(request, ADMIN)
+    user = None if token is None or _known(token, tokens.read) else _catalog_user(request, token)
+    if user is not None:
+        if write and not any(role in ("owner", "contributor") for role in user.memberships.values()):
+            raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
+        return _context(request, user)
+    if write:
+        check_write(tokens, token)
+    else:
+        check_read(tokens, token)
+    return _context(request, ANONYMOUS)
+
+
+def _remember(request: Request, principal: Principal) -> None:
+    setattr(request.state, PRINCIPAL, principal)
+
+
 def require_write(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
     """Dependency for endpoints that store events."""
-    check_write(_tokens(request), _token(credentials))
+    _remember(request, principal_for(request, _token(credentials), write=True))
 
 
 def require_read(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
-    """Dependency for read endpoints."""
-    check_read(_tokens(request), _token(credentials))
+    """Dependency for read endpoints: the principal's graph reader sees what the principal may see."""
+    _remember(request, principal_for(request, _token(credentials), write=False))
+
+
+def require_catalog(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)) -> None:
+    """Dependency for the catalog's routes: a reader as :func:`require_read`; on a server without write tokens
+    (where anyone may send events) a request without a token manages the catalog as an admin would."""
+    token = _token(credentials)
+    if token is None and not _tokens(request).write and request.method not in ("GET", "HEAD"):
+        _remember(request, _context(request, ADMIN))
+        return
+    _remember(request, principal_for(request, token, write=False))
+
+
+def principal(request: Request) -> Principal:
+    """The request's principal (anonymous when no auth dependency ran)."""
+    found = getattr(request.state, PRINCIPAL, None)
+    return found if isinstance(found, Principal) else ANONYMOUS

@@ -38,12 +38,13 @@ from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 
 from headwater.api import datazone_shapes as dz
-from headwater.api.auth import Tokens, check_read, check_write
+from headwater.api.auth import Tokens, principal_for
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
 from headwater.api.ingest import append_parsed, lenient, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
-from headwater.api.state import AppState, app_state
+from headwater.api.state import PRINCIPAL, AppState, app_state
+from headwater.catalog.access import ADMIN
 from headwater.graph import NodeNotFound
 from headwater.ingest import IngestError, decode_body, parse_event
 from headwater.model.jsontext import loads
@@ -150,21 +151,23 @@ def _authorize(request: Request, body: bytes, *, write: bool) -> str | None:
             body=body,
         )
         try:
-            return verify(signed, keys, service=SERVICE).access_key_id
+            key_id = verify(signed, keys, service=SERVICE).access_key_id
         except SignatureError as exc:
             raise dz.access_denied(str(exc)) from None
+        setattr(request.state, PRINCIPAL, ADMIN)  # the operator's configured keys read the whole graph
+        return key_id
     tokens = Tokens(write=settings.write_token_set, read=settings.read_token_set)
-    if tokens.write or tokens.read:
-        authorization = request.headers.get("authorization", "")
-        scheme, _, token = authorization.partition(" ")
-        bearer = token.strip() if scheme.lower() == "bearer" and token.strip() else None
-        if bearer is None and (tokens.write if write else tokens.read):
-            raise dz.access_denied(
-                "this server requires authentication: DataZone clients sign with SigV4, so configure "
-                "access keys in the datazone_access_keys setting (HEADWATER_DATAZONE_ACCESS_KEYS), "
-                "or send 'Authorization: Bearer <token>'"
-            )
-        (check_write if write else check_read)(tokens, bearer)
+    authorization = request.headers.get("authorization", "")
+    scheme, _, token = authorization.partition(" ")
+    bearer = token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    if bearer is None and (tokens.write if write else tokens.read):
+        raise dz.access_denied(
+            "this server requires authentication: DataZone clients sign with SigV4, so configure "
+            "access keys in the datazone_access_keys setting (HEADWATER_DATAZONE_ACCESS_KEYS), "
+            "or send 'Authorization: Bearer <token>'"
+        )
+    # the bearer token's principal: what the catalog's visibility policy shows it (docs/catalog.md)
+    setattr(request.state, PRINCIPAL, principal_for(request, bearer, write=write))
     return None
 
 
@@ -407,7 +410,7 @@ async def get_lineage_event(
                 .order_by(datazone_events.c.created_at, datazone_events.c.event_id)
                 .limit(1)
             ).first()
-        if row is None or not row.event_id.startswith(identifier):
+        if row is None or not row.event_id.startswith(identifier) or not state.graph.visible_events([row.raw])[0]:
             raise dz.not_found(f"no lineage event {identifier} in domain {domain}")
         graph, failed = _status_rule(request, state)
         headers = {
@@ -478,6 +481,7 @@ async def list_lineage_events(
         with state.store.engine.connect() as conn:
             rows = list(conn.execute(query))
         page = rows[:limit]
+        visible = state.graph.visible_events([r.raw for r in page])  # the catalog's visibility policy
         items = [
             dz.drop_none(
                 {
@@ -490,7 +494,8 @@ async def list_lineage_events(
                     "createdAt": r.created_at / 1_000_000,
                 }
             )
-            for r in page
+            for r, shown in zip(page, visible)
+            if shown
         ]
         more = len(rows) > limit and page
         next_token = dz.encode_token(dz.Token(scope, [page[-1].event_time, page[-1].event_id])) if more else None

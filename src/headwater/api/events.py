@@ -69,7 +69,7 @@ def list_events(
     if node is not None and node.type == "datasetField":
         node = node.dataset
     try:
-        events, next_cursor = state.store.list_events(
+        events, next_cursor = state.graph.events(
             since=parse_time(since, "since"), until=parse_time(until, "until"), node=node, limit=limit, cursor=cursor
         )
     except InvalidCursor as exc:
@@ -97,7 +97,7 @@ def list_events(
 )
 def get_event(request: Request, event_id: str) -> Response:
     state = app_state(request)
-    stored = state.store.get_event(event_id)
+    stored = state.graph.event(event_id)  # None also for an event naming a node hidden from the reader
     if stored is None:
         raise not_found(f"no event with id {event_id!r}")
     headers = {

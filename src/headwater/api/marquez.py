@@ -512,7 +512,7 @@ def lineage_events(
     direction = sort_direction.strip().lower()
     if direction not in ("asc", "desc"):
         raise invalid_parameter("sortDirection", f"{sort_direction!r} is not asc or desc")
-    store = app_state(request).store
+    graph = app_state(request).graph  # the event log as the reader may see it (graph/visibility.py)
     since, until = parse_time(after, "after"), parse_time(before, "before")
     collected: list[Any] = []
     cursor: str | None = None
@@ -520,7 +520,7 @@ def lineage_events(
     # newest first, page by page; oldest first needs the window to its start (bounded by offset's limit)
     wanted = offset + limit if direction == "desc" else 100_000 + 1000
     while len(collected) < wanted:
-        page, cursor = store.list_events(since=since, until=until, node=None, limit=1000, cursor=cursor)
+        page, cursor = graph.events(since=since, until=until, node=None, limit=1000, cursor=cursor)
         collected.extend(page)
         if not cursor or not page:
             exhausted = True

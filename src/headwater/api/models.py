@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-NodeType = Literal["DATASET", "JOB"]
+NodeType = Literal["DATASET", "JOB", "RESTRICTED"]
+"""RESTRICTED: a node the reader may not see, on a path it may (docs/catalog.md, "Visibility"): no name, no columns."""
 DatasetKind = Literal["file", "table", "jdbc", "stream", "other"]
 RunState = Literal["START", "RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"]
 ItemType = Literal["DATASET", "JOB", "FIELD"]
@@ -70,7 +71,9 @@ class LatestRun(ApiModel):
 
 class Node(ApiModel):
     """A dataset or a job (docs/api.md, "Node"). Datasets have ``kind`` and ``fields``; jobs have
-    ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty)."""
+    ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty). A ``RESTRICTED`` node (hidden from the
+    reader by the catalog) has the id ``dataset:restricted://hidden:<n>`` or ``job:restricted://hidden:<n>``,
+    empty ``namespace``, ``name`` and ``fields`` and a null ``updatedAt``."""
 
     id: str = Field(description="dataset:<ns>:<name> or job:<ns>:<name>")
     type: NodeType
@@ -80,7 +83,7 @@ class Node(ApiModel):
     fields: list[SchemaField]
     jobType: JobType | None
     latestRun: LatestRun | None
-    updatedAt: Time
+    updatedAt: Time | None = Field(description="Null only for a RESTRICTED node")
     deleted: bool
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from fastapi import Request
 
-from headwater.graph import GraphReader
+from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.ingest.limits import Limits
 from headwater.settings import Settings
 from headwater.spec import EventValidator
@@ -16,6 +17,9 @@ from headwater.store.schema import datasets
 
 if TYPE_CHECKING:
     from headwater.store import Store
+
+PRINCIPAL = "headwater_principal"
+"""Where the auth dependencies keep the request's principal on ``request.state`` (api/auth.py)."""
 
 
 class AfterBarrier:
@@ -34,12 +38,20 @@ class AppState:
     settings: Settings
     store: Store
     validator: EventValidator
-    graph: GraphReader = field(init=False)  # the graph questions; routes run api.freshness.read_barrier first
+    # the graph questions as an admin sees them; app_state(request).graph: as the request's principal may see them
+    graph: GraphReader = field(init=False)  # routes run api.freshness.read_barrier first
     limits: Limits = field(init=False)  # what an event may hold (the ingest limit settings)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
         object.__setattr__(self, "limits", Limits.from_settings(self.settings))
+
+    def viewing(self, viewer: Viewer | Callable[[], Viewer]) -> AppState:
+        """This state with a graph reader that answers as ``viewer`` sees the graph."""
+        copy = object.__new__(AppState)
+        copy.__dict__.update(self.__dict__)
+        object.__setattr__(copy, "graph", self.graph.viewing(viewer))
+        return copy
 
     def datasets_known(self, ids: list[str]) -> set[str]:
         """Which of these dataset node ids the graph holds (resolves ``datasetField`` ids with ``:`` in the field)."""
@@ -48,6 +60,15 @@ class AppState:
 
 
 def app_state(request: Request) -> AppState:
+    """The app's state for this request: its ``graph`` sees what the request's principal may see (the
+    catalog's visibility policy, graph/visibility.py); an anonymous reader's view when no auth ran."""
     state = request.app.state.headwater
     assert isinstance(state, AppState)
-    return state
+    return state.viewing(lambda: request_viewer(request))
+
+
+def request_viewer(request: Request) -> Viewer:
+    """The viewer of the request's principal, as the auth dependencies (or a protocol's own auth) set it
+    when the answer is read; anonymous when none did."""
+    viewer = getattr(getattr(request.state, PRINCIPAL, None), "viewer", ANONYMOUS)
+    return viewer if isinstance(viewer, Viewer) else ANONYMOUS

@@ -3,11 +3,16 @@
 :class:`GraphReader` answers in the shapes of docs/api.md ("Graph reads"), as plain JSON-able
 dicts. Every read can look at the past (``at=``): rows carry validity intervals
 ``[valid_from, valid_to)`` on the event-time axis. One module per question.
+
+Every answer, and every read of the event log, passes the catalog's visibility policy
+(:mod:`~headwater.graph.visibility`) for the reader's :class:`Viewer`: ``GraphReader(source)`` reads as
+an admin (everything), ``reader.viewing(viewer)`` as that viewer. The API binds each request's viewer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -27,9 +32,13 @@ from headwater.graph import (
     stats,
 )
 from headwater.graph.common import NodeNotFound
+from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for, not_found
 from headwater.model.nodeid import NodeRef
+from headwater.model.times import to_micros
+from headwater.store import eventlog
+from headwater.store.types import StoredEvent
 
-__all__ = ["GraphReader", "NodeNotFound", "ReadSource"]
+__all__ = ["ADMIN", "ANONYMOUS", "GraphReader", "NodeNotFound", "ReadSource", "Viewer"]
 
 
 class ReadSource(Protocol):
@@ -46,13 +55,34 @@ class GraphReader:
     """Read-only questions on the derived graph; thread-safe (one connection per call).
 
     ``GraphReader(store)``: every answer opens one connection through ``source.read_connection()``.
+    ``viewer`` (default: an admin) is who reads; :meth:`viewing` gives the same reader for another viewer.
     """
 
-    def __init__(self, source: ReadSource) -> None:
+    def __init__(self, source: ReadSource, viewer: Viewer | Callable[[], Viewer] = ADMIN) -> None:
         self._source = source
+        self._viewer = viewer
+
+    @property
+    def viewer(self) -> Viewer:
+        """Who reads (a callable given as ``viewer`` is asked at each answer: the API's request principal)."""
+        return self._viewer if isinstance(self._viewer, Viewer) else self._viewer()
+
+    def viewing(self, viewer: Viewer | Callable[[], Viewer]) -> GraphReader:
+        """This reader, answering as ``viewer`` sees the graph."""
+        return GraphReader(self._source, viewer)
 
     def _connect(self) -> sa.Connection:
         return self._source.read_connection()
+
+    def _policy(self, conn: sa.Connection) -> Redactor:
+        """The viewer's redactor for one answer (hidden nodes read in the answer's own connection)."""
+        viewer = self.viewer
+        return Redactor(NOTHING if viewer.admin else hidden_for(conn, viewer))
+
+    def hidden(self) -> Hidden:
+        """The nodes hidden from this reader's viewer (now)."""
+        with self._connect() as conn:
+            return self._policy(conn).hidden
 
     def lineage(
         self,
@@ -67,7 +97,9 @@ class GraphReader:
         collapse_jobs: bool = False,
     ) -> dict[str, Any]:
         with self._connect() as conn:
-            return lineage.lineage(
+            policy = self._policy(conn)
+            policy.check_root(node)
+            answer = lineage.lineage(
                 conn,
                 node,
                 direction=direction,
@@ -78,6 +110,11 @@ class GraphReader:
                 max_nodes=max_nodes,
                 collapse_jobs=collapse_jobs,
             )
+            if not policy.hidden:
+                return answer
+            if node.type == "run" and any(n["level"] == 0 and policy.hidden.hides(n["id"]) for n in answer["nodes"]):
+                raise not_found(node)
+            return policy.lineage(answer)
 
     def column_lineage(
         self,
@@ -89,29 +126,61 @@ class GraphReader:
         max_nodes: int = 5000,
     ) -> dict[str, Any]:
         with self._connect() as conn:
-            return columns.column_lineage(conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes)
+            policy = self._policy(conn)
+            policy.check_root(node)
+            answer = columns.column_lineage(conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes)
+            return policy.column_lineage(answer) if policy.hidden else answer
 
     def impact(
         self, node: NodeRef, *, depth: int = 20, at: datetime | None = None, max_nodes: int = 5000
     ) -> dict[str, Any]:
         with self._connect() as conn:
-            return impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
+            policy = self._policy(conn)
+            policy.check_root(node)
+            answer = impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
+            return policy.impact(answer) if policy.hidden else answer
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
         with self._connect() as conn:
-            return details.node(conn, node, at=at)
+            policy = self._policy(conn)
+            if node.type == "run":
+                return self._run(conn, policy, node.name)
+            policy.check_root(node)
+            answer = details.node(conn, node, at=at)
+            return policy.details(answer) if policy.hidden else answer
 
     def history(self, node: NodeRef) -> dict[str, Any]:
         with self._connect() as conn:
-            return history.history(conn, node)
+            policy = self._policy(conn)
+            policy.check_root(node)
+            answer = history.history(conn, node)
+            if not policy.hidden:
+                return answer
+            return {**answer, "versions": [policy.version(v) for v in answer["versions"]]}
 
     def runs(self, node: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         with self._connect() as conn:
-            return details.runs_of(conn, node, limit=limit, offset=offset)
+            policy = self._policy(conn)
+            if node.type == "run":
+                return {"runs": [self._run(conn, policy, node.name)], "total": 1}
+            policy.check_root(node)
+            answer = details.runs_of(conn, node, limit=limit, offset=offset, exclude_jobs=policy.hidden.jobs)
+            if not policy.hidden:
+                return answer
+            return {**answer, "runs": [policy.details(r) for r in answer["runs"]]}
 
     def run(self, run_id: str) -> dict[str, Any]:
         with self._connect() as conn:
-            return details.run(conn, run_id)
+            return self._run(conn, self._policy(conn), run_id)
+
+    @staticmethod
+    def _run(conn: sa.Connection, policy: Redactor, run_id: str) -> dict[str, Any]:
+        answer = details.run(conn, run_id)
+        if not policy.hidden:
+            return answer
+        if policy.hidden.hides(answer["job"]):
+            raise NodeNotFound(f"run {run_id!r} not found")
+        return policy.details(answer)
 
     def search(
         self,
@@ -122,34 +191,97 @@ class GraphReader:
         limit: int = 20,
     ) -> dict[str, Any]:
         with self._connect() as conn:
-            return search.search(conn, q, types=types, namespace=namespace, limit=limit)
+            policy = self._policy(conn)
+            if not policy.hidden:
+                return search.search(conn, q, types=types, namespace=namespace, limit=limit)
+            # ask for as many more as could be hidden, so a full page of visible results comes back
+            extra = listing.hidden_field_count(conn, policy.hidden.datasets) + len(policy.hidden.ids)
+            answer = search.search(conn, q, types=types, namespace=namespace, limit=limit + extra)
+            visible = [r for r in answer["results"] if not policy.hidden.hides(r["id"])]
+            return {**answer, "results": visible[:limit]}
 
     def compare(
         self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2
     ) -> dict[str, Any]:
         with self._connect() as conn:
-            return compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
+            policy = self._policy(conn)
+            policy.check_root(node)
+            answer = compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
+            return policy.compare(answer) if policy.hidden else answer
 
     def namespaces(self) -> dict[str, Any]:
         with self._connect() as conn:
-            return listing.namespaces(conn)
+            return listing.namespaces(conn, exclude=self._policy(conn).hidden.ids)
 
     def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         with self._connect() as conn:
-            return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset)
+            hidden = self._policy(conn).hidden.datasets
+            return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
         with self._connect() as conn:
-            return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset)
+            hidden = self._policy(conn).hidden.jobs
+            return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def recent(self, *, limit: int = 20) -> dict[str, Any]:
         with self._connect() as conn:
-            return listing.recent(conn, limit=limit)
+            return listing.recent(conn, limit=limit, exclude=self._policy(conn).hidden.ids)
+
+    # --- the event log, through the same policy --------------------------------------------------
+
+    def events(
+        self,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        node: NodeRef | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> tuple[list[StoredEvent], str | None]:
+        """Raw events newest first (the store's cursor paging), without those naming a hidden node: a page
+        may hold fewer than ``limit`` events while ``nextCursor`` says more follow. ``node`` hidden: no events."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        with self._connect() as conn:
+            policy = self._policy(conn)
+            if node is not None and (policy.hidden.hides(node.id) or policy.hidden.hides(node.dataset.id)):
+                return [], None  # as for a node that does not exist: no events
+            found, next_cursor = eventlog.list_events(
+                conn,
+                since=None if since is None else to_micros(since),
+                until=None if until is None else to_micros(until),
+                node=node,
+                limit=limit,
+                cursor=cursor,
+            )
+            if policy.hidden:
+                found = [e for e in found if not policy.event_hidden(json.loads(e.raw))]
+            return found, next_cursor
+
+    def visible_events(self, raws: Sequence[str]) -> list[bool]:
+        """For raw event texts read elsewhere (a protocol's own event table): which the viewer may see."""
+        with self._connect() as conn:
+            policy = self._policy(conn)
+        if not policy.hidden:
+            return [True] * len(raws)
+        return [not policy.event_hidden(json.loads(raw)) for raw in raws]
+
+    def event(self, event_id: str) -> StoredEvent | None:
+        """One raw event as stored; None when there is none or it names a node hidden from the viewer."""
+        with self._connect() as conn:
+            policy = self._policy(conn)
+            found = eventlog.get_event(conn, event_id)
+            if found is not None and policy.hidden and policy.event_hidden(json.loads(found.raw)):
+                return None
+            return found
 
     def dataset_facets(self, node: NodeRef) -> dict[str, Any]:
         """The facets of a dataset as its newest event sent them (graph/facets.py; ``{}`` when none)."""
         with self._connect() as conn:
-            return facets.latest_dataset_facets(conn, node)
+            policy = self._policy(conn)
+            policy.check_root(node)
+            found = facets.latest_dataset_facets(conn, node)
+            return policy.facets(found) if policy.hidden else found
 
     def stats(self, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[dict[str, Any]]:
         """Counts per interval: lineage events by type, or jobs, datasets, sources existing (graph/stats.py)."""
@@ -159,4 +291,24 @@ class GraphReader:
     def upstream_runs(self, run_id: str, *, depth: int = 20) -> list[dict[str, Any]]:
         """A run and the runs that produced what it read, upstream to ``depth`` (graph/runlineage.py)."""
         with self._connect() as conn:
-            return runlineage.upstream_runs(conn, run_id, depth)
+            policy = self._policy(conn)
+            steps = runlineage.upstream_runs(conn, run_id, depth)
+            if not policy.hidden:
+                return steps
+            hidden_runs = {s["run"]["runId"] for s in steps if policy.hidden.hides(s["run"]["job"])}
+            if run_id in hidden_runs:
+                raise NodeNotFound(f"run {run_id!r} not found")
+            return [
+                {
+                    "run": policy.details(step["run"]),
+                    "inputs": [
+                        {
+                            "dataset": policy.id(i["dataset"]),
+                            "producedByRunId": None if i["producedByRunId"] in hidden_runs else i["producedByRunId"],
+                        }
+                        for i in step["inputs"]
+                    ],
+                }
+                for step in steps
+                if step["run"]["runId"] not in hidden_runs
+            ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -95,8 +96,10 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
     }
 
 
-def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
-    """Runs of a job, or the runs that read or wrote a dataset; newest first."""
+def runs_of(
+    conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0, exclude_jobs: Collection[str] = ()
+) -> dict[str, Any]:
+    """Runs of a job, or the runs that read or wrote a dataset; newest first (none of ``exclude_jobs``)."""
     if limit < 1 or offset < 0:
         raise ValueError(f"limit must be at least 1 and offset at least 0, got limit={limit}, offset={offset}")
     ref = root_ref(ref)
@@ -114,6 +117,8 @@ def runs_of(conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int =
             )
         )
         cond = runs.c.run_id.in_(touched)
+    if exclude_jobs:
+        cond = sa.and_(cond, runs.c.job.not_in(sorted(exclude_jobs)))
     total = conn.scalar(sa.select(sa.func.count()).select_from(runs).where(cond)) or 0
     rows = conn.execute(
         sa.select(runs).where(cond).order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)

@@ -701,10 +701,561 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalog/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the token is, its memberships and the project context */
+        get: operations["me_api_v1_catalog_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Domains */
+        get: operations["domains_api_v1_catalog_domains_get"];
+        put?: never;
+        /** Create a domain (admin) */
+        post: operations["create_domain_api_v1_catalog_domains_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/domains/{domain}/glossary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A domain's glossary */
+        get: operations["glossary_api_v1_catalog_domains__domain__glossary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/domains/{domain}/glossary/{term}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Define a glossary term (an owner of a project of the domain, or an admin) */
+        put: operations["set_term_api_v1_catalog_domains__domain__glossary__term__put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Projects (members listed to members) */
+        get: operations["projects_api_v1_catalog_projects_get"];
+        put?: never;
+        /** Create a project in a domain (admin) */
+        post: operations["create_project_api_v1_catalog_projects_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project */
+        get: operations["project_api_v1_catalog_projects__project_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a user and their token (admin) */
+        post: operations["create_user_api_v1_catalog_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/projects/{project_id}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add a member or change their role (the project's owner, or an admin) */
+        put: operations["set_member_api_v1_catalog_projects__project_id__members__user__put"];
+        post?: never;
+        /** Remove a member */
+        delete: operations["remove_member_api_v1_catalog_projects__project_id__members__user__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Assets the caller may see (members: inventory too) */
+        get: operations["assets_api_v1_catalog_assets_get"];
+        put?: never;
+        /** Catalog a dataset by hand (contributor) */
+        post: operations["create_asset_api_v1_catalog_assets_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/assets/{asset_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An asset (at=: as it was then) */
+        get: operations["asset_api_v1_catalog_assets__asset_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Edit business metadata: a new version (contributor) */
+        patch: operations["edit_asset_api_v1_catalog_assets__asset_id__patch"];
+        trace?: never;
+    };
+    "/api/v1/catalog/assets/{asset_id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An asset's versions, newest first */
+        get: operations["asset_versions_api_v1_catalog_assets__asset_id__versions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/assets/{asset_id}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish: draws the published node (contributor) */
+        post: operations["publish_api_v1_catalog_assets__asset_id__publish_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/assets/{asset_id}/unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unpublish: ends the published node (contributor) */
+        post: operations["unpublish_api_v1_catalog_assets__asset_id__unpublish_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/assets/{asset_id}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Request a subscription for the project in context (contributor) */
+        post: operations["request_subscription_api_v1_catalog_assets__asset_id__subscriptions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Subscriptions of the caller's projects */
+        get: operations["subscriptions_api_v1_catalog_subscriptions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subscription */
+        get: operations["subscription_api_v1_catalog_subscriptions__subscription_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/subscriptions/{subscription_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve: draws the subscription target node (the asset project's owner) */
+        post: operations["approve_api_v1_catalog_subscriptions__subscription_id__approve_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/subscriptions/{subscription_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject (the asset project's owner) */
+        post: operations["reject_api_v1_catalog_subscriptions__subscription_id__reject_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/subscriptions/{subscription_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke: ends the target node (the asset's owner or the consumer) */
+        post: operations["revoke_api_v1_catalog_subscriptions__subscription_id__revoke_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/projects/{project_id}/source-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's data-source runs, newest first */
+        get: operations["source_runs_api_v1_catalog_projects__project_id__source_runs_get"];
+        put?: never;
+        /** Bind a data-source run (crawl, harvest) to a project: its datasets become inventory assets */
+        post: operations["import_source_run_api_v1_catalog_projects__project_id__source_runs_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/source-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A data-source run's report */
+        get: operations["source_run_api_v1_catalog_source_runs__run_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Catalog changes, oldest first (of the project in context, if one) */
+        get: operations["audit_api_v1_catalog_audit_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Asset
+         * @description A catalog asset. ``dataset`` (its inventory node) is shown to its project's members only; others see a
+         *     published asset through ``publishedNode``.
+         */
+        Asset: {
+            /** Id */
+            id: string;
+            /** Project */
+            project: string;
+            /** Domain */
+            domain: string;
+            /** Name */
+            name: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "inventory" | "published" | "unpublished";
+            /**
+             * Custom
+             * @description Made by hand for a dataset no producer reported
+             */
+            custom: boolean;
+            /** Dataset */
+            dataset: string | null;
+            /** Publishednode */
+            publishedNode: string | null;
+            /** Version */
+            version: number;
+            metadata: components["schemas"]["AssetMetadata"];
+            /** Createdat */
+            createdAt: string;
+            /** Createdby */
+            createdBy: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Updatedby */
+            updatedBy: string;
+            /**
+             * Access
+             * @description What the caller sees: the member's or the public view
+             * @enum {string}
+             */
+            access: "member" | "published";
+        };
+        /**
+         * AssetIn
+         * @description Catalog a dataset by hand (``nodeId`` or ``namespace`` + ``name``); ``custom``: one no producer reported.
+         */
+        AssetIn: {
+            /**
+             * Project
+             * @description The owning project (default: the request's project context)
+             */
+            project?: string | null;
+            /** Nodeid */
+            nodeId?: string | null;
+            /** Namespace */
+            namespace?: string | null;
+            /** Name */
+            name?: string | null;
+            /**
+             * Custom
+             * @default false
+             */
+            custom: boolean;
+            /**
+             * Fields
+             * @description custom: the dataset's columns
+             */
+            fields?: components["schemas"]["FieldIn"][];
+            metadata?: components["schemas"]["MetadataPatch"] | null;
+        };
+        /** AssetMetadata */
+        AssetMetadata: {
+            /** Businessname */
+            businessName: string | null;
+            /**
+             * Description
+             * @description Markdown (CommonMark)
+             */
+            description: string;
+            /** Owners */
+            owners: string[];
+            /**
+             * Glossaryterms
+             * @description Terms of the domain's glossary
+             */
+            glossaryTerms: string[];
+            /** Tags */
+            tags: string[];
+            /**
+             * Forms
+             * @description Custom metadata forms: form name -> key -> value
+             */
+            forms: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /**
+             * Descriptionhtml
+             * @description The description rendered to safe HTML (raw HTML shown as text)
+             */
+            descriptionHtml: string;
+        };
+        /** AssetVersion */
+        AssetVersion: {
+            /** Version */
+            version: number;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "inventory" | "published" | "unpublished";
+            /**
+             * Change
+             * @description created | imported | metadata | published | unpublished
+             */
+            change: string;
+            /** Changedat */
+            changedAt: string;
+            /** Changedby */
+            changedBy: string;
+            /**
+             * Eventid
+             * @description The lineage event this change sent (GET /api/v1/events/{id})
+             */
+            eventId: string | null;
+            metadata: components["schemas"]["MetadataFields"];
+        };
+        /** AssetVersionsAnswer */
+        AssetVersionsAnswer: {
+            /** Versions */
+            versions: components["schemas"]["AssetVersion"][];
+        };
+        /** AssetsAnswer */
+        AssetsAnswer: {
+            /** Assets */
+            assets: components["schemas"]["Asset"][];
+        };
+        /** AuditAnswer */
+        AuditAnswer: {
+            /** Entries */
+            entries: components["schemas"]["AuditEntry"][];
+            /**
+             * Next
+             * @description Pass as after= for the next page; null: no more
+             */
+            next: number | null;
+        };
+        /** AuditEntry */
+        AuditEntry: {
+            /** Seq */
+            seq: number;
+            /** At */
+            at: string;
+            /** Actor */
+            actor: string;
+            /** Project */
+            project: string | null;
+            /** Action */
+            action: string;
+            /** Target */
+            target: string;
+            /** Detail */
+            detail: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * BatchAnswer
          * @description ``POST /api/v1/lineage/batch``.
@@ -874,8 +1425,11 @@ export interface components {
             fields: components["schemas"]["SchemaField"][];
             jobType: components["schemas"]["JobType"] | null;
             latestRun: components["schemas"]["LatestRun"] | null;
-            /** Updatedat */
-            updatedAt: string;
+            /**
+             * Updatedat
+             * @description Null only for a RESTRICTED node
+             */
+            updatedAt: string | null;
             /** Deleted */
             deleted: boolean;
             /** Facets */
@@ -928,6 +1482,45 @@ export interface components {
             schemaChanges: components["schemas"]["SchemaChanges"] | null;
             /** @description Null when no run made it (a DatasetEvent) or the run is unknown */
             madeBy: components["schemas"]["MadeBy"] | null;
+        };
+        /** DecisionIn */
+        DecisionIn: {
+            /**
+             * Reason
+             * @default
+             */
+            reason: string;
+        };
+        /** Domain */
+        Domain: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+            /** Createdat */
+            createdAt: string;
+        };
+        /** DomainIn */
+        DomainIn: {
+            /** Id */
+            id: string;
+            /**
+             * Name
+             * @default
+             */
+            name: string;
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+        };
+        /** DomainsAnswer */
+        DomainsAnswer: {
+            /** Domains */
+            domains: components["schemas"]["Domain"][];
         };
         /** EdgeChanges */
         EdgeChanges: {
@@ -1055,6 +1648,15 @@ export interface components {
              */
             nullable: boolean | null;
         };
+        /** FieldIn */
+        FieldIn: {
+            /** Name */
+            name: string;
+            /** Type */
+            type?: string | null;
+            /** Description */
+            description?: string | null;
+        };
         /** FieldNullabilityChange */
         FieldNullabilityChange: {
             /** Field */
@@ -1072,6 +1674,24 @@ export interface components {
             fromType: string | null;
             /** Totype */
             toType: string | null;
+        };
+        /** GlossaryAnswer */
+        GlossaryAnswer: {
+            /** Terms */
+            terms: components["schemas"]["GlossaryTerm"][];
+        };
+        /** GlossaryTerm */
+        GlossaryTerm: {
+            /** Domain */
+            domain: string;
+            /** Term */
+            term: string;
+            /** Definition */
+            definition: string;
+            /** Updatedat */
+            updatedAt: string;
+            /** Updatedby */
+            updatedBy: string;
         };
         /**
          * GraphEdge
@@ -1107,7 +1727,7 @@ export interface components {
              * Type
              * @enum {string}
              */
-            type: "DATASET" | "JOB";
+            type: "DATASET" | "JOB" | "RESTRICTED";
             /** Namespace */
             namespace: string;
             /** Name */
@@ -1118,8 +1738,11 @@ export interface components {
             fields: components["schemas"]["SchemaField"][];
             jobType: components["schemas"]["JobType"] | null;
             latestRun: components["schemas"]["LatestRun"] | null;
-            /** Updatedat */
-            updatedAt: string;
+            /**
+             * Updatedat
+             * @description Null only for a RESTRICTED node
+             */
+            updatedAt: string | null;
             /** Deleted */
             deleted: boolean;
             /**
@@ -1244,8 +1867,11 @@ export interface components {
             fields: components["schemas"]["SchemaField"][];
             jobType: components["schemas"]["JobType"] | null;
             latestRun: components["schemas"]["LatestRun"] | null;
-            /** Updatedat */
-            updatedAt: string;
+            /**
+             * Updatedat
+             * @description Null only for a RESTRICTED node
+             */
+            updatedAt: string | null;
             /** Deleted */
             deleted: boolean;
             /** Facets */
@@ -1346,6 +1972,121 @@ export interface components {
             /** Endedat */
             endedAt: string | null;
         };
+        /**
+         * Me
+         * @description Who the request's token is, and the project context it chose (``Headwater-Project`` or ``?project=``).
+         */
+        Me: {
+            /**
+             * User
+             * @description A catalog user's id, 'admin' (the server's write token) or 'anonymous'
+             */
+            user: string;
+            /** Admin */
+            admin: boolean;
+            /** Context */
+            context: string | null;
+            /** Memberships */
+            memberships: components["schemas"]["Membership"][];
+        };
+        /** Member */
+        Member: {
+            /** User */
+            user: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "contributor" | "viewer";
+            /** Addedat */
+            addedAt: string;
+        };
+        /** MemberAnswer */
+        MemberAnswer: {
+            /** Project */
+            project: string;
+            /** User */
+            user: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "contributor" | "viewer";
+        };
+        /** MemberIn */
+        MemberIn: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "contributor" | "viewer";
+        };
+        /** Membership */
+        Membership: {
+            /** Project */
+            project: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "contributor" | "viewer";
+        };
+        /**
+         * MetadataFields
+         * @description An asset's business metadata as stored in a version.
+         */
+        MetadataFields: {
+            /** Businessname */
+            businessName: string | null;
+            /**
+             * Description
+             * @description Markdown (CommonMark)
+             */
+            description: string;
+            /** Owners */
+            owners: string[];
+            /**
+             * Glossaryterms
+             * @description Terms of the domain's glossary
+             */
+            glossaryTerms: string[];
+            /** Tags */
+            tags: string[];
+            /**
+             * Forms
+             * @description Custom metadata forms: form name -> key -> value
+             */
+            forms: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+        };
+        /**
+         * MetadataPatch
+         * @description The keys given replace the asset's current ones (a new version).
+         */
+        MetadataPatch: {
+            /** Businessname */
+            businessName?: string | null;
+            /**
+             * Description
+             * @default
+             */
+            description: string;
+            /** Owners */
+            owners?: string[];
+            /** Glossaryterms */
+            glossaryTerms?: string[];
+            /** Tags */
+            tags?: string[];
+            /** Forms */
+            forms?: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+        };
         /** NamespaceSummary */
         NamespaceSummary: {
             /** Name */
@@ -1365,10 +2106,22 @@ export interface components {
             /** Namespaces */
             namespaces: components["schemas"]["NamespaceSummary"][];
         };
+        /** NewUser */
+        NewUser: {
+            /** Id */
+            id: string;
+            /**
+             * Token
+             * @description The user's bearer token, shown this once (only its SHA-256 is kept)
+             */
+            token: string;
+        };
         /**
          * Node
          * @description A dataset or a job (docs/api.md, "Node"). Datasets have ``kind`` and ``fields``; jobs have
-         *     ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty).
+         *     ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty). A ``RESTRICTED`` node (hidden from the
+         *     reader by the catalog) has the id ``dataset:restricted://hidden:<n>`` or ``job:restricted://hidden:<n>``,
+         *     empty ``namespace``, ``name`` and ``fields`` and a null ``updatedAt``.
          */
         Node: {
             /**
@@ -1380,7 +2133,7 @@ export interface components {
              * Type
              * @enum {string}
              */
-            type: "DATASET" | "JOB";
+            type: "DATASET" | "JOB" | "RESTRICTED";
             /** Namespace */
             namespace: string;
             /** Name */
@@ -1391,8 +2144,11 @@ export interface components {
             fields: components["schemas"]["SchemaField"][];
             jobType: components["schemas"]["JobType"] | null;
             latestRun: components["schemas"]["LatestRun"] | null;
-            /** Updatedat */
-            updatedAt: string;
+            /**
+             * Updatedat
+             * @description Null only for a RESTRICTED node
+             */
+            updatedAt: string | null;
             /** Deleted */
             deleted: boolean;
         };
@@ -1417,6 +2173,46 @@ export interface components {
             items: components["schemas"]["Node"][];
             /** Total */
             total: number;
+        };
+        /** Project */
+        Project: {
+            /** Id */
+            id: string;
+            /** Domain */
+            domain: string;
+            /** Name */
+            name: string;
+            /** Description */
+            description: string;
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Role
+             * @description The caller's role in the project (null: not a member)
+             */
+            role: ("owner" | "contributor" | "viewer") | null;
+            /**
+             * Members
+             * @description Shown to the project's members and admins only
+             */
+            members: components["schemas"]["Member"][] | null;
+        };
+        /** ProjectIn */
+        ProjectIn: {
+            /** Id */
+            id: string;
+            /** Domain */
+            domain: string;
+            /**
+             * Name
+             * @default
+             */
+            name: string;
+            /**
+             * Description
+             * @default
+             */
+            description: string;
         };
         /**
          * ProjectionHealth
@@ -1453,6 +2249,11 @@ export interface components {
              * @description The oldest 100 failed events
              */
             failedEvents: components["schemas"]["FailedEvent"][];
+        };
+        /** ProjectsAnswer */
+        ProjectsAnswer: {
+            /** Projects */
+            projects: components["schemas"]["Project"][];
         };
         /**
          * RecentAnswer
@@ -1568,6 +2369,72 @@ export interface components {
             /** Updatedat */
             updatedAt: string;
         };
+        /** SourceRun */
+        SourceRun: {
+            /** Id */
+            id: string;
+            /** Project */
+            project: string;
+            /** Name */
+            name: string;
+            /** Createdat */
+            createdAt: string;
+            /** Createdby */
+            createdBy: string;
+            /** Added */
+            added: number;
+            /** Updated */
+            updated: number;
+            /** Failed */
+            failed: number;
+            /** Items */
+            items: components["schemas"]["SourceRunItem"][];
+        };
+        /**
+         * SourceRunIn
+         * @description A data-source run (a crawl, a harvest) to bind to the project: its runs (with their child runs) or events.
+         */
+        SourceRunIn: {
+            /**
+             * Name
+             * @description What the run was, e.g. 'crawl hr database'
+             */
+            name: string;
+            /** Runids */
+            runIds?: string[];
+            /** Eventids */
+            eventIds?: string[];
+        };
+        /**
+         * SourceRunItem
+         * @description One dataset a data-source run reported: the asset it became, the lineage event that reported it
+         *     (GET /api/v1/events/{eventId}) and whether the graph holds it (import status).
+         */
+        SourceRunItem: {
+            /** Dataset */
+            dataset: string | null;
+            /** Asset */
+            asset: string | null;
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "added" | "updated" | "skipped";
+            /** Eventid */
+            eventId: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "SUCCESS" | "FAILED";
+            /** Error */
+            error: string | null;
+        };
+        /** SourceRunsAnswer */
+        SourceRunsAnswer: {
+            /** Runs */
+            runs: components["schemas"]["SourceRun"][];
+        };
         /**
          * StatusAnswer
          * @description ``GET /api/v1/status``: the server's health, for operators and monitoring.
@@ -1589,6 +2456,69 @@ export interface components {
             projection: components["schemas"]["ProjectionHealth"];
             validation: components["schemas"]["ValidationHealth"];
         };
+        /** Subscription */
+        Subscription: {
+            /** Id */
+            id: string;
+            /** Asset */
+            asset: string;
+            /** Assetname */
+            assetName: string;
+            /** Assetproject */
+            assetProject: string;
+            /**
+             * Project
+             * @description The consumer project
+             */
+            project: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "requested" | "approved" | "rejected" | "revoked";
+            /** Target */
+            target: string;
+            /**
+             * Targetnode
+             * @description The subscription target's graph node, once approved
+             */
+            targetNode: string | null;
+            /** Reason */
+            reason: string;
+            /** Requestedat */
+            requestedAt: string;
+            /** Requestedby */
+            requestedBy: string;
+            /** Decidedat */
+            decidedAt: string | null;
+            /** Decidedby */
+            decidedBy: string | null;
+            /** Eventid */
+            eventId: string | null;
+        };
+        /** SubscriptionIn */
+        SubscriptionIn: {
+            /**
+             * Target
+             * @description Where the consumer gets the data (an environment, a database)
+             */
+            target: string;
+            /**
+             * Reason
+             * @default
+             */
+            reason: string;
+        };
+        /** SubscriptionsAnswer */
+        SubscriptionsAnswer: {
+            /** Subscriptions */
+            subscriptions: components["schemas"]["Subscription"][];
+        };
+        /** TermIn */
+        TermIn: {
+            /** Definition */
+            definition: string;
+        };
         /**
          * Transformation
          * @description How a column edge's target is made from its source (the columnLineage facet).
@@ -1608,6 +2538,11 @@ export interface components {
             description: string | null;
             /** Masking */
             masking: boolean;
+        };
+        /** UserIn */
+        UserIn: {
+            /** Id */
+            id: string;
         };
         /**
          * ValidationHealth
@@ -5407,6 +6342,2427 @@ export interface operations {
             };
             /** @description No or unknown token (when tokens are configured) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    me_api_v1_catalog_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    domains_api_v1_catalog_domains_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_domain_api_v1_catalog_domains_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    glossary_api_v1_catalog_domains__domain__glossary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlossaryAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_term_api_v1_catalog_domains__domain__glossary__term__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                domain: string;
+                term: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TermIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GlossaryTerm"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    projects_api_v1_catalog_projects_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_project_api_v1_catalog_projects_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    project_api_v1_catalog_projects__project_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_user_api_v1_catalog_users_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewUser"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_member_api_v1_catalog_projects__project_id__members__user__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    remove_member_api_v1_catalog_projects__project_id__members__user__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    assets_api_v1_catalog_assets_get: {
+        parameters: {
+            query?: {
+                /** @description Only the assets of this project */
+                ownerProject?: string | null;
+                state?: ("inventory" | "published" | "unpublished") | null;
+                /** @description Only assets with this glossary term */
+                term?: string | null;
+                tag?: string | null;
+                /** @description Substring of the name, business name or description */
+                q?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_asset_api_v1_catalog_assets_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    asset_api_v1_catalog_assets__asset_id__get: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 or epoch ms; default now */
+                at?: string | null;
+            };
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    edit_asset_api_v1_catalog_assets__asset_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MetadataPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    asset_versions_api_v1_catalog_assets__asset_id__versions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetVersionsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    publish_api_v1_catalog_assets__asset_id__publish_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unpublish_api_v1_catalog_assets__asset_id__unpublish_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    request_subscription_api_v1_catalog_assets__asset_id__subscriptions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    subscriptions_api_v1_catalog_subscriptions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    subscription_api_v1_catalog_subscriptions__subscription_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    approve_api_v1_catalog_subscriptions__subscription_id__approve_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionIn"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reject_api_v1_catalog_subscriptions__subscription_id__reject_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DecisionIn"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_api_v1_catalog_subscriptions__subscription_id__revoke_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    source_runs_api_v1_catalog_projects__project_id__source_runs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceRunsAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_source_run_api_v1_catalog_projects__project_id__source_runs_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SourceRunIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceRun"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    source_run_api_v1_catalog_source_runs__run_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceRun"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    audit_api_v1_catalog_audit_get: {
+        parameters: {
+            query?: {
+                /** @description The seq of the last entry already read */
+                after?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,335 @@
+"""The catalog's routes (``/api/v1/catalog``, docs/catalog.md): thin handlers over :class:`headwater.catalog.Catalog`.
+
+Every route takes the request's principal (``require_catalog``: a token and the project context,
+``Headwater-Project`` header or ``?project=``) and answers what that principal may see; a refused
+request answers the standard error body (400 naming the field, 403 saying which role is needed, 404,
+409). Bodies are checked against :mod:`headwater.api.catalog_models` (400 with the path of each problem).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+
+from headwater.api.auth import principal, require_catalog
+from headwater.api.catalog_models import (
+    Asset,
+    AssetIn,
+    AssetsAnswer,
+    AssetState,
+    AssetVersionsAnswer,
+    AuditAnswer,
+    DecisionIn,
+    Domain,
+    DomainIn,
+    DomainsAnswer,
+    GlossaryAnswer,
+    GlossaryTerm,
+    Me,
+    MemberAnswer,
+    MemberIn,
+    MetadataPatch,
+    NewUser,
+    Project,
+    ProjectIn,
+    ProjectsAnswer,
+    SourceRun,
+    SourceRunIn,
+    SourceRunsAnswer,
+    Subscription,
+    SubscriptionIn,
+    SubscriptionsAnswer,
+    TermIn,
+    UserIn,
+)
+from headwater.api.errors import ApiError
+from headwater.api.freshness import read_barrier
+from headwater.api.models import error_responses
+from headwater.api.params import node_ref, parse_time
+from headwater.api.state import AppState
+from headwater.catalog import Catalog, CatalogError
+
+router = APIRouter(
+    prefix="/api/v1/catalog",
+    tags=["Catalog"],
+    dependencies=[Depends(require_catalog), Depends(read_barrier)],
+    responses=error_responses(
+        400,
+        401,
+        403,
+        404,
+        409,
+        503,
+        s400="A bad parameter or body (invalid_parameter / invalid_request; the message names the field)",
+        s403="The principal's role does not allow it (forbidden: the message says which role is needed)",
+        s404="No such domain, project, user, asset, subscription or run, or not one the principal may see",
+        s409="The change conflicts with the current state (conflict: exists already, not published ...)",
+    ),
+)
+
+
+def _catalog(request: Request) -> Catalog:
+    base = request.app.state.headwater
+    assert isinstance(base, AppState)
+    return Catalog(base.store, base.graph, base.validator)  # base.graph: the whole graph (the catalog filters)
+
+
+@contextmanager
+def _answers() -> Iterator[None]:
+    try:
+        yield
+    except CatalogError as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
+
+
+@router.get("/me", summary="Who the token is, its memberships and the project context", response_model=Me)
+def me(request: Request) -> dict[str, Any]:
+    return _catalog(request).me(principal(request))
+
+
+# --- domains, projects, users, members --------------------------------------------------------------
+
+
+@router.get("/domains", summary="Domains", response_model=DomainsAnswer)
+def domains(request: Request) -> dict[str, Any]:
+    return {"domains": _catalog(request).domains()}
+
+
+@router.post("/domains", status_code=201, summary="Create a domain (admin)", response_model=Domain)
+def create_domain(request: Request, body: DomainIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).create_domain(principal(request), body.id, body.name, body.description)
+
+
+@router.get("/domains/{domain}/glossary", summary="A domain's glossary", response_model=GlossaryAnswer)
+def glossary(request: Request, domain: str) -> dict[str, Any]:
+    with _answers():
+        return {"terms": _catalog(request).glossary(domain)}
+
+
+@router.put(
+    "/domains/{domain}/glossary/{term}",
+    summary="Define a glossary term (an owner of a project of the domain, or an admin)",
+    response_model=GlossaryTerm,
+)
+def set_term(request: Request, domain: str, term: str, body: TermIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).set_term(principal(request), domain, term, body.definition)
+
+
+@router.get("/projects", summary="Projects (members listed to members)", response_model=ProjectsAnswer)
+def projects(request: Request) -> dict[str, Any]:
+    return {"projects": _catalog(request).projects(principal(request))}
+
+
+@router.post("/projects", status_code=201, summary="Create a project in a domain (admin)", response_model=Project)
+def create_project(request: Request, body: ProjectIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).create_project(principal(request), body.id, body.domain, body.name, body.description)
+
+
+@router.get("/projects/{project_id}", summary="A project", response_model=Project)
+def project(request: Request, project_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).project(principal(request), project_id)
+
+
+@router.post("/users", status_code=201, summary="Create a user and their token (admin)", response_model=NewUser)
+def create_user(request: Request, body: UserIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).create_user(principal(request), body.id)
+
+
+@router.put(
+    "/projects/{project_id}/members/{user}",
+    summary="Add a member or change their role (the project's owner, or an admin)",
+    response_model=MemberAnswer,
+)
+def set_member(request: Request, project_id: str, user: str, body: MemberIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).set_member(principal(request), project_id, user, body.role)
+
+
+@router.delete("/projects/{project_id}/members/{user}", status_code=204, summary="Remove a member")
+def remove_member(request: Request, project_id: str, user: str) -> Response:
+    with _answers():
+        _catalog(request).remove_member(principal(request), project_id, user)
+    return Response(status_code=204)
+
+
+# --- assets ------------------------------------------------------------------------------------------
+
+
+@router.get("/assets", summary="Assets the caller may see (members: inventory too)", response_model=AssetsAnswer)
+def assets(
+    request: Request,
+    owner_project: str | None = Query(None, alias="ownerProject", description="Only the assets of this project"),
+    state: AssetState | None = Query(None),
+    term: str | None = Query(None, description="Only assets with this glossary term"),
+    tag: str | None = Query(None),
+    q: str | None = Query(None, description="Substring of the name, business name or description"),
+) -> dict[str, Any]:
+    with _answers():
+        found = _catalog(request).assets(
+            principal(request), project=owner_project, state=state, term=term, tag=tag, q=q
+        )
+    return {"assets": found}
+
+
+@router.post("/assets", status_code=201, summary="Catalog a dataset by hand (contributor)", response_model=Asset)
+def create_asset(request: Request, body: AssetIn) -> dict[str, Any]:
+    who = principal(request)
+    named = body.nodeId is None and (body.namespace is not None or body.name is not None)
+    ref = node_ref(body.nodeId, "dataset" if named else None, body.namespace, body.name)
+    assert ref is not None
+    with _answers():
+        project_id = body.project or who.acting_project("cataloging an asset")
+        return _catalog(request).create_asset(
+            who,
+            project_id,
+            ref,
+            custom=body.custom,
+            fields=[f.model_dump() for f in body.fields],
+            metadata=None if body.metadata is None else body.metadata.model_dump(exclude_unset=True),
+        )
+
+
+@router.get("/assets/{asset_id}", summary="An asset (at=: as it was then)", response_model=Asset)
+def asset(
+    request: Request, asset_id: str, at: str | None = Query(None, description="ISO 8601 or epoch ms; default now")
+) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).asset(principal(request), asset_id, parse_time(at, "at"))
+
+
+@router.get(
+    "/assets/{asset_id}/versions", summary="An asset's versions, newest first", response_model=AssetVersionsAnswer
+)
+def asset_versions(request: Request, asset_id: str) -> dict[str, Any]:
+    with _answers():
+        return {"versions": _catalog(request).versions(principal(request), asset_id)}
+
+
+@router.patch("/assets/{asset_id}", summary="Edit business metadata: a new version (contributor)", response_model=Asset)
+def edit_asset(request: Request, asset_id: str, body: MetadataPatch) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).update_metadata(principal(request), asset_id, body.model_dump(exclude_unset=True))
+
+
+@router.post(
+    "/assets/{asset_id}/publish", summary="Publish: draws the published node (contributor)", response_model=Asset
+)
+def publish(request: Request, asset_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).publish(principal(request), asset_id)
+
+
+@router.post(
+    "/assets/{asset_id}/unpublish", summary="Unpublish: ends the published node (contributor)", response_model=Asset
+)
+def unpublish(request: Request, asset_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).unpublish(principal(request), asset_id)
+
+
+# --- subscriptions ------------------------------------------------------------------------------------
+
+
+@router.post(
+    "/assets/{asset_id}/subscriptions",
+    status_code=201,
+    summary="Request a subscription for the project in context (contributor)",
+    response_model=Subscription,
+)
+def request_subscription(request: Request, asset_id: str, body: SubscriptionIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).request_subscription(principal(request), asset_id, body.target, body.reason)
+
+
+@router.get("/subscriptions", summary="Subscriptions of the caller's projects", response_model=SubscriptionsAnswer)
+def subscriptions(request: Request) -> dict[str, Any]:
+    return {"subscriptions": _catalog(request).subscriptions(principal(request))}
+
+
+@router.get("/subscriptions/{subscription_id}", summary="A subscription", response_model=Subscription)
+def subscription(request: Request, subscription_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).subscription(principal(request), subscription_id)
+
+
+@router.post(
+    "/subscriptions/{subscription_id}/approve",
+    summary="Approve: draws the subscription target node (the asset project's owner)",
+    response_model=Subscription,
+)
+def approve(request: Request, subscription_id: str, body: DecisionIn | None = None) -> dict[str, Any]:
+    with _answers():
+        reason = "" if body is None else body.reason
+        return _catalog(request).decide(principal(request), subscription_id, approve=True, reason=reason)
+
+
+@router.post(
+    "/subscriptions/{subscription_id}/reject", summary="Reject (the asset project's owner)", response_model=Subscription
+)
+def reject(request: Request, subscription_id: str, body: DecisionIn | None = None) -> dict[str, Any]:
+    with _answers():
+        reason = "" if body is None else body.reason
+        return _catalog(request).decide(principal(request), subscription_id, approve=False, reason=reason)
+
+
+@router.post(
+    "/subscriptions/{subscription_id}/revoke",
+    summary="Revoke: ends the target node (the asset's owner or the consumer)",
+    response_model=Subscription,
+)
+def revoke(request: Request, subscription_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).revoke(principal(request), subscription_id)
+
+
+# --- data-source runs and audit ---------------------------------------------------------------------------
+
+
+@router.post(
+    "/projects/{project_id}/source-runs",
+    status_code=201,
+    summary="Bind a data-source run (crawl, harvest) to a project: its datasets become inventory assets",
+    response_model=SourceRun,
+)
+def import_source_run(request: Request, project_id: str, body: SourceRunIn) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).import_source_run(
+            principal(request), project_id, body.name, body.runIds, body.eventIds
+        )
+
+
+@router.get(
+    "/projects/{project_id}/source-runs",
+    summary="A project's data-source runs, newest first",
+    response_model=SourceRunsAnswer,
+)
+def source_runs(request: Request, project_id: str) -> dict[str, Any]:
+    with _answers():
+        return {"runs": _catalog(request).source_runs(principal(request), project_id)}
+
+
+@router.get("/source-runs/{run_id}", summary="A data-source run's report", response_model=SourceRun)
+def source_run(request: Request, run_id: str) -> dict[str, Any]:
+    with _answers():
+        return _catalog(request).source_run(principal(request), run_id)
+
+
+@router.get(
+    "/audit", summary="Catalog changes, oldest first (of the project in context, if one)", response_model=AuditAnswer
+)
+def audit(
+    request: Request,
+    after: int = Query(0, ge=0, description="The seq of the last entry already read"),
+    limit: int = Query(100, ge=1, le=1000),
+) -> dict[str, Any]:
+    who = principal(request)
+    with _answers():
+        return _catalog(request).audit(who, project=who.context, after=after, limit=limit)

@@ -1,0 +1,284 @@
+"""Request and response models of the catalog's routes (``/api/v1/catalog``, api/catalog.py).
+
+Responses are validated by FastAPI against these models (the catalog's answers are small); like
+:mod:`headwater.api.models` every model forbids keys it does not declare, and the UI's types are
+generated from ``/openapi.json`` (a class name here is a type name there).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["owner", "contributor", "viewer"]
+AssetState = Literal["inventory", "published", "unpublished"]
+SubscriptionState = Literal["requested", "approved", "rejected", "revoked"]
+Time = str
+
+
+class CatalogModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+
+class Membership(CatalogModel):
+    project: str
+    role: Role
+
+
+class Me(CatalogModel):
+    """Who the request's token is, and the project context it chose (``Headwater-Project`` or ``?project=``)."""
+
+    user: str = Field(description="A catalog user's id, 'admin' (the server's write token) or 'anonymous'")
+    admin: bool
+    context: str | None
+    memberships: list[Membership]
+
+
+class Domain(CatalogModel):
+    id: str
+    name: str
+    description: str
+    createdAt: Time
+
+
+class DomainsAnswer(CatalogModel):
+    domains: list[Domain]
+
+
+class Member(CatalogModel):
+    user: str
+    role: Role
+    addedAt: Time
+
+
+class Project(CatalogModel):
+    id: str
+    domain: str
+    name: str
+    description: str
+    createdAt: Time
+    role: Role | None = Field(description="The caller's role in the project (null: not a member)")
+    members: list[Member] | None = Field(description="Shown to the project's members and admins only")
+
+
+class ProjectsAnswer(CatalogModel):
+    projects: list[Project]
+
+
+class NewUser(CatalogModel):
+    id: str
+    token: str = Field(description="The user's bearer token, shown this once (only its SHA-256 is kept)")
+
+
+class MemberAnswer(CatalogModel):
+    project: str
+    user: str
+    role: Role
+
+
+class GlossaryTerm(CatalogModel):
+    domain: str
+    term: str
+    definition: str
+    updatedAt: Time
+    updatedBy: str
+
+
+class GlossaryAnswer(CatalogModel):
+    terms: list[GlossaryTerm]
+
+
+class MetadataFields(CatalogModel):
+    """An asset's business metadata as stored in a version."""
+
+    businessName: str | None
+    description: str = Field(description="Markdown (CommonMark)")
+    owners: list[str]
+    glossaryTerms: list[str] = Field(description="Terms of the domain's glossary")
+    tags: list[str]
+    forms: dict[str, dict[str, str]] = Field(description="Custom metadata forms: form name -> key -> value")
+
+
+class AssetMetadata(MetadataFields):
+    descriptionHtml: str = Field(description="The description rendered to safe HTML (raw HTML shown as text)")
+
+
+class Asset(CatalogModel):
+    """A catalog asset. ``dataset`` (its inventory node) is shown to its project's members only; others see a
+    published asset through ``publishedNode``."""
+
+    id: str
+    project: str
+    domain: str
+    name: str
+    state: AssetState
+    custom: bool = Field(description="Made by hand for a dataset no producer reported")
+    dataset: str | None
+    publishedNode: str | None
+    version: int
+    metadata: AssetMetadata
+    createdAt: Time
+    createdBy: str
+    updatedAt: Time
+    updatedBy: str
+    access: Literal["member", "published"] = Field(description="What the caller sees: the member's or the public view")
+
+
+class AssetsAnswer(CatalogModel):
+    assets: list[Asset]
+
+
+class AssetVersion(CatalogModel):
+    version: int
+    state: AssetState
+    change: str = Field(description="created | imported | metadata | published | unpublished")
+    changedAt: Time
+    changedBy: str
+    eventId: str | None = Field(description="The lineage event this change sent (GET /api/v1/events/{id})")
+    metadata: MetadataFields
+
+
+class AssetVersionsAnswer(CatalogModel):
+    versions: list[AssetVersion]
+
+
+class Subscription(CatalogModel):
+    id: str
+    asset: str
+    assetName: str
+    assetProject: str
+    project: str = Field(description="The consumer project")
+    state: SubscriptionState
+    target: str
+    targetNode: str | None = Field(description="The subscription target's graph node, once approved")
+    reason: str
+    requestedAt: Time
+    requestedBy: str
+    decidedAt: Time | None
+    decidedBy: str | None
+    eventId: str | None
+
+
+class SubscriptionsAnswer(CatalogModel):
+    subscriptions: list[Subscription]
+
+
+class SourceRunItem(CatalogModel):
+    """One dataset a data-source run reported: the asset it became, the lineage event that reported it
+    (GET /api/v1/events/{eventId}) and whether the graph holds it (import status)."""
+
+    dataset: str | None
+    asset: str | None
+    action: Literal["added", "updated", "skipped"]
+    eventId: str
+    status: Literal["SUCCESS", "FAILED"]
+    error: str | None
+
+
+class SourceRun(CatalogModel):
+    id: str
+    project: str
+    name: str
+    createdAt: Time
+    createdBy: str
+    added: int
+    updated: int
+    failed: int
+    items: list[SourceRunItem]
+
+
+class SourceRunsAnswer(CatalogModel):
+    runs: list[SourceRun]
+
+
+class AuditEntry(CatalogModel):
+    seq: int
+    at: Time
+    actor: str
+    project: str | None
+    action: str
+    target: str
+    detail: dict[str, Any]
+
+
+class AuditAnswer(CatalogModel):
+    entries: list[AuditEntry]
+    next: int | None = Field(description="Pass as after= for the next page; null: no more")
+
+
+# --- request bodies -------------------------------------------------------------------------------
+
+
+class DomainIn(CatalogModel):
+    id: str
+    name: str = ""
+    description: str = ""
+
+
+class ProjectIn(CatalogModel):
+    id: str
+    domain: str
+    name: str = ""
+    description: str = ""
+
+
+class UserIn(CatalogModel):
+    id: str
+
+
+class MemberIn(CatalogModel):
+    role: Role
+
+
+class TermIn(CatalogModel):
+    definition: str = Field(max_length=100_000)
+
+
+class MetadataPatch(CatalogModel):
+    """The keys given replace the asset's current ones (a new version)."""
+
+    businessName: str | None = Field(None, max_length=500)
+    description: str = Field("", max_length=100_000)
+    owners: list[str] = Field(default_factory=list, max_length=100)
+    glossaryTerms: list[str] = Field(default_factory=list, max_length=100)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    forms: dict[str, dict[str, str]] = Field(default_factory=dict)
+
+
+class FieldIn(CatalogModel):
+    name: str
+    type: str | None = None
+    description: str | None = None
+
+
+class AssetIn(CatalogModel):
+    """Catalog a dataset by hand (``nodeId`` or ``namespace`` + ``name``); ``custom``: one no producer reported."""
+
+    project: str | None = Field(None, description="The owning project (default: the request's project context)")
+    nodeId: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    custom: bool = False
+    fields: list[FieldIn] = Field(default_factory=list, description="custom: the dataset's columns")
+    metadata: MetadataPatch | None = None
+
+
+class SubscriptionIn(CatalogModel):
+    target: str = Field(description="Where the consumer gets the data (an environment, a database)")
+    reason: str = Field("", max_length=10_000)
+
+
+class DecisionIn(CatalogModel):
+    reason: str = Field("", max_length=10_000)
+
+
+class SourceRunIn(CatalogModel):
+    """A data-source run (a crawl, a harvest) to bind to the project: its runs (with their child runs) or events."""
+
+    name: str = Field(description="What the run was, e.g. 'crawl hr database'")
+    runIds: list[str] = Field(default_factory=list)
+    eventIds: list[str] = Field(default_factory=list)

@@ -1,0 +1,115 @@
+"""The OpenLineage events the catalog sends (pure): publishing, a subscription's target, metadata.
+
+The catalog is a producer like the crawler: what it does to the lineage it says in events appended
+through the ingest path, and the projector makes graph nodes of them. Its nodes live in the namespace
+``headwater-catalog://<domain>``:
+
+- publishing asset ``A`` of project ``P``: a run of job ``publish/<P>/<A name>`` reading the asset's
+  inventory dataset and writing the published node ``<P>/<A name>`` (its schema and the
+  ``headwater_catalog`` facet: state and business metadata);
+- approving a subscription: a run of job ``subscription/<id>`` reading the published node and writing
+  the target node ``<consumer project>/<target>/<A name>``;
+- unpublishing, revoking: a DatasetEvent with ``lifecycleStateChange: DROP`` on the node (its validity ends);
+- a metadata edit: a DatasetEvent carrying the new ``headwater_catalog`` facet on the inventory node
+  (and on the published node while published): a new version of each, seen by as-of reads and compare.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from headwater import __version__
+
+SCHEME = "headwater-catalog://"
+PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/catalog"
+FACET = "headwater_catalog"
+
+_SPEC = "https://openlineage.io/spec"
+_CORE = f"{_SPEC}/2-0-2/OpenLineage.json"
+_SCHEMA_URLS = {
+    "schema": f"{_SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
+    "lifecycleStateChange": f"{_SPEC}/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
+    "jobType": f"{_SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
+    "run": f"{_CORE}#/$defs/RunFacet",
+    "dataset": f"{_CORE}#/$defs/DatasetFacet",
+}
+
+
+def namespace(domain: str) -> str:
+    return f"{SCHEME}{domain}"
+
+
+def _facet(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"_producer": PRODUCER, "_schemaURL": _SCHEMA_URLS[kind], **fields}
+
+
+def _now(clock: datetime | None) -> str:
+    return (clock or datetime.now(UTC)).isoformat()
+
+
+def schema_facet(fields: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A schema facet from the graph's fields (SchemaField shapes: None values left out)."""
+
+    def one(f: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": f["name"]}
+        if f.get("type") is not None:
+            out["type"] = f["type"]
+        if f.get("description") is not None:
+            out["description"] = f["description"]
+        if f.get("fields"):
+            out["fields"] = [one(x) for x in f["fields"]]
+        return out
+
+    return _facet("schema", fields=[one(f) for f in fields])
+
+
+def catalog_facet(**fields: Any) -> dict[str, Any]:
+    return _facet("dataset", **fields)
+
+
+def run_event(
+    *,
+    domain: str,
+    job: str,
+    job_type: str,
+    inputs: Sequence[tuple[str, str]],
+    output: tuple[str, str, Mapping[str, Any]],
+    action: Mapping[str, Any],
+    clock: datetime | None = None,
+) -> dict[str, Any]:
+    """A COMPLETE run of a catalog job: ``inputs`` (namespace, name) → ``output`` (namespace, name, facets)."""
+    ns, name, facets = output
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": _now(clock),
+        "producer": PRODUCER,
+        "schemaURL": f"{_CORE}#/$defs/RunEvent",
+        "run": {"runId": str(uuid.uuid4()), "facets": {FACET: _facet("run", **action)}},
+        "job": {
+            "namespace": namespace(domain),
+            "name": job,
+            "facets": {
+                "jobType": _facet("jobType", processingType="BATCH", integration="HEADWATER_CATALOG", jobType=job_type)
+            },
+        },
+        "inputs": [{"namespace": i_ns, "name": i_name} for i_ns, i_name in inputs],
+        "outputs": [{"namespace": ns, "name": name, "facets": dict(facets)}],
+    }
+
+
+def dataset_event(
+    node: tuple[str, str], facets: Mapping[str, Any], *, dropped: bool = False, clock: datetime | None = None
+) -> dict[str, Any]:
+    """A DatasetEvent about one node; ``dropped``: its validity ends (``lifecycleStateChange: DROP``)."""
+    all_facets = dict(facets)
+    if dropped:
+        all_facets["lifecycleStateChange"] = _facet("lifecycleStateChange", lifecycleStateChange="DROP")
+    return {
+        "eventTime": _now(clock),
+        "producer": PRODUCER,
+        "schemaURL": f"{_CORE}#/$defs/DatasetEvent",
+        "dataset": {"namespace": node[0], "name": node[1], "facets": all_facets},
+    }
