@@ -92,6 +92,7 @@ class HttpClient(_Closing):
         url: str,
         *,
         token: str | None = None,
+        project: str | None = None,
         batch_size: int = 500,
         timeout: float = 60.0,
         retries: int = 3,
@@ -101,6 +102,8 @@ class HttpClient(_Closing):
         headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        if project:  # the catalog project the events are sent for (docs/catalog.md): its inventory from the start
+            headers["Headwater-Project"] = project
         self.batch_size = batch_size
         self.retries = retries
         self._http = httpx.Client(headers=headers, timeout=timeout, transport=transport)
@@ -203,13 +206,22 @@ class PrintClient(_Closing):
 
 
 def open_client(
-    *, url: str | None = None, database: str | None = None, token: str | None = None, stream: IO[str] | None = None
+    *,
+    url: str | None = None,
+    database: str | None = None,
+    token: str | None = None,
+    stream: IO[str] | None = None,
+    project: str | None = None,
 ) -> LineageClient:
-    """``url`` → :class:`HttpClient`; ``database`` → :class:`StoreClient`; neither → :class:`PrintClient`."""
+    """``url`` → :class:`HttpClient`; ``database`` → :class:`StoreClient`; neither → :class:`PrintClient`.
+
+    ``project``: the catalog project the events are sent for (over HTTP only: the server binds them)."""
     if url and database:
         raise ValueError("give a Headwater URL (--url) or a store database (--database), not both")
+    if project and not url:
+        raise ValueError("a catalog project (--project) needs a Headwater URL (--url): the server binds the events")
     if url:
-        return HttpClient(url, token=token)
+        return HttpClient(url, token=token, project=project)
     if database:
         return StoreClient.open(database)
     return PrintClient(stream)

@@ -12,9 +12,11 @@ from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from headwater.api.answers import json_answer
-from headwater.api.auth import require_write
+from headwater.api.auth import PROJECT_HEADER, principal, require_write
+from headwater.api.errors import ApiError
 from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.state import AppState, app_state
+from headwater.catalog import Catalog, CatalogError
 from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
 from headwater.ingest.body import too_large
 from headwater.store import AppendResult, IncomingEvent
@@ -83,6 +85,26 @@ def lenient(state: AppState) -> bool:
     return bool(state.settings.validation == "lenient")
 
 
+def append_for_project(request: Request, state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
+    """:func:`append_parsed`; with a project context (``Headwater-Project`` or ``?project=``, the sender an owner
+    or contributor of it) the datasets the events write become the project's inventory assets *before* the
+    append, so no one else ever sees them, and the run's data-source report is kept (docs/catalog.md)."""
+    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
+    if not project or not events:
+        return append_parsed(state, events)
+    base = request.app.state.headwater
+    catalog = Catalog(base.store, base.graph, base.validator)
+    who = principal(request)
+    payloads = [e.payload for e in events]
+    try:
+        claimed = catalog.claim_outputs(who, project, payloads)
+    except CatalogError as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
+    results = append_parsed(state, events)
+    catalog.record_ingest(who, project, payloads, [str(r.id) for r in results], claimed)
+    return results
+
+
 def append_parsed(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
     """Append validated events with their warnings: the one append of ingest's doors (here, the DataZone API)."""
     if not events:
@@ -108,7 +130,7 @@ async def post_lineage(request: Request) -> JSONResponse:
 
     def work() -> tuple[ParsedEvent, list[AppendResult]]:
         event = parse_event(_text(request, raw, state), state.validator, state.limits, lenient=lenient(state))
-        return event, append_parsed(state, [event])
+        return event, append_for_project(request, state, [event])
 
     event, (result,) = await run_in_threadpool(work)
     return JSONResponse(
@@ -143,7 +165,7 @@ async def post_lineage_batch(request: Request) -> Response:
             state.limits,
             lenient=lenient(state),
         )
-        return events, append_parsed(state, events)
+        return events, append_for_project(request, state, events)
 
     events, results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)

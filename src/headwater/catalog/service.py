@@ -90,6 +90,41 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
+def written(event: Mapping[str, Any]) -> dict[str, set[str]]:
+    """The datasets an event writes (its outputs, a DatasetEvent's dataset), each with its aliases: the
+    datasets its ``symlinks`` facet names, and the inputs whose ``symlinks`` name it (a crawler's storage
+    location of a catalog table). The catalog's own nodes are left out."""
+
+    def links(item: Mapping[str, Any]) -> list[str]:
+        facets = item.get("facets") if isinstance(item.get("facets"), Mapping) else {}
+        symlinks = facets.get("symlinks") if isinstance(facets, Mapping) else None
+        found = symlinks.get("identifiers") if isinstance(symlinks, Mapping) else None
+        return [
+            NodeRef("dataset", str(link["namespace"]), str(link["name"])).id
+            for link in found or []
+            if isinstance(link, Mapping) and "namespace" in link and "name" in link
+        ]
+
+    outputs = [o for o in event.get("outputs") or [] if isinstance(o, Mapping)]
+    if isinstance(event.get("dataset"), Mapping):
+        outputs.append(event["dataset"])
+    out: dict[str, set[str]] = {}
+    for o in outputs:
+        if "namespace" not in o or "name" not in o or str(o["namespace"]).startswith(cl.SCHEME):
+            continue
+        out.setdefault(NodeRef("dataset", str(o["namespace"]), str(o["name"])).id, set()).update(links(o))
+    for i in event.get("inputs") or []:
+        if not isinstance(i, Mapping) or "namespace" not in i or "name" not in i:
+            continue
+        for target in links(i):
+            if target in out:
+                out[target].add(NodeRef("dataset", str(i["namespace"]), str(i["name"])).id)
+    for ds, aliases in out.items():
+        aliases.discard(ds)
+        aliases.difference_update(out)
+    return out
+
+
 class Catalog:
     """The catalog over one store. ``graph`` reads the whole graph (an admin reader): the catalog decides
     itself what of it a principal's answer may hold."""
@@ -950,27 +985,9 @@ class Catalog:
             found: dict[str, str] = {}
             aliases: dict[str, set[str]] = {}
             for r in rows:
-                event = json.loads(r.raw)
-                outputs = list(event.get("outputs") or [])
-                if isinstance(event.get("dataset"), Mapping):
-                    outputs.append(event["dataset"])
-                for o in outputs:
-                    ds = NodeRef("dataset", str(o["namespace"]), str(o["name"])).id
-                    if str(o["namespace"]).startswith(cl.SCHEME):
-                        continue
-                    found[ds] = r.id
-                    links = ((o.get("facets") or {}).get("symlinks") or {}).get("identifiers") or []
-                    aliases.setdefault(ds, set()).update(
-                        NodeRef("dataset", str(link["namespace"]), str(link["name"])).id
-                        for link in links
-                        if isinstance(link, Mapping) and "namespace" in link and "name" in link
-                    )
-                for i in event.get("inputs") or []:
-                    links = ((i.get("facets") or {}).get("symlinks") or {}).get("identifiers") or []
-                    for link in links:
-                        if isinstance(link, Mapping) and "namespace" in link and "name" in link:
-                            target = NodeRef("dataset", str(link["namespace"]), str(link["name"])).id
-                            aliases.setdefault(target, set()).add(NodeRef("dataset", i["namespace"], i["name"]).id)
+                for ds, links in written(json.loads(r.raw)).items():
+                    found[ds] = r.id  # the latest event that wrote it (rows are in event time order)
+                    aliases.setdefault(ds, set()).update(links)
             in_graph = set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_(sorted(found)))))
         run_id = uuid.uuid4().hex
         items = []
@@ -1004,7 +1021,7 @@ class Catalog:
                             ds,
                             custom=False,
                             metadata=EMPTY_METADATA,
-                            aliases=sorted(a for a in aliases.get(ds, ()) if a != ds and a not in found),
+                            aliases=sorted(a for a in aliases.get(ds, ()) if a not in found),
                             event_id=found[ds],
                             change="imported",
                         )
@@ -1034,16 +1051,106 @@ class Catalog:
             )
         return self.source_run(who, run_id)
 
+    def claim_outputs(self, who: Principal, project: str, payloads: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Before events sent for ``project`` are appended: every dataset they write that no project catalogued
+        becomes an inventory asset of ``project`` (committed first: never visible to anyone else). Answers
+        dataset id -> (asset id or "", action, error) for :meth:`record_ingest`."""
+        who.require(project, "contributor", "sending events for a project")
+        wanted: dict[str, set[str]] = {}
+        for payload in payloads:
+            for ds, links in written(payload).items():
+                wanted.setdefault(ds, set()).update(links)
+        claimed: dict[str, Any] = {}
+        with self._write() as conn, conn.begin():
+            self._domain_of(conn, project)
+            for ds in sorted(wanted):
+                owner = conn.execute(
+                    sa.select(catalog_nodes.c.asset, catalog_nodes.c.role, catalog_assets.c.project)
+                    .join(catalog_assets, catalog_assets.c.id == catalog_nodes.c.asset)
+                    .where(catalog_nodes.c.node == ds)
+                ).first()
+                if owner is None:
+                    aliases = sorted(a for a in wanted[ds] if a not in wanted)
+                    asset_id = self._insert_asset(
+                        conn,
+                        who,
+                        project,
+                        ds,
+                        custom=False,
+                        metadata=EMPTY_METADATA,
+                        aliases=aliases,
+                        change="imported",
+                    )
+                    claimed[ds] = (asset_id, "added", None)
+                elif owner.project == project and owner.role == SOURCE:
+                    claimed[ds] = (owner.asset, "updated", None)
+                elif owner.project == project:
+                    claimed[ds] = (owner.asset, "skipped", "an alias of another asset of this project")
+                else:
+                    claimed[ds] = ("", "skipped", "cataloged by another project")
+            added = [ds for ds, (_, action, _) in claimed.items() if action == "added"]
+            if added:
+                self._audit(conn, who, project, "ingest.claim", project, {"datasets": len(added)})
+        return claimed
+
+    def record_ingest(
+        self,
+        who: Principal,
+        project: str,
+        payloads: Sequence[Mapping[str, Any]],
+        event_ids: Sequence[str],
+        claimed: Mapping[str, Any],
+    ) -> None:
+        """After the append: the events' data-source run reports (one per OpenLineage run, or one for the
+        project's DatasetEvents), each dataset with the latest event that wrote it."""
+        with self._write() as conn, conn.begin():
+            for payload, event_id in zip(payloads, event_ids):
+                datasets_written = written(payload)
+                if not datasets_written:
+                    continue
+                run: Mapping[str, Any] = payload["run"] if isinstance(payload.get("run"), Mapping) else {}
+                job: Mapping[str, Any] = payload["job"] if isinstance(payload.get("job"), Mapping) else {}
+                key = str(run.get("runId") or "dataset-events")
+                run_id = uuid.uuid5(uuid.NAMESPACE_URL, f"headwater-catalog:{project}:{key}").hex
+                if conn.scalar(sa.select(catalog_source_runs.c.id).where(catalog_source_runs.c.id == run_id)) is None:
+                    name = f"{job.get('namespace')}/{job.get('name')} run {key}" if job else "dataset events"
+                    conn.execute(
+                        catalog_source_runs.insert().values(
+                            id=run_id, project=project, name=name, created_at=now_micros(), created_by=who.user
+                        )
+                    )
+                for ds in datasets_written:
+                    asset_id, action, error = claimed.get(ds, ("", "skipped", "not claimed"))
+                    item = sa.and_(catalog_source_run_items.c.run == run_id, catalog_source_run_items.c.dataset == ds)
+                    values = {"event_id": event_id, "status": "FAILED" if error else "SUCCESS", "error": error}
+                    if conn.execute(sa.select(catalog_source_run_items.c.action).where(item)).first() is None:
+                        conn.execute(
+                            catalog_source_run_items.insert().values(
+                                run=run_id, dataset=ds, asset=asset_id, action=action, **values
+                            )
+                        )
+                    else:
+                        conn.execute(catalog_source_run_items.update().where(item).values(**values))
+
     def source_run(self, who: Principal, run_id: str) -> dict[str, Any]:
         with self._read() as conn:
             row = conn.execute(sa.select(catalog_source_runs).where(catalog_source_runs.c.id == run_id)).first()
             if row is None or not self._member_view(who, row.project):
                 raise not_found(f"no data-source run {run_id!r}")
-            items = conn.execute(
+            stored = conn.execute(
                 sa.select(catalog_source_run_items)
                 .where(catalog_source_run_items.c.run == run_id)
                 .order_by(catalog_source_run_items.c.dataset)
             ).all()
+        with self._store.read_connection() as conn:  # import status: is the dataset in the graph now
+            in_graph = set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_([i.dataset for i in stored]))))
+        missing = "not in the graph: its event was not derived (GET /api/v1/status lists such events)"
+        items: list[Any] = [
+            SimpleNamespace(**{**i._asdict(), "status": "FAILED", "error": missing})
+            if i.status == "SUCCESS" and i.dataset not in in_graph
+            else i
+            for i in stored
+        ]
         return {
             "id": row.id,
             "project": row.project,

@@ -54,6 +54,12 @@ def storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 )
 @click.option("--token", envvar="HEADWATER_TOKEN", default=None, help="Bearer token for --url (HEADWATER_TOKEN).")
 @click.option(
+    "--project",
+    default=None,
+    help="Catalog project the tables are crawled for (with --url and a member's token): they become its "
+    "inventory assets, seen by no other project (docs/catalog.md).",
+)
+@click.option(
     "--database",
     "catalog_database",
     default="default",
@@ -110,6 +116,7 @@ def command(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     catalog_database: str,
     every: str | None,
     state_path: Path | None,
@@ -128,6 +135,8 @@ def command(
     """
     if url and store:
         raise click.UsageError("give --url or --store, not both")
+    if project and not url:
+        raise click.UsageError("--project needs --url: the server binds the crawl to the project")
     options = storage_options(storage_option)
     limits = Limits(sample_bytes=sample_bytes, sample_rows=sample_rows, files_per_table=files_per_table)
     status = {"worst": 0}
@@ -136,7 +145,7 @@ def command(
         from headwater.sql import view_lineage  # views' column lineage, read by the SQL lineage engine
 
         try:
-            with open_client(url=url, database=store, token=token) as client:
+            with open_client(url=url, database=store, token=token, project=project) as client:
                 return crawl(
                     source,
                     client,

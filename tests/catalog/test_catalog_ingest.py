@@ -1,0 +1,104 @@
+"""Events sent for a project (``Headwater-Project``, ``headwater crawl --project``) are its inventory from the
+first moment: a real crawl over HTTP into a real ``headwater serve`` (thread), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from catalog_world import make_hr_database
+from click.testing import CliRunner
+
+from headwater.api import create_app
+from headwater.cli.crawl import command as crawl_command
+from headwater.client import SendError, open_client
+from headwater.crawl import crawl
+from headwater.settings import load_settings
+from headwater.store import Store
+from live_server import ThreadServer
+
+ADMIN = "admin-token"
+
+
+@pytest.fixture
+def server(store_url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    store = Store.open(store_url)
+    with ThreadServer(create_app(load_settings({"write_tokens": ADMIN}, environ={}), store)) as served:
+        url = served.url
+        admin = {"Authorization": f"Bearer {ADMIN}"}
+        tokens: dict[str, str] = {}
+
+        def ok(answer: httpx.Response) -> Any:
+            assert answer.status_code < 300, answer.text
+            return answer.json()
+
+        ok(httpx.post(f"{url}/api/v1/catalog/domains", json={"id": "people"}, headers=admin))
+        ok(httpx.post(f"{url}/api/v1/catalog/projects", json={"id": "producer", "domain": "people"}, headers=admin))
+        for user, role in (("bob", "contributor"), ("carol", "viewer")):
+            tokens[user] = ok(httpx.post(f"{url}/api/v1/catalog/users", json={"id": user}, headers=admin))["token"]
+            ok(httpx.put(f"{url}/api/v1/catalog/projects/producer/members/{user}", json={"role": role}, headers=admin))
+        yield url, tokens
+    store.close()
+
+
+def test_a_crawl_sent_for_a_project_is_never_seen_by_others(server: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    url, tokens = server
+    source = make_hr_database(tmp_path)
+    with open_client(url=url, token=tokens["bob"], project="producer") as client:
+        result = crawl(source, client, catalog_database="hr")
+    assert result.ok, result.error
+    bob = {"Authorization": f"Bearer {tokens['bob']}"}
+    # the public never sees the tables, their storage location, the crawl or its events
+    for params in ({"q": "salary"}, {"q": "employee"}, {"q": "hr_secret"}, {"q": "crawl"}):
+        assert httpx.get(f"{url}/api/v1/graph/search", params=params).json()["results"] == []
+    events = httpx.get(f"{url}/api/v1/events", params={"limit": 1000}).json()["events"]
+    assert events == []
+    assert (
+        httpx.get(f"{url}/api/v1/graph/node", params={"nodeId": "dataset:headwater:hr.salary_bands"}).status_code == 404
+    )
+    # the project sees its three inventory assets and the crawl's report, with each dataset's event
+    assets = httpx.get(f"{url}/api/v1/catalog/assets", headers=bob).json()["assets"]
+    assert sorted(a["name"] for a in assets) == ["hr.employee_compensation", "hr.employees", "hr.salary_bands"]
+    assert {a["state"] for a in assets} == {"inventory"}
+    (report,) = httpx.get(f"{url}/api/v1/catalog/projects/producer/source-runs", headers=bob).json()["runs"]
+    assert report["added"] == 3 and report["failed"] == 0 and result.run_id in report["name"]
+    for item in report["items"]:
+        assert item["status"] == "SUCCESS"
+        event = httpx.get(f"{url}/api/v1/events/{item['eventId']}", headers=bob)
+        assert event.status_code == 200 and item["dataset"].rsplit(".", 1)[-1] in event.text
+        assert httpx.get(f"{url}/api/v1/events/{item['eventId']}").status_code == 404
+    # crawled again: the same report, updated, no new assets
+    with open_client(url=url, token=tokens["bob"], project="producer") as client:
+        crawl(source, client, catalog_database="hr")
+    assert len(httpx.get(f"{url}/api/v1/catalog/assets", headers=bob).json()["assets"]) == 3
+
+
+def test_only_owners_and_contributors_send_for_a_project(server: tuple[str, dict[str, str]]) -> None:
+    url, tokens = server
+    with pytest.raises(SendError, match="403"):
+        with open_client(url=url, token=tokens["carol"], project="producer") as client:
+            client.send([_event()])
+    with pytest.raises(SendError, match="not a member"):
+        with open_client(url=url, token=tokens["bob"], project="consumer") as client:
+            client.send([_event()])
+
+
+def test_the_crawl_command_needs_a_server_for_a_project(tmp_path: Path) -> None:
+    answer = CliRunner().invoke(crawl_command, [str(tmp_path), "--project", "producer"])
+    assert answer.exit_code == 2 and "--project needs --url" in answer.output
+
+
+def _event() -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-11-25T00:00:00Z",
+        "producer": "https://example.test",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+        "run": {"runId": "01938a5e-0000-7000-8000-000000000001"},
+        "job": {"namespace": "x", "name": "y"},
+        "inputs": [],
+        "outputs": [{"namespace": "warehouse", "name": "t"}],
+    }
