@@ -126,9 +126,14 @@ async def test_lineage_graph_in_marquez_shape(loaded: Loaded) -> None:
     payroll, build = nodes[node_id("dataset", PAYROLL)], nodes[node_id("job", BUILD)]
     assert payroll["type"] == "DATASET" and build["type"] == "JOB"
     assert {"origin": node_id("job", BUILD), "destination": node_id("dataset", PAYROLL)} in payroll["inEdges"]
-    assert {"origin": node_id("dataset", PAYROLL), "destination": node_id("job", REPORT_JOB)} in payroll["outEdges"]
     assert payroll["data"]["id"] == {"namespace": "file", "name": PAYROLL[1]}
     assert build["data"]["outputs"] == [{"namespace": "file", "name": PAYROLL[1]}]
+    # the nested job has Marquez's parent.child name in its id, its data and the edges to it
+    report = nodes["job:spark:payroll_dag.report.payroll.report"]
+    assert report["data"]["name"] == "payroll_dag.report.payroll.report"
+    assert report["data"]["parentJobName"] == "payroll_dag.report"
+    assert {"origin": node_id("dataset", PAYROLL), "destination": report["id"]} in payroll["outEdges"]
+    assert node_id("job", REPORT_JOB) not in nodes
 
 
 async def test_column_lineage_in_marquez_shape(loaded: Loaded) -> None:

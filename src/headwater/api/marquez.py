@@ -420,7 +420,8 @@ def lineage(
         at=None,
         max_nodes=state.settings.max_graph_nodes,
     )
-    return to_marquez_lineage(answer)
+    jobs = [n["id"] for n in answer.get("nodes") or [] if n.get("type") == "JOB"]
+    return to_marquez_lineage(answer, state.graph.job_parents(jobs))
 
 
 @router.get("/column-lineage", summary="Marquez: column lineage around a dataset, a column or a job's outputs")

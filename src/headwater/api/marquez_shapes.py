@@ -273,27 +273,44 @@ def to_marquez_dataset_version(
     }
 
 
-def to_marquez_lineage(answer: dict[str, Any]) -> dict[str, Any]:
-    """Headwater lineage answer -> Marquez LineageGraph ``{"graph": [GraphNode]}``."""
+def to_marquez_lineage(answer: dict[str, Any], parents: dict[str, str] | None = None) -> dict[str, Any]:
+    """Headwater lineage answer -> Marquez LineageGraph ``{"graph": [GraphNode]}``.
+
+    ``parents``: job id -> its parent job's id (graph ``job_parents``): a nested job's node is
+    ``job:<ns>:<parent name>.<name>``, as Marquez names it, in its id, its data and every edge."""
+    known = parents or {}
+    ids: dict[str, str] = {}
+    for node in answer.get("nodes") or []:
+        parent = known.get(node["id"])
+        if node.get("type") == "JOB" and parent:
+            name = marquez_job_name(str(node.get("name")), parse_node_id(parent).name)
+            ids[node["id"]] = f"job:{node.get('namespace')}:{name}"
     in_edges: dict[str, list[dict[str, str]]] = {}
     out_edges: dict[str, list[dict[str, str]]] = {}
+    sources: dict[str, list[str]] = {}
+    targets: dict[str, list[str]] = {}
     for edge in answer.get("edges") or []:
-        pair = {"origin": edge["source"], "destination": edge["target"]}
-        out_edges.setdefault(edge["source"], []).append(pair)
-        in_edges.setdefault(edge["target"], []).append(pair)
+        source, target = edge["source"], edge["target"]
+        pair = {"origin": ids.get(source, source), "destination": ids.get(target, target)}
+        out_edges.setdefault(source, []).append(pair)
+        in_edges.setdefault(target, []).append(pair)
+        sources.setdefault(target, []).append(source)
+        targets.setdefault(source, []).append(target)
     graph = []
     for node in answer.get("nodes") or []:
         is_job = node.get("type") == "JOB"
         if is_job and "inputs" not in node:  # graph nodes carry no inputs/outputs: take them from the edges
             node = {
                 **node,
-                "inputs": sorted(e["origin"] for e in in_edges.get(node["id"], [])),
-                "outputs": sorted(e["destination"] for e in out_edges.get(node["id"], [])),
+                "inputs": sorted(sources.get(node["id"], [])),
+                "outputs": sorted(targets.get(node["id"], [])),
             }
+        if is_job and node["id"] in known and "parent" not in node:
+            node = {**node, "parent": known[node["id"]]}
         data = to_marquez_job(node) if is_job else to_marquez_dataset(node)
         graph.append(
             {
-                "id": node["id"],
+                "id": ids.get(node["id"], node["id"]),
                 "type": "JOB" if is_job else "DATASET",
                 "data": data,
                 "inEdges": in_edges.get(node["id"], []),

@@ -23,6 +23,7 @@ from headwater.graph import (
     compare,
     details,
     facets,
+    hierarchy,
     history,
     impact,
     lineage,
@@ -312,3 +313,12 @@ class GraphReader:
                 for step in steps
                 if step["run"]["runId"] not in hidden_runs
             ]
+
+    def job_parents(self, job_ids: Sequence[str]) -> dict[str, str]:
+        """The parent job (``parent`` run facet of the latest run) of each of ``job_ids`` that has one."""
+        with self._connect() as conn:
+            policy = self._policy(conn)
+            found = hierarchy.parents(conn, job_ids, None)
+            if not policy.hidden:
+                return found
+            return {job: parent for job, parent in found.items() if not policy.hidden.hides(parent)}
