@@ -24,7 +24,7 @@ from fastapi.responses import Response
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
-from headwater.api.errors import invalid_parameter, not_found
+from headwater.api.errors import ApiError, invalid_parameter, not_found
 from headwater.api.freshness import read_barrier
 from headwater.api.models import (
     ColumnLineageAnswer,
@@ -43,6 +43,7 @@ from headwater.api.models import (
 from headwater.api.params import csv_list, node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
+from headwater.store import HistoryPruned
 
 router = APIRouter(
     prefix="/api/v1/graph",
@@ -74,6 +75,16 @@ def node_param(
     return ref
 
 
+def _as_of(request: Request, value: str | None, name: str) -> datetime | None:
+    """A moment to read the graph as of; before the pruned history (``headwater db prune``): 410 history_pruned."""
+    at = parse_time(value, name)
+    try:
+        app_state(request).store.check_as_of(at)
+    except HistoryPruned as exc:
+        raise ApiError(410, "history_pruned", f"{name}: {exc}", [{"path": name, "message": str(exc)}]) from None
+    return at
+
+
 @router.get("/lineage", summary="The lineage graph around a node", response_model=LineageAnswer)
 def lineage(
     request: Request,
@@ -101,7 +112,7 @@ def lineage(
             depth=depth,
             datasets_only=datasets_only,
             columns=columns,
-            at=parse_time(at, "at"),
+            at=_as_of(request, at, "at"),
             max_nodes=state.settings.max_graph_nodes,
             collapse_jobs=collapse_jobs,
         )
@@ -124,7 +135,11 @@ def column_lineage(
     state = app_state(request)
     return json_answer(
         state.graph.column_lineage(
-            node, direction=direction, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes
+            node,
+            direction=direction,
+            depth=depth,
+            at=_as_of(request, at, "at"),
+            max_nodes=state.settings.max_graph_nodes,
         )
     )
 
@@ -162,7 +177,9 @@ def impact(
 ) -> Response:
     require_types(node, ("dataset", "datasetField"))
     state = app_state(request)
-    answer = state.graph.impact(node, depth=depth, at=parse_time(at, "at"), max_nodes=state.settings.max_graph_nodes)
+    answer = state.graph.impact(
+        node, depth=depth, at=_as_of(request, at, "at"), max_nodes=state.settings.max_graph_nodes
+    )
     if format == "csv":
         filename = f"impact-{node.name.rsplit('/', 1)[-1] or 'node'}.csv".replace('"', "")
         return Response(
@@ -183,7 +200,7 @@ def node_details(request: Request, node: NodeRef = Depends(node_param), at: str 
         return json_answer(run)
     if node.type == "datasetField":
         node = node.dataset
-    return json_answer(graph.node(node, at=parse_time(at, "at")))
+    return json_answer(graph.node(node, at=_as_of(request, at, "at")))
 
 
 @router.get("/history", summary="Versions of a dataset or job, newest first", response_model=HistoryAnswer)
@@ -230,10 +247,10 @@ def compare(
     depth: int = Query(2, ge=0, le=50),
 ) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
-    start = parse_time(t_from, "from")
+    start = _as_of(request, t_from, "from")
     if start is None:
         raise invalid_parameter("from", "an earlier moment is required (ISO 8601 or epoch ms)")
-    end = parse_time(t_to, "to") or datetime.now(UTC)
+    end = _as_of(request, t_to, "to") or datetime.now(UTC)
     if start is not None and start > end:
         raise invalid_parameter("from", "must not be later than to")
     return json_answer(app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction, depth=depth))

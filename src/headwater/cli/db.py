@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
+from headwater.model.times import InvalidTime, iso, parse_time
 from headwater.settings import load_settings
 from headwater.store import InvalidStoreUrl, Store
 from headwater.store.engine import create_store_engine
@@ -111,3 +114,39 @@ def status_command(db: str | None) -> None:
     )
     for failed in health.failed_events[:20]:
         click.echo(f"  event {failed['id']} (seq {failed['seq']}): {failed['error'][:300]}")
+
+
+def _before(text: str) -> datetime:
+    try:
+        return parse_time(text)
+    except InvalidTime:
+        raise click.BadParameter(f"{text!r} is not a time: use ISO 8601, e.g. 2026-01-01T00:00:00Z") from None
+
+
+@command.command("prune")
+@click.option("--before", "before", required=True, help="Event time (ISO 8601; no zone: UTC): prune history before it.")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
+def prune_command(before: str, db: str | None) -> None:
+    """Remove raw events and run history older than --before; keep the graph's current state.
+
+    Every version still valid after --before stays; the pruned runs' job samples are kept as the
+    snapshot a rebuild starts from, so `headwater db rebuild` gives the same graph afterwards. As-of
+    reads before --before then answer 410 history_pruned. Safe while servers run (it takes the writers'
+    lock). HEADWATER_RETENTION_DAYS does the same as a rolling window.
+    """
+    moment = _before(before)
+    try:
+        store = Store.open(_url(db), retry_failed=False)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    with store:
+        done = store.prune(moment)
+    click.echo(
+        f"pruned {done.events} event(s) and {done.runs} run(s) before {iso(done.before)}; "
+        f"{done.job_samples} job sample(s) kept for the versions they began"
+    )

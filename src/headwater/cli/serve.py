@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from headwater.settings import SETTINGS_BY_NAME, SettingError, Settings, load_settings
+from headwater.settings import SETTINGS_BY_NAME, SettingError, Settings, load_settings, retention_days
 
 
 def safe_url(url: str) -> str:
@@ -83,10 +83,19 @@ def worker_app() -> Any:
     The parent put the command line's settings in the environment (``HEADWATER_*``) and migrated the
     store; each worker opens its own store (connections, background projector) and closes it on shutdown.
     """
+    import atexit
+
     from headwater.api import create_app
+    from headwater.store import Store
 
     settings = load_settings()
-    app = create_app(settings, bind_host=str(settings.host))
+    store = Store.open(
+        settings.db_url,
+        projector_wait=float(settings.projector_wait),
+        retention_days=retention_days(settings.retention_days),
+    )
+    atexit.register(store.close)  # the worker's exit (uvicorn ends it on SIGINT/SIGTERM)
+    app = create_app(settings, store, bind_host=str(settings.host))
     _tune_gc()
     return app
 
@@ -147,7 +156,11 @@ def run(settings: Settings) -> None:
     db_url = settings.db_url
     try:
         _prepare_sqlite_folder(db_url)
-        store = Store.open(db_url, projector_wait=float(settings.projector_wait))
+        store = Store.open(
+            db_url,
+            projector_wait=float(settings.projector_wait),
+            retention_days=retention_days(settings.retention_days),
+        )
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
         raise click.ClickException(
             f"cannot open the store {safe_url(db_url)}: {_hide_password(str(exc), db_url)}"

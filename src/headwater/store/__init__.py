@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from headwater.store.engine import InvalidStoreUrl
 from headwater.store.eventlog import InvalidCursor
-from headwater.store.store import Store
+from headwater.store.retention import PruneResult
+from headwater.store.store import HistoryPruned, Store
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
 __all__ = [
     "AppendResult",
     "GraphPosition",
+    "HistoryPruned",
     "IncomingEvent",
     "InvalidCursor",
     "InvalidStoreUrl",
     "ProjectionStatus",
+    "PruneResult",
     "Store",
     "StoredEvent",
 ]

@@ -46,6 +46,9 @@ from headwater.store.schema import (
 CHUNK = 500
 DATASET_ROLES = ("input", "output", "dataset")
 JOB_ROLES = ("job", "jobevent")
+# A pruned run's job sample (its inputs, outputs, job facets, column lineage), kept on the job node by
+# ``headwater db prune`` (store/retention.py): the job's versions are derived from its runs' samples, and the run is gone.
+JOB_RUN_ROLE = "jobrun"
 Position = tuple[int, str]  # a job sample's place in time: (time, run id or "event:<event id>")
 
 _RUN_JSON = ("facets", "job_facets", "inputs", "outputs", "column_lineage")
@@ -95,7 +98,9 @@ _JOB_TAIL_RUNS = sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.
     runs.c.job.in_(_ids()), runs.c.started_at >= sa.bindparam("since")
 )
 _JOB_TAIL_EVENTS = sa.select(observations).where(
-    observations.c.node.in_(_ids()), observations.c.role == "jobevent", observations.c.time >= sa.bindparam("since")
+    observations.c.node.in_(_ids()),
+    observations.c.role.in_(("jobevent", JOB_RUN_ROLE)),
+    observations.c.time >= sa.bindparam("since"),
 )
 _DATASETS_OF = sa.select(datasets).where(datasets.c.id.in_(_ids()))
 _OPEN_DATASET_VERSIONS = sa.select(dataset_versions).where(
@@ -273,14 +278,25 @@ def _jobs_full(
         return
     fresh_runs = fresh_runs or {}
     samples: dict[str, list[JobSample]] = defaultdict(list)
-    last_run: dict[str, Any] = {}
+    last_run: dict[str, tuple[Position, str | None]] = {}  # job -> its latest run's place and parent job
+    run_ids: dict[str, set[str]] = defaultdict(set)
     for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)):
         fresh = fresh_runs.get(r.run_id)
         samples[r.job].append(_fresh_sample(fresh) if fresh is not None else _run_sample(r, loads))
-        last_run[r.job] = r
-    for node, obs_rows in _load_observations(conn, chunk, ("jobevent",)).items():
+        last_run[r.job] = ((r.started_at, r.run_id), r.parent_job)
+        run_ids[r.job].add(r.run_id)
+    for node, obs_rows in _load_observations(conn, chunk, ("jobevent", JOB_RUN_ROLE)).items():
         for o in obs_rows:
-            samples[node].append(_event_sample(o, loads)[0])
+            if o.role != JOB_RUN_ROLE:
+                samples[node].append(_event_sample(o, loads)[0])
+                continue
+            d = loads(o.data)
+            if d["runId"] in run_ids[node]:
+                continue  # the run is in the log again (a late event of a pruned run): its row stands for it
+            content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
+            samples[node].append(JobSample(o.time, d["runId"], d["runId"], content, d["jobFacets"]))
+            if node not in last_run or last_run[node][0] < (o.time, d["runId"]):
+                last_run[node] = ((o.time, d["runId"]), d["parentJob"])
     spans = _time_span(conn, chunk, JOB_ROLES)
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
@@ -294,7 +310,7 @@ def _jobs_full(
             continue
         versions = derive_job_versions(job, samples.get(job, []))
         ordered = sorted(samples.get(job, []), key=lambda s: (s.time, s.key))
-        run = last_run.get(job)
+        latest = last_run.get(job)
         job_rows.append(
             {
                 "id": job,
@@ -303,7 +319,7 @@ def _jobs_full(
                 "created_at": spans[job][0],
                 "updated_at": spans[job][1],
                 "facets": dumps(ordered[-1].facets if ordered else {}),
-                "parent_job": run.parent_job if run is not None else None,
+                "parent_job": latest[1] if latest is not None else None,
             }
         )
         version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
@@ -374,8 +390,11 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
         later = [r for r in tail_runs[job] if r.started_at >= m_time]
         if any(r.run_id not in batch.fresh_runs for r in later):
             continue  # an older run sits after the change: out of order, full path
+        tail = [o for o in tail_events[job] if o.time >= m_time]
+        if any(o.role == JOB_RUN_ROLE for o in tail):
+            continue  # a pruned run's sample sits after the change: full path
         samples = [_fresh_sample(batch.fresh_runs[r.run_id]) for r in later]
-        samples += [_event_sample(o, batch.json.loads)[0] for o in tail_events[job] if o.time >= m_time]
+        samples += [_event_sample(o, batch.json.loads)[0] for o in tail]
         if any((s.time, s.key) not in changed for s in samples):
             continue  # an older sample sits after the change: out of order, full path
         before = [v for v in tail_versions[job] if v.valid_from < m_time]
@@ -690,17 +709,29 @@ def _observed(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo) ->
         return stored
 
 
+def _node_group(role: str) -> str:
+    return "run" if role == "run" else "job" if role in JOB_ROLES or role == JOB_RUN_ROLE else "dataset"
+
+
 def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
     """Drop every derived row and the observation index, then replay the whole event log.
 
     An event that cannot be observed is recorded as failed (listed by ``GET /api/v1/status``) and
-    the rebuild goes on; a failure while deriving the nodes still fails the rebuild as a whole."""
-    for table in (*DERIVED_TABLES, observations):
+    the rebuild goes on; a failure while deriving the nodes still fails the rebuild as a whole.
+
+    After ``headwater db prune`` the log no longer holds the pruned events: their observations that the
+    graph still derives from (what they said about jobs and datasets, the pruned runs' job samples) are
+    the snapshot a rebuild starts from, so they stay, and their nodes are derived again with the rest."""
+    for table in DERIVED_TABLES:
         conn.execute(table.delete())
+    conn.execute(observations.delete().where(observations.c.event_seq.in_(sa.select(events.c.seq))))
     count = 0
     last_seq = 0
     memo = ProjectionMemo()
     nodes: dict[str, set[str]] = {"run": set(), "job": set(), "dataset": set()}
+    kept = sa.select(observations.c.node, observations.c.role).where(observations.c.role != "error").distinct()
+    for node, role in conn.execute(kept):
+        nodes[_node_group(role)].add(node)
     while True:
         rows = list(
             conn.execute(
@@ -715,8 +746,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
         new = _observed(conn, rows, memo)
         for n in new:
             for o in n.observations:
-                group = "run" if o.role == "run" else "job" if o.role in JOB_ROLES else "dataset"
-                nodes[group].add(o.node)
+                nodes[_node_group(o.role)].add(o.node)
         count += len(rows)
         last_seq = rows[-1].seq
     batch = Batch(incremental=False, json=memo.json)

@@ -371,9 +371,10 @@ datazone_nodes = sa.Table(
     sa.Column("node", sa.Text, nullable=False),
 )
 
-# How far back the history goes after ``headwater db prune`` (migration 0009): one row, ``pruned_before``, the
-# event time before which raw events and finished runs were removed (as-of reads before it answer "history
-# pruned"). No row: never pruned. Not derived: ``db rebuild`` leaves it alone.
+# How far back the history goes after ``headwater db prune`` (migration 0009, store/retention.py): ``pruned_before``,
+# the event time before which raw events and finished runs were removed (as-of reads before it answer "history
+# pruned"), and ``pruned_seq``, the log position at that prune. No rows: never pruned. Not derived: ``db rebuild``
+# leaves it alone.
 store_horizon = sa.Table(
     "store_horizon",
     metadata,

@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
-from headwater.model.times import now_micros, to_micros
-from headwater.store import eventlog, migrate
+from headwater.model.times import from_micros, iso, now_micros, to_micros
+from headwater.store import eventlog, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine
-from headwater.store.projector import rebuild_all
+from headwater.store.projector import pending_events, project_rows, projected_seq, rebuild_all
+from headwater.store.retention import PruneResult
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
 # PostgreSQL advisory lock key serializing writers (appends, projection steps) across processes and servers.
 PG_WRITER_LOCK = 0x4857_5354
+PRUNE_EVERY = 3600.0  # seconds between two prunes of a rolling retention window
+
+log = logging.getLogger("headwater.store")
+
+
+class HistoryPruned(LookupError):
+    """An as-of read before the store's retention horizon: that history was pruned (``headwater db prune``)."""
+
+    def __init__(self, at: datetime, horizon: datetime) -> None:
+        super().__init__(
+            f"history before {iso(to_micros(horizon))} was pruned (headwater db prune); "
+            f"{iso(to_micros(at))} is before it: ask for a moment at or after it"
+        )
+        self.at = at
+        self.horizon = horizon
 
 
 class _Request:
@@ -59,6 +76,7 @@ class Store:
         projector_wait: float = READ_TIMEOUT,
         max_lag: int = MAX_LAG,
         retry_failed: bool = True,
+        retention_days: float | None = None,
     ) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
@@ -77,18 +95,37 @@ class Store:
         )
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
+        self._retention_days = retention_days
+        self._closing = threading.Event()
+        self._pruner: threading.Thread | None = None
+        if retention_days is not None:
+            self._pruner = threading.Thread(target=self._prune_window, name="headwater-retention", daemon=True)
+            self._pruner.start()
 
     @classmethod
     def open(
-        cls, url: str, *, projector_wait: float = READ_TIMEOUT, max_lag: int = MAX_LAG, retry_failed: bool = True
+        cls,
+        url: str,
+        *,
+        projector_wait: float = READ_TIMEOUT,
+        max_lag: int = MAX_LAG,
+        retry_failed: bool = True,
+        retention_days: float | None = None,
     ) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
 
         The projector first tries again the events recorded as failed (a fixed version derives
-        them), unless ``retry_failed`` is False."""
+        them), unless ``retry_failed`` is False. With ``retention_days`` the store prunes history older
+        than that many days at start and every hour (:meth:`prune`)."""
         engine = create_store_engine(url)
         migrate.upgrade(engine)
-        return cls(engine, projector_wait=projector_wait, max_lag=max_lag, retry_failed=retry_failed)
+        return cls(
+            engine,
+            projector_wait=projector_wait,
+            max_lag=max_lag,
+            retry_failed=retry_failed,
+            retention_days=retention_days,
+        )
 
     @property
     def engine(self) -> sa.Engine:
@@ -135,6 +172,9 @@ class Store:
 
     def close(self) -> None:
         """Project what was appended (bounded wait), stop the projector, close the connections."""
+        self._closing.set()
+        if self._pruner is not None:
+            self._pruner.join(self.projector_wait)
         self._projector.stop(self.projector_wait)
         self._engine.dispose()
 
@@ -269,3 +309,41 @@ class Store:
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
             return rebuild_all(conn)
+
+    def pruned_before(self) -> datetime | None:
+        """The event time before which history was pruned (:meth:`prune`); None when it never was."""
+        with self._engine.connect() as conn:
+            value = retention.pruned_before(conn)
+        return None if value is None else from_micros(value)
+
+    def check_as_of(self, at: datetime | None) -> None:
+        """Raise :class:`HistoryPruned` when ``at`` is before the pruned history (an as-of read cannot be answered)."""
+        if at is None:
+            return
+        horizon = self.pruned_before()
+        if horizon is not None and at < horizon:
+            raise HistoryPruned(at, horizon)
+
+    def prune(self, before: datetime) -> PruneResult:
+        """Remove raw events and runs older than ``before``, keeping the graph's current state and every
+        version still valid after it (:mod:`headwater.store.retention`); as-of reads before it then raise
+        :class:`HistoryPruned`. The graph is first brought up to date with the log."""
+        self.catch_up()
+        with self._write_lock, self._write() as conn, conn.begin():
+            self._lock_writers(conn)
+            while rows := pending_events(conn, projected_seq(conn), 500):  # what came in meanwhile
+                project_rows(conn, rows)
+            return retention.prune(conn, to_micros(before), now_micros())
+
+    def _prune_window(self) -> None:
+        """The rolling retention window: prune at start, then every ``PRUNE_EVERY`` seconds, until closed."""
+        assert self._retention_days is not None
+        while not self._closing.is_set():
+            before = datetime.now(UTC) - timedelta(days=self._retention_days)
+            try:
+                done = self.prune(before)
+                if done.events or done.runs:
+                    log.info("retention: pruned %d event(s) and %d run(s) before %s", done.events, done.runs, before)
+            except Exception:
+                log.exception("retention: could not prune the history before %s; trying again later", before)
+            self._closing.wait(PRUNE_EVERY)

@@ -1,8 +1,9 @@
 """The ``store_horizon`` table: how far back the store's history goes after ``headwater db prune`` (issue 22 §3).
 
-One row (``name = 'pruned_before'``) holding the event time (microseconds) before which raw events and
-finished runs were removed; as-of reads before it answer "history pruned" instead of an incomplete graph.
-No row: nothing was ever pruned. Not derived from the log: ``db rebuild`` leaves it alone.
+Named values (store/retention.py): ``pruned_before``, the event time (microseconds) before which raw events
+and finished runs were removed (as-of reads before it answer "history pruned" instead of an incomplete
+graph), and ``pruned_seq``, the log position at that prune. No rows: nothing was ever pruned. Not derived
+from the log: ``db rebuild`` leaves it alone.
 
 Revision ID: 0009
 Revises: 0008
