@@ -291,6 +291,12 @@ async def test_versions_are_uuids_and_found_either_way(loaded: Loaded) -> None:
     assert job_versions[0]["inputs"] == [{"namespace": "file", "name": "/data/employees.csv"}]
     run = await _get(loaded, f"/jobs/runs/{loaded.story.build_run_2}")
     assert run["jobVersion"]["version"] == job_versions[0]["version"]
+    # the run wrote payroll's newest version; the first build's run wrote the one before
+    assert [o["datasetVersionId"]["version"] for o in run["outputDatasetVersions"]] == [newest["version"]]
+    first = await _get(loaded, f"/jobs/runs/{loaded.story.build_run_1}")
+    assert [o["datasetVersionId"]["version"] for o in first["outputDatasetVersions"]] == [versions[1]["version"]]
+    report = await _get(loaded, f"/jobs/runs/{loaded.story.report_run}")  # read payroll between the two builds
+    assert [i["datasetVersionId"]["version"] for i in report["inputDatasetVersions"]] == [versions[1]["version"]]
 
 
 async def test_column_lineage_by_job_is_that_of_its_outputs(loaded: Loaded) -> None:

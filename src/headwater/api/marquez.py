@@ -359,9 +359,26 @@ def run(request: Request, run_id: str) -> dict[str, Any]:
     found = _run(graph, run_id)
     job = graph.node(parse_node_id(found["job"]))
     version = _version_at(_job_versions(graph, job), found.get("startedAt"))
-    shaped = to_marquez_run(found, version, to_marquez_job(job)["name"])
+    shaped = to_marquez_run(found, version, to_marquez_job(job)["name"], _dataset_versions(graph, found))
     assert shaped is not None
     return shaped
+
+
+def _dataset_versions(graph: GraphReader, found: dict[str, Any]) -> dict[str, str]:
+    """The version of each dataset a run read (in force when it started) or wrote (the one it made, else
+    the one in force when it ended)."""
+    chosen: dict[str, str] = {}
+    for key, when in (("inputs", found.get("startedAt")), ("outputs", found.get("endedAt") or found.get("startedAt"))):
+        for dataset_id in found.get(key) or []:
+            try:
+                versions = list(graph.history(parse_node_id(dataset_id)).get("versions", []))
+            except NodeNotFound:
+                continue
+            made = [v for v in versions if key == "outputs" and v.get("runId") == found.get("runId")]
+            picked = str(made[0]["version"]) if made else _version_at(versions, when)
+            if picked is not None:
+                chosen[dataset_id] = picked
+    return chosen
 
 
 @router.get("/jobs/runs/{run_id}/facets", summary="Marquez: a run's run or job facets")

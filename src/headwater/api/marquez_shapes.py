@@ -108,11 +108,16 @@ def _nominal(facets: Any) -> tuple[Any, Any]:
 
 
 def to_marquez_run(
-    run: dict[str, Any] | None, job_version: str | None = None, job_name: str | None = None
+    run: dict[str, Any] | None,
+    job_version: str | None = None,
+    job_name: str | None = None,
+    dataset_versions: dict[str, str] | None = None,
 ) -> dict[str, Any] | None:
-    """Headwater Run -> Marquez Run (``job_version``/``job_name``: its job's version id and Marquez name, when known)."""
+    """Headwater Run -> Marquez Run (``job_version``/``job_name``: its job's version id and Marquez name;
+    ``dataset_versions``: dataset id -> the version id the run read or wrote; each when known)."""
     if not run:
         return None
+    versions = dataset_versions or {}
     job = run.get("job")
     job_ref = parse_node_id(job) if isinstance(job, str) else None
     start, end = _nominal(run.get("facets"))
@@ -137,10 +142,12 @@ def to_marquez_run(
             else None
         ),
         "inputDatasetVersions": [
-            {"datasetVersionId": {**_dataset_id(i), "version": None}, "facets": {}} for i in run.get("inputs") or []
+            {"datasetVersionId": {**_dataset_id(i), "version": marquez_version(versions.get(i))}, "facets": {}}
+            for i in run.get("inputs") or []
         ],
         "outputDatasetVersions": [
-            {"datasetVersionId": {**_dataset_id(o), "version": None}, "facets": {}} for o in run.get("outputs") or []
+            {"datasetVersionId": {**_dataset_id(o), "version": marquez_version(versions.get(o))}, "facets": {}}
+            for o in run.get("outputs") or []
         ],
         "context": {},
         "facets": run.get("facets") or {},
