@@ -154,6 +154,22 @@ def test_refusals_say_what_and_why(world: World) -> None:
     assert answer.status_code == 400 and "id" in answer.text
 
 
+def test_counts_count_only_what_the_reader_sees(world: World) -> None:
+    """Marquez's /stats count datasets and jobs as the reader's lists do: none of the inventory for others."""
+    w = world
+    seen = {}
+    for role in ("admin", "owner", "other", "anonymous"):
+        for kind, listing in (("datasets", "/api/v1/graph/datasets"), ("jobs", "/api/v1/graph/jobs")):
+            stats = w.get(role, f"/api/v1/stats/{kind}", params={"period": "WEEK", "timezone": "UTC"})
+            if stats.status_code == 404:  # an app without Marquez's stats
+                return
+            counted = w.ok(stats)[-1]["count"]
+            assert counted == w.ok(w.get(role, listing, params={"limit": 1000}))["total"], (role, kind)
+            seen[(role, kind)] = counted
+    assert seen[("anonymous", "datasets")] < seen[("other", "datasets")] < seen[("owner", "datasets")]
+    assert seen[("owner", "datasets")] == seen[("admin", "datasets")]
+
+
 def test_a_rebuild_keeps_the_catalog_and_redraws_its_nodes(world: World) -> None:
     """The catalog's tables are not derived (db rebuild leaves them); the nodes it drew come back from the log."""
     w = world

@@ -287,7 +287,7 @@ class GraphReader:
     def stats(self, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[dict[str, Any]]:
         """Counts per interval: lineage events by type, or jobs, datasets, sources existing (graph/stats.py)."""
         with self._connect() as conn:
-            return stats.stats(conn, kind, intervals)
+            return stats.stats(conn, kind, intervals, hidden=self._policy(conn).hidden.ids)
 
     def upstream_runs(self, run_id: str, *, depth: int = 20) -> list[dict[str, Any]]:
         """A run and the runs that produced what it read, upstream to ``depth`` (graph/runlineage.py)."""

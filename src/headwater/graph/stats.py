@@ -9,6 +9,7 @@ end), lineage events per bucket, as Marquez counts them.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -16,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import sqlalchemy as sa
 
 from headwater.model.times import iso, to_micros
-from headwater.store.schema import datasets, events, jobs
+from headwater.store.schema import datasets, events, jobs, observations
 
 PERIODS = ("DAY", "WEEK")
 KINDS = ("lineage-events", "jobs", "datasets", "sources")
@@ -40,23 +41,31 @@ def buckets(period: str, timezone: str | None, now: datetime) -> list[tuple[date
     return [(starts[i], starts[i + 1]) for i in range(7)]
 
 
-def _created_by(conn: sa.Connection, kind: str, end: int) -> int:
+def _visible(table: sa.Table, hidden: Collection[str]) -> sa.ColumnElement[bool]:
+    return sa.true() if not hidden else table.c.id.not_in(sorted(hidden))
+
+
+def _created_by(conn: sa.Connection, kind: str, end: int, hidden: Collection[str]) -> int:
     if kind == "sources":
         first = (
             sa.select(datasets.c.namespace, sa.func.min(datasets.c.created_at).label("first"))
+            .where(_visible(datasets, hidden))
             .group_by(datasets.c.namespace)
             .subquery()
         )
         query = sa.select(sa.func.count()).select_from(first).where(first.c.first < end)
     else:
         table = jobs if kind == "jobs" else datasets
-        query = sa.select(sa.func.count()).select_from(table).where(table.c.created_at < end)
+        query = sa.select(sa.func.count()).select_from(table).where(table.c.created_at < end, _visible(table, hidden))
     return int(conn.scalar(query) or 0)
 
 
-def stats(conn: sa.Connection, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[dict[str, Any]]:
+def stats(
+    conn: sa.Connection, kind: str, intervals: list[tuple[datetime, datetime]], *, hidden: Collection[str] = ()
+) -> list[dict[str, Any]]:
     """One record per interval: ``{startInterval, endInterval, count}``, or for ``lineage-events``
-    ``{startInterval, endInterval, fail, start, complete, abort}``."""
+    ``{startInterval, endInterval, fail, start, complete, abort}``. ``hidden``: dataset and job ids counted as
+    if they did not exist, and the events that observed them (graph/visibility.py)."""
     if kind not in KINDS:
         raise ValueError(f"no statistics of {kind!r}; there are {', '.join(KINDS)}")
     out: list[dict[str, Any]] = []
@@ -65,15 +74,17 @@ def stats(conn: sa.Connection, kind: str, intervals: list[tuple[datetime, dateti
         record: dict[str, Any] = {"startInterval": iso(s), "endInterval": iso(e)}
         if kind == "lineage-events":
             counted = dict.fromkeys(_EVENT_TYPES, 0)
-            rows = conn.execute(
-                sa.select(events.c.event_type, sa.func.count())
-                .where(events.c.event_time >= s, events.c.event_time < e, events.c.event_type.in_(_EVENT_TYPES))
-                .group_by(events.c.event_type)
+            query = sa.select(events.c.event_type, sa.func.count()).where(
+                events.c.event_time >= s, events.c.event_time < e, events.c.event_type.in_(_EVENT_TYPES)
             )
+            if hidden:
+                seen = sa.select(observations.c.event_seq).where(observations.c.node.in_(sorted(hidden)))
+                query = query.where(events.c.seq.not_in(seen))
+            rows = conn.execute(query.group_by(events.c.event_type))
             for event_type, count in rows:
                 counted[str(event_type)] = int(count)
             record.update({key.lower(): value for key, value in counted.items()})
         else:
-            record["count"] = _created_by(conn, kind, e)
+            record["count"] = _created_by(conn, kind, e, hidden)
         out.append(record)
     return out
