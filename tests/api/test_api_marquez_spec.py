@@ -327,6 +327,9 @@ async def test_events_sort_direction(loaded: Loaded) -> None:
     assert oldest["totalCount"] == newest["totalCount"] == len(loaded.story.events)
     second = await _get(loaded, "/events/lineage", {"limit": 2, "offset": 1, "sortDirection": "asc"})
     assert second["events"] == oldest["events"][1:3]
+    assert second["totalCount"] == newest["totalCount"]  # the window's count, not the page's
+    page = await _get(loaded, "/events/lineage", {"limit": 2})
+    assert page["totalCount"] == len(loaded.story.events) and len(page["events"]) == 2
     async with loaded.client() as client:
         answer = await client.get("/api/v1/events/lineage", params={"sortDirection": "sideways"})
     assert_error(answer, 400, "invalid_parameter")

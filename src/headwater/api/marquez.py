@@ -538,7 +538,8 @@ def lineage_events(
     # newest first, page by page; oldest first needs the window to its start (bounded by offset's limit)
     wanted = offset + limit if direction == "desc" else 100_000 + 1000
     while len(collected) < wanted:
-        page, cursor = graph.events(since=since, until=until, node=None, limit=1000, cursor=cursor)
+        size = min(1000, wanted - len(collected))
+        page, cursor = graph.events(since=since, until=until, node=None, limit=size, cursor=cursor)
         collected.extend(page)
         if not cursor or not page:
             exhausted = True
@@ -546,7 +547,8 @@ def lineage_events(
     if direction == "asc":
         collected.reverse()
     chosen = collected[offset : offset + limit]
-    total = len(collected) if exhausted else len(collected) + 1  # at least: more follow
+    counted = None if exhausted else graph.event_count(since=since, until=until)
+    total = len(collected) if exhausted else (counted if counted is not None else len(collected) + 1)
     return {"events": [json.loads(e.raw) for e in chosen], "totalCount": total}
 
 

@@ -259,6 +259,18 @@ class GraphReader:
                 found = [e for e in found if not policy.event_hidden(json.loads(e.raw))]
             return found, next_cursor
 
+    def event_count(self, *, since: datetime | None = None, until: datetime | None = None) -> int | None:
+        """How many events :meth:`events` would give in all for this window; None when nodes are hidden from
+        the viewer (the count would need every event read)."""
+        with self._connect() as conn:
+            if self._policy(conn).hidden:
+                return None
+            return eventlog.count_events(
+                conn,
+                since=None if since is None else to_micros(since),
+                until=None if until is None else to_micros(until),
+            )
+
     def visible_events(self, raws: Sequence[str]) -> list[bool]:
         """For raw event texts read elsewhere (a protocol's own event table): which the viewer may see."""
         with self._connect() as conn:

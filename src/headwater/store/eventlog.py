@@ -213,3 +213,13 @@ def list_events(
 def warning_count(conn: sa.Connection) -> int:
     """How many events of the log were accepted with validation warnings."""
     return int(conn.scalar(sa.select(sa.func.count()).select_from(event_warnings)) or 0)
+
+
+def count_events(conn: sa.Connection, *, since: int | None, until: int | None) -> int:
+    """How many events have an event time in [since, until] (either bound may be open)."""
+    query = sa.select(sa.func.count()).select_from(events)
+    if since is not None:
+        query = query.where(events.c.event_time >= since)
+    if until is not None:
+        query = query.where(events.c.event_time <= until)
+    return int(conn.scalar(query) or 0)
