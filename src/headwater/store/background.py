@@ -16,7 +16,8 @@ changes *when* a read sees an event, never *what* the graph is.
   write lock; on PostgreSQL the advisory lock), so events are projected exactly once, in log
   order, even with several servers on one database. Chunks are short, so appends interleave.
 - **Several servers** (PostgreSQL, docs/deploy.md). Every server's projector may take the next
-  chunk; under the advisory lock it re-reads the watermark, so a chunk another server derived
+  chunk, one at a time (a second advisory lock around the whole step, so no chunk is observed by
+  two); under the writers' lock it re-reads the watermark, so a chunk another server derived
   meanwhile is never derived twice. The log head a reader waits for is read from the database, so a
   read on one server sees what another acknowledged. A server killed mid-step (kill -9) holds the
   lock only in its transaction: PostgreSQL rolls it back and frees the lock when the connection
@@ -67,6 +68,8 @@ MAX_LAG = 20_000  # events the graph may be behind the log before appends wait f
 POLL = 1.0  # seconds between an idle projector's looks at a shared (PostgreSQL) log
 
 _NAME_PROJECTOR = sa.text("SELECT set_config('application_name', :name, true)")
+PG_PROJECTOR_LOCK = 0x4857_5052  # advisory lock key: one projection step at a time across servers
+_PROJECTOR_LOCK = sa.text("SELECT pg_advisory_xact_lock(:k)")
 
 
 class BackgroundProjector:
@@ -265,7 +268,19 @@ class BackgroundProjector:
             return done, rows, None
 
     def _step(self) -> int:
-        """Project the next chunk of the log; returns the number of events projected."""
+        """Project the next chunk of the log; returns the number of events projected.
+
+        On PostgreSQL one projector at a time, across servers, reads and observes a chunk (an advisory
+        lock held by a connection of its own for the step): the others wait, without using CPU, and
+        then start from the watermark it left, instead of observing the same chunk only to find it
+        derived when they get the writers' lock (with 4 servers, 3 of every 4 chunks observed in vain)."""
+        if self._engine.dialect.name != "postgresql":
+            return self._step_now()
+        with self._engine.connect() as guard, guard.begin():
+            guard.execute(_PROJECTOR_LOCK, {"k": PG_PROJECTOR_LOCK})
+            return self._step_now()
+
+    def _step_now(self) -> int:
         prepared_at, prepared_rows, observed = self._prepare()
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
