@@ -250,6 +250,14 @@ def _catalog(w: World) -> dict[str, list[Call]]:
         ],
         f"{c}/source-runs/{{run_id}}": [call(f"{c}/source-runs/{w.ids['source_run']}", "inventory", "inventory")],
         f"{c}/audit": [call(f"{c}/audit", None, "", limit=1000)],
+        f"{c}/nodes": [
+            call(
+                f"{c}/nodes",
+                None,
+                "inventory published target",
+                nodeId=[I, BANDS, w.ids["alias"], w.ids["published_node"], w.ids["target_node"], REPORT],
+            )
+        ],
     }
 
 

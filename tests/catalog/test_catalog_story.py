@@ -22,6 +22,14 @@ def test_the_consumer_sees_only_the_published_asset_and_its_target_in_lineage(wo
     assert restricted and all(n["name"] == "" and n["fields"] == [] for n in restricted)
     text = lineage.__repr__()
     assert not any(m in text for m in INVENTORY_MARKERS)
+    # the UI learns which nodes are the catalog's, to draw them apart
+    roles = w.ok(w.get("other", "/api/v1/catalog/nodes", params={"nodeId": sorted(ids)}))["nodes"]
+    assert {r["node"]: r["role"] for r in roles} == {
+        target: "target",
+        w.ids["published_node"]: "published",
+        f"job:{CATALOG_NS}:subscription/{w.ids['subscription']}": "subscribe_job",
+        f"job:{CATALOG_NS}:publish/producer/hr.employee_compensation": "publish_job",
+    }
     # the producer's members see the same path with the inventory node named
     mine = w.ok(
         w.get("viewer", "/api/v1/graph/lineage", params={"nodeId": target, "depth": 4, "direction": "upstream"})

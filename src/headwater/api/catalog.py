@@ -22,6 +22,7 @@ from headwater.api.catalog_models import (
     AssetState,
     AssetVersionsAnswer,
     AuditAnswer,
+    CatalogNodesAnswer,
     DecisionIn,
     Domain,
     DomainIn,
@@ -49,7 +50,7 @@ from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
 from headwater.api.models import error_responses
 from headwater.api.params import node_ref, parse_time
-from headwater.api.state import AppState
+from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog, CatalogError
 
 router = APIRouter(
@@ -288,6 +289,23 @@ def reject(request: Request, subscription_id: str, body: DecisionIn | None = Non
 def revoke(request: Request, subscription_id: str) -> dict[str, Any]:
     with _answers():
         return _catalog(request).revoke(principal(request), subscription_id)
+
+
+@router.get(
+    "/nodes",
+    summary="Which graph nodes are catalog nodes (inventory, published, subscription target) and their asset's state",
+    response_model=CatalogNodesAnswer,
+)
+def catalog_nodes(
+    request: Request,
+    node_ids: list[str] = Query(
+        ..., alias="nodeId", description="Node ids (repeat the parameter), e.g. a lineage answer's"
+    ),
+) -> dict[str, Any]:
+    if len(node_ids) > 5000:
+        raise ApiError(400, "invalid_parameter", "nodeId: at most 5000 ids per request")
+    hidden = app_state(request).graph.hidden()  # the one visibility policy: what this caller may not see
+    return {"nodes": _catalog(request).node_roles(principal(request), node_ids, hidden.ids)}
 
 
 # --- data-source runs and audit ---------------------------------------------------------------------------

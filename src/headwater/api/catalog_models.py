@@ -167,6 +167,22 @@ class SubscriptionsAnswer(CatalogModel):
     subscriptions: list[Subscription]
 
 
+class CatalogNode(CatalogModel):
+    """A graph node the catalog answers for, so a graph can draw inventory, published and subscription-target
+    nodes apart."""
+
+    node: str
+    role: Literal["inventory", "published", "publish_job", "target", "subscribe_job"]
+    asset: str | None = Field(description="The asset (null when the caller sees the node but not the asset)")
+    assetState: AssetState
+    project: str = Field(description="The asset's project")
+    subscription: str | None = Field(description="For a target and its job: the subscription")
+
+
+class CatalogNodesAnswer(CatalogModel):
+    nodes: list[CatalogNode]
+
+
 class SourceRunItem(CatalogModel):
     """One dataset a data-source run reported: the asset it became, the lineage event that reported it
     (GET /api/v1/events/{eventId}) and whether the graph holds it (import status)."""

@@ -21,7 +21,7 @@ import json
 import re
 import secrets
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -947,6 +947,42 @@ class Catalog:
             for project in (row.project, asset_row.project):
                 self._audit(conn, who, project, "subscription.revoke", sub_id, {"eventId": event_id})
         return self.subscription(who, sub_id)
+
+    # --- graph nodes the catalog answers for ---------------------------------------------------------------
+
+    def node_roles(self, who: Principal, node_ids: Sequence[str], hidden: Collection[str]) -> list[dict[str, Any]]:
+        """For the UI's graphs: which of ``node_ids`` are catalog nodes (an asset's inventory node or alias, its
+        published node or publish job, a subscription target or its job), with the asset's state; nodes in
+        ``hidden`` (the caller's hidden set, graph/visibility.py) are left out."""
+        wanted = sorted({n for n in node_ids if n not in hidden})
+        if not wanted:
+            return []
+        with self._read() as conn:
+            rows = conn.execute(
+                sa.select(
+                    catalog_nodes.c.node,
+                    catalog_nodes.c.role,
+                    catalog_nodes.c.asset,
+                    catalog_nodes.c.subscription,
+                    catalog_assets.c.project,
+                    catalog_assets.c.state,
+                )
+                .join(catalog_assets, catalog_assets.c.id == catalog_nodes.c.asset)
+                .where(catalog_nodes.c.node.in_(wanted))
+                .order_by(catalog_nodes.c.node)
+            ).all()
+        member = {r.project: self._member_view(who, r.project) for r in rows}
+        return [
+            {
+                "node": r.node,
+                "role": {SOURCE: "inventory", ALIAS: "inventory"}.get(r.role, r.role),
+                "asset": r.asset if member[r.project] or r.state == "published" else None,
+                "assetState": r.state,
+                "project": r.project,
+                "subscription": r.subscription,
+            }
+            for r in rows
+        ]
 
     # --- data-source runs -----------------------------------------------------------------------------
 
