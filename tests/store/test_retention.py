@@ -154,6 +154,8 @@ def test_db_prune_command(store_url: str) -> None:
     assert bad.exit_code == 2 and "is not a time" in bad.output
     with Store.open(store_url) as store:
         assert store.pruned_before() == T
+    status = CliRunner().invoke(db_command, ["status", "--db", store_url])
+    assert "history pruned before 2026-03-01T06:00:00Z" in status.output
 
 
 def test_rolling_window_prunes_at_start(store_url: str) -> None:

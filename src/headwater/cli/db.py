@@ -6,7 +6,7 @@ from datetime import datetime
 
 import click
 
-from headwater.model.times import InvalidTime, iso, parse_time
+from headwater.model.times import InvalidTime, iso, parse_time, to_micros
 from headwater.settings import load_settings
 from headwater.store import InvalidStoreUrl, Store
 from headwater.store.engine import create_store_engine
@@ -108,10 +108,13 @@ def status_command(db: str | None) -> None:
         raise click.UsageError(str(exc)) from None
     with store:
         health = store.projection_status()
+        horizon = store.pruned_before()
     click.echo(
         f"log position {health.position.log}, graph position {health.position.graph} "
         f"({health.position.behind} behind); {health.failed} event(s) failed to derive"
     )
+    if horizon is not None:
+        click.echo(f"history pruned before {iso(to_micros(horizon))} (headwater db prune)")
     for failed in health.failed_events[:20]:
         click.echo(f"  event {failed['id']} (seq {failed['seq']}): {failed['error'][:300]}")
 
