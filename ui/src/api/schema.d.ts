@@ -1029,6 +1029,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalog/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which graph nodes are catalog nodes (inventory, published, subscription target) and their asset's state */
+        get: operations["catalog_nodes_api_v1_catalog_nodes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/projects/{project_id}/source-runs": {
         parameters: {
             query?: never;
@@ -1277,6 +1294,45 @@ export interface components {
              * @description Schema problems outside the events' core (paths $[i]...), accepted (validation = lenient)
              */
             warnings: components["schemas"]["ValidationWarning"][];
+        };
+        /**
+         * CatalogNode
+         * @description A graph node the catalog answers for, so a graph can draw inventory, published and subscription-target
+         *     nodes apart.
+         */
+        CatalogNode: {
+            /** Node */
+            node: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "inventory" | "published" | "publish_job" | "target" | "subscribe_job";
+            /**
+             * Asset
+             * @description The asset (null when the caller sees the node but not the asset)
+             */
+            asset: string | null;
+            /**
+             * Assetstate
+             * @enum {string}
+             */
+            assetState: "inventory" | "published" | "unpublished";
+            /**
+             * Project
+             * @description The asset's project
+             */
+            project: string;
+            /**
+             * Subscription
+             * @description For a target and its job: the subscription
+             */
+            subscription: string | null;
+        };
+        /** CatalogNodesAnswer */
+        CatalogNodesAnswer: {
+            /** Nodes */
+            nodes: components["schemas"]["CatalogNode"][];
         };
         /** ColumnChanges */
         ColumnChanges: {
@@ -8377,6 +8433,92 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    catalog_nodes_api_v1_catalog_nodes_get: {
+        parameters: {
+            query: {
+                /** @description Node ids (repeat the parameter), e.g. a lineage answer's */
+                nodeId: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogNodesAnswer"];
                 };
             };
             /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
