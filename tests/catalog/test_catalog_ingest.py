@@ -3,6 +3,7 @@ first moment: a real crawl over HTTP into a real ``headwater serve`` (thread), o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from catalog_world import make_hr_database
 from click.testing import CliRunner
 
 from headwater.api import create_app
+from headwater.cli import cli
 from headwater.cli.crawl import command as crawl_command
 from headwater.client import SendError, open_client
 from headwater.crawl import crawl
@@ -89,6 +91,22 @@ def test_only_owners_and_contributors_send_for_a_project(server: tuple[str, dict
 def test_the_crawl_command_needs_a_server_for_a_project(tmp_path: Path) -> None:
     answer = CliRunner().invoke(crawl_command, [str(tmp_path), "--project", "producer"])
     assert answer.exit_code == 2 and "--project needs --url" in answer.output
+    answer = CliRunner().invoke(cli, ["harvest", "logs", "-q", "-", "--project", "producer"], input="x\n")
+    assert answer.exit_code == 2 and "needs a Headwater URL" in answer.output
+
+
+def test_a_harvest_sent_for_a_project_is_its_inventory(server: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    """headwater harvest logs --project: the events found in a log file are sent for the project."""
+    url, tokens = server
+    log = tmp_path / "task.log"
+    log.write_text("INFO - " + json.dumps(_event()) + "\n")
+    args = ["harvest", "logs", "-q", str(log), "--url", url, "--token", tokens["bob"], "--project", "producer"]
+    answer = CliRunner().invoke(cli, [*args, "--state", str(tmp_path / "state.json")], catch_exceptions=False)
+    assert answer.exit_code == 0, answer.output
+    bob = {"Authorization": f"Bearer {tokens['bob']}"}
+    (asset,) = httpx.get(f"{url}/api/v1/catalog/assets", headers=bob).json()["assets"]
+    assert asset["dataset"] == "dataset:warehouse:t" and asset["state"] == "inventory"
+    assert httpx.get(f"{url}/api/v1/graph/node", params={"nodeId": "dataset:warehouse:t"}).status_code == 404
 
 
 def _event() -> dict[str, Any]:

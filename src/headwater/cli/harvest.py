@@ -23,6 +23,12 @@ _SINKS = [
     ),
     click.option("--token", envvar="HEADWATER_TOKEN", default=None, help="Bearer token for --url (HEADWATER_TOKEN)."),
     click.option(
+        "--project",
+        default=None,
+        help="Catalog project the harvest is for (with --url and a member's token): the datasets its statements "
+        "write become the project's inventory, seen by no other project (docs/catalog.md).",
+    ),
+    click.option(
         "--state",
         "state_path",
         type=click.Path(path_type=Path),
@@ -98,13 +104,13 @@ class _Stop:
             time.sleep(min(0.2, max(0.0, end - time.monotonic())))
 
 
-def _client(url: str | None, store: str | None, token: str | None) -> Any:
+def _client(url: str | None, store: str | None, token: str | None, project: str | None) -> Any:
     from headwater.client import open_client
 
     if url and store:
         raise click.UsageError("give --url or --store, not both")
     try:
-        return open_client(url=url, database=store, token=token)
+        return open_client(url=url, database=store, token=token, project=project)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -123,6 +129,7 @@ def _harvest_db(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     state_path: Path,
     follow: bool,
     interval: float,
@@ -147,7 +154,7 @@ def _harvest_db(
     stop = _Stop() if follow else None
     status = 0
     conn = None
-    with _client(url, store, token) as client:
+    with _client(url, store, token, project) as client:
         try:
             conn = connect(dsn) if needs_connection else None
             providers = [database_provider(dsn, conn)] if schemas else []
@@ -224,6 +231,7 @@ def postgres_command(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     state_path: Path | None,
     follow: bool,
     quiet: bool,
@@ -261,6 +269,7 @@ def postgres_command(
             url=url,
             store=store,
             token=token,
+            project=project,
             state_path=_state(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)),
             follow=follow,
             interval=min(interval, 2.0) if follow else interval,
@@ -289,6 +298,7 @@ def postgres_command(
         url=url,
         store=store,
         token=token,
+        project=project,
         state_path=_state(state_path, "postgres", dsn.split("@")[-1]),
         follow=follow,
         interval=interval,
@@ -327,6 +337,7 @@ def mysql_command(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     state_path: Path | None,
     follow: bool,
     quiet: bool,
@@ -375,6 +386,7 @@ def mysql_command(
         url=url,
         store=store,
         token=token,
+        project=project,
         state_path=_state(state_path, "mysql", dsn.split("@")[-1], source),
         follow=follow,
         interval=interval,
@@ -412,6 +424,7 @@ def redshift_command(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     state_path: Path | None,
     follow: bool,
     quiet: bool,
@@ -432,7 +445,7 @@ def redshift_command(
     namespace, _db = database_namespace(endpoint)
     when = _since(since)
     status = 0
-    with _client(url, store, token) as client:
+    with _client(url, store, token, project) as client:
         harvester = Harvester(
             client,
             source="redshift",
@@ -476,6 +489,7 @@ def logs_command(
     url: str | None,
     store: str | None,
     token: str | None,
+    project: str | None,
     state_path: Path | None,
     follow: bool,
     quiet: bool,
@@ -500,7 +514,7 @@ def logs_command(
         raise click.ClickException(str(exc)) from None
     stop = _Stop() if follow else None
     status = 0
-    with _client(url, store, token) as client:
+    with _client(url, store, token, project) as client:
         progress = None if quiet else (lambda s: click.echo(f"harvest logs: {s.text()[0]}", err=True))
         harvester = LogHarvester(client, checkpoint, progress=progress)
         try:
