@@ -1,48 +1,85 @@
 // A fast layered layout for big graphs: one column per level (hops from the root), rows ordered
 // by the barycentre of their neighbours (a few down and up sweeps), columns centred on y = 0.
-// Linear-ish in nodes + edges, so 10,000 nodes lay out in well under a second.
+// Linear-ish in nodes + edges: nodes are numbered and the sweeps work on typed arrays (no maps or
+// strings in the inner loops), so 50,000 nodes lay out in a fraction of a second.
 import { LAYER_GAP, NODE_GAP, type LayoutEdge, type LayoutNode } from "./types";
+
+/** Neighbour lists of every node as one flat array (compressed sparse rows). */
+function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; list: Int32Array } {
+  const start = new Int32Array(n + 1);
+  for (let i = 0; i < from.length; i++) start[from[i] + 1]++;
+  for (let i = 0; i < n; i++) start[i + 1] += start[i];
+  const fill = start.slice(0, n);
+  const list = new Int32Array(from.length);
+  for (let i = 0; i < from.length; i++) list[fill[from[i]]++] = to[i];
+  return { start, list };
+}
 
 export function layeredLayout(
   nodes: LayoutNode[],
   edges: LayoutEdge[],
   sweeps = 4,
 ): Record<string, { x: number; y: number }> {
-  const byLevel = new Map<number, LayoutNode[]>();
-  for (const n of nodes) byLevel.set(n.level, [...(byLevel.get(n.level) ?? []), n]);
-  const levels = [...byLevel.keys()].sort((a, b) => a - b);
-  const pred = new Map<string, string[]>();
-  const succ = new Map<string, string[]>();
+  const n = nodes.length;
+  const index = new Map<string, number>();
+  nodes.forEach((node, i) => index.set(node.id, i));
+  const src: number[] = [];
+  const dst: number[] = [];
   for (const e of edges) {
-    succ.set(e.source, [...(succ.get(e.source) ?? []), e.target]);
-    pred.set(e.target, [...(pred.get(e.target) ?? []), e.source]);
-  }
-  const order = new Map<string, number>();
-  for (const l of levels) byLevel.get(l)!.forEach((n, i) => order.set(n.id, i));
-
-  const reorder = (layer: LayoutNode[], neighbours: Map<string, string[]>) => {
-    const bary = new Map<string, number>();
-    for (const n of layer) {
-      const ns = (neighbours.get(n.id) ?? []).filter((m) => order.has(m));
-      bary.set(n.id, ns.length ? ns.reduce((s, m) => s + order.get(m)!, 0) / ns.length : order.get(n.id)!);
+    const s = index.get(e.source);
+    const t = index.get(e.target);
+    if (s !== undefined && t !== undefined) {
+      src.push(s);
+      dst.push(t);
     }
-    layer.sort((a, b) => bary.get(a.id)! - bary.get(b.id)! || a.id.localeCompare(b.id));
-    layer.forEach((n, i) => order.set(n.id, i));
+  }
+  const from = Int32Array.from(src);
+  const to = Int32Array.from(dst);
+  const succ = adjacency(n, from, to);
+  const pred = adjacency(n, to, from);
+
+  const byLevel = new Map<number, number[]>();
+  nodes.forEach((node, i) => {
+    const layer = byLevel.get(node.level);
+    if (layer) layer.push(i);
+    else byLevel.set(node.level, [i]);
+  });
+  const levels = [...byLevel.keys()].sort((a, b) => a - b);
+  const order = new Float64Array(n);
+  for (const l of levels) byLevel.get(l)!.forEach((i, pos) => (order[i] = pos));
+  // ties keep the id order (code units: stable, and cheaper than localeCompare)
+  const rank = new Int32Array(n);
+  [...nodes.keys()].sort((a, b) => (nodes[a].id < nodes[b].id ? -1 : nodes[a].id > nodes[b].id ? 1 : 0)).forEach((i, r) => (rank[i] = r));
+  const bary = new Float64Array(n);
+
+  const reorder = (layer: number[], adj: { start: Int32Array; list: Int32Array }) => {
+    for (const i of layer) {
+      let sum = 0;
+      const a = adj.start[i];
+      const b = adj.start[i + 1];
+      for (let k = a; k < b; k++) sum += order[adj.list[k]];
+      bary[i] = b > a ? sum / (b - a) : order[i];
+    }
+    layer.sort((x, y) => bary[x] - bary[y] || rank[x] - rank[y]);
+    layer.forEach((i, pos) => (order[i] = pos));
   };
   for (let s = 0; s < sweeps; s++) {
     for (const l of levels.slice(1)) reorder(byLevel.get(l)!, pred);
     for (const l of levels.slice(0, -1).reverse()) reorder(byLevel.get(l)!, succ);
   }
 
-  const widest = Math.max(0, ...nodes.map((n) => n.width));
+  let widest = 0;
+  for (const node of nodes) widest = Math.max(widest, node.width);
   const positions: Record<string, { x: number; y: number }> = {};
   for (const l of levels) {
     const layer = byLevel.get(l)!;
-    const total = layer.reduce((s, n) => s + n.height, 0) + NODE_GAP * Math.max(0, layer.length - 1);
+    let total = NODE_GAP * Math.max(0, layer.length - 1);
+    for (const i of layer) total += nodes[i].height;
     let y = -total / 2;
-    for (const n of layer) {
-      positions[n.id] = { x: l * (widest + LAYER_GAP) + (widest - n.width) / 2, y };
-      y += n.height + NODE_GAP;
+    for (const i of layer) {
+      const node = nodes[i];
+      positions[node.id] = { x: l * (widest + LAYER_GAP) + (widest - node.width) / 2, y };
+      y += node.height + NODE_GAP;
     }
   }
   return positions;

@@ -5,10 +5,12 @@ import {
   MiniMap,
   ReactFlow,
   useReactFlow,
+  useStore,
   type NodeTypes,
   type EdgeTypes,
 } from "@xyflow/react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { OVERVIEW_AT, OverviewCanvas, type OverviewHandle } from "./OverviewCanvas";
 import { LayoutClient } from "../layout/client";
 import { ELK_MAX_NODES, type LayoutResult } from "../layout/types";
 import type { Elements } from "./elements";
@@ -34,6 +36,11 @@ const MINIMAP_MAX = 500;
  */
 export const READABLE_ZOOM = 1;
 const FIT_PADDING = 24;
+/**
+ * Below this zoom node names would be under 5 px on screen: nodes are drawn as boxes without text
+ * (level of detail), which keeps zooming a fitted 1,000-node graph fluid.
+ */
+export const LOD_ZOOM = 0.4;
 const FIT_MAX_ZOOM = 1.1;
 
 interface Box {
@@ -47,6 +54,7 @@ export function Canvas({
   elements,
   root,
   focus,
+  selected = null,
   onPaneClick,
   client,
 }: {
@@ -56,8 +64,14 @@ export function Canvas({
   root: string;
   /** the node the view centres on (the selected node, else the root); re-centred when the canvas resizes */
   focus: string;
+  /** the selected node (the overview of a huge graph rings it; React Flow nodes show it themselves) */
+  selected?: string | null;
   onPaneClick: () => void;
 }) {
+  // huge graphs: drawn on one <canvas> with level of detail instead of React Flow's DOM nodes
+  const overview = elements.nodes.length > OVERVIEW_AT;
+  const overviewRef = useRef<OverviewHandle>(null);
+  const lowDetail = useStore((st) => st.transform[2] < LOD_ZOOM);
   const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
   // bumped with every layout applied: new positions are viewed again
   const [layoutSeq, setLayoutSeq] = useState(0);
@@ -150,16 +164,17 @@ export function Canvas({
 
   const nodes: LineageFlowNode[] = useMemo(
     () =>
-      elements.nodes
-        .filter((n) => positions[n.id])
-        .map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
-    [elements.nodes, positions],
+      overview
+        ? []
+        : elements.nodes.filter((n) => positions[n.id]).map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
+    [elements.nodes, positions, overview],
   );
-  const placed = nodes.length === elements.nodes.length && nodes.length > 0;
+  const placedCount = overview ? elements.nodes.filter((n) => positions[n.id]).length : nodes.length;
+  const placed = placedCount === elements.nodes.length && placedCount > 0;
 
   useEffect(() => {
-    if (placed) performance.mark("headwater:graph-painted", { detail: { nodes: nodes.length } });
-  }, [placed, nodes.length]);
+    if (placed) performance.mark("headwater:graph-painted", { detail: { nodes: placedCount } });
+  }, [placed, placedCount]);
 
   // the canvas size: a pane opening or closing shrinks or grows it
   const [size, setSize] = useState<{ w: number; h: number }>({ w: 0, h: 0 });
@@ -173,8 +188,15 @@ export function Canvas({
 
   // set the view when the graph is first placed, when the final layout lands, when the focus
   // changes and when the canvas resizes (a pane opened): re-centred within the remaining space
+  // the overview's view: the same rule (readable zoom around the focus, or the whole graph when it fits)
+  const overviewView = useMemo(
+    () => (overview && placed && size.w > 0 ? viewFor(positions, focus, size.w, size.h) : null),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [overview, placed, layoutSeq, focus, size.w, size.h],
+  );
+
   useEffect(() => {
-    if (!placed || size.w === 0) return;
+    if (overview || !placed || size.w === 0) return;
     const key = `${root}|${layoutSeq}|${ready ? "final" : "first"}|${focus}|${size.w}x${size.h}`;
     if (fittedFor.current === key) return;
     const first = fittedFor.current === "";
@@ -196,20 +218,35 @@ export function Canvas({
     }
     target.current = v;
     void rf.setViewport(v, { duration: first ? 0 : 200 });
-  }, [placed, ready, root, focus, size, layoutSeq, positions, rf, viewFor, boxOf]);
+  }, [overview, placed, ready, root, focus, size, layoutSeq, positions, rf, viewFor, boxOf]);
 
-  const fitAll = () => void rf.fitView({ padding: 0.08, maxZoom: FIT_MAX_ZOOM, duration: 200 });
+  const fitAll = () => (overview ? overviewRef.current?.fit() : void rf.fitView({ padding: 0.08, maxZoom: FIT_MAX_ZOOM, duration: 200 }));
   const big = elements.nodes.length > VIRTUALIZE_AT;
   return (
     <div
-      className="canvas"
+      className={`canvas${lowDetail && !overview ? " lod-low" : ""}`}
       data-testid="lineage-canvas"
+      data-detail={lowDetail && !overview ? "boxes" : "full"}
       data-ready={placed && ready ? "true" : "false"}
-      data-node-count={nodes.length}
+      data-node-count={placedCount}
+      data-renderer={overview ? "overview" : "flow"}
       data-layout-ms={ready?.ms ?? ""}
       data-layout-engine={ready?.engine ?? ""}
     >
       <div className="canvas-flow" ref={box}>
+        {overview ? (
+          placed && (
+            <OverviewCanvas
+              elements={elements}
+              positions={positions}
+              root={root}
+              selected={selected}
+              initialView={overviewView}
+              onPaneClick={onPaneClick}
+              handle={overviewRef}
+            />
+          )
+        ) : (
         <ReactFlow
           nodes={nodes}
           edges={placed ? elements.edges : []}
@@ -241,18 +278,20 @@ export function Canvas({
             />
           )}
         </ReactFlow>
+        )}
         {!placed && elements.nodes.length > 0 && <div className="canvas-loading">Laying out {elements.nodes.length} nodes…</div>}
       </div>
       <div className="canvas-rail" role="toolbar" aria-label="Graph view" data-testid="canvas-rail">
-        <button className="rail-btn" aria-label="Zoom in" title="Zoom in" onClick={() => void rf.zoomIn({ duration: 150 })}>
+        <button className="rail-btn" aria-label="Zoom in" title="Zoom in" onClick={() => (overview ? overviewRef.current?.zoomBy(1.25) : void rf.zoomIn({ duration: 150 }))}>
           <PlusIcon />
         </button>
-        <button className="rail-btn" aria-label="Zoom out" title="Zoom out" onClick={() => void rf.zoomOut({ duration: 150 })}>
+        <button className="rail-btn" aria-label="Zoom out" title="Zoom out" onClick={() => (overview ? overviewRef.current?.zoomBy(0.8) : void rf.zoomOut({ duration: 150 }))}>
           <MinusIcon />
         </button>
         <button className="rail-btn" aria-label="Fit view" title="Fit the whole graph into view" onClick={fitAll} data-testid="fit-view">
           <FitIcon />
         </button>
+        {!overview && (
         <button
           className={`rail-btn${showMap ? " on" : ""}`}
           aria-label={showMap ? "Hide minimap" : "Show minimap"}
@@ -263,6 +302,7 @@ export function Canvas({
         >
           <MapIcon />
         </button>
+        )}
       </div>
     </div>
   );

@@ -39,12 +39,19 @@ function LoneJobBanner({ jobId, at, onGroup }: { jobId: string; at: string | nul
 }
 import { DetailsPane } from "./DetailsPane";
 import { buildElements, type ColumnUi } from "./elements";
+import { OVERVIEW_AT } from "./OverviewCanvas";
 import { ImpactPanel } from "./ImpactPanel";
 import { Toolbar } from "./Toolbar";
 import { useLineageGraph } from "./useLineageGraph";
 
 /** Above this many nodes, handle positions are computed instead of measured (see sizes.ts). */
 const BIG_GRAPH = 250;
+
+function builtElements(input: Parameters<typeof buildElements>[0]) {
+  const e = buildElements(input);
+  performance.mark("headwater:elements-built", { detail: { nodes: e.nodes.length } });
+  return e;
+}
 
 export function LineageView({ view, setView }: { view: ViewState; setView: (p: Partial<ViewState>) => void }) {
   // compare: the two moments in order (either may be given first); the graph drawn is the later one
@@ -169,7 +176,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const elements = useMemo(
     () =>
       graph
-        ? buildElements({
+        ? builtElements({
             graph,
             root,
             levels: lv,
@@ -181,7 +188,8 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             openColumns,
             columnUi,
             expansions: expansionSet,
-            precomputeHandles: graph.nodes.length > BIG_GRAPH,
+            // React Flow draws the graph up to OVERVIEW_AT nodes; beyond, the overview canvas needs no handles
+            precomputeHandles: graph.nodes.length > BIG_GRAPH && graph.nodes.length <= OVERVIEW_AT,
             directOnly: view.directOnly,
             hiddenDownstream: hidden ?? undefined,
             openedParentOf,
@@ -283,7 +291,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         <div className="lineage-body">
           <ReactFlowProvider>
             {elements ? (
-              <Canvas elements={elements} client={layoutClient} root={root} focus={focus} onPaneClick={() => setSelected(null)} />
+              <Canvas elements={elements} client={layoutClient} root={root} focus={focus} selected={selected} onPaneClick={() => setSelected(null)} />
             ) : (
               <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
             )}

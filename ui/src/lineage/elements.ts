@@ -51,6 +51,16 @@ export interface Elements {
   layoutEdges: LayoutEdge[];
 }
 
+/** The arrow at the end of every flow edge (one object for all of them). */
+const ARROW = { type: MarkerType.ArrowClosed, width: 16, height: 16 } as const;
+
+/** Columns of a schema, nested ones included (what flattenFields(...).length is, without building the list). */
+function countFields(fields: { fields?: unknown[] | null }[] | null | undefined): number {
+  let n = 0;
+  for (const f of fields ?? []) n += 1 + countFields(f.fields as { fields?: unknown[] | null }[] | null | undefined);
+  return n;
+}
+
 export function buildElements(inp: ElementsInput): Elements {
   const { graph, path, impact, marks } = inp;
   const ids = new Set(graph.nodes.map((n) => n.id));
@@ -99,10 +109,12 @@ export function buildElements(inp: ElementsInput): Elements {
       layoutNodes.push({ id: n.id, width: NODE_WIDTH, height: JOB_HEIGHT, level });
       continue;
     }
-    const all = flattenFields(n.fields);
     const open = inp.openColumns.has(n.id);
+    // a closed node needs only its column count (huge graphs: most nodes are closed)
+    const all = open ? flattenFields(n.fields) : null;
+    const count = all ? all.length : countFields(n.fields);
     const ui = inp.columnUi.get(n.id) ?? { page: 0, filter: "" };
-    const pg = pageColumns(all, ui.filter, ui.page);
+    const pg = all ? pageColumns(all, ui.filter, ui.page) : { items: [], page: 0, pages: 1, total: count };
     const columns: ColumnView[] = open
       ? pg.items.map((c) => {
           const id = fieldId(n.id, c.path);
@@ -112,7 +124,7 @@ export function buildElements(inp: ElementsInput): Elements {
     if (open) visibleCols.set(n.id, new Set(columns.map((c) => c.path)));
     const shown = new Set(columns.map((c) => c.id));
     const hiddenHighlighted = path ? [...path.columns].filter((c) => datasetOfField(c) === n.id && !shown.has(c)).length : 0;
-    const height = datasetHeight(all.length, open);
+    const height = datasetHeight(count, open);
     nodes.push({
       id: n.id,
       type: "dataset",
@@ -120,13 +132,13 @@ export function buildElements(inp: ElementsInput): Elements {
       // known sizes let React Flow skip off-screen nodes before it has measured them
       width: NODE_WIDTH,
       height,
-      ...(inp.precomputeHandles ? { handles: handleBoxes(columns.map((c) => c.path), all.length > PAGE_SIZE) } : {}),
+      ...(inp.precomputeHandles ? { handles: handleBoxes(columns.map((c) => c.path), count > PAGE_SIZE) } : {}),
       data: {
         ...common,
         columnsOpen: open,
         columns,
         columnTotal: pg.total,
-        columnCount: all.length,
+        columnCount: count,
         page: pg.page,
         pages: pg.pages,
         filter: ui.filter,
@@ -155,7 +167,7 @@ export function buildElements(inp: ElementsInput): Elements {
       sourceHandle: "out",
       targetHandle: "in",
       type: "lineage",
-      markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
+      markerEnd: ARROW,
       data: { kind: "flow", emphasis: emphOf(e.source, e.target), mark, via: e.via, label: e.type === "DERIVED" ? "derived" : "" },
       // every edge is drawn under the nodes (React Flow's edge layer), never across a node's text
       zIndex: 0,

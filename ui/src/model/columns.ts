@@ -1,6 +1,7 @@
 // Column-level lineage as pure functions: the highlighted path of a column, paging of long
 // column lists, flattening of nested fields.
 import type { ColumnEdge, Field } from "../api/types";
+import { push } from "../lib/multimap";
 import { datasetOfField, isField } from "./nodeid";
 
 export interface ColumnPath {
@@ -23,8 +24,8 @@ export function columnPath(selected: string, columnEdges: ColumnEdge[]): ColumnP
   const bySource = new Map<string, number[]>();
   const byTarget = new Map<string, number[]>();
   columnEdges.forEach((e, i) => {
-    bySource.set(e.source, [...(bySource.get(e.source) ?? []), i]);
-    byTarget.set(e.target, [...(byTarget.get(e.target) ?? []), i]);
+    push(bySource, e.source, i);
+    push(byTarget, e.target, i);
   });
   const columns = new Set<string>([selected]);
   const datasets = new Set<string>([datasetOfField(selected)]);

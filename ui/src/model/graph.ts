@@ -5,6 +5,7 @@
 // its fragment, and every expansion whose node is no longer on screen goes with it. Nothing
 // is mutated: each function returns a new value.
 import type { ColumnEdge, GraphEdge, GraphNode, LineageAnswer } from "../api/types";
+import { push } from "../lib/multimap";
 import { mergeHierarchies, type Hierarchy } from "./hierarchy";
 
 export type Direction = "upstream" | "downstream";
@@ -169,9 +170,9 @@ export function datasetsOnly(graph: Graph): Graph {
   const direct: GraphEdge[] = [];
   for (const e of graph.edges) {
     if (jobs.has(e.target) && !jobs.has(e.source)) {
-      inputsOf.set(e.target, [...(inputsOf.get(e.target) ?? []), e.source]);
+      push(inputsOf, e.target, e.source);
     } else if (jobs.has(e.source) && !jobs.has(e.target)) {
-      outputsOf.set(e.source, [...(outputsOf.get(e.source) ?? []), e.target]);
+      push(outputsOf, e.source, e.target);
     } else if (!jobs.has(e.source) && !jobs.has(e.target)) {
       direct.push(e);
     }
@@ -225,8 +226,8 @@ export function levels(graph: Graph, root: string): Map<string, number> {
   const up = new Map<string, string[]>();
   const down = new Map<string, string[]>();
   for (const e of graph.edges) {
-    down.set(e.source, [...(down.get(e.source) ?? []), e.target]);
-    up.set(e.target, [...(up.get(e.target) ?? []), e.source]);
+    push(down, e.source, e.target);
+    push(up, e.target, e.source);
   }
   const out = new Map<string, number>([[root, 0]]);
   for (const [adj, sign] of [
