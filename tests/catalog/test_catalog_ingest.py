@@ -120,3 +120,30 @@ def _event() -> dict[str, Any]:
         "inputs": [],
         "outputs": [{"namespace": "warehouse", "name": "t"}],
     }
+
+
+SPLINE_FIXTURES = Path(__file__).resolve().parent.parent / "spline" / "fixtures"
+
+
+def test_a_spline_plan_naming_inventory_is_not_found_by_others(server: tuple[str, dict[str, str]]) -> None:
+    """The raw Spline plan is read through the same policy as the events it became."""
+    url, tokens = server
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    spline = {**admin, "Content-Type": "application/vnd.absa.spline.producer.v1.2+json"}
+    plan = json.loads((SPLINE_FIXTURES / "join_aggregate_to_file.plan.json").read_text())
+    events = json.loads((SPLINE_FIXTURES / "join_aggregate_to_file.events.json").read_text())
+    answer = httpx.post(f"{url}/spline/producer/execution-plans", content=json.dumps(plan), headers=spline)
+    assert answer.status_code == 201, answer.text
+    plan_id = answer.json()
+    plan_id = plan_id if isinstance(plan_id, str) else plan["id"]
+    sent = httpx.post(f"{url}/spline/producer/execution-events", content=json.dumps(events), headers=spline)
+    assert sent.status_code == 201, sent.text
+    first = httpx.get(f"{url}/spline/producer/execution-plans/{plan_id}")
+    assert first.status_code == 200, first.text
+    written = [d["id"] for d in httpx.get(f"{url}/api/v1/graph/datasets", headers=admin).json()["items"]]
+    bob = {"Authorization": f"Bearer {tokens['bob']}"}
+    for node in written:  # the producer catalogs every dataset of the plan
+        made = httpx.post(f"{url}/api/v1/catalog/assets", json={"nodeId": node, "project": "producer"}, headers=bob)
+        assert made.status_code == 201, made.text
+    assert httpx.get(f"{url}/spline/producer/execution-plans/{plan_id}").status_code == 404
+    assert httpx.get(f"{url}/spline/producer/execution-plans/{plan_id}", headers=bob).status_code == 200

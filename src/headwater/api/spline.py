@@ -33,7 +33,9 @@ from headwater.model.jsontext import dumps
 from headwater.model.times import iso, now_micros
 from headwater.spec import Problem
 from headwater.spline import SUPPORTED_VERSIONS, event_problems, plan_id_of, plan_problems, run_events
+from headwater.spline.convert import job_of
 from headwater.spline.shapes import Problem as SplineProblem
+from headwater.spline.sources import source_dataset, table_symlink
 from headwater.store import AppendResult, IncomingEvent
 from headwater.store.schema import spline_plans
 
@@ -285,6 +287,47 @@ async def post_events(request: Request) -> Response:
     )
 
 
+def _plan_nodes(plan: Any) -> set[str]:
+    """The dataset and job ids a plan's events are made of: every source URI (and its catalog table) and the job."""
+    found: set[str] = set()
+
+    def add(uri: Any, params: Any) -> None:
+        location = source_dataset(uri, params) if isinstance(uri, str) else None
+        if location is not None:
+            found.add(f"dataset:{location[0]}:{location[1]}")
+            table = table_symlink(location, params if isinstance(params, dict) else None)
+            if table is not None:
+                found.add(f"dataset:{table[0]}:{table[1]}")
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            params = value.get("params")
+            for key in ("uri", "outputSource"):
+                add(value.get(key), params)
+            for uri in value.get("inputSources") or []:
+                add(uri, params)
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(plan)
+    if isinstance(plan, dict):
+        try:
+            found.add("job:{}:{}".format(*job_of(plan)))
+        except (KeyError, TypeError, ValueError):
+            pass
+    return found
+
+
+def _hidden_plan(state: AppState, raw: str) -> bool:
+    """Whether the plan names a node the reader may not see (the catalog's visibility policy): then, as its
+    events, it is not found."""
+    hidden = state.graph.hidden()
+    return bool(hidden) and any(hidden.hides(node) for node in _plan_nodes(parse_json(raw)))
+
+
 @router.get(
     "/execution-plans/{plan_id}",
     summary="A Spline execution plan as it was received (Headwater's addition to the producer API)",
@@ -301,7 +344,7 @@ def get_plan(plan_id: str, request: Request) -> Response:
     state = app_state(request)
     with state.store.engine.connect() as conn:
         row = conn.execute(sa.select(spline_plans).where(spline_plans.c.plan_id == _uuid(plan_id))).first()
-    if row is None:
+    if row is None or _hidden_plan(state, row.raw):
         raise ApiError(404, "not_found", f"no execution plan {plan_id} was received")
     return Response(
         row.raw,
