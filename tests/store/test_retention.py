@@ -170,3 +170,25 @@ def test_rolling_window_prunes_at_start(store_url: str) -> None:
             assert conn.scalar(sa.select(sa.func.count()).select_from(runs)) == 0
             assert conn.scalar(sa.select(sa.func.count()).select_from(events)) == 0
         assert store.caught_up()
+
+
+def test_a_long_history_is_pruned_in_slices_to_the_same_end(store_url: str, tmp_path: Path) -> None:
+    """Slices of 7 events (each its own transaction, the horizon moving forward) end where one prune does."""
+    with Store.open(store_url) as sliced, Store.open(f"sqlite:///{tmp_path / 'one.db'}") as whole:
+        for s in (sliced, whole):
+            s.append(incoming(first_events()))
+        many = sliced.prune(T, slice_events=7)
+        one = whole.prune(T)
+        assert (many.events, many.runs, many.job_samples, many.before) == (
+            one.events,
+            one.runs,
+            one.job_samples,
+            one.before,
+        )
+        assert derived_state(sliced) == derived_state(whole)
+        index = sa.select(observations.c.node, observations.c.role, observations.c.time, observations.c.data)
+        with sliced.engine.connect() as a, whole.engine.connect() as b:
+            assert sorted(a.execute(index)) == sorted(b.execute(index))
+        state = derived_state(sliced)
+        sliced.rebuild()
+        assert derived_state(sliced) == state

@@ -17,11 +17,13 @@ from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundPr
 from headwater.store.engine import create_store_engine
 from headwater.store.projector import pending_events, project_rows, projected_seq, rebuild_all
 from headwater.store.retention import PruneResult
+from headwater.store.schema import events
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
 # PostgreSQL advisory lock key serializing writers (appends, projection steps) across processes and servers.
 PG_WRITER_LOCK = 0x4857_5354
 PRUNE_EVERY = 3600.0  # seconds between two prunes of a rolling retention window
+PRUNE_SLICE = 20_000  # events per prune transaction (appends wait for one slice at most)
 
 log = logging.getLogger("headwater.store")
 
@@ -324,16 +326,37 @@ class Store:
         if horizon is not None and at < horizon:
             raise HistoryPruned(at, horizon)
 
-    def prune(self, before: datetime) -> PruneResult:
+    def prune(self, before: datetime, *, slice_events: int = PRUNE_SLICE) -> PruneResult:
         """Remove raw events and runs older than ``before``, keeping the graph's current state and every
         version still valid after it (:mod:`headwater.store.retention`); as-of reads before it then raise
-        :class:`HistoryPruned`. The graph is first brought up to date with the log."""
+        :class:`HistoryPruned`. The graph is first brought up to date with the log.
+
+        A long history is pruned in slices of about ``slice_events`` events, oldest first, each a prune of
+        its own (one transaction under the writers' lock), so appends wait for one slice at most; the
+        horizon moves forward with each."""
         self.catch_up()
-        with self._write_lock, self._write() as conn, conn.begin():
-            self._lock_writers(conn)
-            while rows := pending_events(conn, projected_seq(conn), 500):  # what came in meanwhile
-                project_rows(conn, rows)
-            return retention.prune(conn, to_micros(before), now_micros())
+        end = to_micros(before)
+        step = None
+        done = PruneResult(before=end, events=0, runs=0, job_samples=0)
+        while step != end:
+            with self._engine.connect() as conn:
+                after = sa.select(events.c.event_time).where(events.c.event_time < end)
+                if step is not None:
+                    after = after.where(events.c.event_time > step)
+                boundary = conn.scalar(after.order_by(events.c.event_time).offset(slice_events).limit(1))
+            step = end if boundary is None else int(boundary)
+            with self._write_lock, self._write() as conn, conn.begin():
+                self._lock_writers(conn)
+                while rows := pending_events(conn, projected_seq(conn), 500):  # what came in meanwhile
+                    project_rows(conn, rows)
+                part = retention.prune(conn, step, now_micros())
+            done = PruneResult(
+                before=part.before,
+                events=done.events + part.events,
+                runs=done.runs + part.runs,
+                job_samples=done.job_samples + part.job_samples,
+            )
+        return done
 
     def _prune_window(self) -> None:
         """The rolling retention window: prune at start, then every ``PRUNE_EVERY`` seconds, until closed."""
