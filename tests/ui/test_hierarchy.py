@@ -167,3 +167,11 @@ def test_integration_style_names_read_as_actions(page: Any) -> None:
     page.get_by_test_id("toggle-group-jobs").check(force=True)
     parent = page.locator(f'[data-testid="job-node"][data-node-id="{job(DEMO_JOB_NS, APP2)}"]')
     expect(parent.get_by_test_id("open-children")).to_have_text(re.compile(r"2 jobs"))
+
+
+def test_impact_highlights_the_parent_that_stands_for_a_child(page: Any) -> None:
+    source = f"dataset:{PG}:hr.public.source_a"
+    page.goto(url(source, group="1", impact="1"))
+    expect(page.get_by_test_id("impact-row").first).to_be_visible()
+    dag = page.locator(f'[data-testid="job-node"][data-node-id="{job(AIRFLOW, DAG)}"]')
+    expect(dag).to_have_attribute("data-emphasis", "highlight")  # the impact answer names its task load_a

@@ -152,9 +152,12 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     for (const it of impact.answer.items) {
       s.add(it.id);
       if (it.type === "FIELD") s.add(`dataset:${it.namespace}:${it.name}`);
+      // a child job drawn as its parent: the parent is on the impact path
+      const parent = hierarchy ? topParent(hierarchy, it.id) : null;
+      if (parent && !openJobs.has(parent)) s.add(parent);
     }
     return s;
-  }, [impact, impactTarget]);
+  }, [impact, impactTarget, hierarchy, openJobs]);
 
   // impact on: how many downstream datasets/jobs each drawn node leads to that are not drawn
   const hidden = useMemo(
