@@ -297,3 +297,42 @@ def test_serve_workers_needs_postgresql(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "--workers above 1 needs a PostgreSQL store" in result.output
+
+
+def test_events_a_killed_server_did_not_derive_are_derived_with_no_request(fresh_pg_url: str, tmp_path: Path) -> None:
+    """Server A acknowledges a batch and is killed before its projector derives it (it lets events gather
+    for 50 ms first); server B gets no request at all, yet derives them: its idle projector looks at the log."""
+    engine = sa.create_engine(fresh_pg_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    position = sa.text(
+        "SELECT (SELECT COALESCE(MAX(seq), 0) FROM events), (SELECT COALESCE(MAX(event_seq), 0) FROM observations)"
+    )
+    try:
+        with servers(fresh_pg_url, tmp_path, 2) as pool, httpx.Client(timeout=30) as client:
+            a, b = pool
+            left_behind = 0
+            for attempt in range(5):  # the kill must land before A's projector steps: it nearly always does
+                sent = run_events(100, seed=100 + attempt)
+                answer = client.post(f"{a.url}/api/v1/lineage/batch", json=sent)
+                os.kill(a.pid, signal.SIGKILL)
+                assert answer.status_code == 200, answer.text
+                a.proc.wait()
+                with engine.connect() as conn:
+                    head, done = conn.execute(position).one()
+                left_behind = head - done
+                if left_behind:
+                    break
+                a = Server(fresh_pg_url, tmp_path, f"again{attempt}")
+                pool.append(a)  # stopped with the others
+                a.wait_ready()
+            assert left_behind > 0, "the kill never came before the derivation"
+            deadline = time.monotonic() + 30
+            while True:  # no request to B: only its projector's look at the log can derive them
+                with engine.connect() as conn:
+                    head, done = conn.execute(position).one()
+                if done == head:
+                    break
+                assert time.monotonic() < deadline, f"{head - done} events never derived"
+                time.sleep(0.2)
+            assert b.proc.poll() is None
+    finally:
+        engine.dispose()
