@@ -14,6 +14,7 @@ from api_helpers import BASE, assert_error, client_for, make_settings
 from hostile_payloads import template
 
 from headwater.api import create_app
+from headwater.graph import GraphReader
 from headwater.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -185,15 +186,13 @@ async def test_every_error_has_the_one_shape_and_a_500_closes_the_connection(sto
         for call, status, code in cases:
             assert_error(await call, status, code)
 
-        def boom(_: str) -> None:
+        def boom(*_: object) -> None:
             raise RuntimeError("a bug")
 
-        store_get = store.get_event
-        store.get_event = boom  # type: ignore[method-assign]
-        try:
+        # GET /api/v1/events/{id} reads through the graph reader (the catalog's visibility policy)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(GraphReader, "event", boom)
             answer = await client.get("/api/v1/events/some-id")
-        finally:
-            store.get_event = store_get  # type: ignore[method-assign]
         error = assert_error(answer, 500, "internal_error")
         assert "RuntimeError" in error["message"]
         assert answer.headers["connection"] == "close"
@@ -206,12 +205,11 @@ def test_a_500_over_real_http_is_read_then_the_connection_closes(store: Store) -
 
     from live_server import ThreadServer
 
-    def boom(_: str) -> None:
+    def boom(*_: object) -> None:
         raise RuntimeError("a bug")
 
-    store_get = store.get_event
-    store.get_event = boom  # type: ignore[method-assign]
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(GraphReader, "event", boom)  # what GET /api/v1/events/{id} reads through
         with ThreadServer(create_app(make_settings(), store, bind_host="127.0.0.1")) as server:
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
             conn.request("GET", "/api/v1/events/some-id")
@@ -226,5 +224,3 @@ def test_a_500_over_real_http_is_read_then_the_connection_closes(store: Store) -
             conn.request("GET", "/api/v1/graph/recent")
             assert conn.getresponse().status == 200
             conn.close()
-    finally:
-        store.get_event = store_get  # type: ignore[method-assign]
