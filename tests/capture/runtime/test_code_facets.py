@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import deque
 from typing import Any
 
 from openlineage.client.event_v2 import RunState as EventType
@@ -108,7 +109,10 @@ class _Actions:
         return self.act() if inner else 42
 
 
-def test_call_sites_name_the_callers_line() -> None:
+def test_call_sites_name_the_callers_line(monkeypatch: Any) -> None:
+    # the windows are the process's: other tests' Spark actions (a minute ago too) are in it; this test looks
+    # only at its own calls
+    monkeypatch.setattr(callsite, "_CALLS", deque(maxlen=callsite.MAX_CALLS))
     callsite._wrap(_Actions, "act")
     assert callsite.wrapped(_Actions.act)
     before = time.time()
