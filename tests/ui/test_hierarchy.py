@@ -37,7 +37,7 @@ TASKS = [f"{DAG}.load_{x}" for x in ("a", "b", "c")]
 PG = "postgres://db.hr.local:5432"
 REPORT = "hr.public.compensation_report"
 COLS = [("EmployeeID", "integer"), ("Total", "decimal(12,2)")]
-READ_ONLY = f"{APP2}.adaptive_spark_plan.employee_compensation"
+READ_ONLY = f"{APP2}.adaptive_spark_plan"  # a read: no output suffix
 
 
 def events() -> list[dict[str, Any]]:
@@ -129,7 +129,7 @@ def test_spark_application_draws_its_actions_lineage(page: Any) -> None:
     expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "1")
     banner = page.get_by_test_id("lone-job-banner")
     expect(banner.get_by_test_id("lone-job-children")).to_contain_text("write employee_compensation")
-    expect(banner.get_by_test_id("lone-job-children")).to_contain_text("read employee_compensation")
+    expect(banner.get_by_test_id("lone-job-children")).to_contain_text("read query")
     banner.get_by_test_id("lone-job-group").click()
     comp = f"dataset:{DEMO_NS}:{EMP_COMP}"
     att = f"dataset:{DEMO_NS}:{EMP_ATT}"
@@ -160,7 +160,7 @@ def test_integration_style_names_read_as_actions(page: Any) -> None:
     root = f"dataset:{DEMO_NS}:{EMP_COMP}"
     page.goto(url(root, depth="1"))
     reader = page.locator(f'[data-testid="job-node"][data-node-id="{job(DEMO_JOB_NS, READ_ONLY)}"]')
-    expect(reader.get_by_test_id("node-name")).to_have_text("read employee_compensation")
+    expect(reader.get_by_test_id("node-name")).to_have_text("read query")
     expect(reader.get_by_test_id("node-name")).to_have_attribute("title", READ_ONLY)
     expect(reader.locator(".lnode-sub")).to_contain_text(APP2)
     # the pane of an opened child job names its parent; the parent's node draws it again

@@ -21,14 +21,16 @@ describe("display names", () => {
   });
 
   it("reads the integration-style names of the capture (plan roots, V2 execs, reads)", () => {
-    expect(jobLabel("hr_payroll.adaptive_spark_plan.employee_compensation")).toEqual({
-      title: "read employee_compensation",
-      app: "hr_payroll",
-      action: "read",
-      output: "employee_compensation",
+    // Spark 4 with adaptive execution: the write's executed root is AdaptiveSparkPlan; the suffix names its output
+    expect(jobLabel("hr_employee_compensation.adaptive_spark_plan.warehouse_employee_compensation")).toEqual({
+      title: "write warehouse_employee_compensation",
+      app: "hr_employee_compensation",
+      action: "write",
+      output: "warehouse_employee_compensation",
     });
-    expect(jobLabel("hr_payroll.adaptive_spark_plan").title).toBe("read query");
-    expect(jobLabel("app.collect_limit.warehouse_target").title).toBe("read warehouse_target");
+    // no output suffix: the execution only read
+    expect(jobLabel("hr_payroll.adaptive_spark_plan")).toEqual({ title: "read query", app: "hr_payroll", action: "read", output: "" });
+    expect(jobLabel("app.collect_limit").title).toBe("read query");
     expect(jobLabel("app.scan_csv").title).toBe("read query");
     expect(jobLabel("app.append_data_exec_v1.spark_catalog_db_t").title).toBe("append to spark_catalog_db_t");
     expect(jobLabel("app.overwrite_by_expression_exec_v1.cat_db_t").title).toBe("overwrite cat_db_t");

@@ -41,10 +41,12 @@ const SPARK_ACTIONS: Record<string, string> = {
 };
 
 /**
- * Physical plan roots of executions that only read (`collect()`, `show()`, `count()` over a file or
- * table): the integration names such a job after the executed plan's root node (`adaptive_spark_plan`,
- * `collect_limit`, ...). They are all labelled "read". Single common words (`project`, `filter`, `sort`)
- * are left out: `dag.filter` is more likely an Airflow task than a Spark plan root.
+ * Physical plan roots the integration names a job after when the root is not a command: an execution that
+ * only read (`collect()`, `show()`, `count()`) and, on Spark 4 with adaptive execution, a write too (its root
+ * is `AdaptiveSparkPlan` around the write). The job name tells them apart: the capture appends the output's
+ * suffix only when there is an output — `app.adaptive_spark_plan.employee_compensation` wrote that table,
+ * `app.adaptive_spark_plan` read. Single common words (`project`, `filter`, `sort`) are left out:
+ * `dag.filter` is more likely an Airflow task than a Spark plan root.
  */
 const SPARK_READ_ROOTS = new Set([
   "adaptive_spark_plan",
@@ -87,6 +89,8 @@ export interface JobLabel {
   output: string;
 }
 
+const PLAN_ROOT = "(plan root)";
+
 /** The plan node of a job name's second part, without the wrappers the integration's names carry. */
 function bareCommand(cmd: string): string {
   return cmd
@@ -102,7 +106,7 @@ function sparkAction(cmd: string): string {
   const known = SPARK_ACTIONS[bare];
   if (known) return known;
   if (SPARK_READ_ROOTS.has(bare) || /^scan_[a-z0-9_]+$/.test(bare) || /^(?:file_source|hive_table|data_source_v2)_scan/.test(bare)) {
-    return "read";
+    return PLAN_ROOT;
   }
   if (/^map_partitions_[a-z0-9_]+$/.test(bare)) return "write"; // an RDD saved to files (its final RDD)
   if (/^execute_[a-z0-9_]+_command$/.test(cmd) || /_exec(?:_v\d)?$/.test(cmd)) return bare.replace(/_/g, " ");
@@ -111,15 +115,18 @@ function sparkAction(cmd: string): string {
 
 /**
  * A job name made by the Spark integration's rule, `app.execute_insert_into_hadoop_fs_relation_command.table`
- * (or `app.append_data_exec_v1.catalog_db_table`, `app.adaptive_spark_plan.table` for an execution that only
- * read), as "write table" / "append to catalog_db_table" / "read table" with the app apart. Other names stay whole.
+ * (or `app.append_data_exec_v1.catalog_db_table`, `app.adaptive_spark_plan.table` for a write under adaptive
+ * execution, `app.collect_limit` for an execution that only read), as "write table" / "append to
+ * catalog_db_table" / "read query" with the app apart. Other names stay whole.
  */
 export function jobLabel(name: string): JobLabel {
   const parts = name.split(".");
   if (parts.length >= 2 && parts[0] && !name.includes("/")) {
-    const action = sparkAction(parts[1]);
-    if (action) {
+    const found = sparkAction(parts[1]);
+    if (found) {
       const output = parts.slice(2).join(".");
+      // a plan root with an output suffix wrote it; without one the execution only read
+      const action = found === PLAN_ROOT ? (output ? "write" : "read") : found;
       const title = output ? `${action} ${output}` : action === "read" ? "read query" : action;
       return { title, app: parts[0], action, output };
     }
