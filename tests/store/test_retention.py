@@ -192,3 +192,12 @@ def test_a_long_history_is_pruned_in_slices_to_the_same_end(store_url: str, tmp_
         state = derived_state(sliced)
         sliced.rebuild()
         assert derived_state(sliced) == state
+
+
+@pytest.mark.parametrize("raw", ["0", "-3", "soon", "inf"])
+def test_a_bad_retention_window_fails_at_start_naming_the_setting(raw: str) -> None:
+    from headwater.settings import SettingError
+
+    with pytest.raises(SettingError, match="retention_days"):
+        load_settings({}, environ={"HEADWATER_RETENTION_DAYS": raw})
+    assert load_settings({}, environ={"HEADWATER_RETENTION_DAYS": "0.5"}).retention_days == "0.5"
