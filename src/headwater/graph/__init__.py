@@ -195,11 +195,15 @@ class GraphReader:
             policy = self._policy(conn)
             if not policy.hidden:
                 return search.search(conn, q, types=types, namespace=namespace, limit=limit)
-            # ask for as many more as could be hidden, so a full page of visible results comes back
-            extra = listing.hidden_field_count(conn, policy.hidden.datasets) + len(policy.hidden.ids)
-            answer = search.search(conn, q, types=types, namespace=namespace, limit=limit + extra)
-            visible = [r for r in answer["results"] if not policy.hidden.hides(r["id"])]
-            return {**answer, "results": visible[:limit]}
+            # ask for more until a full page of visible results comes back (at most as many more as could be hidden)
+            most = limit + listing.hidden_field_count(conn, policy.hidden.datasets) + len(policy.hidden.ids)
+            ask = min(limit * 2, most)
+            while True:
+                answer = search.search(conn, q, types=types, namespace=namespace, limit=ask)
+                visible = [r for r in answer["results"] if not policy.hidden.hides(r["id"])]
+                if len(visible) >= limit or len(answer["results"]) < ask or ask >= most:
+                    return {**answer, "results": visible[:limit]}
+                ask = min(ask * 4, most)
 
     def compare(
         self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2

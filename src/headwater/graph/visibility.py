@@ -23,6 +23,7 @@ it (GraphReader), so an endpoint cannot forget it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +32,15 @@ import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef
-from headwater.store.schema import catalog_assets, catalog_nodes, catalog_subscriptions, column_edges, edges
+from headwater.store.projector import projected_seq
+from headwater.store.schema import (
+    catalog_assets,
+    catalog_audit,
+    catalog_nodes,
+    catalog_subscriptions,
+    column_edges,
+    edges,
+)
 
 RESTRICTED = "RESTRICTED"
 RESTRICTED_NAMESPACE = "restricted://hidden"
@@ -96,10 +105,42 @@ class Hidden:
 NOTHING = Hidden()
 
 
+_CACHE: dict[tuple[str, Viewer, tuple[int, int], int], Hidden] = {}
+_CACHE_SIZE = 256
+_CACHE_LOCK = threading.Lock()
+
+
 def hidden_for(conn: sa.Connection, viewer: Viewer) -> Hidden:
-    """The nodes ``viewer`` may not see (see the module docstring); two small queries, none for an admin."""
+    """The nodes ``viewer`` may not see (see the module docstring); nothing to read for an admin.
+
+    Kept per database and viewer until the catalog or the graph changes: the key holds the newest audit
+    entry (every catalog change that shows or hides a node writes one, or appends an event) and the
+    projection's watermark (new edges may make a job touch a hidden dataset), both read with one indexed
+    ``max`` each — so several servers on one database agree, and a change is seen by the next answer."""
     if viewer.admin:
         return NOTHING
+    newest = conn.execute(
+        sa.select(catalog_audit.c.seq, catalog_audit.c.at).order_by(catalog_audit.c.seq.desc()).limit(1)
+    ).first()
+    key = (
+        conn.engine.url.render_as_string(hide_password=True),
+        viewer,
+        (0, 0) if newest is None else (int(newest.seq), int(newest.at)),  # the time too: a re-made database
+        projected_seq(conn),
+    )
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+    if found is not None:
+        return found
+    hidden = _compute(conn, viewer)
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.clear()
+        _CACHE[key] = hidden
+    return hidden
+
+
+def _compute(conn: sa.Connection, viewer: Viewer) -> Hidden:
     rows = conn.execute(
         sa.select(
             catalog_nodes.c.node,
