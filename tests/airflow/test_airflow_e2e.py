@@ -39,7 +39,8 @@ import pytest
 
 from databases import pg_database
 
-pytestmark = [pytest.mark.airflow, pytest.mark.postgres, pytest.mark.slow]
+# two DAG runs of 10 to 25 s each, the metadata DB migration and the API server: 40 to 100 s; 20 minutes at most
+pytestmark = [pytest.mark.airflow, pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(1200)]
 
 HERE = Path(__file__).resolve().parent
 NS = "shop_airflow"  # AIRFLOW__OPENLINEAGE__NAMESPACE
@@ -134,7 +135,7 @@ class Airflow:
     home: Path
     pg_url: str
 
-    def run(self, *args: str, env: dict[str, str] | None = None, timeout: float = 600) -> str:
+    def run(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> str:
         """``airflow ARGS`` to its end (output into a file, not a pipe: processes Airflow forks may hold a pipe
         open after it exits), then every process it left behind ended; its exit status checked, its output."""
         out = self.home / f"airflow-{time.monotonic_ns()}.out"
@@ -150,9 +151,18 @@ class Airflow:
             )
         try:
             proc.wait(timeout)
+            ended = True
+        except subprocess.TimeoutExpired:
+            ended = False
+            try:  # PYTHONFAULTHANDLER: each process of the group writes every thread's stack into the output
+                os.killpg(proc.pid, signal.SIGABRT)
+                time.sleep(3)
+            except ProcessLookupError:
+                pass
         finally:
             _stop(proc, group=True)
         text = out.read_text(errors="replace")
+        assert ended, f"airflow {' '.join(args)} did not end in {timeout:.0f} s: {text[-20000:]}"
         assert proc.returncode == 0, f"airflow {' '.join(args)} exited {proc.returncode}: {text[-6000:]}"
         return text
 
@@ -204,6 +214,8 @@ def airflow(pg_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
                 "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
                 "AIRFLOW__CORE__EXECUTION_API_SERVER_URL": f"http://127.0.0.1:{api_port}/execution/",
                 "AIRFLOW__CORE__UNIT_TEST_MODE": "False",
+                "AIRFLOW__CORE__PARALLELISM": "2",  # LocalExecutor workers (default 32 forked processes); tasks run one by one
+                "PYTHONFAULTHANDLER": "1",
                 "AIRFLOW__OPENLINEAGE__NAMESPACE": NS,
                 "AIRFLOW_CONN_SHOP_PG": pg_url,
                 "SHOP_PG": f"postgres://{parts.hostname}:{parts.port or 5432}/{db}",
