@@ -137,10 +137,12 @@ class Catalog:
     # --- plumbing -----------------------------------------------------------------------------------
 
     def _write(self) -> sa.Connection:
-        return self._store.engine.connect()
+        # BEGIN IMMEDIATE on SQLite: a read that turns into a write waits for the projector instead of
+        # failing with "database is locked"
+        return self._store.write_connection()
 
     def _read(self) -> sa.Connection:
-        return self._store.engine.connect()
+        return self._store.write_connection()
 
     def _append(self, lineage_events: Sequence[Mapping[str, Any]]) -> list[str]:
         """Append through the ingest path (validated as ``POST /api/v1/lineage/batch`` validates); the ids."""
