@@ -77,6 +77,9 @@ class AgentConfig:
     # the integration); a plan whose JSON is larger than this is left out
     logical_plan: bool = False
     logical_plan_max_bytes: int = 262144  # spark.headwater.logicalPlan.maxBytes
+    # spark.openlineage.facets.custom_environment_variables (the integration's key; its docs call it
+    # spark.openlineage.facets.variables): environment variables reported in the environment-properties run facet
+    environment_variables: tuple[str, ...] = ()
 
     @property
     def parent(self) -> tuple[str, str, str] | None:
@@ -316,6 +319,12 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         source_code_max_bytes=_number(conf, "spark.headwater.sourceCode.maxBytes", 65536, int),
         logical_plan=_logical_plan_enabled(conf),
         logical_plan_max_bytes=_number(conf, "spark.headwater.logicalPlan.maxBytes", 262144, int),
+        environment_variables=tuple(
+            sorted(
+                _facet_list(conf.get(PREFIX + "facets.custom_environment_variables"))
+                | _facet_list(conf.get(PREFIX + "facets.variables"))
+            )
+        ),
     )
 
 

@@ -76,6 +76,7 @@ DEBUG_FACET = "headwater_debug"
 CALL_SITE_FACET = "headwater_callSite"
 LOGICAL_PLAN_FACET = "spark.logicalPlan"
 SOURCE_CODE_FACET = "sourceCode"
+ENVIRONMENT_FACET = "environment-properties"
 
 
 @attr.define
@@ -137,6 +138,8 @@ class AppContext:
     run_tags: tuple[tuple[str, str, str], ...] = ()  # spark.openlineage.run.tags
     job_owners: tuple[tuple[str, str], ...] = ()  # spark.openlineage.job.owners.<type>: (name, type)
     source_code: tuple[str, str] | None = None  # (language, text) of the script, for the sourceCode job facet
+    # the environment-properties run facet: the configured environment variables and their values
+    environment: Mapping[str, str | None] = field(default_factory=dict)
 
     @property
     def app_ref(self) -> RunRef:
@@ -195,9 +198,22 @@ def _error(failure: Failure) -> error_message_run.ErrorMessageRunFacet:
     )
 
 
+def environment_facet(environment: Mapping[str, str | None]) -> dict[str, Any]:
+    """The integration's ``environment-properties`` run facet (``EnvironmentFacet``, from its
+    CustomEnvironmentFacetBuilder): the variables of ``spark.openlineage.facets.custom_environment_variables`` and
+    their values, on every event, ``{}`` when none is configured. Its one property is named like the facet, which
+    no attrs field can be, so the facet is a plain mapping (Serde writes it as it is)."""
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet",
+        ENVIRONMENT_FACET: {k: v for k, v in environment.items() if v is not None},
+    }
+
+
 def _add_config_facets(ctx: AppContext, run_facets: dict[str, Any], job_facets: dict[str, Any]) -> None:
     """``tags`` (job and run) and ``ownership`` from the configuration, as the integration's TagsJobFacetBuilder,
-    TagsRunFacetBuilder and OwnershipJobFacetBuilder add them to every event."""
+    TagsRunFacetBuilder and OwnershipJobFacetBuilder add them to every event, and ``environment-properties``."""
+    run_facets[ENVIRONMENT_FACET] = environment_facet(ctx.environment)
     if ctx.run_tags:
         run_facets["tags"] = tags_run.TagsRunFacet(
             tags=[tags_run.TagsRunFacetFields(key=k, value=v, source=src) for k, v, src in ctx.run_tags],

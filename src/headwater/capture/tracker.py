@@ -83,6 +83,7 @@ class Tracker:
             script_url=_script_url(),
             source_code=_source_code(config),
             disabled_facets=config.disabled_facets,
+            environment={name: os.environ.get(name) for name in config.environment_variables},
         )
         self.transport = transport or build_transport(config)
         # execution events go to transports that only serialise them in the form Serde serialises fastest

@@ -138,3 +138,38 @@ def test_resolvers_rename_jdbc_datasets_and_their_column_lineage() -> None:
     assert ql.job_suffix == "sales.orders"  # SaveIntoDataSourceCommandVisitor: the table option
     plain = analyze(snap, LineageOptions())
     assert [(o.namespace, o.name) for o in plain.outputs] == [("postgres://db-2.internal:5432", "shop.sales.orders")]
+
+
+def test_environment_properties_facet_on_every_event(assert_valid_events: Any) -> None:
+    """CustomEnvironmentFacetBuilder / EnvironmentFacet (SparkGenericIntegrationTest: application and job events
+    both carry ``environment-properties``; CustomEnvironmentVariablesCaptureTest: a configured variable's value);
+    the key is ``spark.openlineage.facets.custom_environment_variables`` (FacetsConfig), also read under the name
+    the integration's spark_conf.md gives it, ``spark.openlineage.facets.variables``."""
+    assert load_config({P + "facets.custom_environment_variables": "[TEST_VAR;]"}, {}).environment_variables == (
+        "TEST_VAR",
+    )
+    assert load_config({P + "facets.variables": "[B;A]"}, {}).environment_variables == ("A", "B")
+    config = load_config({}, {})
+    assert config.environment_variables == ()
+    ctx = AppContext(
+        namespace="ns",
+        app_job="app",
+        app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab",
+        spark_version="3.5.0",
+        environment={"TEST_VAR": "test", "UNSET": None},
+    )
+    ex = Execution(
+        run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac", job_name="app.x", started=1.0, ended=2.0, inputs=[], outputs=[]
+    )
+    from openlineage.client.event_v2 import RunState
+
+    events = [
+        json.loads(Serde.to_json(e)) for e in [application_event(ctx, RunState.START, 1.0), *execution_events(ctx, ex)]
+    ]
+    assert_valid_events(events)
+    for e in events:
+        assert e["run"]["facets"]["environment-properties"]["environment-properties"] == {"TEST_VAR": "test"}
+    # none configured: the facet is there, empty (the integration's default); it can be switched off
+    assert _events({})[0]["run"]["facets"]["environment-properties"]["environment-properties"] == {}
+    off = _events({P + "facets.environment-properties.disabled": "true"})
+    assert all("environment-properties" not in e["run"]["facets"] for e in off)
