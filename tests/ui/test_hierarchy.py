@@ -175,3 +175,21 @@ def test_impact_highlights_the_parent_that_stands_for_a_child(page: Any) -> None
     expect(page.get_by_test_id("impact-row").first).to_be_visible()
     dag = page.locator(f'[data-testid="job-node"][data-node-id="{job(AIRFLOW, DAG)}"]')
     expect(dag).to_have_attribute("data-emphasis", "highlight")  # the impact answer names its task load_a
+
+
+def test_expansions_are_grouped_too(page: Any) -> None:
+    comp = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    att = f"dataset:{DEMO_NS}:{EMP_ATT}"
+    app1 = job(DEMO_JOB_NS, "hr_employee_attendance")
+    page.goto(url(comp, depth="1", group="1"))
+    node = page.locator(f'[data-testid="dataset-node"][data-node-id="{att}"]')
+    expect(node).to_be_visible()
+    assert app1 not in drawn(page)
+    node.get_by_test_id("expand-upstream").dispatch_event("click")
+    # the attendance application stands for its action in the expansion as well
+    expect(page.locator(f'[data-testid="job-node"][data-node-id="{app1}"]')).to_be_visible()
+    assert job(
+        DEMO_JOB_NS, "hr_employee_attendance.execute_insert_into_hadoop_fs_relation_command.employee_attendance"
+    ) not in drawn(page)
+    node.get_by_test_id("collapse-upstream").dispatch_event("click")
+    expect(page.locator(f'[data-node-id="{app1}"]')).to_have_count(0)
