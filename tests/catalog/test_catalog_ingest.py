@@ -122,6 +122,20 @@ def _event() -> dict[str, Any]:
     }
 
 
+def test_sql_lineage_sent_for_a_project(server: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    """headwater sql lineage --url --token --project: the table a statement writes is the project's inventory."""
+    url, tokens = server
+    script = tmp_path / "load.sql"
+    script.write_text("INSERT INTO mart.payroll SELECT id, salary FROM hr.pay;\n")
+    args = ["sql", "lineage", str(script), "--dialect", "postgres", "--namespace", "postgres://db:5432"]
+    answer = CliRunner().invoke(cli, [*args, "--url", url, "--token", tokens["bob"], "--project", "producer"])
+    assert answer.exit_code == 0, answer.output
+    bob = {"Authorization": f"Bearer {tokens['bob']}"}
+    names = [a["name"] for a in httpx.get(f"{url}/api/v1/catalog/assets", headers=bob).json()["assets"]]
+    assert names and all("payroll" in n for n in names)
+    assert httpx.get(f"{url}/api/v1/graph/search", params={"q": "payroll"}).json()["results"] == []
+
+
 SPLINE_FIXTURES = Path(__file__).resolve().parent.parent / "spline" / "fixtures"
 
 

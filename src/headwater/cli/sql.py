@@ -78,6 +78,12 @@ def _providers(schema_from: tuple[str, ...], token: str | None) -> tuple[list[Pr
 @click.option("--job-namespace", default=None, help="Job namespace (default: the dataset namespace)")
 @click.option("--url", default=None, help="Post the events to this Headwater server instead of printing them")
 @click.option("--token", default=None, envvar="HEADWATER_TOKEN", help="Bearer token for --url")
+@click.option(
+    "--project",
+    default=None,
+    help="Catalog project the events are sent for (with --url and a member's token): the tables the statements "
+    "write become its inventory (docs/catalog.md).",
+)
 def lineage_command(
     files: tuple[str, ...],
     dialect: str,
@@ -88,6 +94,7 @@ def lineage_command(
     job_namespace: str | None,
     url: str | None,
     token: str | None,
+    project: str | None,
 ) -> None:
     """Print one OpenLineage event (JSON, COMPLETE) per statement that writes, in order; '-' reads stdin.
 
@@ -106,7 +113,7 @@ def lineage_command(
     catalog = Catalog(providers, tables, namespace=ns)
     failed = 0
     try:
-        client = open_client(url=url)
+        client = open_client(url=url, token=token, project=project)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     with client:
