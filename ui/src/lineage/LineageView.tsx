@@ -176,6 +176,8 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const expansionSet = useMemo(() => new Set(view.expansions), [view.expansions]);
   const lv = useMemo(() => (graph ? levels(graph, root.startsWith("datasetField:") ? datasetOfField(root) : root) : new Map()), [graph, root]);
 
+  // the overview of a huge graph rings the selected node itself: selecting one must not rebuild 50,000 elements
+  const elementsSelected = graph && graph.nodes.length > OVERVIEW_AT ? null : selected;
   const elements = useMemo(
     () =>
       graph
@@ -183,7 +185,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             graph,
             root,
             levels: lv,
-            selectedNode: selected,
+            selectedNode: elementsSelected,
             column: view.column,
             path,
             impact: impactSet,
@@ -198,7 +200,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             openedParentOf,
           })
         : null,
-    [graph, root, lv, selected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf],
+    [graph, root, lv, elementsSelected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf],
   );
 
   // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)
