@@ -16,6 +16,7 @@ from ingest_events import facet, run_event
 
 from headwater.ingest import IngestError, parse_batch, parse_event
 from headwater.spec import EventValidator
+from headwater.spec.validator import is_lenient
 
 MARQUEZ_EVENTS = Path(__file__).resolve().parent.parent / "fixtures" / "marquez" / "events"
 # The events of Marquez's suite that the OpenLineage schema refuses, and the one problem of each
@@ -162,3 +163,48 @@ def test_valid_events_take_the_fast_path_and_have_no_warnings(validator: EventVa
     event = run_event()
     assert validator.check(event, lenient=True) == ([], [])
     assert validator.check(event) == ([], [])
+
+
+def _combinations() -> list[dict[str, Any]]:
+    """Every mistake above alone, pairs of them, and the Marquez events: the inputs of the oracle test."""
+    changes = [c for _, c, _ in CORE_MISTAKES + LENIENT_PROBLEMS]
+    events = []
+    for i, first in enumerate(changes):
+        for second in [None, *changes[i + 1 :]]:
+            event = run_event()
+            first(event)
+            try:
+                if second is not None:
+                    second(event)
+            except (AttributeError, KeyError, TypeError, IndexError):
+                continue  # the first change took away what the second changes (facets=[] then a facet)
+            events.append(event)
+    events += [json.loads(p.read_text()) for p in marquez_files()]
+    no_base = run_event()  # every facet without _schemaURL: the common lenient case, with a big schema facet
+    no_base["outputs"][0]["facets"]["schema"] = facet(fields=[{"name": f"c{i}", "type": "string"} for i in range(300)])
+    for ds in no_base["inputs"] + no_base["outputs"]:
+        for f in ds.get("facets", {}).values():
+            f.pop("_schemaURL", None)
+    events.append(no_base)
+    broken = copy.deepcopy(no_base)  # ... and one facet also wrong inside: the shortcut must not hide it
+    broken["outputs"][0]["facets"]["schema"]["fields"][7]["type"] = 5
+    events.append(broken)
+    return events
+
+
+def test_the_shortcuts_find_what_a_full_walk_finds(validator: EventValidator) -> None:
+    """check() walks with jsonschema only what jsonschema-rs finds invalid (the core with facets cut to
+    their BaseFacet keys; a standard facet whose only fault is a missing _producer/_schemaURL is reported
+    without a walk). validate_thorough() walks everything: on every combination both give the same problems
+    and the same split into errors and warnings."""
+    events = _combinations()
+    assert len(events) > 150
+    for event in events:
+        thorough = validator.validate_thorough(event)
+        assert validator.validate(event) == thorough, event
+        errors: set[Any] = set()
+        warnings: set[Any] = set()
+        for parts, kind, problem in validator._problems(event, "$", shortcuts=False):
+            (warnings if is_lenient(parts, kind, event) else errors).add(problem)
+        expected = (sorted(errors)[:100], [] if errors else sorted(warnings)[:100])
+        assert validator.check(event, lenient=True) == expected, event
