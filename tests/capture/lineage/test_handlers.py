@@ -304,3 +304,65 @@ def test_the_debug_facet_on_the_events_of_an_unhandled_command(assert_valid_even
     assert all(DEBUG_FACET not in e.run.facets for e in execution_events(_context(), _execution(None)))
     disabled = execution_events(_context(disabled_facets=frozenset({DEBUG_FACET})), _execution("MergeIntoTable"))
     assert all(DEBUG_FACET not in e.run.facets for e in disabled)
+
+
+# the integration's visitors that add the Hive catalog facet: SparkDatasetBuilder.catalog() (HiveTableRelation,
+# InsertIntoHiveTable, InsertIntoHiveDir, CreateHiveTableAsSelectCommand) or dataset(CatalogTable) (CTAS and
+# CREATE of data-source tables, CREATE TABLE, DROP, TRUNCATE, LOAD DATA, ALTER ADD COLUMNS/PARTITION/SET LOCATION)
+CATALOG_COMMANDS = {
+    "InsertIntoHiveTable",
+    "InsertIntoHiveDirCommand",
+    "CreateHiveTableAsSelectCommand",
+    "CreateDataSourceTableAsSelectCommand",
+    "CreateDataSourceTableCommand",
+    "CreateTableCommand",
+    "DropTableCommand",
+    "TruncateTableCommand",
+    "LoadDataCommand",
+    "AlterTableAddColumnsCommand",
+    "AlterTableAddPartitionCommand",
+    "AlterTableSetLocationCommand",
+}
+
+
+def test_which_handlers_add_the_hive_catalog_facet(assert_valid_events: Any) -> None:
+    names = REGISTRY.command_names() | {"AlterTableRenameCommand", "AlterTableDropPartitionCommand"}
+    assert {n for n in names if REGISTRY.catalog_command(n)} == CATALOG_COMMANDS
+    assert {n for n in REGISTRY.leaf_names() if REGISTRY.catalog_leaf(n)} == {"HiveTableRelation"}
+    hive = {"name": "default", "framework": "hive", "type": "hive", "source": "spark", "warehouseUri": "file:/wh"}
+    table = RelationInfo(
+        kind="table", cls="CatalogTable", paths=["file:/wh/t"], table="default.t", metastore="file:/wh"
+    )
+    for name, catalog in (
+        ("TruncateTableCommand", hive),
+        ("AlterTableRenameCommand", hive),
+        ("TruncateTableCommand", None),
+    ):
+        snap = PlanSnapshot(root=name, command=CommandInfo(name=name, target=table), catalog=catalog)
+        (out,) = analyze(snap).outputs
+        got = out.facets.get("catalog")
+        if name == "TruncateTableCommand" and catalog:
+            assert json.loads(Serde.to_json(got)) == {
+                **hive,
+                "_producer": got._producer,
+                "_schemaURL": "https://openlineage.io/spec/facets/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet",
+            }
+            assert (
+                "catalog" not in analyze(snap, LineageOptions(disabled_facets=frozenset({"catalog"}))).outputs[0].facets
+            )
+            event = execution_events(
+                AppContext(
+                    namespace="ns", app_job="a", app_run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ab", spark_version="4"
+                ),
+                Execution(
+                    run_id="01890f6a-7d6e-7c3a-9e0c-0123456789ac",
+                    job_name="a.x",
+                    started=1.0,
+                    ended=2.0,
+                    inputs=[],
+                    outputs=[out],
+                ),
+            )
+            assert_valid_events([json.loads(Serde.to_json(e)) for e in event])
+        else:  # a command whose visitor does not add it, or a session without Hive support
+            assert got is None

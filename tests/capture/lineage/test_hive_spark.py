@@ -10,7 +10,7 @@ import pytest
 
 from headwater.capture.lineage import analyze
 
-from .spark_util import Runner, as_run_event, column_map, new_session
+from .spark_util import Runner, as_run_event, column_map, new_session, to_json
 
 pytestmark = pytest.mark.spark
 
@@ -57,6 +57,12 @@ def _job(app: str, ql: Any) -> str:
     return execution_job_name(app, ql.action, ql.job_suffix)
 
 
+def _catalog(ds: Any) -> dict[str, Any] | None:
+    """The ``catalog`` facet as JSON (None without one)."""
+    facet = ds.facets.get("catalog")
+    return None if facet is None else {k: v for k, v in to_json(facet).items() if not k.startswith("_")}
+
+
 def _schema(ds: Any) -> list[tuple[str, str]]:
     return [(f.name, f.type) for f in ds.facets["schema"].fields] if "schema" in ds.facets else []
 
@@ -67,6 +73,15 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     with its directory name instead of ``warehouse``/``alter_test``)."""
     run = Runner(spark)
     wh = warehouse.name
+    # CatalogDatasetFacetUtils.getCatalogDatasetFacetForHive, as pysparkHiveCompleteEvent.json, pysparkCTASEnd.json
+    # and pysparkHiveOverwriteDirCompleteEvent.json carry it (name "default" is what the builder sets)
+    hive = {
+        "name": "default",
+        "framework": "hive",
+        "type": "hive",
+        "source": "spark",
+        "warehouseUri": f"file:{warehouse}",
+    }
     events = []
     # spark_hadoop_fs_relation.py → pysparkHadoopFSEndEvent.json
     run.executions(lambda: spark.sql("CREATE TABLE IF NOT EXISTS test (key INT, value STRING) USING parquet"))
@@ -83,6 +98,8 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     assert [(o.name, _schema(o)) for o in ql.outputs] == [
         (str(warehouse / "target"), [("key", "integer"), ("value", "string")])
     ]
+    # neither the integration's LogicalRelation input builder nor its InsertIntoHadoopFsRelationVisitor adds it
+    assert [_catalog(d) for d in (*ql.inputs, *ql.outputs)] == [None, None]
     events.append(as_run_event(ql))
     # spark_truncate_table.py → pysparkTruncateTableCompleteEvent.json
     run.executions(lambda: spark.sql("CREATE TABLE truncate_table_test (a string, b string)"))
@@ -96,6 +113,7 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
         str(warehouse / "truncate_table_test"),
         "TRUNCATE",
     )
+    assert _catalog(out) == hive  # TruncateTableCommandVisitor: dataset(CatalogTable) in a Hive session
     events.append(as_run_event(ql))
     # spark_alter_table.py → pysparkAlterTableAddColumnsEnd.json, pysparkAlterTableRenameEnd.json
     run.executions(lambda: spark.sql("CREATE TABLE alter_table_test (a string, b string)"))
@@ -107,6 +125,7 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     assert [(o.name, _schema(o)) for o in ql.outputs] == [
         (str(warehouse / "alter_table_test"), [("a", "string"), ("b", "string"), ("c", "string"), ("d", "string")])
     ]
+    assert _catalog(ql.outputs[0]) == hive  # AlterTableAddColumnsCommandVisitor
     events.append(as_run_event(ql))
     ql = run.lineage(lambda: spark.sql("ALTER TABLE alter_table_test RENAME TO alter_table_test_new"))
     assert (
@@ -120,6 +139,7 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     )
     prev = out.facets["lifecycleStateChange"].previousIdentifier
     assert (prev.namespace, prev.name) == ("file", str(warehouse / "alter_table_test"))
+    assert _catalog(out) is None  # AlterTableRenameCommandVisitor does not add it
     events.append(as_run_event(ql))
     # spark_ctas_load.py → pysparkLoadComplete.json (LOAD DATA into a Hive table)
     csv = tmp_path / "test_data.csv"
@@ -135,6 +155,7 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     out = ql.outputs[0]
     assert (out.name, _schema(out)) == (str(warehouse / "tbl1"), [("a", "long"), ("b", "long")])
     assert out.facets["symlinks"].identifiers[0].name == "default.tbl1"
+    assert _catalog(out) == hive  # LoadDataCommandVisitor
     events.append(as_run_event(ql))
     # spark_overwrite_hive.py → pysparkHiveOverwriteDirCompleteEvent.json
     target = tmp_path / "overwrite" / "table"
@@ -148,6 +169,20 @@ def test_parity_integration_hive_scripts(spark: Any, warehouse: Path, tmp_path: 
     out = ql.outputs[0]
     assert (out.namespace, out.name, _schema(out)) == ("file", str(target), [("col1", "integer"), ("col2", "string")])
     assert out.facets["lifecycleStateChange"].lifecycleStateChange.value == "OVERWRITE"
+    assert _catalog(out) == hive  # InsertIntoHiveDirVisitor, pysparkHiveOverwriteDirCompleteEvent.json
+    events.append(as_run_event(ql))
+    # spark_hive.py → pysparkHiveCompleteEvent.json: INSERT into a Hive-format table (InsertIntoHiveTable) has it;
+    # reading that table back (HiveTableRelation) too
+    run.executions(lambda: spark.sql("CREATE TABLE IF NOT EXISTS hive_test (key INT, value STRING) USING hive"))
+    ql = run.lineage(lambda: spark.sql("INSERT INTO hive_test VALUES (1, 'a'), (2, 'b'), (3, 'c')"))
+    assert (
+        _job("Open Lineage Integration Hive", ql)
+        == f"open_lineage_integration_hive.execute_insert_into_hive_table.{wh}_hive_test"
+    )
+    assert _catalog(ql.outputs[0]) == hive
+    events.append(as_run_event(ql))
+    ql = run.lineage(lambda: spark.sql("INSERT INTO hive_test SELECT * FROM hive_test WHERE key > 1"))
+    assert [(i.name, _catalog(i)) for i in ql.inputs] == [(str(warehouse / "hive_test"), hive)]
     events.append(as_run_event(ql))
     assert_valid_events(events)
 

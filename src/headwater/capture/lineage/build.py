@@ -143,8 +143,9 @@ class _Inputs:
         self.order: list[DatasetId] = []
         self.columns: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         self.symlinks: dict[tuple[str, str], tuple[str, str]] = {}
+        self.catalogs: set[tuple[str, str]] = set()  # datasets read through a leaf that adds the catalog facet
 
-    def add(self, ds: DatasetId, columns: list[tuple[str, Any]]) -> None:
+    def add(self, ds: DatasetId, columns: list[tuple[str, Any]], catalog: bool = False) -> None:
         key = (ds.namespace, ds.name)
         if key not in self.columns:
             self.order.append(ds)
@@ -153,8 +154,10 @@ class _Inputs:
         self.columns[key].extend(c for c in columns if c[0] not in known)
         if ds.symlink:
             self.symlinks.setdefault(key, ds.symlink)
+        if catalog:
+            self.catalogs.add(key)
 
-    def build(self, disabled: frozenset[str]) -> list[InputDataset]:
+    def build(self, disabled: frozenset[str], catalog: dict[str, str] | None = None) -> list[InputDataset]:
         out: list[InputDataset] = []
         for ds in self.order:
             key = (ds.namespace, ds.name)
@@ -168,6 +171,7 @@ class _Inputs:
                             "schema": F.schema_facet(self.columns[key]) if self.columns[key] else None,
                             "dataSource": F.datasource_facet(ds.namespace),
                             "symlinks": F.symlinks_facet(*sym) if sym else None,
+                            "catalog": F.catalog_facet(catalog) if key in self.catalogs else None,
                         },
                         disabled,
                     ),
@@ -216,14 +220,15 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
                     inputs.add(ds, [])
                 continue
             names[key] = [(d.namespace, d.name) for d in found]
+            with_catalog = info is not None and registry.catalog_leaf(info.cls)
             for ds in found:
-                inputs.add(ds, _leaf_columns(node))
+                inputs.add(ds, _leaf_columns(node), with_catalog)
     elif snap.relations:  # the plan was too large to read: inputs from the leaves alone
         for key, info in snap.relations.items():
             cols = [(str(c[0]), c[1]) for c in snap.leaf_columns.get(key, [])]
             for ds in datasets_of(info):
                 inputs.add(ds, cols)
-    result.inputs = inputs.build(disabled)
+    result.inputs = inputs.build(disabled, snap.catalog)
     cmd = snap.command
     if cmd is None or cmd.target is None:
         return result
@@ -269,6 +274,7 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
                     "schema": F.schema_facet(columns) if columns else None,
                     "dataSource": F.datasource_facet(target.namespace),
                     "symlinks": F.symlinks_facet(*target.symlink) if target.symlink else None,
+                    "catalog": F.catalog_facet(snap.catalog) if registry.catalog_command(cmd.name) else None,
                     "columnLineage": column_facet,
                     "lifecycleStateChange": F.lifecycle_facet(change, previous) if change else None,
                 },

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from openlineage.client.facet_v2 import (
+    catalog_dataset,
     column_lineage_dataset,
     datasource_dataset,
     lifecycle_state_change_dataset,
@@ -63,6 +64,21 @@ def datasource_facet(namespace: str) -> datasource_dataset.DatasourceDatasetFace
     """name is the namespace; uri is the namespace as a URI (``file`` → ``file:///``)."""
     uri = namespace if ":" in namespace else f"{namespace}:///"
     return datasource_dataset.DatasourceDatasetFacet(name=namespace, uri=uri)
+
+
+def catalog_facet(catalog: dict[str, str] | None) -> catalog_dataset.CatalogDatasetFacet | None:
+    """The Hive ``catalog`` facet the snapshot read (``PlanSnapshot.catalog``), None without one."""
+    if not catalog:
+        return None
+    return catalog_dataset.CatalogDatasetFacet(
+        framework=catalog.get("framework", "hive"),
+        type=catalog.get("type", "hive"),
+        name=catalog.get("name", "default"),
+        metadataUri=catalog.get("metadataUri"),
+        warehouseUri=catalog.get("warehouseUri"),
+        source=catalog.get("source"),
+        catalogProperties=None,
+    )
 
 
 def symlinks_facet(namespace: str, name: str) -> symlinks_dataset.SymlinksDatasetFacet:

@@ -54,6 +54,9 @@ class PlanSnapshot:
     # exprIds of the analysed query's output attributes, in order (one py4j call: ``output().mkString``); toJSON
     # loses some operators' output pruning (Generate's ``unrequiredChildIndex`` is written as null)
     output_ids: list[int] | None = None
+    # the session's Hive catalog facet (name, framework, type, source, warehouseUri, metadataUri), read only when
+    # a command or leaf whose handler adds it is in the plan; None outside a Hive session
+    catalog: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -332,6 +335,8 @@ def take_snapshot(qe: Any, spark: Any, registry: Registry = REGISTRY) -> PlanSna
         snap.output_schema = struct_json(jquery, "schema")
         snap.output_ids = _output_ids(jquery)
         _describe_plan_leaves(jvm, registry, jquery, plan, snap.relations)
+    if registry.catalog_command(name) or any(registry.catalog_leaf(r.cls) for r in snap.relations.values()):
+        snap.catalog = guarded(jvm.hive_catalog)
     executed = _executed_root(qe)
     snap.metrics = _metrics(executed)
     snap.action_node = _action_node(qe, executed)

@@ -12,7 +12,9 @@ from .registry import REGISTRY, always
 from .targets import catalog_table, resolved_identifier, table_identifier
 
 
-@REGISTRY.command("CreateDataSourceTableCommand", "CreateTableCommand", ddl=True, lifecycle=always("CREATE"))
+@REGISTRY.command(
+    "CreateDataSourceTableCommand", "CreateTableCommand", ddl=True, lifecycle=always("CREATE"), catalog=True
+)
 def _create_v1(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """The new table and its schema."""
     cmd = CommandInfo(name=name)
@@ -49,8 +51,8 @@ def _v1_table_name(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     return CommandInfo(name=name, target=guarded(lambda: table_identifier(jvm, root.tableName())))
 
 
-REGISTRY.command("DropTableCommand", ddl=True, lifecycle=always("DROP"))(_v1_table_name)
-REGISTRY.command("TruncateTableCommand", ddl=True, lifecycle=always("TRUNCATE"))(_v1_table_name)
+REGISTRY.command("DropTableCommand", ddl=True, lifecycle=always("DROP"), catalog=True)(_v1_table_name)
+REGISTRY.command("TruncateTableCommand", ddl=True, lifecycle=always("TRUNCATE"), catalog=True)(_v1_table_name)
 
 
 @REGISTRY.command("AlterTableRenameCommand", ddl=True, lifecycle=always("RENAME"))
@@ -71,7 +73,7 @@ def _current_schema(jvm: Jvm, ident: Any) -> Any:
     return struct_json(meta, "schema") if meta is not None else None
 
 
-@REGISTRY.command("LoadDataCommand", ddl=True)
+@REGISTRY.command("LoadDataCommand", ddl=True, catalog=True)
 def _load_data(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """``LOAD DATA [LOCAL] INPATH ... [OVERWRITE] INTO TABLE t``: the table with its schema, as the integration's
     LoadDataCommandVisitor reports it (OVERWRITE as the lifecycle of ``OVERWRITE``; the loaded path is not an
@@ -97,3 +99,16 @@ def _alter(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
         meta = guarded(lambda: jvm.session_catalog().getTableMetadata(ident))
         cmd.schema = struct_json(meta, "schema") if meta is not None else None
     return cmd
+
+
+# the integration's AlterTableAddColumnsCommandVisitor, AlterTableAddPartitionCommandVisitor and
+# AlterTableSetLocationCommandVisitor build their dataset from the CatalogTable (SparkDatasetBuilder.dataset): the
+# Hive catalog facet in a Hive session; its other ALTER visitors (rename) do not
+REGISTRY.command(
+    "AlterTableAddColumnsCommand",
+    "AlterTableAddPartitionCommand",
+    "AlterTableSetLocationCommand",
+    ddl=True,
+    lifecycle=always("ALTER"),
+    catalog=True,
+)(_alter)

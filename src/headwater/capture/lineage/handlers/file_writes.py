@@ -29,7 +29,8 @@ def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None
     return cmd
 
 
-@REGISTRY.command("InsertIntoDataSourceDirCommand", "InsertIntoHiveDirCommand", query=Query.FIELD)
+@REGISTRY.command("InsertIntoHiveDirCommand", query=Query.FIELD, catalog=True)  # InsertIntoHiveDirVisitor: catalog()
+@REGISTRY.command("InsertIntoDataSourceDirCommand", query=Query.FIELD)
 def _insert_into_dir(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """``INSERT OVERWRITE [LOCAL] DIRECTORY '<path>'``: the directory (``storage.locationUri``) as a path dataset,
     OVERWRITE when it overwrites (the integration's InsertIntoHiveDirVisitor, pysparkHiveOverwriteDirCompleteEvent)."""

@@ -142,16 +142,35 @@ class Jvm:
     def metastore(self) -> str:
         """Symlink namespace of session-catalog tables: ``hive://host:port`` or the warehouse URI."""
         if self._metastore is None:
-            uris = self.conf("spark.hadoop.hive.metastore.uris") or self.conf("spark.sql.hive.metastore.uris")
-            if not uris:
-                uris = guarded(lambda: self.jsession.sparkContext().hadoopConfiguration().get("hive.metastore.uris"))
-            if uris:
-                first = str(uris).split(",")[0].strip()
-                self._metastore = "hive://" + first.split("://", 1)[-1]
-            else:
-                wh = self.conf("spark.sql.warehouse.dir") or "spark-warehouse"
-                self._metastore = wh.rstrip("/") if ":" in wh else f"file:{wh.rstrip('/')}"
+            self._metastore = self._metastore_uri() or self._warehouse()
         return self._metastore
+
+    def _metastore_uri(self) -> str | None:
+        """``hive://host:port`` of the first ``hive.metastore.uris`` (the integration's ``prepareHiveUri``)."""
+        uris = self.conf("spark.hadoop.hive.metastore.uris") or self.conf("spark.sql.hive.metastore.uris")
+        if not uris:
+            uris = guarded(lambda: self.jsession.sparkContext().hadoopConfiguration().get("hive.metastore.uris"))
+        if not uris:
+            return None
+        first = str(uris).split(",")[0].strip()
+        return "hive://" + first.split("://", 1)[-1]
+
+    def _warehouse(self) -> str:
+        """The warehouse location as a URI without a trailing slash (``/tmp/wh`` → ``file:/tmp/wh``)."""
+        wh = self.conf("spark.sql.warehouse.dir") or "spark-warehouse"
+        return wh.rstrip("/") if ":" in wh else f"file:{wh.rstrip('/')}"
+
+    def hive_catalog(self) -> dict[str, str] | None:
+        """The Hive ``catalog`` dataset facet of this session (the integration's
+        ``CatalogDatasetFacetUtils.getCatalogDatasetFacetForHive``), None unless it runs with Hive support."""
+        if self.conf("spark.sql.catalogImplementation") != "hive":
+            return None
+        facet = {"name": "default", "framework": "hive", "type": "hive", "source": "spark"}
+        facet["warehouseUri"] = self._warehouse()
+        metadata = self._metastore_uri()
+        if metadata:
+            facet["metadataUri"] = metadata
+        return facet
 
     def session_catalog(self) -> Any:
         return self.jsession.sessionState().catalog()

@@ -105,9 +105,10 @@ def _logical_relation(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
     return logical_relation(jvm, leaf)
 
 
-@REGISTRY.leaf("HiveTableRelation")
+@REGISTRY.leaf("HiveTableRelation", catalog=True)  # HiveTableRelationVisitor: catalog()
 def _hive_table(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
     info = catalog_table(jvm, leaf.tableMeta())
+    info.cls = name  # the leaf's class, which decides the catalog facet (not the CatalogTable it holds)
     info.format = info.format or "hive"
     return info
 

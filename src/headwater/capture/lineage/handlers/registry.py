@@ -79,6 +79,7 @@ class CommandHandler:
     ddl: bool = False  # metadata only: no column lineage, no output statistics
     pattern: Callable[[str], bool] | None = None  # for a family named by a pattern (AlterTable*Command)
     family: str = ""  # the module that registered it
+    catalog: bool = False  # its target gets the Hive ``catalog`` dataset facet in a Hive session
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class LeafHandler:
     describe: LeafDescriber | None = None  # None: names no dataset (described without a py4j call)
     analyzed_instead: bool = False  # in the optimized plan, it hides lineage the analyzed plan shows
     family: str = ""
+    catalog: bool = False  # the dataset it reads gets the Hive ``catalog`` dataset facet
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,12 +125,15 @@ class Registry:
         lifecycle: Lifecycle = by_mode,
         ddl: bool = False,
         pattern: Callable[[str], bool] | None = None,
+        catalog: bool = False,
     ) -> Callable[[F], F]:
         """Decorator: register the decorated ``describe(jvm, root, name)`` for the commands ``names``.
-        Stackable, to give commands read the same way their own lifecycle."""
+        Stackable, to give commands read the same way their own lifecycle. ``catalog``: the target gets the
+        Hive ``catalog`` dataset facet in a Hive session (the integration's visitors that call
+        ``SparkDatasetBuilder.catalog()`` or ``dataset(CatalogTable)``)."""
 
         def register(describe: F) -> F:
-            self.add(CommandHandler(tuple(names), describe, query, lifecycle, ddl, pattern, _family(describe)))
+            self.add(CommandHandler(tuple(names), describe, query, lifecycle, ddl, pattern, _family(describe), catalog))
             return describe
 
         return register
@@ -144,11 +149,12 @@ class Registry:
         """Register commands that write no dataset Headwater names (``describe`` is :func:`no_command`)."""
         self.add(CommandHandler(tuple(names), no_command, query, lifecycle, ddl, None, family))
 
-    def leaf(self, *names: str, analyzed_instead: bool = False) -> Callable[[F], F]:
-        """Decorator: register the decorated ``describe(jvm, leaf, name) -> RelationInfo`` for the leaves ``names``."""
+    def leaf(self, *names: str, analyzed_instead: bool = False, catalog: bool = False) -> Callable[[F], F]:
+        """Decorator: register the decorated ``describe(jvm, leaf, name) -> RelationInfo`` for the leaves ``names``
+        (``catalog``: what it reads gets the Hive ``catalog`` dataset facet)."""
 
         def register(describe: F) -> F:
-            self.add(LeafHandler(tuple(names), describe, analyzed_instead, _family(describe)))
+            self.add(LeafHandler(tuple(names), describe, analyzed_instead, _family(describe), catalog))
             return describe
 
         return register
@@ -185,6 +191,16 @@ class Registry:
         """Whether the root ``name`` is a command (``is_command``: Spark said so; or its name ends with
         ``Command``) that no handler knows."""
         return bool(name) and (is_command or name.endswith("Command")) and self.command_for(name) is None
+
+    def catalog_command(self, name: str) -> bool:
+        """Whether the target of the command ``name`` gets the Hive ``catalog`` dataset facet."""
+        handler = self.command_for(name)
+        return handler is not None and handler.catalog
+
+    def catalog_leaf(self, name: str) -> bool:
+        """Whether the dataset the leaf ``name`` reads gets the Hive ``catalog`` dataset facet."""
+        handler = self._leaves.get(name)
+        return handler is not None and handler.catalog
 
     def analyzed_instead(self) -> frozenset[str]:
         return frozenset(n for n, h in self._leaves.items() if h.analyzed_instead)

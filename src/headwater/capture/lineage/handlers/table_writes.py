@@ -18,13 +18,18 @@ def _create_as_select(cmd: CommandInfo) -> str | None:
     return None if mode == "Append" else "CREATE"
 
 
+# the integration's CreateDataSourceTableAsSelectCommandVisitor and CreateHiveTableAsSelectCommandVisitor add the
+# Hive catalog facet; its OptimizedCreateHiveTableAsSelectCommandVisitor does not, and it has no visitor for Spark
+# 4's SaveAsV1TableCommand
+@REGISTRY.command(
+    "SaveAsV1TableCommand", "OptimizedCreateHiveTableAsSelectCommand", query=Query.FIELD, lifecycle=_create_as_select
+)
 @REGISTRY.command(
     "CreateDataSourceTableAsSelectCommand",
-    "SaveAsV1TableCommand",
     "CreateHiveTableAsSelectCommand",
-    "OptimizedCreateHiveTableAsSelectCommand",
     query=Query.FIELD,
     lifecycle=_create_as_select,
+    catalog=True,
 )
 def _table_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """The table (``table`` or, for Hive CTAS, ``tableDesc``), the save mode and the written column names."""
@@ -36,7 +41,7 @@ def _table_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     return cmd
 
 
-@REGISTRY.command("InsertIntoHiveTable", query=Query.FIELD)
+@REGISTRY.command("InsertIntoHiveTable", query=Query.FIELD, catalog=True)
 def _insert_into_hive_table(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """The Hive table; OVERWRITE for INSERT OVERWRITE."""
     cmd = CommandInfo(name=name)
