@@ -4,12 +4,9 @@ a busy port or an unusable store ends with one clear line (no traceback)."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,52 +15,19 @@ import httpx
 import pytest
 from api_events import Story
 
+from live_server import ServeProcess, free_port, serve_env
+
 pytestmark = pytest.mark.slow
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
-    env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
-    return env
+    return serve_env(tmp_path / "data")
 
 
 @contextmanager
 def serving(db_url: str, port: int, tmp_path: Path, log_name: str) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
-    log = tmp_path / log_name
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=_env(tmp_path),
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, f"server exited: {log.read_text()}"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"server did not answer: {log.read_text()}"
-            time.sleep(0.1)
-        yield proc, log
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with ServeProcess(db_url, tmp_path / log_name, _env(tmp_path), port=port) as server:
+        yield server.proc, server.log
 
 
 def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:

@@ -3,12 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +15,7 @@ import httpx
 from botocore.config import Config
 
 from headwater.store import Store
+from live_server import ServeProcess, free_port, serve_env
 
 KEY_ID = "AKIAHEADWATERTEST01"
 SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYHEADWATER"
@@ -90,45 +85,9 @@ def body(event: dict[str, Any]) -> bytes:
     return json.dumps(event).encode("utf-8")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def headwater_serve(tmp: Path, db_url: str, env: dict[str, str]) -> Iterator[str]:
     """A real ``headwater serve`` process (the environment holds its settings); yields its URL."""
     port = free_port()
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
-    clean.update({"HEADWATER_DATA_DIR": str(tmp / "data"), **env})
-    log = tmp / f"serve-{port}.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=clean,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, f"server exited: {log.read_text()}"
-            try:
-                if httpx.get(f"{url}/openapi.json", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"server did not answer: {log.read_text()}"
-            time.sleep(0.1)
-        yield url
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    with ServeProcess(db_url, tmp / f"serve-{port}.log", serve_env(tmp / "data", **env), port=port) as server:
+        yield server.url

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -31,60 +30,18 @@ from headwater.store import Store
 from headwater.store.canonical import event_id
 from headwater.store.observe import observe
 from headwater.store.schema import events, observations, runs
+from live_server import ServeProcess, free_port, serve_env
 
 from .workload import run_events
 
 pytestmark = pytest.mark.postgres
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """One ``headwater serve`` process on a free port."""
+class Server(ServeProcess):
+    """One ``headwater serve`` process on a free port, ready when its status route answers."""
 
     def __init__(self, db_url: str, tmp_path: Path, name: str) -> None:
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tmp_path / f"{name}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
-        env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
-        with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "headwater", "serve", "--db", db_url, "--port", str(self.port)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-            )
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            assert self.proc.poll() is None, f"server exited: {self.log.read_text()}"
-            try:
-                if httpx.get(f"{self.url}/api/v1/status", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"server did not answer: {self.log.read_text()}"
-            time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        super().__init__(db_url, tmp_path / f"{name}.log", serve_env(tmp_path / "data"), ready_path="/api/v1/status")
 
 
 @contextmanager
@@ -238,7 +195,7 @@ def test_read_your_writes_across_servers(fresh_pg_url: str, tmp_path: Path) -> N
 
 def test_serve_workers_runs_processes_on_one_port(fresh_pg_url: str, tmp_path: Path) -> None:
     """``headwater serve --workers 3``: three processes behind one port, each with its own connections."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEADWATER_")}
     env["HEADWATER_DATA_DIR"] = str(tmp_path / "data")
     log = tmp_path / "workers.log"
@@ -293,7 +250,7 @@ def test_serve_workers_needs_postgresql(tmp_path: Path) -> None:
     from headwater.cli.serve import command
 
     result = CliRunner().invoke(
-        command, ["--db", f"sqlite:///{tmp_path / 'h.db'}", "--port", str(_free_port()), "--workers", "2"]
+        command, ["--db", f"sqlite:///{tmp_path / 'h.db'}", "--port", str(free_port()), "--workers", "2"]
     )
     assert result.exit_code == 1
     assert "--workers above 1 needs a PostgreSQL store" in result.output
