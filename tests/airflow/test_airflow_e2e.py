@@ -217,6 +217,10 @@ def airflow(pg_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
                 "AIRFLOW__CORE__PARALLELISM": "2",  # LocalExecutor workers (default 32 forked processes); tasks run one by one
                 "PYTHONFAULTHANDLER": "1",
                 "AIRFLOW__OPENLINEAGE__NAMESPACE": NS,
+                # emit task events from a thread of the task runner, not a fork of it: the provider's docs say a
+                # fork can inherit the supervisor connection and strand the task 'running' (one run of this test
+                # hung in `dags test` that way, before this setting); docs/producers.md recommends it
+                "AIRFLOW__OPENLINEAGE__EXECUTE_IN_THREAD": "True",
                 "AIRFLOW_CONN_SHOP_PG": pg_url,
                 "SHOP_PG": f"postgres://{parts.hostname}:{parts.port or 5432}/{db}",
                 "PYTHONWARNINGS": "ignore",
