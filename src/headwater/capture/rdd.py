@@ -1,12 +1,16 @@
 """RDD jobs (no Spark SQL): ``sc.textFile(...).map(...).saveAsTextFile(path)``, ``parallelize`` →
-``mapPartitions`` → ``saveAsTextFile``. Spark's ``QueryExecutionListener`` never hears of them, so the agent
-wraps PySpark's RDD save methods (once per process, while a tracker is live): after the save returns (or
-fails) it reports one run, as the OpenLineage integration's ``RddExecutionContext`` does —
+``mapPartitions`` → ``saveAsTextFile``, ``sc.textFile(...).count()``. Spark's ``QueryExecutionListener`` never
+hears of them, so the agent wraps PySpark's RDD save methods and the three calls every PySpark RDD action ends in
+(``RDD.collect`` — ``count``, ``reduce``, ``foreach``, ``sum``... —, ``RDD.toLocalIterator`` and
+``SparkContext.runJob`` — ``take``, ``first``, ``isEmpty``...), once per process, while a tracker is live. After
+the outermost such call on a thread returns (or fails) it reports one run, as the OpenLineage integration's
+``RddExecutionContext`` does —
 
 - job ``<app>.<rdd name>`` (``RddExecutionContext.nameRDD``: the saved RDD's name or class, followed by its
   dependencies' names, normalised), jobType ``RDD_JOB``;
 - inputs: the files the RDD reads (its dependency graph walked to Hadoop and file-scan RDDs:
-  :func:`headwater.capture.lineage.handlers.reads.rdd_input_paths`); output: the saved path.
+  :func:`headwater.capture.lineage.handlers.reads.rdd_input_paths`); output: the saved path (none for an action,
+  which is then reported when it reads files, as read-only SQL executions are).
 
 The wrapper only times the call and hands the RDD to the agent's worker thread, which makes the py4j reads;
 any error in capture is swallowed (the save's own result or exception is returned unchanged).
@@ -76,12 +80,18 @@ def name_rdd(rdd: Any, budget: list[int] | None = None) -> str:
     return dependency if dependency.startswith(name) else f"{name}_{dependency}"
 
 
+ACTION_METHODS = ("collect", "toLocalIterator")  # RDD methods every other action ends in (with runJob)
+_DEPTH = threading.local()  # RDD calls under way on this thread: only the outermost is reported
+
+
 def install(find_tracker: Callable[[Any], Any]) -> None:
-    """Wrap PySpark's RDD save methods once per process; ``find_tracker(sc)`` answers the live tracker or None."""
+    """Wrap PySpark's RDD save and action methods once per process; ``find_tracker(sc)`` answers the live tracker
+    or None."""
     global _INSTALLED
     with _INSTALL_LOCK:
         if _INSTALLED:
             return
+        from pyspark import SparkContext
         from pyspark.rdd import RDD
 
         for method in SAVE_METHODS:
@@ -89,7 +99,21 @@ def install(find_tracker: Callable[[Any], Any]) -> None:
             if original is None or getattr(original, "_headwater", False):
                 continue
             setattr(RDD, method, _wrap(method, original, find_tracker))
+        for method in ACTION_METHODS:
+            original = getattr(RDD, method, None)
+            if original is not None and not getattr(original, "_headwater", False):
+                setattr(RDD, method, _wrap_action(original, find_tracker, job_rdd=lambda rdd, args: (rdd, False)))
+        run_job = getattr(SparkContext, "runJob", None)
+        if run_job is not None and not getattr(run_job, "_headwater", False):
+            # runJob(rdd, partitionFunc, ...) runs rdd.mapPartitions(partitionFunc): a PythonRDD over rdd
+            SparkContext.runJob = _wrap_action(  # type: ignore[method-assign]
+                run_job, find_tracker, job_rdd=lambda sc, args: (args[0] if args else None, True)
+            )
         _INSTALLED = True
+
+
+def _outermost() -> bool:
+    return getattr(_DEPTH, "value", 0) == 0
 
 
 def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any], Any]) -> Callable[..., Any]:
@@ -97,14 +121,17 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
     def save(self: Any, *args: Any, **kwargs: Any) -> Any:
         started = time.time()
         failure: BaseException | None = None
+        outermost = _outermost()
+        _DEPTH.value = getattr(_DEPTH, "value", 0) + 1
         try:
             return original(self, *args, **kwargs)
         except BaseException as exc:
             failure = exc
             raise
         finally:
+            _DEPTH.value -= 1
             try:
-                tracker = find_tracker(getattr(self, "ctx", None))
+                tracker = find_tracker(getattr(self, "ctx", None)) if outermost else None
                 if tracker is not None:
                     path = args[0] if args else kwargs.get("path")
                     tracker.rdd_saved(self, str(path) if path is not None else None, started, time.time(), failure)
@@ -113,3 +140,37 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
 
     save._headwater = True  # type: ignore[attr-defined]
     return save
+
+
+def _wrap_action(
+    original: Callable[..., Any],
+    find_tracker: Callable[[Any], Any],
+    job_rdd: Callable[[Any, tuple[Any, ...]], tuple[Any, bool]],
+) -> Callable[..., Any]:
+    """``collect``/``toLocalIterator`` (``self`` is the RDD Spark runs) or ``SparkContext.runJob`` (it runs a Python
+    map over its first argument): the outermost call of a thread is reported as an RDD job that reads."""
+
+    @functools.wraps(original)
+    def action(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _outermost():
+            return original(self, *args, **kwargs)
+        started = time.time()
+        failure: BaseException | None = None
+        _DEPTH.value = 1
+        try:
+            return original(self, *args, **kwargs)
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            _DEPTH.value = 0
+            try:
+                rdd, python_map = job_rdd(self, args if args else (kwargs.get("rdd"),))
+                tracker = find_tracker(getattr(rdd, "ctx", None)) if rdd is not None else None
+                if tracker is not None:
+                    tracker.rdd_action(rdd, python_map, started, time.time(), failure)
+            except Exception as exc:  # noqa: BLE001 - capture never fails the job
+                log.debug("headwater: RDD action not captured: %s", exc)
+
+    action._headwater = True  # type: ignore[attr-defined]
+    return action

@@ -316,10 +316,33 @@ class Tracker:
         fail = Failure.from_exception(failure) if failure is not None else None
         self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail)))
 
+    def rdd_action(
+        self, rdd: Any, python_map: bool, started: float, ended: float, failure: BaseException | None
+    ) -> None:
+        """Called by the RDD action wrappers (``collect``, ``toLocalIterator``, ``SparkContext.runJob``) on the job's
+        thread: hand over, return. ``python_map``: Spark ran a Python map over ``rdd`` (runJob)."""
+        if self._stopped or self.config.rdd_events_disabled:
+            return
+        jrdd = rdd._jrdd
+        fail = Failure.from_exception(failure) if failure is not None else None
+        self.emitter.submit(
+            self._item(lambda: self._rdd_events(jrdd, None, started, ended, fail, action=True, python_map=python_map))
+        )
+
     def _rdd_events(
-        self, jrdd: Any, path: str | None, started: float, ended: float, failure: Failure | None
+        self,
+        jrdd: Any,
+        path: str | None,
+        started: float,
+        ended: float,
+        failure: Failure | None,
+        *,
+        action: bool = False,
+        python_map: bool = False,
     ) -> list[Any]:
-        """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB."""
+        """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB. An action
+        (no output) is reported when it reads files (``spark.headwater.emitReadOnly``) or with
+        ``spark.headwater.emitWithoutOutput``, as a read-only SQL execution is."""
         from openlineage.client.event_v2 import InputDataset, OutputDataset
 
         from headwater.capture.lineage.facets import datasource_facet
@@ -342,13 +365,18 @@ class Tracker:
             if (ns, name) not in seen:
                 seen.add((ns, name))
                 inputs.append(InputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
+        if action and not self.config.emit_without_output and not (inputs and self.config.emit_read_only):
+            return []
         outputs = []
         if path:
             ns, name = named(path)
             outputs.append(OutputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
-        # the save itself maps the partitions (Scala's saveAsTextFile/saveAsObjectFile): the job's final RDD
         suffix = name_rdd(root)
-        if not suffix.startswith("map_partitions"):
+        if action:  # runJob maps the partitions with Python first: the job's final RDD is that PythonRDD
+            if python_map and not suffix.startswith("python"):
+                suffix = f"python_{suffix}"
+        elif not suffix.startswith("map_partitions"):
+            # the save itself maps the partitions (Scala's saveAsTextFile/saveAsObjectFile): the job's final RDD
             suffix = f"map_partitions_{suffix}"
         job = f"{application_job_name(self.app_name, self.config.job_name_style)}.{normalize(suffix)}"
         execution = Execution(

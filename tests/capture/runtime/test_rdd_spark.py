@@ -116,3 +116,47 @@ def test_failed_save_and_disabled(spark: Any, tmp_path: Path) -> None:
         )
     )
     assert runs == [] and other.exists()
+
+
+def test_rdd_actions_that_read_files(spark: Any, tmp_path: Path, assert_valid_events: Any) -> None:
+    """RDD actions other than saves (RddExecutionContext: every Spark job outside SQL is an RDD job named after its
+    final RDD, with the files it reads). spark_input_only_rdd.py (SparkContainerIntegrationTest.testRddRepartition:
+    the map_partitions jobs have no outputs and only the read directory as input); ``count()`` and ``collect()`` of
+    a text file. An action that reads no file (``parallelize(...).count()``) is not reported, as a query without a
+    dataset is not; the integration sends only a START for a job without output, Headwater START and COMPLETE."""
+    src = tmp_path / "rdd_input"
+    src.mkdir()
+    (src / "sample.txt").write_text("hello world\nhello pyspark rdd\nspark rdd transforms are fun\nhello again world")
+    parquet = tmp_path / "input_rdd"
+    spark.createDataFrame([{"a": "x", "b": "z"}, {"a": "y", "b": "z"}]).write.option("compression", "none").parquet(
+        str(parquet)
+    )
+
+    def job() -> None:
+        sc = spark.sparkContext
+        assert sc.textFile(str(src)).count() == 4
+        assert sc.textFile(str(src)).collect()[0] == "hello world"
+        rdd = spark.read.parquet(str(parquet)).rdd
+        assert sorted(rdd.map(lambda x: (x["a"] + x["b"],)).repartition(2).collect()) == [("xz",), ("yz",)]
+        assert sc.parallelize([1, 2]).count() == 2
+
+    events = _run(spark, tmp_path, job)
+    assert_valid_events(events)
+    runs = [e for e in _rdd_runs(events) if e["eventType"] == "COMPLETE"]
+    assert [(e["job"]["name"], [i["name"] for i in e["inputs"]], e["outputs"]) for e in runs[:2]] == [
+        ("spark_rdd_to_table.python_map_partitions_hadoop", [str(src)], []),
+        ("spark_rdd_to_table.map_partitions_hadoop", [str(src)], []),
+    ]
+    (df_rdd,) = runs[2:]
+    assert df_rdd["job"]["name"].startswith("spark_rdd_to_table.map_partitions")
+    assert [i["name"] for i in df_rdd["inputs"]] == [str(parquet)] and df_rdd["outputs"] == []
+    assert [e["eventType"] for e in _rdd_runs(events)] == ["START", "COMPLETE"] * 3
+    # spark.headwater.emitReadOnly=false: actions that only read are not reported
+    (tmp_path / "events.ndjson").unlink()
+    quiet = _run(
+        spark,
+        tmp_path,
+        lambda: spark.sparkContext.textFile(str(src)).count(),
+        **{"spark.headwater.emitReadOnly": "false"},
+    )
+    assert _rdd_runs(quiet) == []
