@@ -268,8 +268,75 @@ def transport_from_conf(conf: Mapping[str, str]) -> dict[str, Any] | None:
     return raw
 
 
+_URL_NAMED = {"app_name", "api_key", "timeout", "disabled"}
+
+
+def url_settings(conf: Mapping[str, str]) -> dict[str, str]:
+    """The settings the integration's ``UrlParser`` reads out of an HTTP transport's URL (``ArgumentParser``: for
+    ``transport.type=http``), which win over the same keys set directly: ``.../api/v1/namespaces/<ns>/jobs/<job>/
+    runs/<id>`` → namespace, parent job and run, endpoint ``/api/v1/lineage``; the query's ``app_name``, ``api_key``,
+    ``timeout`` and ``disabled`` → ``appName``, the API key, the timeout, ``facets.disabled``; the URL itself is cut
+    to ``scheme://host:port`` plus the other query parameters (sent as they are, the integration's ``urlParams``).
+    A URL with neither such a path nor a query is left as it is."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    key = TRANSPORT_PREFIX + "url"
+    url = conf.get(key)
+    if url is None and not any(k.startswith(TRANSPORT_PREFIX) for k in conf) and conf.get(PREFIX + "url"):
+        key, url = PREFIX + "url", conf[PREFIX + "url"]
+    elif (conf.get(TRANSPORT_PREFIX + "type") or "").strip().lower() != "http":
+        return {}
+    if not url:
+        return {}
+    parts = urlsplit(url)
+    elements = parts.path.split("/")
+
+    def element(name: str, index: int) -> str | None:
+        return elements[index + 1] if len(elements) > index + 1 and elements[index] == name else None
+
+    api = element("api", 1)
+    if not parts.query and api is None:
+        return {}
+    out: dict[str, str] = {}
+    for name, index, setting in (
+        ("namespaces", 3, "namespace"),
+        ("jobs", 5, "parentJobName"),
+        ("runs", 7, "parentRunId"),
+    ):
+        value = element(name, index)
+        if value:
+            out[PREFIX + setting] = value
+    legacy = key == PREFIX + "url"  # spark.openlineage.url: the legacy keys beside it (transport_from_conf)
+    if api is not None:
+        out[(PREFIX if legacy else TRANSPORT_PREFIX) + "endpoint"] = f"/api/{api}/lineage"
+    rest: list[tuple[str, str]] = []
+    for name, value in parse_qsl(parts.query):
+        lowered = name.lower()
+        if lowered not in _URL_NAMED:
+            rest.append((name, value))
+        elif not value.strip():
+            continue
+        elif lowered == "app_name":
+            out[PREFIX + "appName"] = value
+        elif lowered == "timeout":
+            if not legacy:
+                out[TRANSPORT_PREFIX + "timeout"] = value
+        elif lowered == "disabled":
+            out[PREFIX + "facets.disabled"] = value
+        elif legacy:
+            out[PREFIX + "apiKey"] = value
+        else:
+            out[TRANSPORT_PREFIX + "auth.apiKey"] = value
+            out[TRANSPORT_PREFIX + "auth.type"] = "api_key"
+    out[key] = f"{parts.scheme}://{parts.netloc}" + (f"?{urlencode(rest)}" if rest else "")
+    return out
+
+
 def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = None) -> AgentConfig:
     """Resolve the agent's configuration from a SparkConf mapping and the environment."""
+    extra = url_settings(conf)
+    if extra:
+        conf = {**conf, **extra}
     env = os.environ if environ is None else environ
     data_dir = Path(env.get("HEADWATER_DATA_DIR") or "~/.headwater").expanduser()
     spool = conf.get("spark.headwater.spool.dir") or env.get("HEADWATER_SPOOL_DIR") or str(data_dir / "spool")

@@ -173,3 +173,42 @@ def test_environment_properties_facet_on_every_event(assert_valid_events: Any) -
     assert _events({})[0]["run"]["facets"]["environment-properties"]["environment-properties"] == {}
     off = _events({P + "facets.environment-properties.disabled": "true"})
     assert all("environment-properties" not in e["run"]["facets"] for e in off)
+
+
+def test_settings_in_the_transport_url_as_the_integrations_url_parser_reads_them() -> None:
+    """UrlParser.parseUrl (ArgumentParser applies it to an http transport's url): overwrite_appname.py runs with
+    ``?app_name=appName`` and expects jobs named ``app_name.execute_insert_into_hive_table.warehouse_target``
+    (pysparkOverwriteNameCompleteEvent.json); the path names namespace, parent job and run, and the API version."""
+    url = "http://ol:5000/api/v1/namespaces/ns1/jobs/parent/runs/01890f6a-7d6e-7c3a-9e0c-0123456789ab"
+    config = load_config(
+        {
+            P + "transport.type": "http",
+            P + "transport.url": url + "?app_name=appName&api_key=k&timeout=3&disabled=[a;b]&team=x",
+            P + "appName": "ignored",
+        },
+        {},
+    )
+    assert (config.app_name, config.namespace, config.parent_job_name, config.parent_run_id) == (
+        "appName",
+        "ns1",
+        "parent",
+        "01890f6a-7d6e-7c3a-9e0c-0123456789ab",
+    )
+    assert config.disabled_facets == frozenset({"a", "b"})
+    assert config.transport is not None
+    assert (config.transport["url"], config.transport["endpoint"], config.transport["timeout"]) == (
+        "http://ol:5000?team=x",
+        "/api/v1/lineage",
+        3.0,
+    )
+    assert config.transport["auth"] == {"type": "api_key", "apiKey": "k"}
+    from headwater.capture.naming import application_job_name
+
+    assert application_job_name(config.app_name or "") == "app_name"
+    # the legacy key reads the same way; a URL without such a path or query is left as it is
+    legacy = load_config({P + "url": "http://ol:5000/api/v1/namespaces/ns2?app_name=x&api_key=k"}, {})
+    assert legacy.transport is not None
+    assert (legacy.namespace, legacy.app_name, legacy.transport["url"]) == ("ns2", "x", "http://ol:5000")
+    assert legacy.transport["auth"] == {"type": "api_key", "apiKey": "k"}
+    plain = load_config({P + "transport.type": "http", P + "transport.url": "http://ol:5000/prefix"}, {})
+    assert plain.transport is not None and plain.transport["url"] == "http://ol:5000/prefix"
