@@ -18,9 +18,7 @@ import {
   type GraphState,
 } from "../model/graph";
 import { hierarchyOf } from "../model/hierarchy";
-
-/** A dataset hop is two node hops (dataset -> job -> dataset). */
-export const nodeDepth = (datasetHops: number): number => datasetHops * 2;
+import { baseKey, nodeDepth, takePrefetched } from "./prefetch";
 
 /** At most this many descendant jobs are loaded around a parent job (levels: DAG -> task -> query). */
 const MAX_FAMILY = 60;
@@ -81,9 +79,11 @@ export function useLineageGraph(root: string, depth: number, at: string | null, 
       return p;
     };
     setLoading(true);
-    const base = get(`base|${g}|${root}|${depth}|${at ?? ""}`, () =>
-      loadAround({ nodeId: root, direction: "both", depth: nodeDepth(depth) }, at, grouped),
-    );
+    const key = baseKey(grouped, root, depth, at);
+    const loadBase = () => loadAround({ nodeId: root, direction: "both", depth: nodeDepth(depth) }, at, grouped);
+    // the answer asked for before React rendered; if that failed (a 401 before the token prompt listened,
+    // say), asked again now
+    const base = get(key, () => takePrefetched(key)?.catch(loadBase) ?? loadBase());
     const exps = expansions
       .map(parseExpansionKey)
       .filter((e): e is NonNullable<typeof e> => e !== null)
