@@ -88,7 +88,12 @@ def caller_site(frame: FrameType | None) -> CallSite | None:
     skip = _skip_dirs()
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith("<") and not os.path.abspath(filename).startswith(skip):
+        if filename.startswith("<"):
+            # "<stdin>", "<string>", a notebook cell: the job's code, named as Python names it; the import
+            # machinery's "<frozen ...>" frames are not
+            if not filename.startswith("<frozen"):
+                return CallSite(filename, frame.f_lineno, frame.f_code.co_name)
+        elif not os.path.abspath(filename).startswith(skip):
             return CallSite(os.path.abspath(filename), frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return None

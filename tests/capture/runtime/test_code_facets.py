@@ -139,3 +139,13 @@ def test_call_sites_name_the_callers_line(monkeypatch: Any) -> None:
 class _Broken:
     def act(self) -> None:
         raise ValueError("the action's own error")
+
+
+def test_code_run_by_exec_or_a_notebook_cell_is_the_jobs_code(monkeypatch: Any) -> None:
+    """Code without a file ("<string>", "<stdin>", an older notebook cell) is the job's own: its line is named."""
+    monkeypatch.setattr(callsite, "_CALLS", deque(maxlen=callsite.MAX_CALLS))
+    callsite._wrap(_Actions, "act")
+    before = time.time()
+    exec(compile("\n\n_Actions().act()\n", "<ipython-input-3-abc>", "exec"), {"_Actions": _Actions})
+    site = callsite.find((before + time.time()) / 2)
+    assert site is not None and (site.file, site.line) == ("<ipython-input-3-abc>", 3)
