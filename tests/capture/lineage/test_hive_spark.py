@@ -229,3 +229,86 @@ def test_parity_integration_cll_script(spark: Any, warehouse: Path, tmp_path: Pa
         "agg": shared | {(s2, "c", "DIRECT", "AGGREGATION")},
     }
     assert_valid_events([as_run_event(ql)])
+
+
+def test_parity_integration_table_scripts(
+    spark: Any, warehouse: Path, tmp_path: Path, assert_valid_events: Any
+) -> None:
+    """More of the integration's container scripts on the Hive session, against their expected events:
+    spark_create_table.py (pysparkCreateTableCompleteEvent.json), spark_drop_table.py (pysparkDropTableEvent.json),
+    spark_ctas_load.py's CTAS (pysparkCTASEnd.json, pysparkCTASWithColumnLineageEnd.json), spark_octas_load.py
+    (pysparkOCTASEnd.json), spark_cached.py (pysparkCachedDatasetComplete.json)."""
+    import re
+
+    run = Runner(spark)
+    wh = str(warehouse)
+    meta = f"file:{wh}"
+    events = []
+    # spark_create_table.py: job ${json-unit.regex}open_lineage_integration_create_table.*create_table_test
+    ql = run.lineage(lambda: spark.sql("CREATE TABLE create_table_test (a string, b string)"))
+    assert re.fullmatch(
+        r"open_lineage_integration_create_table.*create_table_test", _job("Open Lineage Integration Create Table", ql)
+    )
+    out = ql.outputs[0]
+    assert (out.name, _schema(out), out.facets["lifecycleStateChange"].lifecycleStateChange.value) == (
+        f"{wh}/create_table_test",
+        [("a", "string"), ("b", "string")],
+        "CREATE",
+    )
+    assert [(i.namespace, i.name) for i in out.facets["symlinks"].identifiers] == [(meta, "default.create_table_test")]
+    events.append(as_run_event(ql))
+    # spark_drop_table.py: the dropped table, DROP, its symlink, no schema
+    run.executions(lambda: spark.sql("CREATE TABLE drop_table_test (a string, b string)"))
+    ql = run.lineage(lambda: spark.sql("DROP TABLE drop_table_test"))
+    out = ql.outputs[0]
+    assert (out.name, _schema(out), out.facets["lifecycleStateChange"].lifecycleStateChange.value) == (
+        f"{wh}/drop_table_test",
+        [],
+        "DROP",
+    )
+    assert [(i.namespace, i.name) for i in out.facets["symlinks"].identifiers] == [(meta, "default.drop_table_test")]
+    events.append(as_run_event(ql))
+    # spark_ctas_load.py: saveAsTable("temp"), then a Hive CTAS at a location
+    df = spark.createDataFrame([{"a": 1, "b": 2}, {"a": 3, "b": 4}])
+    run.executions(lambda: df.write.option("compression", "none").saveAsTable("temp"))
+    temp = f"{wh}/temp"
+    tbl1 = tmp_path / "ctas_load" / "tbl1"
+    snaps = run.snapshots(
+        lambda: spark.sql(f"CREATE TABLE ctas_tbl1 USING hive LOCATION '{tbl1}' AS SELECT a, b FROM temp")
+    )
+    ctas = analyze(next(s for s in snaps if s.root == "CreateHiveTableAsSelectCommand"))
+    assert [(i.name, _schema(i)) for i in ctas.inputs] == [(temp, [("a", "long"), ("b", "long")])]
+    out = ctas.outputs[0]
+    assert (out.name, _schema(out)) == (str(tbl1), [("a", "long"), ("b", "long")])
+    assert [(i.namespace, i.name) for i in out.facets["symlinks"].identifiers] == [(meta, "default.ctas_tbl1")]
+    assert _catalog(out) is not None
+    inner = analyze(next(s for s in snaps if s.root == "InsertIntoHiveTable"))  # the lineage nesting keeps
+    assert column_map(inner) == {
+        "a": {(temp, "a", "DIRECT", "IDENTITY")},
+        "b": {(temp, "b", "DIRECT", "IDENTITY")},
+    }
+    events += [as_run_event(ctas), as_run_event(inner)]
+    # spark_octas_load.py: STORED AS PARQUET, written through the data-source writer
+    tbl2 = tmp_path / "ctas_load" / "tbl2"
+    snaps = run.snapshots(
+        lambda: spark.sql(f"CREATE TABLE tbl2 STORED AS PARQUET LOCATION '{tbl2}' AS SELECT a, b FROM temp")
+    )
+    for ql in (analyze(s) for s in snaps):
+        assert [(i.name, _schema(i)) for i in ql.inputs] == [(temp, [("a", "long"), ("b", "long")])]
+        assert [(o.name, _schema(o)) for o in ql.outputs] == [(str(tbl2), [("a", "long"), ("b", "long")])]
+        events.append(as_run_event(ql))
+    # spark_cached.py: the write of a cached read knows the table the cache was read from
+    cached = spark.read.table("temp").cache()
+    cached.count()
+    try:
+        snaps = run.snapshots(
+            lambda: cached.select("a").write.option("compression", "none").saveAsTable("cached_target")
+        )
+    finally:
+        cached.unpersist()
+    written = [analyze(s) for s in snaps]
+    assert {(i.name, tuple(_schema(i))) for ql in written for i in ql.inputs} == {
+        (temp, (("a", "long"), ("b", "long")))
+    }
+    events += [as_run_event(ql) for ql in written]
+    assert_valid_events(events)

@@ -160,3 +160,50 @@ def test_rdd_actions_that_read_files(spark: Any, tmp_path: Path, assert_valid_ev
         **{"spark.headwater.emitReadOnly": "false"},
     )
     assert _rdd_runs(quiet) == []
+
+
+def test_rdd_output_read_as_a_table_and_word_count(spark: Any, tmp_path: Path, assert_valid_events: Any) -> None:
+    """spark_rdd_to_table.py's second job (pysparkRddToTableCompleteEvent.json: the RDD's CSV output read with a
+    schema, filtered through a temp view, written as Parquet; job
+    spark_rdd_to_table.execute_insert_into_hadoop_fs_relation_command.test_data_rdd_to_table) and
+    spark_word_count.py (pysparkWordCountWithCliArgsCompleteEvent.json: a text file grouped and counted to CSV)."""
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    csv_dir = tmp_path / "test_data" / "rdd_to_csv_output"
+    table = tmp_path / "test_data" / "rdd_to_table"
+    text = tmp_path / "data.txt"
+    text.write_text("a\nb\na\n")
+    words = tmp_path / "test_data" / "test_output"
+
+    def job() -> None:
+        spark.sparkContext.parallelize(["ab cd,30", "ef gh,70"]).saveAsTextFile(str(csv_dir))
+        schema = StructType([StructField("name", StringType(), False), StructField("age", IntegerType(), False)])
+        spark.read.option("header", False).schema(schema).csv(str(csv_dir)).createOrReplaceTempView("test_people")
+        spark.sql("SELECT * FROM test_people WHERE age > 20 AND age < 65").write.mode("overwrite").option(
+            "compression", "none"
+        ).parquet(str(table))
+        spark.read.text(str(text)).groupBy("value").count().write.mode("overwrite").csv(str(words))
+
+    events = _run(spark, tmp_path, job)
+    assert_valid_events(events)
+    ends = [e for e in events if e["eventType"] == "COMPLETE" and e["outputs"]]
+
+    def summary(ds: dict[str, Any]) -> tuple[str, list[tuple[str, str]], str | None]:
+        facets = ds.get("facets", {})
+        fields = [(f["name"], f["type"]) for f in facets.get("schema", {}).get("fields", [])]
+        return ds["name"], fields, facets.get("lifecycleStateChange", {}).get("lifecycleStateChange")
+
+    to_table = next(e for e in ends if e["outputs"][0]["name"] == str(table))
+    assert (
+        to_table["job"]["name"]
+        == "spark_rdd_to_table.execute_insert_into_hadoop_fs_relation_command.test_data_rdd_to_table"
+    )
+    assert [summary(i) for i in to_table["inputs"]] == [(str(csv_dir), [("name", "string"), ("age", "integer")], None)]
+    assert [summary(o) for o in to_table["outputs"]] == [
+        (str(table), [("name", "string"), ("age", "integer")], "OVERWRITE")
+    ]
+    count = next(e for e in ends if e["outputs"][0]["name"] == str(words))
+    assert [summary(i) for i in count["inputs"]] == [(str(text), [("value", "string")], None)]
+    assert [summary(o) for o in count["outputs"]] == [
+        (str(words), [("value", "string"), ("count", "long")], "OVERWRITE")
+    ]
