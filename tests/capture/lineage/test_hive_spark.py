@@ -311,4 +311,17 @@ def test_parity_integration_table_scripts(
         (temp, (("a", "long"), ("b", "long")))
     }
     events += [as_run_event(ql) for ql in written]
+    # ColumnLevelLineageHiveTest.testNonV2CreateTableAsSelect / testNonV2CatalogInsertIntoTable: Hive-format tables
+    # at a location, a CTAS and an INSERT ... SELECT from one to the other: a <- t1.a, b <- t1.b
+    nv = tmp_path / "column_non_v2"
+    run.executions(lambda: spark.sql(f"CREATE TABLE nv_t1 (a int, b int) LOCATION '{nv / 't1'}'"))
+    run.executions(lambda: spark.sql("INSERT INTO nv_t1 VALUES (1,2)"))
+    t1 = str(nv / "t1")
+    expected = {"a": {(t1, "a", "DIRECT", "IDENTITY")}, "b": {(t1, "b", "DIRECT", "IDENTITY")}}
+    snaps = run.snapshots(lambda: spark.sql(f"CREATE TABLE nv_t2 LOCATION '{nv / 't2'}' AS SELECT * FROM nv_t1"))
+    assert column_map(analyze(snaps[-1])) == expected
+    run.executions(lambda: spark.sql(f"CREATE TABLE nv_t3 (a int, b int) LOCATION '{nv / 't3'}'"))
+    ql = run.lineage(lambda: spark.sql("INSERT INTO nv_t3 SELECT * FROM nv_t1"))
+    assert column_map(ql) == expected
+    events.append(as_run_event(ql))
     assert_valid_events(events)

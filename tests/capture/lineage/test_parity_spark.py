@@ -23,6 +23,7 @@ pytestmark = pytest.mark.spark
 
 PARITY = Path(__file__).parent / "golden" / "parity"
 TYPES = json.loads((PARITY / "column_transformation_types.json").read_text())["cases"]
+FIELD_ONLY = json.loads((PARITY / "column_only_field_dependencies.json").read_text())["cases"]
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,29 @@ def test_column_transformation_types(
     want_fields = {name: sorted(deps) for name, deps in spec["fields"].items()}
     assert got_fields == want_fields
     assert _entries(facet.dataset, tables) == sorted(spec["dataset"])
+    assert_valid_events([as_run_event(ql)])
+
+
+@pytest.mark.parametrize("case", sorted(FIELD_ONLY))
+def test_column_only_field_dependencies(
+    spark: Any, run: Runner, tmp_path: Path, case: str, assert_valid_events: Any
+) -> None:
+    """ColumnLineageWithTransformationTypesOnlyFieldDependenciesTest.<case>: datasetLineageEnabled=false (the
+    default), the dataset-wide dependencies in every field and the facet's ``dataset`` list empty."""
+    spec = FIELD_ONLY[case]
+    tables = {_create(spark, run, tmp_path, name, cols): name for name, cols in spec["tables"].items()}
+    out = tmp_path / "out"
+    ql = run.lineage(lambda: spark.sql(spec["sql"]).write.mode("overwrite").parquet(str(out)))
+    facet = ql.outputs[0].facets["columnLineage"]
+    got = {name: _entries(f.inputFields, tables) for name, f in facet.fields.items()}
+    assert _entries(facet.dataset, tables) == []
+    if spec.get("subset"):
+        assert set(got) == set(spec["fields"])
+        for name, deps in got.items():
+            want = spec["fields"][name] + spec["every_field"]
+            assert [d for d in want if d not in deps] == [], name
+    else:
+        assert got == {name: sorted(deps) for name, deps in spec["fields"].items()}
     assert_valid_events([as_run_event(ql)])
 
 
