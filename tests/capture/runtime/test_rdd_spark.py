@@ -202,6 +202,9 @@ def test_rdd_output_read_as_a_table_and_word_count(spark: Any, tmp_path: Path, a
     assert [summary(o) for o in to_table["outputs"]] == [
         (str(table), [("name", "string"), ("age", "integer")], "OVERWRITE")
     ]
+    # PlanUtils.datasourceFacet: name and uri are the namespace ("uri": "file" in every expected event)
+    source = to_table["outputs"][0]["facets"]["dataSource"]
+    assert (source["name"], source["uri"]) == ("file", "file")
     count = next(e for e in ends if e["outputs"][0]["name"] == str(words))
     assert [summary(i) for i in count["inputs"]] == [(str(text), [("value", "string")], None)]
     assert [summary(o) for o in count["outputs"]] == [

@@ -61,9 +61,9 @@ def struct_columns(struct: Any) -> list[tuple[str, Any]]:
 
 
 def datasource_facet(namespace: str) -> datasource_dataset.DatasourceDatasetFacet:
-    """name is the namespace; uri is the namespace as a URI (``file`` → ``file:///``)."""
-    uri = namespace if ":" in namespace else f"{namespace}:///"
-    return datasource_dataset.DatasourceDatasetFacet(name=namespace, uri=uri)
+    """name and uri are the namespace, as the integration's ``PlanUtils.datasourceFacet`` makes them
+    (``URI.create(namespace)``: ``file`` stays ``file``, as its expected events show)."""
+    return datasource_dataset.DatasourceDatasetFacet(name=namespace, uri=namespace)
 
 
 def catalog_facet(catalog: dict[str, str] | None) -> catalog_dataset.CatalogDatasetFacet | None:
