@@ -306,6 +306,13 @@ def _start_outputs(outputs: list[OutputDataset]) -> list[OutputDataset]:
     ]
 
 
+def _start_inputs(inputs: list[InputDataset]) -> list[InputDataset]:
+    """Inputs as known before the run: without inputStatistics (known only afterwards)."""
+    if not any(i.inputFacets for i in inputs):
+        return list(inputs)
+    return [InputDataset(namespace=i.namespace, name=i.name, facets=i.facets) for i in inputs]
+
+
 def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
     """START and COMPLETE (or FAIL) for one execution, parented to the application run."""
     run_facets: dict[str, Any] = {
@@ -333,7 +340,7 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
         producer=PRODUCER,
         run=event_v2.Run(runId=ex.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
         job=job,
-        inputs=list(ex.inputs),
+        inputs=_start_inputs(ex.inputs),
         outputs=_start_outputs(ex.outputs),
     )
     end_facets = dict(run_facets)

@@ -116,12 +116,63 @@ def _outermost() -> bool:
     return getattr(_DEPTH, "value", 0) == 0
 
 
+def next_job_id(sc: Any) -> int | None:
+    """The id Spark's scheduler gives its next job (one py4j call), to find the jobs a call ran: those between
+    the value before and after it. None when it cannot be read."""
+    try:
+        return int(sc._jsc.sc().dagScheduler().nextJobId())
+    except Exception:  # noqa: BLE001 - statistics are then left out
+        return None
+
+
+def _jobs(sc: Any, first: int | None) -> tuple[int, int] | None:
+    """The ids ``[first, next)`` of the jobs run since ``first`` was read, or None."""
+    if first is None:
+        return None
+    last = next_job_id(sc)
+    return (first, last) if last is not None and last > first else None
+
+
+def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[str, int]:
+    """Records and bytes the jobs ``jobs`` read and wrote, summed over their stages from Spark's status store (what
+    the integration's JobMetricsHolder sums from task metrics): ``inputRecords``, ``inputBytes``,
+    ``outputRecords``, ``outputBytes``. Runs on the agent's worker thread; waits (bounded) for the listener bus,
+    which fills the store. Missing jobs or stages (retention) are skipped."""
+    jsc = sc._jsc.sc()
+    try:
+        jsc.listenerBus().waitUntilEmpty(int(wait * 1000))
+    except Exception:  # noqa: BLE001 - a timeout: read what is there
+        pass
+    store = jsc.statusStore()
+    totals = {"inputRecords": 0, "inputBytes": 0, "outputRecords": 0, "outputBytes": 0}
+    seen: set[int] = set()
+    for job_id in range(jobs[0], min(jobs[1], jobs[0] + 100)):
+        try:
+            stage_ids = store.job(job_id).stageIds()
+        except Exception:  # noqa: BLE001 - not (or no longer) in the store
+            continue
+        for i in range(int(stage_ids.size())):
+            stage_id = int(stage_ids.apply(i))
+            if stage_id in seen:
+                continue
+            seen.add(stage_id)
+            try:
+                stage = store.lastStageAttempt(stage_id)
+            except Exception:  # noqa: BLE001 - a stage that never ran (skipped)
+                continue
+            for key in totals:
+                totals[key] += int(getattr(stage, key)())
+    return totals
+
+
 def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any], Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def save(self: Any, *args: Any, **kwargs: Any) -> Any:
         started = time.time()
         failure: BaseException | None = None
         outermost = _outermost()
+        tracker = find_tracker(getattr(self, "ctx", None)) if outermost else None
+        first_job = next_job_id(self.ctx) if tracker is not None else None
         _DEPTH.value = getattr(_DEPTH, "value", 0) + 1
         try:
             return original(self, *args, **kwargs)
@@ -131,10 +182,12 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
         finally:
             _DEPTH.value -= 1
             try:
-                tracker = find_tracker(getattr(self, "ctx", None)) if outermost else None
                 if tracker is not None:
                     path = args[0] if args else kwargs.get("path")
-                    tracker.rdd_saved(self, str(path) if path is not None else None, started, time.time(), failure)
+                    jobs = _jobs(self.ctx, first_job)
+                    tracker.rdd_saved(
+                        self, str(path) if path is not None else None, started, time.time(), failure, jobs=jobs
+                    )
             except Exception as exc:  # noqa: BLE001 - capture never fails the job
                 log.debug("headwater: RDD save not captured: %s", exc)
 
@@ -156,6 +209,15 @@ def _wrap_action(
             return original(self, *args, **kwargs)
         started = time.time()
         failure: BaseException | None = None
+        rdd: Any = None
+        python_map = False
+        tracker = None
+        try:
+            rdd, python_map = job_rdd(self, args if args else (kwargs.get("rdd"),))
+            tracker = find_tracker(getattr(rdd, "ctx", None)) if rdd is not None else None
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            log.debug("headwater: RDD action not captured: %s", exc)
+        first_job = next_job_id(rdd.ctx) if tracker is not None else None
         _DEPTH.value = 1
         try:
             return original(self, *args, **kwargs)
@@ -165,10 +227,9 @@ def _wrap_action(
         finally:
             _DEPTH.value = 0
             try:
-                rdd, python_map = job_rdd(self, args if args else (kwargs.get("rdd"),))
-                tracker = find_tracker(getattr(rdd, "ctx", None)) if rdd is not None else None
                 if tracker is not None:
-                    tracker.rdd_action(rdd, python_map, started, time.time(), failure)
+                    jobs = _jobs(rdd.ctx, first_job)
+                    tracker.rdd_action(rdd, python_map, started, time.time(), failure, jobs=jobs)
             except Exception as exc:  # noqa: BLE001 - capture never fails the job
                 log.debug("headwater: RDD action not captured: %s", exc)
 

@@ -28,6 +28,7 @@ from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
     CALL_SITE_FACET,
+    PRODUCER,
     RDD_JOB,
     AppContext,
     Execution,
@@ -307,17 +308,29 @@ class Tracker:
         return self.config.emit_read_only and bool(lineage.inputs)
 
     def rdd_saved(
-        self, rdd: Any, path: str | None, started: float, ended: float, failure: BaseException | None
+        self,
+        rdd: Any,
+        path: str | None,
+        started: float,
+        ended: float,
+        failure: BaseException | None,
+        jobs: tuple[int, int] | None = None,
     ) -> None:
         """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
         if self._stopped or self.config.rdd_events_disabled:
             return
         jrdd = rdd._jrdd
         fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail)))
+        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail, jobs=jobs)))
 
     def rdd_action(
-        self, rdd: Any, python_map: bool, started: float, ended: float, failure: BaseException | None
+        self,
+        rdd: Any,
+        python_map: bool,
+        started: float,
+        ended: float,
+        failure: BaseException | None,
+        jobs: tuple[int, int] | None = None,
     ) -> None:
         """Called by the RDD action wrappers (``collect``, ``toLocalIterator``, ``SparkContext.runJob``) on the job's
         thread: hand over, return. ``python_map``: Spark ran a Python map over ``rdd`` (runJob)."""
@@ -326,7 +339,11 @@ class Tracker:
         jrdd = rdd._jrdd
         fail = Failure.from_exception(failure) if failure is not None else None
         self.emitter.submit(
-            self._item(lambda: self._rdd_events(jrdd, None, started, ended, fail, action=True, python_map=python_map))
+            self._item(
+                lambda: self._rdd_events(
+                    jrdd, None, started, ended, fail, action=True, python_map=python_map, jobs=jobs
+                )
+            )
         )
 
     def _rdd_events(
@@ -339,6 +356,7 @@ class Tracker:
         *,
         action: bool = False,
         python_map: bool = False,
+        jobs: tuple[int, int] | None = None,
     ) -> list[Any]:
         """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB. An action
         (no output) is reported when it reads files (``spark.headwater.emitReadOnly``) or with
@@ -371,6 +389,7 @@ class Tracker:
         if path:
             ns, name = named(path)
             outputs.append(OutputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
+        self._rdd_statistics(jobs, inputs, outputs)
         suffix = name_rdd(root)
         if action:  # runJob maps the partitions with Python first: the job's final RDD is that PythonRDD
             if python_map and not suffix.startswith("python"):
@@ -390,6 +409,34 @@ class Tracker:
             job_type=RDD_JOB,
         )
         return self._events([execution])
+
+    def _rdd_statistics(self, jobs: tuple[int, int] | None, inputs: list[Any], outputs: list[Any]) -> None:
+        """``inputStatistics`` / ``outputStatistics`` of an RDD job from its Spark jobs' stage metrics, only for a
+        single input / output, as the integration's RddExecutionContext attaches them."""
+        if jobs is None or (len(inputs) != 1 and len(outputs) != 1):
+            return
+        from openlineage.client.facet_v2 import input_statistics_input_dataset, output_statistics_output_dataset
+
+        from headwater.capture.rdd import job_statistics
+
+        try:
+            totals = job_statistics(self._sc, jobs)
+        except Exception as exc:  # noqa: BLE001 - statistics are left out
+            log.debug("headwater: RDD job statistics not read: %s", exc)
+            return
+        disabled = self.config.disabled_facets
+        if len(inputs) == 1 and "inputStatistics" not in disabled:
+            inputs[0].inputFacets = {
+                "inputStatistics": input_statistics_input_dataset.InputStatisticsInputDatasetFacet(
+                    rowCount=totals["inputRecords"], size=totals["inputBytes"], producer=PRODUCER
+                )
+            }
+        if len(outputs) == 1 and "outputStatistics" not in disabled:
+            outputs[0].outputFacets = {
+                "outputStatistics": output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
+                    rowCount=totals["outputRecords"], size=totals["outputBytes"], producer=PRODUCER
+                )
+            }
 
     def _events(self, executions: list[Execution]) -> list[Any]:
         events = [event for ex in executions for event in execution_events(self.context, ex)]

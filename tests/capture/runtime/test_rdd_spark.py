@@ -90,6 +90,13 @@ def test_text_file_map_save_to_a_dated_directory(spark: Any, tmp_path: Path, ass
     assert [(i["namespace"], i["name"]) for i in end["inputs"]] == [("file", str(src))]
     assert [(o["namespace"], o["name"]) for o in end["outputs"]] == [("file", str(tmp_path / "rdd_output"))]
     assert (out / "_SUCCESS").exists()
+    # the statistics of the job's stages, on the single input and output (rowCount 4 and a size in the expected
+    # event), only once the job has run: not on START
+    read = end["inputs"][0]["inputFacets"]["inputStatistics"]
+    written = end["outputs"][0]["outputFacets"]["outputStatistics"]
+    assert (read["rowCount"], written["rowCount"]) == (4, 4) and read["size"] > 0 and written["size"] > 0
+    start = _rdd_runs(events)[-2]
+    assert start["eventType"] == "START" and not start["inputs"][0].get("inputFacets")
 
 
 def test_failed_save_and_disabled(spark: Any, tmp_path: Path) -> None:
@@ -151,6 +158,7 @@ def test_rdd_actions_that_read_files(spark: Any, tmp_path: Path, assert_valid_ev
     assert df_rdd["job"]["name"].startswith("spark_rdd_to_table.map_partitions")
     assert [i["name"] for i in df_rdd["inputs"]] == [str(parquet)] and df_rdd["outputs"] == []
     assert [e["eventType"] for e in _rdd_runs(events)] == ["START", "COMPLETE"] * 3
+    assert runs[0]["inputs"][0]["inputFacets"]["inputStatistics"]["rowCount"] == 4  # count() read 4 lines
     # spark.headwater.emitReadOnly=false: actions that only read are not reported
     (tmp_path / "events.ndjson").unlink()
     quiet = _run(
