@@ -170,8 +170,11 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
     def save(self: Any, *args: Any, **kwargs: Any) -> Any:
         started = time.time()
         failure: BaseException | None = None
-        outermost = _outermost()
-        tracker = find_tracker(getattr(self, "ctx", None)) if outermost else None
+        tracker = None
+        try:
+            tracker = find_tracker(getattr(self, "ctx", None)) if _outermost() else None
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            log.debug("headwater: RDD save not captured: %s", exc)
         first_job = next_job_id(self.ctx) if tracker is not None else None
         _DEPTH.value = getattr(_DEPTH, "value", 0) + 1
         try:
