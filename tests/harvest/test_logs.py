@@ -15,6 +15,7 @@ import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 from click.testing import CliRunner
@@ -203,3 +204,32 @@ def test_follow_tails_a_growing_file_until_terminated(served: str, tmp_path: Pat
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "5 events found, 5 sent, 0 already known, 0 rejected" in err
+
+
+def test_a_folder_is_every_log_below_it_and_its_default_state_stays(
+    served: str, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Airflow writes a task log per attempt in a tree (dag_id=/run_id=/task_id=/attempt=N.log): the folder is the
+    argument, new attempts' logs are found on the next pass, and the default state file (named after the
+    arguments) is the same one, so nothing is sent twice."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    tree = tmp_path / "logs"
+    first = tree / "dag_id=sales_dag" / "run_id=manual__1" / "task_id=load" / "attempt=1.log"
+    first.parent.mkdir(parents=True)
+    _airflow_log(first, [_event("load", RunState.START, 0), _event("load", RunState.COMPLETE, 1)])
+    (tree / ".hidden.log").write_text(Serde.to_json(_event("hidden", RunState.COMPLETE, 2)) + "\n")
+    one = _harvest(str(tree), "--url", served)
+    assert one.exit_code == 0, one.stderr
+    assert "2 events found, 2 sent, 0 already known" in one.stderr, one.stderr
+
+    second = tree / "dag_id=sales_dag" / "run_id=manual__1" / "task_id=report" / "attempt=1.log"
+    second.parent.mkdir(parents=True)
+    _airflow_log(second, [_event("report", RunState.COMPLETE, 3)])
+    _airflow_log(first, [_event("load", RunState.COMPLETE, 4)])  # appended to the first
+    two = _harvest(str(tree), "--url", served)
+    assert "2 events found, 2 sent, 0 already known" in two.stderr, two.stderr
+    assert len(list((tmp_path / "home" / ".headwater" / "harvest").glob("logs-*.json"))) == 1  # the same state
+
+    assert graph(served, "runs", nodeId=f"job:{NS}:sales_dag.report")["runs"]
+    not_a_path = _harvest(str(tmp_path / "missing"), "--url", served)
+    assert not_a_path.exit_code == 2 and "is not a file or a folder" in not_a_path.stderr

@@ -497,8 +497,9 @@ def logs_command(
     """Find OpenLineage events in log files ('-': standard input) and send each once.
 
     Airflow task logs of the console transport, the file transport's JSON lines, any line holding a complete event
-    (after a logger's prefix or inside a JSON envelope). The state file remembers how far each file was read
-    (rotation and truncation safe). Exit status 1 when events were rejected, 2 when they could not be delivered.
+    (after a logger's prefix or inside a JSON envelope). A folder means every file below it (Airflow's log tree;
+    with --follow, new files as they appear), and its default state file stays the same as files are added. The
+    state file remembers how far each file was read (rotation and truncation safe). Exit status 1 when events were rejected, 2 when they could not be delivered.
     """
     from headwater.client import SendError
     from headwater.harvest.checkpoint import Checkpoint
@@ -506,8 +507,8 @@ def logs_command(
 
     files = [p if p == "-" else str(Path(p).resolve()) for p in paths]
     for p in files:
-        if p != "-" and not Path(p).is_file() and not follow:
-            raise click.BadParameter(f"{p} is not a file", param_hint="PATH")
+        if p != "-" and not Path(p).is_file() and not Path(p).is_dir() and not follow:
+            raise click.BadParameter(f"{p} is not a file or a folder", param_hint="PATH")
     try:
         checkpoint = Checkpoint(_state(state_path, "logs", *sorted(files)) if [p for p in files if p != "-"] else None)
     except ValueError as exc:

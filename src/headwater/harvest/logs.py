@@ -16,6 +16,7 @@ reported with the server's reason and their ``file:line``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -109,6 +110,26 @@ class LogSummary:
 class _Found:
     event: dict[str, Any]
     where: str
+
+
+def log_files(paths: list[str], also: Iterable[str] = ()) -> list[str]:
+    """The files to read: each path that is a file, and every file below each path that is a folder (Airflow's
+    ``dag_id=…/run_id=…/task_id=…/attempt=N.log`` tree), sorted, hidden ones (``.name``) left out; plus ``also``
+    (files already being read, which a rotation may have moved out of sight)."""
+    found: dict[str, None] = {}
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    full = os.path.join(folder, name)
+                    if not name.startswith(".") and os.path.isfile(full):
+                        found[full] = None
+        else:
+            found[path] = None
+    for path in also:
+        found.setdefault(path, None)
+    return list(found)
 
 
 class LogHarvester:
@@ -213,13 +234,15 @@ class LogHarvester:
     ) -> LogSummary:
         """Read every path (``-``: standard input) to its end; with ``follow``, keep reading what is appended until
         ``stop()`` answers True."""
-        files = [p for p in paths if p != "-"]
+        given = [p for p in paths if p != "-"]
         if "-" in paths:
             self.read_stream(sys.stdin)
+        files = log_files(given)
         for path in files:
             self.read_file(path, final=not follow)
         while follow and not stop():
             time.sleep(interval)
+            files = log_files(given, also=files)  # a folder's new files (a new task attempt's log) too
             for path in files:
                 self.read_file(path, final=False, rotate=True)
         if follow:  # a last line written without its newline
