@@ -88,3 +88,32 @@ def test_reject_and_revoke(world: World) -> None:
     assert w.get("anonymous", f"/api/v1/catalog/subscriptions/{asked['id']}").status_code == 404
     actions = [e["action"] for e in w.ok(w.get("owner", "/api/v1/catalog/audit", params={"limit": 1000}))["entries"]]
     assert "subscription.reject" in actions and "subscription.revoke" in actions
+
+
+def test_a_failed_event_s_error_is_listed_only_to_who_may_see_the_event(world: World) -> None:
+    """GET /api/v1/status lists the events the projector could not derive with their error messages, which
+    may name any table of the event: a reader who may not see the event (the payroll job's, which reads
+    inventory tables) gets the count, not the event or its message."""
+    import sqlalchemy as sa
+
+    from headwater.store.projector import mark_failed
+    from headwater.store.schema import events, observations
+
+    w = world
+    payroll = w.ids["payroll_event"]
+    with w.store.engine.begin() as conn:
+        row = conn.execute(sa.select(events.c.seq, events.c.id).where(events.c.id == payroll)).one()
+        mark_failed(conn, row, "KeyError: 'hr.salary_bands' while deriving payroll_job")
+    try:
+        for role in ("admin", "owner", "viewer"):
+            projection = w.ok(w.get(role, "/api/v1/status"))["projection"]
+            assert projection["failed"] >= 1 and payroll in {e["id"] for e in projection["failedEvents"]}, role
+        for role in ("other", "anonymous"):
+            answer = w.get(role, "/api/v1/status")
+            projection = w.ok(answer)["projection"]
+            assert projection["failed"] >= 1, role  # the count is whole
+            assert payroll not in {e["id"] for e in projection["failedEvents"]}, role
+            assert "salary_bands" not in answer.text and "payroll_job" not in answer.text, role
+    finally:
+        with w.store.engine.begin() as conn:
+            conn.execute(observations.delete().where(observations.c.node == f"error:{payroll}"))

@@ -2,7 +2,8 @@
 
 Answers at once (no read barrier): the projection lag (log and graph positions), whether the
 projector runs, and the acknowledged events it could not derive — counted and listed with their
-errors, never dropped silently (docs/store.md, "Projection failures").
+errors, never dropped silently (docs/store.md, "Projection failures"); a reader other than an admin
+sees the failed events it may see (the catalog's visibility policy) and the whole count.
 """
 
 from __future__ import annotations
@@ -14,15 +15,21 @@ from headwater import __version__
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
 from headwater.api.models import StatusAnswer, error_responses
-from headwater.api.state import app_state
+from headwater.api.state import app_state, request_viewer
 
 router = APIRouter(tags=["Status"], dependencies=[Depends(require_read)], responses=error_responses(401, 503))
 
 
 @router.get("/api/v1/status", summary="Server health: projection lag and failed events", response_model=StatusAnswer)
 def status(request: Request) -> Response:
-    store = app_state(request).store
+    state = app_state(request)
+    store = state.store
     health = store.projection_status()
+    failed_events = health.failed_events
+    if not request_viewer(request).admin:
+        # an error message may name any table of its event: listed only when the reader may see that event
+        # (the catalog's policy, as GET /api/v1/events/{id} applies it); the count stays whole
+        failed_events = [e for e in failed_events if state.graph.event(str(e["id"])) is not None]
     return json_answer(
         {
             "status": "ok" if health.failed == 0 and health.running else "degraded",
@@ -34,10 +41,10 @@ def status(request: Request) -> Response:
                 "behind": health.position.behind,
                 "running": health.running,
                 "failed": health.failed,
-                "failedEvents": health.failed_events,
+                "failedEvents": failed_events,
             },
             "validation": {
-                "mode": app_state(request).settings.validation,
+                "mode": state.settings.validation,
                 "eventsWithWarnings": store.warning_count(),
             },
         }
