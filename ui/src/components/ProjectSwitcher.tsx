@@ -1,0 +1,41 @@
+// The header's project switcher: the caller's projects (from their token's memberships) and "all of
+// them"; the choice is the Headwater-Project header of every later API call (auth.ts).
+import { SIGN_IN_EVENT } from "./TokenPrompt";
+import { useSession } from "./session";
+
+export function ProjectSwitcher() {
+  const { me, project, choose } = useSession();
+  const signIn = () => window.dispatchEvent(new CustomEvent(SIGN_IN_EVENT));
+  if (!me || me.user === "anonymous") {
+    return (
+      <button className="tb-btn signin" onClick={signIn} data-testid="sign-in">
+        Sign in
+      </button>
+    );
+  }
+  const projects = me.memberships;
+  return (
+    <div className="project-switcher" data-testid="project-switcher">
+      <span className="muted who" data-testid="who" title="The token's user">
+        {me.user}
+      </span>
+      <select
+        aria-label="Project"
+        data-testid="project-select"
+        value={project ?? ""}
+        onChange={(e) => choose(e.target.value || null)}
+      >
+        <option value="">{me.admin ? "All projects (admin)" : "All my projects"}</option>
+        {project && !projects.some((m) => m.project === project) && <option value={project}>{project}</option>}
+        {projects.map((m) => (
+          <option key={m.project} value={m.project}>
+            {m.project} ({m.role})
+          </option>
+        ))}
+      </select>
+      <button className="tb-btn" onClick={signIn} data-testid="switch-token" title="Use another token">
+        Token…
+      </button>
+    </div>
+  );
+}
