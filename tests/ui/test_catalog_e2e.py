@@ -55,13 +55,15 @@ def tokens(server: str) -> dict[str, str]:
     return out
 
 
-def sign_in(page: Any, token: str, project: str) -> None:
-    """Through the header: Sign in with the token, then pick the project in the switcher."""
+def sign_in(page: Any, token: str, project: str | None) -> None:
+    """Through the header: Sign in with the token, then pick the project in the switcher (None: keep none)."""
     page.goto("/")
     page.get_by_test_id("sign-in").click()
     page.get_by_test_id("token-input").fill(token)
     page.get_by_test_id("token-submit").click()
     expect(page.get_by_test_id("project-select")).to_be_visible()
+    if project is None:
+        return
     page.get_by_test_id("project-select").select_option(project)
     expect(page.locator(".app")).to_have_attribute("data-project", project)
 
@@ -108,6 +110,9 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     page.get_by_test_id("publish").click()
     expect(asset).to_have_attribute("data-state", "published")
     expect(page.get_by_test_id("unpublish")).to_be_visible()
+    changes = page.get_by_test_id("asset-version")
+    expect(changes).to_have_count(3)
+    assert [c.get_attribute("data-change") for c in changes.all()] == ["published", "metadata", "created"]
     page.get_by_test_id("published-lineage").click()
     expect(page.get_by_test_id("lineage-canvas")).to_have_attribute("data-ready", "true")
     expect(page.locator('[data-testid="dataset-node"][data-catalog-role="published"]')).to_have_count(1)
@@ -201,8 +206,14 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     # the producer's owner approves it in their own browser
     producer = new_page(browser, server)
     try:
-        sign_in(producer, tokens["alice"], "producer")
-        producer.goto(f"/catalog/asset?id={asset_id}")
+        sign_in(producer, tokens["alice"], None)
+        # a link may carry the project context: the switcher follows it
+        producer.goto("/catalog?project=producer")
+        expect(producer.locator(".app")).to_have_attribute("data-project", "producer")
+        expect(producer.get_by_test_id("project-select")).to_have_value("producer")
+        waiting = producer.get_by_test_id("subscriptions-waiting")
+        expect(waiting.get_by_test_id("subscription-item")).to_have_count(1)
+        waiting.get_by_role("link").click()
         producer_row = producer.get_by_test_id("subscription-row")
         expect(producer_row).to_have_attribute("data-project", "consumer")
         producer.get_by_test_id("subscription-approve").click()

@@ -172,6 +172,39 @@ function SubscribeForm({ asset, onDone }: { asset: Asset; onDone: () => void }) 
   );
 }
 
+/** Every version of the asset: what changed, who, when, and the lineage event it sent. */
+function Versions({ id, tick }: { id: string; tick: number }) {
+  const v = useAsync((s) => catalog.versions(id, s), [id, tick]);
+  if (v.error) return <div className="banner banner-error">{v.error.message}</div>;
+  if (!v.data) return <p className="muted">Loading…</p>;
+  return (
+    <table className="table" data-testid="asset-versions">
+      <thead>
+        <tr>
+          <th>Version</th>
+          <th>Change</th>
+          <th>State</th>
+          <th>By</th>
+          <th>When</th>
+          <th>Business name</th>
+        </tr>
+      </thead>
+      <tbody>
+        {v.data.versions.map((x) => (
+          <tr key={x.version} data-testid="asset-version" data-change={x.change}>
+            <td>{x.version}</td>
+            <td>{x.change}</td>
+            <td>{x.state}</td>
+            <td>{x.changedBy}</td>
+            <td className="muted">{formatTime(x.changedAt)}</td>
+            <td>{x.metadata.businessName ?? ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function CatalogAssetPage({ id }: { id: string }) {
   const { me, actingProject, role: actingRole } = useSession();
   const [tick, setTick] = useState(0);
@@ -323,6 +356,10 @@ export function CatalogAssetPage({ id }: { id: string }) {
             </tbody>
           </table>
         )}
+      </section>
+      <section className="card">
+        <h2>Versions</h2>
+        <Versions id={a.id} tick={tick} />
       </section>
     </div>
   );

@@ -2,9 +2,10 @@
 // published assets only, the server decides), filtered by text, owning project, state, glossary term
 // and tag (GET /catalog/assets); the filters are kept in the address.
 import { useEffect, useState } from "react";
-import { catalog, catalogAssetHref, catalogHref, type AssetFilter, type AssetState } from "../api/catalog";
+import { catalog, catalogAssetHref, catalogHref, roleIn, type AssetFilter, type AssetState } from "../api/catalog";
 import { StateBadge, TermChips } from "../components/catalog";
 import { Link } from "../components/Link";
+import { useSession } from "../components/session";
 import { formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
@@ -21,6 +22,41 @@ function filterOf(search: string): AssetFilter {
     term: q.get("term") ?? "",
     tag: q.get("tag") ?? "",
   };
+}
+
+/**
+ * The subscriptions of the caller's projects: the requests waiting for their decision (as an owner of the
+ * asset's project) and their own requests, each a link to the asset's page where it is decided.
+ */
+function SubscriptionsPanel() {
+  const { me } = useSession();
+  const subs = useAsync((s) => catalog.subscriptions(s), []);
+  const all = subs.data?.subscriptions ?? [];
+  if (!me || me.user === "anonymous" || !all.length) return null;
+  const waiting = all.filter((x) => x.state === "requested" && roleIn(me, x.assetProject) === "owner");
+  const mine = all.filter((x) => roleIn(me, x.project) !== null && !waiting.includes(x));
+  const line = (x: (typeof all)[number]) => (
+    <li key={x.id} data-testid="subscription-item" data-state={x.state}>
+      <Link href={catalogAssetHref(x.asset)}>{x.assetName}</Link> <span className="muted">({x.assetProject})</span> → {x.project} at{" "}
+      <b>{x.target}</b> <span className={`pill pill-sub-${x.state}`}>{x.state}</span>
+    </li>
+  );
+  return (
+    <div className="card" data-testid="subscriptions-panel">
+      {waiting.length > 0 && (
+        <>
+          <h2>Waiting for your decision</h2>
+          <ul data-testid="subscriptions-waiting">{waiting.map(line)}</ul>
+        </>
+      )}
+      {mine.length > 0 && (
+        <>
+          <h2>Your projects' subscriptions</h2>
+          <ul>{mine.map(line)}</ul>
+        </>
+      )}
+    </div>
+  );
 }
 
 export function CatalogPage({ search }: { search: string }) {
@@ -82,6 +118,7 @@ export function CatalogPage({ search }: { search: string }) {
           Search
         </button>
       </form>
+      <SubscriptionsPanel />
       {found.error && <div className="banner banner-error">{found.error.message}</div>}
       {found.loading && !found.data && <p className="muted">Loading…</p>}
       {found.data && (
