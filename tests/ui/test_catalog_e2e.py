@@ -91,7 +91,9 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     # curate in place: business name, Markdown description (raw HTML shown as text), owners, term, tags
     page.get_by_test_id("edit-metadata").click()
     page.get_by_test_id("edit-business-name").fill("Employee compensation")
-    page.get_by_test_id("edit-description").fill("**Pay** per employee <script>window.__xss=9</script>")
+    page.get_by_test_id("edit-description").fill(
+        "**Pay** per employee <script>window.__xss=9</script> [run](javascript:window.__xss=8)"
+    )
     page.get_by_test_id("edit-owners").fill("alice, hr-team")
     page.locator(f'[data-testid="edit-term"][data-term="{TERM}"]').check()
     page.get_by_test_id("edit-tags").fill("hr, pii")
@@ -101,6 +103,7 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     expect(description.locator("strong")).to_have_text("Pay")
     expect(description).to_contain_text("<script>window.__xss=9</script>")  # shown as text
     expect(description.locator("script")).to_have_count(0)
+    expect(description.locator('a[href^="javascript"]')).to_have_count(0)  # unsafe link schemes refused
     assert page.evaluate("window.__xss") is None
     expect(page.locator('[data-testid="term-chip"]')).to_have_text([TERM])
     expect(page.locator('[data-testid="tag-chip"]')).to_have_text(["hr", "pii"])
