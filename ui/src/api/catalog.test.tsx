@@ -3,7 +3,7 @@
 import { cleanup, render } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { authHeaders, projectFromAddress, setProject, setToken } from "./auth";
-import { canEdit, catalog, catalogHref, isRestricted, roleIn, type Me } from "./catalog";
+import { NODES_QUERY_CHARS, canEdit, catalog, catalogHref, isRestricted, roleIn, type Me } from "./catalog";
 import { api } from "./client";
 import { CatalogRoleBadge, TermChips } from "../components/catalog";
 
@@ -60,6 +60,30 @@ describe("the project context", () => {
     expect(calls[0][1].method).toBe("PATCH");
     expect(JSON.parse(String(calls[0][1].body))).toEqual({ tags: ["pii"] });
     expect(calls[1][0]).toBe("/api/v1/catalog/nodes?nodeId=dataset%3Afile%3A%2Fx&nodeId=job%3Ans%3Aj");
+  });
+});
+
+describe("catalog nodes of a big graph", () => {
+  it("are asked in requests a server's request line takes, and merged; another shape answers none", async () => {
+    const urls: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn((url: string) => {
+        urls.push(url);
+        const ids = new URLSearchParams(url.split("?")[1]).getAll("nodeId");
+        const nodes = ids.filter((id) => id.endsWith("7")).map((node) => ({ node, role: "inventory" }));
+        return Promise.resolve(new Response(JSON.stringify({ nodes }), { status: 200 }));
+      }),
+    );
+    const ids = Array.from({ length: 3000 }, (_, i) => `dataset:warehouse://db.example:5432:schema.table_${i}`);
+    const got = await catalog.nodes(ids);
+    expect(urls.length).toBeGreaterThan(1);
+    for (const u of urls) expect(u.split("?")[1].length).toBeLessThan(NODES_QUERY_CHARS + 200);
+    expect(urls.flatMap((u) => new URLSearchParams(u.split("?")[1]).getAll("nodeId"))).toEqual(ids);
+    expect(got.nodes.map((n) => n.node)).toEqual(ids.filter((id) => id.endsWith("7")));
+
+    vi.stubGlobal("fetch", vi.fn(() => Promise.resolve(new Response("{}", { status: 200 }))));
+    expect(await catalog.nodes(["dataset:a:b"])).toEqual({ nodes: [] });
   });
 });
 

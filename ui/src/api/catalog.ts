@@ -33,6 +33,8 @@ export interface AssetFilter {
 }
 
 const C = "/api/v1/catalog";
+/** The longest query string one /catalog/nodes request carries (uvicorn's request line stops near 16 kB). */
+export const NODES_QUERY_CHARS = 6000;
 const enc = encodeURIComponent;
 
 export const catalog = {
@@ -58,11 +60,23 @@ export const catalog = {
     sendJson<{ subscriptions: Subscription[] }>("GET", `${C}/subscriptions`, {}, undefined, signal),
   decide: (id: string, action: "approve" | "reject" | "revoke") =>
     sendJson<Subscription>("POST", `${C}/subscriptions/${enc(id)}/${action}`, {}, action === "revoke" ? undefined : { reason: "" }),
-  /** Which of these graph nodes are catalog nodes (the ids are repeated `nodeId` parameters). */
-  nodes: (ids: string[], signal?: AbortSignal) => {
-    const q = new URLSearchParams();
-    for (const id of ids) q.append("nodeId", id);
-    return sendJson<{ nodes: CatalogNode[] }>("GET", `${C}/nodes?${q.toString()}`, {}, undefined, signal);
+  /**
+   * Which of these graph nodes are catalog nodes. The ids are repeated `nodeId` parameters, asked in
+   * requests of at most NODES_QUERY_CHARS of query (a server's request line has a limit) and merged.
+   */
+  nodes: async (ids: string[], signal?: AbortSignal): Promise<{ nodes: CatalogNode[] }> => {
+    const queries: string[] = [];
+    let q = new URLSearchParams();
+    for (const id of ids) {
+      q.append("nodeId", id);
+      if (q.toString().length > NODES_QUERY_CHARS) {
+        queries.push(q.toString());
+        q = new URLSearchParams();
+      }
+    }
+    if (q.toString()) queries.push(q.toString());
+    const answers = await Promise.all(queries.map((qs) => sendJson<{ nodes?: unknown }>("GET", `${C}/nodes?${qs}`, {}, undefined, signal)));
+    return { nodes: answers.flatMap((a) => (Array.isArray(a.nodes) ? (a.nodes as CatalogNode[]) : [])) };
   },
 };
 

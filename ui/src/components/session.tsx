@@ -38,7 +38,8 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
   useEffect(() => {
     const ctl = new AbortController();
     catalog.me(ctl.signal).then(
-      (m) => !ctl.signal.aborted && setMe(m),
+      // a server without the catalog answers something else (404, or another shape): no session
+      (m) => !ctl.signal.aborted && setMe(Array.isArray(m?.memberships) ? m : null),
       (e: unknown) => {
         if (ctl.signal.aborted) return;
         // a context this token is not a member of (another token, a stale link): back to no context

@@ -128,11 +128,22 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   // which drawn nodes are the catalog's (inventory, published, subscription target): drawn with a badge
   const [catalogNodes, setCatalogNodes] = useState<ReadonlyMap<string, CatalogNode>>(new Map());
   const catalogIds = useMemo(
-    () => (graph ? graph.nodes.filter((n) => !isRestricted(n.id, n.type)).map((n) => n.id).slice(0, 5000).sort().join("\n") : ""),
+    // an overview (huge graph) draws no badges: nothing to ask
+    () =>
+      graph && graph.nodes.length <= OVERVIEW_AT
+        ? graph.nodes
+            .filter((n) => !isRestricted(n.id, n.type))
+            .map((n) => n.id)
+            .sort()
+            .join("\n")
+        : "",
     [graph],
   );
   useEffect(() => {
-    if (!catalogIds) return;
+    if (!catalogIds) {
+      setCatalogNodes(new Map());
+      return;
+    }
     const ctl = new AbortController();
     catalog.nodes(catalogIds.split("\n"), ctl.signal).then(
       (a) => setCatalogNodes(new Map(a.nodes.map((c) => [c.node, c]))),
