@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from .fixtures.hr_events import EMP_ATT, EMP_COMP, ds
+from .fixtures.hr_events import EMP_ATT, EMP_COMP, EMPLOYEES, ds
 
 pytestmark = [pytest.mark.browser]
 
@@ -30,7 +30,8 @@ SECRET = "employee_attendance"  # the name of the inventory asset only the produ
 
 @pytest.fixture(scope="module")
 def tokens(server: str) -> dict[str, str]:
-    """The domain, both projects, alice (producer owner) and dave (consumer owner), a glossary term, and
+    """The domain, both projects, alice (producer owner), carol (producer viewer) and dave (consumer owner), a
+    glossary term, and
     employee_attendance catalogued by alice into the producer's inventory (it stays there)."""
     admin = {"Authorization": f"Bearer {ADMIN}"}
     with httpx.Client(base_url=server, timeout=30) as http:
@@ -45,6 +46,8 @@ def tokens(server: str) -> dict[str, str]:
             ok(http.post(f"{C}/projects", json={"id": project, "domain": "people"}, headers=admin))
             out[user] = ok(http.post(f"{C}/users", json={"id": user}, headers=admin))["token"]
             ok(http.put(f"{C}/projects/{project}/members/{user}", json={"role": "owner"}, headers=admin))
+        out["carol"] = ok(http.post(f"{C}/users", json={"id": "carol"}, headers=admin))["token"]
+        ok(http.put(f"{C}/projects/producer/members/carol", json={"role": "viewer"}, headers=admin))
         alice = {"Authorization": f"Bearer {out['alice']}", "Headwater-Project": "producer"}
         ok(
             http.put(
@@ -131,6 +134,28 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     page.goto(f"/catalog?term={TERM}")
     expect(page.get_by_test_id("catalog-row")).to_have_count(1)
     expect(page.get_by_test_id("catalog-row")).to_have_attribute("data-state", "published")
+
+
+def test_a_viewer_reads_the_inventory_but_cannot_change_it(browser: Any, server: str, tokens: dict[str, str]) -> None:
+    viewer = new_page(browser, server)
+    try:
+        sign_in(viewer, tokens["carol"], "producer")
+        viewer.goto("/catalog?state=inventory")
+        rows = viewer.get_by_test_id("catalog-row")
+        expect(rows.first).to_be_visible()  # a member sees the project's inventory
+        expect(viewer.locator(f'[data-testid="catalog-row"][data-name="{EMP_ATT}"]')).to_have_count(1)
+        viewer.locator(f'[data-testid="catalog-row"][data-name="{EMP_ATT}"] [data-testid="catalog-link"]').click()
+        expect(viewer.get_by_test_id("catalog-asset")).to_have_attribute("data-state", "inventory")
+        expect(viewer.get_by_test_id("inventory-lineage")).to_be_visible()
+        for action in ("edit-metadata", "publish", "unpublish", "subscribe-form"):
+            expect(viewer.get_by_test_id(action)).to_have_count(0)
+        viewer.goto("/asset?" + urlencode({"node": ds(EMP_ATT)}))
+        expect(viewer.get_by_test_id("catalog-strip")).to_have_attribute("data-role", "inventory")
+        viewer.goto("/asset?" + urlencode({"node": ds(EMPLOYEES)}))  # not cataloged: a viewer may not add it
+        expect(viewer.get_by_test_id("lineage-canvas")).to_have_attribute("data-ready", "true")
+        expect(viewer.get_by_test_id("catalog-add")).to_have_count(0)
+    finally:
+        viewer.context.close()
 
 
 def _published_id(server: str, tokens: dict[str, str]) -> str:
