@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from .conftest import ARTIFACTS
 from .fixtures.hr_events import EMP_ATT, EMP_COMP, EMPLOYEES, ds
 
 pytestmark = [pytest.mark.browser]
@@ -119,6 +120,8 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     changes = page.get_by_test_id("asset-version")
     expect(changes).to_have_count(3)
     assert [c.get_attribute("data-change") for c in changes.all()] == ["published", "metadata", "created"]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "catalog-asset-page.png"), full_page=True)
     page.get_by_test_id("published-lineage").click()
     expect(page.get_by_test_id("lineage-canvas")).to_have_attribute("data-ready", "true")
     expect(page.locator('[data-testid="dataset-node"][data-catalog-role="published"]')).to_have_count(1)
