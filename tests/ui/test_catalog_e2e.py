@@ -90,6 +90,7 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     page.get_by_test_id("catalog-add").click()
     asset = page.get_by_test_id("catalog-asset")
     expect(asset).to_have_attribute("data-state", "inventory")
+    asset_id = asset.get_attribute("data-asset")
     expect(page.get_by_test_id("catalog-asset-name")).to_have_text(EMP_COMP)
 
     # curate in place: business name, Markdown description (raw HTML shown as text), owners, term, tags
@@ -129,6 +130,9 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
         "data-catalog-role", "inventory"
     )
     expect(page.locator('[data-testid="job-node"][data-catalog-role="publish_job"]')).to_have_count(1)
+    # the details pane of the published node leads back to its catalog asset
+    page.locator('[data-testid="dataset-node"][data-catalog-role="published"] .lnode-head').click()
+    expect(page.get_by_test_id("details-catalog-asset")).to_have_attribute("href", f"/catalog/asset?id={asset_id}")
 
     # the producer's catalog: both its assets; the inventory filter shows the unpublished one
     page.goto("/catalog?state=inventory")
