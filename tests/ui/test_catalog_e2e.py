@@ -86,6 +86,17 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
         page.goto("/asset?" + urlencode({"node": ds(EMP_COMP)}))
     assert req.value.headers.get("headwater-project") == "producer"
 
+    # the glossary: an owner of the domain's project defines a term
+    page.goto("/glossary")
+    expect(page.locator(f'[data-testid="glossary-term"][data-term="{TERM}"]')).to_contain_text(
+        "What an employee is paid"
+    )
+    page.get_by_test_id("term-name").fill("Payroll")
+    page.get_by_test_id("term-definition").fill("Paying employees")
+    page.get_by_test_id("term-save").click()
+    expect(page.locator('[data-testid="glossary-term"][data-term="Payroll"]')).to_contain_text("Paying employees")
+    page.goto("/asset?" + urlencode({"node": ds(EMP_COMP)}))
+
     # catalog: from the dataset's page into the project's inventory
     page.get_by_test_id("catalog-add").click()
     asset = page.get_by_test_id("catalog-asset")
@@ -102,6 +113,11 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     page.get_by_test_id("edit-owners").fill("alice, hr-team")
     page.locator(f'[data-testid="edit-term"][data-term="{TERM}"]').check()
     page.get_by_test_id("edit-tags").fill("hr, pii")
+    expect(page.locator('[data-testid="edit-term"][data-term="Payroll"]')).to_have_count(1)  # the new term
+    page.get_by_test_id("edit-forms").fill("retention years = 7")
+    page.get_by_test_id("edit-save").click()
+    expect(page.get_by_test_id("edit-error")).to_contain_text("line 1")  # not sent
+    page.get_by_test_id("edit-forms").fill("retention.years = 7")
     page.get_by_test_id("edit-save").click()
     expect(page.get_by_test_id("business-name")).to_have_text("Employee compensation")
     description = page.get_by_test_id("asset-description")
@@ -113,6 +129,7 @@ def test_producer_catalogs_curates_and_publishes(page: Any, tokens: dict[str, st
     expect(page.locator('[data-testid="term-chip"]')).to_have_text([TERM])
     expect(page.locator('[data-testid="tag-chip"]')).to_have_text(["hr", "pii"])
     expect(page.locator('[data-testid="owner-chip"]')).to_have_text(["alice", "hr-team"])
+    expect(page.locator('[data-testid="asset-form"][data-form="retention"]')).to_contain_text("years: 7")
 
     # publish: the published node is drawn downstream of the inventory node, each with its badge
     page.get_by_test_id("publish").click()

@@ -22,6 +22,7 @@ export interface MetadataEdit {
   owners?: string[];
   glossaryTerms?: string[];
   tags?: string[];
+  forms?: Record<string, Record<string, string>>;
 }
 
 export interface AssetFilter {

@@ -24,6 +24,31 @@ const list = (s: string): string[] =>
     .map((x) => x.trim())
     .filter(Boolean);
 
+/** Custom forms as lines `form.key = value` (the form name ends at the first dot). */
+export function formsToText(forms: Record<string, Record<string, string>>): string {
+  return Object.entries(forms)
+    .flatMap(([form, kv]) => Object.entries(kv).map(([k, v]) => `${form}.${k} = ${v}`))
+    .join("\n");
+}
+
+/** The forms of `formsToText`'s lines; a line that is not `form.key = value` is named in the error. */
+export function textToForms(text: string): { forms: Record<string, Record<string, string>>; error: string | null } {
+  const forms: Record<string, Record<string, string>> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    const eq = line.indexOf("=");
+    const dot = line.indexOf(".");
+    if (eq < 0 || dot <= 0 || dot > eq) return { forms, error: `Forms, line ${i + 1}: expected form.key = value, got "${line}"` };
+    const form = line.slice(0, dot).trim();
+    const key = line.slice(dot + 1, eq).trim();
+    if (!form || !key) return { forms, error: `Forms, line ${i + 1}: expected form.key = value, got "${line}"` };
+    (forms[form] ??= {})[key] = line.slice(eq + 1).trim();
+  }
+  return { forms, error: null };
+}
+
 function MetadataEditor({ asset, onSaved, onCancel }: { asset: Asset; onSaved: (a: Asset) => void; onCancel: () => void }) {
   const m = asset.metadata;
   const [businessName, setBusinessName] = useState(m.businessName ?? "");
@@ -31,6 +56,7 @@ function MetadataEditor({ asset, onSaved, onCancel }: { asset: Asset; onSaved: (
   const [owners, setOwners] = useState(m.owners.join(", "));
   const [terms, setTerms] = useState<string[]>(m.glossaryTerms);
   const [tags, setTags] = useState(m.tags.join(", "));
+  const [forms, setForms] = useState(formsToText(m.forms));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const glossary = useAsync((s) => catalog.glossary(asset.domain, s), [asset.domain]);
@@ -42,7 +68,13 @@ function MetadataEditor({ asset, onSaved, onCancel }: { asset: Asset; onSaved: (
       data-testid="metadata-editor"
       onSubmit={(e) => {
         e.preventDefault();
+        const parsed = textToForms(forms);
+        if (parsed.error) {
+          setError(parsed.error);
+          return;
+        }
         const patch: MetadataEdit = {
+          forms: parsed.forms,
           businessName: businessName.trim() || null,
           description,
           owners: list(owners),
@@ -88,6 +120,10 @@ function MetadataEditor({ asset, onSaved, onCancel }: { asset: Asset; onSaved: (
       <label>
         Tags (comma-separated)
         <input value={tags} onChange={(e) => setTags(e.target.value)} data-testid="edit-tags" />
+      </label>
+      <label>
+        Custom forms (one <code>form.key = value</code> a line)
+        <textarea rows={3} value={forms} onChange={(e) => setForms(e.target.value)} data-testid="edit-forms" />
       </label>
       {error && <div className="banner banner-error" data-testid="edit-error">{error}</div>}
       <div className="modal-actions">
@@ -315,7 +351,7 @@ export function CatalogAssetPage({ id }: { id: string }) {
               <TermChips items={m.tags} kind="tag" />
             </dd>
             {Object.entries(m.forms).map(([form, kv]) => (
-              <div key={form} className="meta-form">
+              <div key={form} className="meta-form" data-testid="asset-form" data-form={form}>
                 <dt>{form}</dt>
                 <dd>
                   {Object.entries(kv)
