@@ -284,3 +284,12 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     expect(page.get_by_test_id("restricted-node").first).to_be_visible()
     expect(page.locator(f'[data-node-id="{ds(EMP_COMP)}"]')).to_have_count(0)
     assert_no_inventory(page)
+
+    # the consumer ends the subscription: its target node's validity ends (drawn as dropped)
+    page.go_back()
+    expect(row).to_have_attribute("data-state", "approved")
+    page.get_by_test_id("subscription-revoke").click()
+    expect(row).to_have_attribute("data-state", "revoked")
+    expect(page.get_by_test_id("subscription-target-link")).to_have_count(1)
+    page.get_by_test_id("subscription-target-link").click()
+    expect(page.locator(".pill-removed")).to_have_text("dropped")
