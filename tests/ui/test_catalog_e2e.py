@@ -236,6 +236,12 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     page.goto(f"/search?q={SECRET}")
     expect(page.locator("h1 .count")).to_have_text("0")
     assert_no_inventory(page, "table")  # (the heading repeats the query)
+    page.goto("/")  # the home page's recent datasets and jobs
+    expect(page.locator("main")).to_contain_text("/data/hr/employees.csv")
+    assert_no_inventory(page)
+    page.goto("/namespaces")
+    expect(page.get_by_test_id("namespaces")).to_be_visible()
+    assert_no_inventory(page)
     page.goto("/namespaces/file")
     expect(page.locator("main")).to_contain_text("/data/hr/employees.csv")
     assert_no_inventory(page)
