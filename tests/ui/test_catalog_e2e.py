@@ -299,3 +299,17 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     expect(page.get_by_test_id("subscription-target-link")).to_have_count(1)
     page.get_by_test_id("subscription-target-link").click()
     expect(page.locator(".pill-removed")).to_have_text("dropped")
+
+
+def test_an_admin_may_pick_any_project(page: Any, tokens: dict[str, str]) -> None:
+    sign_in(page, ADMIN, "consumer")  # a member of none: every project is offered
+    expect(page.get_by_test_id("who")).to_have_text("admin")
+    expect(page.locator('[data-testid="project-select"] option')).to_have_text(
+        ["All projects (admin)", "consumer (admin)", "producer (admin)"]
+    )
+    page.get_by_test_id("project-select").select_option("producer")
+    expect(page.locator(".app")).to_have_attribute("data-project", "producer")
+    with page.expect_request(lambda r: "/api/v1/catalog/assets" in r.url) as req:
+        page.goto("/catalog?state=inventory")
+    assert req.value.headers.get("headwater-project") == "producer"
+    expect(page.locator(f'[data-testid="catalog-row"][data-name="{EMP_ATT}"]')).to_have_count(1)
