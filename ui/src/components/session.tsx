@@ -1,7 +1,7 @@
 // Who the token is (GET /catalog/me) and the project context, for every page: the header's project
 // switcher sets the context, pages ask `useSession()` what the caller may do in it.
 import { createContext, useCallback, useContext, useEffect, useState } from "react";
-import { PROJECT_EVENT, getProject, getToken, setProject } from "../api/auth";
+import { PROJECT_EVENT, getProject, setProject } from "../api/auth";
 import { catalog, roleIn, type Me, type Role } from "../api/catalog";
 import { ApiError } from "../api/client";
 
@@ -54,8 +54,4 @@ export function SessionProvider({ children }: { children: React.ReactNode }) {
   const actingProject = project ?? only;
   const value: Session = { me, project, role: roleIn(me, actingProject), actingProject, choose };
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
-}
-
-export function hasToken(): boolean {
-  return Boolean(getToken());
 }
