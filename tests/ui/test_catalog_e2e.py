@@ -239,6 +239,12 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     page.goto("/")  # the home page's recent datasets and jobs
     expect(page.locator("main")).to_contain_text("/data/hr/employees.csv")
     assert_no_inventory(page)
+    page.get_by_test_id("search-input").fill("employee_att")  # the header's type-ahead
+    expect(page.get_by_test_id("search-results")).to_contain_text("No match")
+    expect(page.get_by_test_id("search-result")).to_have_count(0)
+    page.get_by_test_id("search-input").fill("employee")  # a visible dataset answers: the search works
+    expect(page.get_by_test_id("search-result").first).to_be_visible()
+    assert SECRET not in page.get_by_test_id("search-results").inner_text()
     page.goto("/namespaces")
     expect(page.get_by_test_id("namespaces")).to_be_visible()
     assert_no_inventory(page)
