@@ -367,7 +367,9 @@ export function CatalogAssetPage({ id }: { id: string }) {
         <h2>Subscriptions</h2>
         {consumerCan && <SubscribeForm asset={a} onDone={refresh} />}
         {a.state === "published" && !consumerCan && a.access === "published" && (
-          <p className="muted">Choose one of your projects (as its owner or contributor) to request a subscription.</p>
+          <p className="muted" data-testid="subscribe-hint">
+            To request a subscription, sign in and choose a project of yours in which you are an owner or contributor.
+          </p>
         )}
         {mine.length === 0 ? (
           <p className="muted" data-testid="no-subscriptions">
