@@ -1,5 +1,5 @@
-"""End-to-end fixtures: one real ``headwater serve`` per module (subprocess, temp SQLite, free
-port) filled over HTTP with the HR payroll events, and real headless Chromium via Playwright."""
+"""End-to-end fixtures: one real ``headwater serve`` per module (subprocess, temp SQLite or, for a
+module with ``SERVER_DB = "postgresql"``, a new PostgreSQL database; free port) filled over HTTP with the HR payroll events, and real headless Chromium via Playwright."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from databases import pg_database
 from headwater.ui import static_dir
 
 from .fixtures.hr_events import hr_events
@@ -40,6 +42,16 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     if not (static_dir() / "index.html").is_file():
         pytest.fail(f"the UI is not built in {static_dir()}: run `cd ui && npm ci && npm run build`")
     tmp = tmp_path_factory.mktemp("ui-server")
+    with ExitStack() as stack:
+        # a module's SERVER_DB = "postgresql" serves from a new database on the test PostgreSQL server
+        if getattr(request.module, "SERVER_DB", "sqlite") == "postgresql":
+            db = stack.enter_context(pg_database(request.getfixturevalue("pg_server_url"), prefix="hw_ui"))
+        else:
+            db = f"sqlite:///{tmp / 'hw.db'}"
+        yield from _serve(request, tmp, db)
+
+
+def _serve(request: pytest.FixtureRequest, tmp: Path, db: str) -> Iterator[str]:
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     env = {**os.environ, "HEADWATER_DATA_DIR": str(tmp)}
@@ -50,7 +62,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     write_token = extra_env.get("HEADWATER_WRITE_TOKENS", "").split(",")[0]
     headers = {"Authorization": f"Bearer {write_token}"} if write_token else {}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "headwater", "serve", "--port", str(port), "--db", f"sqlite:///{tmp / 'hw.db'}"],
+        [sys.executable, "-m", "headwater", "serve", "--port", str(port), "--db", db],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     base = f"http://127.0.0.1:{port}"

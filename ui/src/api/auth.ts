@@ -20,7 +20,38 @@ export function setToken(token: string | null): void {
   }
 }
 
+// The catalog's project context (docs/catalog.md): the project a user of several projects acts and reads
+// as. Sent as `Headwater-Project: <id>` on every API call; kept in this tab's sessionStorage, and taken
+// from a page address's `?project=` (a link can carry the context).
+const PROJECT_KEY = "headwater.project";
+export const PROJECT_EVENT = "headwater:project";
+
+export function getProject(): string | null {
+  try {
+    return sessionStorage.getItem(PROJECT_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setProject(project: string | null): void {
+  try {
+    if (project) sessionStorage.setItem(PROJECT_KEY, project);
+    else sessionStorage.removeItem(PROJECT_KEY);
+  } catch {
+    // storage disabled
+  }
+  if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent(PROJECT_EVENT));
+}
+
+/** A `?project=` in the page's address chooses the context (before the first API call). */
+export function projectFromAddress(search: string): void {
+  const p = new URLSearchParams(search).get("project");
+  if (p !== null) setProject(p || null);
+}
+
 export function authHeaders(): Record<string, string> {
   const t = getToken();
-  return t ? { Authorization: `Bearer ${t}` } : {};
+  const p = getProject();
+  return { ...(t ? { Authorization: `Bearer ${t}` } : {}), ...(p ? { "Headwater-Project": p } : {}) };
 }

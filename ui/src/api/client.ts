@@ -26,7 +26,14 @@ export function buildUrl(path: string, params: Params = {}): string {
 }
 
 async function getJson<T>(path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(buildUrl(path, params), { signal, headers: { Accept: "application/json", ...authHeaders() } });
+  return sendJson<T>("GET", path, params, undefined, signal);
+}
+
+/** A call of any method; `body` is sent as JSON. Answers the JSON body (null for 204). */
+export async function sendJson<T>(method: string, path: string, params: Params = {}, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(buildUrl(path, params), { method, signal, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) window.dispatchEvent(new CustomEvent(UNAUTHORIZED_EVENT));
   if (!res.ok) {
     let code = "http_error";
@@ -42,6 +49,7 @@ async function getJson<T>(path: string, params: Params = {}, signal?: AbortSigna
     }
     throw new ApiError(res.status, code, message);
   }
+  if (res.status === 204) return null as T;
   return (await res.json()) as T;
 }
 

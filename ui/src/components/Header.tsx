@@ -1,5 +1,6 @@
 import { Link } from "./Link";
 import { Logo } from "./Icons";
+import { ProjectSwitcher } from "./ProjectSwitcher";
 import { SearchBox } from "./SearchBox";
 
 export function Header({ path }: { path: string }) {
@@ -16,8 +17,15 @@ export function Header({ path }: { path: string }) {
         <Link href="/namespaces" className={path.startsWith("/namespaces") ? "active" : ""}>
           Namespaces
         </Link>
+        <Link href="/catalog" className={path.startsWith("/catalog") ? "active" : ""} testId="nav-catalog">
+          Catalog
+        </Link>
+        <Link href="/glossary" className={path === "/glossary" ? "active" : ""} testId="nav-glossary">
+          Glossary
+        </Link>
       </nav>
       <SearchBox />
+      <ProjectSwitcher />
       <a className="topbar-api" href="/docs" target="_blank" rel="noreferrer">
         API
       </a>

@@ -1,15 +1,45 @@
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
-import { useLineageActions } from "./context";
+import { CatalogRoleBadge } from "../components/catalog";
+import { useCatalogNode, useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
 import type { DatasetFlowNode } from "./types";
 import { NODE_WIDTH } from "./sizes";
 import { splitName } from "../model/nodeid";
 
-function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
+/** What the catalog hides from this reader (docs/catalog.md): an opaque node, no name, no columns, not expandable. */
+export function RestrictedNode({ id, height, job }: { id: string; height: number; job: boolean }) {
+  return (
+    <div
+      className={`lnode lnode-restricted ${job ? "lnode-job" : "lnode-dataset"}`}
+      style={{ width: NODE_WIDTH, height }}
+      data-testid="restricted-node"
+      data-node-id={id}
+      title="Restricted: a node of another project's inventory that you may not see"
+    >
+      <Handle type="target" position={Position.Left} id="in" className="h-node" />
+      <Handle type="source" position={Position.Right} id="out" className="h-node" />
+      <div className="lnode-head">
+        <span className="lnode-icon">🔒</span>
+        <span className="lnode-title">
+          <span className="lnode-name">Restricted</span>
+          <span className="lnode-sub">{job ? "a job" : "a dataset"} you may not see</span>
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function DatasetNodeView(props: NodeProps<DatasetFlowNode>) {
+  if (props.data.node.type === "RESTRICTED") return <RestrictedNode id={props.data.node.id} height={props.data.height} job={false} />;
+  return <VisibleDatasetNode {...props} />;
+}
+
+function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
+  const cat = useCatalogNode(n.id);
   const label = splitName(n.name);
   const cls = [
     "lnode",
@@ -19,6 +49,7 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
     `emph-${data.emphasis}`,
     data.mark ? `mark-${data.mark}` : "",
     n.deleted ? "is-deleted" : "",
+    cat ? `cat-node cat-node-${cat.role}` : "",
   ].join(" ");
   return (
     <div
@@ -28,6 +59,7 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
       data-node-id={n.id}
       data-emphasis={data.emphasis}
       data-mark={data.mark ?? ""}
+      data-catalog-role={cat?.role ?? ""}
     >
       <Handle type="target" position={Position.Left} id="in" className="h-node" />
       <Handle type="source" position={Position.Right} id="out" className="h-node" />
@@ -45,6 +77,7 @@ function DatasetNodeView({ data }: NodeProps<DatasetFlowNode>) {
             {n.namespace}
             {label.context ? ` · ${label.context}` : ""}
           </span>
+          {cat && <CatalogRoleBadge role={cat.role} />}
         </span>
         <button
           className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}

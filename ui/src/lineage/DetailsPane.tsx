@@ -6,6 +6,10 @@ import type { Version } from "../api/types";
 import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
 import { useAsync } from "../lib/useAsync";
+import { catalogAssetHref } from "../api/catalog";
+import { CatalogRoleBadge } from "../components/catalog";
+import { Link } from "../components/Link";
+import { useCatalogNode } from "./context";
 import type { ColumnPath } from "../model/columns";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
 import { jobLabel, tailCut } from "../model/names";
@@ -43,6 +47,7 @@ export function DetailsPane({
   onClearColumn: () => void;
 }) {
   const [tab, setTab] = useState<PaneTab>("info");
+  const cat = useCatalogNode(nodeId);
   const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
   const isJob = nodeId.startsWith("job:");
   const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets"];
@@ -106,6 +111,12 @@ export function DetailsPane({
         <button className="tb-btn" onClick={() => onOpenAsset(nodeId)}>
           Open asset page
         </button>
+        {cat && <CatalogRoleBadge role={cat.role} />}
+        {cat?.asset && (
+          <Link href={catalogAssetHref(cat.asset)} className="tb-btn" testId="details-catalog-asset">
+            Catalog asset
+          </Link>
+        )}
       </div>
       <nav className="subtabs">
         {tabs.map((t) => (

@@ -2,7 +2,9 @@ import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
 import { JobIcon, RunStateBadge } from "../components/Icons";
 import { formatDuration } from "../lib/format";
-import { useLineageActions } from "./context";
+import { CatalogRoleBadge } from "../components/catalog";
+import { useCatalogNode, useLineageActions } from "./context";
+import { RestrictedNode } from "./DatasetNode";
 import { ExpandControl } from "./ExpandControl";
 import { JOB_HEIGHT, NODE_WIDTH } from "./sizes";
 import type { JobFlowNode } from "./types";
@@ -12,9 +14,15 @@ import { refNames } from "../components/refs";
 /** Characters of "action output" that fit the node's name line at 13 px; longer, the action moves below. */
 const JOB_NAME_CHARS = 27;
 
-function JobNodeView({ data }: NodeProps<JobFlowNode>) {
+function JobNodeView(props: NodeProps<JobFlowNode>) {
+  if (props.data.node.type === "RESTRICTED") return <RestrictedNode id={props.data.node.id} height={JOB_HEIGHT} job />;
+  return <VisibleJobNode {...props} />;
+}
+
+function VisibleJobNode({ data }: NodeProps<JobFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
+  const cat = useCatalogNode(n.id);
   const label = jobLabel(n.name);
   const kids = n.children?.length ?? 0;
   // "write employee_compensation"; when that is too long, the output alone and the action below it
@@ -28,6 +36,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
     `emph-${data.emphasis}`,
     data.mark ? `mark-${data.mark}` : "",
     kids > 0 ? "is-parent" : "",
+    cat ? `cat-node cat-node-${cat.role}` : "",
   ].join(" ");
   return (
     <div
@@ -38,6 +47,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
       data-emphasis={data.emphasis}
       data-mark={data.mark ?? ""}
       data-children={kids || undefined}
+      data-catalog-role={cat?.role ?? ""}
       onClick={() => a.selectNode(n.id)}
     >
       <Handle type="target" position={Position.Left} id="in" className="h-node" />
@@ -53,6 +63,7 @@ function JobNodeView({ data }: NodeProps<JobFlowNode>) {
             <bdi>{shown}</bdi>
           </span>
           <span className="lnode-sub" title={label.app ? `${label.action} · Spark application ${label.app}` : undefined}>
+            {cat && <CatalogRoleBadge role={cat.role} />}
             <RunStateBadge state={n.latestRun?.state} />
             <span>{formatDuration(n.latestRun?.durationMs)}</span>
             {kids > 0 ? (

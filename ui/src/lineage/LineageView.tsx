@@ -15,7 +15,8 @@ import { nodeHref, type ViewState } from "../model/urlState";
 import { LayoutClient } from "../layout/client";
 import { Canvas } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
-import { LineageContext, type LineageActions } from "./context";
+import { CatalogNodesContext, LineageContext, type LineageActions } from "./context";
+import { catalog, isRestricted, type CatalogNode } from "../api/catalog";
 import { GraphRefsContext, NodeRefList, type GraphRefs } from "../components/refs";
 import { useAsync } from "../lib/useAsync";
 
@@ -123,6 +124,33 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     if (hierarchy) for (const [child, parent] of hierarchy.top) if (view.openJobs.includes(parent)) m.set(child, parent);
     return m;
   }, [hierarchy, view.openJobs]);
+
+  // which drawn nodes are the catalog's (inventory, published, subscription target): drawn with a badge
+  const [catalogNodes, setCatalogNodes] = useState<ReadonlyMap<string, CatalogNode>>(new Map());
+  const catalogIds = useMemo(
+    // an overview (huge graph) draws no badges: nothing to ask
+    () =>
+      graph && graph.nodes.length <= OVERVIEW_AT
+        ? graph.nodes
+            .filter((n) => !isRestricted(n.id, n.type))
+            .map((n) => n.id)
+            .sort()
+            .join("\n")
+        : "",
+    [graph],
+  );
+  useEffect(() => {
+    if (!catalogIds) {
+      setCatalogNodes(new Map());
+      return;
+    }
+    const ctl = new AbortController();
+    catalog.nodes(catalogIds.split("\n"), ctl.signal).then(
+      (a) => setCatalogNodes(new Map(a.nodes.map((c) => [c.node, c]))),
+      () => undefined, // a server without the catalog: no badges
+    );
+    return () => ctl.abort();
+  }, [catalogIds]);
 
   // the selected column's whole lineage from the server, so the path goes on beyond what is drawn
   const [serverColumnEdges, setServerColumnEdges] = useState<ColumnEdge[]>([]);
@@ -270,6 +298,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
 
   return (
     <LineageContext.Provider value={actions}>
+      <CatalogNodesContext.Provider value={catalogNodes}>
       <GraphRefsContext.Provider value={graphRefs}>
       <div className="lineage">
         <Toolbar
@@ -330,6 +359,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         )}
       </div>
       </GraphRefsContext.Provider>
+      </CatalogNodesContext.Provider>
     </LineageContext.Provider>
   );
 }

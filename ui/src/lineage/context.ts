@@ -1,4 +1,5 @@
 import { createContext, useContext } from "react";
+import type { CatalogNode } from "../api/catalog";
 import type { Direction } from "../model/graph";
 
 export interface LineageActions {
@@ -22,4 +23,11 @@ export function useLineageActions(): LineageActions {
   const a = useContext(LineageContext);
   if (!a) throw new Error("useLineageActions outside LineageContext");
   return a;
+}
+
+/** The drawn nodes the catalog answers for (GET /catalog/nodes): inventory, published, subscription target. */
+export const CatalogNodesContext = createContext<ReadonlyMap<string, CatalogNode>>(new Map());
+
+export function useCatalogNode(nodeId: string): CatalogNode | undefined {
+  return useContext(CatalogNodesContext).get(nodeId);
 }

@@ -38,6 +38,9 @@ export interface ElementsInput {
 }
 
 /** A column edge is INDIRECT when it ends at a dataset (the facet's dataset-level list) or every transformation it carries is INDIRECT. */
+/** A job, or the catalog's opaque restricted node standing for a hidden job (`job:restricted://hidden:<n>`). */
+export const isJobNode = (n: { id: string; type: string }): boolean => n.type === "JOB" || (n.type === "RESTRICTED" && n.id.startsWith("job:"));
+
 export function dependencyOf(target: string, transformations: { type: string }[] | null | undefined): "direct" | "indirect" {
   if (!isField(target)) return "indirect";
   const t = transformations ?? [];
@@ -90,13 +93,13 @@ export function buildElements(inp: ElementsInput): Elements {
       node: n,
       isRoot: n.id === inp.root,
       selected: n.id === inp.selectedNode,
-      emphasis: nodeEmphasis(n.id, n.type === "JOB"),
+      emphasis: nodeEmphasis(n.id, isJobNode(n)),
       mark: marks?.nodes.get(n.id),
       expandedUp: inp.expansions.has(expansionKey({ nodeId: n.id, direction: "upstream" })),
       expandedDown: inp.expansions.has(expansionKey({ nodeId: n.id, direction: "downstream" })),
       hiddenDown: inp.hiddenDownstream?.get(n.id) ?? 0,
     };
-    if (n.type === "JOB") {
+    if (isJobNode(n)) {
       nodes.push({
         id: n.id,
         type: "job",

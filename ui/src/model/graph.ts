@@ -164,7 +164,7 @@ export function currentHierarchy(state: GraphState): Hierarchy {
  * with the job in `via`. Jobs with no dataset on one side disappear (nothing to connect).
  */
 export function datasetsOnly(graph: Graph): Graph {
-  const jobs = new Set(graph.nodes.filter((n) => n.type === "JOB").map((n) => n.id));
+  const jobs = new Set(graph.nodes.filter((n) => n.type === "JOB" || n.id.startsWith("job:")).map((n) => n.id));
   const inputsOf = new Map<string, string[]>();
   const outputsOf = new Map<string, string[]>();
   const direct: GraphEdge[] = [];

@@ -1,6 +1,7 @@
 // One dataset or job: header and tabs (Lineage, Schema/Job, Runs, History, Events).
 import { useCallback } from "react";
 import { ApiError, api } from "../api/client";
+import { CatalogStrip } from "../components/CatalogStrip";
 import { EventsList, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { Link } from "../components/Link";
@@ -83,6 +84,7 @@ export function AssetPage({ view }: { view: ViewState }) {
           )}
         </div>
       </header>
+      {!isJob && n && <CatalogStrip nodeId={view.node} />}
       {node.error && <div className="banner banner-error">{node.error.message}</div>}
       <nav className="tabs" role="tablist">
         {tabs.map(([t, label]) => (
