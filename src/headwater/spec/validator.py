@@ -204,11 +204,6 @@ def _facet_places(kind: EventKind, event: Mapping[str, Any]) -> Iterator[tuple[S
             yield "dataset", ["dataset", "facets"], dataset.get("facets")
 
 
-_BASE_FACET_KEYS = ("_producer", "_schemaURL", "_deleted")
-_PART_CONTAINERS = {"run": ("facets",), "job": ("facets",), "dataset": ("facets",)}
-_DATASET_CONTAINERS = ("facets", "inputFacets", "outputFacets")
-
-
 def _stripped(facets: Any) -> Any:
     """A facet container with each facet cut to the keys the core schema checks (BaseFacet's: every
     facet there is ``{"$ref": "#/$defs/<Slot>Facet"}``, additionalProperties true); what is not an
@@ -216,7 +211,7 @@ def _stripped(facets: Any) -> Any:
     if not isinstance(facets, Mapping):
         return facets
     return {
-        name: {k: facet[k] for k in _BASE_FACET_KEYS if k in facet} if isinstance(facet, Mapping) else facet
+        name: {k: facet[k] for k in _FACET_META if k in facet} if isinstance(facet, Mapping) else facet
         for name, facet in facets.items()
     }
 
@@ -236,17 +231,15 @@ def _core_view(event: Mapping[str, Any]) -> dict[str, Any]:
     """``event`` as the core schema sees it: the same problems at the same paths, without walking the
     facets' contents (the standard facets are checked against their own schemas separately)."""
     view = dict(event)
-    for key, containers in _PART_CONTAINERS.items():
+    for key in ("run", "job", "dataset"):
         part = event.get(key)
-        if isinstance(part, Mapping):
-            view[key] = {**part, **{c: _stripped(part[c]) for c in containers if c in part}}
+        if isinstance(part, Mapping) and "facets" in part:
+            view[key] = {**part, "facets": _stripped(part["facets"])}
     for key in ("inputs", "outputs"):
         datasets = event.get(key)
         if isinstance(datasets, list):
             view[key] = [
-                {**ds, **{c: _stripped(ds[c]) for c in _DATASET_CONTAINERS if c in ds}}
-                if isinstance(ds, Mapping)
-                else ds
+                {**ds, **{c: _stripped(ds[c]) for c in _CONTAINERS if c in ds}} if isinstance(ds, Mapping) else ds
                 for ds in datasets
             ]
     return view
