@@ -40,6 +40,8 @@ from typing import Any
 import httpx
 import pytest
 
+from headwater.store.engine import events_file
+
 pytestmark = [pytest.mark.slow]
 
 TRACED = "openat,close,pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync,sendto,sendmsg,recvfrom,recvmsg,read"
@@ -50,6 +52,7 @@ from sqlalchemy import event
 
 def lowered(dbapi_connection, record, proxy):
     dbapi_connection.execute("PRAGMA synchronous=NORMAL")  # WAL mode: no sync at commit, only at checkpoints
+    dbapi_connection.execute("PRAGMA log.synchronous=NORMAL")  # the event log's file too
 
 event.listen(sa.pool.Pool, "checkout", lowered)
 from headwater.cli import main
@@ -163,7 +166,7 @@ def unsynced_answers(trace: str, db_file: Path) -> tuple[int, list[str]]:
     for call in calls:
         target_of[id(call)] = targets.of(call)
         targets.see(call)
-    store_files = {str(db_file), f"{db_file}-wal", f"{db_file}-journal"}
+    store_files = {f"{f}{end}" for f in (db_file, events_file(db_file)) for end in ("", "-wal", "-journal")}
     request_at: dict[str, tuple[int, str]] = {}  # connection → (line of its request's first bytes, request line)
     problems: list[str] = []
     answers = 0

@@ -16,7 +16,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from headwater.store import migrate
-from headwater.store.engine import create_store_engine
+from headwater.store.engine import LOG_TABLES, create_store_engine, events_file
 from headwater.store.schema import metadata
 
 SEARCH_INDEX_MARK = "_name_trgm"  # datasets_name_trgm*, jobs_name_trgm* (SQLite); ix_*_name_trgm (PostgreSQL)
@@ -26,7 +26,7 @@ def _not_the_search_index(obj: Any, name: str | None, type_: str, reflected: boo
     return not (name and SEARCH_INDEX_MARK in name)
 
 
-def _differences(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
+def _compare(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
     with engine.connect() as conn:
         context = MigrationContext.configure(
             conn,
@@ -37,6 +37,28 @@ def _differences(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
             },
         )
         return list(compare_metadata(context, target))
+
+
+def _only(target: sa.MetaData, keep: bool) -> sa.MetaData:
+    """The tables of ``target`` that live in the event log's file (``keep``) or the others."""
+    part = sa.MetaData()
+    for table in target.sorted_tables:
+        if (table.name in LOG_TABLES) == keep:
+            table.to_metadata(part)
+    return part
+
+
+def _differences(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
+    """On PostgreSQL one comparison; on SQLite one per file: the main file holds every table but the
+    log's, the log's file (opened on its own) exactly the log's (headwater.store.engine)."""
+    if engine.dialect.name != "sqlite":
+        return _compare(engine, target)
+    assert engine.url.database is not None
+    log_engine = sa.create_engine(f"sqlite:///{events_file(engine.url.database)}")
+    try:
+        return _compare(engine, _only(target, keep=False)) + _compare(log_engine, _only(target, keep=True))
+    finally:
+        log_engine.dispose()
 
 
 def test_migrations_build_exactly_the_tables_of_schema_py(store_url: str) -> None:

@@ -12,9 +12,14 @@ changes *when* a read sees an event, never *what* the graph is.
 - **Read barrier.** :meth:`BackgroundProjector.wait_for` blocks a reader until every event
   appended before the read began is projected (bounded by a timeout), so a client that posts and
   then reads sees its own writes.
-- **Serialization.** A projection chunk runs under the same locks as appends (the store's
-  write lock; on PostgreSQL the advisory lock), so events are projected exactly once, in log
-  order, even with several servers on one database. Chunks are short, so appends interleave.
+- **Serialization.** A projection chunk runs under the graph writers' locks (the store's write
+  lock; on PostgreSQL an advisory lock), so events are projected exactly once, in log order, even
+  with several servers on one database. Appends take other locks and never wait for a step (on
+  SQLite the log is a file of its own, :mod:`headwater.store.engine`), however long a very wide
+  event takes to derive (issue 15 §4). The projector reads the log with no gap: on SQLite any
+  snapshot is one (appends commit one at a time, in ``seq`` order); on PostgreSQL a transaction
+  may commit a lower ``seq`` after a higher one, so the projector reads new events while it holds
+  the appends' advisory lock, for a moment, when no append is between its ``seq`` and its commit.
 - **Several servers** (PostgreSQL, docs/deploy.md). Every server's projector may take the next
   chunk, one at a time (a second advisory lock around the whole step, so no chunk is observed by
   two); under the writers' lock it re-reads the watermark, so a chunk another server derived
@@ -80,6 +85,7 @@ class BackgroundProjector:
         engine: sa.Engine,
         write_lock: threading.Lock,
         lock_writers: Callable[[sa.Connection], None],
+        lock_appends: Callable[[sa.Connection], None],
         chunk: int = CHUNK,
         retry_at_start: bool = True,
         poll: float | None = None,
@@ -89,6 +95,7 @@ class BackgroundProjector:
         self._engine = engine
         self._write_lock = write_lock
         self._lock_writers = lock_writers
+        self._lock_appends = lock_appends
         self._chunk = chunk
         self._memo = ProjectionMemo()  # work saved between steps (used by the projector thread only)
         self._cond = threading.Condition()
@@ -244,7 +251,13 @@ class BackgroundProjector:
                 time.sleep(1.0)
 
     def _write(self) -> sa.Connection:
-        return self._engine.connect().execution_options(hw_write=True)
+        return self._engine.connect().execution_options(hw_write="graph")
+
+    def _pending(self, after: int) -> list[sa.Row[Any]]:
+        """The next chunk of the log after ``after``, with no gap (the module docstring)."""
+        with self._engine.connect() as conn:
+            self._lock_appends(conn)  # PostgreSQL: held until this read's transaction ends, a moment later
+            return pending_events(conn, after, self._chunk)
 
     def _behind(self) -> bool:
         """Whether the log holds events the graph has not derived (one indexed query); False when unreadable."""
@@ -261,7 +274,7 @@ class BackgroundProjector:
         observing a chunk is pure CPU — seconds for a multi-MB event — that appends need not wait for."""
         with self._engine.connect() as conn:
             done = projected_seq(conn)
-            rows = pending_events(conn, done, self._chunk)
+        rows = self._pending(done)
         try:
             return done, rows, observe_rows(rows, self._memo)
         except Exception:  # noqa: BLE001 - the step projects the rows one by one and records the failure
@@ -290,7 +303,7 @@ class BackgroundProjector:
             if done == prepared_at and observed is not None:
                 rows = prepared_rows  # the log is append-only: the rows after the watermark are the same
             else:  # another server projected meanwhile (PostgreSQL), or an event failed to observe
-                rows, observed = pending_events(conn, done, self._chunk), None
+                rows, observed = self._pending(done), None
             if rows:
                 try:
                     with conn.begin_nested():

@@ -128,7 +128,7 @@ _SHAPE = _shape_table()
 _FLOAT_SHAPE = re.compile(rb":-?0+\.[-+.0]*[:,]")
 
 
-def canonical_bytes(value: Any) -> bytes:
+def canonical_bytes(value: Any, *, parsed: bool = False) -> bytes:
     """The RFC 8785 bytes of ``value`` (see the module docstring), with orjson where that is provably the same.
 
     orjson's key-sorted output *is* the JCS form for objects with ASCII keys (UTF-16 order is byte
@@ -146,6 +146,10 @@ def canonical_bytes(value: Any) -> bytes:
 
     False alarms (e.g. ``":null"`` or ``":1.5,"`` inside a string) only cost the slower path.
     ``tests/store/test_canonical.py`` compares both on many odd values.
+
+    ``parsed``: the caller knows ``value`` was read from JSON text (the derivation's content, from the
+    stored events), which has no NaN or infinity: the check for them is skipped (it costs as much as
+    encoding the value again, and derived content has a ``null`` wherever a field has no description).
     """
     try:
         out = orjson.dumps(value, option=_ORJSON_CANONICAL)
@@ -156,7 +160,7 @@ def canonical_bytes(value: Any) -> bytes:
     shape = out.translate(_SHAPE)
     if b"\\" in shape or _SIXTEEN_DIGITS in shape or _FLOAT_SHAPE.search(shape) is not None:
         return jcs_bytes(value)
-    if b":null" in shape and not _finite(value):
+    if not parsed and b":null" in shape and not _finite(value):
         return jcs_bytes(value)  # raises NotCanonical: NaN and infinities have no JSON form
     return out
 
@@ -176,9 +180,9 @@ def canonical_json(value: Any) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
-def content_hash(value: Any) -> str:
-    """SHA-256 (hex) of the canonical JSON of ``value``."""
-    return hashlib.sha256(canonical_bytes(value)).hexdigest()
+def content_hash(value: Any, *, parsed: bool = False) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``value`` (``parsed``: as in :func:`canonical_bytes`)."""
+    return hashlib.sha256(canonical_bytes(value, parsed=parsed)).hexdigest()
 
 
 def event_id(payload: Any) -> str:

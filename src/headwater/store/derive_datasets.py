@@ -86,7 +86,7 @@ def derive_dataset_versions(
             prev["valid_to"] = o.time
         versions.append(
             {
-                "id": content_hash([dataset, o.time, content_hash(current)])[:40],
+                "id": content_hash([dataset, o.time, content_hash(current, parsed=True)])[:40],
                 "dataset": dataset,
                 "valid_from": o.time,
                 "valid_to": None,

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from headwater.store.canonical import content_hash
 from headwater.store.derive_runs import job_content
 from headwater.store.intervals import merge_intervals
@@ -61,7 +63,7 @@ def derive_job_versions(
             versions[-1]["valid_to"] = s.time
         versions.append(
             {
-                "id": content_hash([job, s.time, content_hash(s.content)])[:40],
+                "id": content_hash([job, s.time, content_hash(s.content, parsed=True)])[:40],
                 "job": job,
                 "valid_from": s.time,
                 "valid_to": None,
@@ -99,18 +101,30 @@ def derive_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[s
 def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``column_edges`` rows from the versions' column lineage, with merged validity."""
 
+    transformations: dict[str, Any] = {}  # content hash → the transformations
+    hashes: dict[bytes, str] = {}  # their bytes → their hash: a wide job repeats a few lists 100,000 times
+
+    def hashed(value: Any) -> str:
+        try:
+            raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # not plain JSON: no shortcut
+            return content_hash(value)
+        found = hashes.get(raw)
+        if found is None:
+            found = hashes[raw] = content_hash(value)
+        return found
+
     def keys(v: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
         out = []
         for dst, items in v["column_lineage"].items():
             for e in items:
-                out.append((e["src"], e["srcField"], dst, e["dstField"], content_hash(e["transformations"])))
+                out.append((e["src"], e["srcField"], dst, e["dstField"], hashed(e["transformations"])))
         return out
 
-    transformations: dict[str, Any] = {}
     for v in versions:
         for items in v["column_lineage"].values():
             for e in items:
-                transformations[content_hash(e["transformations"])] = e["transformations"]
+                transformations.setdefault(hashed(e["transformations"]), e["transformations"])
     spans = merge_intervals([(v["valid_from"], v["valid_to"], keys(v)) for v in versions])
     return [
         {

@@ -107,5 +107,5 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str,
         "inputs": sorted(inputs),
         "outputs": sorted(outputs),
         "column_lineage": content["columnLineage"],
-        "content_hash": content_hash(content),
+        "content_hash": content_hash(content, parsed=True),
     }

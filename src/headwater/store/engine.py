@@ -1,8 +1,28 @@
-"""Store URLs and engines: SQLite (embedded, default) and PostgreSQL (production)."""
+"""Store URLs and engines: SQLite (embedded, default) and PostgreSQL (production).
+
+A SQLite store is two files: ``headwater.db`` holds the derived graph and everything beside the log
+(catalog, translators' records), ``headwater.events.db`` (:func:`events_file`) holds the event log
+(``events``, ``event_warnings``). SQLite lets one writer at a time into a file, so with one file an
+append waited for the projector's transaction (seconds for an event with 100,000 column edges):
+with two, an append never waits for a derivation (issue 15 §4). Every connection attaches the log
+file as schema ``log``; SQLite finds an unqualified table name in the attached file when the main
+one has no such table, so queries name tables as on PostgreSQL. A write transaction says which file
+it writes (``hw_write``), and takes only that file's write lock at ``BEGIN``:
+
+- ``"graph"`` (or ``True``): the main file — the projector and the small writers beside it;
+- ``"log"``: the log file — appends;
+- ``"all"``: both (``BEGIN IMMEDIATE``) — prune and rebuild, which change both.
+
+A transaction that changes both files is atomic in each file but not across them (SQLite's WAL mode):
+the two writers of both (prune, the layout move in :mod:`headwater.store.migrate`) are written so that
+a crash between the files' commits leaves a state the next run completes. An in-memory store
+(``sqlite://``) keeps everything in one database.
+"""
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,30 +51,61 @@ def normalize_url(url: str) -> str:
     )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # Leave transaction control to SQLAlchemy; make every commit durable.
+LOG_SCHEMA = "log"  # the name the event log's file is attached under (SQLite)
+LOG_TABLES = ("events", "event_warnings")  # the tables that live in the log file
+
+
+def events_file(database: str | Path) -> Path:
+    """The event log's file beside a SQLite store's main file: ``x/headwater.db`` → ``x/headwater.events.db``."""
+    path = Path(database)
+    return path.with_name(f"{path.stem}.events{path.suffix}" if path.suffix else f"{path.name}.events")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any, log_file: Path | None) -> None:
+    # Leave transaction control to SQLAlchemy; make every commit durable, in both files.
     cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
+    if log_file is not None:
+        cursor.execute(f"ATTACH DATABASE ? AS {LOG_SCHEMA}", (str(log_file),))
+        cursor.execute(f"PRAGMA {LOG_SCHEMA}.journal_mode=WAL")
+        cursor.execute(f"PRAGMA {LOG_SCHEMA}.synchronous=FULL")
     cursor.close()
 
 
-def _sqlite_begin(conn: sa.Connection) -> None:
-    # Take the write lock at the start of a write transaction (no deadlocking upgrades).
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("hw_write") else "BEGIN")
+# The statement that takes one file's write lock at the start of a transaction (it changes nothing).
+_LOCK_GRAPH = "DELETE FROM main.store_horizon WHERE 0"
+_LOCK_LOG = f"DELETE FROM {LOG_SCHEMA}.events WHERE 0"
+
+
+def _sqlite_begin(conn: sa.Connection, split: bool) -> None:
+    # Take the write lock(s) at the start of a write transaction (no deadlocking upgrades), and only
+    # those of the file(s) the transaction writes (the module docstring).
+    kind = conn.get_execution_options().get("hw_write")
+    if not kind:
+        conn.exec_driver_sql("BEGIN")
+    elif not split or kind == "all":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    else:
+        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql(_LOCK_LOG if kind == "log" else _LOCK_GRAPH)
 
 
 def create_store_engine(url: str) -> sa.Engine:
-    """An engine for a store URL; for SQLite the file's folder is created if missing."""
+    """An engine for a store URL; for SQLite the file's folder is created if missing, and every
+    connection attaches the event log's file (:func:`events_file`)."""
     sa_url = sa.make_url(normalize_url(url))
     if sa_url.get_backend_name() == "sqlite":
+        log_file = None
         if sa_url.database and sa_url.database != ":memory:":
-            Path(sa_url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            main = Path(sa_url.database).expanduser()
+            main.parent.mkdir(parents=True, exist_ok=True)
+            log_file = events_file(main)
         engine = sa.create_engine(sa_url, connect_args={"check_same_thread": False, "isolation_level": None})
-        event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "connect", partial(_sqlite_pragmas, log_file=log_file))
+        event.listen(engine, "begin", partial(_sqlite_begin, split=log_file is not None))
         return engine
     # Each server's connections carry its process id (pg_stat_activity, pg_locks: which server holds what),
     # unless the URL names them (?application_name=...).

@@ -10,6 +10,8 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
+from headwater.store.engine import LOG_SCHEMA, LOG_TABLES
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 PG_MIGRATION_LOCK = 0x4857_4D47  # advisory lock key: one migration at a time per PostgreSQL database
 
@@ -42,3 +44,57 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> None:
         if conn.dialect.name == "postgresql":
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_MIGRATION_LOCK})
         command.upgrade(alembic_config(conn), revision)
+    move_log(engine)
+
+
+def _log_attached(conn: sa.Connection) -> bool:
+    return conn.dialect.name == "sqlite" and any(
+        row[1] == LOG_SCHEMA for row in conn.exec_driver_sql("PRAGMA database_list")
+    )
+
+
+def _master(conn: sa.Connection, schema: str, type_: str, table: str) -> list[tuple[str, str]]:
+    found = conn.exec_driver_sql(
+        f"SELECT name, sql FROM {schema}.sqlite_master WHERE type = ? AND tbl_name = ? AND sql IS NOT NULL",
+        (type_, table),
+    )
+    return [(str(name), str(sql)) for name, sql in found]
+
+
+def move_log(engine: sa.Engine) -> int:
+    """SQLite: move the event log's tables from the main file into the log file (:mod:`headwater.store.engine`);
+    answers how many tables were moved (0 when they are there already, and on PostgreSQL).
+
+    The migrations create every table in the main file (a store made before the log had a file of its
+    own has them there too); this moves them, data included, once. Two transactions, so that no crash
+    loses an event: the first fills the log file (only that file is written), the second drops the old
+    tables (only the main file is written). A crash between them leaves both copies, the main one in use
+    (SQLite looks in the main file first); the next run copies again from it. Later migrations that change
+    these tables must name the schema on SQLite (``schema="log"``)."""
+    moved = 0
+    for table in LOG_TABLES:
+        with engine.begin() as conn:
+            if not _log_attached(conn):
+                return 0
+            tables = _master(conn, "main", "table", table)
+            if not tables:
+                continue
+            (_, create_sql), indexes = tables[0], _master(conn, "main", "index", table)
+            conn.exec_driver_sql(f"DROP TABLE IF EXISTS {LOG_SCHEMA}.{table}")  # a copy left by a crash
+            conn.exec_driver_sql(_in_log(create_sql, "TABLE", table))
+            for name, sql in indexes:
+                conn.exec_driver_sql(_in_log(sql, "INDEX", name))
+            conn.exec_driver_sql(f"INSERT INTO {LOG_SCHEMA}.{table} SELECT * FROM main.{table}")
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"DROP TABLE main.{table}")
+        moved += 1
+    return moved
+
+
+def _in_log(create_sql: str, kind: str, name: str) -> str:
+    """``CREATE [UNIQUE] TABLE|INDEX name ...`` as stored by SQLite → the same object in the log schema."""
+    for quoted in (f'"{name}"', name):
+        for head in (f"CREATE {kind} ", f"CREATE UNIQUE {kind} "):
+            if create_sql.startswith(head + quoted):
+                return f"{head}{LOG_SCHEMA}.{quoted}{create_sql[len(head + quoted) :]}"
+    raise RuntimeError(f"unexpected definition of {name} in the SQLite schema: {create_sql[:200]}")

@@ -125,6 +125,30 @@ def _load_observations(
     return found
 
 
+BULK_ROWS = 256  # from this many rows an insert goes to the driver's executemany as plain tuples
+
+
+def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (dicts with the same keys, plain values) into ``table``.
+
+    Many rows (a very wide job's column edges: 100,000 and more) go to the driver's ``executemany``
+    as tuples: SQLAlchemy's per-row parameter processing costs more than SQLite's insert there,
+    and the derived tables' columns are plain text and integers with nothing to convert."""
+    if not rows:
+        return
+    names = list(rows[0])
+    if len(rows) < BULK_ROWS or any(len(r) != len(names) for r in rows):
+        conn.execute(table.insert(), list(rows))
+        return
+    quote = conn.dialect.identifier_preparer.quote
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = (
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
+        f"VALUES ({', '.join(mark for _ in names)})"
+    )
+    conn.exec_driver_sql(sql, [tuple(r[n] for n in names) for r in rows])
+
+
 def _json_row(row: Mapping[str, Any], json_columns: Sequence[str]) -> dict[str, Any]:
     return {k: (dumps(v) if k in json_columns else v) for k, v in row.items()}
 
@@ -331,8 +355,7 @@ def _jobs_full(
         (edges, edge_rows),
         (column_edges, column_rows),
     ):
-        if rows:
-            conn.execute(table.insert(), rows)
+        insert_rows(conn, table, rows)
 
 
 def _restore_starts(
@@ -454,12 +477,10 @@ def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, An
     )
     conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
     new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
-    if new_edges:
-        conn.execute(edges.insert(), new_edges)
+    insert_rows(conn, edges, new_edges)
     derived_columns = [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
     new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
-    if new_columns:
-        conn.execute(column_edges.insert(), new_columns)
+    insert_rows(conn, column_edges, new_columns)
 
 
 # --- datasets ---------------------------------------------------------------------------------
@@ -501,8 +522,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
         version_rows.extend(_json_row(v, _DATASET_VERSION_JSON) for v in versions)
         field_rows.extend(derive_field_spans(node, namespace, name, versions))
     for table, rows in ((datasets, ds_rows), (dataset_versions, version_rows), (dataset_fields, field_rows)):
-        if rows:
-            conn.execute(table.insert(), rows)
+        insert_rows(conn, table, rows)
 
 
 def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> set[str]:
@@ -563,8 +583,7 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
         spans = _restore_starts(
             derive_field_spans(node, row.namespace, row.name, versions), old_fields, s_from, ("field", "type")
         )
-        if spans:
-            conn.execute(dataset_fields.insert(), spans)
+        insert_rows(conn, dataset_fields, spans)
     if dataset_updates:
         conn.execute(_DATASET_UPDATE, dataset_updates)
     return done

@@ -20,8 +20,11 @@ from headwater.store.retention import PruneResult
 from headwater.store.schema import events
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
-# PostgreSQL advisory lock key serializing writers (appends, projection steps) across processes and servers.
+# PostgreSQL advisory lock keys, across processes and servers: one serializes the graph's writers (projection
+# steps, prune, rebuild), the other appends (so events commit in ``seq`` order: the projector, holding it for a
+# moment, reads a log with no gap; see headwater.store.background). Appends never wait for a projection step.
 PG_WRITER_LOCK = 0x4857_5354
+PG_APPEND_LOCK = 0x4857_4150
 PRUNE_EVERY = 3600.0  # seconds between two prunes of a rolling retention window
 PRUNE_SLICE = 20_000  # events per prune transaction (appends wait for one slice at most)
 
@@ -84,7 +87,8 @@ class Store:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
         self._engine = engine
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # the graph's writers in this process (the projector, prune, rebuild)
+        self._append_lock = threading.Lock()  # appends in this process (one group commit at a time)
         self._group = threading.Condition()
         self._waiting: list[_Request] = []
         self._leader_busy = False
@@ -92,6 +96,7 @@ class Store:
             engine,
             self._write_lock,
             self._lock_writers,
+            self._lock_appends,
             retry_at_start=retry_failed,
             poll=POLL if engine.dialect.name == "postgresql" else None,  # other servers may append to the log
         )
@@ -166,7 +171,7 @@ class Store:
         such as the DataZone API's): on SQLite its transactions begin ``IMMEDIATE``, so they wait for the other
         writers (``busy_timeout``) instead of failing with "database is locked" when a read must turn into a
         write. Never for the log or the derived tables: those are written by :meth:`append` and the projector."""
-        return self._write()
+        return self._write("graph")
 
     @property
     def dialect(self) -> str:
@@ -186,12 +191,18 @@ class Store:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def _write(self) -> sa.Connection:
-        return self._engine.connect().execution_options(hw_write=True)
+    def _write(self, files: str) -> sa.Connection:
+        """A connection whose transactions write ``files``: "graph", "log" or "all" (SQLite takes only
+        their write locks at BEGIN: :mod:`headwater.store.engine`)."""
+        return self._engine.connect().execution_options(hw_write=files)
 
     def _lock_writers(self, conn: sa.Connection) -> None:
         if self.dialect == "postgresql":
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_WRITER_LOCK})
+
+    def _lock_appends(self, conn: sa.Connection) -> None:
+        if self.dialect == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_APPEND_LOCK})
 
     def append(self, events: Sequence[IncomingEvent]) -> list[AppendResult]:
         """Store events in the log (all or nothing), commit durably; duplicates change nothing.
@@ -246,8 +257,8 @@ class Store:
             start += len(request.events)
 
     def _commit(self, events: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
-        with self._write_lock, self._write() as conn, conn.begin():
-            self._lock_writers(conn)
+        with self._append_lock, self._write("log") as conn, conn.begin():
+            self._lock_appends(conn)
             ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
         if last_seq:
             self._projector.notify(last_seq)
@@ -308,8 +319,9 @@ class Store:
 
     def rebuild(self) -> int:
         """Re-derive the whole graph from the event log; returns the number of events replayed."""
-        with self._write_lock, self._write() as conn, conn.begin():
+        with self._write_lock, self._append_lock, self._write("all") as conn, conn.begin():
             self._lock_writers(conn)
+            self._lock_appends(conn)
             return rebuild_all(conn)
 
     def pruned_before(self) -> datetime | None:
@@ -345,8 +357,9 @@ class Store:
                     after = after.where(events.c.event_time > step)
                 boundary = conn.scalar(after.order_by(events.c.event_time).offset(slice_events).limit(1))
             step = end if boundary is None else int(boundary)
-            with self._write_lock, self._write() as conn, conn.begin():
+            with self._write_lock, self._append_lock, self._write("all") as conn, conn.begin():
                 self._lock_writers(conn)
+                self._lock_appends(conn)
                 while rows := pending_events(conn, projected_seq(conn), 500):  # what came in meanwhile
                     project_rows(conn, rows)
                 part = retention.prune(conn, step, now_micros())
