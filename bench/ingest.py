@@ -205,7 +205,7 @@ def cpu_per_event(events: int) -> dict[str, float]:
 
             def insert(engine: Any = engine) -> None:
                 for i in range(0, len(prepared), 100):
-                    with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
+                    with engine.connect().execution_options(hw_write="log") as conn, conn.begin():
                         eventlog.insert_events(conn, prepared[i : i + 100], 1)
 
             timed("log insert + commit, 100 per transaction" if step == 200 else "(log insert, again)", insert)

@@ -38,7 +38,8 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "HEADWATER_DB",
         "Store URL: sqlite:///path/to/file.db or postgresql://user:pass@host/db. "
-        "Empty means sqlite:///<data_dir>/headwater.db.",
+        "Empty means sqlite:///<data_dir>/headwater.db. A SQLite store is that file and its event log beside it "
+        "(file.events.db).",
     ),
     Setting("host", "127.0.0.1", "HEADWATER_HOST", "Interface `headwater serve` listens on."),
     Setting(
