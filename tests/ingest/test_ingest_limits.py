@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ingest_events import run_event
 
 from headwater.ingest import IngestError, parse_batch, parse_event
-from headwater.ingest.limits import Limits, name_problems, structure_problems, text_needs_checking
+from headwater.ingest import limits as limits_module
+from headwater.ingest.limits import (
+    Limits,
+    name_problems,
+    structure_problems,
+    text_needs_checking,
+    within_structure_limits,
+)
 from headwater.spec import EventValidator
 
 SMALL = Limits(max_json_depth=5, max_string_length=10, max_array_length=3, max_object_keys=2, max_name_bytes=20)
@@ -71,3 +80,75 @@ def test_parse_refuses_with_paths_and_settings(validator: EventValidator) -> Non
     with pytest.raises(IngestError) as info:
         parse_event('{"a": ' * 5000 + "1" + "}" * 5000, validator)
     assert "max_json_depth" in info.value.message
+
+
+# --- the fast paths: jsonschema-rs for the structure limits, paths written only for problems -------------------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=3),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=2), children, max_size=4),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON)
+def test_the_structure_fast_path_agrees_with_the_walk(value: object) -> None:
+    """Depth, keys, items and finite numbers: the compiled schema accepts exactly what the walk finds nothing in
+    (with the text rules off, as the fast path is used); so its answer "within" never hides a problem."""
+    walked = _walk(value)
+    assert within_structure_limits(value, SMALL) == (walked == []), (value, walked)
+
+
+def _walk(value: object) -> list[str]:
+    """structure_problems without its fast path (the walk alone)."""
+    original = limits_module.within_structure_limits
+    limits_module.within_structure_limits = lambda *_: False  # type: ignore[assignment]
+    try:
+        return paths(structure_problems(value, "$", SMALL, check_text=False))
+    finally:
+        limits_module.within_structure_limits = original
+
+
+def test_the_structure_fast_path_at_each_boundary() -> None:
+    for value, fits in (
+        ({"a": [[[1]]]}, True),  # containers at depths 0..3; 4 would be the limit of 5
+        ({"a": [[[[1]]]]}, True),  # the deepest container at depth 4
+        ({"a": [[[[[1]]]]]}, False),  # one at depth 5
+        ({"l": [1, 2, 3]}, True),
+        ({"l": [1, 2, 3, 4]}, False),
+        ({"o": {"a": 1, "b": 2}}, True),
+        ({"o": {"a": 1, "b": 2, "c": 3}}, False),
+        ({"n": [1.0, float("inf")]}, False),
+        ({"n": float("nan")}, False),
+        ({"i": 10**40}, True),  # a big integer is no problem (only floats can be out of range)
+    ):
+        assert within_structure_limits(value, SMALL) == fits, value
+    assert structure_problems({"i": 10**40}, "$", SMALL, check_text=False) == []
+    assert within_structure_limits({"a": object()}, SMALL) is False  # what it cannot read: the walk decides
+
+
+def test_name_problems_reports_the_same_with_and_without_long_names() -> None:
+    """The name check writes a path only for a name that may be too long or is empty: a long name deep in
+    column lineage is still found, at its path."""
+    event = run_event()
+    event["outputs"] = [
+        {
+            "namespace": "ns",
+            "name": "out",
+            "facets": {
+                "schema": {"fields": [{"name": "a", "fields": [{"name": "b" * 30}]}, {"name": ""}]},
+                "columnLineage": {
+                    "fields": {
+                        "ok": {"inputFields": [{"namespace": "ns", "name": "in", "field": "x"}]},
+                        "c": {"inputFields": [{"namespace": "ns", "name": "in", "field": "y" * 21}]},
+                    }
+                },
+            },
+        }
+    ]
+    assert [p for p in paths(name_problems(event, "$", SMALL)) if p.startswith("$.outputs")] == [
+        "$.outputs[0].facets.columnLineage.fields.c.inputFields[0].field",
+        "$.outputs[0].facets.schema.fields[0].fields[0].name",
+        "$.outputs[0].facets.schema.fields[1].name",
+    ]
