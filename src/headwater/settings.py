@@ -169,6 +169,15 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "parse_processes",
+        1,
+        "HEADWATER_PARSE_PROCESSES",
+        "Worker processes that parse and validate large ingest bodies (from 256 kB: a batch of ten Spark events, "
+        "or one very wide event), so the server's own process keeps the appends and the graph's derivation and "
+        "both use a core. 0: parse every body in the server's process.",
+        int,
+    ),
+    Setting(
         "retention_days",
         "",
         "HEADWATER_RETENTION_DAYS",
@@ -303,7 +312,12 @@ def load_settings(
         raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
     _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting
     retention_days(values["retention_days"])  # a bad window fails at start, naming the setting
+    if int(values["parse_processes"]) < 0:
+        raise SettingError(
+            f"setting 'parse_processes' must be 0 (parse in the server's process) or more, "
+            f"got {values['parse_processes']!r}"
+        )
     for s in SETTINGS:
-        if s.type is int and s.name != "port" and int(values[s.name]) < 1:
+        if s.type is int and s.name not in ("port", "parse_processes") and int(values[s.name]) < 1:
             raise SettingError(f"setting {s.name!r} must be a positive whole number, got {values[s.name]!r}")
     return Settings(values)

@@ -18,7 +18,12 @@ BASE = "http://headwater.test"
 
 
 def make_settings(**overrides: Any) -> Settings:
-    """Settings from defaults and ``overrides`` only (the test's environment does not leak in)."""
+    """Settings from defaults and ``overrides`` only (the test's environment does not leak in).
+
+    Large bodies are parsed in the app's own process unless a test asks for ``parse_processes``: an app driven
+    through the ASGI transport is never shut down, so its worker processes would outlive it (the parse pool's
+    own tests, and the hostile-input suite, turn it on and close it)."""
+    overrides.setdefault("parse_processes", 0)
     return load_settings(overrides, environ={})
 
 

@@ -84,28 +84,33 @@ def test_parse_refuses_with_paths_and_settings(validator: EventValidator) -> Non
 
 # --- the fast paths: jsonschema-rs for the structure limits, paths written only for problems -------------------
 
+_TEXT = st.text(st.characters(codec="utf-8") | st.just("\x00"), max_size=12)  # around SMALL's 10 characters
 _JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=3),
-    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=2), children, max_size=4),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | _TEXT,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(_TEXT, children, max_size=4),
     max_leaves=40,
 )
 
 
-@settings(max_examples=400, deadline=None)
-@given(_JSON)
-def test_the_structure_fast_path_agrees_with_the_walk(value: object) -> None:
-    """Depth, keys, items and finite numbers: the compiled schema accepts exactly what the walk finds nothing in
-    (with the text rules off, as the fast path is used); so its answer "within" never hides a problem."""
-    walked = _walk(value)
-    assert within_structure_limits(value, SMALL) == (walked == []), (value, walked)
+@settings(max_examples=500, deadline=None)
+@given(_JSON, st.booleans())
+def test_the_structure_fast_path_agrees_with_the_walk(value: object, check_text: bool) -> None:
+    """Depth, keys, items, finite numbers (and with ``check_text`` string and key length, NUL): the compiled
+    schema accepts exactly what the walk finds nothing in; so its answer "within" never hides a problem."""
+    walked = _walk(value, check_text)
+    within = within_structure_limits(value, SMALL, check_text)
+    if isinstance(value, (dict, list)):
+        assert within == (walked == []), (value, walked)
+    else:
+        assert not within  # a bare value (never an event) is left to the walk
 
 
-def _walk(value: object) -> list[str]:
+def _walk(value: object, check_text: bool) -> list[str]:
     """structure_problems without its fast path (the walk alone)."""
     original = limits_module.within_structure_limits
     limits_module.within_structure_limits = lambda *_: False  # type: ignore[assignment]
     try:
-        return paths(structure_problems(value, "$", SMALL, check_text=False))
+        return paths(structure_problems(value, "$", SMALL, check_text=check_text))
     finally:
         limits_module.within_structure_limits = original
 

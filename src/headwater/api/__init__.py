@@ -58,10 +58,11 @@ def create_app(
         store = Store.open(settings.db_url, projector_wait=float(settings.projector_wait))
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
             yield
         finally:
+            app.state.headwater.parse_pool.close()
             if owned:
                 close = getattr(store, "close", None)
                 if callable(close):

@@ -15,10 +15,12 @@ from headwater.api.answers import json_answer
 from headwater.api.auth import PROJECT_HEADER, principal, require_write
 from headwater.api.errors import ApiError
 from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
+from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog, CatalogError
 from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
 from headwater.ingest.body import too_large
+from headwater.spec import Problem
 from headwater.store import AppendResult, IncomingEvent
 
 router = APIRouter(
@@ -85,11 +87,34 @@ def lenient(state: AppState) -> bool:
     return bool(state.settings.validation == "lenient")
 
 
+def _project(request: Request) -> str | None:
+    return request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
+
+
+def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[list[Problem], list[AppendResult]]:
+    """Parse, validate and append one body (``batch``: an array of events); (warnings, results).
+
+    Without a project context the work goes through the app's parse pool (a large body is parsed in a worker
+    process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
+    if _project(request) is None:
+        job = Job(text, batch, state.settings.max_batch_events, state.limits, lenient(state))
+        ready = state.parse_pool.prepare(job)
+        results = state.store.append_prepared([r.prepared for r in ready])
+        return [w for r in ready for w in r.warnings], results
+    if batch:
+        events = parse_batch(
+            text, state.validator, state.settings.max_batch_events, state.limits, lenient=lenient(state)
+        )
+    else:
+        events = [parse_event(text, state.validator, state.limits, lenient=lenient(state))]
+    return [w for e in events for w in e.warnings], append_for_project(request, state, events)
+
+
 def append_for_project(request: Request, state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
     """:func:`append_parsed`; with a project context (``Headwater-Project`` or ``?project=``, the sender an owner
     or contributor of it) the datasets the events write become the project's inventory assets *before* the
     append, so no one else ever sees them, and the run's data-source report is kept (docs/catalog.md)."""
-    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
+    project = _project(request)
     if not project or not events:
         return append_parsed(state, events)
     base = request.app.state.headwater
@@ -127,17 +152,12 @@ def append_parsed(state: AppState, events: list[ParsedEvent]) -> list[AppendResu
 async def post_lineage(request: Request) -> JSONResponse:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
-
-    def work() -> tuple[ParsedEvent, list[AppendResult]]:
-        event = parse_event(_text(request, raw, state), state.validator, state.limits, lenient=lenient(state))
-        return event, append_for_project(request, state, [event])
-
-    event, (result,) = await run_in_threadpool(work)
+    warnings, (result,) = await run_in_threadpool(lambda: _ingest(request, state, _text(request, raw, state), False))
     return JSONResponse(
         {
             "id": str(result.id),
             "duplicate": bool(result.duplicate),
-            "warnings": [w.as_dict() for w in event.warnings],
+            "warnings": [w.as_dict() for w in warnings],
         },
         status_code=200 if result.duplicate else 201,
     )
@@ -156,18 +176,7 @@ async def post_lineage(request: Request) -> JSONResponse:
 async def post_lineage_batch(request: Request) -> Response:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
-
-    def work() -> tuple[list[ParsedEvent], list[AppendResult]]:
-        events = parse_batch(
-            _text(request, raw, state),
-            state.validator,
-            state.settings.max_batch_events,
-            state.limits,
-            lenient=lenient(state),
-        )
-        return events, append_for_project(request, state, events)
-
-    events, results = await run_in_threadpool(work)
+    warnings, results = await run_in_threadpool(lambda: _ingest(request, state, _text(request, raw, state), True))
     stored = sum(1 for r in results if not r.duplicate)
     return json_answer(
         {
@@ -175,6 +184,6 @@ async def post_lineage_batch(request: Request) -> Response:
             "stored": stored,
             "duplicates": len(results) - stored,
             "ids": [str(r.id) for r in results],
-            "warnings": [w.as_dict() for e in events for w in e.warnings],
+            "warnings": [w.as_dict() for w in warnings],
         }
     )

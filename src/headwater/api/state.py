@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 from fastapi import Request
 
+from headwater.api.parse_pool import ParsePool
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.ingest.limits import Limits
 from headwater.settings import Settings
@@ -41,10 +42,12 @@ class AppState:
     # the graph questions as an admin sees them; app_state(request).graph: as the request's principal may see them
     graph: GraphReader = field(init=False)  # routes run api.freshness.read_barrier first
     limits: Limits = field(init=False)  # what an event may hold (the ingest limit settings)
+    parse_pool: ParsePool = field(init=False)  # where large ingest bodies are parsed (closed with the app)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
         object.__setattr__(self, "limits", Limits.from_settings(self.settings))
+        object.__setattr__(self, "parse_pool", ParsePool(int(self.settings.parse_processes), self.validator))
 
     def viewing(self, viewer: Viewer | Callable[[], Viewer]) -> AppState:
         """This state with a graph reader that answers as ``viewer`` sees the graph."""

@@ -96,6 +96,7 @@ def worker_app() -> Any:
     )
     atexit.register(store.close)  # the worker's exit (uvicorn ends it on SIGINT/SIGTERM)
     app = create_app(settings, store, bind_host=str(settings.host))
+    app.state.headwater.parse_pool.warm()  # the parse workers start now, not on the first large body
     _tune_gc()
     return app
 
@@ -167,6 +168,7 @@ def run(settings: Settings) -> None:
         ) from None
     try:
         app = create_app(settings, store, bind_host=host)
+        app.state.headwater.parse_pool.warm()  # the parse workers start now, not on the first large body
         _tune_gc()
         click.echo(
             f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)"

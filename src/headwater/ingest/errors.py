@@ -22,3 +22,7 @@ class IngestError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def __reduce__(self) -> tuple[type[IngestError], tuple[int, str, str, list[Problem]]]:
+        # pickled whole (raised in a parse worker process, answered by the server: headwater.api.parse_pool)
+        return (IngestError, (self.status, self.code, self.message, self.details))

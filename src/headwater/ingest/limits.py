@@ -75,30 +75,39 @@ def _shown(text: str) -> str:
 
 
 @functools.cache
-def _structure_validator(max_depth: int, max_keys: int, max_items: int) -> Any:
+def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_string: int | None) -> Any:
     """A compiled JSON Schema that holds exactly when no container is nested ``max_depth`` deep or deeper (the
-    root is at depth 0), no object has more than ``max_keys`` keys and no array more than ``max_items`` items:
-    one definition per depth. jsonschema-rs answers in Rust (~33 µs for a 24 kB Spark event; the walk below
-    takes ~190 µs in Python); a non-finite number is not valid there either."""
-    scalar = {"type": ["string", "number", "boolean", "null"]}
+    root is at depth 0), no object has more than ``max_keys`` keys and no array more than ``max_items`` items,
+    and (``max_string`` given) no string or key is longer than ``max_string`` characters or holds NUL: one
+    definition per depth. jsonschema-rs answers in Rust (~33 µs for a 24 kB Spark event; the walk below takes
+    ~190 µs in Python); a non-finite number is not valid there either."""
+    text: dict[str, Any] = {"type": "string"}
+    if max_string is not None:
+        text = {"type": "string", "maxLength": max_string, "not": {"pattern": "\u0000"}}
+    scalar = {"anyOf": [text, {"type": ["number", "boolean", "null"]}]}
     defs: dict[str, Any] = {f"d{max_depth}": scalar}
     for depth in range(max_depth - 1, -1, -1):
         deeper = {"$ref": f"#/$defs/d{depth + 1}"}
-        defs[f"d{depth}"] = {
-            "anyOf": [
-                scalar,
-                {"type": "object", "maxProperties": max_keys, "additionalProperties": deeper},
-                {"type": "array", "maxItems": max_items, "items": deeper},
-            ]
-        }
+        obj: dict[str, Any] = {"type": "object", "maxProperties": max_keys, "additionalProperties": deeper}
+        if max_string is not None:
+            obj["propertyNames"] = text
+        defs[f"d{depth}"] = {"anyOf": [scalar, obj, {"type": "array", "maxItems": max_items, "items": deeper}]}
     return jsonschema_rs.Draft202012Validator({"$defs": defs, "$ref": "#/$defs/d0"})
 
 
-def within_structure_limits(value: Any, limits: Limits) -> bool:
-    """True when ``value`` certainly breaks no structure limit other than the text rules (depth, keys, items,
-    finite numbers); False when it may (then :func:`structure_problems` walks it and says where)."""
+def within_structure_limits(value: Any, limits: Limits, check_text: bool = False) -> bool:
+    """True when ``value`` certainly breaks no structure limit (depth, keys, items, finite numbers; with
+    ``check_text`` the text rules too); False when it may (then :func:`structure_problems` walks it and says
+    where)."""
+    if not isinstance(value, (dict, list)):
+        return False  # a bare value (not an event): the walk looks at it, strings included
     try:
-        validator = _structure_validator(limits.max_json_depth, limits.max_object_keys, limits.max_array_length)
+        validator = _structure_validator(
+            limits.max_json_depth,
+            limits.max_object_keys,
+            limits.max_array_length,
+            limits.max_string_length if check_text else None,
+        )
         return bool(validator.is_valid(value))
     except (ValueError, TypeError, OverflowError, RecursionError):  # what it cannot convert: the walk decides
         return False
@@ -109,10 +118,10 @@ def structure_problems(value: Any, root: str, limits: Limits, check_text: bool =
 
     ``check_text=False`` skips the strings (length, NUL): the caller knows from the JSON text that no
     string can be too long (the text is shorter than the limit) and none holds NUL (JSON text can
-    only carry NUL as a ``\\u0000`` escape) — see :func:`text_needs_checking`. Then a value that
-    :func:`within_structure_limits` finds within them is not walked.
+    only carry NUL as a ``\\u0000`` escape) — see :func:`text_needs_checking`. A value that
+    :func:`within_structure_limits` finds within the limits is not walked.
     """
-    if not check_text and within_structure_limits(value, limits):
+    if within_structure_limits(value, limits, check_text):
         return []
     problems: list[Problem] = []
     # entries: (value, depth, parent entry, step); paths are written only for problems

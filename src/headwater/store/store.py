@@ -217,7 +217,14 @@ class Store:
         """
         if not events:
             return []
-        request = _Request(eventlog.prepare(events))  # ids and rows outside the write lock
+        return self.append_prepared(eventlog.prepare(events))  # ids and rows outside the write lock
+
+    def append_prepared(self, prepared: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
+        """:meth:`append` for events whose ids and log rows were made already (:func:`eventlog.prepare`, e.g. in
+        a worker process that parsed them: headwater.api.parse_pool)."""
+        if not prepared:
+            return []
+        request = _Request(list(prepared))
         self._projector.throttle(self.projector_wait)  # the graph may run behind the log only by a bounded backlog
         with self._group:
             self._waiting.append(request)

@@ -1,0 +1,150 @@
+"""Parse, validate and prepare large ingest bodies in worker processes (issue 22 §1, issue 15 §4).
+
+A Spark event of ~25 kB costs ~0.4 ms of Python to parse, check and give an id; the projector that derives the
+graph costs about as much again, and both ran on one interpreter lock, so a server used one of the machine's
+cores. A body of at least ``MIN_CHARS`` characters (a batch of ten Spark events, or one very wide event) is
+handed to a worker process instead; the server's process keeps the HTTP, the append and the projector.
+
+Contract of :meth:`ParsePool.prepare`: the same answer as ``parse_event``/``parse_batch`` followed by
+``eventlog.prepare`` — the events' stored text, validation warnings, ids and log rows, ready for
+``Store.append_prepared`` — or the same :class:`~headwater.ingest.IngestError`. The worker is pure (text in,
+rows out, nothing stored), so a 2xx still means validated against the official schema and durably appended
+by the server. Only the rows come back, not the parsed payloads (building those again in the server would
+cost what parsing does); a caller that needs the payloads (a project's claims, docs/catalog.md) parses in
+its own process. A worker that dies (killed, out of memory) breaks the pool: that request is parsed in the
+server's process, and the next one starts a new pool.
+
+The setting ``parse_processes`` (docs/settings.md) is the number of workers; 0 parses every body in the
+server's process.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from headwater.ingest import parse_batch, parse_event
+from headwater.ingest.limits import Limits
+from headwater.spec import EventValidator, Problem
+from headwater.store import IncomingEvent
+from headwater.store.eventlog import PreparedEvent, prepare
+
+log = logging.getLogger("headwater.api")
+
+MIN_CHARS = 256 * 1024  # bodies shorter than this are parsed in the server's process (a worker's round trip costs)
+PARENT_CHECK = 1.0  # seconds between a worker's looks at whether the server that started it is still there
+
+
+@dataclass(frozen=True)
+class ReadyEvent:
+    """One parsed, validated event as the log will hold it, with its warnings (lenient validation)."""
+
+    prepared: PreparedEvent
+    warnings: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker is asked: one body (``batch``: an array of events, else one event) and the rules."""
+
+    text: str
+    batch: bool
+    max_events: int
+    limits: Limits
+    lenient: bool
+
+
+_validator: EventValidator | None = None  # each worker process's own, made by _start_worker
+
+
+def _start_worker() -> None:
+    global _validator  # one per worker process, made once when it starts
+    gc.set_threshold(50_000, 50, 100)  # as `headwater serve` tunes its own process
+    _validator = EventValidator()
+    parent = os.getppid()
+    threading.Thread(target=_exit_with, args=(parent,), name="headwater-parse-parent", daemon=True).start()
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker when the server that started it is gone (kill -9 included: a worker waiting for work
+    holds both ends of its queue's pipe, so it would never see the server leave)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK)
+    os._exit(0)
+
+
+def _ready() -> bool:
+    return _validator is not None
+
+
+def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
+    """The work itself (in a worker, or in the server's process when ``validator`` is given)."""
+    checker = validator or _validator
+    assert checker is not None, "a parse worker starts with _start_worker"
+    if job.batch:
+        parsed = parse_batch(job.text, checker, job.max_events, job.limits, lenient=job.lenient)
+    else:
+        parsed = [parse_event(job.text, checker, job.limits, lenient=job.lenient)]
+    rows = prepare([IncomingEvent(e.payload, e.raw, [w.as_dict() for w in e.warnings]) for e in parsed])
+    return [ReadyEvent(row, e.warnings) for row, e in zip(rows, parsed, strict=True)]
+
+
+class ParsePool:
+    """Worker processes for large bodies (started on first use); :meth:`close` ends them."""
+
+    def __init__(self, processes: int, validator: EventValidator) -> None:
+        self.processes = processes
+        self._validator = validator
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def prepare(self, job: Job) -> list[ReadyEvent]:
+        """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
+        if self.processes < 1 or len(job.text) < MIN_CHARS:
+            return run(job, self._validator)
+        executor = self._pool()
+        if executor is None:
+            return run(job, self._validator)
+        try:
+            return executor.submit(run, job).result()
+        except BrokenProcessPool:
+            log.warning("a parse worker died; this body is parsed in the server's process, the pool restarts")
+            with self._lock:
+                if self._executor is executor:
+                    self._executor = None
+            executor.shutdown(wait=False, cancel_futures=True)
+            return run(job, self._validator)
+
+    def warm(self) -> None:
+        """Start the workers now (``headwater serve`` at start), without waiting for them: a worker takes about
+        a second to import and compile the schemas, which the first large body would otherwise wait for."""
+        if self.processes >= 1:
+            executor = self._pool()
+            if executor is not None:
+                for _ in range(self.processes):
+                    executor.submit(_ready)
+
+    def _pool(self) -> ProcessPoolExecutor | None:
+        with self._lock:
+            if self._closed:
+                return None
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+                )
+            return self._executor
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
