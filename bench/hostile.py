@@ -7,7 +7,8 @@ Starts a real ``headwater serve`` (SQLite, and PostgreSQL with ``--pg``: a fresh
 server, dropped after), posts the 2,000+ hostile requests one after the other on one keep-alive
 connection (as a producer does; reconnecting only when the server closes it), plus a few hostile
 reads (a 100,000-character search, an events cursor past 2^63, a time before year 1, HEAD), and
-samples the server's resident memory (``VmRSS`` of /proc/<pid>/status, every 20 ms) throughout.
+samples the server's resident memory (``VmRSS`` of /proc/<pid>/status, with its parse workers', every 20 ms)
+throughout.
 
 Reports, per database: answers by status, 5xx (must be 0), wrong answers (an error that does not
 name its problem, or an acceptance of what must be refused), hangs (no answer within
@@ -87,8 +88,22 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (the server's parse workers: headwater.api.parse_pool)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
 class Sampler(threading.Thread):
-    """Samples a process's RSS every ``every`` seconds; ``peak`` and ``samples`` afterwards."""
+    """Samples the RSS of a process and its children (summed) every ``every`` seconds; ``peak`` and ``samples``
+    afterwards. The children are looked up every half second."""
 
     def __init__(self, pid: int, every: float = 0.02) -> None:
         super().__init__(daemon=True)
@@ -98,12 +113,22 @@ class Sampler(threading.Thread):
         self.stop = threading.Event()
 
     def run(self) -> None:
+        kids: list[int] = []
+        looked = 0.0
         while not self.stop.is_set():
+            if time.monotonic() - looked > 0.5:
+                kids, looked = children(self.pid), time.monotonic()
             try:
-                self.peak = max(self.peak, rss_bytes(self.pid))
-                self.samples += 1
+                total = rss_bytes(self.pid)
             except (OSError, ValueError):
                 return
+            for kid in kids:
+                try:
+                    total += rss_bytes(kid)
+                except (OSError, ValueError):
+                    continue
+            self.peak = max(self.peak, total)
+            self.samples += 1
             time.sleep(self.every)
 
 
@@ -199,7 +224,7 @@ def run(db_url: str, label: str, timeout: float, log_path: Path) -> dict[str, An
         elapsed = time.monotonic() - started
         status_answer = json.loads(client.request("GET", "/api/v1/status", None, {})[1])
         time.sleep(0.2)
-        final_rss = rss_bytes(server.pid)
+        final_rss = rss_bytes(server.pid) + sum(rss_bytes(k) for k in children(server.pid))
         sampler.stop.set()
         sampler.join()
     return {

@@ -25,8 +25,10 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from headwater.model.times import now_micros
 from headwater.store import IncomingEvent, Store, migrate
 from headwater.store.engine import LOG_TABLES, create_store_engine, events_file
+from headwater.store.eventlog import prepare
 from headwater.store.schema import datasets, events
 from headwater.store.store import PG_APPEND_LOCK
 
@@ -202,8 +204,5 @@ def in_graph_now(store: Store, name: str) -> bool:
 
 
 def _row(payload: dict[str, Any]) -> dict[str, Any]:
-    from headwater.model.times import now_micros
-    from headwater.store.eventlog import prepare
-
     (p,) = prepare([incoming(payload)])
     return {**p.row, "received_at": now_micros()}
