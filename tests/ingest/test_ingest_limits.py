@@ -131,6 +131,12 @@ def test_the_structure_fast_path_at_each_boundary() -> None:
         assert within_structure_limits(value, SMALL) == fits, value
     assert structure_problems({"i": 10**40}, "$", SMALL, check_text=False) == []
     assert within_structure_limits({"a": object()}, SMALL) is False  # what it cannot read: the walk decides
+    # the text rules: length always; NUL only when the JSON text may hold one (an escaped \u0000)
+    assert within_structure_limits({"a": "x" * 11}, SMALL, True, nul=False) is False
+    assert within_structure_limits({"a": "x\x00"}, SMALL, True) is False
+    assert within_structure_limits({"a": "x\x00"}, SMALL, True, nul=False) is True  # the caller's promise
+    assert paths(structure_problems({"a": "x\x00"}, "$", SMALL, nul=False)) == []
+    assert paths(structure_problems({"a": "x" * 11}, "$", SMALL, nul=False)) == ["$.a"]
 
 
 def test_name_problems_reports_the_same_with_and_without_long_names() -> None:

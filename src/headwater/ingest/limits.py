@@ -75,15 +75,17 @@ def _shown(text: str) -> str:
 
 
 @functools.cache
-def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_string: int | None) -> Any:
+def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_string: int | None, nul: bool) -> Any:
     """A compiled JSON Schema that holds exactly when no container is nested ``max_depth`` deep or deeper (the
     root is at depth 0), no object has more than ``max_keys`` keys and no array more than ``max_items`` items,
-    and (``max_string`` given) no string or key is longer than ``max_string`` characters or holds NUL: one
-    definition per depth. jsonschema-rs answers in Rust (~33 µs for a 24 kB Spark event; the walk below takes
+    (``max_string`` given) no string or key is longer than ``max_string`` characters, and (``nul``) none holds
+    NUL: one definition per depth. jsonschema-rs answers in Rust (~33 µs for a 24 kB Spark event; the walk below takes
     ~190 µs in Python); a non-finite number is not valid there either."""
     text: dict[str, Any] = {"type": "string"}
     if max_string is not None:
-        text = {"type": "string", "maxLength": max_string, "not": {"pattern": "\u0000"}}
+        text = {"type": "string", "maxLength": max_string}
+    if nul:
+        text = {**text, "not": {"pattern": "\u0000"}}  # a regex per string: only when the JSON text escapes a NUL
     scalar = {"anyOf": [text, {"type": ["number", "boolean", "null"]}]}
     defs: dict[str, Any] = {f"d{max_depth}": scalar}
     for depth in range(max_depth - 1, -1, -1):
@@ -95,10 +97,10 @@ def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_stri
     return jsonschema_rs.Draft202012Validator({"$defs": defs, "$ref": "#/$defs/d0"})
 
 
-def within_structure_limits(value: Any, limits: Limits, check_text: bool = False) -> bool:
+def within_structure_limits(value: Any, limits: Limits, check_text: bool = False, nul: bool = True) -> bool:
     """True when ``value`` certainly breaks no structure limit (depth, keys, items, finite numbers; with
-    ``check_text`` the text rules too); False when it may (then :func:`structure_problems` walks it and says
-    where)."""
+    ``check_text`` the text rules too: length, and NUL unless ``nul`` is False because the JSON text holds no
+    ``\\u0000`` escape); False when it may (then :func:`structure_problems` walks it and says where)."""
     if not isinstance(value, (dict, list)):
         return False  # a bare value (not an event): the walk looks at it, strings included
     try:
@@ -107,21 +109,25 @@ def within_structure_limits(value: Any, limits: Limits, check_text: bool = False
             limits.max_object_keys,
             limits.max_array_length,
             limits.max_string_length if check_text else None,
+            check_text and nul,
         )
         return bool(validator.is_valid(value))
     except (ValueError, TypeError, OverflowError, RecursionError):  # what it cannot convert: the walk decides
         return False
 
 
-def structure_problems(value: Any, root: str, limits: Limits, check_text: bool = True) -> list[Problem]:
+def structure_problems(
+    value: Any, root: str, limits: Limits, check_text: bool = True, *, nul: bool = True
+) -> list[Problem]:
     """Every place ``value`` exceeds a structure limit or holds what no store can keep (NUL, a non-finite number).
 
     ``check_text=False`` skips the strings (length, NUL): the caller knows from the JSON text that no
     string can be too long (the text is shorter than the limit) and none holds NUL (JSON text can
     only carry NUL as a ``\\u0000`` escape) — see :func:`text_needs_checking`. A value that
-    :func:`within_structure_limits` finds within the limits is not walked.
+    :func:`within_structure_limits` finds within the limits is not walked (``nul=False``: the JSON text
+    holds no NUL escape, so the fast path need not look for NUL).
     """
-    if within_structure_limits(value, limits, check_text):
+    if within_structure_limits(value, limits, check_text, nul):
         return []
     problems: list[Problem] = []
     # entries: (value, depth, parent entry, step); paths are written only for problems
@@ -201,6 +207,11 @@ def structure_problems(value: Any, root: str, limits: Limits, check_text: bool =
 
 
 _NUL_ESCAPE = re.compile(r"\\u0000", re.IGNORECASE)
+
+
+def nul_escaped(text: str) -> bool:
+    """Whether JSON ``text`` may hold a NUL character (the only way JSON text carries one is ``\\u0000``)."""
+    return _NUL_ESCAPE.search(text) is not None
 
 
 def text_needs_checking(text: str, limits: Limits) -> bool:

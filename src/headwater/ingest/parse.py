@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.ingest.errors import IngestError
-from headwater.ingest.limits import Limits, name_problems, structure_problems, text_needs_checking
+from headwater.ingest.limits import Limits, name_problems, nul_escaped, structure_problems, text_needs_checking
 from headwater.model.jsontext import dumps, loads_text
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
@@ -110,11 +110,12 @@ def _checked(
     limits: Limits | None = None,
     check_text: bool = True,
     lenient: bool = False,
+    nul: bool = True,
 ) -> ParsedEvent | list[Problem]:
     limits = limits or Limits()
     # structure first: the schema validator and the canonical form recurse, so nothing deeper
     # than the limit reaches them
-    problems = structure_problems(payload, root, limits, check_text)
+    problems = structure_problems(payload, root, limits, check_text, nul=nul)
     if problems:
         return problems
     if scan_text:
@@ -190,9 +191,10 @@ def parse_batch(
     bad = 0
     scan = _SURROGATE_ESCAPE.search(text) is not None
     limits = limits or Limits()
-    check_text = text_needs_checking(text, limits)
+    check_text = text_needs_checking(text, limits)  # a batch's text is longer than one string may be: True
+    nul = nul_escaped(text)
     for i, item in enumerate(items):
-        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text, lenient)
+        result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text, lenient, nul)
         if isinstance(result, ParsedEvent):
             result = ParsedEvent(result.payload, dumps(item), result.kind, result.warnings)
         if isinstance(result, list):
