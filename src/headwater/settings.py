@@ -174,7 +174,7 @@ SETTINGS: tuple[Setting, ...] = (
         "HEADWATER_PARSE_PROCESSES",
         "Worker processes that parse and validate large ingest bodies (from 256 kB: a batch of ten Spark events, "
         "or one very wide event), so the server's own process keeps the appends and the graph's derivation and "
-        "both use a core. 0: parse every body in the server's process.",
+        "both use a core; per server process. 0: parse every body in the server's process.",
         int,
     ),
     Setting(
