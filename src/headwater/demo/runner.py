@@ -3,6 +3,7 @@
 The data dir holds everything the demo makes (default ``~/.headwater/demo``)::
 
     <data_dir>/headwater.db                       the embedded store (when the demo starts the server)
+    <data_dir>/headwater.events.db                its event log (the store's second file)
     <data_dir>/landing/<table>/<table>.csv        the generated HR sample data, one folder per table
     <data_dir>/crawl-hr-landing.json              the crawler's re-crawl state
     <data_dir>/warehouse/employee_attendance      job 1's output (Parquet)
