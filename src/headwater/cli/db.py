@@ -9,7 +9,7 @@ import click
 from headwater.model.times import InvalidTime, iso, parse_time, to_micros
 from headwater.settings import load_settings
 from headwater.store import InvalidStoreUrl, Store
-from headwater.store.engine import create_store_engine
+from headwater.store.engine import create_store_engine, events_file
 from headwater.store.migrate import current_revision, head_revision, upgrade
 
 
@@ -38,10 +38,12 @@ def upgrade_command(db: str | None) -> None:
         raise click.UsageError(str(exc)) from None
     try:
         before = current_revision(engine)
-        upgrade(engine)
+        moved = upgrade(engine)
         after = current_revision(engine)
     finally:
         engine.dispose()
+    if moved and engine.url.database:
+        click.echo(f"event log ({moved} events) moved into its own file: {events_file(engine.url.database)}")
     if before == after:
         click.echo(f"store is at the newest schema ({after})")
     else:

@@ -35,16 +35,18 @@ def current_revision(engine: sa.Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
-def upgrade(engine: sa.Engine, revision: str = "head") -> None:
+def upgrade(engine: sa.Engine, revision: str = "head") -> int:
     """Migrate the database behind ``engine`` to ``revision`` (default: the newest).
 
     On PostgreSQL the migration holds an advisory lock for its transaction, so several servers started
-    together on one new database migrate it once: the others wait, then find it at the newest revision."""
+    together on one new database migrate it once: the others wait, then find it at the newest revision.
+
+    Answers how many events were moved into the log's own file (an older SQLite store: :func:`move_log`)."""
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_MIGRATION_LOCK})
         command.upgrade(alembic_config(conn), revision)
-    move_log(engine)
+    return move_log(engine)
 
 
 def _log_attached(conn: sa.Connection) -> bool:
@@ -63,7 +65,7 @@ def _master(conn: sa.Connection, schema: str, type_: str, table: str) -> list[tu
 
 def move_log(engine: sa.Engine) -> int:
     """SQLite: move the event log's tables from the main file into the log file (:mod:`headwater.store.engine`);
-    answers how many tables were moved (0 when they are there already, and on PostgreSQL).
+    answers how many events were moved (0 for a new store, when they are there already, and on PostgreSQL).
 
     The migrations create every table in the main file (a store made before the log had a file of its
     own has them there too); this moves them, data included, once. Two transactions, so that no crash
@@ -84,10 +86,11 @@ def move_log(engine: sa.Engine) -> int:
             conn.exec_driver_sql(_in_log(create_sql, "TABLE", table))
             for name, sql in indexes:
                 conn.exec_driver_sql(_in_log(sql, "INDEX", name))
-            conn.exec_driver_sql(f"INSERT INTO {LOG_SCHEMA}.{table} SELECT * FROM main.{table}")
+            copied = conn.exec_driver_sql(f"INSERT INTO {LOG_SCHEMA}.{table} SELECT * FROM main.{table}").rowcount
         with engine.begin() as conn:
             conn.exec_driver_sql(f"DROP TABLE main.{table}")
-        moved += 1
+        if table == "events":
+            moved = int(copied or 0)
     return moved
 
 

@@ -14,7 +14,7 @@ from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import eventlog, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
-from headwater.store.engine import create_store_engine
+from headwater.store.engine import create_store_engine, events_file
 from headwater.store.projector import pending_events, project_rows, projected_seq, rebuild_all
 from headwater.store.retention import PruneResult
 from headwater.store.schema import events
@@ -125,7 +125,11 @@ class Store:
         them), unless ``retry_failed`` is False. With ``retention_days`` the store prunes history older
         than that many days at start and every hour (:meth:`prune`)."""
         engine = create_store_engine(url)
-        migrate.upgrade(engine)
+        moved = migrate.upgrade(engine)
+        if moved and engine.url.database:
+            log.warning(
+                "store: the event log (%d events) moved into its own file, %s", moved, events_file(engine.url.database)
+            )
         return cls(
             engine,
             projector_wait=projector_wait,
