@@ -64,12 +64,13 @@ class Job:
 _validator: EventValidator | None = None  # each worker process's own, made by _start_worker
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
+    """A worker's start: ``parent`` is the server's pid, passed by the server (a worker that starts after the
+    server was killed already has another parent, and must not take that one for its server)."""
     global _validator  # one per worker process, made once when it starts
+    threading.Thread(target=_exit_with, args=(parent,), name="headwater-parse-parent", daemon=True).start()
     gc.set_threshold(50_000, 50, 100)  # as `headwater serve` tunes its own process
     _validator = EventValidator()
-    parent = os.getppid()
-    threading.Thread(target=_exit_with, args=(parent,), name="headwater-parse-parent", daemon=True).start()
 
 
 def _exit_with(parent: int) -> None:
@@ -138,7 +139,10 @@ class ParsePool:
                 return None
             if self._executor is None:
                 self._executor = ProcessPoolExecutor(
-                    self.processes, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+                    self.processes,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_worker,
+                    initargs=(os.getpid(),),
                 )
             return self._executor
 
