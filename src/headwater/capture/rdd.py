@@ -165,34 +165,48 @@ def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[st
     return totals
 
 
+def _call_and_report(
+    call: Callable[[], Any],
+    rdd: Any,
+    tracker: Any,
+    report: Callable[[Any, float, BaseException | None, tuple[int, int] | None], None],
+    what: str,
+) -> Any:
+    """Run ``call`` (the wrapped PySpark method) one level deeper on this thread; afterwards, when a ``tracker``
+    was found, ``report(tracker, started, failure, jobs)`` with the Spark jobs it ran. The call's own result or
+    exception is returned unchanged: an error in capture is only logged."""
+    started = time.time()
+    first_job = next_job_id(rdd.ctx) if tracker is not None else None
+    failure: BaseException | None = None
+    _DEPTH.value = getattr(_DEPTH, "value", 0) + 1
+    try:
+        return call()
+    except BaseException as exc:
+        failure = exc
+        raise
+    finally:
+        _DEPTH.value -= 1
+        try:
+            if tracker is not None:
+                report(tracker, started, failure, _jobs(rdd.ctx, first_job))
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            log.debug("headwater: RDD %s not captured: %s", what, exc)
+
+
 def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any], Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def save(self: Any, *args: Any, **kwargs: Any) -> Any:
-        started = time.time()
-        failure: BaseException | None = None
         tracker = None
         try:
             tracker = find_tracker(getattr(self, "ctx", None)) if _outermost() else None
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             log.debug("headwater: RDD save not captured: %s", exc)
-        first_job = next_job_id(self.ctx) if tracker is not None else None
-        _DEPTH.value = getattr(_DEPTH, "value", 0) + 1
-        try:
-            return original(self, *args, **kwargs)
-        except BaseException as exc:
-            failure = exc
-            raise
-        finally:
-            _DEPTH.value -= 1
-            try:
-                if tracker is not None:
-                    path = args[0] if args else kwargs.get("path")
-                    jobs = _jobs(self.ctx, first_job)
-                    tracker.rdd_saved(
-                        self, str(path) if path is not None else None, started, time.time(), failure, jobs=jobs
-                    )
-            except Exception as exc:  # noqa: BLE001 - capture never fails the job
-                log.debug("headwater: RDD save not captured: %s", exc)
+        path = args[0] if args else kwargs.get("path")
+
+        def report(tracker: Any, started: float, failure: BaseException | None, jobs: tuple[int, int] | None) -> None:
+            tracker.rdd_saved(self, str(path) if path is not None else None, started, time.time(), failure, jobs=jobs)
+
+        return _call_and_report(lambda: original(self, *args, **kwargs), self, tracker, report, "save")
 
     save._headwater = True  # type: ignore[attr-defined]
     return save
@@ -210,8 +224,6 @@ def _wrap_action(
     def action(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not _outermost():
             return original(self, *args, **kwargs)
-        started = time.time()
-        failure: BaseException | None = None
         rdd: Any = None
         python_map = False
         tracker = None
@@ -220,21 +232,11 @@ def _wrap_action(
             tracker = find_tracker(getattr(rdd, "ctx", None)) if rdd is not None else None
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             log.debug("headwater: RDD action not captured: %s", exc)
-        first_job = next_job_id(rdd.ctx) if tracker is not None else None
-        _DEPTH.value = 1
-        try:
-            return original(self, *args, **kwargs)
-        except BaseException as exc:
-            failure = exc
-            raise
-        finally:
-            _DEPTH.value = 0
-            try:
-                if tracker is not None:
-                    jobs = _jobs(rdd.ctx, first_job)
-                    tracker.rdd_action(rdd, python_map, started, time.time(), failure, jobs=jobs)
-            except Exception as exc:  # noqa: BLE001 - capture never fails the job
-                log.debug("headwater: RDD action not captured: %s", exc)
+
+        def report(tracker: Any, started: float, failure: BaseException | None, jobs: tuple[int, int] | None) -> None:
+            tracker.rdd_action(rdd, python_map, started, time.time(), failure, jobs=jobs)
+
+        return _call_and_report(lambda: original(self, *args, **kwargs), rdd, tracker, report, "action")
 
     action._headwater = True  # type: ignore[attr-defined]
     return action
