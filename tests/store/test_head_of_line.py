@@ -52,8 +52,9 @@ def incoming(payload: dict[str, Any]) -> IncomingEvent:
     return IncomingEvent(payload, json.dumps(payload))
 
 
-def in_graph(store: Store, name: str) -> bool:
-    with store.read_connection() as conn:
+def in_graph(store: Store, name: str, *, wait: bool = True) -> bool:
+    """Whether the graph holds the dataset ``file:name`` (``wait``: after the projector caught up, as reads do)."""
+    with store.read_connection(wait=wait) as conn:
         return conn.scalar(sa.select(sa.func.count()).where(datasets.c.id == f"dataset:file:{name}")) == 1
 
 
@@ -189,18 +190,15 @@ def test_postgresql_projector_never_skips_an_append_that_commits_after_a_higher_
                 caught = threading.Thread(target=store.catch_up, args=(5.0,), daemon=True)
                 caught.start()
                 caught.join(10)
-                assert not in_graph_now(store, "/out/2")  # it waits for the append in flight, projecting nothing
+                assert not in_graph(
+                    store, "/out/2", wait=False
+                )  # it waits for the append in flight, projecting nothing
                 tx.commit()
         finally:
             engine.dispose()
         assert in_graph(store, "/out/1") and in_graph(store, "/out/2")
     finally:
         store.close()
-
-
-def in_graph_now(store: Store, name: str) -> bool:
-    with store.read_connection(wait=False) as conn:
-        return conn.scalar(sa.select(sa.func.count()).where(datasets.c.id == f"dataset:file:{name}")) == 1
 
 
 def _row(payload: dict[str, Any]) -> dict[str, Any]:

@@ -96,7 +96,8 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
 
     Without a project context the work goes through the app's parse pool (a large body is parsed in a worker
     process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
-    if _project(request) is None:
+    project = _project(request)
+    if not project:
         job = Job(text, batch, state.settings.max_batch_events, state.limits, lenient(state))
         ready = state.parse_pool.prepare(job)
         results = state.store.append_prepared([r.prepared for r in ready])
@@ -107,16 +108,17 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
         )
     else:
         events = [parse_event(text, state.validator, state.limits, lenient=lenient(state))]
-    return [w for e in events for w in e.warnings], append_for_project(request, state, events)
+    return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
 
 
-def append_for_project(request: Request, state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
-    """:func:`append_parsed`; with a project context (``Headwater-Project`` or ``?project=``, the sender an owner
-    or contributor of it) the datasets the events write become the project's inventory assets *before* the
+def append_for_project(
+    request: Request, state: AppState, project: str, events: list[ParsedEvent]
+) -> list[AppendResult]:
+    """:func:`append_parsed` in a project context (``Headwater-Project`` or ``?project=``, the sender an owner or
+    contributor of it): the datasets the events write become the project's inventory assets *before* the
     append, so no one else ever sees them, and the run's data-source report is kept (docs/catalog.md)."""
-    project = _project(request)
-    if not project or not events:
-        return append_parsed(state, events)
+    if not events:
+        return []
     base = request.app.state.headwater
     catalog = Catalog(base.store, base.graph, base.validator)
     who = principal(request)
