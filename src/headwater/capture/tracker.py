@@ -317,11 +317,7 @@ class Tracker:
         jobs: tuple[int, int] | None = None,
     ) -> None:
         """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
-        if self._stopped or self.config.rdd_events_disabled:
-            return
-        jrdd = rdd._jrdd
-        fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail, jobs=jobs)))
+        self._submit_rdd(rdd, path, started, ended, failure, jobs=jobs)
 
     def rdd_action(
         self,
@@ -334,17 +330,17 @@ class Tracker:
     ) -> None:
         """Called by the RDD action wrappers (``collect``, ``toLocalIterator``, ``SparkContext.runJob``) on the job's
         thread: hand over, return. ``python_map``: Spark ran a Python map over ``rdd`` (runJob)."""
+        self._submit_rdd(rdd, None, started, ended, failure, action=True, python_map=python_map, jobs=jobs)
+
+    def _submit_rdd(
+        self, rdd: Any, path: str | None, started: float, ended: float, failure: BaseException | None, **how: Any
+    ) -> None:
+        """On the job's thread: the RDD's JVM handle and the failure, handed to the worker (:meth:`_rdd_events`)."""
         if self._stopped or self.config.rdd_events_disabled:
             return
         jrdd = rdd._jrdd
         fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(
-            self._item(
-                lambda: self._rdd_events(
-                    jrdd, None, started, ended, fail, action=True, python_map=python_map, jobs=jobs
-                )
-            )
-        )
+        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail, **how)))
 
     def _rdd_events(
         self,
