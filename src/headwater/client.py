@@ -17,8 +17,11 @@ Kinds:
 
 - ``http`` — ``POST {url}/api/v1/lineage/batch`` (gzip, bearer token), in batches of ``batch_size``;
   retries connection failures and 5xx answers a few times with backoff.
-- ``store`` — embedded: the store at a database URL, opened in this process; events are validated
-  exactly as the API validates them (``headwater.ingest.parse_batch``) and appended.
+- ``store`` — embedded: the store at a database URL, opened in this process; events go through the
+  server's ingest door (``headwater.ingest.accept``) with the policy of the settings (the environment's
+  ``HEADWATER_*`` variables, as ``headwater serve`` reads them: limits, lenient or strict, batch size), so
+  they are accepted or refused, and stored with their warnings, exactly as ``POST /api/v1/lineage/batch``
+  would; they are appended in batches of ``max_batch_events``.
 - ``print`` — one JSON document per line to a text stream (stdout by default): nothing is stored.
 
 :func:`open_client` picks the kind from what the command line gives: ``--url`` (http),
@@ -41,7 +44,10 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from headwater.model.openlineage import batch_body
+
 if TYPE_CHECKING:
+    from headwater.settings import Settings
     from headwater.store import Store
 
 Event = Mapping[str, Any]
@@ -112,7 +118,7 @@ class HttpClient(_Closing):
         sent = duplicates = 0
         for start in range(0, len(events), self.batch_size):
             chunk = list(events[start : start + self.batch_size])
-            answer = self._post(gzip.compress(json.dumps(chunk).encode("utf-8"), compresslevel=5))
+            answer = self._post(gzip.compress(batch_body(chunk).encode("utf-8"), compresslevel=5))
             sent += len(chunk)
             duplicates += int(answer.get("duplicates", 0)) if isinstance(answer, dict) else 0
         return SendResult(sent, duplicates)
@@ -148,36 +154,39 @@ def _message(answer: httpx.Response) -> str:
 
 
 class StoreClient(_Closing):
-    """Embedded mode: validate as the API does, append to a store in this process."""
+    """Embedded mode: the server's ingest door and policy, appending to a store in this process.
+
+    ``settings``: the settings the policy is built from (default: the environment's, as the server reads them)."""
 
     kind = "store"
 
-    def __init__(self, store: Store, *, owned: bool = False, max_batch: int = 10_000) -> None:
-        from headwater.spec import EventValidator
+    def __init__(self, store: Store, *, owned: bool = False, settings: Settings | None = None) -> None:
+        from headwater.ingest import Door
+        from headwater.settings import load_settings
 
         self.store = store
         self._owned = owned
-        self._validator = EventValidator()
-        self._max_batch = max_batch
+        self._door = Door.from_settings(settings if settings is not None else load_settings())
 
     @classmethod
-    def open(cls, database_url: str) -> StoreClient:
+    def open(cls, database_url: str, *, settings: Settings | None = None) -> StoreClient:
         from headwater.store import Store
 
-        return cls(Store.open(database_url), owned=True)
+        return cls(Store.open(database_url), owned=True, settings=settings)
 
     def send(self, events: Sequence[Event]) -> SendResult:
-        from headwater.ingest import IngestError, parse_batch
+        from headwater.ingest import IngestError
         from headwater.store import IncomingEvent
 
         sent = duplicates = 0
-        for start in range(0, len(events), self._max_batch):
-            chunk = list(events[start : start + self._max_batch])
+        size = self._door.policy.max_events
+        for start in range(0, len(events), size):
+            chunk = list(events[start : start + size])
             try:
-                parsed = parse_batch(json.dumps(chunk), self._validator, self._max_batch)
+                parsed = self._door.accept_events(chunk)
             except IngestError as exc:
                 raise SendError(f"the events were refused: {exc.message}") from None
-            results = self.store.append([IncomingEvent(p.payload, p.raw) for p in parsed])
+            results = self.store.append([IncomingEvent.accepted(p) for p in parsed])
             sent += len(results)
             duplicates += sum(1 for r in results if r.duplicate)
         return SendResult(sent, duplicates)

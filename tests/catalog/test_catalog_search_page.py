@@ -10,6 +10,7 @@ from headwater.catalog import Catalog
 from headwater.catalog.access import ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
+from headwater.ingest import Door, Policy
 from headwater.spec import EventValidator
 from headwater.store import Store
 
@@ -33,7 +34,7 @@ def test_search_fills_its_page_and_the_hidden_set_follows_changes(store_url: str
         events = [_event(i) for i in range(40)]
         StoreClient(store).send(events)
         graph = GraphReader(store)
-        catalog = Catalog(store, graph, EventValidator())
+        catalog = Catalog(store, graph, Door(Policy(), EventValidator()))
         catalog.create_domain(ADMIN, "dom", "", "")
         catalog.create_project(ADMIN, "p", "dom", "", "")
         anonymous, member = graph.viewing(ANONYMOUS), graph.viewing(Viewer(projects=frozenset({"p"})))

@@ -75,7 +75,7 @@ router = APIRouter(
 def _catalog(request: Request) -> Catalog:
     base = request.app.state.headwater
     assert isinstance(base, AppState)
-    return Catalog(base.store, base.graph, base.validator)  # base.graph: the whole graph (the catalog filters)
+    return Catalog(base.store, base.graph, base.door)  # base.graph: the whole graph (the catalog filters)
 
 
 @contextmanager

@@ -41,12 +41,12 @@ from headwater.api import datazone_shapes as dz
 from headwater.api.auth import Tokens, principal_for
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.ingest import append_parsed, lenient, read_body
+from headwater.api.ingest import append_parsed, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import PRINCIPAL, AppState, app_state
 from headwater.catalog.access import ADMIN
 from headwater.graph import NodeNotFound
-from headwater.ingest import IngestError, decode_body, parse_event
+from headwater.ingest import IngestError, decode_body
 from headwater.model.jsontext import loads
 from headwater.model.nodeid import DATASET, JOB, RUN, InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import now_micros, parse_time, to_micros
@@ -329,7 +329,7 @@ async def post_lineage_event(
             max_bytes=state.settings.max_body_bytes,
             max_members=state.settings.max_gzip_members,
         )
-        event = parse_event(text, state.validator, state.limits, lenient=lenient(state))
+        (event,) = state.door.accept(text, batch=False)
         if event.kind != "RUN":
             raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
         if token is not None:

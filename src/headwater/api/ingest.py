@@ -18,7 +18,7 @@ from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog, CatalogError
-from headwater.ingest import ParsedEvent, decode_body, parse_batch, parse_event
+from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
 from headwater.spec import Problem
 from headwater.store import AppendResult, IncomingEvent
@@ -82,11 +82,6 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
     )
 
 
-def lenient(state: AppState) -> bool:
-    """Whether events are accepted leniently (setting ``validation``); every door of ingest asks here."""
-    return bool(state.settings.validation == "lenient")
-
-
 def _project(request: Request) -> str | None:
     return request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
 
@@ -98,16 +93,11 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
     process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
     project = _project(request)
     if not project:
-        job = Job(text, batch, state.settings.max_batch_events, state.limits, lenient(state))
+        job = Job(text, batch, state.door.policy)
         ready = state.parse_pool.prepare(job)
         results = state.store.append_prepared([r.prepared for r in ready])
         return [w for r in ready for w in r.warnings], results
-    if batch:
-        events = parse_batch(
-            text, state.validator, state.settings.max_batch_events, state.limits, lenient=lenient(state)
-        )
-    else:
-        events = [parse_event(text, state.validator, state.limits, lenient=lenient(state))]
+    events = state.door.accept(text, batch=batch)
     return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
 
 
@@ -120,7 +110,7 @@ def append_for_project(
     if not events:
         return []
     base = request.app.state.headwater
-    catalog = Catalog(base.store, base.graph, base.validator)
+    catalog = Catalog(base.store, base.graph, base.door)
     who = principal(request)
     payloads = [e.payload for e in events]
     try:
@@ -133,11 +123,10 @@ def append_for_project(
 
 
 def append_parsed(state: AppState, events: list[ParsedEvent]) -> list[AppendResult]:
-    """Append validated events with their warnings: the one append of ingest's doors (here, the DataZone API)."""
+    """Append accepted events with their warnings: the append of the server's doors (here, Spline, DataZone)."""
     if not events:
         return []
-    incoming = [IncomingEvent(payload=e.payload, raw=e.raw, warnings=[w.as_dict() for w in e.warnings]) for e in events]
-    return list(state.store.append(incoming))
+    return list(state.store.append([IncomingEvent.accepted(e) for e in events]))
 
 
 @router.post(

@@ -1,11 +1,11 @@
-"""Parse, validate and prepare large ingest bodies in worker processes (issue 22 §1, issue 15 §4).
+"""Parse, validate and prepare large ingest bodies in worker processes, so ingest uses more than one core.
 
 A Spark event of ~25 kB costs ~0.4 ms of Python to parse, check and give an id; the projector that derives the
 graph costs about as much again, and both ran on one interpreter lock, so a server used one of the machine's
 cores. A body of at least ``MIN_CHARS`` characters (a batch of ten Spark events, or one very wide event) is
 handed to a worker process instead; the server's process keeps the HTTP, the append and the projector.
 
-Contract of :meth:`ParsePool.prepare`: the same answer as ``parse_event``/``parse_batch`` followed by
+Contract of :meth:`ParsePool.prepare`: the same answer as the ingest door (``headwater.ingest.accept``) followed by
 ``eventlog.prepare`` — the events' stored text, validation warnings, ids and log rows, ready for
 ``Store.append_prepared`` — or the same :class:`~headwater.ingest.IngestError`. The worker is pure (text in,
 rows out, nothing stored), so a 2xx still means validated against the official schema and durably appended
@@ -30,8 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from headwater.ingest import parse_batch, parse_event
-from headwater.ingest.limits import Limits
+from headwater.ingest import Policy, accept
 from headwater.spec import EventValidator, Problem
 from headwater.store import IncomingEvent
 from headwater.store.eventlog import PreparedEvent, prepare
@@ -52,13 +51,11 @@ class ReadyEvent:
 
 @dataclass(frozen=True)
 class Job:
-    """What a worker is asked: one body (``batch``: an array of events, else one event) and the rules."""
+    """What a worker is asked: one body (``batch``: an array of events, else one event) and the ingest policy."""
 
     text: str
     batch: bool
-    max_events: int
-    limits: Limits
-    lenient: bool
+    policy: Policy
 
 
 _validator: EventValidator | None = None  # each worker process's own, made by _start_worker
@@ -89,19 +86,17 @@ def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
     """The work itself (in a worker, or in the server's process when ``validator`` is given)."""
     checker = validator or _validator
     assert checker is not None, "a parse worker starts with _start_worker"
-    if job.batch:
-        parsed = parse_batch(job.text, checker, job.max_events, job.limits, lenient=job.lenient)
-    else:
-        parsed = [parse_event(job.text, checker, job.limits, lenient=job.lenient)]
-    rows = prepare([IncomingEvent(e.payload, e.raw, [w.as_dict() for w in e.warnings]) for e in parsed])
+    parsed = accept(job.text, job.policy, checker, batch=job.batch)
+    rows = prepare([IncomingEvent.accepted(e) for e in parsed])
     return [ReadyEvent(row, e.warnings) for row, e in zip(rows, parsed, strict=True)]
 
 
 class ParsePool:
     """Worker processes for large bodies (started on first use); :meth:`close` ends them."""
 
-    def __init__(self, processes: int, validator: EventValidator) -> None:
+    def __init__(self, processes: int, validator: EventValidator, *, min_chars: int = MIN_CHARS) -> None:
         self.processes = processes
+        self.min_chars = min_chars  # bodies shorter than this are parsed in the calling process
         self._validator = validator
         self._executor: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -109,7 +104,7 @@ class ParsePool:
 
     def prepare(self, job: Job) -> list[ReadyEvent]:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
-        if self.processes < 1 or len(job.text) < MIN_CHARS:
+        if self.processes < 1 or len(job.text) < self.min_chars:
             return run(job, self._validator)
         executor = self._pool()
         if executor is None:

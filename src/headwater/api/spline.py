@@ -25,10 +25,10 @@ from starlette.concurrency import run_in_threadpool
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
-from headwater.api.ingest import read_body
+from headwater.api.ingest import append_parsed, read_body
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
-from headwater.ingest import IngestError, decode_body, parse_batch, parse_json
+from headwater.ingest import IngestError, decode_body, parse_json
 from headwater.model.jsontext import dumps
 from headwater.model.times import iso, now_micros
 from headwater.spec import Problem
@@ -36,7 +36,7 @@ from headwater.spline import SUPPORTED_VERSIONS, event_problems, plan_id_of, pla
 from headwater.spline.convert import job_of
 from headwater.spline.shapes import Problem as SplineProblem
 from headwater.spline.sources import source_dataset, table_symlink
-from headwater.store import AppendResult, IncomingEvent
+from headwater.store import AppendResult
 from headwater.store.schema import spline_plans
 
 PREFIX = "/spline/producer"
@@ -271,8 +271,7 @@ async def post_events(request: Request) -> Response:
         for event in events:
             plan, plan_version = plans[_uuid(event["planId"])]
             converted.extend(run_events(plan, event, api_version=plan_version))
-        parsed = parse_batch(dumps(converted), state.validator, max(len(converted), 1))
-        return list(state.store.append([IncomingEvent(payload=e.payload, raw=e.raw) for e in parsed]))
+        return append_parsed(state, state.door.accept_events(converted))
 
     results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)

@@ -11,7 +11,7 @@ from fastapi import Request
 
 from headwater.api.parse_pool import ParsePool
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
-from headwater.ingest.limits import Limits
+from headwater.ingest import Door
 from headwater.settings import Settings
 from headwater.spec import EventValidator
 from headwater.store.schema import datasets
@@ -41,12 +41,13 @@ class AppState:
     validator: EventValidator
     # the graph questions as an admin sees them; app_state(request).graph: as the request's principal may see them
     graph: GraphReader = field(init=False)  # routes run api.freshness.read_barrier first
-    limits: Limits = field(init=False)  # what an event may hold (the ingest limit settings)
+    # the one ingest door: the policy (limits, lenient or strict, most events per body) built once from the settings
+    door: Door = field(init=False)
     parse_pool: ParsePool = field(init=False)  # where large ingest bodies are parsed (closed with the app)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
-        object.__setattr__(self, "limits", Limits.from_settings(self.settings))
+        object.__setattr__(self, "door", Door.from_settings(self.settings, self.validator))
         object.__setattr__(self, "parse_pool", ParsePool(int(self.settings.parse_processes), self.validator))
 
     def viewing(self, viewer: Viewer | Callable[[], Viewer]) -> AppState:

@@ -17,7 +17,6 @@ Reads answer what the principal may see: the visibility rules are the graph laye
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import uuid
@@ -30,11 +29,13 @@ import sqlalchemy as sa
 
 from headwater.catalog import lineage as cl
 from headwater.catalog.access import ROLES, Principal, token_hash
-from headwater.catalog.errors import bad_request, conflict, forbidden, not_found
+from headwater.catalog.errors import CatalogError, bad_request, conflict, forbidden, not_found
 from headwater.catalog.markdown import render
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.graph.visibility import ALIAS, PUBLISH_JOB, PUBLISHED, SOURCE, SUBSCRIBE_JOB, TARGET, sees_project
-from headwater.ingest import IngestError, parse_batch
+from headwater.ingest import IngestError
+from headwater.model.jsontext import dumps_sorted as _dumps
+from headwater.model.jsontext import loads as _loads
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso, now_micros, to_micros
 from headwater.store.schema import (
@@ -57,7 +58,7 @@ from headwater.store.schema import (
 from headwater.store.types import IncomingEvent
 
 if TYPE_CHECKING:
-    from headwater.spec import EventValidator
+    from headwater.ingest import Door
     from headwater.store import Store
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -80,14 +81,6 @@ def _slug(value: str, what: str) -> str:
             f"{what} {value!r} is not a valid id: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
         )
     return value
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
 def written(event: Mapping[str, Any]) -> dict[str, set[str]]:
@@ -129,10 +122,10 @@ class Catalog:
     """The catalog over one store. ``graph`` reads the whole graph (an admin reader): the catalog decides
     itself what of it a principal's answer may hold."""
 
-    def __init__(self, store: Store, graph: GraphReader, validator: EventValidator) -> None:
+    def __init__(self, store: Store, graph: GraphReader, door: Door) -> None:
         self._store = store
         self._graph = graph
-        self._validator = validator
+        self._door = door  # the server's ingest door: the catalog's events are accepted as any other
 
     # --- plumbing -----------------------------------------------------------------------------------
 
@@ -145,12 +138,14 @@ class Catalog:
         return self._store.write_connection()
 
     def _append(self, lineage_events: Sequence[Mapping[str, Any]]) -> list[str]:
-        """Append through the ingest path (validated as ``POST /api/v1/lineage/batch`` validates); the ids."""
+        """Append through the ingest door (the server's policy, as ``POST /api/v1/lineage/batch``); the ids.
+
+        A refusal (a name longer than the setting ``max_name_bytes``, say) answers as that door would."""
         try:
-            parsed = parse_batch(json.dumps(list(lineage_events)), self._validator, max(len(lineage_events), 1))
-        except IngestError as exc:  # a bug of the catalog's own events: say so plainly
-            raise RuntimeError(f"the catalog built an invalid OpenLineage event: {exc.message}") from None
-        results = self._store.append([IncomingEvent(p.payload, p.raw) for p in parsed])
+            parsed = self._door.accept_events(lineage_events)
+        except IngestError as exc:
+            raise CatalogError(exc.status, exc.code, f"the catalog's event was refused: {exc.message}") from None
+        results = self._store.append([IncomingEvent.accepted(p) for p in parsed])
         return [r.id for r in results]
 
     @staticmethod
@@ -1023,7 +1018,7 @@ class Catalog:
             found: dict[str, str] = {}
             aliases: dict[str, set[str]] = {}
             for r in rows:
-                for ds, links in written(json.loads(r.raw)).items():
+                for ds, links in written(_loads(r.raw)).items():
                     found[ds] = r.id  # the latest event that wrote it (rows are in event time order)
                     aliases.setdefault(ds, set()).update(links)
             in_graph = set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_(sorted(found)))))

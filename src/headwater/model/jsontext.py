@@ -53,6 +53,14 @@ def loads(text: str | None) -> Any:
     return None if text is None else loads_text(text)
 
 
+def dumps_sorted(value: Any) -> str:
+    """Compact JSON text with keys sorted (a stored document whose text should not depend on key order)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text (key order kept, non-ASCII kept)."""
     try:

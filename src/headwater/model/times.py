@@ -4,13 +4,15 @@ The store's axis is integer microseconds since the Unix epoch, UTC: integers kee
 exact and identical on SQLite and PostgreSQL (no driver-specific time-zone handling); conversion
 happens only at the edges, with these functions.
 
-Written forms (both ISO 8601 UTC with ``Z``):
+Written forms (all ISO 8601 UTC with ``Z``):
 
 - :func:`iso` — the shortest exact form of a stored time: seconds, milliseconds when the time has
   them, microseconds when it needs them (``2026-11-22T05:10:10Z``, ``…10.123Z``, ``…10.123456Z``).
   Graph answers and the event log use it.
 - :func:`iso_millis` — always milliseconds (``2026-11-22T05:10:10.123Z``), from a datetime or epoch
   seconds: API parameters echoed back, and the events the PySpark agent emits.
+- :func:`iso_micros` — always microseconds: the events Headwater's own producers build (SQL engine,
+  harvesters, crawler, catalog, Spline translator).
 """
 
 from __future__ import annotations
@@ -90,6 +92,14 @@ def iso_millis(value: datetime | float | None) -> str | None:
     elif value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_micros(value: datetime) -> str:
+    """A datetime (naive = UTC) → ISO 8601 UTC with microseconds and ``Z``: the events Headwater's own
+    producers build (``model/openlineage.py``)."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def now_micros() -> int:

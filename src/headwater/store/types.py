@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from headwater.ingest import ParsedEvent
 
 
 @dataclass(frozen=True)
@@ -18,6 +21,11 @@ class IncomingEvent:
     payload: Mapping[str, Any]
     raw: str
     warnings: Sequence[Mapping[str, str]] = ()
+
+    @classmethod
+    def accepted(cls, event: ParsedEvent) -> IncomingEvent:
+        """An event as the ingest door accepted it, its warnings kept (every door appends through here)."""
+        return cls(event.payload, event.raw, [w.as_dict() for w in event.warnings])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,75 @@
+"""The one door events enter by: :func:`accept` with the :class:`Policy` built once from the settings.
+
+Every way an event reaches the log calls it: ``POST /api/v1/lineage`` and ``/batch`` (``api/ingest.py``), the
+parse workers (``api/parse_pool.py``), the Spline and DataZone translators, the catalog's own events and the
+embedded client of crawlers and harvesters (``client.py``). So the same event gets the same verdict, the same
+stored text and the same warnings through every door:
+
+- a refusal is an :class:`~headwater.ingest.IngestError` (status, code, message, a JSON path per problem);
+- an acceptance is a list of :class:`~headwater.ingest.ParsedEvent`: the payload, the text the log keeps (one
+  event: the body as sent; a batch: each item written compactly) and the warnings of lenient validation,
+  which the log keeps beside the event (``IncomingEvent.accepted``).
+
+Events a producer built as Python values (:meth:`Door.accept_events`) are written as the HTTP client writes
+them (``model.openlineage.batch_body``), so the embedded door sees the text the HTTP door would have seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from headwater.ingest.limits import Limits
+from headwater.ingest.parse import ParsedEvent, parse_batch, parse_event
+from headwater.model.openlineage import batch_body
+from headwater.spec import EventValidator
+
+if TYPE_CHECKING:
+    from headwater.settings import Settings
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What an event must satisfy: the limits, lenient or strict validation, the most events in one body.
+
+    Plain values (a parse worker gets it with each body). The defaults are the settings' defaults."""
+
+    limits: Limits = field(default_factory=Limits)
+    lenient: bool = True  # setting ``validation``: lenient (problems outside the core are warnings) or strict
+    max_events: int = 10_000  # setting ``max_batch_events``
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Policy:
+        return cls(
+            limits=Limits.from_settings(settings),
+            lenient=settings.validation == "lenient",
+            max_events=int(settings.max_batch_events),
+        )
+
+
+def accept(text: str, policy: Policy, validator: EventValidator, *, batch: bool) -> list[ParsedEvent]:
+    """The events of one body (``batch``: an array of events or ``{"events": [...]}``; else one event), all
+    accepted or an :class:`~headwater.ingest.IngestError` naming every problem."""
+    if batch:
+        return parse_batch(text, validator, policy.max_events, policy.limits, lenient=policy.lenient)
+    return [parse_event(text, validator, policy.limits, lenient=policy.lenient)]
+
+
+@dataclass(frozen=True)
+class Door:
+    """The policy with the validator that applies it: what a process that accepts events holds once."""
+
+    policy: Policy
+    validator: EventValidator
+
+    @classmethod
+    def from_settings(cls, settings: Settings, validator: EventValidator | None = None) -> Door:
+        return cls(Policy.from_settings(settings), validator or EventValidator())
+
+    def accept(self, text: str, *, batch: bool) -> list[ParsedEvent]:
+        return accept(text, self.policy, self.validator, batch=batch)
+
+    def accept_events(self, events: Sequence[Mapping[str, Any]]) -> list[ParsedEvent]:
+        """Events built as Python values, as one batch (written as the HTTP client writes them)."""
+        return self.accept(batch_body(events), batch=True)
