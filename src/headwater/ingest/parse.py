@@ -20,12 +20,20 @@ from headwater.spec import EventKind, EventValidator, Problem, classify
 @dataclass(frozen=True)
 class ParsedEvent:
     """A valid event: its parsed JSON, its text as stored, its kind, and what it did not satisfy when
-    accepted leniently (``warnings``: problems outside the core, see :meth:`EventValidator.check`)."""
+    accepted leniently (``warnings``: problems outside the core, see :meth:`EventValidator.check`, with paths
+    in the request's body: ``$[2]...`` for the third event of a batch; ``root``: the event's own path there)."""
 
     payload: dict[str, Any]
     raw: str
     kind: EventKind
     warnings: tuple[Problem, ...] = ()
+    root: str = "$"
+
+    def stored_warnings(self) -> list[dict[str, str]]:
+        """The warnings as the log keeps them beside the event: paths from the event's own root (``$.run...``),
+        whichever door and place in a batch it came by."""
+        cut = len(self.root)
+        return [{"path": "$" + w.path[cut:], "message": w.message} for w in self.warnings]
 
 
 def _reject_constant(name: str) -> Any:
@@ -196,7 +204,7 @@ def parse_batch(
     for i, item in enumerate(items):
         result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text, lenient, nul)
         if isinstance(result, ParsedEvent):
-            result = ParsedEvent(result.payload, dumps(item), result.kind, result.warnings)
+            result = ParsedEvent(result.payload, dumps(item), result.kind, result.warnings, f"{root}[{i}]")
         if isinstance(result, list):
             bad += 1
             problems.extend(result)

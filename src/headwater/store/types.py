@@ -25,7 +25,7 @@ class IncomingEvent:
     @classmethod
     def accepted(cls, event: ParsedEvent) -> IncomingEvent:
         """An event as the ingest door accepted it, its warnings kept (every door appends through here)."""
-        return cls(event.payload, event.raw, [w.as_dict() for w in event.warnings])
+        return cls(event.payload, event.raw, event.stored_warnings())
 
 
 @dataclass(frozen=True)
