@@ -21,21 +21,11 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from headwater import __version__
+from headwater.model import openlineage as ol
 
 SCHEME = "headwater-catalog://"
-PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/catalog"
+PRODUCER = ol.producer("catalog")
 FACET = "headwater_catalog"
-
-_SPEC = "https://openlineage.io/spec"
-_CORE = f"{_SPEC}/2-0-2/OpenLineage.json"
-_SCHEMA_URLS = {
-    "schema": f"{_SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-    "lifecycleStateChange": f"{_SPEC}/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-    "jobType": f"{_SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-    "run": f"{_CORE}#/$defs/RunFacet",
-    "dataset": f"{_CORE}#/$defs/DatasetFacet",
-}
 
 
 def namespace(domain: str) -> str:
@@ -43,11 +33,7 @@ def namespace(domain: str) -> str:
 
 
 def _facet(kind: str, **fields: Any) -> dict[str, Any]:
-    return {"_producer": PRODUCER, "_schemaURL": _SCHEMA_URLS[kind], **fields}
-
-
-def _now(clock: datetime | None) -> str:
-    return (clock or datetime.now(UTC)).isoformat()
+    return ol.facet(PRODUCER, kind, **fields)
 
 
 def schema_facet(fields: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -82,22 +68,21 @@ def run_event(
 ) -> dict[str, Any]:
     """A COMPLETE run of a catalog job: ``inputs`` (namespace, name) → ``output`` (namespace, name, facets)."""
     ns, name, facets = output
-    return {
-        "eventType": "COMPLETE",
-        "eventTime": _now(clock),
-        "producer": PRODUCER,
-        "schemaURL": f"{_CORE}#/$defs/RunEvent",
-        "run": {"runId": str(uuid.uuid4()), "facets": {FACET: _facet("run", **action)}},
-        "job": {
+    return ol.run_event(
+        PRODUCER,
+        event_type="COMPLETE",
+        when=clock or datetime.now(UTC),
+        run={"runId": str(uuid.uuid4()), "facets": {FACET: _facet("run", **action)}},
+        job={
             "namespace": namespace(domain),
             "name": job,
             "facets": {
                 "jobType": _facet("jobType", processingType="BATCH", integration="HEADWATER_CATALOG", jobType=job_type)
             },
         },
-        "inputs": [{"namespace": i_ns, "name": i_name} for i_ns, i_name in inputs],
-        "outputs": [{"namespace": ns, "name": name, "facets": dict(facets)}],
-    }
+        inputs=[{"namespace": i_ns, "name": i_name} for i_ns, i_name in inputs],
+        outputs=[{"namespace": ns, "name": name, "facets": dict(facets)}],
+    )
 
 
 def dataset_event(
@@ -107,9 +92,6 @@ def dataset_event(
     all_facets = dict(facets)
     if dropped:
         all_facets["lifecycleStateChange"] = _facet("lifecycleStateChange", lifecycleStateChange="DROP")
-    return {
-        "eventTime": _now(clock),
-        "producer": PRODUCER,
-        "schemaURL": f"{_CORE}#/$defs/DatasetEvent",
-        "dataset": {"namespace": node[0], "name": node[1], "facets": all_facets},
-    }
+    return ol.dataset_event(
+        PRODUCER, when=clock or datetime.now(UTC), dataset={"namespace": node[0], "name": node[1], "facets": all_facets}
+    )

@@ -19,40 +19,22 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from headwater import __version__
 from headwater.crawl.model import Column, Summary, Table
+from headwater.model import openlineage as ol
 from headwater.model.column_lineage import DIRECT, IDENTITY
 from headwater.model.naming import catalog_table_dataset
 
-PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/crawl"
+PRODUCER = ol.producer("crawl")
 JOB_NAMESPACE = "headwater"
 RUN_FACET = "headwater_crawl"  # the crawl's summary (custom run facet)
 COLUMNS_FACET = "headwater_columns"  # nullability and primary keys per column (custom dataset facet)
 CHUNK = 100  # tables per event
 
-_SPEC = "https://openlineage.io/spec"
-_CORE = f"{_SPEC}/2-0-2/OpenLineage.json"
-_URLS = {
-    "schema": f"{_SPEC}/facets/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-    "dataSource": f"{_SPEC}/facets/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-    "symlinks": f"{_SPEC}/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-    "storage": f"{_SPEC}/facets/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
-    "datasetType": f"{_SPEC}/facets/1-0-1/DatasetTypeDatasetFacet.json#/$defs/DatasetTypeDatasetFacet",
-    "lifecycleStateChange": f"{_SPEC}/facets/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-    "outputStatistics": f"{_SPEC}/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
-    "documentation": f"{_SPEC}/facets/1-1-0/DocumentationDatasetFacet.json#/$defs/DocumentationDatasetFacet",
-    "columnLineage": f"{_SPEC}/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-    "jobType": f"{_SPEC}/facets/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-    "sql": f"{_SPEC}/facets/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
-    "parent": f"{_SPEC}/facets/1-2-0/ParentRunFacet.json#/$defs/ParentRunFacet",
-    "errorMessage": f"{_SPEC}/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
-    RUN_FACET: f"{_CORE}#/$defs/RunFacet",
-    COLUMNS_FACET: f"{_CORE}#/$defs/DatasetFacet",
-}
+_CUSTOM = {RUN_FACET: "run", COLUMNS_FACET: "dataset"}  # where the crawler's own facets sit
 
 
 def facet(facet_name: str, /, **fields: Any) -> dict[str, Any]:
-    return {"_producer": PRODUCER, "_schemaURL": _URLS[facet_name], **fields}
+    return ol.facet(PRODUCER, _CUSTOM.get(facet_name, facet_name), **fields)
 
 
 @dataclass(frozen=True)
@@ -71,10 +53,6 @@ class CrawlRun:
     catalog_database: str
     started: datetime
     run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-
-
-def _iso(t: datetime) -> str:
-    return t.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def schema_fields(columns: Sequence[Column]) -> list[dict[str, Any]]:
@@ -211,16 +189,15 @@ def _event(
     inputs: list[dict[str, Any]],
     outputs: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    return {
-        "eventType": event_type,
-        "eventTime": _iso(when),
-        "producer": PRODUCER,
-        "schemaURL": f"{_CORE}#/$defs/RunEvent",
-        "run": {"runId": run_id, "facets": run_facets},
-        "job": job,
-        "inputs": inputs,
-        "outputs": outputs,
-    }
+    return ol.run_event(
+        PRODUCER,
+        event_type=event_type,
+        when=when,
+        run={"runId": run_id, "facets": run_facets},
+        job=job,
+        inputs=inputs,
+        outputs=outputs,
+    )
 
 
 def crawl_events(

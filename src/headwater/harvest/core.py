@@ -31,10 +31,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from headwater.client import LineageClient
+from headwater.model import openlineage as ol
+from headwater.model import times
 from headwater.sql import PRODUCER, Catalog, Extractor, StatementLineage, get_dialect, parse_script, to_event
-from headwater.sql.events import iso
 
-_RUN_FACET = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 _RUN_NS = uuid.UUID("5a1d3c1e-6f0e-4c55-9f0b-6b7e0d2a9e11")  # Headwater's harvest run ids (uuid5 namespace)
 
 # statements that can write lineage start with one of these words (the rest are skipped without parsing)
@@ -193,12 +193,7 @@ class Harvester:
         for i, record in enumerate(analysed):
             key = ex.key if len(analysed) == 1 else f"{ex.key}#{i}"
             rid = run_id(self.namespace, self.source, key)
-            facet: dict[str, Any] = {
-                "_producer": PRODUCER,
-                "_schemaURL": _RUN_FACET,
-                "source": self.source,
-                "execution": key,
-            }
+            facet = ol.facet(PRODUCER, "run", source=self.source, execution=key)
             if ex.database:
                 facet["database"] = ex.database
             if ex.user:
@@ -206,7 +201,7 @@ class Harvester:
             if ex.error:
                 facet["error"] = ex.error[:2000]
             if ex.start is not None:
-                facet["startTime"] = iso(ex.start)
+                facet["startTime"] = ol.event_time(ex.start)
             facet.update(dict(ex.details))
             schemas = {name: cols for _ns, name in record.inputs if (cols := catalog.columns(name))}
             common: dict[str, Any] = {
@@ -269,13 +264,9 @@ def parse_time(value: Any) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
-        moment = value
-    else:
-        text = str(value).strip()
-        for suffix in (" UTC", " GMT", "Z"):
-            if text.endswith(suffix):
-                text = text[: -len(suffix)] + "+00:00"
-        moment = datetime.fromisoformat(text)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    text = str(value).strip()
+    for suffix in (" UTC", " GMT"):
+        if text.endswith(suffix):
+            text = text[: -len(suffix)] + "Z"
+    return times.parse_time(text)  # InvalidTime is a ValueError naming the value

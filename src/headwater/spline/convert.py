@@ -23,7 +23,6 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from headwater.model.column_lineage import (
@@ -41,14 +40,15 @@ from headwater.model.column_lineage import (
     direct,
     indirect,
 )
+from headwater.model.openlineage import RUN_EVENT, docs_url, facet, producer, run_event
+from headwater.model.times import from_micros
 from headwater.spline.shapes import ref_of
 from headwater.spline.sources import source_dataset, table_symlink
 
 DEFAULT_NAMESPACE = "spline"
-PRODUCER = "https://github.com/headwater-lineage/headwater/tree/main/src/headwater/spline"
-FACETS_DOC = "https://github.com/headwater-lineage/headwater/blob/main/docs/producers.md#spline"
-SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-_FACET = "https://openlineage.io/spec/facets/"
+PRODUCER = producer("spline")
+FACETS_DOC = docs_url("producers.md#spline")
+SCHEMA_URL = RUN_EVENT
 # the namespace run ids are derived in (uuid5 of the event's canonical JSON)
 RUN_ID_NAMESPACE = uuid.UUID("6c1f3f0e-5b7a-4c55-9d0e-2f6a8a1d3b42")
 PLAN_ID_NAMESPACE = uuid.UUID("1d5b0c6a-93f1-4e38-8a4e-7c2d6e9f0b15")
@@ -270,11 +270,7 @@ class _Plan:
             fields.append(fld)
         if not fields:
             return None
-        return {
-            "_producer": PRODUCER,
-            "_schemaURL": f"{_FACET}1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-            "fields": fields,
-        }
+        return facet(PRODUCER, "schema", fields=fields)
 
 
 def _step(fn: dict[str, Any], index: int, count: int) -> TInfo:
@@ -339,11 +335,7 @@ def column_lineage_facet(p: _Plan, columns: list[str]) -> dict[str, Any] | None:
         }
     if not fields:
         return None
-    return {
-        "_producer": PRODUCER,
-        "_schemaURL": f"{_FACET}1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet",
-        "fields": fields,
-    }
+    return facet(PRODUCER, "columnLineage", fields=fields)
 
 
 def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[str, str]:
@@ -355,10 +347,6 @@ def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[st
     tail = (target[1] if target else write["outputSource"]).rstrip("/").rsplit("/", 1)[-1]
     parts = [_snake(str(app)) or "spline", _snake(str(write.get("name") or "write")) or "write", _snake(tail)]
     return namespace, ".".join(p for p in parts if p)
-
-
-def _iso(millis: float) -> str:
-    return datetime.fromtimestamp(millis / 1000, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _error_message(error: Any) -> str:
@@ -407,18 +395,11 @@ def run_events(
             facets["columnLineage"] = lineage
         symlink = table_symlink(target, write.get("params"))
         if symlink:
-            facets["symlinks"] = {
-                "_producer": PRODUCER,
-                "_schemaURL": f"{_FACET}1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-                "identifiers": [{"namespace": symlink[0], "name": symlink[1], "type": "TABLE"}],
-            }
+            facets["symlinks"] = facet(
+                PRODUCER, "symlinks", identifiers=[{"namespace": symlink[0], "name": symlink[1], "type": "TABLE"}]
+            )
         if write.get("append") is False:
-            facets["lifecycleStateChange"] = {
-                "_producer": PRODUCER,
-                "_schemaURL": f"{_FACET}1-0-1/LifecycleStateChangeDatasetFacet.json"
-                "#/$defs/LifecycleStateChangeDatasetFacet",
-                "lifecycleStateChange": "OVERWRITE",
-            }
+            facets["lifecycleStateChange"] = facet(PRODUCER, "lifecycleStateChange", lifecycleStateChange="OVERWRITE")
         outputs.append({"namespace": target[0], "name": target[1], "facets": facets})
 
     integration = str(system.get("name") or "spline").upper()
@@ -426,23 +407,17 @@ def run_events(
         "namespace": job_ns,
         "name": job_name,
         "facets": {
-            "jobType": {
-                "_producer": PRODUCER,
-                "_schemaURL": f"{_FACET}2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-                "processingType": "BATCH",
-                "integration": integration,
-                "jobType": "JOB",
-            },
-            "spline": {
-                "_producer": PRODUCER,
-                "_schemaURL": f"{FACETS_DOC}-job-facet",
-                "planId": plan_id,
-                "planName": plan.get("name"),
-                "apiVersion": api_version,
-                "writeOperation": write.get("name"),
-                "systemInfo": system or None,
-                "agentInfo": agent or None,
-            },
+            "jobType": facet(PRODUCER, "jobType", processingType="BATCH", integration=integration, jobType="JOB"),
+            "spline": facet(
+                PRODUCER,
+                f"{FACETS_DOC}-job-facet",
+                planId=plan_id,
+                planName=plan.get("name"),
+                apiVersion=api_version,
+                writeOperation=write.get("name"),
+                systemInfo=system or None,
+                agentInfo=agent or None,
+            ),
         },
     }
     run_id = run_id_of(event)
@@ -450,41 +425,35 @@ def run_events(
     duration_ns = event.get("durationNs")
     started = ended - (duration_ns / 1_000_000 if isinstance(duration_ns, int) else 0)
     run_facets: dict[str, Any] = {
-        "spline_event": {
-            "_producer": PRODUCER,
-            "_schemaURL": f"{FACETS_DOC}-run-facet",
-            "planId": plan_id,
-            "event": event,
-        },
+        "spline_event": facet(PRODUCER, f"{FACETS_DOC}-run-facet", planId=plan_id, event=event),
     }
     if system.get("version"):
-        run_facets["processing_engine"] = {
-            "_producer": PRODUCER,
-            "_schemaURL": f"{_FACET}1-1-1/ProcessingEngineRunFacet.json#/$defs/ProcessingEngineRunFacet",
-            "version": str(system["version"]),
-            "name": str(system.get("name") or ""),
-            "openlineageAdapterVersion": str(agent.get("version") or ""),
-        }
+        run_facets["processing_engine"] = facet(
+            PRODUCER,
+            "processing_engine",
+            version=str(system["version"]),
+            name=str(system.get("name") or ""),
+            openlineageAdapterVersion=str(agent.get("version") or ""),
+        )
     error = event.get("error")
     end_facets = dict(run_facets)
     if error is not None:
-        end_facets["errorMessage"] = {
-            "_producer": PRODUCER,
-            "_schemaURL": f"{_FACET}1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
-            "message": _error_message(error),
-            "programmingLanguage": "PYTHON" if integration.startswith(("PYTHON", "CPYTHON")) else "SCALA",
-        }
+        end_facets["errorMessage"] = facet(
+            PRODUCER,
+            "errorMessage",
+            message=_error_message(error),
+            programmingLanguage="PYTHON" if integration.startswith(("PYTHON", "CPYTHON")) else "SCALA",
+        )
 
     def one(event_type: str, millis: float, facets: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "eventType": event_type,
-            "eventTime": _iso(millis),
-            "producer": PRODUCER,
-            "schemaURL": SCHEMA_URL,
-            "run": {"runId": run_id, "facets": facets},
-            "job": job,
-            "inputs": inputs,
-            "outputs": outputs,
-        }
+        return run_event(
+            PRODUCER,
+            event_type=event_type,
+            when=from_micros(round(millis * 1000)),
+            run={"runId": run_id, "facets": facets},
+            job=job,
+            inputs=inputs,
+            outputs=outputs,
+        )
 
     return [one("START", started, run_facets), one("FAIL" if error is not None else "COMPLETE", ended, end_facets)]

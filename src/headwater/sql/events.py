@@ -7,26 +7,17 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from headwater import __version__
+from headwater.model import openlineage as ol
 from headwater.model.column_lineage import TInfo
 
 from .columns import Deps
 from .extract import Output, StatementLineage
 
-PRODUCER = f"https://github.com/headwater-lineage/headwater/tree/{__version__}/src/headwater/sql"
-SCHEMA_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-_FACETS = "https://openlineage.io/spec/facets"
-_RUN_FACET = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+PRODUCER = ol.producer("sql")
 
 
-def _facet(schema: str, **fields: Any) -> dict[str, Any]:
-    return {"_producer": PRODUCER, "_schemaURL": schema, **fields}
-
-
-def iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+def _facet(kind: str, **fields: Any) -> dict[str, Any]:
+    return ol.facet(PRODUCER, kind, **fields)
 
 
 def _transformations(kinds: set[TInfo]) -> list[dict[str, Any]]:
@@ -51,24 +42,15 @@ def column_lineage_facet(columns: list[tuple[str, Deps]], namespaces: Mapping[st
         }
     if not fields:
         return None
-    return _facet(
-        f"{_FACETS}/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet", fields=fields, dataset=[]
-    )
+    return _facet("columnLineage", fields=fields, dataset=[])
 
 
 def _schema_facet(columns: list[tuple[str, str | None]]) -> dict[str, Any]:
-    return _facet(
-        f"{_FACETS}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-        fields=[{"name": n, "type": t} if t else {"name": n} for n, t in columns],
-    )
+    return _facet("schema", fields=[{"name": n, "type": t} if t else {"name": n} for n, t in columns])
 
 
 def _datasource(namespace: str) -> dict[str, Any]:
-    return _facet(
-        f"{_FACETS}/1-0-1/DatasourceDatasetFacet.json#/$defs/DatasourceDatasetFacet",
-        name=namespace,
-        uri=namespace if "://" in namespace else f"{namespace}://",
-    )
+    return _facet("dataSource", name=namespace, uri=namespace if "://" in namespace else f"{namespace}://")
 
 
 def _output(out: Output, namespaces: Mapping[str, str]) -> dict[str, Any]:
@@ -79,10 +61,7 @@ def _output(out: Output, namespaces: Mapping[str, str]) -> dict[str, Any]:
         if lineage is not None:
             facets["columnLineage"] = lineage
     if out.lifecycle:
-        facets["lifecycleStateChange"] = _facet(
-            f"{_FACETS}/1-0-1/LifecycleStateChangeDatasetFacet.json#/$defs/LifecycleStateChangeDatasetFacet",
-            lifecycleStateChange=out.lifecycle,
-        )
+        facets["lifecycleStateChange"] = _facet("lifecycleStateChange", lifecycleStateChange=out.lifecycle)
     return {"namespace": out.namespace, "name": out.name, "facets": facets, "outputFacets": {}}
 
 
@@ -107,7 +86,7 @@ def to_event(
     run: dict[str, Any] = {"runId": run_id or str(uuid.uuid4()), "facets": dict(run_facets or {})}
     if record.error:
         run["facets"]["extractionError"] = _facet(
-            f"{_FACETS}/1-1-2/ExtractionErrorRunFacet.json#/$defs/ExtractionErrorRunFacet",
+            "extractionError",
             totalTasks=total_tasks,
             failedTasks=1,
             errors=[
@@ -119,7 +98,7 @@ def to_event(
             ],
         )
     if record.notes:
-        run["facets"]["headwater_sql"] = _facet(_RUN_FACET, dialect=dialect, unresolved=list(record.notes))
+        run["facets"]["headwater_sql"] = _facet("run", dialect=dialect, unresolved=list(record.notes))
     inputs = []
     for ns, name in record.inputs:
         ds: dict[str, Any] = {
@@ -134,24 +113,18 @@ def to_event(
         inputs.append(ds)
     job_facets = {
         "sql": _facet(
-            f"{_FACETS}/1-1-0/SQLJobFacet.json#/$defs/SQLJobFacet",
+            "sql",
             query=query if query is not None else record.statement.sql,
             dialect=dialect,
         ),
-        "jobType": _facet(
-            f"{_FACETS}/2-0-4/JobTypeJobFacet.json#/$defs/JobTypeJobFacet",
-            processingType="BATCH",
-            integration="SQL",
-            jobType="QUERY",
-        ),
+        "jobType": _facet("jobType", processingType="BATCH", integration="SQL", jobType="QUERY"),
     }
-    return {
-        "eventType": event_type,
-        "eventTime": iso(event_time or datetime.now(UTC)),
-        "producer": PRODUCER,
-        "schemaURL": SCHEMA_URL,
-        "run": run,
-        "job": {"namespace": job_namespace, "name": job_name or record.job_name(), "facets": job_facets},
-        "inputs": inputs,
-        "outputs": [_output(o, namespaces) for o in record.outputs],
-    }
+    return ol.run_event(
+        PRODUCER,
+        event_type=event_type,
+        when=event_time or datetime.now(UTC),
+        run=run,
+        job={"namespace": job_namespace, "name": job_name or record.job_name(), "facets": job_facets},
+        inputs=inputs,
+        outputs=[_output(o, namespaces) for o in record.outputs],
+    )
