@@ -17,6 +17,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from headwater.model.naming import scheme
 from headwater.model.nodeid import FIELD, parse_node_id
 
 RUN_STATES = {
@@ -381,9 +382,8 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
 def to_marquez_source(item: dict[str, Any]) -> dict[str, Any]:
     """A dataset namespace as a Marquez Source (Headwater has no sources: the namespace is where data lives)."""
     name = str(item.get("name") or "")
-    scheme = name.split("://", 1)[0] if "://" in name else name.split(":", 1)[0]
     return {
-        "type": scheme.upper() or "UNKNOWN",
+        "type": scheme(name).upper() or "UNKNOWN",
         "name": name,
         "createdAt": item.get("createdAt") or item.get("updatedAt"),
         "updatedAt": item.get("updatedAt"),

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 
 from headwater.api.errors import invalid_parameter
 from headwater.model.nodeid import NODE_TYPES, InvalidNodeId, NodeRef, parse_node_id
+from headwater.model.times import InvalidTime, TimeOutOfRange
+from headwater.model.times import parse_time as parse_iso
 
 _MILLIS = re.compile(r"-?\d{1,15}\Z")
 
@@ -26,18 +28,14 @@ def parse_time(value: str | None, name: str) -> datetime | None:
             return datetime.fromtimestamp(int(text) / 1000, tz=UTC)
         except (OverflowError, OSError, ValueError):
             raise invalid_parameter(name, f"epoch milliseconds {text} are out of range") from None
-    try:
-        parsed = datetime.fromisoformat(text.replace(" ", "+") if "T" in text else text)
-    except ValueError:
+    try:  # a "+" of an offset arrives as a space when the query string was not encoded
+        return parse_iso(text.replace(" ", "+") if "T" in text else text)
+    except TimeOutOfRange:
+        raise invalid_parameter(name, f"{value!r} is out of the representable range (years 1 to 9999 UTC)") from None
+    except InvalidTime:
         raise invalid_parameter(
             name, f"{value!r} is not a time: use ISO 8601 (2026-11-22T05:10:10Z) or epoch milliseconds"
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:  # 0001-01-01T00:00+01:00 is before the first representable moment
-        raise invalid_parameter(name, f"{value!r} is out of the representable range (years 1 to 9999 UTC)") from None
 
 
 def search_text(q: str, max_length: int) -> str:

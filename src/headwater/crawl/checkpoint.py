@@ -7,7 +7,7 @@ One JSON file per crawler (``~/.headwater/crawl/<crawler>.json`` unless ``--stat
 - ``tables``: catalog table → its storage location and a fingerprint of what was sent (schema,
   format, partitions): tells added / updated / unchanged apart and finds the removed tables.
 
-The state is written atomically (temporary file + rename) after the events were delivered, so a
+The state is written atomically (``model/files.write_atomic``: temporary file, fsync, rename) after the events were delivered, so a
 crawl whose events failed to send is crawled again in full next time. Losing the file costs one
 full crawl and the removals of that one crawl (tables gone meanwhile are not marked deleted).
 """
@@ -18,12 +18,12 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from headwater.crawl.model import Column, FileEntry, FileSchema
+from headwater.model.files import write_atomic
 
 VERSION = 1
 
@@ -74,16 +74,10 @@ def load_state(path: Path) -> CrawlState:
 
 
 def save_state(path: Path, state: CrawlState) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     body = {"version": VERSION, "files": state.files, "tables": {k: vars(v) for k, v in sorted(state.tables.items())}}
-    fd, tmp = tempfile.mkstemp(prefix=".state-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(json.dumps(body, separators=(",", ":")))  # dumps: the C encoder (dump to a stream is pure Python)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(
+        path, json.dumps(body, separators=(",", ":"))
+    )  # dumps: the C encoder (dump to a stream is pure Python)
 
 
 def fingerprint(value: Any) -> str:

@@ -23,7 +23,7 @@ from sqlalchemy.engine.reflection import Inspector
 
 from headwater.crawl.files import table_name
 from headwater.crawl.model import Column, Skipped, Table
-from headwater.model.naming import sqlalchemy_table_dataset
+from headwater.model.naming import scheme, sqlalchemy_table_dataset
 
 SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast", "mysql", "performance_schema", "sys"})
 _DRIVERS = {
@@ -64,8 +64,7 @@ WHERE d.classid = 'pg_rewrite'::regclass AND d.refclassid = 'pg_class'::regclass
 
 
 def is_database_url(source: str) -> bool:
-    scheme = source.split("://", 1)[0].lower() if "://" in source else source.split(":", 1)[0].lower()
-    return scheme.split("+", 1)[0] in DATABASE_SCHEMES
+    return scheme(source) in DATABASE_SCHEMES
 
 
 def engine_url(source: str) -> URL:

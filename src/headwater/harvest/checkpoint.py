@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from headwater.model.files import write_atomic
+
 _HEAD = 256  # bytes fingerprinted at the start of a file
 
 
@@ -44,13 +46,7 @@ class Checkpoint:
     def save(self) -> None:
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.data, f, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.data, sort_keys=True))
 
 
 def _head(fd: int, upto: int) -> str:

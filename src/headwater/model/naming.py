@@ -108,7 +108,7 @@ def sqlalchemy_table_dataset(url: str, schema: str | None, table: str) -> tuple[
     """
     parts = urlsplit(url.strip())
     table = _clean_table(table)
-    if parts.scheme.lower().split("+", 1)[0] == "sqlite":
+    if scheme(url.strip()) == "sqlite":
         raw = unquote(url.strip()[len(parts.scheme) + 1 :])  # "///rel.db", "////abs.db", "//" (memory)
         path = raw[3:] if raw.startswith("///") else raw.lstrip("/")
         path, _, _query = path.partition("?")
@@ -171,10 +171,20 @@ _URL_KINDS = {
 _SQL_DEFAULT_PORTS = {**_JDBC_DEFAULT_PORTS, "redshift": 5439, "trino": 8080, "hive": 10000}
 
 
+def scheme(text: str, *, family: bool = False) -> str:
+    """The scheme a dataset namespace or a URL starts with, in lower case, without a SQLAlchemy driver: the text
+    before ``://`` (without one, before the first ``:``; all of it without either). ``s3://b`` → ``s3``;
+    ``jdbc:sqlserver://h`` → ``jdbc:sqlserver`` (``family``: ``jdbc``); ``postgresql+psycopg://u@h/db`` →
+    ``postgresql``; ``file:/x`` → ``file``; ``bigquery`` → ``bigquery``. Every reader of a scheme asks here."""
+    head = text.split("://", 1)[0] if "://" in text else text.split(":", 1)[0]
+    head = head.lower().split("+", 1)[0]
+    return head.split(":", 1)[0] if family else head
+
+
 def namespace_kind(namespace: str) -> str:
     """The system a dataset namespace names: ``postgres://h:5432`` → ``postgres``; ``bigquery`` → ``bigquery``."""
-    scheme = namespace.split("://", 1)[0].lower()
-    return _URL_KINDS.get(scheme, scheme)
+    found = scheme(namespace)
+    return _URL_KINDS.get(found, found)
 
 
 def database_namespace(url: str) -> tuple[str, str | None]:
@@ -188,8 +198,7 @@ def database_namespace(url: str) -> tuple[str, str | None]:
     raw = url[5:] if url.lower().startswith("jdbc:") else url
     raw = raw.partition(";")[0]
     parts = urlsplit(raw)
-    scheme = parts.scheme.lower().split("+", 1)[0]
-    kind = _URL_KINDS.get(scheme, scheme)
+    kind = namespace_kind(raw)
     database = unquote(parts.path.strip("/")) or None
     if kind == "bigquery":
         return "bigquery", parts.hostname or database

@@ -28,6 +28,10 @@ class InvalidTime(ValueError):
     """A timestamp that cannot be read; the message shows the value."""
 
 
+class TimeOutOfRange(InvalidTime):
+    """A timestamp that is written correctly but lies outside years 1 to 9999 UTC."""
+
+
 def parse_time(text: str) -> datetime:
     """Parse an ISO 8601 timestamp (``Z`` or offset; naive means UTC) into an aware UTC datetime.
 
@@ -44,7 +48,10 @@ def parse_time(text: str) -> datetime:
         raise InvalidTime(f"not an ISO 8601 timestamp: {text!r}") from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before the first representable moment
+        raise TimeOutOfRange(f"{text!r} is out of the representable range (years 1 to 9999 UTC)") from None
 
 
 def to_micros(value: datetime) -> int:

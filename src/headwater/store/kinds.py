@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from headwater.model import naming
+
 FILE_SCHEMES = frozenset(
     {
         "file",
@@ -75,8 +77,7 @@ TABLE_SCHEMES = frozenset(
 
 def scheme(namespace: str) -> str:
     """``s3://bucket`` → ``s3``; ``jdbc:sqlserver://h`` → ``jdbc``; ``file`` → ``file``."""
-    head = namespace.split("://", 1)[0] if "://" in namespace else namespace
-    return head.split(":", 1)[0].lower()
+    return naming.scheme(namespace, family=True)
 
 
 def dataset_kind(namespace: str, facets: Mapping[str, Any]) -> str:
