@@ -192,18 +192,24 @@ def test_follow_tails_a_growing_file_until_terminated(served: str, tmp_path: Pat
         assert wait_until(lambda: runs() == 1, 30)
         for minute in (1, 2, 3):
             _airflow_log(log, [_event("tail", RunState.COMPLETE, minute)])
-            time.sleep(0.2)
-        with log.open("a") as f:  # half a line: sent once it is complete
-            f.write("[2026-11-24, 10:09:00 UTC] {console.py:29} INFO - ")
-            f.flush()
-            time.sleep(0.5)
-            f.write(Serde.to_json(_event("tail", RunState.COMPLETE, 9)) + "\n")
+        assert wait_until(lambda: runs() == 4, 30)
+        prefix = "[2026-11-24, 10:09:00 UTC] {console.py:29} INFO - "
+        whole = prefix + Serde.to_json(_event("tail", RunState.COMPLETE, 4)) + "\n"
+        split = prefix + Serde.to_json(_event("tail", RunState.COMPLETE, 9)) + "\n"
+        cut = len(prefix) + (len(split) - len(prefix)) // 2  # inside the event's JSON
+        with log.open("a") as f:  # one write: a complete line and half of the next one
+            f.write(whole + split[:cut])
+        # the pass that sends the complete line has read the half one behind it: it must leave it for later (read
+        # as a line, neither half would be an event and the run would never arrive)
         assert wait_until(lambda: runs() == 5, 30)
+        with log.open("a") as f:
+            f.write(split[cut:])
+        assert wait_until(lambda: runs() == 6, 30)
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "5 events found, 5 sent, 0 already known, 0 rejected" in err
+    assert "6 events found, 6 sent, 0 already known, 0 rejected" in err
 
 
 def test_a_folder_is_every_log_below_it_and_its_default_state_stays(
