@@ -76,7 +76,7 @@ async def test_a_worker_answers_as_the_server_does(pooled: FastAPI, store: Store
     batch[3]["outputs"][0]["facets"]["schema"].pop("_schemaURL")  # a warning (lenient by default)
     answer = await _post(pooled, "/api/v1/lineage/batch", batch)
     assert answer.status_code == 200, answer.text
-    assert pooled.state.headwater.parse_pool._executor is not None  # the body went to a worker
+    assert pooled.state.headwater.parse_pool.in_workers == 1  # the body went to a worker
     with Store.open(f"sqlite:///{tmp_path / 'in_process.db'}") as other:
         here = create_app(make_settings(parse_processes=0), other)
         expected = await _post(here, "/api/v1/lineage/batch", batch)
@@ -119,9 +119,10 @@ async def test_a_dead_worker_costs_only_time(pooled: FastAPI, store: Store) -> N
     first = await _post(pooled, "/api/v1/lineage/batch", big_batch(70))
     assert first.status_code == 200, first.text
     pool = pooled.state.headwater.parse_pool
-    executor = pool._executor
-    assert executor is not None
-    for pid in list(executor._processes):  # kill -9 the worker, as the OOM killer would
+    assert pool.in_workers == 1
+    pids = pool.worker_pids()
+    assert pids
+    for pid in pids:  # kill -9 the worker, as the OOM killer would
         os.kill(pid, signal.SIGKILL)
     again = big_batch(70)
     answer = await _post(pooled, "/api/v1/lineage/batch", again)  # parsed in the server's process
@@ -129,7 +130,8 @@ async def test_a_dead_worker_costs_only_time(pooled: FastAPI, store: Store) -> N
     assert all(store.get_event(i) is not None for i in answer.json()["ids"])
     later = await _post(pooled, "/api/v1/lineage/batch", big_batch(70))
     assert later.status_code == 200, later.text
-    assert pool._executor is not None and pool._executor is not executor  # a new worker
+    assert pool.in_workers == 2  # a new worker parsed the third body
+    assert pool.worker_pids() and not pool.worker_pids() & pids
 
 
 def _children(pid: int) -> set[int]:

@@ -101,6 +101,7 @@ class ParsePool:
         self._executor: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self.in_workers = 0  # bodies a worker process parsed (the rest were parsed in the calling process)
 
     def prepare(self, job: Job) -> list[ReadyEvent]:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
@@ -110,7 +111,7 @@ class ParsePool:
         if executor is None:
             return run(job, self._validator)
         try:
-            return executor.submit(run, job).result()
+            ready = executor.submit(run, job).result()
         except BrokenProcessPool:
             log.warning("a parse worker died; this body is parsed in the server's process, the pool restarts")
             with self._lock:
@@ -118,6 +119,18 @@ class ParsePool:
                     self._executor = None
             executor.shutdown(wait=False, cancel_futures=True)
             return run(job, self._validator)
+        with self._lock:
+            self.in_workers += 1
+        return ready
+
+    def worker_pids(self) -> set[int]:
+        """The process ids the running workers answer (none when no pool runs). Each of ``processes`` requests
+        is answered by whichever worker is free: every worker when there is one."""
+        with self._lock:
+            executor = self._executor
+        if executor is None:
+            return set()
+        return {f.result() for f in [executor.submit(os.getpid) for _ in range(self.processes)]}
 
     def warm(self) -> None:
         """Start the workers now (``headwater serve`` at start), without waiting for them: a worker takes about
