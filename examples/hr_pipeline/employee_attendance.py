@@ -26,7 +26,9 @@ def minutes(hhmm: Column) -> Column:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="landing folder holding the employees/ and attendance/ CSV folders")
+    parser.add_argument(
+        "--data", required=True, help="landing folder holding the employees/ and attendance/ CSV folders"
+    )
     parser.add_argument("--warehouse", required=True, help="folder the employee_attendance table is written to")
     args = parser.parse_args()
     data = Path(args.data).resolve()
@@ -41,10 +43,22 @@ def main() -> None:
     scheduled_hours = ((minutes(F.col("ShiftEnd")) - minutes(F.col("ShiftStart")) + 1440) % 1440) / 60
     employee_attendance = (
         attendance.join(employees, "EmployeeID")
-        .withColumn("HoursWorked",
-                    F.when(F.col("Absent"), F.lit(0.0)).otherwise(scheduled_hours + F.col("OvertimeHours")))
-        .select("EmployeeID", "Name", "Department", "Role", "Salary", "Location",
-                "Date", "Shift", "Absent", "HoursWorked", "OvertimeHours")
+        .withColumn(
+            "HoursWorked", F.when(F.col("Absent"), F.lit(0.0)).otherwise(scheduled_hours + F.col("OvertimeHours"))
+        )
+        .select(
+            "EmployeeID",
+            "Name",
+            "Department",
+            "Role",
+            "Salary",
+            "Location",
+            "Date",
+            "Shift",
+            "Absent",
+            "HoursWorked",
+            "OvertimeHours",
+        )
     )
     employee_attendance.write.mode("overwrite").parquet(str(output))
     spark.stop()

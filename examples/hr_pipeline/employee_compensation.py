@@ -37,10 +37,15 @@ OVERTIME_FACTOR = 1.5
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="landing folder holding the salary_adjustments/ and "
-                                                          "bonus_payments/ CSV folders")
-    parser.add_argument("--warehouse", required=True, help="folder holding employee_attendance; the output goes there too")
-    parser.add_argument("--jdbc-url", help="also publish the table to this database, e.g. jdbc:postgresql://host:5432/db")
+    parser.add_argument(
+        "--data", required=True, help="landing folder holding the salary_adjustments/ and bonus_payments/ CSV folders"
+    )
+    parser.add_argument(
+        "--warehouse", required=True, help="folder holding employee_attendance; the output goes there too"
+    )
+    parser.add_argument(
+        "--jdbc-url", help="also publish the table to this database, e.g. jdbc:postgresql://host:5432/db"
+    )
     parser.add_argument("--jdbc-table", default="hr.employee_compensation", help="the table written over JDBC")
     parser.add_argument("--jdbc-jar", default="/usr/share/java/postgresql.jar", help="the JDBC driver jar")
     args = parser.parse_args()
@@ -57,7 +62,8 @@ def main() -> None:
     bonuses = spark.read.csv(str(data / "bonus_payments"), header=True, schema=BONUS_PAYMENTS)
 
     worked = attendance.groupBy("EmployeeID", "Name", "Department", "Role", "Salary").agg(
-        F.sum("OvertimeHours").alias("OvertimeHours"))
+        F.sum("OvertimeHours").alias("OvertimeHours")
+    )
     adjusted = adjustments.groupBy("EmployeeID").agg(F.sum("AdjustmentAmount").alias("TotalAdjustments"))
     bonused = bonuses.groupBy("EmployeeID").agg(F.sum("BonusAmount").alias("TotalBonuses"))
 
@@ -68,24 +74,38 @@ def main() -> None:
         .withColumn("TotalAdjustments", F.coalesce(F.col("TotalAdjustments"), F.lit(0)).cast(MONEY))
         .withColumn("TotalBonuses", F.coalesce(F.col("TotalBonuses"), F.lit(0)).cast(MONEY))
         .withColumn("OvertimePay", F.round(F.col("OvertimeHours") * hourly_rate * OVERTIME_FACTOR, 2).cast(MONEY))
-        .withColumn("TotalCompensation",
-                    (F.col("Salary") + F.col("TotalAdjustments") + F.col("TotalBonuses") + F.col("OvertimePay"))
-                    .cast(MONEY))
-        .select("EmployeeID", "Name", "Department", "Role",
-                F.col("Salary").alias("BaseSalary"), "OvertimeHours", "OvertimePay",
-                "TotalAdjustments", "TotalBonuses", "TotalCompensation")
+        .withColumn(
+            "TotalCompensation",
+            (F.col("Salary") + F.col("TotalAdjustments") + F.col("TotalBonuses") + F.col("OvertimePay")).cast(MONEY),
+        )
+        .select(
+            "EmployeeID",
+            "Name",
+            "Department",
+            "Role",
+            F.col("Salary").alias("BaseSalary"),
+            "OvertimeHours",
+            "OvertimePay",
+            "TotalAdjustments",
+            "TotalBonuses",
+            "TotalCompensation",
+        )
     )
     output = str(warehouse / "employee_compensation")
     compensation.write.mode("overwrite").parquet(output)
 
     if args.jdbc_url:  # publish the written table to the warehouse database
-        (spark.read.parquet(output).write.format("jdbc").mode("overwrite")
-         .option("url", args.jdbc_url)
-         .option("driver", "org.postgresql.Driver")
-         .option("dbtable", args.jdbc_table)
-         .option("user", os.environ.get("HR_JDBC_USER", ""))
-         .option("password", os.environ.get("HR_JDBC_PASSWORD", ""))
-         .save())
+        (
+            spark.read.parquet(output)
+            .write.format("jdbc")
+            .mode("overwrite")
+            .option("url", args.jdbc_url)
+            .option("driver", "org.postgresql.Driver")
+            .option("dbtable", args.jdbc_table)
+            .option("user", os.environ.get("HR_JDBC_USER", ""))
+            .option("password", os.environ.get("HR_JDBC_PASSWORD", ""))
+            .save()
+        )
     spark.stop()
 
 

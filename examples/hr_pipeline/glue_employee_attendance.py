@@ -58,10 +58,22 @@ def main() -> None:
     scheduled_hours = ((minutes(F.col("ShiftEnd")) - minutes(F.col("ShiftStart")) + 1440) % 1440) / 60
     employee_attendance = (
         attendance.join(employees, "EmployeeID")
-        .withColumn("HoursWorked",
-                    F.when(F.col("Absent"), F.lit(0.0)).otherwise(scheduled_hours + F.col("OvertimeHours")))
-        .select("EmployeeID", "Name", "Department", "Role", "Salary", "Location",
-                "Date", "Shift", "Absent", "HoursWorked", "OvertimeHours")
+        .withColumn(
+            "HoursWorked", F.when(F.col("Absent"), F.lit(0.0)).otherwise(scheduled_hours + F.col("OvertimeHours"))
+        )
+        .select(
+            "EmployeeID",
+            "Name",
+            "Department",
+            "Role",
+            "Salary",
+            "Location",
+            "Date",
+            "Shift",
+            "Absent",
+            "HoursWorked",
+            "OvertimeHours",
+        )
     )
     employee_attendance.write.mode("overwrite").format("parquet").saveAsTable("employee_attendance")
     spark.stop()

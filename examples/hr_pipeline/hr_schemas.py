@@ -17,37 +17,45 @@ from pyspark.sql.types import (
 
 MONEY = DecimalType(12, 2)
 
-EMPLOYEES = StructType([
-    StructField("EmployeeID", IntegerType(), False),
-    StructField("Name", StringType()),
-    StructField("Department", StringType()),
-    StructField("Role", StringType()),
-    StructField("HireDate", DateType()),
-    StructField("Salary", MONEY),
-    StructField("PerformanceRating", IntegerType()),
-    StructField("Shift", StringType()),
-    StructField("Location", StringType()),
-])
+EMPLOYEES = StructType(
+    [
+        StructField("EmployeeID", IntegerType(), False),
+        StructField("Name", StringType()),
+        StructField("Department", StringType()),
+        StructField("Role", StringType()),
+        StructField("HireDate", DateType()),
+        StructField("Salary", MONEY),
+        StructField("PerformanceRating", IntegerType()),
+        StructField("Shift", StringType()),
+        StructField("Location", StringType()),
+    ]
+)
 
-ATTENDANCE = StructType([
-    StructField("EmployeeID", IntegerType(), False),
-    StructField("Date", DateType()),
-    StructField("ShiftStart", StringType()),
-    StructField("ShiftEnd", StringType()),
-    StructField("Absent", BooleanType()),
-    StructField("OvertimeHours", DoubleType()),
-])
+ATTENDANCE = StructType(
+    [
+        StructField("EmployeeID", IntegerType(), False),
+        StructField("Date", DateType()),
+        StructField("ShiftStart", StringType()),
+        StructField("ShiftEnd", StringType()),
+        StructField("Absent", BooleanType()),
+        StructField("OvertimeHours", DoubleType()),
+    ]
+)
 
-SALARY_ADJUSTMENTS = StructType([
-    StructField("EmployeeID", IntegerType(), False),
-    StructField("AdjustmentDate", DateType()),
-    StructField("AdjustmentAmount", MONEY),
-    StructField("Reason", StringType()),
-])
+SALARY_ADJUSTMENTS = StructType(
+    [
+        StructField("EmployeeID", IntegerType(), False),
+        StructField("AdjustmentDate", DateType()),
+        StructField("AdjustmentAmount", MONEY),
+        StructField("Reason", StringType()),
+    ]
+)
 
-BONUS_PAYMENTS = StructType([
-    StructField("EmployeeID", IntegerType(), False),
-    StructField("BonusDate", DateType()),
-    StructField("BonusAmount", MONEY),
-    StructField("BonusType", StringType()),
-])
+BONUS_PAYMENTS = StructType(
+    [
+        StructField("EmployeeID", IntegerType(), False),
+        StructField("BonusDate", DateType()),
+        StructField("BonusAmount", MONEY),
+        StructField("BonusType", StringType()),
+    ]
+)
