@@ -1,4 +1,4 @@
-"""Graph-query benchmark on a synthetic lineage graph of chosen size (issue 6, "Graph queries at scale").
+"""Graph-query benchmark on a synthetic lineage graph of chosen size ("Graph queries at scale").
 
     python bench/graph_queries.py                 # default shape: ~100,000 datasets, 50,000 jobs, ~1,000,000 column edges
     python bench/graph_queries.py --quick         # small shape (~4,000 datasets), a smoke run in well under 2 minutes

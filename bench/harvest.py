@@ -9,7 +9,7 @@ bench/sql_lineage.py's TPC-H mix (the postgres dialect; most executions repeat a
 Starts a real ``headwater serve`` (a fresh SQLite store, or a fresh database on the PostgreSQL server given) and
 runs ``headwater harvest postgres --csvlog FILE --url …`` as a subprocess, then reads the graph (which waits for
 the projector). Figures: harvest wall time (every event acknowledged), end to end (the graph read answered),
-statements/s and events/s. Target (issue 16): 100,000 statements end to end in <= 5 min. Writes
+statements/s and events/s. Target: 100,000 statements end to end in <= 5 min. Writes
 bench/results/harvest.json.
 """
 

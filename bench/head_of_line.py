@@ -1,4 +1,4 @@
-"""Head-of-line blocking: small events posted while a 10 MB event is derived (issue 15 §4).
+"""Head-of-line blocking: small events posted while a 10 MB event is derived.
 
     python bench/head_of_line.py [--mb 10] [--small 80] [--interval 0.1] [--db sqlite|postgresql://...]
 
@@ -12,7 +12,7 @@ on its own connection (as independent producers do). For each small event it mea
 - **graph-ready**: the time from sending the POST until a graph read (``GET /api/v1/graph/node``, which waits for the projector,
   of its output dataset) finds the node — polled every 20 ms.
 
-Targets (issue 15 §4): ack p99 ≤ 1 s and graph-ready ≤ 5 s while the big event is derived. The
+Targets: ack p99 ≤ 1 s and graph-ready ≤ 5 s while the big event is derived. The
 big event's own ack and graph-ready are printed too. Writes bench/results/head_of_line.json.
 """
 

@@ -1,4 +1,4 @@
-"""The CPU floor of ingest on this machine, against the raw durable-append limit (issue 22 §1).
+"""The CPU floor of ingest on this machine, against the raw durable-append limit.
 
     python bench/ingest_floor.py [--events 2000] [--rounds 3]
 

@@ -1,4 +1,4 @@
-"""Headwater's ingest rates as a share of the machine's raw durable-append limit (issue 22 §1).
+"""Headwater's ingest rates as a share of the machine's raw durable-append limit.
 
     python bench/ingest_limit.py [--events 4000] [--batch 500] [--rounds 3]
 

@@ -7,7 +7,7 @@ The mix (generated, deterministic): INSERT … SELECT with joins and aggregates 
 CASE/COALESCE and window functions, CTE chains, UNION ALL, MERGE, UPDATE … FROM, views, each in postgres,
 redshift, mysql, snowflake, bigquery, tsql and spark, with the TPC-H schemas known to the catalog (so SELECT *
 is expanded and every column resolved). Figure: statements / second, median of the rounds (one process, one
-core). Writes bench/results/sql_lineage.json. Target (issue 16): >= 500 statements/s on the 2-core machine.
+core). Writes bench/results/sql_lineage.json. Target: >= 500 statements/s on the 2-core machine.
 
 The 100,000-statement harvest end to end (csvlog → harvester → a real server) is bench/harvest.py.
 """

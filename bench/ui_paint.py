@@ -18,7 +18,7 @@ refined layout has replaced the first one); and the page's own performance marks
 ``--fps`` also counts the frames drawn while dragging and wheel-zooming, at the opening view and with the
 whole graph fitted (requestAnimationFrame callbacks per second of each gesture).
 
-Targets (docs/ui.md, issue 23 §6): 10,000 nodes <= 1 s to first useful paint, 50,000 nodes <= 5 s with
+Targets (docs/ui.md): 10,000 nodes <= 1 s to first useful paint, 50,000 nodes <= 5 s with
 panning and zooming at >= 30 frames/s.
 """
 

@@ -1,4 +1,4 @@
-"""A deterministic list of 2,000+ hostile requests for the ingest endpoints (issue 15, section 2).
+"""A deterministic list of 2,000+ hostile requests for the ingest endpoints.
 
 Used by ``tests/api/test_api_hostile.py`` (in-process, SQLite and PostgreSQL) and by
 ``bench/hostile.py`` (over real HTTP against ``headwater serve``, sampling the server's memory).

@@ -1,4 +1,4 @@
-"""Browser-facing security (issue 15, section 5): cross-site writes refused (Origin, Sec-Fetch-Site,
+"""Browser-facing security: cross-site writes refused (Origin, Sec-Fetch-Site,
 media type), the Host check against DNS rebinding, security headers on the UI, and names full of
 URL and HTML syntax round-tripping through the API's query parameters and answers."""
 

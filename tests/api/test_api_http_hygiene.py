@@ -1,4 +1,4 @@
-"""HTTP hygiene (issue 15, section 6): unknown /api paths are a JSON 404 (never the UI's page), HEAD
+"""HTTP hygiene: unknown /api paths are a JSON 404 (never the UI's page), HEAD
 on GET routes, out-of-range cursors and times, over-long searches, one error shape everywhere, and a
 500 that says Connection: close."""
 

@@ -1,4 +1,4 @@
-"""Lenient validation over HTTP (issue 15 §8), on SQLite and PostgreSQL: Marquez's own test events are
+"""Lenient validation over HTTP, on SQLite and PostgreSQL: Marquez's own test events are
 acknowledged, stored as sent, their warnings kept with them (the events API) and counted (the status),
 and projected into the graph; with ``validation = strict`` the off-schema ones answer 422."""
 

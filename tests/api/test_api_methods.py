@@ -1,4 +1,4 @@
-"""Methods and malformed requests (issue 15 leftovers): a method a path does not take answers 405 with
+"""Methods and malformed requests: a method a path does not take answers 405 with
 ``Allow``, an unknown ``/api`` path 404 whatever the method; a NUL byte in a request header gets a plain
 400 from the HTTP server itself (uvicorn's parser refuses it before the app), tested over a raw socket."""
 

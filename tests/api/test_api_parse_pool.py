@@ -1,4 +1,4 @@
-"""Large ingest bodies parsed in a worker process (headwater.api.parse_pool; issue 22 §1), on SQLite and PostgreSQL.
+"""Large ingest bodies parsed in a worker process (headwater.api.parse_pool), on SQLite and PostgreSQL.
 
 The worker's answer must be the server's own: the same ids, stored text, warnings and graph; the same 422 for
 an invalid event; and a worker that dies costs nothing but time (that body is parsed in the server, the next

@@ -1,4 +1,4 @@
-"""The permission matrix (issue 19 §3): every read route of the app, called as the producer project's owner,
+"""The permission matrix: every read route of the app, called as the producer project's owner,
 contributor and viewer, a member of another project, an anonymous reader and an admin, answers exactly what
 each may see — on SQLite and PostgreSQL.
 

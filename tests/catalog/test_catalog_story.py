@@ -1,4 +1,4 @@
-"""The catalog's "Done when" story (issue 19), on SQLite and PostgreSQL: the producer project catalogs the
+"""The catalog's "Done when" story, on SQLite and PostgreSQL: the producer project catalogs the
 HR tables from a crawl, curates and publishes employee_compensation; the consumer project finds only the
 published asset, subscribes, gets approved and sees its subscription target in the lineage."""
 

@@ -1,4 +1,4 @@
-"""Several ``headwater serve`` processes on one PostgreSQL database (issue 22 §2, docs/deploy.md).
+"""Several ``headwater serve`` processes on one PostgreSQL database (docs/deploy.md).
 
 Real servers (subprocesses of ``python -m headwater serve``) on a fresh database: events are sent to
 all of them at once, the server that is deriving the graph is found through PostgreSQL

@@ -1,4 +1,4 @@
-"""Lenient validation (issue 15 §8): the core stays strict, the rest becomes warnings.
+"""Lenient validation: the core stays strict, the rest becomes warnings.
 
 Marquez's own test events (tests/fixtures/marquez/events, Apache-2.0, from Marquez's repository) are
 accepted as Marquez accepts them; strictly, the five that do not match the OpenLineage schema are refused.

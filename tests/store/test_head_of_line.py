@@ -1,4 +1,4 @@
-"""No head-of-line blocking (issue 15 §4), on SQLite and PostgreSQL: an append never waits for a projection step.
+"""No head-of-line blocking, on SQLite and PostgreSQL: an append never waits for a projection step.
 
 A projection step holds the graph writers' locks for as long as its transaction runs — seconds for an event with
 100,000 column edges. Appends take other locks (on SQLite the log is a file of its own, ``headwater.events.db``;

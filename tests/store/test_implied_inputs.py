@@ -1,4 +1,4 @@
-"""Datasets named only inside another output's columnLineage ``inputFields`` (dbt-ol seeds, issue 15 §7).
+"""Datasets named only inside another output's columnLineage ``inputFields`` (dbt-ol seeds).
 
 They become nodes with the columns seen, inputs of the run that read them (so lineage and impact go
 through them), found by search; a real schema reported later replaces the seen columns, and a rebuild

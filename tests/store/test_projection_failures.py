@@ -1,4 +1,4 @@
-"""Acknowledged means projected, or visibly not (issue 15, section 3), on SQLite and PostgreSQL.
+"""Acknowledged means projected, or visibly not, on SQLite and PostgreSQL.
 
 - the known causes are refused before the acknowledgement: NUL in a name (PostgreSQL's text cannot
   hold it), a name beyond ``max_name_bytes`` (PostgreSQL's B-tree rows); names at the limit, in

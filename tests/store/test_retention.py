@@ -1,4 +1,4 @@
-"""Retention (issue 22 §3): ``headwater db prune --before T`` and the rolling window, on SQLite and PostgreSQL.
+"""Retention: ``headwater db prune --before T`` and the rolling window, on SQLite and PostgreSQL.
 
 The invariants: after a prune the graph is the graph before it without the pruned runs; a rebuild from
 what remains (the log after T and the snapshot the prune left) gives the same graph; events arriving

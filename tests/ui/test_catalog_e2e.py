@@ -1,4 +1,4 @@
-"""The catalog in a real browser (issue 19 §2): two projects' tokens on one ``headwater serve``.
+"""The catalog in a real browser: two projects' tokens on one ``headwater serve``.
 
 The producer (alice, owner of ``producer``) catalogs employee_compensation from its dataset page,
 curates it (business name, Markdown description, owners, glossary term, tags) and publishes it; the

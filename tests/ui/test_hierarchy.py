@@ -1,4 +1,4 @@
-"""Job hierarchy in the explorer (issue 18 §4), in real Chromium: an Airflow DAG whose three tasks write one
+"""Job hierarchy in the explorer, in real Chromium: an Airflow DAG whose three tasks write one
 report reads as one DAG node when jobs are grouped, opens to its tasks and groups again, the level is kept
 in the URL; a Spark application draws its actions' lineage as its own; the job details list parent and
 children from the API; the capture's integration-style job names get readable labels."""

@@ -1,4 +1,4 @@
-"""Code and SQL on every job (issue 23 §4), in real Chromium: the job pane shows the script the agent sent
+"""Code and SQL on every job, in real Chromium: the job pane shows the script the agent sent
 (``sourceCode``) highlighted with line numbers and the line that ran the latest run's action marked
 (``headwater_callSite``), and SQL highlighted; a job's History says what each version reads and writes and what
 changed (it said "0 columns" before)."""

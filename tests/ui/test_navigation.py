@@ -1,4 +1,4 @@
-"""What the user sees next is one click away (issue 23 §3, §7), in real Chromium on the demo-shaped
+"""What the user sees next is one click away, in real Chromium on the demo-shaped
 graph of fixtures/layout_events.py: the application job links its action jobs and back, every
 reference in the details is a link, History says what changed and which run made the version,
 impact filters, Esc and accessible names."""

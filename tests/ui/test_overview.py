@@ -1,4 +1,4 @@
-"""Huge graphs drawn as an overview (issue 23 §6), in real Chromium: above OVERVIEW_AT nodes the lineage view
+"""Huge graphs drawn as an overview, in real Chromium: above OVERVIEW_AT nodes the lineage view
 draws one <canvas> with level of detail instead of React Flow's DOM nodes — names once they are readable,
 boxes and lines when zoomed out, a gesture over the zoomed-out graph moving a cached bitmap that the exact
 drawing replaces when it pauses — and a click on a node still opens its details.

@@ -1,4 +1,4 @@
-"""The catalog (issue 19, docs/catalog.md): a layer over the lineage graph.
+"""The catalog (docs/catalog.md): a layer over the lineage graph.
 
 Domains hold projects; projects have members (users with a role: owner, contributor, viewer) and own
 assets (one per dataset node) that they curate (business metadata, versioned, audited), keep in their

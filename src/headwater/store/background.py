@@ -16,7 +16,7 @@ changes *when* a read sees an event, never *what* the graph is.
   lock; on PostgreSQL an advisory lock), so events are projected exactly once, in log order, even
   with several servers on one database. Appends take other locks and never wait for a step (on
   SQLite the log is a file of its own, :mod:`headwater.store.engine`), however long a very wide
-  event takes to derive (issue 15 §4). The projector reads the log with no gap: on SQLite any
+  event takes to derive. The projector reads the log with no gap: on SQLite any
   snapshot is one (appends commit one at a time, in ``seq`` order); on PostgreSQL a transaction
   may commit a lower ``seq`` after a higher one, so the projector reads new events while it holds
   the appends' advisory lock, for a moment, when no append is between its ``seq`` and its commit.

@@ -4,7 +4,7 @@ A SQLite store is two files: ``headwater.db`` holds the derived graph and everyt
 (catalog, translators' records), ``headwater.events.db`` (:func:`events_file`) holds the event log
 (``events``, ``event_warnings``). SQLite lets one writer at a time into a file, so with one file an
 append waited for the projector's transaction (seconds for an event with 100,000 column edges):
-with two, an append never waits for a derivation (issue 15 §4). Every connection attaches the log
+with two, an append never waits for a derivation. Every connection attaches the log
 file as schema ``log``; SQLite finds an unqualified table name in the attached file when the main
 one has no such table, so queries name tables as on PostgreSQL. A write transaction says which file
 it writes (``hw_write``), and takes only that file's write lock at ``BEGIN``:

@@ -365,7 +365,7 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
 def _implied_inputs(lineage: Mapping[str, list[dict[str, Any]]], named: set[str]) -> dict[str, set[str]]:
     """Datasets an output's column lineage reads that the event does not list as inputs (dbt-ol seeds,
     other producers that name a source only in ``inputFields``) → the columns read from each. They
-    become inputs of the run, with those columns, so the graph has them as nodes (issue 15 §7)."""
+    become inputs of the run, with those columns, so the graph has them as nodes."""
     found: dict[str, set[str]] = {}
     for edges in lineage.values():
         for edge in edges:

@@ -190,7 +190,7 @@ event_warnings = sa.Table(
     sa.Index("ix_event_warnings_seq", "event_seq"),
 )
 
-# The catalog (issue 19, docs/catalog.md, migration 0007): domains, projects, users and members, the
+# The catalog (docs/catalog.md, migration 0007): domains, projects, users and members, the
 # glossary, assets (one per dataset node) and their versions, the graph nodes the catalog answers for
 # (an asset's source dataset and aliases, its published node and publish job, subscription targets and
 # their jobs), subscriptions, data-source runs and the audit log. Written only by headwater.catalog;

@@ -296,7 +296,7 @@ def test_local_rdd_cached_and_failed(spark: Any, run: Runner, people: Path, tmp_
 
     rdd_out = tmp_path / "rdd"
     ql = run.lineage(lambda: read_people(spark, people).rdd.toDF().write.mode("overwrite").parquet(str(rdd_out)))
-    # LogicalRDD: the RDD's dependency graph is walked to the files it reads (issue 20, group 4); the RDD's rows
+    # LogicalRDD: the RDD's dependency graph is walked to the files it reads; the RDD's rows
     # are opaque, so the input has no schema and the output no column lineage from it
     assert [(i.namespace, i.name) for i in ql.inputs] == [("file", src)]
     assert "schema" not in ql.inputs[0].facets

@@ -75,7 +75,7 @@ DESCRIBED_COMMANDS = frozenset(
         "DropTableCommand",
         "TruncateTableCommand",
         "AlterTableRenameCommand",
-        # issue 20 (parity with the OpenLineage integration, an intended change): INSERT OVERWRITE DIRECTORY names
+        # parity with the OpenLineage integration (an intended change): INSERT OVERWRITE DIRECTORY names
         # its directory, LOAD DATA its table
         "InsertIntoDataSourceDirCommand",
         "InsertIntoHiveDirCommand",
@@ -103,8 +103,8 @@ _DDL = (
     frozenset({"CreateDataSourceTableCommand", "CreateTableCommand", "CreateTable", "ReplaceTable", "LoadDataCommand"})
     | _DROP
     | _TRUNCATE
-)  # LoadDataCommand: issue 20 (no query, the table's schema)
-# issue 20 (an intended change): LogicalRDD and ExternalRDD name the files their RDD reads
+)  # LoadDataCommand: no query, the table's schema
+# an intended change, for parity with the OpenLineage integration: LogicalRDD and ExternalRDD name the files their RDD reads
 DESCRIBED_LEAVES = frozenset(
     {
         "LogicalRelation",

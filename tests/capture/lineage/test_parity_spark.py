@@ -1,4 +1,4 @@
-"""Parity with the OpenLineage Spark integration on its own tests (issue 20).
+"""Parity with the OpenLineage Spark integration on its own tests.
 
 The expectations are the integration's, written out by hand in ``golden/parity/*.json`` (each case names the
 Java test or PySpark script it comes from); the queries run on real Spark here and Headwater's analysis of

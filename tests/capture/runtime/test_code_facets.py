@@ -1,4 +1,4 @@
-"""What the agent knows of a job's code (issue 23 §4), without Spark: the ``sourceCode`` job facet, the
+"""What the agent knows of a job's code, without Spark: the ``sourceCode`` job facet, the
 ``headwater_callSite`` run facet and the integration's ``spark.logicalPlan`` run facet — their configuration
 keys, their shape (valid against the official OpenLineage schema, and serialised byte for byte as openlineage-python
 does), and the call-site bookkeeping."""

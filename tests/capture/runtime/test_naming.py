@@ -1,5 +1,5 @@
 """Job names follow the OpenLineage Spark integration: its NameNormalizer for the application and the command,
-its JobNameSuffixProvider rules for the output (issue 20, group 3)."""
+its JobNameSuffixProvider rules for the output."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The OpenLineage Spark integration's configuration keys (issue 20, group 8), pure: tags, owners, captured
+"""The OpenLineage Spark integration's configuration keys, pure: tags, owners, captured
 properties, per-facet disabling, namespace resolvers, spark.openlineage.disabled. Where each rule comes from is
 named per test (website/docs/integrations/spark/configuration/spark_conf.md, the Java client's resolvers)."""
 

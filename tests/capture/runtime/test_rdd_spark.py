@@ -1,4 +1,4 @@
-"""RDD jobs (issue 20, group 4), on real Spark: the integration's spark_rdd_to_table.py and
+"""RDD jobs, on real Spark: the integration's spark_rdd_to_table.py and
 spark_single_input_rdd.py scripts, against pysparkRddToCsvCompleteEvent.json and pysparkSingleRDDStatistics.json
 (job name, inputs, outputs; the date directory of the output trimmed)."""
 

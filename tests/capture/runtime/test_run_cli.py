@@ -150,7 +150,7 @@ def test_headwater_run_python_against_headwater_serve(
     assert apps[0]["job"]["facets"]["sourceCodeLocation"]["url"] == job.resolve().as_uri()
     execs = writes(events)
     assert len(execs) == 2 and [o["name"] for o in execs[-1]["outputs"]] == [str(out)]
-    # the read back (count over the Parquet files) is reported with its input (issue 20, group 7)
+    # the read back (count over the Parquet files) is reported with its input
     assert [[i["name"] for i in e["inputs"]] for e in reads(events)] == [[str(out)], [str(out)]]
     assert_parented(events)
 

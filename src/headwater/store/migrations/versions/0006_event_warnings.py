@@ -1,4 +1,4 @@
-"""The ``event_warnings`` table: what a leniently accepted event did not satisfy (issue 15 §8).
+"""The ``event_warnings`` table: what a leniently accepted event did not satisfy.
 
 With ``validation = lenient`` (the default) an event whose core (event type, run id, job and dataset
 identity, a readable eventTime) is sound is stored as sent even when a facet or an optional field does

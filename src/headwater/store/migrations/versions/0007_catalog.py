@@ -1,4 +1,4 @@
-"""The catalog's tables (issue 19): domains, projects, users and members, the glossary, assets and
+"""The catalog's tables: domains, projects, users and members, the glossary, assets and
 their versions, the graph nodes the catalog answers for, subscriptions, data-source runs, the audit log.
 
 The catalog is a layer over the graph (docs/catalog.md): these rows reference graph nodes by id and

@@ -1,4 +1,4 @@
-"""The DataZone lineage API's own records (api/datazone.py, issue 18 §5): ``datazone_events`` and ``datazone_nodes``.
+"""The DataZone lineage API's own records (api/datazone.py): ``datazone_events`` and ``datazone_nodes``.
 
 - ``datazone_events``: one row per (domain, event) posted with ``PostLineageEvent``: the domain the
   event was posted to, the log's event id, its event time (the order ``ListLineageEvents`` pages in),

@@ -1,4 +1,4 @@
-"""The ``store_horizon`` table: how far back the store's history goes after ``headwater db prune`` (issue 22 §3).
+"""The ``store_horizon`` table: how far back the store's history goes after ``headwater db prune``.
 
 Named values (store/retention.py): ``pruned_before``, the event time (microseconds) before which raw events
 and finished runs were removed (as-of reads before it answer "history pruned" instead of an incomplete
