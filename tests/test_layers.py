@@ -1,4 +1,5 @@
-"""The import graph points one way: capture | cli -> demo -> api -> graph -> store -> ingest -> spec -> model.
+"""The import graph points one way: cli -> demo -> harvest -> sql | crawl -> client -> api -> catalog -> graph ->
+store -> ingest -> spec -> model; the PySpark agent (capture) imports none of the server's packages.
 
 The contracts live in pyproject.toml (``[tool.importlinter]``); these tests run them with
 import-linter, and check on a copy of the package that a back arrow (the store importing the graph)

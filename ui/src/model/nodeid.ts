@@ -1,4 +1,4 @@
-// Node ids in Marquez's format, parsed exactly like src/headwater/graph/nodeid.py.
+// Node ids in Marquez's format, parsed exactly like src/headwater/model/nodeid.py.
 
 export interface NodeRef {
   type: "dataset" | "job" | "datasetField" | "run";
