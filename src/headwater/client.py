@@ -44,6 +44,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from headwater.model.nodeid import format_node_id
 from headwater.model.openlineage import batch_body
 
 if TYPE_CHECKING:
@@ -249,7 +250,9 @@ def dataset_fields(
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = http or httpx.Client(timeout=timeout, headers=headers)
     try:
-        answer = client.get(f"{url.rstrip('/')}/api/v1/graph/node", params={"nodeId": f"dataset:{namespace}:{name}"})
+        answer = client.get(
+            f"{url.rstrip('/')}/api/v1/graph/node", params={"nodeId": format_node_id("dataset", namespace, name)}
+        )
     except httpx.HTTPError as exc:
         raise SendError(f"cannot reach {url}: {exc}") from None
     finally:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from headwater.model.nodeid import DATASET, JOB, RUN, NodeRef
+from headwater.model.nodeid import NodeRef, format_node_id, node_kind, run_node_id
 from headwater.model.times import InvalidTime, parse_time, to_micros
 
 DOMAIN_PATTERN = re.compile(r"^dzd[-_][a-zA-Z0-9_-]{1,36}$")
@@ -88,7 +88,7 @@ def check_domain(domain: str) -> str:
 
 def node_id(headwater_id: str) -> str:
     """The DataZone node id of a Headwater node id (see the module docstring)."""
-    kind = headwater_id.split(":", 1)[0]
+    kind = node_kind(headwater_id)
     letter = _KIND_LETTER.get(kind, "d")
     digest = base64.b32encode(hashlib.sha256(headwater_id.encode("utf-8")).digest()).decode("ascii").lower()
     return letter + digest[:26]
@@ -114,12 +114,12 @@ def source_candidates(text: str) -> list[str]:
     out: list[str] = []
     for i, ch in enumerate(text):
         if ch == "/" and 0 < i < len(text) - 1:
-            out.append(f"{DATASET}{text[:i]}:{text[i + 1 :]}")
+            out.append(format_node_id("dataset", text[:i], text[i + 1 :]))
         elif ch == "." and 0 < i < len(text) - 1:
-            out.append(f"{JOB}{text[:i]}:{text[i + 1 :]}")
+            out.append(format_node_id("job", text[:i], text[i + 1 :]))
     slash = text.rfind("/")
     if 0 < slash < len(text) - 1:
-        out.append(f"{RUN}{text[slash + 1 :]}")
+        out.append(run_node_id(text[slash + 1 :]))
     return out
 
 

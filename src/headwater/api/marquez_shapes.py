@@ -18,7 +18,7 @@ import uuid
 from typing import Any
 
 from headwater.model.naming import scheme
-from headwater.model.nodeid import FIELD, parse_node_id
+from headwater.model.nodeid import FIELD, field_prefix, format_node_id, parse_node_id
 
 RUN_STATES = {
     "START": "RUNNING",
@@ -80,7 +80,7 @@ def column_lineage_of(answer: dict[str, Any], dataset_id: str) -> list[dict[str,
     """Marquez's Dataset ``columnLineage`` (``[{name, inputFields}]``) from an upstream column-lineage answer
     of the dataset: the edges into its own fields; None when it has none."""
     into: dict[str, list[dict[str, Any]]] = {}
-    prefix = f"{FIELD}{dataset_id[len('dataset:') :]}:"
+    prefix = field_prefix(dataset_id)
     for edge in answer.get("edges") or []:
         target, source = edge.get("target"), edge.get("source")
         if not (isinstance(target, str) and isinstance(source, str)) or not target.startswith(prefix):
@@ -292,7 +292,7 @@ def to_marquez_lineage(answer: dict[str, Any], parents: dict[str, str] | None = 
         parent = known.get(node["id"])
         if node.get("type") == "JOB" and parent:
             name = marquez_job_name(str(node.get("name")), parse_node_id(parent).name)
-            ids[node["id"]] = f"job:{node.get('namespace')}:{name}"
+            ids[node["id"]] = format_node_id("job", str(node.get("namespace")), name)
     in_edges: dict[str, list[dict[str, str]]] = {}
     out_edges: dict[str, list[dict[str, str]]] = {}
     sources: dict[str, list[str]] = {}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from headwater.api.errors import invalid_parameter
-from headwater.model.nodeid import NODE_TYPES, InvalidNodeId, NodeRef, parse_node_id
+from headwater.model.nodeid import FIELD, NODE_TYPES, InvalidNodeId, NodeRef, field_splits, parse_node_id
 from headwater.model.times import InvalidTime, TimeOutOfRange
 from headwater.model.times import parse_time as parse_iso
 
@@ -63,7 +63,7 @@ def node_ref(
     ``datasets_known`` (which of these dataset ids the graph holds) resolves a ``datasetField`` id
     whose field holds ``:`` (see :func:`field_ref`)."""
     if node_id:
-        if node_id.startswith("datasetField:") and datasets_known is not None:
+        if node_id.startswith(FIELD) and datasets_known is not None:
             resolved = field_ref(node_id, datasets_known)
             if resolved is not None:
                 return resolved
@@ -101,9 +101,7 @@ def field_ref(text: str, datasets_known: Callable[[list[str]], set[str]]) -> Nod
     the field — the ids the answers give always come back to the same node. The split at the last
     ``:`` (the plain parse) wins when its dataset exists; then the longest dataset part.
     """
-    rest = text[len("datasetField:") :]
-    cuts = [i for i, c in enumerate(rest) if c == ":" and i + 1 < len(rest)][::-1]
-    candidates = {f"dataset:{rest[:i]}": rest[i + 1 :] for i in cuts}
+    candidates = dict(field_splits(text))
     if not candidates:
         return None
     known = datasets_known(list(candidates))

@@ -30,6 +30,7 @@ from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
 from headwater.model.jsontext import dumps
+from headwater.model.nodeid import format_node_id
 from headwater.model.times import iso, now_micros
 from headwater.spec import Problem
 from headwater.spline import SUPPORTED_VERSIONS, event_problems, plan_id_of, plan_problems, run_events
@@ -293,10 +294,10 @@ def _plan_nodes(plan: Any) -> set[str]:
     def add(uri: Any, params: Any) -> None:
         location = source_dataset(uri, params) if isinstance(uri, str) else None
         if location is not None:
-            found.add(f"dataset:{location[0]}:{location[1]}")
+            found.add(format_node_id("dataset", *location))
             table = table_symlink(location, params if isinstance(params, dict) else None)
             if table is not None:
-                found.add(f"dataset:{table[0]}:{table[1]}")
+                found.add(format_node_id("dataset", *table))
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):
@@ -314,7 +315,7 @@ def _plan_nodes(plan: Any) -> set[str]:
     walk(plan)
     if isinstance(plan, dict):
         try:
-            found.add("job:{}:{}".format(*job_of(plan)))
+            found.add(format_node_id("job", *job_of(plan)))
         except (KeyError, TypeError, ValueError):
             pass
     return found

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import DATASET, JOB, NodeRef, parse_node_id
+from headwater.model.nodeid import DATASET, JOB, NodeRef, field_node_id, parse_node_id
 from headwater.model.times import iso, to_micros
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 
@@ -132,7 +132,7 @@ def select_in(
 
 def field_id(dataset_id: str, field: str) -> str:
     """``dataset:<ns>:<name>`` + field → ``datasetField:<ns>:<name>:<field>``."""
-    return f"datasetField:{dataset_id[len('dataset:') :]}:{field}"
+    return field_node_id(dataset_id, field)
 
 
 def split_dataset_id(dataset_id: str) -> tuple[str, str]:

@@ -31,7 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound
-from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef
+from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef, dataset_of_prefix, field_prefix, format_node_id
 from headwater.store.projector import projected_seq
 from headwater.store.schema import (
     catalog_assets,
@@ -83,7 +83,7 @@ class Hidden:
         self.datasets = frozenset(datasets)
         self.jobs = frozenset(jobs)
         self.ids = self.datasets | self.jobs
-        self._field_prefixes = tuple(FIELD + d[len(DATASET) :] + ":" for d in self.datasets)
+        self._field_prefixes = tuple(field_prefix(d) for d in self.datasets)
 
     def __bool__(self) -> bool:
         return bool(self.ids)
@@ -98,7 +98,7 @@ class Hidden:
         """The hidden dataset a field id belongs to (None when it is not of a hidden dataset)."""
         for prefix in self._field_prefixes:
             if field_id.startswith(prefix):
-                return DATASET + prefix[len(FIELD) : -1]
+                return dataset_of_prefix(prefix)
         return None
 
 
@@ -263,7 +263,7 @@ class Redactor:
             if (
                 isinstance(ns, str)
                 and isinstance(name, str)
-                and (f"{DATASET}{ns}:{name}" in ids or f"{JOB}{ns}:{name}" in ids)
+                and (format_node_id("dataset", ns, name) in ids or format_node_id("job", ns, name) in ids)
             ):
                 return True
             return any(self.event_hidden(v) for v in event.values())

@@ -30,6 +30,8 @@ DATASET = "dataset:"
 JOB = "job:"
 FIELD = "datasetField:"
 RUN = "run:"
+# not a graph node: the observation a log row leaves when it could not be derived (store/projector.py)
+ERROR = "error:"
 
 _PORT = re.compile(r"\d+(?=:|$)")
 
@@ -68,6 +70,39 @@ def run_id_of(node_id: str) -> str:
     if not node_id.startswith(RUN):
         raise InvalidNodeId(f"not a run node id: {node_id!r}")
     return node_id[len(RUN) :]
+
+
+def node_kind(node_id: str) -> str:
+    """The kind an id starts with (``dataset``, ``job``...), unchecked: the text before the first ``:``."""
+    return node_id.partition(":")[0]
+
+
+def field_prefix(dataset_id: str) -> str:
+    """What every field id of a dataset starts with: ``dataset:<ns>:<name>`` → ``datasetField:<ns>:<name>:``."""
+    return f"{FIELD}{dataset_id[len(DATASET) :]}:"
+
+
+def field_node_id(dataset_id: str, field: str) -> str:
+    """``dataset:<ns>:<name>`` + field → ``datasetField:<ns>:<name>:<field>``."""
+    return field_prefix(dataset_id) + field
+
+
+def dataset_of_prefix(prefix: str) -> str:
+    """The dataset id of a :func:`field_prefix`."""
+    return DATASET + prefix[len(FIELD) : -1]
+
+
+def field_splits(field_id: str) -> list[tuple[str, str]]:
+    """The ``(dataset id, field)`` pairs a ``datasetField:`` id may be when its field holds ``:``: the split at
+    the last ``:`` first, then ever longer fields (the graph knows which dataset exists)."""
+    rest = field_id[len(FIELD) :] if field_id.startswith(FIELD) else ""
+    cuts = [i for i, c in enumerate(rest) if c == ":" and i + 1 < len(rest)][::-1]
+    return [(DATASET + rest[:i], rest[i + 1 :]) for i in cuts]
+
+
+def error_node_id(event_id: str) -> str:
+    """The observation key of a log row that could not be derived (never a node of the graph)."""
+    return ERROR + event_id
 
 
 def format_node_id(type_: str, namespace: str, name: str, field: str | None = None) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
-from headwater.model.nodeid import run_id_of
+from headwater.model.nodeid import error_node_id, run_id_of
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
@@ -643,7 +643,7 @@ def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
         observations.insert(),
         [
             {
-                "node": f"error:{row.id}",
+                "node": error_node_id(row.id),
                 "event_seq": row.seq,
                 "role": "error",
                 "time": 0,
