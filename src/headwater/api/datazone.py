@@ -211,7 +211,7 @@ def _resolve(state: AppState, identifier: str) -> NodeRef:
     if dz.NODE_ID_PATTERN.match(identifier):
         with state.store.engine.connect() as conn:
             found = conn.scalar(sa.select(datazone_nodes.c.node).where(datazone_nodes.c.id == identifier))
-        if found is not None:
+        if found is not None and _exists(state, parse_node_id(found)):  # hidden from the reader: as unknown
             return parse_node_id(found)
     if identifier.startswith((DATASET, JOB, RUN)):
         try:
