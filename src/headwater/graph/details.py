@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from headwater.graph import hierarchy
 from headwater.graph.common import (
     NodeNotFound,
-    micros,
     is_absent,
+    micros,
     require_node,
     root_ref,
     valid_at,
