@@ -41,7 +41,7 @@ from headwater.api import datazone_shapes as dz
 from headwater.api.auth import Tokens, principal_for
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.ingest import append_parsed, lenient, read_body
+from headwater.api.ingest import append_parsed, check_writes, lenient, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import PRINCIPAL, AppState, app_state
 from headwater.catalog.access import ADMIN
@@ -332,6 +332,7 @@ async def post_lineage_event(
         event = parse_event(text, state.validator, state.limits, lenient=lenient(state))
         if event.kind != "RUN":
             raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
+        check_writes(request, state, [event.payload])  # owners write their own (catalog/writes.py)
         if token is not None:
             with state.store.engine.connect() as conn:
                 earlier = _token_event(conn, domain, token)
