@@ -41,7 +41,7 @@ from headwater.api import datazone_shapes as dz
 from headwater.api.auth import Tokens, principal_for
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.ingest import append_parsed, check_writes, lenient, read_body
+from headwater.api.ingest import append_for_project, append_parsed, check_writes, ingest_project, lenient, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import PRINCIPAL, AppState, app_state
 from headwater.catalog.access import ADMIN
@@ -338,7 +338,10 @@ async def post_lineage_event(
                 earlier = _token_event(conn, domain, token)
             if earlier is not None and earlier != log_event_id(event.payload):
                 raise _token_conflict(domain, token)  # nothing of this request is stored
-        (result,) = append_parsed(state, [event])  # the one append: durable before the answer, once per event id
+        project = ingest_project(request)  # a catalog user's events are the project's from the first moment
+        (result,) = (
+            append_for_project(request, state, project, [event]) if project else append_parsed(state, [event])
+        )  # the one append: durable before the answer, once per event id
         log_id = str(result.id)
         _record(state, domain, log_id, token, created_by)
         return log_id

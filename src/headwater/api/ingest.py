@@ -91,8 +91,24 @@ def lenient(state: AppState) -> bool:
     return bool(state.settings.validation == "lenient")
 
 
-def _project(request: Request) -> str | None:
-    return request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
+def ingest_project(request: Request) -> str | None:
+    """The project the request's events are bound to at ingest (docs/catalog.md, "Events and projects"): the
+    request's project context (``Headwater-Project``, ``?project=``, a project-bound token's project), else the
+    one project a catalog user may send for; a user who may send for several must choose (403). None: the
+    server's write token (or an open server) sends lineage no project owns."""
+    who = principal(request)
+    chosen = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or who.context
+    if chosen or who.admin or not who.memberships:
+        return chosen or None
+    writable = sorted(p for p, role in who.memberships.items() if role in ("owner", "contributor"))
+    if len(writable) == 1:
+        return writable[0]
+    raise ApiError(
+        403,
+        "forbidden",
+        f"{who.user!r} sends for several projects ({', '.join(writable)}): choose one with the "
+        f"{PROJECT_HEADER} header or ?project= (events are bound to their project when they arrive)",
+    )
 
 
 def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[list[Problem], list[AppendResult]]:
@@ -100,7 +116,7 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
 
     Without a project context the work goes through the app's parse pool (a large body is parsed in a worker
     process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
-    project = _project(request)
+    project = ingest_project(request)
     if not project:
         job = Job(text, batch, state.settings.max_batch_events, state.limits, lenient(state))
         ready = state.parse_pool.prepare(job)
