@@ -72,11 +72,11 @@ def _record(row: sa.Row[object]) -> TokenRecord:
         name=str(m["name"]),
         kind=str(m["kind"]),
         project=None if m["project"] is None else str(m["project"]),
-        created_at=int(m["created_at"]),  # type: ignore[call-overload]
+        created_at=int(m["created_at"]),
         created_by=str(m["created_by"]),
-        expires_at=None if m["expires_at"] is None else int(m["expires_at"]),  # type: ignore[call-overload]
-        revoked_at=None if m["revoked_at"] is None else int(m["revoked_at"]),  # type: ignore[call-overload]
-        last_used_at=None if m["last_used_at"] is None else int(m["last_used_at"]),  # type: ignore[call-overload]
+        expires_at=None if m["expires_at"] is None else int(m["expires_at"]),
+        revoked_at=None if m["revoked_at"] is None else int(m["revoked_at"]),
+        last_used_at=None if m["last_used_at"] is None else int(m["last_used_at"]),
     )
 
 
