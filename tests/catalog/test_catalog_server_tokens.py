@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from headwater.api import create_app
-from headwater.catalog.tokens import create_token
+from headwater.catalog.tokens import create_token, settle_uses
 from headwater.cli import cli
 from headwater.model.times import now_micros
 from headwater.settings import load_settings
@@ -69,6 +69,7 @@ def test_rotation_without_a_restart(served: tuple[str, Store, TestClient]) -> No
     new = token_cli(url, "create", "--name", "spark producers (rotated)").strip().splitlines()[-1]
     for token in (old, new, ENV_TOKEN):
         assert http.post("/api/v1/lineage", json=event("lake", "b"), headers=bearer(token)).status_code == 201
+    settle_uses()  # a use is written in the background: a request never waits for it
     listed = [json.loads(line) for line in token_cli(url, "list", "--json").splitlines()]
     assert [(t["name"], t["kind"], t["valid"]) for t in listed] == [
         ("spark producers", "write", True),

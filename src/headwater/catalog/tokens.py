@@ -19,6 +19,7 @@ import json
 import secrets
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -173,17 +174,42 @@ def resolve_token(conn: sa.Connection, token: str) -> TokenRecord | None:
     return record if record.valid(now_micros()) else None
 
 
+def writing(engine: sa.Engine) -> sa.Connection:
+    """A connection whose transactions write the tokens (on SQLite they take the write lock at ``BEGIN`` and
+    wait for other writers, instead of failing when a read turns into a write)."""
+    return engine.connect().execution_options(hw_write="graph")
+
+
+_USES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="headwater-token-use")
+_MARKED: dict[str, int] = {}  # token id -> when this process last recorded its use
+_MARKED_LOCK = threading.Lock()
+
+
 def mark_used(engine: sa.Engine, record: TokenRecord) -> None:
     """Record that ``record`` was used now, unless that was recorded less than :data:`USE_RESOLUTION` ago.
-    Best effort: a busy store (the write would wait) does not fail the request."""
+    Written by a background thread: a request never waits for the store's write lock to say a token was used
+    (best effort: a busy store skips the write; the next use after the minute writes it)."""
     now = now_micros()
-    if record.last_used_at is not None and now - record.last_used_at < USE_RESOLUTION * 1_000_000:
-        return
+    window = int(USE_RESOLUTION * 1_000_000)
+    with _MARKED_LOCK:
+        last = max(record.last_used_at or 0, _MARKED.get(record.id, 0))
+        if now - last < window:
+            return
+        _MARKED[record.id] = now
+    _USES.submit(_write_use, engine, record.id, now)
+
+
+def settle_uses(timeout: float = 30.0) -> None:
+    """Wait until the uses recorded so far are written (one worker, in order: a no-op queued behind them)."""
+    _USES.submit(lambda: None).result(timeout)
+
+
+def _write_use(engine: sa.Engine, token_id: str, now: int) -> None:
     try:
-        with engine.begin() as conn:
-            conn.execute(api_tokens.update().where(api_tokens.c.id == record.id).values(last_used_at=now))
-    except sa.exc.OperationalError:
-        pass  # the next use within the minute writes it
+        with writing(engine) as conn, conn.begin():
+            conn.execute(api_tokens.update().where(api_tokens.c.id == token_id).values(last_used_at=now))
+    except sa.exc.SQLAlchemyError:
+        pass  # a closed or busy store: the use after the next minute is recorded
 
 
 _ACTIVE: dict[str, tuple[float, frozenset[str]]] = {}

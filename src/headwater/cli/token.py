@@ -12,7 +12,7 @@ import click
 import sqlalchemy as sa
 
 from headwater.catalog.errors import CatalogError
-from headwater.catalog.tokens import create_token, list_tokens, revoke_token
+from headwater.catalog.tokens import create_token, list_tokens, revoke_token, writing
 from headwater.model.times import InvalidTime, iso, now_micros, parse_time, to_micros
 from headwater.settings import load_settings
 from headwater.store import InvalidStoreUrl
@@ -65,7 +65,7 @@ def create_command(name: str, kind: str, project: str | None, expires: str | Non
     """Create a token; its text is printed once (only its SHA-256 is kept)."""
     engine = _engine(db)
     try:
-        with engine.begin() as conn:
+        with writing(engine) as conn, conn.begin():
             text, record = create_token(
                 conn, name=name, kind=kind, actor=_actor(), project=project, expires_at=_expiry(expires)
             )
@@ -112,7 +112,7 @@ def revoke_command(token_id: str, db: str | None) -> None:
     """Revoke a token by its id: refused from the next request on, on every server of the store."""
     engine = _engine(db)
     try:
-        with engine.begin() as conn:
+        with writing(engine) as conn, conn.begin():
             record = revoke_token(conn, token_id, actor=_actor())
     except CatalogError as exc:
         raise click.ClickException(exc.message) from None
