@@ -6,7 +6,8 @@ while the server's memory is sampled.
 Starts a real ``headwater serve`` (SQLite, and PostgreSQL with ``--pg``: a fresh database on that
 server, dropped after), posts the 2,000+ hostile requests one after the other on one keep-alive
 connection (as a producer does; reconnecting only when the server closes it), plus a few hostile
-reads (a 100,000-character search, an events cursor past 2^63, a time before year 1, HEAD), and
+reads (a 100,000-character search, an events cursor past 2^63, a time before year 1, HEAD, paging offsets
+beyond 64 bits, a lineage read without its parameter), and
 samples the server's resident memory (``VmRSS`` of /proc/<pid>/status, with its parse workers', every 20 ms)
 throughout.
 
@@ -173,6 +174,12 @@ def extra_reads() -> list[tuple[str, str, int]]:
         ("GET", "/API/v1/nope", 404),
         ("HEAD", "/api/v1/graph/recent", 200),
         ("GET", "/api/v1/status", 200),
+        ("GET", "/api/v1/lineage", 400),  # a missing parameter: answered without waiting for the projector
+        *(
+            ("GET", f"/api/v1/graph/{path}offset={offset}", 400)
+            for path in ("datasets?", "jobs?", "runs?nodeId=job:a:b&")
+            for offset in ("1e30", str(10**30))
+        ),
     ]
 
 

@@ -10,7 +10,8 @@ valid event). Every answer must be below 500; a 4xx must be the standard error b
 Families: deep nesting (every depth around the limit, past the parsers' own limits, in every
 place), long strings, long arrays, many keys, numbers (``1e999``, ``-0``, huge integers, beyond the
 4,300-digit conversion limit), hostile text (NUL, control characters, lone surrogates, empty,
-over-long names, HTML, URL syntax) in every string of an event and in keys, wrong types in every
+over-long names, HTML, URL syntax) in every string of an event and in keys (lone surrogates as a key of every
+object, holding valid and invalid values), wrong types in every
 position, times at the edges of the calendar, gzip bombs, many-member gzip, stacked and unknown
 encodings, wrong media types, truncated bodies, and batches of all of these.
 
@@ -302,6 +303,24 @@ def hostile_text() -> Iterator[Hostile]:
                 _json(event),
                 expect="NUL" if label.startswith("NUL") else "surrogate",
             )
+    # a lone surrogate in a key of every object of the event (an extra field's name, a facet's name, a column
+    # name in columnLineage.fields ...), its value valid or a problem of its own: the answer names the surrogate
+    # (the key's path), in a single event and in a batch
+    values: list[tuple[str, Any]] = [("1", 1), ("a NUL", "\x00"), ("a nested NUL", {"a": ["\x00"]}), ("a facet", FACET)]
+    for path, value in _paths(base):
+        if not isinstance(value, dict):
+            continue
+        for label, text, _ in HOSTILE_TEXT[2:4]:
+            for what, extra in values:
+                event = copy.deepcopy(base)
+                target = event
+                for step in path:
+                    target = target[step]
+                target[text] = copy.deepcopy(extra)
+                name = f"{label} as a key at {json_path(path)} holding {what}"
+                yield Hostile(name, LINEAGE, _json(event), expect="surrogate")
+                if what == "a NUL":
+                    yield Hostile(f"batch item with {name}", BATCH, _json([base, event]), expect="surrogate")
 
 
 NUMBERS: list[tuple[str, str, str | None]] = [

@@ -76,6 +76,10 @@ async def test_a_read_behind_the_log_says_so_or_refuses_when_asked_for_read_your
                 assert stale.headers["headwater-graph-position"] == "0"
                 assert stale.headers["headwater-graph-behind"] == str(len(events))
                 assert waited >= 1.0  # it did wait for the projector, projector_wait seconds
+                # a request missing a required parameter reads nothing: it is answered at once, not after the wait
+                mistake = await client.get("/api/v1/lineage")
+                assert_error(mistake, 400, "invalid_parameter")
+                assert "headwater-graph-position" not in mistake.headers
                 refused = await client.get(SEARCH, headers={"Prefer": "read-your-writes"})
                 error = assert_error(refused, 503, "graph_behind")
                 assert refused.headers["retry-after"] == "1"

@@ -139,6 +139,21 @@ async def test_search_lists_and_compare(loaded: Loaded) -> None:
         ("/api/v1/graph/compare", {"nodeId": PAYROLL_ID}, "from", "required"),
         ("/api/v1/graph/compare", {"nodeId": PAYROLL_ID, "from": "2026-11-23", "to": "2026-11-22"}, "from", "later"),
         ("/api/v1/graph/node", {"type": "dataset", "namespace": "file"}, "namespace", "name="),
+        *(
+            (path, {**extra, "offset": offset}, "offset", words)
+            for path, extra in (
+                ("/api/v1/graph/datasets", {}),
+                ("/api/v1/graph/jobs", {}),
+                ("/api/v1/graph/runs", {"nodeId": BUILD_ID}),
+            )
+            for offset, words in (
+                ("1e30", "integer"),
+                (str(10**30), "less than or equal to 10000000"),
+                (str(2**63), "less than or equal to 10000000"),
+                ("10000001", "less than or equal to 10000000"),
+                ("-1", "greater than or equal to 0"),
+            )
+        ),
     ],
 )
 async def test_bad_parameters_are_400_naming_the_parameter(

@@ -301,7 +301,14 @@ def test_each_role_sees_exactly_what_it_may(world: World, role: str) -> None:
             where = f"{route} {c.url} {c.params} as {role}: {answer.status_code}"
             text = answer.text + " " + " ".join(f"{k}: {v}" for k, v in answer.headers.items())
             if answer.status_code >= 400:  # "not found" may repeat what was asked, never more
-                for asked in (*[str(v) for v in c.params.values()], *unquote(c.url).split("/")):
+                asked_ids = [str(v) for v in c.params.values()]
+                # a field's id names its dataset: "dataset ... not found" repeats what was asked
+                asked_ids += [
+                    "dataset:" + v[len("datasetField:") :].rsplit(":", 1)[0]
+                    for v in asked_ids
+                    if v.startswith("datasetField:")
+                ]
+                for asked in (*asked_ids, *unquote(c.url).split("/")):
                     text = text.replace(asked, "") if len(asked) > 3 else text
             allowed = c.subject is None or c.subject in SEES[role]
             expected = 200 if allowed else c.denied
@@ -322,3 +329,128 @@ def test_each_role_sees_exactly_what_it_may(world: World, role: str) -> None:
                     if not any(m in text for m in MARKERS[group]):
                         problems.append(f"{where} shows nothing of {group} it may see: {answer.text[:300]}")
     assert not problems, "\n".join(problems)
+
+
+# --- restricted is missing: the answer about a hidden node is the answer about a node that does not exist ---
+
+GHOST_RUN = "7a3c6f1e-0b5d-4c2e-9f81-3d2e1b0a9c77"
+GHOST_EVENT = "f" * 64
+
+
+def ghosts(w: World, dz_ids: dict[str, str]) -> list[tuple[str, str]]:
+    """Each hidden name or id, paired with a name or id of the same form that nothing holds (longest first, so
+    a name inside another is replaced after it)."""
+    crawl_job = w.ids["crawl_job"].rsplit(":", 1)[1]
+    pairs = [
+        ("hr.employee_compensation", "hr.ghost_pay_records"),
+        ("hr.salary_bands", "hr.ghost_banding"),
+        ("hr_secret.db", "ghost_sec.db"),
+        ("payroll_job", "ghost_job"),
+        ("payroll-etl", "ghost-etl"),
+        ("sqlite:%2F%2Flocalhost", "ghostdb:%2F%2Flocalhost"),
+        ("/projects/producer/", "/projects/ghost-project/"),
+        ("project 'producer'", "project 'ghost-project'"),
+        ("sqlite://localhost", "ghostdb://localhost"),
+        (crawl_job, "ghost-crawl-job"),
+        ("consumer/analytics/", "consumer/ghostytics/"),
+        (w.ids["payroll_run"], GHOST_RUN),
+        (w.ids["crawl_run"], GHOST_RUN),
+        (w.ids["crawl_event"], GHOST_EVENT),
+        (w.ids["payroll_event"], GHOST_EVENT),
+        (w.ids["publish_event"], GHOST_EVENT),
+        (w.ids["approve_event"], GHOST_EVENT),
+        (w.ids["payroll_dz_event"], "zzzzzzzzzzzzzz"),
+        (w.ids["subscription"], "0" * len(w.ids["subscription"])),
+        (w.ids["source_run"], "0" * len(w.ids["source_run"])),
+        (w.ids["bands_asset"], "1" * len(w.ids["bands_asset"])),
+        (w.ids["asset"], "2" * len(w.ids["asset"])),
+        *((dz_id, dz_id[0] + "a" * (len(dz_id) - 1)) for dz_id in dz_ids.values()),  # DataZone node ids
+    ]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def haunt(value: Any, pairs: list[tuple[str, str]]) -> Any:
+    """``value`` with every hidden name replaced by its ghost (strings, lists; url-quoted forms too)."""
+    if isinstance(value, list):
+        return [haunt(v, pairs) for v in value]
+    if not isinstance(value, str):
+        return value
+    for hidden, ghost in pairs:
+        value = value.replace(hidden, ghost).replace(quote(hidden, safe=""), quote(ghost, safe=""))
+    return value
+
+
+def _twin_calls(w: World, dz_ids: dict[str, str]) -> list[Call]:
+    """Calls the read matrix does not make: field ids, as-of reads, compare, translator ids of hidden nodes."""
+    g, dz = "/api/v1/graph", f"/v2/domains/{DZ_DOMAIN}/lineage"
+    comp_field = "datasetField:headwater:hr.employee_compensation:salary"
+    bands_field = "datasetField:headwater:hr.salary_bands:high"
+    at = {"at": "2000-01-01T00:00:00Z"}
+    later = {"at": "2999-01-01T00:00:00Z"}
+    out = [
+        call(f"{g}/compare", "inventory", nodeId=PAYROLL_JOB, **{"from": "2000-01-01T00:00:00Z"}),
+        call(f"{g}/compare", "inventory", nodeId=comp_field, **{"from": "2000-01-01T00:00:00Z"}),
+        call(f"{g}/compare", "inventory", nodeId=BANDS, **{"from": "2000-01-01T00:00:00Z", "to": "2999-01-01"}),
+        call("/api/v1/lineage", "inventory", nodeId=comp_field),
+        call("/api/v1/lineage", "inventory", nodeId=PAYROLL_JOB),
+        call("/api/v1/column-lineage", "inventory", nodeId=bands_field),
+        call("/api/v1/column-lineage", "inventory", nodeId=PAYROLL_JOB),
+        call(f"{dz}/nodes/{dz_ids[I]}", "inventory"),
+        call(f"{dz}/nodes/{dz_ids[I]}/history", "inventory"),
+        call(f"{dz}/nodes/{dz_ids[PAYROLL_JOB]}", "inventory"),
+        call(f"{dz}/nodes/{quote('headwater/hr.salary_bands', safe='')}", "inventory"),
+    ]
+    for route in ("lineage", "column-lineage", "impact", "node", "history"):
+        for node in (comp_field, bands_field, I):
+            out.append(call(f"{g}/{route}", "inventory", nodeId=node))
+            if route != "history":
+                out.append(call(f"{g}/{route}", "inventory", nodeId=node, **at))
+                out.append(call(f"{g}/{route}", "inventory", nodeId=node, **later))
+    for route in ("lineage", "node", "runs"):
+        out.append(call(f"{g}/{route}", "inventory", nodeId=PAYROLL_JOB, **at))
+    return out
+
+
+def test_restricted_answers_exactly_as_missing(world: World) -> None:
+    """Every call about something a role may not see answers, status and body, what the same call about a
+    node that does not exist answers (names swapped back): no message, count or status tells them apart."""
+    dz = f"/v2/domains/{DZ_DOMAIN}/lineage"
+    dz_ids = {
+        node: world.ok(world.get("admin", f"{dz}/nodes/{quote(node, safe='')}"))["id"] for node in (I, PAYROLL_JOB)
+    }
+    pairs = ghosts(world, dz_ids)
+    calls = [c for calls in matrix(world).values() for c in calls] + _twin_calls(world, dz_ids)
+    problems: list[str] = []
+    checked = 0
+    for role in ("other", "anonymous"):
+        for c in calls:
+            if c.subject in (None, "none", "producer") or c.subject in SEES[role]:
+                continue
+            if c.url.endswith("/compare"):  # "to" is now by default: a time in the message, the same for both
+                c = Call(c.url, {"to": "2999-01-01T00:00:00Z", **c.params}, c.subject, c.shows, c.denied)
+            twin_url, twin_params = haunt(c.url, pairs), {k: haunt(v, pairs) for k, v in c.params.items()}
+            if (twin_url, twin_params) == (c.url, c.params):
+                problems.append(f"no ghost for {c.url} {c.params} (add its hidden name to ghosts())")
+                continue
+            hidden, missing = world.get(role, c.url, params=c.params), world.get(role, twin_url, params=twin_params)
+            checked += 1
+            if (hidden.status_code, haunt(hidden.text, pairs)) != (missing.status_code, missing.text):
+                problems.append(
+                    f"{c.url} {c.params} as {role}: restricted {hidden.status_code} {hidden.text[:240]}"
+                    f"\n    missing {missing.status_code} {missing.text[:240]}"
+                )
+    assert checked > 80
+    assert not problems, f"{len(problems)} answers tell a restricted node from a missing one:\n" + "\n".join(problems)
+
+
+def test_cataloging_a_hidden_dataset_answers_as_missing(world: World) -> None:
+    """Cataloging by hand a dataset another project owns answers as for one the graph does not hold."""
+    body = {"project": "consumer", "nodeId": I}
+    ghost = {"project": "consumer", "nodeId": "dataset:headwater:hr.ghost_pay_records"}
+    hidden = world.post("other", "/api/v1/catalog/assets", body)
+    missing = world.post("other", "/api/v1/catalog/assets", ghost)
+    assert missing.status_code == 404, missing.text
+    assert (hidden.status_code, hidden.text.replace("employee_compensation", "ghost_pay_records")) == (
+        404,
+        missing.text,
+    )

@@ -5,6 +5,11 @@
   OpenLineage HTTP transport sends with ``auth: {type: api_key, apiKey: <token>}``;
 - read tokens configured: GET under ``/api`` needs a read *or* write token.
 
+Managed tokens (``headwater token create|list|revoke``, :mod:`headwater.catalog.tokens`) count as configured
+tokens of their kind from the moment they exist, and stop working when revoked or expired, without a restart;
+the settings' tokens keep working beside them. A managed write token bound to a project acts as that project's
+contributor (what it sends is bound to the project at ingest).
+
 ``401 unauthorized`` when the token is missing or unknown, ``403 forbidden`` when a read token
 tries to write. Tokens are compared in constant time.
 
@@ -27,6 +32,7 @@ from headwater.api.errors import ApiError
 from headwater.api.state import PRINCIPAL, app_state
 from headwater.catalog import CatalogError, Principal, resolve_user
 from headwater.catalog.access import ADMIN, ANONYMOUS
+from headwater.catalog.tokens import PREFIX, active_kinds, mark_used, resolve_token
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -40,6 +46,9 @@ _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="headwater"'}
 class Tokens:
     write: frozenset[str]
     read: frozenset[str]
+    # a valid managed token of the kind exists (``headwater token``): that kind of request needs a token
+    managed_write: bool = False
+    managed_read: bool = False
 
 
 def _known(token: str, tokens: frozenset[str]) -> bool:
@@ -56,7 +65,7 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
 
 
 def check_write(tokens: Tokens, token: str | None) -> None:
-    if not tokens.write:
+    if not tokens.write and not tokens.managed_write:
         return
     if token is None:
         raise ApiError(
@@ -73,7 +82,7 @@ def check_write(tokens: Tokens, token: str | None) -> None:
 
 
 def check_read(tokens: Tokens, token: str | None) -> None:
-    if not tokens.read:
+    if not tokens.read and not tokens.managed_read:
         return
     if token is None:
         raise ApiError(
@@ -86,9 +95,37 @@ def check_read(tokens: Tokens, token: str | None) -> None:
         raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
 
 
-def _tokens(request: Request) -> Tokens:
-    settings = app_state(request).settings
-    return Tokens(write=settings.write_token_set, read=settings.read_token_set)
+def _tokens(request: Request, *, managed: bool = False) -> Tokens:
+    """The settings' tokens; ``managed``: also whether managed tokens of each kind exist (one indexed query,
+    reused for a second)."""
+    state = app_state(request)
+    kinds = active_kinds(state.store.engine) if managed else frozenset()
+    return Tokens(
+        write=state.settings.write_token_set,
+        read=state.settings.read_token_set,
+        managed_write="write" in kinds,
+        managed_read="read" in kinds,
+    )
+
+
+def _managed(request: Request, token: str | None, *, write: bool) -> Principal | None:
+    """The principal of a valid managed token (``headwater token``; its use recorded), or None: a write token is
+    the server's write token, or its project's contributor when bound to one; a read token reads as anonymous."""
+    if token is None or not token.startswith(PREFIX):
+        return None
+    engine = app_state(request).store.engine
+    with engine.connect() as conn:
+        record = resolve_token(conn, token)
+    if record is None:
+        return None
+    mark_used(engine, record)
+    if record.kind == "read":
+        if write:
+            raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
+        return ANONYMOUS
+    if record.project is None:
+        return ADMIN
+    return Principal(f"token:{record.id}", memberships={record.project: "contributor"}, context=record.project)
 
 
 def _catalog_user(request: Request, token: str | None) -> Principal | None:
@@ -111,11 +148,16 @@ def principal_for(request: Request, token: str | None, *, write: bool) -> Princi
     tokens = _tokens(request)
     if token is not None and _known(token, tokens.write):
         return _context(request, ADMIN)
-    user = None if token is None or _known(token, tokens.read) else _catalog_user(request, token)
+    settings_read = token is not None and _known(token, tokens.read)
+    managed = None if settings_read else _managed(request, token, write=write)
+    if managed is not None:
+        return _context(request, managed)
+    user = None if token is None or settings_read else _catalog_user(request, token)
     if user is not None:
         if write and not any(role in ("owner", "contributor") for role in user.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
         return _context(request, user)
+    tokens = _tokens(request, managed=True)
     if write:
         check_write(tokens, token)
     else:
@@ -141,7 +183,12 @@ def require_catalog(request: Request, credentials: HTTPAuthorizationCredentials 
     """Dependency for the catalog's routes: a reader as :func:`require_read`; on a server without write tokens
     (where anyone may send events) a request without a token manages the catalog as an admin would."""
     token = _token(credentials)
-    if token is None and not _tokens(request).write and request.method not in ("GET", "HEAD"):
+    if (
+        token is None
+        and not _tokens(request, managed=True).managed_write
+        and not _tokens(request).write
+        and request.method not in ("GET", "HEAD")
+    ):
         _remember(request, _context(request, ADMIN))
         return
     _remember(request, principal_for(request, token, write=False))

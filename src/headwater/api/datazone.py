@@ -41,7 +41,7 @@ from headwater.api import datazone_shapes as dz
 from headwater.api.auth import Tokens, principal_for
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.ingest import append_parsed, read_body
+from headwater.api.ingest import append_for_project, append_parsed, check_writes, ingest_project, read_body
 from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import PRINCIPAL, AppState, app_state
 from headwater.catalog.access import ADMIN
@@ -211,7 +211,7 @@ def _resolve(state: AppState, identifier: str) -> NodeRef:
     if dz.NODE_ID_PATTERN.match(identifier):
         with state.store.engine.connect() as conn:
             found = conn.scalar(sa.select(datazone_nodes.c.node).where(datazone_nodes.c.id == identifier))
-        if found is not None:
+        if found is not None and _exists(state, parse_node_id(found)):  # hidden from the reader: as unknown
             return parse_node_id(found)
     if identifier.startswith((DATASET, JOB, RUN)):
         try:
@@ -332,12 +332,16 @@ async def post_lineage_event(
         (event,) = state.door.accept(text, batch=False)
         if event.kind != "RUN":
             raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
+        check_writes(request, state, [event.payload])  # owners write their own (catalog/writes.py)
         if token is not None:
             with state.store.engine.connect() as conn:
                 earlier = _token_event(conn, domain, token)
             if earlier is not None and earlier != log_event_id(event.payload):
                 raise _token_conflict(domain, token)  # nothing of this request is stored
-        (result,) = append_parsed(state, [event])  # the one append: durable before the answer, once per event id
+        project = ingest_project(request)  # a catalog user's events are the project's from the first moment
+        (result,) = (
+            append_for_project(request, state, project, [event]) if project else append_parsed(state, [event])
+        )  # the one append: durable before the answer, once per event id
         log_id = str(result.id)
         _record(state, domain, log_id, token, created_by)
         return log_id

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,8 +61,23 @@ def not_found(message: str) -> ApiError:
     return ApiError(404, "not_found", message)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: Any) -> Any:
+    """An answer's text as Unicode: a lone UTF-16 surrogate echoed from a request (it has no UTF-8 form, so the
+    answer could not be written) becomes its JSON escape, ``\\ud800``."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    if isinstance(value, dict):
+        return {_text(k): _text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value
+
+
 def error_body(code: str, message: str, details: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "details": list(details)}}
+    return {"error": {"code": code, "message": _text(message), "details": _text(list(details))}}
 
 
 def error_response(

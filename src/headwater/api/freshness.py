@@ -36,8 +36,28 @@ def _prefers_read_your_writes(request: Request) -> bool:
     return any(token.split(";")[0].strip() == READ_YOUR_WRITES for token in prefer.split(","))
 
 
+def _required_missing(request: Request) -> bool:
+    """Whether the request lacks a query parameter its route requires: it is answered 400 without a graph read,
+    so it must not wait for the projector (a busy projector would hold a plain mistake for ``projector_wait``).
+    Reads FastAPI's route model (``APIRoute.dependant``: each parameter's alias and whether it is required)."""
+    route = request.scope.get("route")
+    stack = [getattr(route, "dependant", None)]
+    while stack:
+        dependant = stack.pop()
+        if dependant is None:
+            continue
+        for param in dependant.query_params:
+            if param.field_info.is_required() and param.alias not in request.query_params:
+                return True
+        stack.extend(dependant.dependencies)
+    return False
+
+
 def read_barrier(request: Request) -> None:
-    """Wait for the projector once per read request and record where the graph stands."""
+    """Wait for the projector once per read request and record where the graph stands (not for a request
+    that misses a required parameter: it reads nothing)."""
+    if _required_missing(request):
+        return
     state = app_state(request)
     position = state.store.catch_up()
     request.state.graph_position = position

@@ -45,6 +45,8 @@ from headwater.api.state import app_state
 from headwater.model.nodeid import NodeRef
 from headwater.store import HistoryPruned
 
+MAX_OFFSET = 10_000_000  # paging offsets past this answer 400 (a 64-bit SQL OFFSET, and no list is that long)
+
 router = APIRouter(
     prefix="/api/v1/graph",
     tags=["Graph"],
@@ -214,7 +216,7 @@ def runs(
     request: Request,
     node: NodeRef = Depends(node_param),
     limit: int = Query(50, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Response:
     require_types(node, ("job",))
     return json_answer(app_state(request).graph.runs(node, limit=limit, offset=offset))
@@ -266,7 +268,7 @@ def datasets(
     request: Request,
     namespace: str | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Response:
     return json_answer(app_state(request).graph.datasets(namespace=namespace, limit=limit, offset=offset))
 
@@ -276,7 +278,7 @@ def jobs(
     request: Request,
     namespace: str | None = Query(None),
     limit: int = Query(100, ge=1, le=1000),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=MAX_OFFSET),
 ) -> Response:
     return json_answer(app_state(request).graph.jobs(namespace=namespace, limit=limit, offset=offset))
 

@@ -7,6 +7,8 @@ commits and syncs before it returns, so an answer of 200/201 means the event is 
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
@@ -18,8 +20,10 @@ from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog, CatalogError
+from headwater.catalog.writes import might_name_catalog, refused_writes
 from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
+from headwater.model.jsontext import loads_text
 from headwater.spec import Problem
 from headwater.store import AppendResult, IncomingEvent
 
@@ -82,8 +86,24 @@ def _text(request: Request, raw: bytes, state: AppState) -> str:
     )
 
 
-def _project(request: Request) -> str | None:
-    return request.headers.get(PROJECT_HEADER) or request.query_params.get("project")
+def ingest_project(request: Request) -> str | None:
+    """The project the request's events are bound to at ingest (docs/catalog.md, "Events and projects"): the
+    request's project context (``Headwater-Project``, ``?project=``, a project-bound token's project), else the
+    one project a catalog user may send for; a user who may send for several must choose (403). None: the
+    server's write token (or an open server) sends lineage no project owns."""
+    who = principal(request)
+    chosen = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or who.context
+    if chosen or who.admin or not who.memberships:
+        return chosen or None
+    writable = sorted(p for p, role in who.memberships.items() if role in ("owner", "contributor"))
+    if len(writable) == 1:
+        return writable[0]
+    raise ApiError(
+        403,
+        "forbidden",
+        f"{who.user!r} sends for several projects ({', '.join(writable)}): choose one with the "
+        f"{PROJECT_HEADER} header or ?project= (events are bound to their project when they arrive)",
+    )
 
 
 def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[list[Problem], list[AppendResult]]:
@@ -91,14 +111,38 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
 
     Without a project context the work goes through the app's parse pool (a large body is parsed in a worker
     process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
-    project = _project(request)
+    project = ingest_project(request)
     if not project:
         job = Job(text, batch, state.door.policy)
         ready = state.parse_pool.prepare(job)
+        raws = [str(r.prepared.row["raw"]) for r in ready]
+        users = bool(principal(request).memberships)  # a catalog user: every event is read for the datasets it writes
+        check_writes(request, state, [loads_text(raw) for raw in raws if users or might_name_catalog(raw)])
         results = state.store.append_prepared([r.prepared for r in ready])
         return [w for r in ready for w in r.warnings], results
     events = state.door.accept(text, batch=batch)
+    check_writes(request, state, [e.payload for e in events])
     return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
+
+
+def check_writes(request: Request, state: AppState, payloads: list[Any]) -> None:
+    """403 when the request's principal may not send these events: they write a node the catalog draws, or a
+    dataset another project catalogued (catalog/writes.py, docs/catalog.md); nothing is stored then."""
+    if not payloads:
+        return
+    who = principal(request)
+    if who.memberships:  # a catalog user: which project catalogued each dataset is read
+        with state.store.engine.connect() as conn:
+            refused = refused_writes(conn, who, payloads)
+    else:
+        refused = refused_writes(None, who, payloads)
+    if refused:
+        raise ApiError(
+            403,
+            "forbidden",
+            "; ".join(f"{path}: {why}" for path, why in refused[:10]),
+            [{"path": path, "message": why} for path, why in refused],
+        )
 
 
 def append_for_project(

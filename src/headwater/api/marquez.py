@@ -141,21 +141,59 @@ def _full_dataset(graph: GraphReader, ref: NodeRef, node: dict[str, Any] | None 
     return to_marquez_dataset(node, graph.dataset_facets(ref), column_lineage_of(upstream, ref.id))
 
 
+HIERARCHY_DEPTH = 8  # levels of parents followed for a nested job's Marquez name
+
+
+def _chains(graph: GraphReader, job_ids: list[str]) -> dict[str, list[str]]:
+    """Each job id -> its ancestors' job ids, nearest first (the ``parent`` run facets, as the reader sees them)."""
+    parent_of: dict[str, str] = {}
+    frontier = set(job_ids)
+    for _ in range(HIERARCHY_DEPTH):
+        found = graph.job_parents(sorted(frontier - set(parent_of))) if frontier else {}
+        parent_of.update(found)
+        frontier = {p for p in found.values() if p not in parent_of}
+        if not frontier:
+            break
+    chains: dict[str, list[str]] = {}
+    for job in job_ids:
+        chain: list[str] = []
+        seen, current = {job}, job
+        while current in parent_of and parent_of[current] not in seen and len(chain) < HIERARCHY_DEPTH:
+            current = parent_of[current]
+            seen.add(current)
+            chain.append(current)
+        chains[job] = chain
+    return chains
+
+
+def _names(graph: GraphReader, job_ids: list[str]) -> dict[str, list[str]]:
+    """Each job id -> its ancestors' OpenLineage names, nearest first (what :func:`marquez_names` takes)."""
+    return {job: [parse_node_id(a).name for a in chain] for job, chain in _chains(graph, job_ids).items()}
+
+
+def _marquez_job(graph: GraphReader, node: dict[str, Any]) -> dict[str, Any]:
+    return to_marquez_job(node, _names(graph, [node["id"]])[node["id"]])
+
+
+def _marquez_jobs(graph: GraphReader, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    names = _names(graph, [n["id"] for n in items])
+    return [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"])), names[n["id"]]) for n in items]
+
+
 def _job_node(graph: GraphReader, namespace: str, name: str) -> dict[str, Any]:
-    """A job by its name, or by Marquez's name of a nested job (``parent.child``)."""
+    """A job by its OpenLineage name, or by its Marquez name (a nested job's ``dag.task.app.action``): the job
+    named by a part of ``name`` after a dot whose Marquez name is ``name``."""
     try:
         return graph.node(NodeRef("job", namespace, name))
     except NodeNotFound:
         pass
     dot = name.find(".")
     while dot > 0:
-        parent, child = name[:dot], name[dot + 1 :]
         try:
-            found = graph.node(NodeRef("job", namespace, child))
+            found = graph.node(NodeRef("job", namespace, name[dot + 1 :]))
         except NodeNotFound:
             found = None
-        parent_id = found.get("parent") if found is not None else None
-        if found is not None and isinstance(parent_id, str) and parse_node_id(parent_id).name == parent:
+        if found is not None and _marquez_job(graph, found)["name"] == name:
             return found
         dot = name.find(".", dot + 1)
     raise not_found(f"no job {name!r} in namespace {namespace!r}")
@@ -211,25 +249,32 @@ def _version_at(versions: list[dict[str, Any]], started: Any) -> str | None:
 def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> Any:
     namespace, _, name, suffix, version = split
     job = _job_node(graph, namespace, name)
-    marquez_name = to_marquez_job(job)["name"]
+    chain = _names(graph, [job["id"]])[job["id"]]
+    marquez_name = to_marquez_job(job, chain)["name"]
     if suffix is None:
-        return to_marquez_job(job)
+        return to_marquez_job(job, chain)
     limit, offset = _page(request)
     ref = NodeRef("job", job["namespace"], job["name"])
     versions = _job_versions(graph, job)
     if suffix == "runs":
         answer = graph.runs(ref, limit=limit, offset=offset)
+        histories: dict[str, list[dict[str, Any]] | None] = {}  # the runs of one job share their datasets
         return {
             "totalCount": answer.get("total", 0),
             "runs": [
-                to_marquez_run(r, _version_at(versions, r.get("startedAt")), marquez_name)
+                to_marquez_run(
+                    r,
+                    _version_at(versions, r.get("startedAt")),
+                    marquez_name,
+                    _dataset_versions(graph, r, histories),
+                )
                 for r in answer.get("runs", [])
             ],
         }
 
     def shaped(item: dict[str, Any]) -> dict[str, Any]:
         at = parse_iso(item["validFrom"]) if isinstance(item.get("validFrom"), str) else None
-        return to_marquez_job_version(job, item, graph.node(ref, at=at))
+        return to_marquez_job_version(job, item, graph.node(ref, at=at), chain)
 
     if version is not None:
         for item in versions:
@@ -270,7 +315,7 @@ def namespace_tree(request: Request, path: str) -> dict[str, Any]:
         answer = graph.jobs(namespace=parts[0], limit=limit, offset=offset)
         return {
             "totalCount": answer.get("total", 0),
-            "jobs": [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in answer["items"]],
+            "jobs": _marquez_jobs(graph, answer["items"]),
         }
     split = _split(parts)
     if split is None or not split[2]:
@@ -322,7 +367,7 @@ def all_jobs(
         raise invalid_parameter("lastRunStates", f"{sorted(unknown)} are not Marquez run states")
     if not wanted:
         answer = graph.jobs(limit=limit, offset=offset)
-        jobs = [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in answer["items"]]
+        jobs = _marquez_jobs(graph, answer["items"])
         return {"totalCount": answer.get("total", 0), "jobs": jobs}
     matching: list[dict[str, Any]] = []
     start = 0
@@ -339,7 +384,7 @@ def all_jobs(
     chosen = matching[offset : offset + limit]
     return {
         "totalCount": len(matching),
-        "jobs": [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"]))) for n in chosen],
+        "jobs": _marquez_jobs(graph, chosen),
     }
 
 
@@ -359,20 +404,27 @@ def run(request: Request, run_id: str) -> dict[str, Any]:
     found = _run(graph, run_id)
     job = graph.node(parse_node_id(found["job"]))
     version = _version_at(_job_versions(graph, job), found.get("startedAt"))
-    shaped = to_marquez_run(found, version, to_marquez_job(job)["name"], _dataset_versions(graph, found))
+    shaped = to_marquez_run(found, version, _marquez_job(graph, job)["name"], _dataset_versions(graph, found))
     assert shaped is not None
     return shaped
 
 
-def _dataset_versions(graph: GraphReader, found: dict[str, Any]) -> dict[str, str]:
+def _dataset_versions(
+    graph: GraphReader, found: dict[str, Any], histories: dict[str, list[dict[str, Any]] | None] | None = None
+) -> dict[str, str]:
     """The version of each dataset a run read (in force when it started) or wrote (the one it made, else
-    the one in force when it ended)."""
+    the one in force when it ended); ``histories``: dataset versions already read for this answer."""
     chosen: dict[str, str] = {}
+    known = {} if histories is None else histories
     for key, when in (("inputs", found.get("startedAt")), ("outputs", found.get("endedAt") or found.get("startedAt"))):
         for dataset_id in found.get(key) or []:
-            try:
-                versions = list(graph.history(parse_node_id(dataset_id)).get("versions", []))
-            except NodeNotFound:
+            if dataset_id not in known:
+                try:
+                    known[dataset_id] = list(graph.history(parse_node_id(dataset_id)).get("versions", []))
+                except NodeNotFound:
+                    known[dataset_id] = None
+            versions = known[dataset_id]
+            if versions is None:
                 continue
             made = [v for v in versions if key == "outputs" and v.get("runId") == found.get("runId")]
             picked = str(made[0]["version"]) if made else _version_at(versions, when)
@@ -438,7 +490,7 @@ def lineage(
         max_nodes=state.settings.max_graph_nodes,
     )
     jobs = [n["id"] for n in answer.get("nodes") or [] if n.get("type") == "JOB"]
-    return to_marquez_lineage(answer, state.graph.job_parents(jobs))
+    return to_marquez_lineage(answer, _chains(state.graph, jobs))
 
 
 @router.get("/column-lineage", summary="Marquez: column lineage around a dataset, a column or a job's outputs")

@@ -7,14 +7,16 @@ answer empty values.
 
 Version ids: Marquez's are UUIDs; Headwater's are content hashes. :func:`marquez_version` writes a
 Headwater version id as a UUID (its first 128 bits), the form every Marquez answer gives; the version
-paths accept either form. Job names follow Marquez for nested jobs: a job with a parent (the
-``parent`` run facet) is named ``<parent name>.<name>`` unless its name already starts so
-(:func:`marquez_job_name`), ``simpleName`` is its own name and ``parentJobName`` the parent's.
+paths accept either form. Job names follow Marquez for nested jobs (the ``parent`` run facet,
+:func:`marquez_names`): ``simpleName`` is the job's name without its parent's name as a prefix, ``name``
+is the parent's Marquez name + ``.`` + the simple name (recursively, as Marquez's ``jobs_view``), and
+``parentJobName`` the parent's Marquez name.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from headwater.model.naming import scheme
@@ -74,6 +76,18 @@ def marquez_job_name(name: str, parent_name: str | None) -> str:
     if not parent_name or name.startswith(parent_name + "."):
         return name
     return f"{parent_name}.{name}"
+
+
+def marquez_names(own: str, chain: Sequence[str] = ()) -> tuple[str, str, str | None]:
+    """``(name, simpleName, parentJobName)`` of a job named ``own`` whose ancestors are named ``chain``
+    (OpenLineage names, nearest first), as Marquez names nested jobs: the simple name is the job's name
+    without its parent's name as a prefix, the name is the parent's Marquez name, a dot and the simple
+    name — so an Airflow task's Spark application's action is ``dag.task.app.action``."""
+    if not chain:
+        return own, own, None
+    parent, _, _ = marquez_names(chain[0], chain[1:])
+    simple = own[len(chain[0]) + 1 :] if own.startswith(chain[0] + ".") and len(own) > len(chain[0]) + 1 else own
+    return f"{parent}.{simple}", simple, parent
 
 
 def column_lineage_of(answer: dict[str, Any], dataset_id: str) -> list[dict[str, Any]] | None:
@@ -186,18 +200,18 @@ def to_marquez_dataset(
     }
 
 
-def to_marquez_job(node: dict[str, Any]) -> dict[str, Any]:
-    """Headwater job Node (or node details) -> Marquez Job."""
+def to_marquez_job(node: dict[str, Any], chain: Sequence[str] | None = None) -> dict[str, Any]:
+    """Headwater job Node (or node details) -> Marquez Job; ``chain``: its ancestors' OpenLineage names, nearest
+    first (default: its ``parent`` only)."""
     job_type = node.get("jobType") or {}
     processing = str(job_type.get("processingType") or "BATCH").upper()
     facets = node.get("facets") or {}
     location = facets.get("sourceCodeLocation") if isinstance(facets, dict) else None
     documentation = facets.get("documentation") if isinstance(facets, dict) else None
     parent = node.get("parent")
-    parent_name = parse_node_id(parent).name if isinstance(parent, str) else None
-    own = str(node.get("name") or "")
-    name = marquez_job_name(own, parent_name)
-    simple = own[len(parent_name) + 1 :] if parent_name and own.startswith(parent_name + ".") else own
+    if chain is None:
+        chain = [parse_node_id(parent).name] if isinstance(parent, str) else []
+    name, simple, parent_name = marquez_names(str(node.get("name") or ""), chain)
     latest = node.get("latestRun")
     version = _version_id(node.get("currentVersion"))
     return {
@@ -227,9 +241,12 @@ def to_marquez_job(node: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def to_marquez_job_version(job: dict[str, Any], version: dict[str, Any], at_version: dict[str, Any]) -> dict[str, Any]:
-    """One Headwater Version of a job -> Marquez JobVersion (``at_version``: the job's node details as of it)."""
-    marquez = to_marquez_job(at_version)
+def to_marquez_job_version(
+    job: dict[str, Any], version: dict[str, Any], at_version: dict[str, Any], chain: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """One Headwater Version of a job -> Marquez JobVersion (``at_version``: the job's node details as of it;
+    ``chain``: as for :func:`to_marquez_job`)."""
+    marquez = to_marquez_job(at_version, chain)
     run_id = version.get("runId")
     facets = version.get("facets") or {}
     location = facets.get("sourceCodeLocation") if isinstance(facets, dict) else None
@@ -281,17 +298,17 @@ def to_marquez_dataset_version(
     }
 
 
-def to_marquez_lineage(answer: dict[str, Any], parents: dict[str, str] | None = None) -> dict[str, Any]:
+def to_marquez_lineage(answer: dict[str, Any], chains: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Headwater lineage answer -> Marquez LineageGraph ``{"graph": [GraphNode]}``.
 
-    ``parents``: job id -> its parent job's id (graph ``job_parents``): a nested job's node is
-    ``job:<ns>:<parent name>.<name>``, as Marquez names it, in its id, its data and every edge."""
-    known = parents or {}
+    ``chains``: job id -> its ancestors' job ids, nearest first: a nested job's node is
+    ``job:<ns>:<Marquez name>`` (:func:`marquez_names`) in its id, its data and every edge."""
+    known = chains or {}
+    names = {job: [parse_node_id(a).name for a in chain] for job, chain in known.items()}
     ids: dict[str, str] = {}
     for node in answer.get("nodes") or []:
-        parent = known.get(node["id"])
-        if node.get("type") == "JOB" and parent:
-            name = marquez_job_name(str(node.get("name")), parse_node_id(parent).name)
+        if node.get("type") == "JOB" and names.get(node["id"]):
+            name = marquez_names(str(node.get("name")), names[node["id"]])[0]
             ids[node["id"]] = format_node_id("job", str(node.get("namespace")), name)
     in_edges: dict[str, list[dict[str, str]]] = {}
     out_edges: dict[str, list[dict[str, str]]] = {}
@@ -313,9 +330,7 @@ def to_marquez_lineage(answer: dict[str, Any], parents: dict[str, str] | None = 
                 "inputs": sorted(sources.get(node["id"], [])),
                 "outputs": sorted(targets.get(node["id"], [])),
             }
-        if is_job and node["id"] in known and "parent" not in node:
-            node = {**node, "parent": known[node["id"]]}
-        data = to_marquez_job(node) if is_job else to_marquez_dataset(node)
+        data = to_marquez_job(node, names.get(node["id"], [])) if is_job else to_marquez_dataset(node)
         graph.append(
             {
                 "id": ids.get(node["id"], node["id"]),

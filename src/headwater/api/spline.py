@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
-from headwater.api.ingest import append_parsed, read_body
+from headwater.api.ingest import append_parsed, check_writes, read_body
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
@@ -272,7 +272,9 @@ async def post_events(request: Request) -> Response:
         for event in events:
             plan, plan_version = plans[_uuid(event["planId"])]
             converted.extend(run_events(plan, event, api_version=plan_version))
-        return append_parsed(state, state.door.accept_events(converted))
+        parsed = state.door.accept_events(converted)
+        check_writes(request, state, [e.payload for e in parsed])  # owners write their own (catalog/writes.py)
+        return append_parsed(state, parsed)
 
     results = await run_in_threadpool(work)
     stored = sum(1 for r in results if not r.duplicate)

@@ -14,7 +14,6 @@ from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.ingest import Door
 from headwater.settings import Settings
 from headwater.spec import EventValidator
-from headwater.store.schema import datasets
 
 if TYPE_CHECKING:
     from headwater.store import Store
@@ -59,8 +58,7 @@ class AppState:
 
     def datasets_known(self, ids: list[str]) -> set[str]:
         """Which of these dataset node ids the graph holds (resolves ``datasetField`` ids with ``:`` in the field)."""
-        with self.store.read_connection(wait=False) as conn:
-            return set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_(ids))))
+        return self.graph.datasets_known(ids)  # as the reader sees the graph: a hidden dataset is not held
 
 
 def app_state(request: Request) -> AppState:

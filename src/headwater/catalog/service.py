@@ -625,14 +625,19 @@ class Catalog:
         if dataset.namespace.startswith(cl.SCHEME):
             raise bad_request(f"{dataset.id!r} is a node the catalog draws itself, not an asset")
         meta = {**EMPTY_METADATA, **(metadata or {})}
+        seen = self._graph.viewing(who.viewer)
         with self._read() as conn:
             domain = self._domain_of(conn, project)
             self._check_metadata(conn, domain, meta)
-            if conn.scalar(sa.select(catalog_nodes.c.asset).where(catalog_nodes.c.node == dataset.id)) is not None:
-                raise conflict(f"{dataset.id!r} is cataloged already")
-        exists = True
+            cataloged = conn.scalar(sa.select(catalog_nodes.c.asset).where(catalog_nodes.c.node == dataset.id))
+        # a dataset hidden from the principal (another project's inventory) is answered as one the graph does not
+        # hold; only a custom one of the same name shows that the name is taken
+        hidden = cataloged is not None and seen.hidden().hides(dataset.id)
+        if cataloged is not None and not (hidden and not custom):
+            raise conflict(f"{dataset.id!r} is cataloged already")
+        exists = not hidden
         try:
-            self._graph.node(dataset)
+            seen.node(dataset)
         except NodeNotFound:
             exists = False
         if exists and custom:

@@ -32,11 +32,12 @@ from headwater.graph import (
     search,
     stats,
 )
-from headwater.graph.common import NodeNotFound
-from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for, not_found
+from headwater.graph.common import NodeNotFound, absent
+from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
+from headwater.store.schema import datasets as datasets_table
 from headwater.store.types import StoredEvent
 
 __all__ = ["ADMIN", "ANONYMOUS", "GraphReader", "NodeNotFound", "ReadSource", "Viewer"]
@@ -99,22 +100,21 @@ class GraphReader:
     ) -> dict[str, Any]:
         with self._connect() as conn:
             policy = self._policy(conn)
-            policy.check_root(node)
-            answer = lineage.lineage(
-                conn,
-                node,
-                direction=direction,
-                depth=depth,
-                datasets_only=datasets_only,
-                columns=columns,
-                at=at,
-                max_nodes=max_nodes,
-                collapse_jobs=collapse_jobs,
-            )
+            with absent(policy.hidden.hides):
+                answer = lineage.lineage(
+                    conn,
+                    node,
+                    direction=direction,
+                    depth=depth,
+                    datasets_only=datasets_only,
+                    columns=columns,
+                    at=at,
+                    max_nodes=max_nodes,
+                    collapse_jobs=collapse_jobs,
+                )
             if not policy.hidden:
                 return answer
-            if node.type == "run" and any(n["level"] == 0 and policy.hidden.hides(n["id"]) for n in answer["nodes"]):
-                raise not_found(node)
+            policy.check_root(node)
             return policy.lineage(answer)
 
     def column_lineage(
@@ -128,8 +128,11 @@ class GraphReader:
     ) -> dict[str, Any]:
         with self._connect() as conn:
             policy = self._policy(conn)
+            with absent(policy.hidden.hides):
+                answer = columns.column_lineage(
+                    conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes
+                )
             policy.check_root(node)
-            answer = columns.column_lineage(conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes)
             return policy.column_lineage(answer) if policy.hidden else answer
 
     def impact(
@@ -137,8 +140,9 @@ class GraphReader:
     ) -> dict[str, Any]:
         with self._connect() as conn:
             policy = self._policy(conn)
+            with absent(policy.hidden.hides):
+                answer = impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
             policy.check_root(node)
-            answer = impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
             return policy.impact(answer) if policy.hidden else answer
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
@@ -146,15 +150,17 @@ class GraphReader:
             policy = self._policy(conn)
             if node.type == "run":
                 return self._run(conn, policy, node.name)
+            with absent(policy.hidden.hides):
+                answer = details.node(conn, node, at=at)
             policy.check_root(node)
-            answer = details.node(conn, node, at=at)
             return policy.details(answer) if policy.hidden else answer
 
     def history(self, node: NodeRef) -> dict[str, Any]:
         with self._connect() as conn:
             policy = self._policy(conn)
+            with absent(policy.hidden.hides):
+                answer = history.history(conn, node)
             policy.check_root(node)
-            answer = history.history(conn, node)
             if not policy.hidden:
                 return answer
             return {**answer, "versions": [policy.version(v) for v in answer["versions"]]}
@@ -164,8 +170,9 @@ class GraphReader:
             policy = self._policy(conn)
             if node.type == "run":
                 return {"runs": [self._run(conn, policy, node.name)], "total": 1}
+            with absent(policy.hidden.hides):
+                answer = details.runs_of(conn, node, limit=limit, offset=offset, exclude_jobs=policy.hidden.jobs)
             policy.check_root(node)
-            answer = details.runs_of(conn, node, limit=limit, offset=offset, exclude_jobs=policy.hidden.jobs)
             if not policy.hidden:
                 return answer
             return {**answer, "runs": [policy.details(r) for r in answer["runs"]]}
@@ -176,12 +183,9 @@ class GraphReader:
 
     @staticmethod
     def _run(conn: sa.Connection, policy: Redactor, run_id: str) -> dict[str, Any]:
-        answer = details.run(conn, run_id)
-        if not policy.hidden:
-            return answer
-        if policy.hidden.hides(answer["job"]):
-            raise NodeNotFound(f"run {run_id!r} not found")
-        return policy.details(answer)
+        with absent(policy.hidden.hides):  # a run of a hidden job: as a run that does not exist
+            answer = details.run(conn, run_id)
+        return policy.details(answer) if policy.hidden else answer
 
     def search(
         self,
@@ -210,8 +214,9 @@ class GraphReader:
     ) -> dict[str, Any]:
         with self._connect() as conn:
             policy = self._policy(conn)
+            with absent(policy.hidden.hides):
+                answer = compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
             policy.check_root(node)
-            answer = compare.compare(conn, node, t_from=t_from, t_to=t_to, direction=direction, depth=depth)
             return policy.compare(answer) if policy.hidden else answer
 
     def namespaces(self) -> dict[str, Any]:
@@ -227,6 +232,13 @@ class GraphReader:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.jobs
             return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
+
+    def datasets_known(self, ids: Sequence[str]) -> set[str]:
+        """Which of these dataset ids the graph holds, as the viewer sees it (a hidden dataset is not held)."""
+        with self._connect() as conn:
+            hidden = self._policy(conn).hidden
+            found = set(conn.scalars(sa.select(datasets_table.c.id).where(datasets_table.c.id.in_(list(ids)))))
+        return {d for d in found if not hidden.hides(d)}
 
     def recent(self, *, limit: int = 20) -> dict[str, Any]:
         with self._connect() as conn:
@@ -296,7 +308,8 @@ class GraphReader:
         """The facets of a dataset as its newest event sent them (graph/facets.py; ``{}`` when none)."""
         with self._connect() as conn:
             policy = self._policy(conn)
-            policy.check_root(node)
+            if policy.hidden.hides(node.id):
+                return {}  # as for a dataset that does not exist
             found = facets.latest_dataset_facets(conn, node)
             return policy.facets(found) if policy.hidden else found
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +20,27 @@ CHUNK = 500
 
 class NodeNotFound(LookupError):
     """The node does not exist (at the requested time); the message names it."""
+
+
+_ABSENT: ContextVar[Callable[[str], bool] | None] = ContextVar("headwater_absent_nodes", default=None)
+
+
+@contextmanager
+def absent(hides: Callable[[str], bool]) -> Iterator[None]:
+    """Within this block the nodes ``hides`` names do not exist for the existence checks of a question's root
+    (:func:`require_node`, history, a run's job): the visibility policy's hidden roots then fail exactly where,
+    and with the message that, a node that does not exist fails."""
+    token = _ABSENT.set(hides)
+    try:
+        yield
+    finally:
+        _ABSENT.reset(token)
+
+
+def is_absent(node_id: str) -> bool:
+    """Whether ``node_id`` is to be answered as a node that does not exist (see :func:`absent`)."""
+    hides = _ABSENT.get()
+    return hides is not None and hides(node_id)
 
 
 def micros(at: datetime | None) -> int | None:
@@ -321,7 +344,7 @@ def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[s
 def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str, Any]:
     """The Node of a dataset or job at ``t``, or :class:`NodeNotFound`."""
     found = nodes_for(conn, [node.id], t, lenient=False)
-    if node.id not in found:
+    if node.id not in found or is_absent(node.id):
         when = "" if t is None else f" at {iso(t)}"
         raise NodeNotFound(f"{node.type} {node.id!r} not found{when}")
     return found[node.id]

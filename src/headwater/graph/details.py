@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from headwater.graph import hierarchy
 from headwater.graph.common import (
     NodeNotFound,
+    is_absent,
     micros,
     require_node,
     root_ref,
@@ -44,7 +45,7 @@ def run_shape(row: Any) -> dict[str, Any]:
 
 def run(conn: sa.Connection, run_id: str) -> dict[str, Any]:
     row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).first()
-    if row is None:
+    if row is None or is_absent(row.job):
         raise NodeNotFound(f"run {run_id!r} not found")
     return run_shape(row)
 

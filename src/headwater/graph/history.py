@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.common import NodeNotFound, root_ref, version_shape
+from headwater.graph.common import NodeNotFound, is_absent, root_ref, version_shape
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso
@@ -34,7 +34,7 @@ def history(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
     else:
         raise NodeNotFound(f"history is kept for datasets and jobs, not for {ref.id!r}")
     rows = list(conn.execute(sa.select(table).where(key == ref.id).order_by(table.c.valid_from.desc())))
-    if not rows:
+    if not rows or is_absent(ref.id):
         raise NodeNotFound(f"{ref.type} {ref.id!r} not found")
     versions = [version_shape(r, is_job=is_job) for r in rows]
     if is_job:

@@ -12,6 +12,7 @@ from headwater.graph import hierarchy
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
+    is_absent,
     micros,
     nodes_for,
     require_node,
@@ -36,11 +37,11 @@ def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     root = root_ref(node)
     if root.type == "run":
         job = conn.execute(
-            sa.select(jobs.c.namespace, jobs.c.name)
+            sa.select(jobs.c.id, jobs.c.namespace, jobs.c.name)
             .join(runs, runs.c.job == jobs.c.id)
             .where(runs.c.run_id == root.name)
         ).first()
-        if job is None:
+        if job is None or is_absent(job.id):
             raise NodeNotFound(f"run {root.name!r} not found")
         return NodeRef("job", job.namespace, job.name)
     return root

@@ -53,8 +53,13 @@ MAX_PROBLEMS = 100  # as the validator: a body full of mistakes is described by 
 
 
 def key_path(where: str, key: str) -> str:
-    """``where.key``, or ``where["key"]`` when the key is not an identifier (as the validator writes paths)."""
-    return f"{where}.{key}" if key.isidentifier() else f"{where}[{json.dumps(key, ensure_ascii=False)}]"
+    """``where.key``, or ``where["key"]`` when the key is not an identifier (as the validator writes paths); a
+    key holding a lone UTF-16 surrogate is written with JSON escapes (``["\\ud800"]``), so every path is text
+    an answer can hold."""
+    if key.isidentifier():
+        return f"{where}.{key}"
+    lone = any("\ud800" <= c <= "\udfff" for c in key)
+    return f"{where}[{json.dumps(key, ensure_ascii=lone)}]"
 
 
 def _path(entry: tuple[Any, ...] | None) -> str:

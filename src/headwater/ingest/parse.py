@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.ingest.errors import IngestError
-from headwater.ingest.limits import Limits, name_problems, nul_escaped, structure_problems, text_needs_checking
+from headwater.ingest.limits import (
+    Limits,
+    key_path,
+    name_problems,
+    nul_escaped,
+    structure_problems,
+    text_needs_checking,
+)
 from headwater.model.jsontext import dumps, loads_text
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
@@ -100,9 +107,9 @@ def lone_surrogates(value: Any, path: str) -> list[Problem]:
                 found.append(Problem(where, message))
         elif isinstance(item, dict):
             for key, child in item.items():
-                here = f"{where}.{key}" if key.isidentifier() else f"{where}[{json.dumps(key)}]"
+                here = key_path(where, key)
                 if _is_surrogate(key):
-                    found.append(Problem(f"{where} (a key)", message))
+                    found.append(Problem(f"{here} (a key)", message))
                 stack.append((child, here))
         elif isinstance(item, list):
             stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
@@ -121,15 +128,16 @@ def _checked(
     nul: bool = True,
 ) -> ParsedEvent | list[Problem]:
     limits = limits or Limits()
-    # structure first: the schema validator and the canonical form recurse, so nothing deeper
-    # than the limit reaches them
-    problems = structure_problems(payload, root, limits, check_text, nul=nul)
-    if problems:
-        return problems
+    # lone surrogates first, in keys and values alike (an iterative walk: any depth is safe), so no other
+    # problem's path or message ever holds one; then the structure: the schema validator and the canonical
+    # form recurse, so nothing deeper than the limit reaches them
     if scan_text:
         lone = lone_surrogates(payload, root)
         if lone:
             return lone
+    problems = structure_problems(payload, root, limits, check_text, nul=nul)
+    if problems:
+        return problems
     problems, warnings = validator.check(payload, root, lenient=lenient)
     problems = problems or name_problems(payload, root, limits)
     if problems:

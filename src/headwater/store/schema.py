@@ -375,6 +375,21 @@ datazone_nodes = sa.Table(
 # the event time before which raw events and finished runs were removed (as-of reads before it answer "history
 # pruned"), and ``pruned_seq``, the log position at that prune. No rows: never pruned. Not derived: ``db rebuild``
 # leaves it alone.
+api_tokens = sa.Table(  # migration 0010: server tokens managed by ``headwater token`` (catalog/tokens.py)
+    "api_tokens",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("kind", sa.String(8), nullable=False),  # write | read
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),  # SHA-256 hex of the token
+    sa.Column("project", sa.String(64)),  # a write token's events are bound to this project at ingest
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.Text, nullable=False),
+    sa.Column("expires_at", sa.BigInteger),
+    sa.Column("revoked_at", sa.BigInteger),
+    sa.Column("last_used_at", sa.BigInteger),
+)
+
 store_horizon = sa.Table(
     "store_horizon",
     metadata,
