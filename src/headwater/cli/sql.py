@@ -56,7 +56,7 @@ def _providers(schema_from: tuple[str, ...], token: str | None) -> tuple[list[Pr
     default="ansi",
     show_default=True,
     help="ansi, postgres, redshift, mysql, mariadb, spark, hive, databricks, bigquery, snowflake, tsql, "
-    "oracle, trino, duckdb, sqlite",
+    "oracle, trino, duckdb, sqlite, teradata or any other sqlglot dialect (an unknown name: ansi, with a warning)",
 )
 @click.option(
     "--namespace",
@@ -104,10 +104,9 @@ def lineage_command(
     from headwater.client import SendError, open_client
     from headwater.sql import Catalog, get_dialect, script_events
 
-    try:
-        d = get_dialect(dialect)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--dialect") from None
+    d = get_dialect(dialect)
+    if d.warning:  # an unknown name is read as ANSI, said once
+        click.echo(f"warning: {d.warning}", err=True)
     ns = namespace or d.system
     providers, tables = _providers(schema_from, token)
     catalog = Catalog(providers, tables, namespace=ns)
