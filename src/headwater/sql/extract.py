@@ -28,6 +28,7 @@ from .dialects import Dialect
 from .schema import Catalog
 from .script import Statement
 
+_WRITES = re.compile(r"(?is)^\s*(insert|update|merge|create|replace|copy|unload|select\b.*\binto\b)")
 _UNSET = "_"  # a name part the script does not give and no default fills (never part of a dataset name)
 
 
@@ -118,6 +119,8 @@ class Extractor:
 
     def run(self, stmt: Statement) -> list[StatementLineage]:
         """The lineage of one parsed statement (a procedure body gives one record per inner statement)."""
+        if stmt.block is not None:
+            return self._procedural(stmt)
         if stmt.expression is None:
             return [StatementLineage(stmt)]
         if isinstance(stmt.expression, exp.Block):
@@ -131,6 +134,28 @@ class Extractor:
         if inner is not None:
             return inner
         return [out]
+
+    def _procedural(self, stmt: Statement) -> list[StatementLineage]:
+        """A procedural block: every statement found inside, in order (each with the block's index); one that
+        writes but cannot be read is an error record naming it; reads and control flow give nothing."""
+        results: list[StatementLineage] = []
+        inner = stmt.block or []
+        for i, sub in enumerate(inner):
+            where = f"statement {i + 1} of {len(inner)} in a procedural block (line {sub.line})"
+            if sub.expression is None:
+                if _WRITES.match(sub.sql):
+                    sub.error = f"{where}: cannot parse: {sub.error}"
+                    results.append(StatementLineage(sub))
+                continue
+            for r in self.run(sub):
+                if r.writes or r.error:
+                    r.notes.insert(0, where)
+                    if r.verb and isinstance(sub.expression, exp.Expr):
+                        r.verb = f"procedure_{r.verb}"
+                    results.append(r)
+        if not results:
+            results.append(StatementLineage(stmt))
+        return results
 
     def _block(self, stmt: Statement, expressions: list[exp.Expr]) -> list[StatementLineage]:
         results: list[StatementLineage] = []
