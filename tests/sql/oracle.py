@@ -178,15 +178,25 @@ def _load_sql(tables: dict[str, list[tuple[int | None, ...]]], create: str) -> l
     return out
 
 
+def _inline(sql: str, tables: dict[str, list[tuple[int | None, ...]]]) -> str:
+    """``sql`` reading t and u from CTEs of literal rows (DuckDB, PostgreSQL): no table written per run."""
+    ctes = []
+    for name, cols in (("t", T_COLS), ("u", U_COLS)):
+        rows = ", ".join("(" + ", ".join("NULL" if x is None else str(int(x)) for x in row) + ")" for row in tables[name])
+        typed = ", ".join(f"CAST({c} AS INTEGER) AS {c}" for c in cols)
+        ctes.append(f"{name} AS (SELECT {typed} FROM (VALUES {rows}) AS v({', '.join(cols)}))")
+    if sql.startswith("WITH "):
+        return f"WITH {', '.join(ctes)}, {sql[5:]}"
+    return f"WITH {', '.join(ctes)} {sql}"
+
+
 def duckdb_runner() -> Run:
     import duckdb
 
     con = duckdb.connect()
 
     def run(sql: str, tables: dict) -> list[tuple[object, ...]]:  # noqa: ANN001
-        for stmt in _load_sql(tables, "CREATE OR REPLACE TABLE {name} ({cols})"):
-            con.execute(stmt)
-        return con.execute(sql).fetchall()
+        return con.execute(_inline(sql, tables)).fetchall()
 
     return run
 
@@ -210,10 +220,8 @@ def postgres_runner(url: str) -> Run:
     con = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True)
 
     def run(sql: str, tables: dict) -> list[tuple[object, ...]]:  # noqa: ANN001
-        load = _load_sql(tables, "DROP TABLE IF EXISTS pg_temp.{name}; CREATE TEMP TABLE {name} ({cols})")
         with con.cursor() as cur:
-            cur.execute(";".join(load).encode())
-            cur.execute(sql.encode())
+            cur.execute(_inline(sql, tables).encode())
             return cur.fetchall()
 
     return run
