@@ -269,7 +269,7 @@ class Analyzer:
         select = cast(exp.Select, scope.expression)
         rel = Relation()
         aliases: dict[str, Deps] = {}
-        for projection in select.expressions:
+        for position, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
             ):
@@ -278,7 +278,7 @@ class Analyzer:
                 continue
             deps: Deps = {}
             self.walk(projection, IDENTITY_T, scope, deps)  # lateral aliases were expanded by qualify
-            name = projection.alias_or_name
+            name = projection.alias_or_name or f"_col_{position}"  # unnamed: as sqlglot/Spark name it
             rel.columns.append((name, deps))
             aliases.setdefault(name, deps)
         for _node, src in scope.selected_sources.values():

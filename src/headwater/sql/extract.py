@@ -7,6 +7,7 @@ passes (a temporary table is not a dataset: a statement reading it depends on wh
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.qualify_columns import qualify_columns
 from sqlglot.optimizer.qualify_tables import qualify_tables
 from sqlglot.optimizer.scope import build_scope
 
@@ -85,6 +86,7 @@ class Extractor:
     ) -> None:
         self.dialect = dialect
         self.read = dialect.sqlglot or None
+        self.sg = sqlglot.Dialect.get_or_raise(self.read)  # resolved once: every sqlglot call gets the instance
         self.namespace = namespace
         self.default_database = default_database
         self.default_schema = default_schema
@@ -92,6 +94,7 @@ class Extractor:
         self.catalog = catalog if catalog is not None else Catalog(namespace=namespace)
         self.catalog.namespace = namespace
         self.temps: dict[str, Relation] = {}
+        self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
         if self.levels == 3:
             self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
@@ -127,7 +130,16 @@ class Extractor:
             return self._block(stmt, stmt.expression.expressions)
         out = StatementLineage(stmt)
         try:
-            inner = self._statement(stmt.expression, out)
+            try:
+                inner = self._statement(stmt.expression, out)
+            except _Unqualified:
+                out = StatementLineage(stmt)
+                again = sqlglot.parse_one(stmt.sql, read=self.read)
+                self._qualify_columns = False
+                try:
+                    inner = self._statement(again, out)
+                finally:
+                    self._qualify_columns = True
         except SqlglotError as exc:
             stmt.error = f"cannot analyse the statement: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             return [StatementLineage(stmt)]
@@ -160,7 +172,7 @@ class Extractor:
     def _block(self, stmt: Statement, expressions: list[exp.Expr]) -> list[StatementLineage]:
         results: list[StatementLineage] = []
         for i, e in enumerate(expressions):
-            sub = Statement(stmt.index, e.sql(dialect=self.read), stmt.line, stmt.col, e)
+            sub = Statement(stmt.index, e.sql(dialect=self.sg), stmt.line, stmt.col, e)
             sub.index = stmt.index
             for r in self.run(sub):
                 r.notes.insert(0, f"statement {i + 1} of a block")
@@ -168,7 +180,7 @@ class Extractor:
         return results
 
     def _statement(self, e: exp.Expr, out: StatementLineage) -> list[StatementLineage] | None:
-        e = normalize_identifiers(e, dialect=self.read)
+        e = normalize_identifiers(e, dialect=self.sg)
         _with_into_query(e)
         if isinstance(e, exp.Insert):
             self._insert(e, out)
@@ -241,7 +253,7 @@ class Extractor:
                 if isinstance(c, exp.ColumnDef)
             ]
             if defs:
-                cols = [(c.name, c.args["kind"].sql(dialect=self.read) if c.args.get("kind") else None) for c in defs]
+                cols = [(c.name, c.args["kind"].sql(dialect=self.sg) if c.args.get("kind") else None) for c in defs]
                 self.catalog.define(name, cols)
                 if temporary:
                     self.temps[name] = Relation(columns=[(c, {}) for c, _ in cols])
@@ -489,7 +501,7 @@ class Extractor:
         except ParseError as exc:
             out.statement.error = f"UNLOAD: cannot parse its query: {str(exc).splitlines()[0]}"
             return
-        query = normalize_identifiers(query, dialect=self.read)
+        query = normalize_identifiers(query, dialect=self.sg)
         rel = self._query(query, out)
         ns, path = path_dataset(found.group(2))
         cols = _star_columns(rel) if rel.passthrough else (list(rel.columns) if rel.columns else None)
@@ -500,7 +512,7 @@ class Extractor:
     def _file_dataset(self, f: exp.Expr) -> tuple[str, str] | None:
         if isinstance(f, exp.Literal) and f.is_string:
             return path_dataset(f.name)
-        text = f.sql(dialect=self.read)
+        text = f.sql(dialect=self.sg)
         if text.startswith("@"):  # a Snowflake stage
             return self.namespace, text
         return None
@@ -548,19 +560,17 @@ class Extractor:
     def _query(self, query: exp.Expr, out: StatementLineage) -> Relation:
         if isinstance(query, exp.Subquery) and isinstance(query.this, (exp.Select, exp.SetOperation)):
             query = query.this
-        original = query
-        query = qualify_tables(query.copy(), db=self._q_db, catalog=self._q_catalog, dialect=self.read)
+        # in place: the statement's tree is this run's own (a retry parses the text again)
+        query = qualify_tables(query, db=self._q_db, catalog=self._q_catalog, dialect=self.sg)
         mapping = self._schema_for(query)
         try:
-            query = self._qualify(query, mapping, columns=True)
-        except SqlglotError:
-            # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: qualify
-            # everything but the columns, which the analyzer resolves itself (one source, or noted candidates)
-            query = qualify_tables(original.copy(), db=self._q_db, catalog=self._q_catalog, dialect=self.read)
-            try:
-                query = self._qualify(query, mapping, columns=False)
-            except SqlglotError as exc:
-                out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
+            query = self._qualify(query, mapping, columns=self._qualify_columns and _needs_qualify(query))
+        except SqlglotError as exc:
+            if self._qualify_columns:
+                # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: the
+                # statement is read again qualifying everything but the columns, which the analyzer resolves itself
+                raise _Unqualified from exc
+            out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
         root = build_scope(query)
         if root is None:
             return Relation(complete=False)
@@ -580,18 +590,11 @@ class Extractor:
         return rel
 
     def _qualify(self, query: exp.Expr, mapping: dict[str, Any], *, columns: bool) -> exp.Expr:
-        return qualify(
-            query,
-            dialect=self.read,
-            schema=mapping or None,
-            db=self._q_db,
-            catalog=self._q_catalog,
-            qualify_columns=columns,
-            validate_qualify_columns=False,
-            quote_identifiers=False,
-            identify=False,
-            isolate_tables=False,
-        )
+        """sqlglot's ``qualify`` without the steps already done (identifiers normalised, tables qualified) or not
+        needed (quoting, validation)."""
+        if columns:
+            query = qualify_columns(query, self.catalog.sqlglot_schema(mapping, self.sg))
+        return query
 
     def _write(
         self,
@@ -637,6 +640,39 @@ def _with_into_query(e: exp.Expr) -> None:
     e.set(key, None)
 
 
+def _needs_qualify(query: exp.Expr) -> bool:
+    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no star is to be expanded,
+    no USING or positional GROUP/ORDER BY is to be rewritten, and every column is qualified or its SELECT reads
+    one source without naming an alias of its own (the analyzer resolves those the same way, faster)."""
+    for node in query.walk():
+        if isinstance(node, (exp.Star, exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
+            return True
+        if isinstance(node, exp.Join) and node.args.get("using"):
+            return True
+        if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
+            return True
+        if isinstance(node, (exp.Group, exp.Order)) and any(
+            isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions
+        ):
+            return True
+        if isinstance(node, exp.Column) and not node.table:
+            select = node.find_ancestor(exp.Select)
+            if select is None:
+                return True
+            from_ = select.args.get("from_") or select.args.get("from")
+            if from_ is None or select.args.get("joins") or from_.expressions:
+                return True
+            if node.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
+                return True
+            if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
+                return True
+    return False
+
+
+class _Unqualified(Exception):
+    """sqlglot could not qualify a statement's columns: it is read again without that step."""
+
+
 def _copy_deps(deps: Deps) -> Deps:
     return {k: set(v) for k, v in deps.items()}
 
@@ -680,6 +716,7 @@ def _set_expressions(pairs: list[tuple[str, exp.Expr, exp.Expr | None]]) -> list
     return values + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
 
 
+@functools.lru_cache(maxsize=256)
 def _norm(name: str | None, dialect: str | None) -> str | None:
     if not name:
         return None

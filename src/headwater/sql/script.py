@@ -125,7 +125,7 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
     out: list[Statement] = []
     for index, (sql, line, col) in enumerate(split(text, dialect)):
         stmt = Statement(index, sql, line, col)
-        inner = block_statements(sql, dialect, line)
+        inner = block_statements(sql, dialect, line) if _MAYBE_PROCEDURAL.match(sql) else None
         if inner is not None:
             stmt.block = [_parsed(Statement(index, piece, ln, c), dialect) for piece, ln, c in inner]
             out.append(stmt)
@@ -164,6 +164,10 @@ _CONTROL = {
 }  # fmt: skip
 _NOT_AFTER = {"THEN", "KEY", "FOR", "ON", "OR", "INSTEAD", "BEFORE", "AFTER"}  # MERGE … THEN UPDATE, FOR UPDATE, ON DELETE
 _ROUTINE_HEAD = {"TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "TYPE", "TRIGGER", "EXISTS", "NOT"}
+_MAYBE_PROCEDURAL = re.compile(
+    r"(?is)^\s*(?:begin|declare|do|if|while|for|loop|exec|execute"
+    r"|(?:create|alter)\b.{0,60}?\b(?:procedure|proc|function|trigger|package)\b)"
+)  # a cheap look at the first words before tokenizing a piece again
 _DML_TEXT = re.compile(r"(?is)\b(insert|update|merge|create|select|delete|replace|copy|unload)\b")
 _BODY = re.compile(r"(?is)^\s*(?:immediate\s+)?(\$[A-Za-z0-9_]*\$)(.*)\1\s*;?\s*$")
 
