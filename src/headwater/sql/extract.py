@@ -105,18 +105,14 @@ class Extractor:
     # --- naming -----------------------------------------------------------------------------------------------
 
     def table_name(self, table: exp.Table) -> str:
-        if not table.name:
+        name = table.name
+        if not name:
             return ""
-        catalog, db = table.catalog, table.db
-        if catalog and catalog != _UNSET and db == _UNSET:
-            db = ""
-            catalog = ""  # no schema is known: the name stays relative rather than misplacing the database
-        parts = [p for p in (catalog, db, table.name) if p and p != _UNSET]
-        if table.name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
-            return table.name
-        return sql_table_dataset(
-            self.namespace, parts, default_database=self.default_database, default_schema=self.default_schema
-        )[1]
+        if name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
+            return name
+        return _dataset_name(
+            self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema
+        )
 
     # --- statements -------------------------------------------------------------------------------------------
 
@@ -667,6 +663,18 @@ def _needs_qualify(query: exp.Expr) -> bool:
             if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _dataset_name(
+    namespace: str, catalog: str, db: str, name: str, default_database: str | None, default_schema: str | None
+) -> str:
+    """A table's dataset name (naming.sql_table_dataset), remembered: the same few tables recur in every script."""
+    if catalog and catalog != _UNSET and db == _UNSET:
+        db = ""
+        catalog = ""  # no schema is known: the name stays relative rather than misplacing the database
+    parts = [p for p in (catalog, db, name) if p and p != _UNSET]
+    return sql_table_dataset(namespace, parts, default_database=default_database, default_schema=default_schema)[1]
 
 
 class _Unqualified(Exception):

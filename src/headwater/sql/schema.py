@@ -8,8 +8,8 @@ A :class:`Catalog` answers the columns of a dataset (by its name in the run's na
    a fixed mapping (tests, ``--schema-from`` a JSON file).
 
 Answers (including "unknown") are cached for the catalog's life: one look-up per table per run. So is sqlglot's
-schema object for each set of tables a query reads (building it is a good part of a statement's cost), until a
-statement of the script defines or drops a table.
+schema object for each mapping of tables to columns a query reads (building it is a good part of a statement's cost;
+the mapping is the key, so what a later statement defines is a new key).
 """
 
 from __future__ import annotations
@@ -54,12 +54,10 @@ class Catalog:
     def define(self, name: str, columns: Sequence[Column]) -> None:
         """A statement of the script created or replaced ``name`` with these columns."""
         self._script[name] = list(columns)
-        self._schemas.clear()
 
     def drop(self, name: str) -> None:
         self._script.pop(name, None)
         self._cache[name] = None
-        self._schemas.clear()
 
     def sqlglot_schema(self, mapping: dict[str, Any], dialect: Any) -> Any:
         """sqlglot's schema for ``mapping`` (nested names → columns) in ``dialect``, built once per mapping."""
