@@ -17,7 +17,6 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.qualify_columns import qualify_columns
 from sqlglot.optimizer.qualify_tables import qualify_tables
 from sqlglot.optimizer.scope import build_scope
 
@@ -589,6 +588,9 @@ class Extractor:
         """sqlglot's ``qualify`` without the steps already done (identifiers normalised, tables qualified) or not
         needed (quoting, validation)."""
         if columns:
+            # imported here: it brings sqlglot's type annotator, which a one-statement call rarely needs
+            from sqlglot.optimizer.qualify_columns import qualify_columns
+
             query = qualify_columns(query, self.catalog.sqlglot_schema(mapping, self.sg))
         return query
 
