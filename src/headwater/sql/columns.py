@@ -166,6 +166,7 @@ class Analyzer:
         self.temps = temps
         self.notes = notes
         self._memo: dict[int, Relation] = {}
+        self._by_expression: dict[int, Relation] = {}
         self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
         self._subqueries: dict[int, Scope] = {}
 
@@ -176,6 +177,9 @@ class Analyzer:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if not scope.sources and id(scope.expression) in self._by_expression:
+            # a recursive CTE's reference to itself: sqlglot gives it a source-less copy of the anchor's scope
+            return self._by_expression[id(scope.expression)]
         self._memo[key] = Relation(complete=False)  # a recursive CTE reads itself: empty until its anchor is known
         for sub in scope.subquery_scopes:
             self._subqueries[id(sub.expression)] = sub
@@ -189,6 +193,8 @@ class Analyzer:
             rel = Relation(complete=False)
             self.notes.append(f"unsupported query form {type(scope.expression).__name__}")
         self._memo[key] = rel
+        if scope.sources:
+            self._by_expression[id(scope.expression)] = rel
         return rel
 
     def _udtf(self, scope: Scope) -> Relation:
