@@ -143,9 +143,7 @@ def main() -> None:
     out = Path(__file__).resolve().parent / "results"
     out.mkdir(exist_ok=True)
     (out / "sql_lineage.json").write_text(
-        json.dumps(
-            {"statements": len(statements), "rates": rates, "median": median, "cpu_rates": cpu_rates}, indent=1
-        )
+        json.dumps({"statements": len(statements), "rates": rates, "median": median, "cpu_rates": cpu_rates}, indent=1)
     )
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "sql"))
 
-import oracle  # noqa: E402 - the oracle lives with the tests that use it
+import oracle
 
 
 def main() -> None:

@@ -110,7 +110,7 @@ def data(rnd: random.Random) -> dict[str, list[tuple[int | None, ...]]]:
     }
 
 
-def _perturbed(tables: dict, table: str, col: int, rnd: random.Random) -> dict:  # noqa: ANN001
+def _perturbed(tables: dict, table: str, col: int, rnd: random.Random) -> dict:
     out = dict(tables)
     out[table] = [tuple(rnd.randint(0, 9) if i == col else x for i, x in enumerate(row)) for row in tables[table]]
     return out
@@ -160,7 +160,9 @@ def judge(sql: str, run: Run, rnd: random.Random, dialect: str) -> Verdict:
     seen = observed(sql, run, rnd)
     for (src, out), hows in seen.items():
         if (src, out) not in engine and src not in dataset:
-            return Verdict(sql, False, f"{src} changes {out} ({'/'.join(sorted(hows))}) but the engine has no dependency")
+            return Verdict(
+                sql, False, f"{src} changes {out} ({'/'.join(sorted(hows))}) but the engine has no dependency"
+            )
     for (src, out), types in engine.items():
         if "DIRECT" in types and (src, out) not in seen:
             return Verdict(sql, False, f"the engine says {src} flows into {out} but no perturbation changed it")
@@ -172,7 +174,9 @@ def _load_sql(tables: dict[str, list[tuple[int | None, ...]]], create: str) -> l
     out = []
     for name, cols in (("t", T_COLS), ("u", U_COLS)):
         out.append(create.format(name=name, cols=", ".join(f"{c} INTEGER" for c in cols)))
-        rows = ", ".join("(" + ", ".join("NULL" if x is None else str(int(x)) for x in row) + ")" for row in tables[name])
+        rows = ", ".join(
+            "(" + ", ".join("NULL" if x is None else str(int(x)) for x in row) + ")" for row in tables[name]
+        )
         if rows:
             out.append(f"INSERT INTO {name} VALUES {rows}")
     return out
@@ -182,7 +186,9 @@ def _inline(sql: str, tables: dict[str, list[tuple[int | None, ...]]]) -> str:
     """``sql`` reading t and u from CTEs of literal rows (DuckDB, PostgreSQL): no table written per run."""
     ctes = []
     for name, cols in (("t", T_COLS), ("u", U_COLS)):
-        rows = ", ".join("(" + ", ".join("NULL" if x is None else str(int(x)) for x in row) + ")" for row in tables[name])
+        rows = ", ".join(
+            "(" + ", ".join("NULL" if x is None else str(int(x)) for x in row) + ")" for row in tables[name]
+        )
         typed = ", ".join(f"CAST({c} AS INTEGER) AS {c}" for c in cols)
         ctes.append(f"{name} AS (SELECT {typed} FROM (VALUES {rows}) AS v({', '.join(cols)}))")
     if sql.startswith("WITH "):
@@ -195,7 +201,7 @@ def duckdb_runner() -> Run:
 
     con = duckdb.connect()
 
-    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:  # noqa: ANN001
+    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:
         return con.execute(_inline(sql, tables)).fetchall()
 
     return run
@@ -204,7 +210,7 @@ def duckdb_runner() -> Run:
 def sqlite_runner() -> Run:
     con = sqlite3.connect(":memory:")
 
-    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:  # noqa: ANN001
+    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:
         for name, cols in (("t", T_COLS), ("u", U_COLS)):
             con.execute(f"DROP TABLE IF EXISTS {name}")
             con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} INTEGER' for c in cols)})")
@@ -219,7 +225,7 @@ def postgres_runner(url: str) -> Run:
 
     con = psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True)
 
-    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:  # noqa: ANN001
+    def run(sql: str, tables: dict) -> list[tuple[object, ...]]:
         with con.cursor() as cur:
             cur.execute(_inline(sql, tables).encode())
             return cur.fetchall()

@@ -100,11 +100,11 @@ def _deps(text: str) -> dict[str, set[str]]:
     return deps
 
 
-def _kind(t) -> str:  # noqa: ANN001 - a TInfo
+def _kind(t) -> str:
     return f"{t.type}/{t.subtype}" + ("/masked" if t.masking else "")
 
 
-def _split_target(text: str, outputs: dict) -> tuple[str, str]:  # noqa: ANN001
+def _split_target(text: str, outputs: dict) -> tuple[str, str]:
     """``ds.col`` → (dataset, column), the dataset being the longest output name it starts with."""
     for name in sorted(outputs, key=len, reverse=True):
         if text.startswith(name + "."):
@@ -153,7 +153,9 @@ def test_rule(case: Case) -> None:
         elif line.startswith("candidates:"):
             col, _, found = line.split(":", 1)[1].partition("=")
             want_c = (col.strip(), sorted(x.strip() for x in found.split(",")))
-            assert want_c in [c for r in records for c in r.candidates], f"{want_c} not in {[r.candidates for r in records]}"
+            assert want_c in [c for r in records for c in r.candidates], (
+                f"{want_c} not in {[r.candidates for r in records]}"
+            )
         elif line == "error":
             assert any(r.error for r in records), "an error record"
         elif "<-" in line:

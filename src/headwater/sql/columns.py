@@ -209,15 +209,15 @@ class Analyzer:
         if isinstance(inner, _QUERY):
             sub = next((s for s in scope.sources.values() if isinstance(s, Scope) and s.expression is inner), None)
             if sub is None:
-                sub = next((s for s in scope.union_scopes + scope.subquery_scopes if s.expression is inner), None)
+                sub = next(
+                    (s for s in scope.set_operation_scopes + scope.subquery_scopes if s.expression is inner), None
+                )
             if sub is not None:
                 found = self.relation(sub)
                 rel = Relation(rows=dict(found.rows), tables=set(found.tables), complete=found.complete)
                 rel.passthrough = list(found.passthrough)
                 rel.any_column = found.any_column
-                rel.columns = [
-                    (names[i] if i < len(names) else n, d) for i, (n, d) in enumerate(found.columns)
-                ]
+                rel.columns = [(names[i] if i < len(names) else n, d) for i, (n, d) in enumerate(found.columns)]
                 return rel
         deps: Deps = {}
         rel = Relation()

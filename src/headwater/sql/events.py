@@ -87,7 +87,7 @@ def _datasource(namespace: str) -> dict[str, Any]:
 def _output(out: Output, namespaces: Mapping[str, str]) -> dict[str, Any]:
     facets: dict[str, Any] = {"dataSource": _datasource(out.namespace)}
     if out.columns is not None:
-        named = [(c, None) for c, _ in out.columns if c != "*"]
+        named: list[tuple[str, str | None]] = [(c, None) for c, _ in out.columns if c != "*"]
         if named:
             facets["schema"] = _schema_facet(named)
         lineage = column_lineage_facet(out.columns, namespaces, out.dataset)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,9 +110,7 @@ class Extractor:
             return ""
         if name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
             return name
-        return _dataset_name(
-            self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema
-        )
+        return _dataset_name(self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema)
 
     # --- statements -------------------------------------------------------------------------------------------
 
@@ -720,7 +719,7 @@ def _hw_alias(value: exp.Expr, i: int | str) -> exp.Expr:
     return exp.alias_(value.copy(), f"__hw_{i}")
 
 
-def _set_expressions(pairs: list[tuple[str, exp.Expr, exp.Expr | None]]) -> list[exp.Expr]:
+def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> list[exp.Expr]:
     """The values of SET/INSERT pairs, then their WHEN conditions, as one SELECT list (matched by position)."""
     values = [_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
     return values + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]

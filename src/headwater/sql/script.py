@@ -162,7 +162,16 @@ _CONTROL = {
     "END", "BEGIN", "ELSE", "ELSEIF", "ELSIF", "DECLARE", "RETURN", "COMMIT", "ROLLBACK", "EXEC", "EXECUTE",
     "LET", "WHILE", "LOOP", "RAISE", "RAISERROR", "THROW", "CALL", "GO", "EXCEPTION", "TRUNCATE", "DROP", "PERFORM",
 }  # fmt: skip
-_NOT_AFTER = {"THEN", "KEY", "FOR", "ON", "OR", "INSTEAD", "BEFORE", "AFTER"}  # MERGE … THEN UPDATE, FOR UPDATE, ON DELETE
+_NOT_AFTER = {
+    "THEN",
+    "KEY",
+    "FOR",
+    "ON",
+    "OR",
+    "INSTEAD",
+    "BEFORE",
+    "AFTER",
+}  # MERGE … THEN UPDATE, FOR UPDATE, ON DELETE
 _ROUTINE_HEAD = {"TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "TYPE", "TRIGGER", "EXISTS", "NOT"}
 _MAYBE_PROCEDURAL = re.compile(
     r"(?is)^\s*(?:begin|declare|do|if|while|for|loop|exec|execute"
@@ -265,11 +274,15 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
             if kind == TokenType.IDENTIFIER or prev == ".":  # a quoted name, a qualified column: never a keyword
                 continue
             ends = False
-            if word in _CONTROL and prev not in _NOT_AFTER:
-                ends = True
-            elif word in ("INSERT", "UPDATE", "DELETE", "MERGE", "CREATE") and prev not in _NOT_AFTER:
-                ends = True
-            elif word == "SELECT" and seen_from and prev not in ("UNION", "ALL", "INTERSECT", "EXCEPT", "MINUS", "DISTINCT", "("):
+            if (
+                word in _CONTROL
+                and prev not in _NOT_AFTER
+                or word in ("INSERT", "UPDATE", "DELETE", "MERGE", "CREATE")
+                and prev not in _NOT_AFTER
+                or word == "SELECT"
+                and seen_from
+                and prev not in ("UNION", "ALL", "INTERSECT", "EXCEPT", "MINUS", "DISTINCT", "(")
+            ):
                 ends = True
             elif word == "SET" and not (head in ("UPDATE", "MERGE") and not seen_set) and prev != "UPDATE":
                 ends = head not in ("INSERT", "REPLACE")
