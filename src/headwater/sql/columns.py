@@ -13,7 +13,8 @@ with the transformation kinds of :mod:`headwater.model.column_lineage` and the s
 - every other expression (casts, arithmetic, string functions...) is a TRANSFORMATION of its children;
 - a subquery in an expression depends on the subquery's output (TRANSFORMATION) and its own row deps.
 
-Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USING → JOIN, GROUP BY → GROUP_BY,
+Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USING → JOIN, GROUP BY (and
+SELECT DISTINCT's columns) → GROUP_BY,
 ORDER BY → SORT, INTERSECT/EXCEPT → JOIN on both sides' columns; row deps of a derived table, CTE or
 temporary table read in FROM pass through to the query reading it.
 """
@@ -308,6 +309,9 @@ class Analyzer:
                 self.walk(on, _JOIN, scope, rel.rows, aliases)
             for ident in join.args.get("using") or ():
                 self._using(ident.name, scope, rel.rows)
+        if select.args.get("distinct") is not None:  # DISTINCT groups by every output column (as Spark plans it)
+            for _name, deps in rel.columns:
+                add_all(rel.rows, deps, _GROUP_BY)
         group = select.args.get("group")
         if group is not None:
             for g in group.expressions:
