@@ -70,6 +70,10 @@ def lineage_document(sql: str) -> list[dict[str, Any]]:
                     for c, deps in o.columns
                 }
             outputs[f"{o.namespace} {o.name}"] = {"kind": o.kind, "lifecycle": o.lifecycle, "columns": cols}
+            if o.dataset:
+                outputs[f"{o.namespace} {o.name}"]["dataset"] = {
+                    f"{ds}.{f}": sorted(kind(k) for k in kinds) for (ds, f), kinds in sorted(o.dataset.items())
+                }
         entry["outputs"] = outputs
         if r.notes:
             entry["notes"] = r.notes

@@ -4,7 +4,7 @@ transformation kinds of each input column, by the rules of :mod:`headwater.model
 ``spark`` names the Spark golden case and output field (tests/capture/lineage/golden/<case>.spark3.expected.json)
 that computes the same expression with the DataFrame API; test_meanings checks the SQL engine gives this table's
 answer for every row and that Spark capture gives it too where a case is named (Spark 3.5's analysis). Dataset-wide kinds (FILTER, JOIN,
-GROUP_BY, SORT) are in Spark's ``dataset`` list and folded into every field by the SQL engine: rows without a
+GROUP_BY, SORT) are in Spark's ``dataset`` list and in the SQL engine's dataset list too: rows without a
 Spark case check those.
 """
 

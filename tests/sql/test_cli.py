@@ -67,7 +67,14 @@ def test_stdin_and_unknown_dialect() -> None:
     assert result.exit_code == 0
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert event["outputs"][0]["name"] == "crm.a"
-    assert _run(["--dialect", "klingon", "-"], stdin="").exit_code == 2
+    unknown = _run(["--dialect", "klingon", "-"], stdin="INSERT INTO a (x) SELECT y FROM b")
+    assert unknown.exit_code == 0
+    assert "unknown SQL dialect 'klingon': read as ansi" in unknown.stderr
+    (event,) = [json.loads(line) for line in unknown.stdout.splitlines()]
+    assert event["outputs"][0]["name"] == "a"
+    teradata = _run(["--dialect", "teradata", "-"], stdin="INSERT INTO a (x) SELECT y FROM b SAMPLE 10")
+    assert teradata.exit_code == 0, teradata.stderr
+    assert teradata.stderr == ""
 
 
 def test_posts_to_headwater_and_resolves_star_with_its_schemas(served: str, tmp_path: Path) -> None:

@@ -14,6 +14,21 @@ if TYPE_CHECKING:
     from headwater.sql import Provider
 
 
+class _Printer:
+    """One JSON line per event on stdout (``headwater.client.PrintClient``'s format, without importing httpx)."""
+
+    def __enter__(self) -> _Printer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout.flush()
+
+    def send(self, events: Sequence[dict[str, Any]]) -> None:
+        for event in events:
+            sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+
+
 @click.group("sql")
 def command() -> None:
     """SQL lineage: table and column lineage from SQL text."""
@@ -56,7 +71,7 @@ def _providers(schema_from: tuple[str, ...], token: str | None) -> tuple[list[Pr
     default="ansi",
     show_default=True,
     help="ansi, postgres, redshift, mysql, mariadb, spark, hive, databricks, bigquery, snowflake, tsql, "
-    "oracle, trino, duckdb, sqlite",
+    "oracle, trino, duckdb, sqlite, teradata or any other sqlglot dialect (an unknown name: ansi, with a warning)",
 )
 @click.option(
     "--namespace",
@@ -101,21 +116,23 @@ def lineage_command(
     Statements that cannot be read are reported on stderr (file, statement number, position), get an event with
     an extractionError facet, and make the exit status 2; the other statements are still processed.
     """
-    from headwater.client import SendError, open_client
     from headwater.sql import Catalog, get_dialect, script_events
 
-    try:
-        d = get_dialect(dialect)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--dialect") from None
+    d = get_dialect(dialect)
+    if d.warning:  # an unknown name is read as ANSI, said once
+        click.echo(f"warning: {d.warning}", err=True)
     ns = namespace or d.system
     providers, tables = _providers(schema_from, token)
     catalog = Catalog(providers, tables, namespace=ns)
     failed = 0
-    try:
-        client = open_client(url=url, token=token, project=project)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+    client: Any = _Printer()  # without --url: JSON lines, as the client's printer writes them
+    if url or project:  # the HTTP client (httpx) only when events are sent: a one-statement call stays fast
+        from headwater.client import open_client
+
+        try:
+            client = open_client(url=url, token=token, project=project)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     with client:
         for file in files:
             text = sys.stdin.read() if file == "-" else Path(file).read_text()
@@ -142,8 +159,12 @@ def lineage_command(
             )
             try:
                 client.send(events)
-            except SendError as exc:
-                raise click.ClickException(str(exc)) from None
+            except Exception as exc:
+                from headwater.client import SendError
+
+                if isinstance(exc, SendError):
+                    raise click.ClickException(str(exc)) from None
+                raise
             if url:
                 click.echo(f"{file}: {len(events)} events sent to {url}", err=True)
     if failed:

@@ -13,7 +13,8 @@ with the transformation kinds of :mod:`headwater.model.column_lineage` and the s
 - every other expression (casts, arithmetic, string functions...) is a TRANSFORMATION of its children;
 - a subquery in an expression depends on the subquery's output (TRANSFORMATION) and its own row deps.
 
-Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USING → JOIN, GROUP BY → GROUP_BY,
+Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USING → JOIN, GROUP BY (and
+SELECT DISTINCT's columns) → GROUP_BY,
 ORDER BY → SORT, INTERSECT/EXCEPT → JOIN on both sides' columns; row deps of a derived table, CTE or
 temporary table read in FROM pass through to the query reading it.
 """
@@ -83,6 +84,7 @@ _WINDOW_VALUE = (exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
 _TRANSPARENT = (exp.Alias, exp.Paren, exp.Ordered, exp.PivotAlias)
 _COALESCE = (exp.Coalesce,)
 _QUERY = (exp.Select, exp.SetOperation)
+_UDTF = (exp.Lateral, exp.UDTF)
 
 
 @dataclass
@@ -93,6 +95,10 @@ class Relation:
     rows: Deps = field(default_factory=dict)  # INDIRECT deps deciding which rows exist
     tables: set[str] = field(default_factory=set)  # every dataset read
     complete: bool = True  # False: a SELECT * whose columns are unknown
+    # what an unexpanded ``*`` passes through (no schema): a dataset name (any column ``c`` is its ``c``,
+    # IDENTITY) or the relation of a subquery/CTE it selected from; in the order of the star(s)
+    passthrough: list[str | Relation] = field(default_factory=list)
+    any_column: Deps | None = None  # a table function (FLATTEN, EXPLODE, UNNEST): every column is made of these
 
     def column(self, name: str) -> Deps | None:
         for n, d in self.columns:
@@ -102,7 +108,36 @@ class Relation:
         for n, d in self.columns:
             if n.lower() == low:
                 return d
+        if self.any_column is not None:
+            return self.any_column
+        if len(self.passthrough) == 1:  # one star source: the column is its (by name)
+            only = self.passthrough[0]
+            if isinstance(only, str):
+                return {(only, name): {IDENTITY_T}}
+            return only.column(name)
         return None
+
+    def candidates(self, name: str) -> list[str]:
+        """The datasets an unresolved ``name`` may come from (several star sources, no schema)."""
+        found: list[str] = []
+        for src in self.passthrough:
+            if isinstance(src, str):
+                found.append(f"{src}.{name}")
+            elif src.column(name) is None:
+                found.extend(src.candidates(name))
+            else:
+                found.extend(f"{ds}.{f}" for ds, f in src.column(name) or {})
+        return found
+
+    def whole(self) -> Deps:
+        """The whole-table mapping of an unexpanded star: every star dataset's ``*`` (IDENTITY)."""
+        out: Deps = {}
+        for src in self.passthrough:
+            if isinstance(src, str):
+                add(out, (src, "*"), IDENTITY_T)
+            else:
+                add_all(out, src.whole())
+        return out
 
 
 def add(out: Deps, leaf: Leaf, kind: TInfo) -> None:
@@ -132,6 +167,8 @@ class Analyzer:
         self.temps = temps
         self.notes = notes
         self._memo: dict[int, Relation] = {}
+        self._by_expression: dict[int, Relation] = {}
+        self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
         self._subqueries: dict[int, Scope] = {}
 
     # --- scopes -----------------------------------------------------------------------------------------------
@@ -141,6 +178,9 @@ class Analyzer:
         found = self._memo.get(key)
         if found is not None:
             return found
+        if not scope.sources and id(scope.expression) in self._by_expression:
+            # a recursive CTE's reference to itself: sqlglot gives it a source-less copy of the anchor's scope
+            return self._by_expression[id(scope.expression)]
         self._memo[key] = Relation(complete=False)  # a recursive CTE reads itself: empty until its anchor is known
         for sub in scope.subquery_scopes:
             self._subqueries[id(sub.expression)] = sub
@@ -148,10 +188,51 @@ class Analyzer:
             rel = self._set_operation(scope)
         elif isinstance(scope.expression, exp.Select):
             rel = self._select(scope)
+        elif isinstance(scope.expression, _UDTF):
+            rel = self._udtf(scope)
         else:
             rel = Relation(complete=False)
             self.notes.append(f"unsupported query form {type(scope.expression).__name__}")
         self._memo[key] = rel
+        if scope.sources:
+            self._by_expression[id(scope.expression)] = rel
+        return rel
+
+    def _udtf(self, scope: Scope) -> Relation:
+        """``LATERAL (subquery)`` / ``CROSS APPLY``: the subquery's columns; ``LATERAL FLATTEN(…)``, ``LATERAL VIEW
+        explode(…)``, ``UNNEST(…)``: every column it gives is a TRANSFORMATION of the function's arguments."""
+        node = scope.expression
+        alias = node.args.get("alias")
+        names = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        inner = node.this
+        if isinstance(inner, exp.Subquery):
+            inner = inner.this
+        if isinstance(inner, _QUERY):
+            sub = next((s for s in scope.sources.values() if isinstance(s, Scope) and s.expression is inner), None)
+            if sub is None:
+                sub = next(
+                    (s for s in scope.set_operation_scopes + scope.subquery_scopes if s.expression is inner), None
+                )
+            if sub is not None:
+                found = self.relation(sub)
+                rel = Relation(rows=dict(found.rows), tables=set(found.tables), complete=found.complete)
+                rel.passthrough = list(found.passthrough)
+                rel.any_column = found.any_column
+                rel.columns = [(names[i] if i < len(names) else n, d) for i, (n, d) in enumerate(found.columns)]
+                return rel
+        deps: Deps = {}
+        rel = Relation()
+        self.walk(inner if isinstance(inner, exp.Expr) else node, _TRANSFORMATION_T, scope, deps)
+        if isinstance(node, exp.Unnest):
+            for e in node.expressions:
+                self.walk(e, _TRANSFORMATION_T, scope, deps)
+        rel.any_column = deps
+        rel.columns = [(n, deps) for n in names]
+        if isinstance(alias, exp.TableAlias) and alias.this is not None and not names and isinstance(node, exp.Unnest):
+            rel.columns = [(alias.name, deps)]  # BigQuery: UNNEST(x) AS v names the value v
+        for _name, src in scope.sources.items():
+            if isinstance(src, exp.Table):
+                self._read_table(src, rel)
         return rel
 
     def _set_operation(self, scope: Scope) -> Relation:
@@ -163,7 +244,14 @@ class Analyzer:
         add_all(rel.rows, left.rows)
         add_all(rel.rows, right.rows)
         node = scope.expression
-        if isinstance(node, exp.Union):
+        rel.passthrough = [*left.passthrough, *right.passthrough]
+        if isinstance(node, exp.Union) and node.args.get("by_name"):  # UNION [ALL] BY NAME: matched by name
+            seen: dict[str, Deps] = {}
+            for name, deps in [*left.columns, *right.columns]:
+                add_all(seen.setdefault(name.lower(), {}), deps)
+            names = {n.lower(): n for n, _ in reversed([*left.columns, *right.columns])}
+            rel.columns = [(names[k], d) for k, d in seen.items()]
+        elif isinstance(node, exp.Union):  # by position: the first branch names the columns
             for i, (name, deps) in enumerate(left.columns):
                 merged: Deps = {}
                 add_all(merged, deps)
@@ -188,19 +276,16 @@ class Analyzer:
         select = cast(exp.Select, scope.expression)
         rel = Relation()
         aliases: dict[str, Deps] = {}
-        for projection in select.expressions:
+        for position, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
             ):
                 rel.complete = False
-                self.notes.append(
-                    f"SELECT {projection.sql()} not expanded: the columns of "
-                    f"{self._star_sources(scope, projection)} are unknown (no schema)"
-                )
+                self._star(scope, projection, rel)
                 continue
             deps: Deps = {}
             self.walk(projection, IDENTITY_T, scope, deps)  # lateral aliases were expanded by qualify
-            name = projection.alias_or_name
+            name = projection.alias_or_name or f"_col_{position}"  # unnamed: as sqlglot/Spark name it
             rel.columns.append((name, deps))
             aliases.setdefault(name, deps)
         for _node, src in scope.selected_sources.values():
@@ -224,6 +309,9 @@ class Analyzer:
                 self.walk(on, _JOIN, scope, rel.rows, aliases)
             for ident in join.args.get("using") or ():
                 self._using(ident.name, scope, rel.rows)
+        if select.args.get("distinct") is not None:  # DISTINCT groups by every output column (as Spark plans it)
+            for _name, deps in rel.columns:
+                add_all(rel.rows, deps, _GROUP_BY)
         group = select.args.get("group")
         if group is not None:
             for g in group.expressions:
@@ -245,12 +333,33 @@ class Analyzer:
         elif name:
             rel.tables.add(name)
 
-    def _star_sources(self, scope: Scope, star: exp.Expr) -> str:
-        names = []
-        for _alias, (_node, src) in scope.selected_sources.items():
-            if isinstance(src, exp.Table):
-                names.append(self.table_name(src))
-        return ", ".join(sorted(n for n in names if n)) or "its sources"
+    def _star(self, scope: Scope, star: exp.Expr, rel: Relation) -> None:
+        """A ``*`` / ``t.*`` qualify could not expand (no schema): what it selects passes through by name; the
+        statement's output becomes a whole-table mapping where no name is known (``Relation.whole``)."""
+        only = star.table if isinstance(star, exp.Column) else ""
+        unknown = []
+        for alias, (_node, src) in scope.selected_sources.items():
+            if only and alias != only:
+                continue
+            if isinstance(src, Scope):
+                inner = self.relation(src)
+                rel.columns.extend((n, {k: set(v) for k, v in d.items()}) for n, d in inner.columns)
+                if inner.passthrough or inner.any_column is not None:
+                    rel.passthrough.append(inner)
+            elif isinstance(src, exp.Table):
+                name = self.table_name(src)
+                temp = self.temps.get(name)
+                if temp is not None:
+                    rel.columns.extend((n, {k: set(v) for k, v in d.items()}) for n, d in temp.columns)
+                    rel.passthrough.extend(temp.passthrough)
+                elif name:
+                    rel.passthrough.append(name)
+                    unknown.append(name)
+        if unknown:
+            self.notes.append(
+                f"SELECT {star.sql()} not expanded: the columns of {', '.join(sorted(unknown))} are unknown "
+                "(no schema); mapped as a whole table"
+            )
 
     def _using(self, column: str, scope: Scope, out: Deps) -> None:
         for _alias, (_node, src) in scope.selected_sources.items():
@@ -270,6 +379,9 @@ class Analyzer:
                 self._column(e, t, scope, out, aliases)
             elif isinstance(e, _TRANSPARENT):
                 stack.extend((c, t) for c in _children(e))
+            elif isinstance(e, exp.Dot) and _field_path(e) is not None:
+                col, path = _field_path(e)  # type: ignore[misc]
+                self._column(col, t, scope, out, aliases, path)
             elif isinstance(
                 e,
                 (
@@ -336,19 +448,38 @@ class Analyzer:
                 inner = t.merge(direct(TRANSFORMATION, masking=masking))
                 stack.extend((c, inner) for c in _children(e))
 
-    def _column(self, col: exp.Column, t: TInfo, scope: Scope, out: Deps, aliases: dict[str, Deps] | None) -> None:
+    def _column(
+        self,
+        col: exp.Column,
+        t: TInfo,
+        scope: Scope,
+        out: Deps,
+        aliases: dict[str, Deps] | None,
+        path: list[str] | None = None,
+    ) -> None:
         table = col.table
         name = col.name
-        s: Scope | None = scope
+        if path:  # a struct field path: the column's field, named by its dotted path
+            name = ".".join([name, *path])
+        if col.args.get("db") is not None and table:
+            # a.b.c without schema: ``alias.struct.field`` or ``struct.field.field`` (BigQuery, Spark, Snowflake)
+            db = col.db
+            if self._find_source(scope, db) is not None:
+                table, name = db, f"{col.table}.{name}"
+            else:
+                table, name = "", f"{db}.{col.table}.{name}"
         if table:
-            while s is not None:
-                source = s.sources.get(table)
-                if source is not None:
-                    self._source_column(source, name, t, out)
-                    return
-                s = s.parent
-            if scope.sources:  # (none: the duplicate scope of a recursive CTE's anchor)
-                self.notes.append(f"column {col.sql()}: no source named {table}")
+            source = self._find_source(scope, table)
+            if source is not None:
+                self._source_column(source, name, t, out)
+                return
+            if not scope.sources:  # the duplicate scope of a recursive CTE's anchor
+                return
+            sources = [src for _node, src in scope.selected_sources.values()]
+            if len(sources) == 1:  # ``struct.field`` on the one source (no schema said it is a column)
+                self._source_column(sources[0], f"{table}.{name}", t, out)
+                return
+            self.notes.append(f"column {col.sql()}: no source named {table}")
             return
         if aliases and name in aliases:  # ORDER BY / GROUP BY / HAVING naming an output alias, a lateral alias
             add_all(out, aliases[name], t)
@@ -361,18 +492,65 @@ class Analyzer:
             return
         if not scope.sources:
             return  # a scope sqlglot builds twice for a recursive CTE's anchor: the other copy resolves it
+        named = [
+            src
+            for src in sources
+            if isinstance(src, Scope) and isinstance(src.expression, _UDTF) and self.relation(src).column(name)
+        ]
+        if len(named) == 1:  # UNNEST(x) AS v / LATERAL VIEW … AS v: the table function names it
+            self._source_column(named[0], name, t, out)
+            return
+        candidates = []
+        for src in sources:
+            if isinstance(src, exp.Table):
+                ds = self.table_name(src)
+                temp = self.temps.get(ds)
+                if temp is None:
+                    candidates.append(f"{ds}.{name}")
+                elif temp.column(name) is not None:
+                    candidates.extend(f"{d}.{f}" for d, f in temp.column(name) or {})
+            elif isinstance(src, Scope):
+                rel = self.relation(src)
+                found = rel.column(name)
+                if found is not None:
+                    candidates.extend(f"{d}.{f}" for d, f in found)
+                else:
+                    candidates.extend(rel.candidates(name))
+        self.candidates.append((name, sorted(set(candidates))))
         self.notes.append(
             f"column {name} is ambiguous: no schema says which of "
-            f"{', '.join(sorted(scope.selected_sources)) or 'the sources'} has it"
+            f"{', '.join(sorted(scope.selected_sources)) or 'the sources'} has it; candidates: "
+            f"{', '.join(sorted(set(candidates))) or 'none'}"
         )
+
+    def _find_source(self, scope: Scope, alias: str) -> exp.Expr | Scope | None:
+        s: Scope | None = scope
+        while s is not None:
+            source = s.sources.get(alias)
+            if source is not None:
+                return source
+            s = s.parent
+        return None
 
     def _source_column(self, source: exp.Expr | Scope, name: str, t: TInfo, out: Deps) -> None:
         if isinstance(source, Scope):
             rel = self.relation(source)
             deps = rel.column(name)
+            if deps is None and "." in name:  # a struct field of a subquery's column
+                head, _, rest = name.partition(".")
+                base = rel.column(head)
+                if base is not None:
+                    deps = {(ds, f"{f}.{rest}"): kinds for (ds, f), kinds in base.items()}
             if deps is None:
                 if rel.complete:
                     self.notes.append(f"column {name} not found in a subquery's output")
+                elif rel.passthrough:
+                    found = rel.candidates(name)
+                    self.candidates.append((name, found))
+                    self.notes.append(
+                        f"column {name} is ambiguous: it comes from one of several unexpanded stars; "
+                        f"candidates: {', '.join(found)}"
+                    )
                 return
             add_all(out, deps, t)
             return
@@ -407,3 +585,17 @@ def _joins(select: exp.Select) -> list[exp.Join]:
     for table in nested:
         joins.extend(table.args["joins"])
     return joins
+
+
+def _field_path(dot: exp.Dot) -> tuple[exp.Column, list[str]] | None:
+    """``col.a.b`` (an ``exp.Dot`` chain over a column) → (the column, ``["a", "b"]``)."""
+    path: list[str] = []
+    node: exp.Expr = dot
+    while isinstance(node, exp.Dot):
+        if not isinstance(node.expression, exp.Identifier):
+            return None
+        path.append(node.expression.name)
+        node = node.this
+    if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+        return None
+    return node, list(reversed(path))

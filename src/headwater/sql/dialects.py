@@ -1,4 +1,8 @@
-"""The SQL dialects the engine reads: Headwater's name → sqlglot's dialect and the dataset system it names."""
+"""The SQL dialects the engine reads: Headwater's name → sqlglot's dialect and the dataset system it names.
+
+Every dialect sqlglot has is accepted (the table below only adds names and dataset systems); a name neither
+knows falls back to ANSI with a ``warning`` naming the fallback, so a statement is never refused for its
+dialect's name."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ class Dialect:
     name: str  # what --dialect accepts
     sqlglot: str  # sqlglot's read dialect ("" = its generic ANSI-like default)
     system: str  # the dataset namespace scheme (OpenLineage naming spec) when no --namespace is given
+    warning: str | None = None  # set when the name was not known and ANSI is read instead
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -30,6 +35,21 @@ DIALECTS: dict[str, Dialect] = {
         Dialect("trino", "trino", "trino"),
         Dialect("duckdb", "duckdb", "duckdb"),
         Dialect("sqlite", "sqlite", "sqlite"),
+        Dialect("teradata", "teradata", "teradata"),
+        Dialect("presto", "presto", "presto"),
+        Dialect("athena", "athena", "awsathena"),
+        Dialect("clickhouse", "clickhouse", "clickhouse"),
+        Dialect("fabric", "fabric", "sqlserver"),
+        Dialect("materialize", "materialize", "postgres"),
+        Dialect("risingwave", "risingwave", "postgres"),
+        Dialect("spark2", "spark2", "spark"),
+        Dialect("starrocks", "starrocks", "mysql"),
+        Dialect("doris", "doris", "mysql"),
+        Dialect("singlestore", "singlestore", "mysql"),
+        Dialect("exasol", "exasol", "exasol"),
+        Dialect("dremio", "dremio", "dremio"),
+        Dialect("drill", "drill", "drill"),
+        Dialect("druid", "druid", "druid"),
     )
 }
 ALIASES = {
@@ -44,9 +64,23 @@ ALIASES = {
 
 
 def get_dialect(name: str | None) -> Dialect:
+    """The dialect named ``name``: one of the table, else any sqlglot dialect (its name as the dataset
+    system), else ANSI with a warning (never an error: a statement is still read)."""
     key = (name or "ansi").strip().lower()
     key = ALIASES.get(key, key)
+    found = DIALECTS.get(key)
+    if found is not None:
+        return found
+    import sqlglot
+
     try:
-        return DIALECTS[key]
-    except KeyError:
-        raise ValueError(f"unknown SQL dialect {name!r}; one of: {', '.join(sorted(DIALECTS))}") from None
+        sqlglot.Dialect.get_or_raise(key)
+    except ValueError:
+        ansi = DIALECTS["ansi"]
+        return Dialect(
+            ansi.name,
+            ansi.sqlglot,
+            ansi.system,
+            warning=f"unknown SQL dialect {name!r}: read as ansi (one of: {', '.join(sorted(DIALECTS))})",
+        )
+    return Dialect(key, key, key)

@@ -7,8 +7,10 @@ passes (a temporary table is not a dataset: a statement reading it depends on wh
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +18,6 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.qualify_tables import qualify_tables
 from sqlglot.optimizer.scope import build_scope
 
@@ -28,6 +29,7 @@ from .dialects import Dialect
 from .schema import Catalog
 from .script import Statement
 
+_WRITES = re.compile(r"(?is)^\s*(insert|update|merge|create|replace|copy|unload|select\b.*\binto\b)")
 _UNSET = "_"  # a name part the script does not give and no default fills (never part of a dataset name)
 
 
@@ -35,9 +37,13 @@ _UNSET = "_"  # a name part the script does not give and no default fills (never
 class Output:
     namespace: str
     name: str
-    columns: list[tuple[str, Deps]] | None  # None: the output's columns are unknown
+    # None: the output's columns are unknown. A column named ``*`` is a whole-table mapping: a ``SELECT *`` whose
+    # columns no schema gave; its inputs are ``<dataset>.*`` (every column of the dataset, by the same name)
+    columns: list[tuple[str, Deps]] | None
     lifecycle: str | None = None  # CREATE / OVERWRITE (lifecycleStateChange)
     kind: str = "TABLE"  # TABLE, VIEW, FILE
+    # dataset-wide INDIRECT deps (WHERE, JOIN, GROUP BY, ORDER BY...): the facet's ``dataset`` list, not every field
+    dataset: Deps = field(default_factory=dict)
 
 
 @dataclass
@@ -47,6 +53,8 @@ class StatementLineage:
     inputs: list[tuple[str, str]] = field(default_factory=list)
     outputs: list[Output] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what could not be resolved (no schema, ambiguity)
+    # unqualified columns over several sources with no schema: (column, the ``dataset.column`` it may be)
+    candidates: list[tuple[str, list[str]]] = field(default_factory=list)
 
     @property
     def error(self) -> str | None:
@@ -78,6 +86,7 @@ class Extractor:
     ) -> None:
         self.dialect = dialect
         self.read = dialect.sqlglot or None
+        self.sg = sqlglot.Dialect.get_or_raise(self.read)  # resolved once: every sqlglot call gets the instance
         self.namespace = namespace
         self.default_database = default_database
         self.default_schema = default_schema
@@ -85,6 +94,7 @@ class Extractor:
         self.catalog = catalog if catalog is not None else Catalog(namespace=namespace)
         self.catalog.namespace = namespace
         self.temps: dict[str, Relation] = {}
+        self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
         if self.levels == 3:
             self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
@@ -95,30 +105,35 @@ class Extractor:
     # --- naming -----------------------------------------------------------------------------------------------
 
     def table_name(self, table: exp.Table) -> str:
-        if not table.name:
+        name = table.name
+        if not name:
             return ""
-        catalog, db = table.catalog, table.db
-        if catalog and catalog != _UNSET and db == _UNSET:
-            db = ""
-            catalog = ""  # no schema is known: the name stays relative rather than misplacing the database
-        parts = [p for p in (catalog, db, table.name) if p and p != _UNSET]
-        if table.name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
-            return table.name
-        return sql_table_dataset(
-            self.namespace, parts, default_database=self.default_database, default_schema=self.default_schema
-        )[1]
+        if name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
+            return name
+        return _dataset_name(self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema)
 
     # --- statements -------------------------------------------------------------------------------------------
 
     def run(self, stmt: Statement) -> list[StatementLineage]:
         """The lineage of one parsed statement (a procedure body gives one record per inner statement)."""
+        if stmt.block is not None:
+            return self._procedural(stmt)
         if stmt.expression is None:
             return [StatementLineage(stmt)]
         if isinstance(stmt.expression, exp.Block):
             return self._block(stmt, stmt.expression.expressions)
         out = StatementLineage(stmt)
         try:
-            inner = self._statement(stmt.expression, out)
+            try:
+                inner = self._statement(stmt.expression, out)
+            except _Unqualified:
+                out = StatementLineage(stmt)
+                again = sqlglot.parse_one(stmt.sql, read=self.read)
+                self._qualify_columns = False
+                try:
+                    inner = self._statement(again, out)
+                finally:
+                    self._qualify_columns = True
         except SqlglotError as exc:
             stmt.error = f"cannot analyse the statement: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             return [StatementLineage(stmt)]
@@ -126,10 +141,32 @@ class Extractor:
             return inner
         return [out]
 
+    def _procedural(self, stmt: Statement) -> list[StatementLineage]:
+        """A procedural block: every statement found inside, in order (each with the block's index); one that
+        writes but cannot be read is an error record naming it; reads and control flow give nothing."""
+        results: list[StatementLineage] = []
+        inner = stmt.block or []
+        for i, sub in enumerate(inner):
+            where = f"statement {i + 1} of {len(inner)} in a procedural block (line {sub.line})"
+            if sub.expression is None:
+                if _WRITES.match(sub.sql):
+                    sub.error = f"{where}: cannot parse: {sub.error}"
+                    results.append(StatementLineage(sub))
+                continue
+            for r in self.run(sub):
+                if r.writes or r.error:
+                    r.notes.insert(0, where)
+                    if r.verb and isinstance(sub.expression, exp.Expr):
+                        r.verb = f"procedure_{r.verb}"
+                    results.append(r)
+        if not results:
+            results.append(StatementLineage(stmt))
+        return results
+
     def _block(self, stmt: Statement, expressions: list[exp.Expr]) -> list[StatementLineage]:
         results: list[StatementLineage] = []
         for i, e in enumerate(expressions):
-            sub = Statement(stmt.index, e.sql(dialect=self.read), stmt.line, stmt.col, e)
+            sub = Statement(stmt.index, e.sql(dialect=self.sg), stmt.line, stmt.col, e)
             sub.index = stmt.index
             for r in self.run(sub):
                 r.notes.insert(0, f"statement {i + 1} of a block")
@@ -137,7 +174,7 @@ class Extractor:
         return results
 
     def _statement(self, e: exp.Expr, out: StatementLineage) -> list[StatementLineage] | None:
-        e = normalize_identifiers(e, dialect=self.read)
+        e = normalize_identifiers(e, dialect=self.sg)
         _with_into_query(e)
         if isinstance(e, exp.Insert):
             self._insert(e, out)
@@ -175,14 +212,17 @@ class Extractor:
         if rel is None:
             rel = Relation()  # VALUES: nothing is read
         names = listed or self._known_columns(name) or None
-        if names is None and rel.columns:
-            names = [n for n, _ in rel.columns]
-            if not isinstance(query, exp.Values):
-                out.notes.append(
-                    f"no schema for {name}: INSERT without a column list mapped by the query's "
-                    "output names (positions unknown)"
-                )
-        columns = _positional(names, rel, out, name) if names is not None else None
+        if rel.passthrough and not rel.complete:
+            columns: list[tuple[str, Deps]] | None = _star_columns(rel)
+        else:
+            if names is None and rel.columns:
+                names = [n for n, _ in rel.columns]
+                if not isinstance(query, exp.Values):
+                    out.notes.append(
+                        f"no schema for {name}: INSERT without a column list mapped by the query's "
+                        "output names (positions unknown)"
+                    )
+            columns = _positional(names, rel, out, name) if names is not None else None
         self._write(out, name, columns, rel, "OVERWRITE" if e.args.get("overwrite") else None, append=True)
 
     def _create(self, e: exp.Create, out: StatementLineage) -> list[StatementLineage] | None:
@@ -207,7 +247,7 @@ class Extractor:
                 if isinstance(c, exp.ColumnDef)
             ]
             if defs:
-                cols = [(c.name, c.args["kind"].sql(dialect=self.read) if c.args.get("kind") else None) for c in defs]
+                cols = [(c.name, c.args["kind"].sql(dialect=self.sg) if c.args.get("kind") else None) for c in defs]
                 self.catalog.define(name, cols)
                 if temporary:
                     self.temps[name] = Relation(columns=[(c, {}) for c, _ in cols])
@@ -217,10 +257,11 @@ class Extractor:
         )
         rel = self._query(query, out)
         names = listed or [n for n, _ in rel.columns]
-        columns = _positional(names, rel, out, name)
+        columns = _star_columns(rel) if rel.passthrough and not rel.complete else _positional(names, rel, out, name)
         if temporary:
-            self.temps[name] = Relation(columns=columns, rows=rel.rows, tables=rel.tables, complete=rel.complete)
-            self.catalog.define(name, [(c, None) for c, _ in columns])
+            self.temps[name] = _temp(rel, columns)
+            if rel.complete:
+                self.catalog.define(name, [(c, None) for c, _ in columns])
             return None
         lifecycle = "OVERWRITE" if e.args.get("replace") else "CREATE"
         self._write(out, name, columns, rel, lifecycle, kind="VIEW" if kind == "VIEW" else "TABLE")
@@ -264,14 +305,18 @@ class Extractor:
         query.set("into", None)
         out.verb = "select_into"
         rel = self._query(query, out)
-        columns = _positional([n for n, _ in rel.columns], rel, out, name)
+        if rel.passthrough and not rel.complete:
+            columns = _star_columns(rel)
+        else:
+            columns = _positional([n for n, _ in rel.columns], rel, out, name)
         if into.args.get("temporary") or name.startswith("#"):
-            self.temps[name] = Relation(columns=columns, rows=rel.rows, tables=rel.tables, complete=rel.complete)
+            self.temps[name] = _temp(rel, columns)
             return
         self._write(out, name, columns, rel, "CREATE")
-        self.catalog.define(name, [(c, None) for c, _ in columns])
+        if rel.complete:
+            self.catalog.define(name, [(c, None) for c, _ in columns])
 
-    # MERGE INTO t USING s ON cond WHEN MATCHED THEN UPDATE SET ... WHEN NOT MATCHED THEN INSERT (...) VALUES (...)
+    # MERGE INTO t USING s ON cond WHEN [NOT] MATCHED [AND c] THEN UPDATE SET ... | INSERT (...) VALUES (...) | DELETE
     def _merge(self, e: exp.Merge, out: StatementLineage) -> None:
         target = e.this
         if not isinstance(target, exp.Table):
@@ -280,6 +325,7 @@ class Extractor:
         name = self.table_name(self._qualified_table(target.copy()))
         pairs: list[tuple[str, exp.Expr, exp.Expr | None]] = []
         whens = e.args.get("whens")
+        using = e.args["using"]
         for when in whens.expressions if whens is not None else []:
             then = when.args.get("then")
             condition = when.args.get("condition")
@@ -287,66 +333,126 @@ class Extractor:
                 for eq in then.expressions:
                     if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column):
                         pairs.append((eq.this.name, eq.expression, condition))
+                if not then.expressions:  # UPDATE SET * (Databricks, Spark): every source column by name
+                    pairs.extend((c, self._source_ref(using, c), condition) for c in self._star_names(name, using))
             elif isinstance(then, exp.Insert):
                 cols = then.this.expressions if isinstance(then.this, exp.Tuple) else []
+                if isinstance(then.this, exp.Column):
+                    cols = [then.this]
                 vals = then.expression.expressions if isinstance(then.expression, exp.Tuple) else []
+                if isinstance(then.expression, exp.Column):
+                    vals = [then.expression]
+                if isinstance(then.this, exp.Star) or (not cols and not vals):  # INSERT * (Databricks, Spark)
+                    names = self._star_names(name, using)
+                    cols, vals = [exp.column(c) for c in names], [self._source_ref(using, c) for c in names]
                 if not cols and vals:
                     cols = [exp.column(c) for c in (self._known_columns(name) or [])]
                     if not cols:
                         out.notes.append(f"no schema for {name}: MERGE INSERT without a column list")
                 for col, val in zip(cols, vals):
                     pairs.append((col.name, val, condition))
-        select = exp.Select(
-            expressions=[_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
-            + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
-        )
-        select = select.from_(e.args["using"].copy()).join(target.copy(), on=e.args["on"].copy())
-        self._set_like(out, name, pairs, select)
+        select = exp.Select(expressions=_set_expressions(pairs))
+        select = select.from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+        with_ = e.args.get("with_") or e.args.get("with")
+        if with_ is not None:
+            select.set("with_", with_.copy())
+        self._set_like(out, name, pairs, select, matched=e.args["on"], target_alias=target.alias_or_name)
 
-    # UPDATE t SET a = expr [FROM s] [WHERE cond]
+    def _star_names(self, target: str, using: exp.Expr) -> list[str]:
+        names = self._known_columns(target)
+        if names is None and isinstance(using, exp.Table):
+            names = self._known_columns(self.table_name(self._qualified_table(using.copy())))
+        return names or []
+
+    @staticmethod
+    def _source_ref(using: exp.Expr, column: str) -> exp.Expr:
+        return exp.column(column, table=using.alias_or_name or None)
+
+    # UPDATE t SET a = expr [FROM s [JOIN …]] [WHERE cond]; T-SQL UPDATE alias SET … FROM tab alias; WITH … UPDATE
     def _update(self, e: exp.Update, out: StatementLineage) -> None:
         target = e.this
         if not isinstance(target, exp.Table):
             return
         out.verb = "update"
-        name = self.table_name(self._qualified_table(target.copy()))
         pairs = [
             (eq.this.name, eq.expression, None)
             for eq in e.expressions
             if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)
         ]
-        base = target.copy()
-        table_joins = base.args.get("joins") or []  # MySQL: UPDATE a JOIN b ON ... SET ...
-        base.set("joins", None)
-        select = exp.Select(expressions=[_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]).from_(base)
-        for join in table_joins:
-            select = select.join(join.copy())
         source = e.args.get("from_") or e.args.get("from")
+        from_tables: list[exp.Expr] = []
         if source is not None:
-            for table in [source.this, *source.expressions]:
-                select = select.join(table.copy(), join_type="cross") if table is not None else select
-        for join in e.args.get("joins") or ():
+            from_tables = [t for t in [source.this, *source.expressions] if t is not None]
+        joins = list(e.args.get("joins") or ())
+        # T-SQL: the target may be named by an alias (or its name) of a table of the FROM clause
+        named = None
+        if not target.args.get("db"):
+            named = next(
+                (
+                    t
+                    for t in [*from_tables, *(j.this for j in joins)]
+                    if isinstance(t, exp.Table) and t.alias_or_name == target.name
+                ),
+                None,
+            )
+        real = named if named is not None else target
+        name = self.table_name(self._qualified_table(real.copy()))
+        if named is not None:
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(from_tables[0].copy())
+            for t in from_tables[1:]:
+                select = select.join(t.copy(), join_type="cross")
+        else:
+            base = target.copy()
+            table_joins = base.args.get("joins") or []  # MySQL: UPDATE a JOIN b ON ... SET ...
+            base.set("joins", None)
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(base)
+            for join in table_joins:
+                select = select.join(join.copy())
+            for t in from_tables:
+                select = select.join(t.copy(), join_type="cross")
+        for join in joins:
             select = select.join(join.copy())
         where = e.args.get("where")
         if where is not None:
             select = select.where(where.this.copy())
+        with_ = e.args.get("with_") or e.args.get("with")
+        if with_ is not None:
+            select.set("with_", with_.copy())
         self._set_like(out, name, pairs, select)
 
     def _set_like(
-        self, out: StatementLineage, name: str, pairs: list[tuple[str, Any, Any]], select: exp.Select
+        self,
+        out: StatementLineage,
+        name: str,
+        pairs: list[tuple[str, Any, Any]],
+        select: exp.Select,
+        *,
+        matched: exp.Expr | None = None,
+        target_alias: str | None = None,
     ) -> None:
         if not pairs:
             return
         rel = self._query(select, out)
-        by_alias = dict(rel.columns)
+        values = rel.columns
+        conditions = values[len(pairs) :]
         columns: dict[str, Deps] = {}
+        c = 0
         for i, (col, _value, condition) in enumerate(pairs):
             deps = columns.setdefault(col, {})
-            add_all(deps, by_alias.get(f"__hw_{i}", {}))
+            if i < len(values):
+                add_all(deps, values[i][1])
             if condition is not None:
-                add_all(deps, by_alias.get(f"__hw_c{i}", {}), indirect(CONDITIONAL))
-        ordered = list(columns.items())
-        self._write(out, name, ordered, rel, None, append=True)
+                if c < len(conditions):
+                    add_all(deps, conditions[c][1], indirect(CONDITIONAL))
+                c += 1
+        if matched is not None:  # MERGE: matching on the target's key reads no value of it
+            rel.rows = {leaf: kinds for leaf, kinds in rel.rows.items() if leaf[0] != name}
+        read = any(leaf[0] == name for deps in columns.values() for leaf in deps) or any(
+            leaf[0] == name for leaf in rel.rows
+        )
+        if not read:  # the target is an input only where the statement reads one of its columns
+            out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
+        self._write(out, name, list(columns.items()), rel, None, append=True)
 
     # COPY t FROM 'file' / COPY t|(query) TO 'file' (PostgreSQL, Redshift, Snowflake COPY INTO)
     def _copy(self, e: exp.Copy, out: StatementLineage) -> None:
@@ -373,8 +479,8 @@ class Extractor:
             return
         rel = self._query(query, out)
         for ns, path in files:
-            written = [(n, _folded(d, rel)) for n, d in rel.columns] if rel.columns else None
-            out.outputs.append(Output(ns, path, written, "OVERWRITE", kind="FILE"))
+            written = _star_columns(rel) if rel.passthrough else (list(rel.columns) if rel.columns else None)
+            out.outputs.append(Output(ns, path, written, "OVERWRITE", kind="FILE", dataset=_copy_deps(rel.rows)))
 
     # UNLOAD ('query') TO 's3://...' (Redshift; sqlglot keeps it as a command)
     def _unload(self, e: exp.Command, out: StatementLineage) -> None:
@@ -389,18 +495,18 @@ class Extractor:
         except ParseError as exc:
             out.statement.error = f"UNLOAD: cannot parse its query: {str(exc).splitlines()[0]}"
             return
-        query = normalize_identifiers(query, dialect=self.read)
+        query = normalize_identifiers(query, dialect=self.sg)
         rel = self._query(query, out)
         ns, path = path_dataset(found.group(2))
-        cols = [(n, _folded(d, rel)) for n, d in rel.columns] if rel.columns else None
-        out.outputs.append(Output(ns, path, cols, "OVERWRITE", kind="FILE"))
+        cols = _star_columns(rel) if rel.passthrough else (list(rel.columns) if rel.columns else None)
+        out.outputs.append(Output(ns, path, cols, "OVERWRITE", kind="FILE", dataset=_copy_deps(rel.rows)))
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
     def _file_dataset(self, f: exp.Expr) -> tuple[str, str] | None:
         if isinstance(f, exp.Literal) and f.is_string:
             return path_dataset(f.name)
-        text = f.sql(dialect=self.read)
+        text = f.sql(dialect=self.sg)
         if text.startswith("@"):  # a Snowflake stage
             return self.namespace, text
         return None
@@ -448,21 +554,16 @@ class Extractor:
     def _query(self, query: exp.Expr, out: StatementLineage) -> Relation:
         if isinstance(query, exp.Subquery) and isinstance(query.this, (exp.Select, exp.SetOperation)):
             query = query.this
-        query = qualify_tables(query.copy(), db=self._q_db, catalog=self._q_catalog, dialect=self.read)
+        # in place: the statement's tree is this run's own (a retry parses the text again)
+        query = qualify_tables(query, db=self._q_db, catalog=self._q_catalog, dialect=self.sg)
         mapping = self._schema_for(query)
         try:
-            query = qualify(
-                query,
-                dialect=self.read,
-                schema=mapping or None,
-                db=self._q_db,
-                catalog=self._q_catalog,
-                validate_qualify_columns=False,
-                quote_identifiers=False,
-                identify=False,
-                isolate_tables=False,
-            )
+            query = self._qualify(query, mapping, columns=self._qualify_columns and _needs_qualify(query))
         except SqlglotError as exc:
+            if self._qualify_columns:
+                # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: the
+                # statement is read again qualifying everything but the columns, which the analyzer resolves itself
+                raise _Unqualified from exc
             out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
         root = build_scope(query)
         if root is None:
@@ -473,11 +574,24 @@ class Extractor:
         for n in notes:
             if n not in out.notes:
                 out.notes.append(n)
+        for c in analyzer.candidates:
+            if c not in out.candidates:
+                out.candidates.append(c)
         for t in sorted(rel.tables):
             ds = (self.namespace, t)
             if ds not in out.inputs and not t.startswith("#"):
                 out.inputs.append(ds)
         return rel
+
+    def _qualify(self, query: exp.Expr, mapping: dict[str, Any], *, columns: bool) -> exp.Expr:
+        """sqlglot's ``qualify`` without the steps already done (identifiers normalised, tables qualified) or not
+        needed (quoting, validation)."""
+        if columns:
+            # imported here: it brings sqlglot's type annotator, which a one-statement call rarely needs
+            from sqlglot.optimizer.qualify_columns import qualify_columns
+
+            query = qualify_columns(query, self.catalog.sqlglot_schema(mapping, self.sg))
+        return query
 
     def _write(
         self,
@@ -495,15 +609,14 @@ class Extractor:
             if append and columns is not None:
                 merged = dict(temp.columns)
                 for col, deps in columns:
-                    add_all(merged.setdefault(col, {}), _folded(deps, rel))
+                    add_all(merged.setdefault(col, {}), deps)
                 temp.columns = list(merged.items())
-                add_all(temp.rows, {})
+                add_all(temp.rows, rel.rows)
                 temp.tables |= rel.tables
             out.outputs.clear()
             out.verb = ""
             return
-        folded = [(c, _folded(d, rel)) for c, d in columns] if columns is not None else None
-        out.outputs.append(Output(self.namespace, name, folded, lifecycle, kind))
+        out.outputs.append(Output(self.namespace, name, columns, lifecycle, kind, dataset=_copy_deps(rel.rows)))
 
 
 def _with_into_query(e: exp.Expr) -> None:
@@ -524,11 +637,66 @@ def _with_into_query(e: exp.Expr) -> None:
     e.set(key, None)
 
 
-def _folded(deps: Deps, rel: Relation) -> Deps:
-    """A column's own deps plus the dataset-wide ones (OpenLineage's default: folded into every field)."""
-    merged: Deps = {k: set(v) for k, v in deps.items()}
-    add_all(merged, rel.rows)
-    return merged
+def _needs_qualify(query: exp.Expr) -> bool:
+    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no star is to be expanded,
+    no USING or positional GROUP/ORDER BY is to be rewritten, and every column is qualified or its SELECT reads
+    one source without naming an alias of its own (the analyzer resolves those the same way, faster)."""
+    for node in query.walk():
+        if isinstance(node, (exp.Star, exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
+            return True
+        if isinstance(node, exp.Join) and node.args.get("using"):
+            return True
+        if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
+            return True
+        if isinstance(node, (exp.Group, exp.Order)) and any(
+            isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions
+        ):
+            return True
+        if isinstance(node, exp.Column) and not node.table:
+            select = node.find_ancestor(exp.Select)
+            if select is None:
+                return True
+            from_ = select.args.get("from_") or select.args.get("from")
+            if from_ is None or select.args.get("joins") or from_.expressions:
+                return True
+            if node.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
+                return True
+            if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _dataset_name(
+    namespace: str, catalog: str, db: str, name: str, default_database: str | None, default_schema: str | None
+) -> str:
+    """A table's dataset name (naming.sql_table_dataset), remembered: the same few tables recur in every script."""
+    if catalog and catalog != _UNSET and db == _UNSET:
+        db = ""
+        catalog = ""  # no schema is known: the name stays relative rather than misplacing the database
+    parts = [p for p in (catalog, db, name) if p and p != _UNSET]
+    return sql_table_dataset(namespace, parts, default_database=default_database, default_schema=default_schema)[1]
+
+
+class _Unqualified(Exception):
+    """sqlglot could not qualify a statement's columns: it is read again without that step."""
+
+
+def _copy_deps(deps: Deps) -> Deps:
+    return {k: set(v) for k, v in deps.items()}
+
+
+def _star_columns(rel: Relation) -> list[tuple[str, Deps]]:
+    """The output of a query with an unexpanded ``*``: its named columns, then ``*`` ← every star dataset's ``*``."""
+    return [*((n, d) for n, d in rel.columns), ("*", rel.whole())]
+
+
+def _temp(rel: Relation, columns: list[tuple[str, Deps]]) -> Relation:
+    """What a temporary table is made of (lineage passes through it)."""
+    named = [(c, d) for c, d in columns if c != "*"]
+    return Relation(
+        columns=named, rows=rel.rows, tables=rel.tables, complete=rel.complete, passthrough=list(rel.passthrough)
+    )
 
 
 def _target(node: exp.Expr) -> tuple[exp.Expr, list[str] | None]:
@@ -551,6 +719,13 @@ def _hw_alias(value: exp.Expr, i: int | str) -> exp.Expr:
     return exp.alias_(value.copy(), f"__hw_{i}")
 
 
+def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> list[exp.Expr]:
+    """The values of SET/INSERT pairs, then their WHEN conditions, as one SELECT list (matched by position)."""
+    values = [_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
+    return values + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
+
+
+@functools.lru_cache(maxsize=256)
 def _norm(name: str | None, dialect: str | None) -> str | None:
     if not name:
         return None

@@ -7,12 +7,16 @@ A :class:`Catalog` answers the columns of a dataset (by its name in the run's na
    (:mod:`headwater.harvest`), the Headwater server's graph (:func:`headwater.client.dataset_fields`),
    a fixed mapping (tests, ``--schema-from`` a JSON file).
 
-Answers (including "unknown") are cached for the catalog's life: one look-up per table per run.
+Answers (including "unknown") are cached for the catalog's life: one look-up per table per run. So is sqlglot's
+schema object for each mapping of tables to columns a query reads (building it is a good part of a statement's cost;
+the mapping is the key, so what a later statement defines is a new key).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 Column = tuple[str, str | None]  # name, type (None: unknown)
 Provider = Callable[[str, str], Sequence[Column] | None]  # (namespace, dataset name) → columns or None
@@ -29,6 +33,7 @@ class Catalog:
         self._providers = list(providers)
         self._script: dict[str, list[Column]] = {}
         self._cache: dict[str, list[Column] | None] = {}
+        self._schemas: dict[tuple[str, str], Any] = {}  # (dialect class, mapping) → sqlglot MappingSchema
         for name, cols in (tables or {}).items():
             self._cache[name] = [(c, None) if isinstance(c, str) else (c[0], c[1]) for c in cols]
 
@@ -53,3 +58,15 @@ class Catalog:
     def drop(self, name: str) -> None:
         self._script.pop(name, None)
         self._cache[name] = None
+
+    def sqlglot_schema(self, mapping: dict[str, Any], dialect: Any) -> Any:
+        """sqlglot's schema for ``mapping`` (nested names → columns) in ``dialect``, built once per mapping."""
+        from sqlglot.schema import ensure_schema
+
+        key = (type(dialect).__qualname__, json.dumps(mapping, sort_keys=True))
+        found = self._schemas.get(key)
+        if found is None:
+            if len(self._schemas) > 1024:
+                self._schemas.clear()
+            found = self._schemas[key] = ensure_schema(mapping or None, dialect=dialect)
+        return found

@@ -2,7 +2,15 @@
 
 Statements are split at ``;`` by sqlglot's tokenizer (so semicolons in strings, comments and dollar-quoted
 bodies are not split points), except inside ``BEGIN … END`` and ``CASE … END`` blocks (stored-procedure
-bodies). Each piece is parsed on its own, so one statement the parser cannot read never stops the rest.
+bodies; ``END IF``/``END LOOP``/``END FOR`` close no block; a PL/SQL or Snowflake ``DECLARE … BEGIN … END`` and a
+``CREATE PROCEDURE … IS|AS … BEGIN … END`` are one piece). Each piece is parsed on its own, so one statement the
+parser cannot read never stops the rest.
+
+Procedural pieces (``BEGIN … END`` blocks, T-SQL ``TRY/CATCH``, ``CREATE PROCEDURE``/``FUNCTION``, ``DO``,
+``EXECUTE IMMEDIATE``, Snowflake scripting) are not parsed whole: :func:`block_statements` finds the DML
+statements inside (also inside a ``$$``/quoted body) by their first keyword and where the next statement or a
+control keyword begins, and each is parsed on its own (``Statement.block``), so every one is analysed and the
+ones the parser cannot read are named.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ class Statement:
     col: int
     expression: exp.Expr | None = None
     error: str | None = None  # why it could not be parsed (with line and column in the script)
+    block: list[Statement] | None = None  # a procedural piece: the statements found inside, each parsed on its own
 
 
 _OPENERS = {TokenType.BEGIN, TokenType.CASE}
@@ -51,28 +60,57 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     pieces: list[tuple[str, int, int]] = []
     start = None
     depth = 0
+    pending = False  # a DECLARE section or a procedure header whose block opens at its BEGIN
     for i, tok in enumerate(tokens):
         kind = tok.token_type
         if start is None:
             if kind == TokenType.SEMICOLON:
                 continue
             start = tok
-        if kind in _OPENERS:
-            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            if _block_header(tokens, i, dialect):
+                pending = True
+                depth += 1
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if pending and kind in _BODY_STRINGS:  # CREATE PROCEDURE … AS $$ … $$: the body is one token
+            pending = False
+            depth -= 1
+        elif kind in _OPENERS:
             if kind == TokenType.CASE or (
                 after is not None
                 and after.token_type not in _NOT_A_BLOCK
                 and after.text.upper() not in _TRANSACTION_WORDS
             ):
-                depth += 1
+                if pending and kind == TokenType.BEGIN:
+                    pending = False  # the header's block: already counted
+                else:
+                    depth += 1
         elif kind == TokenType.END and depth > 0:
-            depth -= 1
+            if after is None or after.text.upper() not in _END_OF_STATEMENT:
+                depth -= 1
         elif kind == TokenType.SEMICOLON and depth == 0:  # type: ignore[comparison-overlap]  # mypy keeps the narrowing of the `start is None` branch above
             pieces.append(_piece(text, start, tokens[i - 1]))
             start = None
     if start is not None:
         pieces.append(_piece(text, start, tokens[-1]))
     return pieces
+
+
+_END_OF_STATEMENT = {"IF", "LOOP", "WHILE", "FOR", "REPEAT"}  # END IF … closes a statement, not a BEGIN block
+_BODY_STRINGS = {TokenType.STRING, TokenType.HEREDOC_STRING, TokenType.RAW_STRING}
+_ROUTINES = {"PROCEDURE", "PROC", "FUNCTION", "TRIGGER", "PACKAGE"}
+
+
+def _block_header(tokens: list[Any], i: int, dialect: str) -> bool:
+    """Does the statement starting at ``tokens[i]`` open its block at a later BEGIN (its ``;`` before it are not
+    statement ends)? A ``DECLARE`` section (not T-SQL's ``DECLARE @v``) and a routine header outside T-SQL."""
+    first = tokens[i].text.upper()
+    if first == "DECLARE":
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        return dialect not in ("tsql", "fabric") and after is not None and after.token_type != TokenType.PARAMETER
+    if first not in ("CREATE", "ALTER") or dialect in ("tsql", "fabric"):
+        return False
+    words = [t.text.upper() for t in tokens[i + 1 : i + 5]]
+    return any(w in _ROUTINES for w in words)
 
 
 def _piece(text: str, first: Any, last: Any) -> tuple[str, int, int]:  # two sqlglot Tokens
@@ -87,24 +125,201 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
     out: list[Statement] = []
     for index, (sql, line, col) in enumerate(split(text, dialect)):
         stmt = Statement(index, sql, line, col)
+        inner = block_statements(sql, dialect, line) if _MAYBE_PROCEDURAL.match(sql) else None
+        if inner is not None:
+            stmt.block = [_parsed(Statement(index, piece, ln, c), dialect) for piece, ln, c in inner]
+            out.append(stmt)
+            continue
         unload = _UNLOAD.match(sql)
         if unload:  # Redshift UNLOAD: sqlglot has no grammar for it (it would log a warning and keep a Command)
             stmt.expression = exp.Command(this="UNLOAD", expression=exp.Literal.string(unload.group(1)))
             out.append(stmt)
             continue
-        try:
-            parsed = [e for e in sqlglot.parse(sql, read=dialect or None) if e is not None]
-        except (ParseError, TokenError) as exc:
-            stmt.error = _message(exc, line)
-        except Exception as exc:  # noqa: BLE001 - a parser bug on one statement must not stop the script
-            stmt.error = f"the parser failed: {type(exc).__name__}: {exc}"
-        else:
-            if len(parsed) == 1:
-                stmt.expression = parsed[0]
-            elif parsed:
-                stmt.expression = exp.Block(expressions=parsed)
-        out.append(stmt)
+        out.append(_parsed(stmt, dialect))
     return out
+
+
+def _parsed(stmt: Statement, dialect: str) -> Statement:
+    try:
+        parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
+    except (ParseError, TokenError) as exc:
+        stmt.error = _message(exc, stmt.line)
+    except Exception as exc:  # noqa: BLE001 - a parser bug on one statement must not stop the script
+        stmt.error = f"the parser failed: {type(exc).__name__}: {exc}"
+    else:
+        if len(parsed) == 1:
+            stmt.expression = parsed[0]
+        elif parsed:
+            stmt.expression = exp.Block(expressions=parsed)
+    return stmt
+
+
+# --- procedural blocks ------------------------------------------------------------------------------------------
+
+_STARTERS = {"INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "SELECT", "REPLACE", "COPY", "WITH", "UNLOAD"}
+# keywords that end a statement written without its ``;`` (T-SQL) when met at its own level: control flow
+_CONTROL = {
+    "END", "BEGIN", "ELSE", "ELSEIF", "ELSIF", "DECLARE", "RETURN", "COMMIT", "ROLLBACK", "EXEC", "EXECUTE",
+    "LET", "WHILE", "LOOP", "RAISE", "RAISERROR", "THROW", "CALL", "GO", "EXCEPTION", "TRUNCATE", "DROP", "PERFORM",
+}  # fmt: skip
+_NOT_AFTER = {
+    "THEN",
+    "KEY",
+    "FOR",
+    "ON",
+    "OR",
+    "INSTEAD",
+    "BEFORE",
+    "AFTER",
+}  # MERGE … THEN UPDATE, FOR UPDATE, ON DELETE
+_ROUTINE_HEAD = {"TABLE", "VIEW", "INDEX", "SCHEMA", "DATABASE", "SEQUENCE", "TYPE", "TRIGGER", "EXISTS", "NOT"}
+_MAYBE_PROCEDURAL = re.compile(
+    r"(?is)^\s*(?:begin|declare|do|if|while|for|loop|exec|execute"
+    r"|(?:create|alter)\b.{0,60}?\b(?:procedure|proc|function|trigger|package)\b)"
+)  # a cheap look at the first words before tokenizing a piece again
+_DML_TEXT = re.compile(r"(?is)\b(insert|update|merge|create|select|delete|replace|copy|unload)\b")
+_BODY = re.compile(r"(?is)^\s*(?:immediate\s+)?(\$[A-Za-z0-9_]*\$)(.*)\1\s*;?\s*$")
+
+
+def _is_procedural(tokens: list[Any], dialect: str) -> bool:
+    words = [t.text.upper() for t in tokens[:6]]
+    if not words:
+        return False
+    first = words[0]
+    if first == "BEGIN":
+        return len(words) > 1 and tokens[1].token_type != TokenType.SEMICOLON and words[1] not in _TRANSACTION_WORDS
+    if first in ("DECLARE", "DO", "IF", "WHILE", "FOR", "LOOP"):
+        return not (first == "DECLARE" and dialect in ("tsql", "fabric") and len(words) > 1 and words[1] == "@")
+    if first == "EXECUTE" or first == "EXEC":
+        return len(tokens) > 1 and "IMMEDIATE" in tokens[1].text.upper()[:12]
+    if first in ("CREATE", "ALTER"):
+        return any(w in _ROUTINES for w in words[1:5])
+    return False
+
+
+def block_statements(sql: str, dialect: str, line: int = 1) -> list[tuple[str, int, int]] | None:
+    """The statements inside a procedural piece (``(text, line, col)`` in the script), or None when ``sql`` is
+    not procedural. Only statements starting with a DML/DDL keyword are kept (control flow is skipped)."""
+    try:
+        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+    except (TokenError, ValueError):
+        return None
+    if not _is_procedural(tokens, dialect):
+        return None
+    return _scan(sql, tokens, dialect, line)
+
+
+def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[str, int, int]]:
+    found: list[tuple[str, int, int]] = []
+    start: int | None = None  # token index of the statement under way
+    start_depth = 0
+    depth = 0  # parentheses
+    cases = 0  # CASE … END inside the statement
+    seen_from = False  # a FROM at the statement's own level (a later SELECT starts a new statement)
+    seen_set = False
+    head = ""
+    skip_header = any(t.text.upper() in _ROUTINES for t in tokens[:5]) and tokens[0].text.upper() in (
+        "CREATE",
+        "ALTER",
+    )
+    body_from = 0
+    if skip_header:  # CREATE PROCEDURE name (args) … AS|IS: the body starts after the first AS/IS at depth 0
+        d = 0
+        for i, tok in enumerate(tokens):
+            d += tok.token_type == TokenType.L_PAREN
+            d -= tok.token_type == TokenType.R_PAREN
+            if d == 0 and tok.text.upper() in ("AS", "IS", "BEGIN") and i > 1:
+                body_from = i + (tok.text.upper() != "BEGIN")
+                break
+            if tok.token_type in _BODY_STRINGS and i > 1:
+                body_from = i
+                break
+
+    def close(last: int) -> None:
+        nonlocal start
+        if start is not None and last >= start:
+            first = tokens[start]
+            piece = text[first.start : tokens[last].end + 1].strip()
+            line_start = text.rfind("\n", 0, first.start) + 1
+            found.append((piece, line + text.count("\n", 0, first.start), first.start - line_start + 1))
+        start = None
+
+    for i in range(body_from, len(tokens)):
+        tok = tokens[i]
+        kind = tok.token_type
+        word = tok.text.upper()
+        prev = tokens[i - 1].text.upper() if i > 0 else ""
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            depth -= 1
+            if start is not None and depth < start_depth:
+                close(i - 1)
+            continue
+        if start is not None:
+            if kind == TokenType.SEMICOLON and depth <= start_depth:
+                close(i - 1)
+                continue
+            if depth > start_depth:
+                continue
+            if kind == TokenType.CASE:
+                cases += 1
+                continue
+            if kind == TokenType.END and cases > 0:
+                cases -= 1
+                continue
+            if word == "FROM":
+                seen_from = True
+            if kind == TokenType.IDENTIFIER or prev == ".":  # a quoted name, a qualified column: never a keyword
+                continue
+            ends = False
+            if (
+                word in _CONTROL
+                and prev not in _NOT_AFTER
+                or word in ("INSERT", "UPDATE", "DELETE", "MERGE", "CREATE")
+                and prev not in _NOT_AFTER
+                or word == "SELECT"
+                and seen_from
+                and prev not in ("UNION", "ALL", "INTERSECT", "EXCEPT", "MINUS", "DISTINCT", "(")
+            ):
+                ends = True
+            elif word == "SET" and not (head in ("UPDATE", "MERGE") and not seen_set) and prev != "UPDATE":
+                ends = head not in ("INSERT", "REPLACE")
+            elif word == "IF" and (nxt is None or nxt.token_type != TokenType.L_PAREN) and prev not in _ROUTINE_HEAD:
+                ends = True
+            if word == "SET":
+                seen_set = True
+            if not ends:
+                continue
+            close(i - 1)
+        # between statements: a DML keyword starts one; a body in a string is scanned too
+        if kind in _BODY_STRINGS or (kind == TokenType.STRING):
+            body = tok.text
+            m = _BODY.match(body)
+            if m:
+                body = m.group(2)
+            elif body.upper().startswith("IMMEDIATE"):
+                body = body[len("IMMEDIATE") :].strip().strip("'")
+            if _DML_TEXT.search(body):
+                try:
+                    inner = sqlglot.Dialect.get_or_raise(dialect).tokenize(body)
+                except (TokenError, ValueError):
+                    continue
+                offset = tok.text.find(body[:40]) if body[:40] else 0
+                at = line + text.count("\n", 0, tok.start) + tok.text.count("\n", 0, max(offset, 0))
+                found.extend(_scan(body, inner, dialect, at))
+            continue
+        if word in _STARTERS and not (word == "REPLACE" and nxt is not None and nxt.token_type == TokenType.L_PAREN):
+            if word == "CREATE" and any(t.text.upper() in _ROUTINES for t in tokens[i + 1 : i + 5]):
+                continue  # a routine defined inside a block: its own body is another statement
+            start, start_depth, cases, seen_from, seen_set, head = i, depth, 0, False, False, word
+    if start is not None:
+        last = len(tokens) - 1
+        while last > start and tokens[last].token_type == TokenType.SEMICOLON:
+            last -= 1
+        close(last)
+    return found
 
 
 def _message(exc: Exception, line: int) -> str:

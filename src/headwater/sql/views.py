@@ -14,6 +14,7 @@ from typing import Any
 from headwater.model.naming import database_namespace, sqlalchemy_table_dataset
 
 from . import analyze_script
+from .columns import Deps, add_all
 from .dialects import DIALECTS, get_dialect
 from .events import column_lineage_facet
 
@@ -56,10 +57,19 @@ def view_lineage(
     rename: dict[str, tuple[str, str]] = {}
     for ns, table in record.inputs:
         rename[table] = sqlalchemy_table_dataset(database_url, schema, table) if sqlite else (ns, table)
-    facet = column_lineage_facet(record.outputs[0].columns or [], {t: ns for t, (ns, _n) in rename.items()})
+    out = record.outputs[0]
+    # the crawler's contract carries fields only: the dataset-level deps are folded into each (OpenLineage's default)
+    folded = [(c, _with(d, out.dataset)) for c, d in out.columns or [] if c != "*"]
+    facet = column_lineage_facet(folded, {t: ns for t, (ns, _n) in rename.items()})
     fields: dict[str, Any] = dict((facet or {}).get("fields", {}))
     if sqlite:  # the crawler's SQLite names: the database file, then the table
         for column in fields.values():
             for item in column["inputFields"]:
                 item["namespace"], item["name"] = rename.get(item["name"], (item["namespace"], item["name"]))
     return sorted(set(rename.values())), fields
+
+
+def _with(deps: Deps, dataset: Deps) -> Deps:
+    merged: Deps = {k: set(v) for k, v in deps.items()}
+    add_all(merged, dataset)
+    return merged
