@@ -26,6 +26,7 @@ from headwater.graph import (
     hierarchy,
     history,
     impact,
+    impactcheck,
     lineage,
     listing,
     runlineage,
@@ -34,6 +35,7 @@ from headwater.graph import (
 )
 from headwater.graph.common import NodeNotFound
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for, not_found
+from headwater.model.changes import Change
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
@@ -140,6 +142,19 @@ class GraphReader:
             policy.check_root(node)
             answer = impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
             return policy.impact(answer) if policy.hidden else answer
+
+    def impact_check(
+        self, changes: Sequence[Change], *, at: datetime | None = None, depth: int = 20, max_nodes: int = 5000
+    ) -> impactcheck.ImpactReport:
+        """What proposed changes affect downstream (graph/impactcheck.py); a changed dataset hidden from the
+        viewer is answered as one the graph does not hold, hidden items as restricted nodes."""
+        with self._connect() as conn:
+            policy = self._policy(conn)
+            report = impactcheck.check(
+                conn, changes, t=None if at is None else to_micros(at), depth=depth, max_nodes=max_nodes,
+                hidden=policy.hidden.hides,
+            )  # fmt: skip
+            return impactcheck.redact(report, policy) if policy.hidden else report
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
         with self._connect() as conn:

@@ -108,6 +108,10 @@ class Extractor:
             self.namespace, parts, default_database=self.default_database, default_schema=self.default_schema
         )[1]
 
+    def dataset_of(self, table: exp.Table) -> str:
+        """The dataset name of a table as a statement of this script names it (defaults applied)."""
+        return self.table_name(self._qualified_table(table))
+
     # --- statements -------------------------------------------------------------------------------------------
 
     def run(self, stmt: Statement) -> list[StatementLineage]:
