@@ -576,3 +576,22 @@ def redact(report: ImpactReport, policy: Redactor) -> ImpactReport:
         report.summary,
         report.truncated,
     )
+
+
+def report_from_json(doc: Any) -> ImpactReport:
+    """An :class:`ImpactReport` from its JSON form (the API's answer); ValueError when it is not one."""
+    try:
+        return ImpactReport(
+            doc["at"],
+            doc["severity"],
+            [
+                ChangeResult(**{**c, "values": [ValuesChange(**v) for v in c.get("values", [])]})
+                for c in doc["changes"]
+            ],
+            [Affected(**i) for i in doc["items"]],
+            list(doc["published"]),
+            dict(doc["summary"]),
+            bool(doc["truncated"]),
+        )
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"not an impact report: {exc}") from None
