@@ -52,7 +52,7 @@ from headwater.model.changes import (
     Change,
 )
 from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import DATASET, NodeRef
+from headwater.model.nodeid import DATASET, parse_node_id
 from headwater.model.times import iso
 from headwater.store.schema import (
     catalog_assets,
@@ -417,7 +417,7 @@ def _roots_of(
             roots.append(_Root((ds, col), RETYPED))
             result.notes.append(f"column {col!r}: {old or 'unknown type'} -> {change.new_type}")
     elif change.kind == DROP_DATASET:
-        roots.extend(_Root(f, GONE) for f in sorted(root_fields(conn, NodeRef.dataset(*split_dataset_id(ds)), t)))
+        roots.extend(_Root(f, GONE) for f in sorted(root_fields(conn, parse_node_id(ds), t)))
         query = sa.select(edges.c.job).where(valid_at(edges, t), edges.c.direction == "INPUT")
         readers = sorted({r.job for r in select_in(conn, query, edges.c.dataset, [ds])})
     elif change.kind == NEW_SCHEMA:
