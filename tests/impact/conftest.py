@@ -12,9 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from databases import pg_database
 from pipeline import pipeline_events
 
+from databases import pg_database
 from headwater.client import StoreClient
 from headwater.store import Store
 

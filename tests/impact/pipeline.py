@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-NS = "postgres://wh:5432"
+NS = "postgres://warehouse:5432"
 DIALECT = "postgres"
 DATABASE = "shop"
 

@@ -64,10 +64,23 @@ def test_dropping_a_column_read_three_hops_down_breaks_every_column_it_flows_int
     assert emails.path == [col(RAW, "email"), j1, col(STAGING, "email"), j2, col(MART, "email"), j3, emails.id]
     # lower(), as is, count(): a count masks the value (model/column_lineage.py)
     assert emails.transformations == ["DIRECT/TRANSFORMATION", "DIRECT/IDENTITY", "DIRECT/AGGREGATION masked"]
-    assert (emails.namespace, emails.name, emails.field, emails.depth) == (NS, "shop.reports.country_contacts", "emails", 6)
+    assert (emails.namespace, emails.name, emails.field, emails.depth) == (
+        NS,
+        "shop.reports.country_contacts",
+        "emails",
+        6,
+    )
     assert report.changes[0].gone == [col(RAW, "email")]
     assert report.changes[0].change["origin"] == "pr.sql:1"
-    assert report.summary == {"info": 0, "warning": 0, "breaking": 10, "datasets": 3, "jobs": 3, "fields": 4}
+    assert report.summary == {
+        "info": 0,
+        "warning": 0,
+        "breaking": 10,
+        "datasets": 3,
+        "jobs": 3,
+        "fields": 4,
+        "restricted": 0,
+    }
 
 
 def test_dropping_a_filter_column_breaks_its_reader_and_warns_downstream(
@@ -136,7 +149,9 @@ def test_a_changed_script_is_compared_with_the_lineage_the_graph_holds(
 
 
 def test_a_new_schema_document_and_a_dropped_dataset(store: Store, events: list[dict[str, Any]]) -> None:
-    fields = tuple(SchemaField(n, t) for n, t in (("id", "INT"), ("email", "TEXT"), ("phone", "TEXT"), ("country", "VARCHAR(2)")))
+    fields = tuple(
+        SchemaField(n, t) for n, t in (("id", "INT"), ("email", "TEXT"), ("phone", "TEXT"), ("country", "VARCHAR(2)"))
+    )
     report = check(
         store,
         [
@@ -154,7 +169,9 @@ def test_a_new_schema_document_and_a_dropped_dataset(store: Store, events: list[
 def test_an_unknown_dataset_is_reported_not_guessed(store: Store) -> None:
     report = check(store, [Change(DROP_COLUMN, NS, "shop.raw.nowhere", column="x")])
     assert report.severity == "none" and not report.changes[0].found
-    assert report.changes[0].notes == [f"dataset:{NS}:shop.raw.nowhere is not in the graph: nothing downstream is known"]
+    assert report.changes[0].notes == [
+        f"dataset:{NS}:shop.raw.nowhere is not in the graph: nothing downstream is known"
+    ]
 
 
 def test_ddl_statements_become_changes() -> None:
@@ -216,7 +233,12 @@ def test_schema_files(tmp_path: Path) -> None:
     pq.write_table(pa.table({"id": pa.array([1], pa.int64()), "email": ["a"]}), tmp_path / "new.parquet")
     assert read_schema_file(tmp_path / "new.parquet") == (SchemaField("id", "bigint"), SchemaField("email", "string"))
     (tmp_path / "s.json").write_text(
-        json.dumps({"type": "object", "properties": {"id": {"type": "integer"}, "at": {"type": ["string", "null"], "format": "date-time"}}})
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "at": {"type": ["string", "null"], "format": "date-time"}},
+            }
+        )
     )
     assert read_schema_file(tmp_path / "s.json") == (SchemaField("id", "bigint"), SchemaField("at", "timestamp"))
     (tmp_path / "f.json").write_text(json.dumps({"schema": {"fields": [{"name": "a", "type": "TEXT"}]}}))

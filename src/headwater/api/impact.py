@@ -69,7 +69,9 @@ class ChangeIn(_In):
     new_name: str | None = Field(None, alias="newName", description="rename_column")
     new_type: str | None = Field(None, alias="newType", description="retype_column")
     fields: list[SchemaFieldIn] | None = Field(None, description="new_schema: the dataset's whole new schema")
-    columns: list[ProposedColumnIn] | None = Field(None, description="new_lineage: the columns written and their sources")
+    columns: list[ProposedColumnIn] | None = Field(
+        None, description="new_lineage: the columns written and their sources"
+    )
     job: str | None = Field(None, description="new_lineage: the graph's job (job:<ns>:<name>) the script is")
     replaces: bool = Field(False, description="new_lineage: the statement defines the whole dataset")
     origin: str = Field("", description="Where the change was read (file:line), echoed in the report")
@@ -132,7 +134,9 @@ class ImpactReportOut(ApiModel):
 
 
 @router.post(
-    "/check", summary="What proposed changes would affect downstream (a CI gate's question)", response_model=ImpactReportOut
+    "/check",
+    summary="What proposed changes would affect downstream (a CI gate's question)",
+    response_model=ImpactReportOut,
 )
 def impact_check(request: Request, body: ImpactCheckRequest = Body(...)) -> Response:
     try:

@@ -141,6 +141,7 @@ def run_check(
 
 
 @command.command("check")
+@click.argument("files", nargs=-1)
 @click.option("--sql", "sql_files", multiple=True, help="A SQL file: DDL and changed scripts (repeatable; '-': stdin)")
 @click.option("--dialect", default="ansi", show_default=True, help="The SQL dialect (as headwater sql lineage)")
 @click.option("--namespace", default=None, help="Dataset namespace of the SQL and dbt inputs, e.g. postgres://db:5432")
@@ -156,15 +157,14 @@ def run_check(
 @click.option("--token", default=None, envvar="HEADWATER_TOKEN", help="Bearer token for --url (a read token does)")
 @click.option("--at", "at_text", default=None, help="Check against the graph as of this moment (ISO 8601)")
 @click.option("--depth", default=20, show_default=True, type=click.IntRange(1, 100), help="Column hops to follow")
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True
-)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
 @click.option("--output", default=None, help="Also write the report in --format to this file (e.g. a PR comment)")
 @click.option(
     "--fail-on", type=click.Choice(["breaking", "warning", "info"]), default="breaking", show_default=True,
     help="Exit 1 when anything is this severe or worse",
 )  # fmt: skip
 def check_command(
+    files: tuple[str, ...],
     sql_files: tuple[str, ...],
     dialect: str,
     namespace: str | None,
@@ -184,7 +184,9 @@ def check_command(
     output: str | None,
     fail_on: str,
 ) -> None:
-    """Check what the changes of a pull request would affect downstream; exit 1 when something breaks."""
+    """Check what the changes of a pull request would affect downstream; exit 1 when something breaks.
+
+    FILES are SQL files, as --sql (so a pre-commit hook can hand over the staged files)."""
     from headwater.cli._impact_render import as_json, markdown, table
     from headwater.graph.impactcheck import at_least
     from headwater.model.times import InvalidTime, parse_time
@@ -201,7 +203,7 @@ def check_command(
             _fail(f"--at: {exc}")
     try:
         changes = gather(
-            sql_files=sql_files, dialect=dialect, namespace=namespace, default_database=default_database,
+            sql_files=(*files, *sql_files), dialect=dialect, namespace=namespace, default_database=default_database,
             default_schema=default_schema, job=job,
             dbt=(dbt_before, dbt_after) if dbt_before and dbt_after else None, schemas=schemas,
             change_files=change_files, url=url, token=token,

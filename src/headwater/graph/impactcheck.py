@@ -33,6 +33,7 @@ an affected published asset is at least a warning. The report's severity is the 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -108,8 +109,8 @@ class Affected:
     path: list[str]  # node ids from the changed column to this item (fields and the jobs between them)
     transformations: list[str]  # per column edge on the path: TYPE/SUBTYPE (+ masking)
     project: str | None = None
-    owners: list[str] = field(default_factory=list)
-    subscribers: list[str] = field(default_factory=list)
+    owners: list[str] = dataclasses.field(default_factory=list)  # (``field`` is a column name here)
+    subscribers: list[str] = dataclasses.field(default_factory=list)
     published: bool = False
 
 
@@ -205,9 +206,13 @@ class _Walk:
 
     def add(self, item: Affected) -> None:
         old = self.items.get(item.id)
-        if old is None or _RANK[item.severity] > _RANK[old.severity]:
-            self.items[item.id] = item
-        elif _RANK[item.severity] == _RANK[old.severity] and old.change == item.change and item.depth < old.depth:
+        if (
+            old is None
+            or _RANK[item.severity] > _RANK[old.severity]
+            or _RANK[item.severity] == _RANK[old.severity]
+            and old.change == item.change
+            and item.depth < old.depth
+        ):
             self.items[item.id] = item
 
 
@@ -442,11 +447,7 @@ def _roots_of(
                 roots.append(_Root((ds, col), GONE))
                 continue
             after = sorted(
-                {
-                    field_id(f"{DATASET}{s.namespace}:{s.name}", s.field)
-                    for s in new_col.sources
-                    if s.type == "DIRECT"
-                }
+                {field_id(f"{DATASET}{s.namespace}:{s.name}", s.field) for s in new_col.sources if s.type == "DIRECT"}
             )
             before = sorted(per_column.get(col, set()))
             if col in per_column and {a.lower() for a in after} != {b.lower() for b in before}:
@@ -506,7 +507,7 @@ def check(
         result.severity = worst(*(i.severity for i in walked.values()))
     ordered = sorted(items.values(), key=lambda i: (-_RANK[i.severity], i.depth, i.type, i.id))
     summary = {s: sum(i.severity == s for i in ordered) for s in SEVERITIES}
-    summary.update({k.lower() + "s": sum(i.type == k for i in ordered) for k in ("DATASET", "JOB", "FIELD")})
+    summary.update(_type_counts(ordered))
     return ImpactReport(
         iso(t),
         worst(*(i.severity for i in ordered)),
@@ -516,6 +517,15 @@ def check(
         summary,
         truncated,
     )
+
+
+def _type_counts(items: Sequence[Affected]) -> dict[str, int]:
+    return {
+        "datasets": sum(i.type == "DATASET" for i in items),
+        "jobs": sum(i.type == "JOB" for i in items),
+        "fields": sum(i.type == "FIELD" for i in items),
+        "restricted": sum(i.type == RESTRICTED for i in items),
+    }
 
 
 def _describe(conn: sa.Connection, items: dict[str, Affected], t: int | None) -> None:
@@ -548,15 +558,19 @@ def redact(report: ImpactReport, policy: Redactor) -> ImpactReport:
     """The report as ``policy``'s viewer may see it: a hidden item is a restricted node (no name, column,
     owners or reason), hidden nodes on paths and in the changes' source lists are restricted ids."""
     items = []
+    restricted: set[str] = set()  # a hidden dataset and its columns are one restricted node: listed once, worst first
     for item in report.items:
         path = [policy.id(p) for p in item.path]
         if policy.hidden.hides(item.id):
-            items.append(
-                Affected(
-                    policy.id(item.id), RESTRICTED, "", "", None, item.severity, item.effect, "restricted",
-                    item.change, item.depth, path, item.transformations,
-                )
-            )  # fmt: skip
+            alias = policy.id(item.id)
+            if alias not in restricted:
+                restricted.add(alias)
+                items.append(
+                    Affected(
+                        alias, RESTRICTED, "", "", None, item.severity, item.effect, "restricted", item.change,
+                        item.depth, path[: path.index(alias) + 1] if alias in path else path, item.transformations,
+                    )
+                )  # fmt: skip
             continue
         reason = item.reason
         for p in item.path:
@@ -567,13 +581,15 @@ def redact(report: ImpactReport, policy: Redactor) -> ImpactReport:
     for result in report.changes:
         values = [ValuesChange(v.column, policy.ids(v.before), policy.ids(v.after)) for v in result.values]
         changes.append(ChangeResult(**{**asdict(result), "values": values}))
+    summary = {sev: sum(i.severity == sev for i in items) for sev in SEVERITIES}
+    summary.update(_type_counts(items))
     return ImpactReport(
         report.at,
         report.severity,
         changes,
         items,
         [i.id for i in items if i.type == "DATASET" and i.published],
-        report.summary,
+        summary,
         report.truncated,
     )
 
@@ -584,10 +600,7 @@ def report_from_json(doc: Any) -> ImpactReport:
         return ImpactReport(
             doc["at"],
             doc["severity"],
-            [
-                ChangeResult(**{**c, "values": [ValuesChange(**v) for v in c.get("values", [])]})
-                for c in doc["changes"]
-            ],
+            [ChangeResult(**{**c, "values": [ValuesChange(**v) for v in c.get("values", [])]}) for c in doc["changes"]],
             [Affected(**i) for i in doc["items"]],
             list(doc["published"]),
             dict(doc["summary"]),
