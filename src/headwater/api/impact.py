@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
+from headwater.api.classify import classify_policy
 from headwater.api.errors import invalid_parameter
 from headwater.api.freshness import read_barrier
 from headwater.api.graph import as_of
@@ -91,7 +92,7 @@ class AffectedItem(ApiModel):
     name: str
     field: str | None
     severity: Severity
-    effect: Literal["DIRECT", "INDIRECT", "READS", "WRITTEN"]
+    effect: Literal["DIRECT", "INDIRECT", "READS", "WRITTEN", "TAGGED"]
     reason: str
     change: int
     depth: int
@@ -145,6 +146,10 @@ def impact_check(request: Request, body: ImpactCheckRequest = Body(...)) -> Resp
         raise invalid_parameter("changes", str(exc).removeprefix("changes")) from None
     state = app_state(request)
     report = state.graph.impact_check(
-        changes, at=as_of(request, body.at, "at"), depth=body.depth, max_nodes=state.settings.max_graph_nodes
+        changes,
+        at=as_of(request, body.at, "at"),
+        depth=body.depth,
+        max_nodes=state.settings.max_graph_nodes,
+        policy=classify_policy(state.settings),
     )
     return json_answer(asdict(report))

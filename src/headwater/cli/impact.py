@@ -133,9 +133,13 @@ def run_check(
     from headwater.settings import load_settings
     from headwater.store import Store
 
-    store = Store.open(load_settings({"db": db}).db_url)
+    from headwater.graph.classify import Policy
+
+    settings = load_settings({"db": db})
+    policy = Policy.from_settings(str(settings.classify_rules), str(settings.classify_aggregation_stops))
+    store = Store.open(settings.db_url)
     try:
-        return GraphReader(store).impact_check(changes, at=at, depth=depth)
+        return GraphReader(store).impact_check(changes, at=at, depth=depth, policy=policy)
     finally:
         store.close()
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 
 from headwater.graph import (
+    classify,
     columns,
     compare,
     details,
@@ -144,17 +145,33 @@ class GraphReader:
             return policy.impact(answer) if policy.hidden else answer
 
     def impact_check(
-        self, changes: Sequence[Change], *, at: datetime | None = None, depth: int = 20, max_nodes: int = 5000
+        self,
+        changes: Sequence[Change],
+        *,
+        at: datetime | None = None,
+        depth: int = 20,
+        max_nodes: int = 5000,
+        policy: classify.Policy | None = None,
     ) -> impactcheck.ImpactReport:
         """What proposed changes affect downstream (graph/impactcheck.py); a changed dataset hidden from the
         viewer is answered as one the graph does not hold, hidden items as restricted nodes."""
         with self._connect() as conn:
-            policy = self._policy(conn)
+            redactor = self._policy(conn)
             report = impactcheck.check(
                 conn, changes, t=None if at is None else to_micros(at), depth=depth, max_nodes=max_nodes,
-                hidden=policy.hidden.hides,
+                hidden=redactor.hidden.hides, policy=policy,
             )  # fmt: skip
-            return impactcheck.redact(report, policy) if policy.hidden else report
+            return impactcheck.redact(report, redactor) if redactor.hidden else report
+
+    def classification(
+        self, policy: classify.Policy, *, tag: str | None = None, at: datetime | None = None, max_nodes: int = 50_000
+    ) -> classify.ClassificationReport:
+        """Every dataset, column and job carrying ``tag`` (graph/classify.py), without what the viewer may not
+        see: hidden nodes are left out, hidden nodes on paths are restricted ids."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            found = classify.report(conn, policy, tag=tag, t=None if at is None else to_micros(at), max_nodes=max_nodes)
+            return classify.redact(found, redactor) if redactor.hidden else found
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
         with self._connect() as conn:

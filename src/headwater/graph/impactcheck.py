@@ -40,6 +40,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.classify import Policy, TagSource, column_tags, edge_kind, propagate
 from headwater.graph.columns import Field, column_step, dataset_field_types, root_fields
 from headwater.graph.common import field_id, node_names, select_in, split_dataset_id, valid_at
 from headwater.graph.visibility import RESTRICTED, Redactor
@@ -163,24 +164,6 @@ class _Reach:
     direct: bool
     path: list[str]
     transformations: list[str]
-
-
-def edge_kind(transformations: Any) -> tuple[bool, str]:
-    """Whether a column edge carries the value (any DIRECT transformation), and its label."""
-    items = transformations if isinstance(transformations, list) else []
-    labels = []
-    direct = False
-    for t in items:
-        if not isinstance(t, dict):
-            continue
-        kind = str(t.get("type") or "")
-        direct |= kind == "DIRECT"
-        label = f"{kind}/{t.get('subtype') or ''}".rstrip("/")
-        labels.append(label + (" masked" if t.get("masking") else ""))
-    if not items:
-        direct = True  # an edge without transformation details: a plain (DIRECT) dependency, as the spec's default
-        labels.append("DIRECT")
-    return direct, "+".join(sorted(set(labels)))
 
 
 def _field_severity(effect: str, direct: bool) -> str:
@@ -459,6 +442,51 @@ def _roots_of(
     return roots, readers
 
 
+def _tagged_flows(conn: sa.Connection, change: Change, index: int, policy: Policy, t: int | None) -> list[Affected]:
+    """Published datasets a ``new_lineage`` change would make a tagged column flow into (warnings): a proposed
+    column reading a tagged column by value that does not carry the tag today, followed downstream as the
+    tag would flow (graph/classify.py), reaching a published asset (the changed dataset included)."""
+    ds = change.dataset_id
+    sources = {
+        c.name: [(f"{DATASET}{s.namespace}:{s.name}", s.field) for s in c.sources if s.type == "DIRECT" and not s.masking]
+        for c in change.columns
+    }
+    wanted = {f for fs in sources.values() for f in fs} | {(ds, c) for c in sources}
+    if not wanted:
+        return []
+    tags = column_tags(conn, policy, sorted(wanted), t)
+    out: list[Affected] = []
+    for column, reads in sorted(sources.items()):
+        have = {tc.tag for tc in tags.get((ds, column), [])}
+        for src in reads:
+            for carried in tags.get(src, []):
+                if carried.tag in have:
+                    continue
+                have.add(carried.tag)
+                start = field_id(ds, column)
+                seed = {((ds, column), carried.tag): [TagSource("impact check", f"from {field_id(*src)}")]}
+                reached, _stops, _cut = propagate(conn, seed, policy, t)
+                paths = {tc.dataset: [field_id(*src), start, *tc.path[1:]] for tc in reached.values()}
+                paths[ds] = [field_id(*src), start]
+                steward = stewardship(conn, paths)
+                for target, path in sorted(paths.items()):
+                    if not (s := steward.get(target)) or not s.published:
+                        continue
+                    out.append(
+                        Affected(
+                            target, "DATASET", "", "", None, WARNING, "TAGGED",
+                            f"would carry {carried.tag} from {carried.origin or carried.id} into a published asset",
+                            index, len(path) - 1, [*path[:-1], target] if target != ds else [*path, target], [],
+                            s.project, list(s.owners), list(s.subscribers), True,
+                        )
+                    )  # fmt: skip
+    if out:
+        names = node_names(conn, {a.id for a in out}, t)
+        for a in out:
+            a.namespace, a.name = names.get(a.id) or split_dataset_id(a.id)
+    return out
+
+
 def check(
     conn: sa.Connection,
     changes: Sequence[Change],
@@ -467,11 +495,14 @@ def check(
     depth: int = 20,
     max_nodes: int = 5000,
     hidden: Callable[[str], bool] = lambda _id: False,
+    policy: Policy | None = None,
 ) -> ImpactReport:
     """Everything downstream that ``changes`` affect, as of ``t`` (the store's microseconds; None: now).
 
     ``hidden(node_id)``: a changed dataset for which it is true is answered as one the graph does not hold
-    (the visibility policy's "not found"); redacting the items is the caller's (GraphReader's) business."""
+    (the visibility policy's "not found"); redacting the items is the caller's (GraphReader's) business.
+    ``policy``: the classification settings; a ``new_lineage`` change then also warns where it would make a
+    tagged column flow into a published asset (:func:`_tagged_flows`)."""
     items: dict[str, Affected] = {}
     results: list[ChangeResult] = []
     truncated = False
@@ -502,6 +533,9 @@ def check(
         _dataset_rollup(walked)
         walked.pop(change.dataset_id, None)
         _describe(conn, walked, t)
+        if change.kind == NEW_LINEAGE and policy is not None:
+            for item in _tagged_flows(conn, change, index, policy, t):
+                _Walk(index, walked).add(item)
         for item in walked.values():
             _Walk(index, items).add(item)
         result.severity = worst(*(i.severity for i in walked.values()))
