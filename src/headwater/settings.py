@@ -155,7 +155,7 @@ SETTINGS: tuple[Setting, ...] = (
         "classify_rules",
         "",
         "HEADWATER_CLASSIFY_RULES",
-        'Classification rules: a JSON object of tag -> regular expression searched in column names, e.g. '
+        "Classification rules: a JSON object of tag -> regular expression searched in column names, e.g. "
         '{"PII": "(?i)ssn|email|phone"} (docs/classify.md).',
     ),
     Setting(

@@ -16,9 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 sys.path.insert(0, str(Path(__file__).parent))
-from databases import pg_database
 from pipeline import DATABASE, DIALECT, MART, NS, PIPELINE_SQL, RAW, REPORT, STAGING, col, writer
 
+from databases import pg_database
 from headwater.api import create_app
 from headwater.client import StoreClient
 from headwater.settings import load_settings
@@ -211,7 +211,14 @@ def test_an_impact_check_warns_when_a_change_carries_pii_into_a_published_asset(
     assert answer.status_code == 200, answer.text
     tagged = [i for i in answer.json()["items"] if i["effect"] == "TAGGED"]
     assert [(i["id"], i["severity"], i["project"], i["owners"], i["published"], i["reason"]) for i in tagged] == [
-        (MART, "warning", "analytics", ["ana"], True, f"would carry classification=PII from {col(RAW, 'phone')} into a published asset")
+        (
+            MART,
+            "warning",
+            "analytics",
+            ["ana"],
+            True,
+            f"would carry classification=PII from {col(RAW, 'phone')} into a published asset",
+        )
     ]
     assert tagged[0]["path"] == [col(STAGING, "phone"), col(MART, "phone_hash"), MART]
     # the same script keeping the hash carries nothing new

@@ -30,7 +30,13 @@ def command() -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
 @click.option("--output", default=None, help="Write to this file instead of standard output")
 def report_command(
-    tag: str | None, url: str | None, db: str | None, token: str | None, at_text: str | None, fmt: str, output: str | None
+    tag: str | None,
+    url: str | None,
+    db: str | None,
+    token: str | None,
+    at_text: str | None,
+    fmt: str,
+    output: str | None,
 ) -> None:
     """List every dataset, column and job carrying --tag: declared, or inherited along DIRECT column lineage
     (with the path from the column it comes from), and where it stopped (masked, aggregated)."""

@@ -130,10 +130,9 @@ def run_check(
             raise RuntimeError(f"{url} answered {answer.status_code}: {answer.text[:2000]}")
         return report_from_json(answer.json())
     from headwater.graph import GraphReader
+    from headwater.graph.classify import Policy
     from headwater.settings import load_settings
     from headwater.store import Store
-
-    from headwater.graph.classify import Policy
 
     settings = load_settings({"db": db})
     policy = Policy.from_settings(str(settings.classify_rules), str(settings.classify_aggregation_stops))

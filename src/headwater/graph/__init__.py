@@ -30,11 +30,12 @@ from headwater.graph import (
     impactcheck,
     lineage,
     listing,
+    quality,
     runlineage,
     search,
     stats,
 )
-from headwater.graph.common import NodeNotFound
+from headwater.graph.common import NodeNotFound, require_node
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for, not_found
 from headwater.model.changes import Change
 from headwater.model.nodeid import NodeRef
@@ -172,6 +173,18 @@ class GraphReader:
             redactor = self._policy(conn)
             found = classify.report(conn, policy, tag=tag, t=None if at is None else to_micros(at), max_nodes=max_nodes)
             return classify.redact(found, redactor) if redactor.hidden else found
+
+    def quality(
+        self, node: NodeRef, *, at: datetime | None = None, depth: int = 20, max_nodes: int = 5000
+    ) -> quality.QualityAnswer:
+        """A dataset's latest data-quality results and the failing datasets upstream of it (graph/quality.py)."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            redactor.check_root(node)
+            t = None if at is None else to_micros(at)
+            require_node(conn, node, t)
+            answer = quality.quality(conn, node.id, t, depth=depth, max_nodes=max_nodes)
+            return quality.redact(answer, redactor) if redactor.hidden else answer
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
         with self._connect() as conn:

@@ -153,7 +153,12 @@ def _tags_facet(facet: Any) -> Iterable[tuple[str, str | None, str, str]]:
     for t in items if isinstance(items, list) else []:
         if isinstance(t, Mapping) and isinstance(t.get("key"), str) and t["key"]:
             fld = t.get("field")
-            yield t["key"], fld if isinstance(fld, str) and fld else None, str(t.get("value") or ""), str(t.get("source") or "")
+            yield (
+                t["key"],
+                fld if isinstance(fld, str) and fld else None,
+                str(t.get("value") or ""),
+                str(t.get("source") or ""),
+            )
 
 
 def _tag_name(query: str | None, key: str, value: str) -> str:
@@ -233,7 +238,9 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
         for key, _fld, value, source in _tags_facet(facets.get("tags") if isinstance(facets, Mapping) else None):
             if _matches(tag, key, value):
                 name = _tag_name(tag, key, value)
-                out._add(out.jobs, (jrow.job, name), TagSource(OPENLINEAGE, f"job facet {key}={value} {source}".strip()))
+                out._add(
+                    out.jobs, (jrow.job, name), TagSource(OPENLINEAGE, f"job facet {key}={value} {source}".strip())
+                )
     _run_tags(conn, out, tag, t)
     return out
 
@@ -352,7 +359,10 @@ def report(
     known = {
         r.id
         for r in select_in(
-            conn, sa.select(datasets.c.id), datasets.c.id, {c.dataset for c in columns.values()} | {d for d, _ in seen.datasets}
+            conn,
+            sa.select(datasets.c.id),
+            datasets.c.id,
+            {c.dataset for c in columns.values()} | {d for d, _ in seen.datasets},
         )
     }
     nodes: dict[tuple[str, str], TaggedNode] = {}
@@ -368,7 +378,9 @@ def report(
         if node.sources or any(not columns[((node.id, f), node.tag)].inherited for f in node.columns):
             node.inherited = False
     job_known = {r.id for r in select_in(conn, sa.select(jobs.c.id), jobs.c.id, {j for j, _ in seen.jobs})}
-    tagged_jobs = [TaggedNode(j, "JOB", name, list(src)) for (j, name), src in sorted(seen.jobs.items()) if j in job_known]
+    tagged_jobs = [
+        TaggedNode(j, "JOB", name, list(src)) for (j, name), src in sorted(seen.jobs.items()) if j in job_known
+    ]
     return ClassificationReport(
         tag,
         iso(t),
@@ -399,8 +411,16 @@ def redact(found: ClassificationReport, policy: Redactor) -> ClassificationRepor
     hides = policy.hidden.hides
     columns = [
         TaggedColumn(
-            c.id, c.dataset, c.field, c.tag, c.inherited, c.sources, None if c.origin is None else policy.id(c.origin),
-            [policy.id(p) for p in c.path], c.transformations, c.hops,
+            c.id,
+            c.dataset,
+            c.field,
+            c.tag,
+            c.inherited,
+            c.sources,
+            None if c.origin is None else policy.id(c.origin),
+            [policy.id(p) for p in c.path],
+            c.transformations,
+            c.hops,
         )  # fmt: skip
         for c in found.columns
         if not hides(c.id)

@@ -448,7 +448,9 @@ def _tagged_flows(conn: sa.Connection, change: Change, index: int, policy: Polic
     tag would flow (graph/classify.py), reaching a published asset (the changed dataset included)."""
     ds = change.dataset_id
     sources = {
-        c.name: [(f"{DATASET}{s.namespace}:{s.name}", s.field) for s in c.sources if s.type == "DIRECT" and not s.masking]
+        c.name: [
+            (f"{DATASET}{s.namespace}:{s.name}", s.field) for s in c.sources if s.type == "DIRECT" and not s.masking
+        ]
         for c in change.columns
     }
     wanted = {f for fs in sources.values() for f in fs} | {(ds, c) for c in sources}
