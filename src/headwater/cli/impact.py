@@ -79,9 +79,12 @@ def gather(
         d = get_dialect(dialect)
         providers = []
         if url:
-            from headwater.cli.sql import _served
+            from headwater.client import dataset_fields
 
-            providers.append(_served(url, token))
+            def served(ns: str, name: str) -> list[tuple[str, str | None]] | None:
+                return dataset_fields(str(url), ns, name, token=token)
+
+            providers.append(served)
         catalog = Catalog(providers, namespace=str(namespace))
         for file in sql_files:
             text = sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")

@@ -194,7 +194,9 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
     )
     for row in conn.execute(query):
         ds = row.dataset
-        facets = loads_text(row.facets) if row.facets else {}
+        # JSON is decoded only where a tag can be (most versions have neither tags nor comments)
+        has_tags = row.facets and ('"tags"' in row.facets or CATALOG_FACET in row.facets)
+        facets = loads_text(row.facets) if has_tags else {}
         facets = facets if isinstance(facets, Mapping) else {}
         curated = facets.get(CATALOG_FACET)
         if isinstance(curated, Mapping):
@@ -219,7 +221,7 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
                 out._add(out.columns, ((ds, fld), name), src)
             else:
                 out._add(out.datasets, (ds, name), src)
-        fields = loads_text(row.fields) if row.fields else []
+        fields = loads_text(row.fields) if row.fields and (policy.rules or "#" in row.fields) else []
         for f in fields if isinstance(fields, list) else []:
             if not isinstance(f, Mapping) or not isinstance(f.get("name"), str):
                 continue

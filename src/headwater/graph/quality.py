@@ -20,19 +20,19 @@ Both read as of ``t`` (events with ``eventTime`` up to ``t``; the edges valid th
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph.common import select_in, valid_at
+from headwater.graph.common import latest_runs, select_in, valid_at
 from headwater.graph.traverse import EdgeIndex
 from headwater.graph.visibility import Redactor
 from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import DATASET, parse_node_id
+from headwater.model.nodeid import DATASET, JOB, parse_node_id
 from headwater.model.times import iso
-from headwater.store.schema import edges, events, observations, runs
+from headwater.store.schema import edges, events, observations
 
 FAILING, WARNING, PASSING, UNKNOWN = "failing", "warning", "passing", "unknown"
 _RANK = {UNKNOWN: 0, PASSING: 1, WARNING: 2, FAILING: 3}
@@ -153,26 +153,25 @@ def _events(conn: sa.Connection, node: str, t: int | None) -> list[tuple[int, st
 
 
 def _latest_runs(conn: sa.Connection, ds: str, t: int | None) -> list[RunResult]:
-    writers = sorted(
-        {
-            r.job
-            for r in select_in(
-                conn,
-                sa.select(edges.c.job).where(valid_at(edges, t), edges.c.direction == "OUTPUT"),
-                edges.c.dataset,
-                [ds],
-            )
-        }
+    """The latest run (as of ``t``) of each job writing ``ds``."""
+    query = sa.select(edges.c.job).where(valid_at(edges, t), edges.c.direction == "OUTPUT")
+    writers = sorted({r.job for r in select_in(conn, query, edges.c.dataset, [ds])})
+    found = latest_runs(conn, writers, t)
+    return [RunResult(job, r.run_id, r.state, str(iso(r.ended_at or r.started_at))) for job, r in sorted(found.items())]
+
+
+def _with_results(conn: sa.Connection, ids: Sequence[str], t: int | None) -> set[str]:
+    """Which of the datasets ``ids`` have data-quality results in their events (as of ``t``): a text match
+    in the database, so that only those are read and parsed."""
+    query = (
+        sa.select(observations.c.node)
+        .join(events, events.c.seq == observations.c.event_seq)
+        .where(sa.or_(events.c.raw.like('%"dataQualityAssertions"%'), events.c.raw.like('%"tests"%')))
+        .distinct()
     )
-    out = []
-    for job in writers:
-        query = sa.select(runs.c.run_id, runs.c.state, runs.c.started_at, runs.c.updated_at).where(runs.c.job == job)
-        if t is not None:
-            query = query.where(runs.c.started_at <= t)
-        row = conn.execute(query.order_by(runs.c.started_at.desc()).limit(1)).first()
-        if row is not None:
-            out.append(RunResult(job, row.run_id, row.state, str(iso(row.updated_at))))
-    return out
+    if t is not None:
+        query = query.where(observations.c.time <= t)
+    return {r.node for r in select_in(conn, query, observations.c.node, ids)}
 
 
 def dataset_quality(conn: sa.Connection, ds: str, t: int | None) -> DatasetQuality:
@@ -276,13 +275,15 @@ def upstream_issues(
                 paths[up] = [up, *paths[node]]
                 nxt.add(up)
         frontier = nxt
+    datasets = [n for n in paths if n != ds and n.startswith(DATASET)]
+    failed = [j for j, r in latest_runs(conn, [n for n in paths if n.startswith(JOB)], t).items() if r.state == "FAIL"]
+    candidates = _with_results(conn, datasets, t)
+    candidates |= {d for j in failed for d in index.inc.outputs.get(j, ()) if d in paths and d != ds}
     issues = []
-    for node, path in paths.items():
-        if node == ds or not node.startswith(DATASET):
-            continue
+    for node in sorted(candidates):
         q = dataset_quality(conn, node, t)
         if q.status in (FAILING, WARNING):
-            issues.append(UpstreamIssue(node, q.status, _reasons(q), len(path) - 1, path))
+            issues.append(UpstreamIssue(node, q.status, _reasons(q), len(paths[node]) - 1, paths[node]))
     issues.sort(key=lambda i: (i.depth, i.cause))
     return issues, truncated
 
