@@ -222,6 +222,10 @@ def _others(w: World) -> dict[str, list[Call]]:
             call("/api/v1/classify/report", None, "published inventory", tag="pii"),
             call("/api/v1/classify/report", None, "published inventory"),
         ],
+        "/api/v1/classify/node": [
+            call("/api/v1/classify/node", "inventory", "inventory", nodeId=I),
+            call("/api/v1/classify/node", "published", "published", nodeId=pub),
+        ],
         "/api/v1/quality": [
             call("/api/v1/quality", "inventory", "inventory", nodeId=I),
             call("/api/v1/quality", "published", "published", nodeId=pub),

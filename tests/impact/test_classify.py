@@ -228,3 +228,52 @@ def test_an_impact_check_warns_when_a_change_carries_pii_into_a_published_asset(
     )  # fmt: skip
     again = client(store).post("/api/v1/impact/check", json={"changes": [c.to_json() for c in keep]}).json()
     assert again["severity"] == "none" and again["items"] == []
+
+
+def test_impact_checks_as_of_and_as_a_reader_who_may_not_see_the_changed_dataset(
+    store: Store, catalog: dict[str, str], jobs: dict[str, str]
+) -> None:
+    http = client(store)
+    drop = {"kind": "drop_column", "namespace": NS, "name": "shop.mart.customer_contacts", "column": "email"}
+    now = http.post("/api/v1/impact/check", json={"changes": [drop]}).json()
+    assert now["severity"] == "breaking" and {i["id"] for i in now["items"]} >= {jobs["report"]}
+    before = http.post("/api/v1/impact/check", json={"changes": [drop], "at": "2025-12-01T00:00:00Z"}).json()
+    assert before["severity"] == "none" and before["changes"][0]["found"] is False
+    # the outsider may not see the mart's inventory node: answered as for a dataset the graph does not hold
+    hidden = http.post(
+        "/api/v1/impact/check", json={"changes": [drop]}, headers={"Authorization": f"Bearer {catalog['outsider']}"}
+    ).json()
+    unknown = {**drop, "name": "shop.mart.nowhere"}
+    missing = http.post(
+        "/api/v1/impact/check", json={"changes": [unknown]}, headers={"Authorization": f"Bearer {catalog['outsider']}"}
+    ).json()
+    assert hidden["items"] == [] and hidden["changes"][0]["found"] is False
+    assert hidden["changes"][0]["notes"] == [f"{MART} is not in the graph: nothing downstream is known"]
+    assert missing["changes"][0]["notes"] == [f"dataset:{NS}:shop.mart.nowhere is not in the graph: nothing downstream is known"]
+
+
+def test_a_changed_script_compared_with_one_named_job(store: Store, jobs: dict[str, str]) -> None:
+    script = "CREATE OR REPLACE TABLE staging.customers AS SELECT id, email, country FROM raw.customers"
+    for job, gone in ((jobs["staging"], [col(STAGING, "phone")]), ("job:elsewhere:other", [col(STAGING, "phone")])):
+        changes = script_changes(script, dialect=DIALECT, namespace=NS, default_database=DATABASE, job=job)
+        result = client(store).post("/api/v1/impact/check", json={"changes": [c.to_json() for c in changes]}).json()
+        assert result["changes"][0]["gone"] == gone
+        if job.startswith("job:elsewhere"):  # no lineage of that job: only the dataset's schema is compared
+            assert result["changes"][0]["notes"][-1] == f"the graph holds no column lineage of {job} writing {STAGING}"
+            assert result["changes"][0]["values"] == []
+        else:  # email was lower(email): now the column as is, from the same source: no change of values
+            assert result["changes"][0]["values"] == []
+
+
+def test_the_tags_of_one_dataset(store: Store) -> None:
+    http = client(store)
+    mart = http.get("/api/v1/classify/node", params={"nodeId": MART}).json()
+    assert {(c["field"], c["tag"], c["inherited"]) for c in mart["columns"]} == {
+        ("email", "PII", True),
+        ("country", "Contact", False),  # the rule of RULES
+    }
+    # phone's tag is {key: classification, value: PII}: named classification=PII when every tag is listed
+    assert {(s["column"], s["tag"], s["reason"]) for s in mart["stops"]} == {
+        (col(MART, "phone_hash"), "classification=PII", "masked")
+    }
+    assert http.get("/api/v1/classify/node", params={"nodeId": f"dataset:{NS}:nowhere"}).status_code == 404

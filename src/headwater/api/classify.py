@@ -20,10 +20,12 @@ from headwater.api.answers import json_answer
 from headwater.api.auth import require_read
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
-from headwater.api.graph import AT, as_of
-from headwater.api.models import ApiModel, error_responses
+from headwater.api.graph import AT, as_of, node_param
+from headwater.api.models import ApiModel, ErrorBody, error_responses
+from headwater.api.params import require_types
 from headwater.api.state import app_state
 from headwater.graph.classify import ClassificationReport, Policy, PolicyError
+from headwater.model.nodeid import NodeRef
 from headwater.settings import Settings
 
 router = APIRouter(
@@ -135,4 +137,17 @@ def classification_report(
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": 'attachment; filename="classification.csv"'},
         )
+    return json_answer(asdict(found))
+
+
+@router.get(
+    "/node",
+    summary="The tags of one dataset and its columns, declared and inherited, with paths",
+    response_model=ClassificationAnswer,
+    responses={404: {"model": ErrorBody, "description": "No such dataset (not_found)"}},
+)
+def dataset_tags(request: Request, node: NodeRef = Depends(node_param), at: str | None = AT) -> Response:
+    require_types(node, ("dataset",))
+    state = app_state(request)
+    found = state.graph.dataset_tags(node, classify_policy(state.settings), at=as_of(request, at, "at"))
     return json_answer(asdict(found))

@@ -174,6 +174,18 @@ class GraphReader:
             found = classify.report(conn, policy, tag=tag, t=None if at is None else to_micros(at), max_nodes=max_nodes)
             return classify.redact(found, redactor) if redactor.hidden else found
 
+    def dataset_tags(
+        self, node: NodeRef, policy: classify.Policy, *, at: datetime | None = None
+    ) -> classify.ClassificationReport:
+        """The tags of one dataset and its columns, declared and inherited (graph/classify.py)."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            redactor.check_root(node)
+            t = None if at is None else to_micros(at)
+            require_node(conn, node, t)
+            found = classify.dataset_report(conn, policy, node.id, t)
+            return classify.redact(found, redactor) if redactor.hidden else found
+
     def quality(
         self, node: NodeRef, *, at: datetime | None = None, depth: int = 20, max_nodes: int = 5000
     ) -> quality.QualityAnswer:

@@ -441,3 +441,19 @@ def redact(found: ClassificationReport, policy: Redactor) -> ClassificationRepor
         stops,
         found.truncated,
     )
+
+
+def dataset_report(conn: sa.Connection, policy: Policy, ds: str, t: int | None) -> ClassificationReport:
+    """Every tag of one dataset and its columns (declared and inherited, with paths) and where tags stopped at
+    its columns: the report of every tag, kept to ``ds`` (tags flow from anywhere upstream)."""
+    found = report(conn, policy, t=t)
+    prefix = field_id(ds, "")
+    return ClassificationReport(
+        None,
+        found.at,
+        [n for n in found.datasets if n.id == ds],
+        [c for c in found.columns if c.dataset == ds],
+        [],
+        [s for s in found.stops if s.column.startswith(prefix)],
+        found.truncated,
+    )

@@ -42,7 +42,7 @@ import sqlalchemy as sa
 
 from headwater.graph.classify import Policy, TagSource, column_tags, edge_kind, propagate
 from headwater.graph.columns import Field, column_step, dataset_field_types, root_fields
-from headwater.graph.common import field_id, node_names, select_in, split_dataset_id, valid_at
+from headwater.graph.common import dataset_nodes, field_id, node_names, select_in, split_dataset_id, valid_at
 from headwater.graph.visibility import RESTRICTED, Redactor
 from headwater.model.changes import (
     DROP_COLUMN,
@@ -508,7 +508,7 @@ def check(
     items: dict[str, Affected] = {}
     results: list[ChangeResult] = []
     truncated = False
-    present = node_names(conn, {c.dataset_id for c in changes}, t)
+    present = dataset_nodes(conn, {c.dataset_id for c in changes}, t, lenient=False)  # existing at t
     for index, change in enumerate(changes):
         result = ChangeResult(index, change.to_json(), False, NONE, notes=list(change.notes))
         results.append(result)
