@@ -249,7 +249,9 @@ def test_impact_checks_as_of_and_as_a_reader_who_may_not_see_the_changed_dataset
     ).json()
     assert hidden["items"] == [] and hidden["changes"][0]["found"] is False
     assert hidden["changes"][0]["notes"] == [f"{MART} is not in the graph: nothing downstream is known"]
-    assert missing["changes"][0]["notes"] == [f"dataset:{NS}:shop.mart.nowhere is not in the graph: nothing downstream is known"]
+    assert missing["changes"][0]["notes"] == [
+        f"dataset:{NS}:shop.mart.nowhere is not in the graph: nothing downstream is known"
+    ]
 
 
 def test_a_changed_script_compared_with_one_named_job(store: Store, jobs: dict[str, str]) -> None:

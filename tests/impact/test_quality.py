@@ -156,6 +156,24 @@ def test_a_failing_source_assertion_flags_every_dataset_downstream_with_the_path
     assert quality(url, RAW)["flagged"] is False  # nothing upstream of the source
 
 
+def test_checks_reading_tables_without_column_lineage_may_read_a_dropped_column(
+    served: tuple[str, dict[str, str]],
+) -> None:
+    """The validation and test jobs report the tables they read, not columns: an impact check warns about them.
+    (Before the next test's failed run, whose event carries no column lineage.)"""
+    url, _jobs = served
+    drop = {"kind": "drop_column", "namespace": NS, "name": "shop.raw.customers", "column": "email"}
+    answer = httpx.post(
+        f"{url}/api/v1/impact/check", json={"changes": [drop]}, headers={"Authorization": f"Bearer {TOKEN}"}
+    )
+    assert answer.status_code == 200, answer.text
+    may_read = {i["id"]: (i["severity"], i["path"][-2]) for i in answer.json()["items"] if i["effect"] == "MAY_READ"}
+    assert may_read == {
+        f"job:{NS}:ge.validate.raw_customers": ("warning", RAW),
+        f"job:{NS}:dbt.test.mart": ("warning", MART),
+    }
+
+
 def test_a_failed_latest_run_flags_downstream(served: tuple[str, dict[str, str]]) -> None:
     url, jobs = served
     job_name = jobs["staging"].split(":", 1)[1][len(NS) + 1 :]

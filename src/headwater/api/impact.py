@@ -92,7 +92,7 @@ class AffectedItem(ApiModel):
     name: str
     field: str | None
     severity: Severity
-    effect: Literal["DIRECT", "INDIRECT", "READS", "WRITTEN", "TAGGED"]
+    effect: Literal["DIRECT", "INDIRECT", "READS", "MAY_READ", "WRITTEN", "TAGGED"]
     reason: str
     change: int
     depth: int

@@ -16,6 +16,8 @@ _HOW = {
     "DIRECT": "value flows from it",
     "INDIRECT": "rows or keys depend on it",
     "READS": "reads it",
+    "MAY_READ": "may read it (no column lineage known)",
+    "TAGGED": "a tag would flow into it",
     "WRITTEN": "written by a breaking job",
 }
 _MAX_ROWS = 200  # per severity in a comment: GitHub caps a comment at 65,536 characters
@@ -46,7 +48,8 @@ def verdict(report: ImpactReport) -> str:
     s = report.summary
     if report.severity == "none":
         return "nothing downstream is affected"
-    return f"{s.get('breaking', 0)} breaking, {s.get('warning', 0)} warnings, {s.get('info', 0)} info"
+    warnings = s.get("warning", 0)
+    return f"{s.get('breaking', 0)} breaking, {warnings} warning{'' if warnings == 1 else 's'}, {s.get('info', 0)} info"
 
 
 def _cell(text: str) -> str:

@@ -38,6 +38,7 @@ from headwater.model.jsontext import loads_text
 from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 
+_MAP = (dict, Mapping)  # dict first: an isinstance check against the Mapping ABC alone is slow
 CATALOG_FACET = "headwater_catalog"  # the facet the catalog sends its metadata in (catalog/lineage.py)
 COLUMN_TAGS_FORM = "columnTags"
 _HASHTAG = re.compile(r"(?<![\w#])#([A-Za-z][\w-]*)")
@@ -149,9 +150,9 @@ def _split_tags(value: Any) -> list[str]:
 
 def _tags_facet(facet: Any) -> Iterable[tuple[str, str | None, str, str]]:
     """(key, field, value, source) of each tag of an OpenLineage tags facet."""
-    items = facet.get("tags") if isinstance(facet, Mapping) else None
+    items = facet.get("tags") if isinstance(facet, _MAP) else None
     for t in items if isinstance(items, list) else []:
-        if isinstance(t, Mapping) and isinstance(t.get("key"), str) and t["key"]:
+        if isinstance(t, _MAP) and isinstance(t.get("key"), str) and t["key"]:
             fld = t.get("field")
             yield (
                 t["key"],
@@ -197,9 +198,9 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
         # JSON is decoded only where a tag can be (most versions have neither tags nor comments)
         has_tags = row.facets and ('"tags"' in row.facets or CATALOG_FACET in row.facets)
         facets = loads_text(row.facets) if has_tags else {}
-        facets = facets if isinstance(facets, Mapping) else {}
+        facets = facets if isinstance(facets, _MAP) else {}
         curated = facets.get(CATALOG_FACET)
-        if isinstance(curated, Mapping):
+        if isinstance(curated, _MAP):
             for name in _split_tags(curated.get("tags")):
                 if _matches(tag, name):
                     out._add(out.datasets, (ds, name), TagSource(CATALOG, "tags"))
@@ -207,8 +208,8 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
                 if _matches(tag, term):
                     out._add(out.datasets, (ds, term), TagSource(GLOSSARY, term))
             forms = curated.get("forms")
-            column_tags = forms.get(COLUMN_TAGS_FORM) if isinstance(forms, Mapping) else None
-            for column, names in (column_tags or {}).items() if isinstance(column_tags, Mapping) else ():
+            column_tags = forms.get(COLUMN_TAGS_FORM) if isinstance(forms, _MAP) else None
+            for column, names in (column_tags or {}).items() if isinstance(column_tags, _MAP) else ():
                 for name in _split_tags(names):
                     if _matches(tag, name):
                         out._add(out.columns, ((ds, str(column)), name), TagSource(CATALOG, f"{COLUMN_TAGS_FORM} form"))
@@ -223,7 +224,7 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
                 out._add(out.datasets, (ds, name), src)
         fields = loads_text(row.fields) if row.fields and (policy.rules or "#" in row.fields) else []
         for f in fields if isinstance(fields, list) else []:
-            if not isinstance(f, Mapping) or not isinstance(f.get("name"), str):
+            if not isinstance(f, _MAP) or not isinstance(f.get("name"), str):
                 continue
             column = f["name"]
             comment = f.get("description")
@@ -237,7 +238,7 @@ def declared(conn: sa.Connection, policy: Policy, tag: str | None, t: int | None
     jv = sa.select(job_versions.c.job, job_versions.c.facets).where(valid_at(job_versions, t))
     for jrow in conn.execute(jv):
         facets = loads_text(jrow.facets) if jrow.facets else {}
-        for key, _fld, value, source in _tags_facet(facets.get("tags") if isinstance(facets, Mapping) else None):
+        for key, _fld, value, source in _tags_facet(facets.get("tags") if isinstance(facets, _MAP) else None):
             if _matches(tag, key, value):
                 name = _tag_name(tag, key, value)
                 out._add(
@@ -258,7 +259,7 @@ def _run_tags(conn: sa.Connection, out: _Declared, tag: str | None, t: int | Non
             latest[row.job] = (row.started_at, row.facets)
     for job, (_at, text) in latest.items():
         facets = loads_text(text)
-        for key, _fld, value, source in _tags_facet(facets.get("tags") if isinstance(facets, Mapping) else None):
+        for key, _fld, value, source in _tags_facet(facets.get("tags") if isinstance(facets, _MAP) else None):
             if _matches(tag, key, value):
                 name = _tag_name(tag, key, value)
                 out._add(out.jobs, (job, name), TagSource(OPENLINEAGE, f"run facet {key}={value} {source}".strip()))
@@ -284,7 +285,7 @@ def edge_kind(transformations: Any) -> tuple[bool, str]:
 
 def _flows(transformations: Any, stop_aggregation: bool) -> tuple[bool, str | None]:
     """Whether a tag crosses a column edge, else why not (``masked``, ``aggregated``; None: INDIRECT only)."""
-    items = [t for t in transformations if isinstance(t, Mapping)] if isinstance(transformations, list) else []
+    items = [t for t in transformations if isinstance(t, _MAP)] if isinstance(transformations, list) else []
     if not items:
         return True, None  # no details: a plain DIRECT dependency
     direct = [t for t in items if t.get("type") == "DIRECT"]

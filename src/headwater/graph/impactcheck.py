@@ -25,7 +25,8 @@ DIRECT value flow, INDIRECT as soon as one edge is only a join/filter/group/sort
 | new values | info | warning (its values change) | info | info |
 
 A job's severity is the worst of what it reads; a job reading a column whose value is gone (breaking)
-breaks, and every dataset it writes is at least a warning. A dataset's severity is the worst of its
+breaks, and every dataset it writes is at least a warning. A job reading the changed dataset, or an
+affected one, with no column lineage known for it may read what changed: a warning (``MAY_READ``). A dataset's severity is the worst of its
 columns'. An affected dataset that is a published asset (or an asset's published node) is ``published``;
 an affected published asset is at least a warning. The report's severity is the worst of its items
 (``none`` when nothing downstream is affected).
@@ -103,7 +104,9 @@ class Affected:
     name: str
     field: str | None
     severity: str
-    effect: str  # DIRECT | INDIRECT (column lineage of the path), READS (a job), WRITTEN (by a breaking job)
+    # DIRECT | INDIRECT (column lineage of the path), READS (a job), MAY_READ (a job reading the dataset without
+    # column lineage), WRITTEN (by a breaking job), TAGGED (a tag would flow into a published asset)
+    effect: str
     reason: str
     change: int  # index of the change in the request
     depth: int  # edges from the changed column
@@ -282,6 +285,33 @@ def _breaking_writes(conn: sa.Connection, items: dict[str, Affected], t: int | N
                 job.change, job.depth + 1, [*job.path, r.dataset], job.transformations,
             )
         )  # fmt: skip
+
+
+def _opaque_readers(
+    conn: sa.Connection, root: str, root_path: list[str], index: int, items: dict[str, Affected], t: int | None
+) -> None:
+    """Jobs reading the changed dataset, or an affected one, for which no column lineage is known (a producer
+    that reports tables only): they may read what changed, a warning (with the path to the dataset)."""
+    paths = {root: root_path} | {i.id: i.path for i in items.values() if i.type == "DATASET"}
+    readers: dict[str, set[str]] = {}
+    query = sa.select(edges.c.job, edges.c.dataset).where(valid_at(edges, t), edges.c.direction == "INPUT")
+    for r in select_in(conn, query, edges.c.dataset, paths):
+        readers.setdefault(r.dataset, set()).add(r.job)
+    known = sa.select(column_edges.c.job, column_edges.c.src_dataset).where(valid_at(column_edges, t))
+    with_lineage = {(r.src_dataset, r.job) for r in select_in(conn, known, column_edges.c.src_dataset, readers)}
+    walk = _Walk(index, items)
+    for ds, jobs in sorted(readers.items()):
+        for job in sorted(jobs):
+            if (ds, job) in with_lineage or job in items:
+                continue
+            path = paths[ds] if ds != root else [*paths[ds], ds]
+            walk.add(
+                Affected(
+                    job, "JOB", "", "", None, WARNING, "MAY_READ",
+                    f"reads {ds} and reports no column lineage: it may read what changed", index, len(path), [*path, job],
+                    [],
+                )
+            )  # fmt: skip
 
 
 def _dataset_rollup(items: dict[str, Affected]) -> None:
@@ -533,6 +563,8 @@ def check(
             walked.pop(rid, None)
         _breaking_writes(conn, walked, t)
         _dataset_rollup(walked)
+        if roots and change.kind != DROP_DATASET:
+            _opaque_readers(conn, change.dataset_id, [field_id(*roots[0].field)], index, walked, t)
         walked.pop(change.dataset_id, None)
         _describe(conn, walked, t)
         if change.kind == NEW_LINEAGE and policy is not None:

@@ -1132,6 +1132,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/classify/node": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tags of one dataset and its columns, declared and inherited, with paths */
+        get: operations["dataset_tags_api_v1_classify_node_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/quality": {
         parameters: {
             query?: never;
@@ -1177,7 +1194,7 @@ export interface components {
              * Effect
              * @enum {string}
              */
-            effect: "DIRECT" | "INDIRECT" | "READS" | "WRITTEN" | "TAGGED";
+            effect: "DIRECT" | "INDIRECT" | "READS" | "MAY_READ" | "WRITTEN" | "TAGGED";
             /** Reason */
             reason: string;
             /** Change */
@@ -9520,6 +9537,84 @@ export interface operations {
             };
             /** @description No or unknown token (when tokens are configured) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dataset_tags_api_v1_classify_node_get: {
+        parameters: {
+            query?: {
+                /** @description Answer as of this moment (ISO 8601 or epoch milliseconds); default now */
+                at?: string | null;
+                /** @description dataset:<ns>:<name>, job:<ns>:<name>, datasetField:<ns>:<name>:<field> or run:<runId> */
+                nodeId?: string | null;
+                /** @description Instead of nodeId: dataset, job, datasetField or run */
+                type?: string | null;
+                /** @description Instead of nodeId: the namespace */
+                namespace?: string | null;
+                /** @description Instead of nodeId: the name (the runId for a run) */
+                name?: string | null;
+                /** @description Instead of nodeId: the column of a datasetField */
+                field?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassificationAnswer"];
+                };
+            };
+            /** @description A bad parameter (invalid_parameter; details[].path names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such dataset (not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
