@@ -6,7 +6,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -15,14 +17,20 @@ from click.testing import CliRunner
 from pipeline import DATABASE, NS, RAW, STAGING, col
 
 from headwater.cli import cli
+from headwater.client import StoreClient
 from headwater.store import Store
 
 SQL = ["--dialect", "postgres", "--namespace", NS, "--default-database", DATABASE]
 
 
-@pytest.fixture
-def db(store: Store) -> str:
-    return str(store.engine.url.render_as_string(hide_password=False))
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory, events: list[dict[str, Any]]) -> Iterator[str]:
+    """The pipeline in a SQLite store (the command's reading is the graph layer's, tested on both databases)."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('impact_cli') / 'headwater.db'}"
+    store = Store.open(url)
+    StoreClient(store).send(events)
+    store.close()
+    yield url
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
