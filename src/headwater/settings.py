@@ -152,6 +152,20 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "classify_rules",
+        "",
+        "HEADWATER_CLASSIFY_RULES",
+        "Classification rules: a JSON object of tag -> regular expression searched in column names, e.g. "
+        '{"PII": "(?i)ssn|email|phone"} (docs/classify.md).',
+    ),
+    Setting(
+        "classify_aggregation_stops",
+        "",
+        "HEADWATER_CLASSIFY_AGGREGATION_STOPS",
+        "Comma-separated tags that do not flow through an aggregation (SUM, MAX...); * for every tag. "
+        "Masking (hashes, counts) stops every tag.",
+    ),
+    Setting(
         "projector_wait",
         60.0,
         "HEADWATER_PROJECTOR_WAIT",

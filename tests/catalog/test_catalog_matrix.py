@@ -218,6 +218,18 @@ def _others(w: World) -> dict[str, list[Call]]:
             call(f"{dz}/nodes/{quote(I, safe='')}/history", "inventory"),
         ],
         "/api/v1/status": [call("/api/v1/status")],
+        "/api/v1/classify/report": [  # the asset's tags are on its inventory node and its published node
+            call("/api/v1/classify/report", None, "published inventory", tag="pii"),
+            call("/api/v1/classify/report", None, "published inventory"),
+        ],
+        "/api/v1/classify/node": [
+            call("/api/v1/classify/node", "inventory", "inventory", nodeId=I),
+            call("/api/v1/classify/node", "published", "published", nodeId=pub),
+        ],
+        "/api/v1/quality": [
+            call("/api/v1/quality", "inventory", "inventory", nodeId=I),
+            call("/api/v1/quality", "published", "published", nodeId=pub),
+        ],
     }
 
 

@@ -362,8 +362,15 @@ def test_impact_analysis_lists_and_exports_everything_downstream(page: Any) -> N
 
 def test_column_impact(page: Any) -> None:
     open_asset(page, ds(EMP_ATT), depth=3, col=col(EMP_ATT, "Salary"), impact=1)
-    expect_exactly(page, '[data-testid="impact-row"][data-id^="datasetField:"]', "data-id",
-                   {col(EMP_COMP, "AdjustedSalary"), col(EMP_COMP, "TotalCompensation"), col(XSS_NAME, XSS_COLUMN)})
+    downstream = {col(EMP_COMP, "AdjustedSalary"), col(EMP_COMP, "TotalCompensation"), col(XSS_NAME, XSS_COLUMN)}
+    expect_exactly(page, '[data-testid="impact-row"][data-id^="datasetField:"]', "data-id", downstream)
+    # what if it were dropped: the impact check (POST /api/v1/impact/check) lists each of them, as breaking
+    # where the salary's value flows into it
+    page.get_by_test_id("whatif-drop").click()
+    expect(page.get_by_test_id("whatif-result")).to_have_attribute("data-severity", "breaking")
+    expect_exactly(page, '[data-testid="whatif-row"][data-id^="datasetField:"]', "data-id", downstream)
+    total = page.locator(f'[data-testid="whatif-row"][data-id={css_string(col(EMP_COMP, "TotalCompensation"))}]')
+    expect(total).to_contain_text("breaking")
 
 
 def test_html_in_names_is_shown_as_text(page: Any) -> None:

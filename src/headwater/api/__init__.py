@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from headwater import __version__
-from headwater.api import catalog, events, graph, ingest, marquez, status
+from headwater.api import catalog, classify, events, graph, impact, ingest, marquez, quality, status
 from headwater.api import datazone as datazone_lineage
 from headwater.api import spline as spline_producer
 from headwater.api.errors import install_error_handlers
@@ -87,6 +87,9 @@ def create_app(
     app.include_router(datazone_lineage.router)  # DataZone lineage API at /v2/domains/{id}/lineage
     app.include_router(status.router)
     app.include_router(catalog.router)  # the catalog (docs/catalog.md) at /api/v1/catalog
+    app.include_router(impact.router)  # the impact check (docs/impact.md) at /api/v1/impact
+    app.include_router(classify.router)  # classifications along lineage (docs/classify.md) at /api/v1/classify
+    app.include_router(quality.router)  # data quality along the graph (docs/classify.md) at /api/v1/quality
     folder = ui_folder if ui_folder is not None else ui_dir()
     mount_ui(app, folder if folder is not None and (folder / "index.html").is_file() else None)
     return app

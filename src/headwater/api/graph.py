@@ -87,6 +87,9 @@ def _as_of(request: Request, value: str | None, name: str) -> datetime | None:
     return at
 
 
+as_of = _as_of  # the same check for the routes of other families (api/impact.py)
+
+
 @router.get("/lineage", summary="The lineage graph around a node", response_model=LineageAnswer)
 def lineage(
     request: Request,

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 
 from headwater.graph import (
+    classify,
     columns,
     compare,
     details,
@@ -26,14 +27,17 @@ from headwater.graph import (
     hierarchy,
     history,
     impact,
+    impactcheck,
     lineage,
     listing,
+    quality,
     runlineage,
     search,
     stats,
 )
-from headwater.graph.common import NodeNotFound, absent
+from headwater.graph.common import NodeNotFound, absent, require_node
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
+from headwater.model.changes import Change
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
@@ -144,6 +148,61 @@ class GraphReader:
                 answer = impact.impact(conn, node, depth=depth, at=at, max_nodes=max_nodes)
             policy.check_root(node)
             return policy.impact(answer) if policy.hidden else answer
+
+    def impact_check(
+        self,
+        changes: Sequence[Change],
+        *,
+        at: datetime | None = None,
+        depth: int = 20,
+        max_nodes: int = 5000,
+        policy: classify.Policy | None = None,
+    ) -> impactcheck.ImpactReport:
+        """What proposed changes affect downstream (graph/impactcheck.py); a changed dataset hidden from the
+        viewer is answered as one the graph does not hold, hidden items as restricted nodes."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            report = impactcheck.check(
+                conn, changes, t=None if at is None else to_micros(at), depth=depth, max_nodes=max_nodes,
+                hidden=redactor.hidden.hides, policy=policy,
+            )  # fmt: skip
+            return impactcheck.redact(report, redactor) if redactor.hidden else report
+
+    def classification(
+        self, policy: classify.Policy, *, tag: str | None = None, at: datetime | None = None, max_nodes: int = 50_000
+    ) -> classify.ClassificationReport:
+        """Every dataset, column and job carrying ``tag`` (graph/classify.py), without what the viewer may not
+        see: hidden nodes are left out, hidden nodes on paths are restricted ids."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            found = classify.report(conn, policy, tag=tag, t=None if at is None else to_micros(at), max_nodes=max_nodes)
+            return classify.redact(found, redactor) if redactor.hidden else found
+
+    def dataset_tags(
+        self, node: NodeRef, policy: classify.Policy, *, at: datetime | None = None
+    ) -> classify.ClassificationReport:
+        """The tags of one dataset and its columns, declared and inherited (graph/classify.py)."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            t = None if at is None else to_micros(at)
+            with absent(redactor.hidden.hides):  # a hidden root fails exactly as a missing one
+                require_node(conn, node, t)
+            redactor.check_root(node)
+            found = classify.dataset_report(conn, policy, node.id, t)
+            return classify.redact(found, redactor) if redactor.hidden else found
+
+    def quality(
+        self, node: NodeRef, *, at: datetime | None = None, depth: int = 20, max_nodes: int = 5000
+    ) -> quality.QualityAnswer:
+        """A dataset's latest data-quality results and the failing datasets upstream of it (graph/quality.py)."""
+        with self._connect() as conn:
+            redactor = self._policy(conn)
+            t = None if at is None else to_micros(at)
+            with absent(redactor.hidden.hides):  # a hidden root fails exactly as a missing one
+                require_node(conn, node, t)
+            redactor.check_root(node)
+            answer = quality.quality(conn, node.id, t, depth=depth, max_nodes=max_nodes)
+            return quality.redact(answer, redactor) if redactor.hidden else answer
 
     def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
         with self._connect() as conn:

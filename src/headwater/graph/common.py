@@ -180,6 +180,9 @@ def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> 
     return {row.job: row for row in select_in(conn, query, runs.c.job, job_ids)}
 
 
+latest_runs = _latest_runs  # the same question for graph/quality.py
+
+
 def run_summary(row: Any, t: int | None) -> dict[str, Any]:
     ended = row.ended_at if t is None or (row.ended_at is not None and row.ended_at <= t) else None
     state = row.state if ended is not None or row.state not in ("COMPLETE", "FAIL", "ABORT") else "RUNNING"

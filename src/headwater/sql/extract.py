@@ -112,6 +112,10 @@ class Extractor:
             return name
         return _dataset_name(self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema)
 
+    def dataset_of(self, table: exp.Table) -> str:
+        """The dataset name of a table as a statement of this script names it (defaults applied)."""
+        return self.table_name(self._qualified_table(table))
+
     # --- statements -------------------------------------------------------------------------------------------
 
     def run(self, stmt: Statement) -> list[StatementLineage]:

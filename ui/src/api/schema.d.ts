@@ -1098,10 +1098,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/impact/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What proposed changes would affect downstream (a CI gate's question) */
+        post: operations["impact_check_api_v1_impact_check_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every dataset, column and job carrying a tag, declared or inherited along column lineage */
+        get: operations["classification_report_api_v1_classify_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/node": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tags of one dataset and its columns, declared and inherited, with paths */
+        get: operations["dataset_tags_api_v1_classify_node_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dataset's latest data-quality results and the failing datasets upstream of it */
+        get: operations["dataset_quality_api_v1_quality_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AffectedItem */
+        AffectedItem: {
+            /** Id */
+            id: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "FIELD" | "DATASET" | "JOB" | "RESTRICTED";
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /** Field */
+            field: string | null;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "info" | "warning" | "breaking";
+            /**
+             * Effect
+             * @enum {string}
+             */
+            effect: "DIRECT" | "INDIRECT" | "READS" | "MAY_READ" | "WRITTEN" | "TAGGED";
+            /** Reason */
+            reason: string;
+            /** Change */
+            change: number;
+            /** Depth */
+            depth: number;
+            /** Path */
+            path: string[];
+            /** Transformations */
+            transformations: string[];
+            /** Project */
+            project: string | null;
+            /** Owners */
+            owners: string[];
+            /** Subscribers */
+            subscribers: string[];
+            /** Published */
+            published: boolean;
+        };
+        /** AssertionOut */
+        AssertionOut: {
+            /** Name */
+            name: string;
+            /** Type */
+            type: string | null;
+            /** Column */
+            column: string | null;
+            /** Success */
+            success: boolean | null;
+            /** Severity */
+            severity: string | null;
+            /** Expected */
+            expected: string | null;
+            /** Actual */
+            actual: string | null;
+            /** Description */
+            description: string | null;
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "assertion" | "test";
+            /** Time */
+            time: string;
+            /** Run */
+            run: string | null;
+        };
         /**
          * Asset
          * @description A catalog asset. ``dataset`` (its inventory node) is shown to its project's members only; others see a
@@ -1334,6 +1474,114 @@ export interface components {
             /** Nodes */
             nodes: components["schemas"]["CatalogNode"][];
         };
+        /**
+         * ChangeIn
+         * @description One proposed change (docs/impact.md, "Changes").
+         */
+        ChangeIn: {
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "drop_column" | "rename_column" | "retype_column" | "drop_dataset" | "new_schema" | "new_lineage";
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /**
+             * Column
+             * @description drop_column, rename_column, retype_column
+             */
+            column?: string | null;
+            /**
+             * Newname
+             * @description rename_column
+             */
+            newName?: string | null;
+            /**
+             * Newtype
+             * @description retype_column
+             */
+            newType?: string | null;
+            /**
+             * Fields
+             * @description new_schema: the dataset's whole new schema
+             */
+            fields?: components["schemas"]["SchemaFieldIn"][] | null;
+            /**
+             * Columns
+             * @description new_lineage: the columns written and their sources
+             */
+            columns?: components["schemas"]["ProposedColumnIn"][] | null;
+            /**
+             * Job
+             * @description new_lineage: the graph's job (job:<ns>:<name>) the script is
+             */
+            job?: string | null;
+            /**
+             * Replaces
+             * @description new_lineage: the statement defines the whole dataset
+             * @default false
+             */
+            replaces: boolean;
+            /**
+             * Origin
+             * @description Where the change was read (file:line), echoed in the report
+             * @default
+             */
+            origin: string;
+            /**
+             * Notes
+             * @default []
+             */
+            notes: string[];
+        };
+        /** ChangeResultOut */
+        ChangeResultOut: {
+            /** Index */
+            index: number;
+            /** Change */
+            change: {
+                [key: string]: unknown;
+            };
+            /** Found */
+            found: boolean;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "none" | "info" | "warning" | "breaking";
+            /** Gone */
+            gone: string[];
+            /** Retyped */
+            retyped: string[];
+            /** Values */
+            values: components["schemas"]["ValuesChangeOut"][];
+            /** Added */
+            added: string[];
+            /** Notes */
+            notes: string[];
+        };
+        /**
+         * ClassificationAnswer
+         * @description ``GET /api/v1/classify/report``.
+         */
+        ClassificationAnswer: {
+            /** Tag */
+            tag: string | null;
+            /** At */
+            at: string | null;
+            /** Datasets */
+            datasets: components["schemas"]["TaggedNodeOut"][];
+            /** Columns */
+            columns: components["schemas"]["TaggedColumnOut"][];
+            /** Jobs */
+            jobs: components["schemas"]["TaggedNodeOut"][];
+            /** Stops */
+            stops: components["schemas"]["TagStopOut"][];
+            /** Truncated */
+            truncated: boolean;
+        };
         /** ColumnChanges */
         ColumnChanges: {
             /** Added */
@@ -1385,6 +1633,15 @@ export interface components {
             edges: components["schemas"]["ColumnEdge"][];
             /** Truncated */
             truncated: boolean;
+        };
+        /** ColumnMetricsOut */
+        ColumnMetricsOut: {
+            /** Column */
+            column: string;
+            /** Metrics */
+            metrics: {
+                [key: string]: unknown;
+            };
         };
         /**
          * ColumnNode
@@ -1538,6 +1795,25 @@ export interface components {
             schemaChanges: components["schemas"]["SchemaChanges"] | null;
             /** @description Null when no run made it (a DatasetEvent) or the run is unknown */
             madeBy: components["schemas"]["MadeBy"] | null;
+        };
+        /** DatasetQualityOut */
+        DatasetQualityOut: {
+            /** Dataset */
+            dataset: string;
+            /** At */
+            at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "failing" | "warning" | "passing" | "unknown";
+            /** Assertions */
+            assertions: components["schemas"]["AssertionOut"][];
+            metrics: components["schemas"]["MetricsOut"] | null;
+            /** Runs */
+            runs: components["schemas"]["RunResultOut"][];
+            /** History */
+            history: components["schemas"]["HistoryPointOut"][];
         };
         /** DecisionIn */
         DecisionIn: {
@@ -1824,6 +2100,17 @@ export interface components {
             /** Versions */
             versions: (components["schemas"]["DatasetHistoryVersion"] | components["schemas"]["Version"])[];
         };
+        /** HistoryPointOut */
+        HistoryPointOut: {
+            /** Time */
+            time: string;
+            /** Run */
+            run: string | null;
+            /** Passed */
+            passed: number;
+            /** Failed */
+            failed: number;
+        };
         /**
          * ImpactAnswer
          * @description ``GET /api/v1/graph/impact`` (``format=json``).
@@ -1838,6 +2125,22 @@ export interface components {
             /** Items */
             items: components["schemas"]["ImpactItem"][];
             summary: components["schemas"]["ImpactSummary"];
+        };
+        /** ImpactCheckRequest */
+        ImpactCheckRequest: {
+            /** Changes */
+            changes: components["schemas"]["ChangeIn"][];
+            /**
+             * At
+             * @description Check against the graph as of this moment (default now)
+             */
+            at?: string | null;
+            /**
+             * Depth
+             * @description Column hops to follow downstream
+             * @default 20
+             */
+            depth: number;
         };
         /**
          * ImpactItem
@@ -1867,6 +2170,31 @@ export interface components {
             depth: number;
             /** Path */
             path: string[];
+        };
+        /**
+         * ImpactReportOut
+         * @description ``POST /api/v1/impact/check``.
+         */
+        ImpactReportOut: {
+            /** At */
+            at: string | null;
+            /**
+             * Severity
+             * @enum {string}
+             */
+            severity: "none" | "info" | "warning" | "breaking";
+            /** Changes */
+            changes: components["schemas"]["ChangeResultOut"][];
+            /** Items */
+            items: components["schemas"]["AffectedItem"][];
+            /** Published */
+            published: string[];
+            /** Summary */
+            summary: {
+                [key: string]: number;
+            };
+            /** Truncated */
+            truncated: boolean;
         };
         /** ImpactSummary */
         ImpactSummary: {
@@ -2143,6 +2471,19 @@ export interface components {
                 };
             };
         };
+        /** MetricsOut */
+        MetricsOut: {
+            /** Time */
+            time: string;
+            /** Run */
+            run: string | null;
+            /** Row Count */
+            row_count: number | null;
+            /** Bytes */
+            bytes: number | null;
+            /** Columns */
+            columns: components["schemas"]["ColumnMetricsOut"][];
+        };
         /** NamespaceSummary */
         NamespaceSummary: {
             /** Name */
@@ -2311,6 +2652,29 @@ export interface components {
             /** Projects */
             projects: components["schemas"]["Project"][];
         };
+        /** ProposedColumnIn */
+        ProposedColumnIn: {
+            /** Name */
+            name: string;
+            /**
+             * Sources
+             * @default []
+             */
+            sources: components["schemas"]["SourceColumnIn"][];
+        };
+        /**
+         * QualityAnswerOut
+         * @description ``GET /api/v1/quality``.
+         */
+        QualityAnswerOut: {
+            quality: components["schemas"]["DatasetQualityOut"];
+            /** Flagged */
+            flagged: boolean;
+            /** Upstream */
+            upstream: components["schemas"]["UpstreamIssueOut"][];
+            /** Truncated */
+            truncated: boolean;
+        };
         /**
          * RecentAnswer
          * @description ``GET /api/v1/graph/recent``: most recently updated first.
@@ -2356,6 +2720,17 @@ export interface components {
             /** Outputs */
             outputs: string[];
         };
+        /** RunResultOut */
+        RunResultOut: {
+            /** Job */
+            job: string;
+            /** Run */
+            run: string;
+            /** State */
+            state: string;
+            /** Time */
+            time: string;
+        };
         /**
          * RunsAnswer
          * @description ``GET /api/v1/graph/runs``: newest first; ``total`` counts every run, not just this page.
@@ -2394,6 +2769,13 @@ export interface components {
             /** Fields */
             fields: components["schemas"]["SchemaField"][];
         };
+        /** SchemaFieldIn */
+        SchemaFieldIn: {
+            /** Name */
+            name: string;
+            /** Type */
+            type?: string | null;
+        };
         /**
          * SearchAnswer
          * @description ``GET /api/v1/graph/search``: best matches first.
@@ -2424,6 +2806,31 @@ export interface components {
             kind: ("file" | "table" | "jdbc" | "stream" | "other") | null;
             /** Updatedat */
             updatedAt: string;
+        };
+        /** SourceColumnIn */
+        SourceColumnIn: {
+            /** Namespace */
+            namespace: string;
+            /** Name */
+            name: string;
+            /** Field */
+            field: string;
+            /**
+             * Type
+             * @default DIRECT
+             * @enum {string}
+             */
+            type: "DIRECT" | "INDIRECT";
+            /**
+             * Subtype
+             * @default IDENTITY
+             */
+            subtype: string;
+            /**
+             * Masking
+             * @default false
+             */
+            masking: boolean;
         };
         /** SourceRun */
         SourceRun: {
@@ -2570,6 +2977,74 @@ export interface components {
             /** Subscriptions */
             subscriptions: components["schemas"]["Subscription"][];
         };
+        /** TagSourceOut */
+        TagSourceOut: {
+            /** Kind */
+            kind: string;
+            /** Detail */
+            detail: string;
+        };
+        /** TagStopOut */
+        TagStopOut: {
+            /** Column */
+            column: string;
+            /** Job */
+            job: string;
+            /** Tag */
+            tag: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "masked" | "aggregated";
+            /** Transformation */
+            transformation: string;
+            /** Origin */
+            origin: string;
+            /** Path */
+            path: string[];
+        };
+        /** TaggedColumnOut */
+        TaggedColumnOut: {
+            /** Id */
+            id: string;
+            /** Dataset */
+            dataset: string;
+            /** Field */
+            field: string;
+            /** Tag */
+            tag: string;
+            /** Inherited */
+            inherited: boolean;
+            /** Sources */
+            sources: components["schemas"]["TagSourceOut"][];
+            /** Origin */
+            origin: string | null;
+            /** Path */
+            path: string[];
+            /** Transformations */
+            transformations: string[];
+            /** Hops */
+            hops: number;
+        };
+        /** TaggedNodeOut */
+        TaggedNodeOut: {
+            /** Id */
+            id: string;
+            /**
+             * Type
+             * @enum {string}
+             */
+            type: "DATASET" | "JOB";
+            /** Tag */
+            tag: string;
+            /** Sources */
+            sources: components["schemas"]["TagSourceOut"][];
+            /** Columns */
+            columns: string[];
+            /** Inherited */
+            inherited: boolean;
+        };
         /** TermIn */
         TermIn: {
             /** Definition */
@@ -2594,6 +3069,22 @@ export interface components {
             description: string | null;
             /** Masking */
             masking: boolean;
+        };
+        /** UpstreamIssueOut */
+        UpstreamIssueOut: {
+            /** Cause */
+            cause: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "failing" | "warning" | "passing" | "unknown";
+            /** Reasons */
+            reasons: string[];
+            /** Depth */
+            depth: number;
+            /** Path */
+            path: string[];
         };
         /** UserIn */
         UserIn: {
@@ -2629,6 +3120,15 @@ export interface components {
             path: string;
             /** Message */
             message: string;
+        };
+        /** ValuesChangeOut */
+        ValuesChangeOut: {
+            /** Column */
+            column: string;
+            /** Before */
+            before: string[];
+            /** After */
+            after: string[];
         };
         /**
          * Version
@@ -8905,6 +9405,296 @@ export interface operations {
             };
             /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    impact_check_api_v1_impact_check_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImpactCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImpactReportOut"];
+                };
+            };
+            /** @description A bad parameter (invalid_parameter; details[].path names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such node, run or event (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    classification_report_api_v1_classify_report_get: {
+        parameters: {
+            query?: {
+                /** @description The tag (default: every tag) */
+                tag?: string | null;
+                /** @description Answer as of this moment (ISO 8601 or epoch milliseconds); default now */
+                at?: string | null;
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON or CSV */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassificationAnswer"];
+                    "text/csv": string;
+                };
+            };
+            /** @description A bad parameter (invalid_parameter; details[].path names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dataset_tags_api_v1_classify_node_get: {
+        parameters: {
+            query?: {
+                /** @description Answer as of this moment (ISO 8601 or epoch milliseconds); default now */
+                at?: string | null;
+                /** @description dataset:<ns>:<name>, job:<ns>:<name>, datasetField:<ns>:<name>:<field> or run:<runId> */
+                nodeId?: string | null;
+                /** @description Instead of nodeId: dataset, job, datasetField or run */
+                type?: string | null;
+                /** @description Instead of nodeId: the namespace */
+                namespace?: string | null;
+                /** @description Instead of nodeId: the name (the runId for a run) */
+                name?: string | null;
+                /** @description Instead of nodeId: the column of a datasetField */
+                field?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassificationAnswer"];
+                };
+            };
+            /** @description A bad parameter (invalid_parameter; details[].path names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such dataset (not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dataset_quality_api_v1_quality_get: {
+        parameters: {
+            query?: {
+                /** @description Answer as of this moment (ISO 8601 or epoch milliseconds); default now */
+                at?: string | null;
+                /** @description Dataset hops upstream to look for issues */
+                depth?: number;
+                /** @description dataset:<ns>:<name>, job:<ns>:<name>, datasetField:<ns>:<name>:<field> or run:<runId> */
+                nodeId?: string | null;
+                /** @description Instead of nodeId: dataset, job, datasetField or run */
+                type?: string | null;
+                /** @description Instead of nodeId: the namespace */
+                namespace?: string | null;
+                /** @description Instead of nodeId: the name (the runId for a run) */
+                name?: string | null;
+                /** @description Instead of nodeId: the column of a datasetField */
+                field?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualityAnswerOut"];
+                };
+            };
+            /** @description A bad parameter (invalid_parameter; details[].path names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such node, run or event (not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

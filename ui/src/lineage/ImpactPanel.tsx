@@ -4,6 +4,7 @@ import { CloseIcon, DownloadIcon } from "../components/Icons";
 import { impactCsv, sortImpact } from "../model/impact";
 import { jobLabel } from "../model/names";
 import { parseNodeId, splitName } from "../model/nodeid";
+import { WhatIfDrop } from "./WhatIfDrop";
 
 /** The distinguishing part of a node id on an impact path: the file or table, the job's action, the column. */
 export function shortNodeName(id: string): string {
@@ -117,6 +118,7 @@ export function ImpactPanel({
           </span>
         </div>
       )}
+      {target.startsWith("datasetField:") && <WhatIfDrop target={target} />}
       {error && <div className="error">Impact analysis failed: {error.message}</div>}
       {!answer && !error && <div className="muted pad">Computing impact…</div>}
       {answer && items.length === 0 && <div className="empty">Nothing downstream.</div>}
