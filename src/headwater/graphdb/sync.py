@@ -202,14 +202,14 @@ class BoltTarget:
     """A Bolt server through the official ``neo4j`` driver; each statement is one managed write
     transaction (the driver retries transient failures, a dropped connection included)."""
 
-    def __init__(self, url: str, *, user: str | None = None, password: str | None = None, database: str | None = None) -> None:  # fmt: skip
+    def __init__(self, url: str, *, user: str | None = None, password: str | None = None, database: str | None = None, retry_seconds: float = 30.0) -> None:  # fmt: skip
         try:
             import neo4j
         except ImportError as exc:  # the optional extra
             raise SyncError("syncing over Bolt needs the neo4j driver: pip install 'headwater[graph]'") from exc
         self._neo4j = neo4j
         auth = None if user is None else neo4j.basic_auth(user, password or "")
-        self._driver = neo4j.GraphDatabase.driver(url, auth=auth)
+        self._driver = neo4j.GraphDatabase.driver(url, auth=auth, max_transaction_retry_time=retry_seconds)
         self._database = database
 
     def run(self, query: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
