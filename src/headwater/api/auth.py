@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -27,6 +28,10 @@ from headwater.api.errors import ApiError
 from headwater.api.state import PRINCIPAL, app_state
 from headwater.catalog import CatalogError, Principal, resolve_user
 from headwater.catalog.access import ADMIN, ANONYMOUS
+from headwater.settings import Settings
+
+if TYPE_CHECKING:
+    from headwater.store import Store
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -91,36 +96,48 @@ def _tokens(request: Request) -> Tokens:
     return Tokens(write=settings.write_token_set, read=settings.read_token_set)
 
 
-def _catalog_user(request: Request, token: str | None) -> Principal | None:
+def _catalog_user(store: Store, token: str | None) -> Principal | None:
     if token is None:
         return None
-    with app_state(request).store.engine.connect() as conn:
+    with store.engine.connect() as conn:
         return resolve_user(conn, token)
 
 
-def _context(request: Request, principal: Principal) -> Principal:
-    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None
+def _in_context(principal: Principal, project: str | None) -> Principal:
     try:
         return principal.with_context(project)
     except CatalogError as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
 
 
-def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
-    """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
-    tokens = _tokens(request)
+def principal_of(settings: Settings, store: Store, token: str | None, project: str | None, *, write: bool) -> Principal:
+    """Who holds ``token`` (None: no token) in ``project``'s context, by the rules of the module docstring;
+    :class:`ApiError` 401/403 as :func:`check_read`/:func:`check_write`. Every door that reads the graph for a
+    caller (the HTTP API, the MCP server) decides with this one function."""
+    tokens = Tokens(write=settings.write_token_set, read=settings.read_token_set)
     if token is not None and _known(token, tokens.write):
-        return _context(request, ADMIN)
-    user = None if token is None or _known(token, tokens.read) else _catalog_user(request, token)
+        return _in_context(ADMIN, project)
+    user = None if token is None or _known(token, tokens.read) else _catalog_user(store, token)
     if user is not None:
         if write and not any(role in ("owner", "contributor") for role in user.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
-        return _context(request, user)
+        return _in_context(user, project)
     if write:
         check_write(tokens, token)
     else:
         check_read(tokens, token)
-    return _context(request, ANONYMOUS)
+    return _in_context(ANONYMOUS, project)
+
+
+def _context(request: Request, principal: Principal) -> Principal:
+    return _in_context(principal, request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None)
+
+
+def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
+    """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
+    state = app_state(request)
+    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None
+    return principal_of(state.settings, state.store, token, project, write=write)
 
 
 def _remember(request: Request, principal: Principal) -> None:

@@ -171,9 +171,7 @@ def reachable_scope(conn: sa.Connection, node: NodeRef) -> Scope:
             frontier = nxt - seen
             seen |= frontier
         found |= seen
-    return Scope(
-        frozenset(n for n in found if n.startswith(DATASET)), frozenset(n for n in found if n.startswith(JOB))
-    )
+    return Scope(frozenset(n for n in found if n.startswith(DATASET)), frozenset(n for n in found if n.startswith(JOB)))
 
 
 def head(conn: sa.Connection) -> int:
@@ -361,7 +359,11 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     for e in col_edges:
         src = field_id(str(e.src_dataset), str(e.src_field))
         dst = field_id(str(e.dst_dataset), str(e.dst_field)) if e.dst_field else str(e.dst_dataset)
-        if not every and not scope.incident and not (src in exported_cols and (dst in exported_cols or dst in exported_ds)):
+        if (
+            not every
+            and not scope.incident
+            and not (src in exported_cols and (dst in exported_cols or dst in exported_ds))
+        ):
             continue
         transformations = loads_text(str(e.transformations)) or [{}]
         for i, t in enumerate(transformations):
