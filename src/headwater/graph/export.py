@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -120,11 +121,11 @@ class Scope:
 EVERYTHING = Scope()
 
 
-def _rows(conn: sa.Connection, query: sa.Select[tuple[object, ...]], column: sa.ColumnElement[str], ids: Iterable[str] | None) -> list[sa.Row[tuple[object, ...]]]:  # fmt: skip
+def _rows(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[str], ids: Iterable[str] | None) -> list[sa.Row[Any]]:  # fmt: skip
     """``query`` for every row (ids None) or for the rows whose ``column`` is one of ``ids`` (chunked)."""
     if ids is None:
         return list(conn.execute(query))
-    out: list[sa.Row[tuple[object, ...]]] = []
+    out: list[sa.Row[Any]] = []
     for chunk in chunks(ids):
         out.extend(conn.execute(query.where(column.in_(chunk))))
     return out
@@ -215,7 +216,7 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     every = scope.everything
 
     # datasets: one vertex each, valid from the first version; closed when the newest version deletes it
-    versions: dict[str, list[sa.Row[tuple[object, ...]]]] = {}
+    versions: dict[str, list[sa.Row[Any]]] = {}
     for row in _rows(
         conn,
         sa.select(
@@ -230,9 +231,9 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
         versions.setdefault(str(row.dataset), []).append(row)
     exported_ds: set[str] = set()
     for row in _rows(conn, sa.select(datasets), datasets.c.id, ds_ids):
-        rows = sorted(versions.get(row.id, []), key=lambda v: int(v.valid_from))  # type: ignore[call-overload]
-        start = int(rows[0].valid_from) if rows else int(row.created_at)  # type: ignore[call-overload]
-        end = int(rows[-1].valid_from) if rows and rows[-1].deleted else None  # type: ignore[call-overload]
+        rows = sorted(versions.get(row.id, []), key=lambda v: int(v.valid_from))
+        start = int(rows[0].valid_from) if rows else int(row.created_at)
+        end = int(rows[-1].valid_from) if rows and rows[-1].deleted else None
         exported_ds.add(row.id)
         yield Vertex(
             row.id,
@@ -249,27 +250,27 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     types: dict[tuple[str, str], tuple[int, str | None]] = {}
     for f in field_rows:
         key = (str(f.dataset), str(f.field))
-        spans.setdefault(key, []).append((int(f.valid_from), f.valid_to))  # type: ignore[arg-type]
-        if key not in types or int(f.valid_from) >= types[key][0]:  # type: ignore[call-overload]
-            types[key] = (int(f.valid_from), f.type)  # type: ignore[call-overload]
+        spans.setdefault(key, []).append((int(f.valid_from), f.valid_to))
+        if key not in types or int(f.valid_from) >= types[key][0]:
+            types[key] = (int(f.valid_from), f.type)
     for e in col_edges:
         ends = [(str(e.src_dataset), str(e.src_field))]
         if e.dst_field:
             ends.append((str(e.dst_dataset), str(e.dst_field)))
         for key in ends:
             if every or key[0] in exported_ds:
-                spans.setdefault(key, []).append((int(e.valid_from), e.valid_to))  # type: ignore[arg-type]
+                spans.setdefault(key, []).append((int(e.valid_from), e.valid_to))
     exported_cols: set[str] = set()
     for (ds, name), intervals in sorted(spans.items()):
         ref = parse_node_id(ds)
-        start, end = _span(intervals)
+        first, last = _span(intervals)
         col = field_id(ds, name)
         exported_cols.add(col)
         yield Vertex(
             col,
             COLUMN_LABEL,
-            start,
-            end,
+            first,
+            last,
             {
                 "namespace": ref.namespace,
                 "name": ref.name,
@@ -289,7 +290,7 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
         job_versions.c.job,
         job_ids,
     ):
-        job_starts[str(row.job)] = int(row.start)  # type: ignore[call-overload]
+        job_starts[str(row.job)] = int(row.start)
     job_rows = _rows(conn, sa.select(jobs), jobs.c.id, job_ids)
     exported_jobs: set[str] = set()
     for row in job_rows:
@@ -314,9 +315,9 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
         yield Vertex(
             run_node_id(run_id),
             RUN_LABEL,
-            int(r.started_at),  # type: ignore[call-overload]
-            None if r.ended_at is None else int(r.ended_at),  # type: ignore[call-overload]
-            {"runId": run_id, "job": r.job, "state": r.state},  # type: ignore[dict-item]
+            int(r.started_at),
+            None if r.ended_at is None else int(r.ended_at),
+            {"runId": run_id, "job": r.job, "state": r.state},
         )
 
     def keep(a: str, b: str, a_known: set[str], b_known: set[str]) -> bool:
@@ -332,8 +333,8 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     if not every and scope.incident:
         for r in _rows(conn, edge_query, edges.c.dataset, ds_ids):
             edge_rows[(r.job, r.dataset, r.direction, r.valid_from)] = r
-    for key in sorted(edge_rows, key=repr):
-        r = edge_rows[key]
+    for edge_key in sorted(edge_rows, key=repr):
+        r = edge_rows[edge_key]
         if not keep(str(r.job), str(r.dataset), exported_jobs, exported_ds):
             continue
         if r.direction == "INPUT":
@@ -350,9 +351,9 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
             HAS_COLUMN,
             str(f.dataset),
             col,
-            int(f.valid_from),  # type: ignore[call-overload]
-            f.valid_to,  # type: ignore[arg-type]
-            {"type": f.type},  # type: ignore[dict-item]
+            int(f.valid_from),
+            f.valid_to,
+            {"type": f.type},
         )
 
     # column -> column (or dataset): one edge per transformation
@@ -372,8 +373,8 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
                 FLOWS_TO,
                 src,
                 dst,
-                int(e.valid_from),  # type: ignore[call-overload]
-                e.valid_to,  # type: ignore[arg-type]
+                int(e.valid_from),
+                e.valid_to,
                 {
                     "job": str(e.job),
                     "transformationType": t.get("type"),
@@ -391,14 +392,14 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     for run_id in sorted(run_rows):
         r = run_rows[run_id]
         node = run_node_id(run_id)
-        started = int(r.started_at)  # type: ignore[call-overload]
+        started = int(r.started_at)
         yield Edge(f"{RUN_OF}|{node}", RUN_OF, node, str(r.job), started, None)
         if r.parent_run_id and (every or scope.incident or str(r.parent_run_id) in run_rows):
             parent = run_node_id(str(r.parent_run_id))
             yield Edge(f"{PARENT_OF}|{parent}|{node}", PARENT_OF, parent, node, started, None)
 
 
-def _column_edges(conn: sa.Connection, scope: Scope) -> list[sa.Row[tuple[object, ...]]]:
+def _column_edges(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
     query = sa.select(column_edges)
     if scope.everything:
         rows = list(conn.execute(query))

@@ -211,7 +211,9 @@ def write_cypher(elements: Iterable[Element], folder: Path) -> list[Path]:
     vertices, edges = split(elements)
     path = folder / "graph.cypher"
     with path.open("w", encoding="utf-8") as f:
-        for e in [*vertices, *edges]:
+        for v in vertices:
+            f.write(cypher_statement(v) + "\n")
+        for e in edges:
             f.write(cypher_statement(e) + "\n")
     return [path]
 

@@ -223,7 +223,7 @@ def do_impact(
                 if sources:
                     src, found = sources[0], edges[(sources[0], dst, job)]
             steps.append(
-                {"from": src, "job": job, "to": dst, "transformations": [_transformation_text(t) for t in found]}
+                {"from": src, "job": job, "to": dst, "transformations": [_transformation_text(t) for t in found or []]}
             )
         affected_columns.append(
             {
