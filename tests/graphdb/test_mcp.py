@@ -163,3 +163,21 @@ def test_stdio_with_the_callers_token(served: dict[str, Any], tmp_path: Path) ->
     assert not lineage.isError
     (lineage,) = anyio.run(_call_stdio, served["url"], served["tokens"]["outsider"], calls[2:], tmp_path)
     assert lineage.isError and "not found" in lineage.content[0].text
+
+
+def test_http_refuses_as_the_api_does(tmp_path: Path) -> None:
+    """With read tokens set, a request without one is refused before MCP sees it, with the API's 401 body."""
+    from headwater.api import create_app
+    from headwater.mcpserver import mount
+    from headwater.settings import load_settings
+    from live_server import ThreadServer
+
+    settings = load_settings({"read_tokens": "reader", "write_tokens": ADMIN}, environ={})
+    with Store.open(f"sqlite:///{tmp_path / 'h.db'}") as store:
+        app = create_app(settings, store)
+        mount(app, store, settings)
+        with ThreadServer(app) as http:
+            refused = httpx.post(f"{http.url}/mcp", json={}, timeout=30)
+            assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
+            tools = anyio.run(_call_http, http.url, "reader", [])
+            assert tools == [TOOLS]
