@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -33,6 +34,10 @@ from headwater.api.state import PRINCIPAL, app_state
 from headwater.catalog import CatalogError, Principal, resolve_user
 from headwater.catalog.access import ADMIN, ANONYMOUS
 from headwater.catalog.tokens import PREFIX, active_kinds, mark_used, resolve_token
+from headwater.settings import Settings
+
+if TYPE_CHECKING:
+    from headwater.store import Store
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -95,30 +100,32 @@ def check_read(tokens: Tokens, token: str | None) -> None:
         raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
 
 
-def _tokens(request: Request, *, managed: bool = False) -> Tokens:
-    """The settings' tokens; ``managed``: also whether managed tokens of each kind exist (one indexed query,
-    reused for a second)."""
-    state = app_state(request)
-    kinds = active_kinds(state.store.engine) if managed else frozenset()
+def _tokens_of(settings: Settings, store: Store, *, managed: bool = False) -> Tokens:
+    """The settings' tokens; ``managed``: also whether managed tokens of each kind exist (one indexed query)."""
+    kinds = active_kinds(store.engine) if managed else frozenset()
     return Tokens(
-        write=state.settings.write_token_set,
-        read=state.settings.read_token_set,
+        write=settings.write_token_set,
+        read=settings.read_token_set,
         managed_write="write" in kinds,
         managed_read="read" in kinds,
     )
 
 
-def _managed(request: Request, token: str | None, *, write: bool) -> Principal | None:
+def _tokens(request: Request, *, managed: bool = False) -> Tokens:
+    state = app_state(request)
+    return _tokens_of(state.settings, state.store, managed=managed)
+
+
+def _managed(store: Store, token: str | None, *, write: bool) -> Principal | None:
     """The principal of a valid managed token (``headwater token``; its use recorded), or None: a write token is
     the server's write token, or its project's contributor when bound to one; a read token reads as anonymous."""
     if token is None or not token.startswith(PREFIX):
         return None
-    engine = app_state(request).store.engine
-    with engine.connect() as conn:
+    with store.engine.connect() as conn:
         record = resolve_token(conn, token)
     if record is None:
         return None
-    mark_used(engine, record)
+    mark_used(store.engine, record)
     if record.kind == "read":
         if write:
             raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
@@ -128,41 +135,56 @@ def _managed(request: Request, token: str | None, *, write: bool) -> Principal |
     return Principal(f"token:{record.id}", memberships={record.project: "contributor"}, context=record.project)
 
 
-def _catalog_user(request: Request, token: str | None) -> Principal | None:
+def _catalog_user(store: Store, token: str | None) -> Principal | None:
     if token is None:
         return None
-    with app_state(request).store.engine.connect() as conn:
+    with store.engine.connect() as conn:
         return resolve_user(conn, token)
 
 
-def _context(request: Request, principal: Principal) -> Principal:
-    project = request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None
+def _in_context(principal: Principal, project: str | None) -> Principal:
     try:
         return principal.with_context(project)
     except CatalogError as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
 
 
-def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
-    """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
-    tokens = _tokens(request)
+def principal_of(settings: Settings, store: Store, token: str | None, project: str | None, *, write: bool) -> Principal:
+    """Who holds ``token`` (None: no token) in ``project``'s context, by the rules of the module docstring;
+    :class:`ApiError` 401/403 as :func:`check_read`/:func:`check_write`. Every door that reads the graph for a
+    caller (the HTTP API, the MCP server) decides with this one function."""
+    tokens = _tokens_of(settings, store)
     if token is not None and _known(token, tokens.write):
-        return _context(request, ADMIN)
+        return _in_context(ADMIN, project)
     settings_read = token is not None and _known(token, tokens.read)
-    managed = None if settings_read else _managed(request, token, write=write)
+    managed = None if settings_read else _managed(store, token, write=write)
     if managed is not None:
-        return _context(request, managed)
-    user = None if token is None or settings_read else _catalog_user(request, token)
+        return _in_context(managed, project)
+    user = None if token is None or settings_read else _catalog_user(store, token)
     if user is not None:
         if write and not any(role in ("owner", "contributor") for role in user.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
-        return _context(request, user)
-    tokens = _tokens(request, managed=True)
+        return _in_context(user, project)
+    tokens = _tokens_of(settings, store, managed=True)
     if write:
         check_write(tokens, token)
     else:
         check_read(tokens, token)
-    return _context(request, ANONYMOUS)
+    return _in_context(ANONYMOUS, project)
+
+
+def _project(request: Request) -> str | None:
+    return request.headers.get(PROJECT_HEADER) or request.query_params.get("project") or None
+
+
+def _context(request: Request, principal: Principal) -> Principal:
+    return _in_context(principal, _project(request))
+
+
+def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
+    """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
+    state = app_state(request)
+    return principal_of(state.settings, state.store, token, _project(request), write=write)
 
 
 def _remember(request: Request, principal: Principal) -> None:

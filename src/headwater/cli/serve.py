@@ -86,6 +86,7 @@ def worker_app() -> Any:
     import atexit
 
     from headwater.api import create_app
+    from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
     settings = load_settings()
@@ -96,6 +97,7 @@ def worker_app() -> Any:
     )
     atexit.register(store.close)  # the worker's exit (uvicorn ends it on SIGINT/SIGTERM)
     app = create_app(settings, store, bind_host=str(settings.host))
+    mount_mcp(app, store, settings)  # the MCP endpoint at /mcp (docs/mcp.md)
     app.state.headwater.parse_pool.warm()  # the parse workers start now, not on the first large body
     _tune_gc()
     return app
@@ -150,6 +152,7 @@ def run(settings: Settings) -> None:
     import uvicorn
 
     from headwater.api import create_app
+    from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
     host, port = str(settings.host), int(settings.port)
@@ -168,6 +171,7 @@ def run(settings: Settings) -> None:
         ) from None
     try:
         app = create_app(settings, store, bind_host=host)
+        mount_mcp(app, store, settings)  # the MCP endpoint at /mcp (docs/mcp.md)
         app.state.headwater.parse_pool.warm()  # the parse workers start now, not on the first large body
         _tune_gc()
         click.echo(

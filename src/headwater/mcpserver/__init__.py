@@ -1,0 +1,469 @@
+"""Headwater's lineage for AI assistants: a Model Context Protocol server (the official ``mcp`` SDK's FastMCP).
+
+Contract: :func:`build_server` makes the server whose tools answer through a :class:`~headwater.graph.GraphReader`
+for the caller's viewer — the principal is decided by :func:`headwater.api.auth.principal_of`, the API's one
+rule (write token: admin; catalog user's token: that user's projects, ``Headwater-Project`` chooses one; no
+token: anonymous, or 401 when read tokens are set), so a hidden node is "not found" here exactly as in the API.
+Over stdio (``headwater mcp``) the principal is fixed at start from ``--token``; over streamable HTTP
+(:func:`mount`, on ``headwater serve`` at ``/mcp``) it is read from each request's ``Authorization`` header.
+
+Tools are designed for few calls (docs/mcp.md): a summary first, then one page of items (``limit``/``offset``,
+``page.nextOffset``), every node with its web UI link (``url``). The tools never write: SQL lineage runs the SQL
+engine on the text given and stores nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+import anyio
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+
+from headwater.api.auth import PROJECT_HEADER, principal_of
+from headwater.api.errors import ApiError
+from headwater.catalog import Principal
+from headwater.graph import GraphReader, NodeNotFound
+from headwater.model.nodeid import InvalidNodeId, NodeRef, parse_node_id
+from headwater.model.times import InvalidTime, parse_time
+from headwater.settings import Settings
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from headwater.store import Store
+
+PATH = "/mcp"
+INSTRUCTIONS = (
+    "Headwater answers data-lineage questions over OpenLineage events. Node ids: dataset:<namespace>:<name>, "
+    "job:<namespace>:<name>, datasetField:<namespace>:<name>:<column>. Start with `search` to find ids. "
+    "`impact` answers 'what breaks if I change or drop this dataset or these columns' in ONE call, each affected "
+    "column with its path and transformations. Times (`at`, `from_time`, `to_time`) are ISO 8601."
+)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls one tool: the graph they may see and where the web UI is."""
+
+    graph: GraphReader
+    ui: str
+
+
+def ui_link(ui: str, node_id: str) -> str:
+    """The web UI page of a node (route ``/asset``): a column opens its dataset with the column selected."""
+    base = ui.rstrip("/")
+    if node_id.startswith("datasetField:"):
+        ref = parse_node_id(node_id)
+        dataset = ref.dataset.id
+        return f"{base}/asset?{urlencode([('node', dataset), ('cols', dataset), ('col', node_id)])}"
+    if node_id.startswith("run:"):
+        return f"{base}/asset?{urlencode([('node', node_id)])}"
+    return f"{base}/asset?{urlencode([('node', node_id)])}"
+
+
+def _node(text: str) -> NodeRef:
+    try:
+        return parse_node_id(text)
+    except InvalidNodeId as exc:
+        raise ToolError(f"node: {exc}") from None
+
+
+def _time(name: str, text: str | None) -> datetime | None:
+    if text is None or text == "":
+        return None
+    try:
+        return parse_time(text)
+    except InvalidTime as exc:
+        raise ToolError(f"{name}: {exc}") from None
+
+
+def _page(items: list[Any], limit: int, offset: int) -> tuple[list[Any], dict[str, Any]]:
+    if limit < 1 or offset < 0:
+        raise ToolError("limit must be at least 1 and offset at least 0")
+    page = items[offset : offset + limit]
+    nxt = offset + limit if offset + limit < len(items) else None
+    return page, {"offset": offset, "limit": limit, "total": len(items), "nextOffset": nxt}
+
+
+def _short(ui: str, n: dict[str, Any], *keys: str) -> dict[str, Any]:
+    out = {"id": n["id"], **{k: n.get(k) for k in keys if n.get(k) is not None}}
+    out["url"] = ui_link(ui, n["id"])
+    return out
+
+
+# --- the tools' work: plain functions of a Caller (run in a worker thread) ------------------------------
+
+
+def do_search(c: Caller, query: str, types: list[str] | None, limit: int) -> dict[str, Any]:
+    if not query.strip():
+        raise ToolError("query: give a few characters of a dataset, job or column name")
+    wanted = tuple(types or ("dataset", "job", "field"))
+    bad = [t for t in wanted if t not in ("dataset", "job", "field")]
+    if bad:
+        raise ToolError(f"types: {bad} are not among dataset, job, field")
+    found = c.graph.search(query, types=wanted, limit=min(limit, 100))["results"]
+    return {
+        "summary": f"{len(found)} match(es) for {query!r}",
+        "results": [_short(c.ui, r, "type", "namespace", "name", "field", "kind") for r in found],
+    }
+
+
+def do_lineage(
+    c: Caller, node: str, direction: str, depth: int, at: str | None, limit: int, offset: int
+) -> dict[str, Any]:
+    ref = _node(node)
+    if direction not in ("upstream", "downstream", "both"):
+        raise ToolError("direction: upstream, downstream or both")
+    answer = c.graph.lineage(ref, direction=direction, depth=min(depth, 20), at=_time("at", at))
+    nodes = sorted((n for n in answer["nodes"] if n["level"] != 0), key=lambda n: (abs(n["level"]), n["id"]))
+    page, paging = _page(nodes, limit, offset)
+    up = [n for n in nodes if n["level"] < 0]
+    down = [n for n in nodes if n["level"] > 0]
+    shown = {n["id"] for n in page} | {ref.dataset.id if ref.type == "datasetField" else ref.id}
+    return {
+        "root": _short(c.ui, {"id": answer["root"]}),
+        "at": answer["at"],
+        "summary": {
+            "upstream": {
+                "datasets": sum(n["type"] == "DATASET" for n in up),
+                "jobs": sum(n["type"] == "JOB" for n in up),
+            },
+            "downstream": {
+                "datasets": sum(n["type"] == "DATASET" for n in down),
+                "jobs": sum(n["type"] == "JOB" for n in down),
+            },
+            "truncated": answer["truncated"],
+        },
+        "nodes": [_short(c.ui, n, "type", "namespace", "name", "level") for n in page],
+        "edges": [
+            f"{e['source']} -> {e['target']}" for e in answer["edges"] if e["source"] in shown and e["target"] in shown
+        ],
+        "page": paging,
+    }
+
+
+def do_column_path(
+    c: Caller, column: str, direction: str, depth: int, at: str | None, limit: int, offset: int
+) -> dict[str, Any]:
+    ref = _node(column)
+    if ref.type != "datasetField":
+        raise ToolError("column: a datasetField:<namespace>:<name>:<column> id (search with types=['field'])")
+    if direction not in ("upstream", "downstream", "both"):
+        raise ToolError("direction: upstream, downstream or both")
+    answer = c.graph.column_lineage(ref, direction=direction, depth=min(depth, 20), at=_time("at", at))
+    nodes = sorted((n for n in answer["nodes"] if n["id"] != ref.id), key=lambda n: (abs(n["level"]), n["id"]))
+    page, paging = _page(nodes, limit, offset)
+    shown = {n["id"] for n in page} | {ref.id}
+    return {
+        "root": _short(c.ui, {"id": ref.id}),
+        "at": answer["at"],
+        "summary": {
+            "upstreamColumns": sum(n["level"] < 0 for n in nodes),
+            "downstreamColumns": sum(n["level"] > 0 for n in nodes),
+            "truncated": answer["truncated"],
+        },
+        "columns": [_short(c.ui, n, "dataset", "field", "type", "level") for n in page],
+        "edges": [
+            {"source": e["source"], "target": e["target"], "job": e["job"], "transformations": e["transformations"]}
+            for e in answer["edges"]
+            if e["source"] in shown or e["target"] in shown
+        ],
+        "page": paging,
+    }
+
+
+def _transformation_text(t: dict[str, Any]) -> str:
+    text = "/".join(x for x in (t.get("type"), t.get("subtype")) if x)
+    return text + (" (masking)" if t.get("masking") else "")
+
+
+def do_impact(
+    c: Caller, node: str, columns: list[str] | None, depth: int, at: str | None, limit: int, offset: int
+) -> dict[str, Any]:
+    ref = _node(node)
+    if ref.type not in ("dataset", "datasetField"):
+        raise ToolError("node: a dataset or a column id")
+    when = _time("at", at)
+    if columns:
+        if ref.type != "dataset":
+            raise ToolError("columns: give the dataset as node and the column names as columns")
+        roots = [NodeRef("datasetField", ref.namespace, ref.name, name) for name in dict.fromkeys(columns)]
+    else:
+        roots = [ref]
+    graph = c.graph
+    items: dict[str, dict[str, Any]] = {}
+    edges: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    truncated = False
+    for root in roots:
+        answer = graph.impact(root, depth=min(depth, 40), at=when)
+        truncated |= answer["truncated"]
+        for e in graph.column_lineage(root, direction="downstream", depth=min(depth, 40), at=when)["edges"]:
+            edges[(e["source"], e["target"], e["job"])] = e["transformations"]
+        for item in answer["items"]:
+            known = items.get(item["id"])
+            if known is None or known["depth"] > item["depth"]:
+                items[item["id"]] = {**item, "from": root.id}
+    affected_columns = []
+    for item in sorted((i for i in items.values() if i["type"] == "FIELD"), key=lambda i: (i["depth"], i["id"])):
+        path = item["path"]
+        steps = []
+        for i in range(0, len(path) - 2, 2):
+            src, job, dst = path[i], path[i + 1], path[i + 2]
+            found = edges.get((src, dst, job))
+            if found is None and src.startswith("dataset:"):  # a whole dataset's impact starts at its columns
+                prefix = "datasetField:" + src[len("dataset:") :] + ":"
+                sources = sorted(k[0] for k in edges if k[1] == dst and k[2] == job and k[0].startswith(prefix))
+                if sources:
+                    src, found = sources[0], edges[(sources[0], dst, job)]
+            steps.append(
+                {"from": src, "job": job, "to": dst, "transformations": [_transformation_text(t) for t in found or []]}
+            )
+        affected_columns.append(
+            {
+                "id": item["id"],
+                "dataset": parse_node_id(item["id"]).dataset.id,
+                "field": item["field"],
+                "depth": item["depth"],
+                "from": item["from"],
+                "path": steps,
+                "masking": any("(masking)" in t for s in steps for t in s["transformations"]),
+                "url": ui_link(c.ui, item["id"]),
+            }
+        )
+    others = sorted((i for i in items.values() if i["type"] != "FIELD"), key=lambda i: (i["depth"], i["id"]))
+    by_dataset: dict[str, int] = {}
+    kinds: dict[str, int] = {}
+    for col in affected_columns:
+        by_dataset[col["dataset"]] = by_dataset.get(col["dataset"], 0) + 1
+        last = col["path"][-1]["transformations"] if col["path"] else []
+        for t in last or ["unknown"]:
+            kinds[t] = kinds.get(t, 0) + 1
+    page, paging = _page(affected_columns, limit, offset)
+    return {
+        "roots": [r.id for r in roots],
+        "at": None if when is None else at,
+        "summary": {
+            "datasets": sum(i["type"] == "DATASET" for i in others),
+            "jobs": sum(i["type"] == "JOB" for i in others),
+            "columns": len(affected_columns),
+            "columnsPerDataset": by_dataset,
+            "lastTransformations": kinds,
+            "truncated": truncated,
+        },
+        "datasetsAndJobs": [
+            {"id": i["id"], "type": i["type"], "depth": i["depth"], "url": ui_link(c.ui, i["id"])} for i in others
+        ],
+        "columns": page,
+        "page": paging,
+    }
+
+
+def do_history(c: Caller, node: str, limit: int, offset: int) -> dict[str, Any]:
+    ref = _node(node)
+    versions = c.graph.history(ref)["versions"]
+    page, paging = _page(versions, limit, offset)
+    return {
+        "node": _short(c.ui, {"id": ref.id}),
+        "summary": f"{len(versions)} version(s), newest first",
+        "versions": [
+            {
+                "validFrom": v["validFrom"],
+                "validTo": v["validTo"],
+                "changes": v.get("changes", []),
+                "runId": v.get("runId"),
+                "columns": [f["name"] for f in v.get("fields", [])] if "fields" in v else None,
+                "inputs": v.get("inputs"),
+                "outputs": v.get("outputs"),
+            }
+            for v in page
+        ],
+        "page": paging,
+    }
+
+
+def do_diff(c: Caller, node: str, from_time: str, to_time: str, direction: str, depth: int) -> dict[str, Any]:
+    ref = _node(node)
+    t_from, t_to = _time("from_time", from_time), _time("to_time", to_time)
+    if t_from is None or t_to is None:
+        raise ToolError("from_time and to_time: two ISO 8601 moments")
+    answer = c.graph.compare(ref, t_from=t_from, t_to=t_to, direction=direction, depth=min(depth, 10))
+
+    def ids(items: list[dict[str, Any]]) -> list[str]:
+        return [i.get("id") or f"{i.get('dataset')}:{i.get('field')}" for i in items]
+
+    return {
+        "root": _short(c.ui, {"id": answer["root"]}),
+        "from": answer["from"],
+        "to": answer["to"],
+        "summary": {
+            part: {k: len(v) for k, v in answer[part].items()} for part in ("nodes", "edges", "columns", "columnEdges")
+        },
+        "nodes": {k: [_short(c.ui, n, "type") for n in v] for k, v in answer["nodes"].items()},
+        "edges": {k: ids(v) for k, v in answer["edges"].items()},
+        "columns": answer["columns"],
+        "columnEdges": {k: [f"{e['source']} -> {e['target']}" for e in v] for k, v in answer["columnEdges"].items()},
+    }
+
+
+def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema: str | None) -> dict[str, Any]:
+    from headwater.sql import DIALECTS, script_events
+
+    if dialect not in DIALECTS:
+        raise ToolError(f"dialect: one of {', '.join(sorted(DIALECTS))}")
+    events = script_events(sql, dialect=dialect, namespace=namespace, default_schema=default_schema)
+    statements = []
+    for event in events:
+        outputs = []
+        for out in event.get("outputs", []):
+            fields = out.get("facets", {}).get("columnLineage", {}).get("fields", {})
+            outputs.append(
+                {
+                    "dataset": f"dataset:{out['namespace']}:{out['name']}",
+                    "columns": {
+                        name: [
+                            {
+                                "from": f"{i['namespace']}:{i['name']}:{i['field']}",
+                                "transformations": [_transformation_text(t) for t in i.get("transformations", [])],
+                            }
+                            for i in spec.get("inputFields", [])
+                        ]
+                        for name, spec in fields.items()
+                    },
+                }
+            )
+        error = event.get("run", {}).get("facets", {}).get("errorMessage", {}).get("message")
+        statements.append(
+            {
+                "job": event["job"]["name"],
+                "inputs": [f"dataset:{i['namespace']}:{i['name']}" for i in event.get("inputs", [])],
+                "outputs": outputs,
+                **({"error": error} if error else {}),
+            }
+        )
+    return {
+        "summary": f"{len(statements)} statement(s) that write or could not be read; nothing stored",
+        "statements": statements,
+    }
+
+
+# --- the server ----------------------------------------------------------------------------------------
+
+
+def build_server(caller: Callable[[Context[Any, Any, Any]], Caller]) -> FastMCP:
+    """The MCP server; ``caller(ctx)`` says who calls each tool (stdio: fixed; HTTP: from the request)."""
+    server = FastMCP(
+        "headwater",
+        instructions=INSTRUCTIONS,
+        stateless_http=True,
+        json_response=True,
+        streamable_http_path=PATH,
+        # the app's own guard (api/guard.py) checks Host and cross-site requests for every path
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+
+    async def run(ctx: Context[Any, Any, Any], work: Callable[[Caller], dict[str, Any]]) -> dict[str, Any]:
+        who = caller(ctx)
+        try:
+            return await anyio.to_thread.run_sync(lambda: work(who))
+        except NodeNotFound as exc:
+            raise ToolError(str(exc)) from None
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool()
+    async def search(ctx: Context[Any, Any, Any], query: str, types: list[str] | None = None, limit: int = 20) -> dict[str, Any]:  # fmt: skip
+        """Find datasets, jobs and columns by name (substring). types: any of dataset, job, field."""
+        return await run(ctx, lambda c: do_search(c, query, types, limit))
+
+    @server.tool()
+    async def lineage(ctx: Context[Any, Any, Any], node: str, direction: str = "both", depth: int = 3, at: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:  # fmt: skip
+        """Datasets and jobs upstream and/or downstream of a dataset or job, optionally as of a past moment (at)."""
+        return await run(ctx, lambda c: do_lineage(c, node, direction, depth, at, limit, offset))
+
+    @server.tool()
+    async def column_path(ctx: Context[Any, Any, Any], column: str, direction: str = "upstream", depth: int = 10, at: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:  # fmt: skip
+        """Where one column comes from (upstream) or goes (downstream), each edge with its transformations."""
+        return await run(ctx, lambda c: do_column_path(c, column, direction, depth, at, limit, offset))
+
+    @server.tool()
+    async def impact(ctx: Context[Any, Any, Any], node: str, columns: list[str] | None = None, depth: int = 20, at: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:  # fmt: skip
+        """Everything downstream of a whole dataset, or of some of its columns (names in columns), in one call:
+        affected datasets and jobs, and each affected column with its path and the transformations on it."""
+        return await run(ctx, lambda c: do_impact(c, node, columns, depth, at, limit, offset))
+
+    @server.tool()
+    async def history(ctx: Context[Any, Any, Any], node: str, limit: int = 20, offset: int = 0) -> dict[str, Any]:
+        """The versions of a dataset or job (schema, inputs/outputs), newest first, with what changed."""
+        return await run(ctx, lambda c: do_history(c, node, limit, offset))
+
+    @server.tool()
+    async def diff(ctx: Context[Any, Any, Any], node: str, from_time: str, to_time: str, direction: str = "both", depth: int = 2) -> dict[str, Any]:  # fmt: skip
+        """What changed around a node between two moments: nodes, edges, columns and column edges added or removed."""
+        return await run(ctx, lambda c: do_diff(c, node, from_time, to_time, direction, depth))
+
+    @server.tool()
+    async def sql_lineage(sql: str, dialect: str = "ansi", namespace: str | None = None, default_schema: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """Table and column lineage of SQL statements (Headwater's SQL engine); nothing is stored."""
+        return await anyio.to_thread.run_sync(lambda: do_sql_lineage(sql, dialect, namespace, default_schema))
+
+    return server
+
+
+def stdio_caller(store: Store, settings: Settings, token: str | None, project: str | None, ui: str) -> Callable[[Any], Caller]:  # fmt: skip
+    """The one caller of a stdio server: the token's principal, decided once (ApiError when refused)."""
+    principal = principal_of(settings, store, token, project, write=False)
+    fixed = Caller(GraphReader(store).viewing(principal.viewer), ui)
+    return lambda _ctx: fixed
+
+
+def _request_principal(store: Store, settings: Settings, headers: Any) -> Principal:
+    auth = headers.get("authorization") or ""
+    scheme, _, token = auth.partition(" ")
+    bearer = token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    return principal_of(settings, store, bearer, headers.get(PROJECT_HEADER.lower()) or None, write=False)
+
+
+def mount(app: FastAPI, store: Store, settings: Settings) -> None:
+    """Serve the MCP endpoint at ``/mcp`` on ``app`` (streamable HTTP, stateless, JSON answers): a request is
+    refused with the API's 401/403 before MCP sees it; each tool reads as the request's principal."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    def caller(ctx: Context[Any, Any, Any]) -> Caller:
+        request = ctx.request_context.request
+        assert isinstance(request, Request)
+        principal = _request_principal(store, settings, request.headers)
+        return Caller(GraphReader(store).viewing(principal.viewer), str(request.base_url))
+
+    server = build_server(caller)
+    inner = server.streamable_http_app()
+    handler = next(r for r in inner.routes if isinstance(r, Route) and r.path == PATH).app
+
+    class Endpoint:  # an ASGI app (Starlette's Route calls a plain function with a Request instead)
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            request = Request(scope, receive)
+            try:
+                await anyio.to_thread.run_sync(lambda: _request_principal(store, settings, request.headers))
+            except ApiError as exc:
+                body = {"error": {"code": exc.code, "message": exc.message, "details": []}}
+                await JSONResponse(body, status_code=exc.status, headers=exc.headers)(scope, receive, send)
+                return
+            await handler(scope, receive, send)
+
+    app.router.routes.insert(0, Route(PATH, endpoint=Endpoint(), methods=["GET", "POST", "DELETE"]))
+    outer = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        async with server.session_manager.run(), outer(a) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
