@@ -97,6 +97,16 @@ def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
     return [ReadyEvent(row, e.warnings) for row, e in zip(rows, parsed, strict=True)]
 
 
+@dataclass(frozen=True)
+class PoolState:
+    """The parse workers of one server process: how many are configured, whether they are started, and how
+    many bodies they parse now."""
+
+    configured: int
+    started: int
+    busy: int
+
+
 class ParsePool:
     """Worker processes for large bodies (started on first use); :meth:`close` ends them."""
 
@@ -106,6 +116,13 @@ class ParsePool:
         self._executor: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._busy = 0  # bodies being parsed in the workers now
+
+    def state(self) -> PoolState:
+        """The workers as they are now (the ``/metrics`` gauges)."""
+        with self._lock:
+            started = self.processes if self._executor is not None else 0
+            return PoolState(configured=self.processes, started=started, busy=self._busy)
 
     def prepare(self, job: Job) -> list[ReadyEvent]:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
@@ -114,6 +131,8 @@ class ParsePool:
         executor = self._pool()
         if executor is None:
             return run(job, self._validator)
+        with self._lock:
+            self._busy += 1
         try:
             return executor.submit(run, job).result()
         except BrokenProcessPool:
@@ -123,6 +142,9 @@ class ParsePool:
                     self._executor = None
             executor.shutdown(wait=False, cancel_futures=True)
             return run(job, self._validator)
+        finally:
+            with self._lock:
+                self._busy -= 1
 
     def warm(self) -> None:
         """Start the workers now (``headwater serve`` at start), without waiting for them: a worker takes about
