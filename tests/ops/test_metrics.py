@@ -15,7 +15,6 @@ from prometheus_client.parser import text_string_to_metric_families
 from headwater.api import create_app
 from headwater.settings import load_settings
 from headwater.store import Store
-
 from live_server import ServeProcess, serve_env
 
 from .faults import big_event

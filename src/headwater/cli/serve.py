@@ -101,6 +101,11 @@ def log_config(log_format: str) -> dict[str, Any]:
     }
 
 
+# Seconds an idle keep-alive connection stays open: longer than load balancers' idle timeouts (60 s is common),
+# so the balancer closes it first and never sends a request on a connection the server is closing (uvicorn's
+# default of 5 s makes that race a connection reset for clients that poll every few seconds).
+KEEP_ALIVE = 75
+
 WORKER_APP = "headwater.cli.serve:worker_app"
 
 
@@ -169,6 +174,7 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
         port=port,
         log_level="info",
         log_config=log_config(str(settings.log_format)),
+        timeout_keep_alive=KEEP_ALIVE,
         access_log=False,
         server_header=False,
     )
@@ -230,6 +236,7 @@ def run(settings: Settings) -> None:
             port=port,
             log_level="info",
             log_config=log_config(str(settings.log_format)),
+            timeout_keep_alive=KEEP_ALIVE,
             access_log=False,
             server_header=False,
         )
