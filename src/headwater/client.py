@@ -16,7 +16,8 @@ Contract of a sink (the ``kind`` names one):
 Kinds:
 
 - ``http`` — ``POST {url}/api/v1/lineage/batch`` (gzip, bearer token), in batches of ``batch_size``;
-  retries connection failures and 5xx answers a few times with backoff.
+  retries connection failures and 5xx answers a few times with backoff, waiting as long as a 503's
+  ``Retry-After`` says (at most 30 s) when it has one. A resent batch is stored once (ids are content).
 - ``store`` — embedded: the store at a database URL, opened in this process; events go through the
   server's ingest door (``headwater.ingest.accept``) with the policy of the settings (the environment's
   ``HEADWATER_*`` variables, as ``headwater serve`` reads them: limits, lenient or strict, batch size), so
@@ -139,6 +140,11 @@ class HttpClient(_Closing):
                     raise SendError(f"{endpoint} refused the events: {answer.status_code} {_message(answer)}")
                 if attempt == self.retries:
                     raise SendError(f"{endpoint} failed: {answer.status_code} {_message(answer)}")
+                # a 503 says when to come back (the store restarts, its disk is full): wait that long, at most 30 s
+                after = answer.headers.get("retry-after", "")
+                if after.isdigit():
+                    time.sleep(min(float(after), 30.0))
+                    continue
             time.sleep(min(0.5 * 2**attempt, 5.0))
         raise AssertionError("unreachable")
 

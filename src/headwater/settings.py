@@ -198,6 +198,21 @@ SETTINGS: tuple[Setting, ...] = (
         "Rolling retention window in days (a positive number): every hour the server prunes raw events and "
         "finished runs older than that, as `headwater db prune` does (docs/deploy.md). Empty: keep everything.",
     ),
+    Setting(
+        "ready_max_lag",
+        60.0,
+        "HEADWATER_READY_MAX_LAG",
+        "Seconds the graph may be behind the log (the oldest event not yet derived has waited that long) before "
+        "GET /readyz answers 503.",
+        float,
+    ),
+    Setting(
+        "log_format",
+        "text",
+        "HEADWATER_LOG_FORMAT",
+        "text: log lines for people; json: one JSON object per line (time, level, logger, message) for a log "
+        "collector.",
+    ),
 )
 
 # A column-lineage edge's index row holds a job, two datasets and two fields: five names of at most
@@ -375,6 +390,8 @@ def load_settings(
         )
     if values["validation"] not in ("strict", "lenient"):
         raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
+    if values["log_format"] not in ("text", "json"):
+        raise SettingError(f"setting 'log_format' must be 'text' or 'json', got {values['log_format']!r}")
     _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting
     retention_days(values["retention_days"])  # a bad window fails at start, naming the setting
     if int(values["parse_processes"]) < 0:

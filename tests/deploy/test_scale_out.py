@@ -227,13 +227,22 @@ def test_serve_workers_runs_processes_on_one_port(fresh_pg_url: str, tmp_path: P
             time.sleep(0.2)
         sent = run_events(60, seed=9)
         with httpx.Client(timeout=30) as client:
-            for n in range(0, len(sent), 10):
-                answer = client.post(f"{url}/api/v1/lineage/batch", json=sent[n : n + 10])
+            for n in range(0, len(sent), 10):  # a connection each: the batches spread over the workers
+                answer = httpx.post(f"{url}/api/v1/lineage/batch", json=sent[n : n + 10], timeout=30)
                 assert answer.status_code == 200, answer.text
             for event in sent[:10]:
                 read = client.get(f"{url}/api/v1/graph/node", params={"nodeId": f"run:{event['run']['runId']}"})
                 assert read.status_code == 200, read.text
         assert "3 worker processes" in log.read_text()
+        # /metrics sums the workers' counters (a shared multiprocess folder), whichever worker answers
+        answered: set[str] = set()
+        for _ in range(30):
+            metrics = httpx.get(f"{url}/metrics", timeout=30).text
+            assert 'headwater_events_acknowledged_total{outcome="stored"} 120.0' in metrics, metrics
+            answered |= {line.split('pid="')[1].split('"')[0] for line in metrics.splitlines() if 'pid="' in line}
+            if len(answered) > 1:
+                break
+        assert len(answered) > 1, "every scrape reached the same worker"
     finally:
         engine.dispose()
         proc.send_signal(signal.SIGINT)

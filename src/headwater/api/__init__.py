@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from headwater import __version__
-from headwater.api import catalog, classify, events, graph, impact, ingest, marquez, quality, status
+from headwater.api import catalog, classify, events, graph, health, impact, ingest, marquez, metrics, quality, status
 from headwater.api import datazone as datazone_lineage
 from headwater.api import spline as spline_producer
 from headwater.api.errors import install_error_handlers
@@ -75,10 +75,12 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.headwater = AppState(settings=settings, store=store, validator=EventValidator())
+    app.state.metrics = metrics.Metrics(store, app.state.headwater.parse_pool)  # GET /metrics
     install_error_handlers(app)
     app.add_middleware(GraphPositionHeaders)  # what a read reflects: Headwater-Graph-Position/-Behind
     # outermost: Host (DNS rebinding), cross-site writes (CSRF), HEAD, security headers
     app.add_middleware(Guard, hosts=allowed_hosts(bind_host, settings.allowed_host_set))
+    app.add_middleware(metrics.RequestMetrics, metrics=app.state.metrics)  # every answer's duration, by family
     app.include_router(ingest.router)
     app.include_router(marquez.router)  # before events: /api/v1/events/lineage must win over /events/{id}
     app.include_router(events.router)
@@ -86,6 +88,7 @@ def create_app(
     app.include_router(spline_producer.router)  # Spline producer API at /spline/producer
     app.include_router(datazone_lineage.router)  # DataZone lineage API at /v2/domains/{id}/lineage
     app.include_router(status.router)
+    app.include_router(health.router)  # /metrics, /livez, /readyz
     app.include_router(catalog.router)  # the catalog (docs/catalog.md) at /api/v1/catalog
     app.include_router(impact.router)  # the impact check (docs/impact.md) at /api/v1/impact
     app.include_router(classify.router)  # classifications along lineage (docs/classify.md) at /api/v1/classify

@@ -13,12 +13,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from headwater.api.metrics import count_refused
 from headwater.graph import NodeNotFound
 from headwater.ingest import IngestError
 from headwater.model.nodeid import InvalidNodeId
+from headwater.store.engine import unavailable
 
 log = logging.getLogger("headwater.api")
 
@@ -93,8 +95,9 @@ def _param_path(loc: Sequence[Any]) -> str:
     return ".".join(parts) or "request"
 
 
-async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
+    count_refused(request, exc.code)
     return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
 
 
@@ -102,6 +105,7 @@ async def _ingest_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, IngestError)
     client = request.client.host if request.client else "?"
     log.warning("refused %s from %s: %s %s", request.url.path, client, exc.status, exc.message)
+    count_refused(request, exc.code)
     return error_response(exc.status, exc.code, exc.message, [p.as_dict() for p in exc.details])
 
 
@@ -113,24 +117,47 @@ async def _node_not_found(_: Request, exc: Exception) -> JSONResponse:
     return error_response(404, "not_found", str(exc) or "no such node")
 
 
-async def _request_validation(_: Request, exc: Exception) -> JSONResponse:
+async def _request_validation(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
+    count_refused(request, "invalid_parameter")
     details = [{"path": _param_path(e.get("loc", ())), "message": str(e.get("msg", "invalid"))} for e in exc.errors()]
     message = "; ".join(f"{d['path']}: {d['message']}" for d in details) or "invalid request"
     return error_response(400, "invalid_parameter", message, details)
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = _STATUS_CODES.get(exc.status_code, "error")
+    count_refused(request, code)
     message = exc.detail if isinstance(exc.detail, str) else "request failed"
     if exc.status_code == 404 and message == "Not Found":
         message = "no such endpoint; see /docs for the API"
     return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
 
 
-async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
+def disk_full(exc: BaseException) -> bool:
+    """Whether a database error says the disk (or the database's quota) is full: SQLite's SQLITE_FULL,
+    PostgreSQL's class 53 (insufficient resources: disk full, out of memory, too many connections)."""
+    orig = getattr(exc, "orig", None)
+    if getattr(orig, "sqlite_errorname", None) == "SQLITE_FULL":
+        return True
+    return str(getattr(orig, "sqlstate", "") or "") == "53100"  # PostgreSQL: disk_full
+
+
+async def _store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    if not isinstance(exc, OperationalError) and not unavailable(exc):  # a failing statement, not the store away
+        return await _unexpected(request, exc)
     log.error("store error while answering a request: %s", exc)
+    if disk_full(exc):
+        count_refused(request, "disk_full")
+        return error_response(
+            503,
+            "disk_full",
+            "the store's disk is full; nothing of this request was stored: free space (the server recovers by "
+            "itself) and retry",
+            headers={"Retry-After": "10"},
+        )
+    count_refused(request, "store_unavailable")
     return error_response(
         503,
         "store_unavailable",
@@ -139,8 +166,9 @@ async def _store_unavailable(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unexpected error while answering a request", exc_info=exc)
+    count_refused(request, "internal_error")
     # The server closes the connection after an unhandled error; saying so lets a keep-alive client
     # read this answer instead of seeing a dropped connection.
     return error_response(
@@ -159,5 +187,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NodeNotFound, _node_not_found)
     app.add_exception_handler(RequestValidationError, _request_validation)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(OperationalError, _store_unavailable)
+    app.add_exception_handler(DBAPIError, _store_unavailable)  # OperationalError, or a dropped connection
     app.add_exception_handler(Exception, _unexpected)

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from headwater.api.answers import json_answer
 from headwater.api.auth import PROJECT_HEADER, principal, require_write
 from headwater.api.errors import ApiError
+from headwater.api.metrics import app_metrics
 from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
@@ -173,6 +174,18 @@ def append_parsed(state: AppState, events: list[ParsedEvent]) -> list[AppendResu
     return list(state.store.append([IncomingEvent.accepted(e) for e in events]))
 
 
+def _count(request: Request, warnings: list[Problem], results: list[AppendResult]) -> None:
+    """The acknowledged events and their warnings into the app's metrics (GET /metrics)."""
+    metrics = app_metrics(request)
+    duplicates = sum(1 for r in results if r.duplicate)
+    if duplicates:
+        metrics.acknowledged.labels("duplicate").inc(duplicates)
+    if len(results) > duplicates:
+        metrics.acknowledged.labels("stored").inc(len(results) - duplicates)
+    if warnings:
+        metrics.warnings.inc(len(warnings))
+
+
 @router.post(
     "/api/v1/lineage",
     status_code=201,
@@ -188,6 +201,7 @@ async def post_lineage(request: Request) -> JSONResponse:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
     warnings, (result,) = await run_in_threadpool(lambda: _ingest(request, state, _text(request, raw, state), False))
+    _count(request, warnings, [result])
     return JSONResponse(
         {
             "id": str(result.id),
@@ -212,6 +226,7 @@ async def post_lineage_batch(request: Request) -> Response:
     state = app_state(request)
     raw = await read_body(request, state.settings.max_body_bytes)
     warnings, results = await run_in_threadpool(lambda: _ingest(request, state, _text(request, raw, state), True))
+    _count(request, warnings, results)
     stored = sum(1 for r in results if not r.duplicate)
     return json_answer(
         {

@@ -464,6 +464,16 @@ class ValidationHealth(ApiModel):
     eventsWithWarnings: int = Field(description="Events in the log accepted leniently with validation warnings")
 
 
+class ClockHealth(ApiModel):
+    """Producers' clocks, seen on the newest events: each event's `eventTime` against its arrival."""
+
+    sample: int = Field(description="How many of the newest events the figures are taken over (at most 1,000)")
+    aheadSeconds: float = Field(description="The most an event time is ahead of its arrival (0: none ahead)")
+    behindSeconds: float = Field(description="The most an event time is behind its arrival (0: none behind)")
+    skewedAhead: int = Field(description="Events of the sample more than 5 minutes ahead of their arrival")
+    skewedBehind: int = Field(description="Events of the sample more than 5 minutes behind their arrival")
+
+
 class StatusAnswer(ApiModel):
     """``GET /api/v1/status``: the server's health, for operators and monitoring."""
 
@@ -474,6 +484,9 @@ class StatusAnswer(ApiModel):
     store: str = Field(description="The database kind: sqlite or postgresql")
     projection: ProjectionHealth
     validation: ValidationHealth
+    clock: ClockHealth = Field(
+        description="How far producers' event times are from their arrival: a producer with a wrong clock shows here"
+    )
 
 
 # --- ingest -----------------------------------------------------------------------------------

@@ -91,6 +91,16 @@ def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
     return [ReadyEvent(row, e.warnings) for row, e in zip(rows, parsed, strict=True)]
 
 
+@dataclass(frozen=True)
+class PoolState:
+    """The parse workers of one server process: how many are configured, whether they are started, and how
+    many bodies they parse now."""
+
+    configured: int
+    started: int
+    busy: int
+
+
 class ParsePool:
     """Worker processes for large bodies (started on first use); :meth:`close` ends them."""
 
@@ -102,6 +112,13 @@ class ParsePool:
         self._lock = threading.Lock()
         self._closed = False
         self.in_workers = 0  # bodies a worker process parsed (the rest were parsed in the calling process)
+        self._busy = 0  # bodies being parsed in the workers now
+
+    def state(self) -> PoolState:
+        """The workers as they are now (the ``/metrics`` gauges)."""
+        with self._lock:
+            started = self.processes if self._executor is not None else 0
+            return PoolState(configured=self.processes, started=started, busy=self._busy)
 
     def prepare(self, job: Job) -> list[ReadyEvent]:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
@@ -110,6 +127,8 @@ class ParsePool:
         executor = self._pool()
         if executor is None:
             return run(job, self._validator)
+        with self._lock:
+            self._busy += 1
         try:
             ready = executor.submit(run, job).result()
         except BrokenProcessPool:
@@ -119,6 +138,9 @@ class ParsePool:
                     self._executor = None
             executor.shutdown(wait=False, cancel_futures=True)
             return run(job, self._validator)
+        finally:
+            with self._lock:
+                self._busy -= 1
         with self._lock:
             self.in_workers += 1
         return ready

@@ -1,7 +1,7 @@
 """``GET /api/v1/status``: the server's health for operators and monitoring.
 
 Answers at once (no read barrier): the projection lag (log and graph positions), whether the
-projector runs, and the acknowledged events it could not derive — counted and listed with their
+projector runs, producers' clock skew (the newest events' times against their arrival), and the acknowledged events it could not derive — counted and listed with their
 errors, never dropped silently (docs/store.md, "Projection failures"); a reader other than an admin
 sees the failed events it may see (the catalog's visibility policy) and the whole count.
 """
@@ -25,6 +25,7 @@ def status(request: Request) -> Response:
     state = app_state(request)
     store = state.store
     health = store.projection_status()
+    skew = store.clock_skew()
     failed_events = health.failed_events
     if not request_viewer(request).admin:
         # an error message may name any table of its event: listed only when the reader may see that event
@@ -46,6 +47,13 @@ def status(request: Request) -> Response:
             "validation": {
                 "mode": state.settings.validation,
                 "eventsWithWarnings": store.warning_count(),
+            },
+            "clock": {
+                "sample": skew.sample,
+                "aheadSeconds": skew.ahead_seconds,
+                "behindSeconds": skew.behind_seconds,
+                "skewedAhead": skew.skewed_ahead,
+                "skewedBehind": skew.skewed_behind,
             },
         }
     )

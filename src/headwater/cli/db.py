@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import click
 
@@ -19,7 +20,7 @@ def _url(db: str | None) -> str:
 
 @click.group("db")
 def command() -> None:
-    """Manage the store: schema migrations and graph rebuilds."""
+    """Manage the store: schema migrations, graph rebuilds, backups."""
 
 
 @command.command("upgrade")
@@ -155,3 +156,32 @@ def prune_command(before: str, db: str | None) -> None:
         f"pruned {done.events} event(s) and {done.runs} run(s) before {iso(done.before)}; "
         f"{done.job_samples} job sample(s) kept for the versions they began"
     )
+
+
+@command.command("backup")
+@click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
+def backup_command(target: Path, db: str | None) -> None:
+    """Copy the store to TARGET while servers run (online).
+
+    SQLite: TARGET and its event log beside it (TARGET's name with .events), both copied with SQLite's
+    backup API from one snapshot, so they are consistent with each other. PostgreSQL: a pg_dump archive
+    (custom format; restore with pg_restore into an empty database). Serve a copy with --db sqlite:///TARGET.
+    """
+    from headwater.store.backup import BackupError, backup
+
+    try:
+        done = backup(_url(db), target)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    except BackupError as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in done.files:
+        click.echo(f"wrote {path}")
+    if done.log_position is not None:
+        click.echo(f"the copy holds the log up to event {done.log_position}, the graph up to {done.graph_position}")

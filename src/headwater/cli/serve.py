@@ -74,6 +74,38 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
+def log_config(log_format: str) -> dict[str, Any]:
+    """uvicorn's logging configuration for the ``log_format`` setting: uvicorn's own for ``text``; for ``json``,
+    one JSON object per line on stderr (python-json-logger) for uvicorn's and Headwater's loggers alike."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    if log_format != "json":
+        return LOGGING_CONFIG
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {
+            "json": {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "fmt": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger", "process": "pid"},
+            }
+        },
+        "handlers": {"default": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "loggers": {
+            "uvicorn": {"level": "INFO"},
+            "uvicorn.error": {"level": "INFO"},
+            "uvicorn.access": {"level": "INFO"},
+        },
+        "root": {"handlers": ["default"], "level": "WARNING"},  # headwater.*: warnings and errors
+    }
+
+
+# Seconds an idle keep-alive connection stays open: longer than load balancers' idle timeouts (60 s is common),
+# so the balancer closes it first and never sends a request on a connection the server is closing (uvicorn's
+# default of 5 s makes that race a connection reset for clients that poll every few seconds).
+KEEP_ALIVE = 75
+
 WORKER_APP = "headwater.cli.serve:worker_app"
 
 
@@ -131,6 +163,7 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
     for name, value in overrides.items():  # the workers read their settings as the parent resolved them
         if value is not None:
             os.environ[SETTINGS_BY_NAME[name].env] = str(value)
+    _share_metrics()
     click.echo(
         f"Headwater {serve_url(host, port)}  ({workers} worker processes; store: {safe_url(db_url)}; "
         f"API docs: {serve_url(host, port)}/docs)"
@@ -142,9 +175,33 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
         host=host,
         port=port,
         log_level="info",
+        log_config=log_config(str(settings.log_format)),
+        timeout_keep_alive=KEEP_ALIVE,
         access_log=False,
         server_header=False,
     )
+
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's multiprocess folder (headwater.api.metrics)
+
+
+def _share_metrics() -> None:
+    """Give the worker processes one folder for their metrics (prometheus-client's multiprocess mode), so a
+    scrape of ``/metrics`` sums all of them whichever process answers; emptied at each start (the library's
+    rule: a folder of a previous run would add its counts). An operator's own ``PROMETHEUS_MULTIPROC_DIR`` wins."""
+    import atexit
+    import shutil
+    import tempfile
+
+    if os.environ.get(MULTIPROC_ENV):
+        folder = Path(os.environ[MULTIPROC_ENV])
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.db"):
+            old.unlink()
+        return
+    folder = Path(tempfile.mkdtemp(prefix="headwater-metrics-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ[MULTIPROC_ENV] = str(folder)
 
 
 def run(settings: Settings) -> None:
@@ -177,7 +234,16 @@ def run(settings: Settings) -> None:
         click.echo(
             f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)"
         )
-        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, server_header=False)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="info",
+            log_config=log_config(str(settings.log_format)),
+            timeout_keep_alive=KEEP_ALIVE,
+            access_log=False,
+            server_header=False,
+        )
     finally:
         close = getattr(store, "close", None)
         if callable(close):

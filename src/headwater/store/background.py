@@ -35,7 +35,9 @@ changes *when* a read sees an event, never *what* the graph is.
   message as data), which moves the watermark past it; it never blocks the others. It is never
   dropped silently: :meth:`BackgroundProjector.failed` counts and lists them (``GET
   /api/v1/status``), every start of the projector tries them again (a fixed version derives
-  them), and so do ``headwater db retry-failed`` and ``rebuild``.
+  them), and so do ``headwater db retry-failed`` and ``rebuild``. A database that is away or full
+  (a restart, a dropped connection, a full disk: :func:`~headwater.store.engine.unavailable`) is no
+  event's fault: the whole step is tried again a second later, and no event is recorded as failed.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
 from headwater.store.projector import (
     ProjectionMemo,
@@ -311,7 +314,9 @@ class BackgroundProjector:
                             project_observed(conn, observed, self._memo)
                         else:
                             project_rows(conn, rows, self._memo)
-                except Exception:  # noqa: BLE001 - find the event that fails; project the others
+                except Exception as exc:  # find the event that fails; project the others
+                    if unavailable(exc):
+                        raise  # the database is away or full: the whole step is tried again, no event is at fault
                     self._one_by_one(conn, rows)
         with self._cond:
             self._steps += 1
@@ -327,5 +332,7 @@ class BackgroundProjector:
                 with conn.begin_nested():
                     project_rows(conn, [row], self._memo)
             except Exception as exc:
+                if unavailable(exc):
+                    raise
                 log.exception("projector: event %s (seq %d) could not be derived; skipped", row.id, row.seq)
                 mark_failed(conn, row, f"{type(exc).__name__}: {exc}")

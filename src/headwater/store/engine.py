@@ -93,6 +93,30 @@ def _sqlite_begin(conn: sa.Connection, split: bool) -> None:
         conn.exec_driver_sql(_LOCK_LOG if kind == "log" else _LOCK_GRAPH)
 
 
+# PostgreSQL SQLSTATE classes of a database that is away or out of resources, not of an event it cannot hold:
+# 08 connection exception, 53 insufficient resources (disk full), 57 operator intervention (shutdown,
+# restart, "the database system is starting up"), 58 system error (I/O).
+_PG_UNAVAILABLE = ("08", "53", "57", "58")
+_SQLITE_UNAVAILABLE = frozenset({"SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_BUSY", "SQLITE_LOCKED"})
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether a database error says the database is away or out of space (a restart, a dropped connection,
+    a full disk) rather than that a statement cannot be done: the same work succeeds once it is back."""
+    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    orig = getattr(exc, "orig", None)
+    name = str(getattr(orig, "sqlite_errorname", "") or "")
+    if any(name.startswith(known) for known in _SQLITE_UNAVAILABLE):  # SQLITE_IOERR_WRITE, ...
+        return True
+    if orig is None or not hasattr(orig, "sqlstate"):
+        return False
+    state = str(orig.sqlstate or "")
+    if not state:  # psycopg: no SQLSTATE is a failure on the client's side of the connection (refused, reset)
+        return isinstance(exc, (sa.exc.OperationalError, sa.exc.InterfaceError))
+    return state[:2] in _PG_UNAVAILABLE
+
+
 def create_store_engine(url: str) -> sa.Engine:
     """An engine for a store URL; for SQLite the file's folder is created if missing, and every
     connection attaches the event log's file (:func:`events_file`)."""

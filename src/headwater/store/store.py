@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, iso, now_micros, to_micros
-from headwater.store import eventlog, migrate, retention
+from headwater.store import eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
 from headwater.store.projector import pending_events, project_rows, projected_seq, rebuild_all
@@ -290,6 +290,20 @@ class Store:
             failed_events=failed,
             running=self._projector.running,
         )
+
+    def projection_lag(self) -> health.ProjectionLag:
+        """How far the graph is behind the log, in events and in seconds (:mod:`headwater.store.health`)."""
+        with self._engine.connect() as conn:
+            return health.projection_lag(conn)
+
+    def clock_skew(self) -> health.ClockSkew:
+        """How far the newest events' times are from their arrival (:mod:`headwater.store.health`)."""
+        with self._engine.connect() as conn:
+            return health.clock_skew(conn)
+
+    def pool_state(self) -> health.PoolState:
+        """This process's database connection pool, as it is now."""
+        return health.pool_state(self._engine)
 
     def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
         """Derive again the events recorded as failed; answers (how many are derived now, those still failing)."""
