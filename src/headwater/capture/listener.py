@@ -30,6 +30,7 @@ class Observed:
     ended: float
     execution_id: int | None
     failure: Failure | None
+    session_uuid: str | None = None  # the executing session's id, read only while streaming queries run
 
 
 class CaptureDisabled(RuntimeError):
@@ -51,8 +52,10 @@ class QueryListener:
         jvm: Any = None,
         fail_for_test: bool = False,
         stats: Any = None,
+        wants_session: Callable[[], bool] | None = None,
     ) -> None:
         self._jvm = jvm
+        self._wants_session = wants_session  # whether to read each execution's session id (one py4j call)
         self._stats = stats  # a headwater.capture.debugstats.DebugStats (spark.headwater.debug.stats), else None
         self._snapshot = snapshot
         self._deliver = deliver
@@ -98,7 +101,8 @@ class QueryListener:
                     log.debug("headwater: no plan for a failed execution (%s)", failure.message, exc_info=True)
                     return
                 raise
-            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure))
+            session = _session_uuid(qe) if self._wants_session is not None and self._wants_session() else None
+            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure, session))
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             self._errors.warning(
                 "listener",
@@ -117,6 +121,13 @@ def _execution_id(qe: Any) -> int | None:
     try:
         return int(qe.id())
     except Exception:  # noqa: BLE001 - older Sparks have no QueryExecution.id
+        return None
+
+
+def _session_uuid(qe: Any) -> str | None:
+    try:
+        return str(qe.sparkSession().sessionUUID())
+    except Exception:  # noqa: BLE001
         return None
 
 

@@ -42,6 +42,7 @@ from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
 from headwater.capture.plain import plain_events
 from headwater.capture.spool import Spool
+from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
@@ -99,6 +100,9 @@ class Tracker:
         self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
+        self.streams = Streams(self.context, self._stream_job_name, config.stream_progress_interval)
+        self._stream_listener: Any = None
+        self._stream_lineage: set[str] = set()  # query runs whose plan was read (listener threads only)
         self._timers_lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self.listener = QueryListener(
@@ -108,6 +112,7 @@ class Tracker:
             jvm=self._sc._jvm,
             fail_for_test=config.debug_fail_capture,
             stats=self.debug_stats,
+            wants_session=lambda: bool(self.streams.sessions),
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -138,6 +143,7 @@ class Tracker:
                 callsite.install()
             except Exception as exc:  # noqa: BLE001 - runs then carry no call site; nothing else changes
                 log.debug("headwater: call-site hooks not installed: %s", exc)
+        self._listen_to_streams()
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -183,7 +189,10 @@ class Tracker:
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             self._cancel_timer()
+            self._stop_listening_to_streams()
             self.emitter.submit(self._item(self._release_all))
+            ended = time.time()
+            self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
             self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
@@ -237,13 +246,115 @@ class Tracker:
         """A worker item, timed when ``spark.headwater.debug.stats`` is on."""
         return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
+    # -- streaming queries (headwater.capture.streaming) ----------------------------------------
+    def _listen_to_streams(self) -> None:
+        try:
+            from headwater.capture.streaming import make_listener
+
+            self._stream_listener = make_listener(self)
+            self._spark.streams.addListener(self._stream_listener)
+        except Exception as exc:  # noqa: BLE001 - streaming queries are then not reported; nothing else changes
+            self._stream_listener = None
+            log.debug("headwater: streaming query listener not registered: %s", exc)
+
+    def _stop_listening_to_streams(self) -> None:
+        if self._stream_listener is not None:
+            try:
+                self._spark.streams.removeListener(self._stream_listener)
+            except Exception:  # noqa: BLE001 - the JVM may already be gone
+                pass
+
+    def _stream_job_name(self, suffix: str) -> str:
+        return execution_job_name(
+            self.app_name,
+            "streaming",
+            suffix,
+            style=self.config.job_name_style,
+            replace_dot_with_underscore=self.config.replace_dot_with_underscore,
+        )
+
+    def stream_callback(self, handle: Callable[[], None]) -> None:
+        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise."""
+        if self._stopped:
+            return
+        try:
+            handle()
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            self.emitter.errors.warning(
+                "streaming",
+                "headwater: lineage capture failed for a streaming query event (%s: %s); the query is not affected",
+                type(exc).__name__,
+                exc,
+                exc_info=True,
+            )
+
+    def _query(self, query_id: str) -> Any:
+        """The running query's ``StreamExecution`` (py4j), or None."""
+        query = self._spark.streams.get(query_id)
+        return query._jsq.streamingQuery() if query is not None else None
+
+    def stream_started(self, event: Any) -> None:
+        from headwater.capture.streaming import QueryStarted, spark_time
+
+        query_id = str(event.id)
+        session = None
+        try:
+            execution = self._query(query_id)
+            session = str(execution.sparkSessionForStream().sessionUUID()) if execution is not None else None
+        except Exception as exc:  # noqa: BLE001 - foreachBatch writes are then reported as jobs of their own
+            log.debug("headwater: the streaming query's session is not known: %s", exc)
+        info = QueryStarted(query_id, str(event.runId), event.name or None, spark_time(event.timestamp), session)
+        self.emitter.submit(self._item(lambda: self.streams.started(info)))
+
+    def stream_progress(self, progress: Any) -> None:
+        from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
+
+        query_id, run = str(progress.id), str(progress.runId)
+        snap = None
+        if run not in self._stream_lineage:
+            self._stream_lineage.add(run)
+            execution = self._query(query_id)
+            if execution is not None:
+                snap = self._snapshot(stream_plan(execution, self._sc._jvm), None)
+
+        def events() -> list[Any]:
+            lineage = self._analyze(snap) if snap is not None else None
+            info = QueryProgress(
+                query_id,
+                int(progress.batchId),
+                _number(progress.numInputRows, int),
+                _number(progress.inputRowsPerSecond, float),
+                _number(progress.processedRowsPerSecond, float),
+                spark_time(progress.timestamp),
+                lineage,
+            )
+            return self._plain_if(self.streams.progress(info))
+
+        self.emitter.submit(self._item(events))
+
+    def stream_terminated(self, event: Any) -> None:
+        message = getattr(event, "exception", None)
+        failure = Failure(message=str(message).splitlines()[0], stack_trace=str(message)) if message else None
+        ended = time.time()
+        query_id = str(event.id)
+        self.emitter.submit(self._item(lambda: self._plain_if(self.streams.terminated(query_id, failure, ended))))
+
+    def _plain_if(self, events: list[Any]) -> list[Any]:
+        return plain_events(events) if self._plain else events
+
     def _events_for(self, seen: Observed) -> list[Any]:
         """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
 
         Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
         reported as part of that command (``headwater.capture.nesting``)."""
         lineage = self._analyze(seen.snapshot)
-        if lineage is None or not self._reported(lineage):
+        if lineage is None:
+            return []
+        stream = self.streams.sessions.get(seen.session_uuid) if seen.session_uuid else None
+        if stream is not None:  # a write of a streaming query's foreachBatch function: the query's output
+            self.streams.batch_write(stream, list(lineage.inputs), list(lineage.outputs))
+            return []
+        if not self._reported(lineage):
             return []
         style = self.config.job_name_style
         job = execution_job_name(
@@ -564,6 +675,13 @@ def _lineage_functions(
         return analyze(snap, options)
 
     return snapshot, analyze_snapshot
+
+
+def _number(value: Any, kind: Callable[[Any], Any]) -> Any:
+    try:
+        return None if value is None else kind(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _wait_listener_bus(sc: Any, timeout: float) -> None:
