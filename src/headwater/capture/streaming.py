@@ -66,6 +66,7 @@ class QueryProgress:
     processed_rate: float | None
     at: float
     lineage: Any = None  # the analysed plan (a QueryLineage), taken once per query run
+    sink: str | None = None  # Spark's description of the sink (``FileSink[...]``, ``ForeachBatchSink``, ``MemorySink``)
 
 
 @dataclass
@@ -109,8 +110,9 @@ def stream_plan(stream_execution: Any, jvm: Any) -> StreamPlan:
         return StreamPlan(running)
 
 
-def stream_job_suffix(name: str | None, lineage: Any) -> str:
-    """What names the job: the query name, else the sink's output (its job-name suffix), else ``stream``."""
+def stream_job_suffix(name: str | None, lineage: Any, sink: str | None = None) -> str:
+    """What names the job: the query name, else the sink's output (its job-name suffix), else the kind of sink
+    (``ForeachBatchSink`` → ``foreach_batch_sink``), else ``stream``."""
     from headwater.capture.naming import normalize
 
     if name:
@@ -119,6 +121,8 @@ def stream_job_suffix(name: str | None, lineage: Any) -> str:
         suffix = getattr(lineage, "job_suffix", None) or getattr(lineage, "output_name", None)
         if suffix:
             return str(suffix)
+    if sink:
+        return normalize(sink.split("[", 1)[0]) or "stream"
     return "stream"
 
 
@@ -162,7 +166,8 @@ class Streams:
         if not stream.has_lineage and info.lineage is not None:
             stream.has_lineage = True
             self._merge(stream, list(info.lineage.inputs), list(info.lineage.outputs))
-            stream.job_name = stream.job_name or self._job_name(stream_job_suffix(stream.started.name, info.lineage))
+            suffix = stream_job_suffix(stream.started.name, info.lineage, info.sink)
+            stream.job_name = stream.job_name or self._job_name(suffix)
         if not stream.start_sent:
             events.append(self._event(stream, EventType.START, stream.started.at))
             stream.last_event = info.at
@@ -182,7 +187,7 @@ class Streams:
         stream = self._streams.pop(query_id, None)
         if stream is None:
             return []
-        self.sessions = {k: v for k, v in self.sessions.items() if v != query_id}
+        # the query's session stays known: its foreachBatch writes may still be reported after the query ended
         events = []
         if not stream.start_sent:
             events.append(self._event(stream, EventType.START, stream.started.at))

@@ -310,6 +310,7 @@ class Tracker:
         from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
 
         query_id, run = str(progress.id), str(progress.runId)
+        sink = getattr(getattr(progress, "sink", None), "description", None)
         snap = None
         if run not in self._stream_lineage:
             self._stream_lineage.add(run)
@@ -327,6 +328,7 @@ class Tracker:
                 _number(progress.processedRowsPerSecond, float),
                 spark_time(progress.timestamp),
                 lineage,
+                sink,
             )
             return self._plain_if(self.streams.progress(info))
 

@@ -161,11 +161,10 @@ def _file_format(sink: Any) -> str | None:
 def _write_v2_sink(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     """A V2 streaming sink: memory, Kafka, console, ``toTable`` on a V2 catalog."""
     cmd = CommandInfo(name=name, mode="Append")
-    relation = option(root, "relation")
-    if relation is not None:
-        cmd.target = v2_relation(jvm, relation)
-        return cmd
-    table = call(root, "table")
+    relation = call(root, "relation")  # Spark 3.5: Option[DataSourceV2Relation]; Spark 4: the relation
+    if relation is not None and text(relation, "getClass", "getSimpleName") in ("Some", "None$"):
+        relation = option(root, "relation")
+    table = call(relation, "table") if relation is not None else call(root, "table")
     table_class = text(table, "getClass", "getSimpleName") or ""
     options = _stream_options(root)
     if table_class == "MemorySink":
@@ -174,4 +173,6 @@ def _write_v2_sink(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
             cmd.target = RelationInfo(kind="dataset", cls=table_class, names=[[MEMORY_NAMESPACE, query_name]])
     elif "Kafka" in table_class:
         cmd.target = RelationInfo(kind="dataset", cls=table_class, names=kafka_names(options, sink=True))
+    elif relation is not None and option(relation, "identifier") is not None:  # toTable on a V2 catalog
+        cmd.target = v2_relation(jvm, relation)
     return cmd
