@@ -438,3 +438,46 @@ def stream_event(
         inputs=list(stream.inputs),
         outputs=list(outputs),
     )
+
+
+CONNECT_FACET = "spark_connect"
+
+
+@attr.define
+class SparkConnectRunFacet(RunFacet):
+    """Headwater's ``spark_connect`` run facet: the Spark Connect client session a run belongs to: its session id,
+    the user id and name the client sent, and the client type (``_SPARK_CONNECT_PYTHON spark/4.0.0 os/linux ...``)."""
+
+    sessionId: str = attr.field()
+    userId: str | None = attr.field(default=None)
+    userName: str | None = attr.field(default=None)
+    clientType: str | None = attr.field(default=None)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+def session_event(
+    ctx: AppContext,
+    session: RunRef,
+    connect: SparkConnectRunFacet,
+    event_type: EventType,
+    at: float,
+) -> RunEvent:
+    """START / COMPLETE of a Spark Connect client session's run: an ``APPLICATION`` job (the client's application)
+    whose parent is the Connect server's application run."""
+    run_facets: dict[str, Any] = {
+        "parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
+        "processing_engine": _engine(ctx),
+        CONNECT_FACET: connect,
+    }
+    job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
+    _add_config_facets(ctx, run_facets, job_facets)
+    return RunEvent(
+        eventType=event_type,
+        eventTime=iso(at),
+        producer=PRODUCER,
+        run=event_v2.Run(runId=session.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
+        job=event_v2.Job(namespace=ctx.namespace, name=session.name, facets=_keep(job_facets, ctx.disabled_facets)),
+    )

@@ -249,7 +249,7 @@ def spark_time(text: str | None) -> float:
 
 def make_listener(tracker: Any) -> Any:
     """A PySpark ``StreamingQueryListener`` reporting to ``tracker`` (imports PySpark's class only when called)."""
-    from pyspark.sql.streaming import StreamingQueryListener
+    from pyspark.sql.streaming.listener import StreamingQueryListener
 
     class QueryEvents(StreamingQueryListener):
         """Spark's listener thread: copy plain values, hand over, return; never raise."""

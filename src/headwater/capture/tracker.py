@@ -23,19 +23,31 @@ from openlineage.client.transport import Transport
 from openlineage.client.uuid import generate_new_uuid
 
 from headwater.capture.config import AgentConfig, load_config
-from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_session
+from headwater.capture.connect import (
+    CONNECT_MESSAGE,
+    PLUGIN,
+    QUEUE,
+    BusListener,
+    ConnectSession,
+    describe,
+    is_connect_session,
+    local_server_session,
+)
 from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
     CALL_SITE_FACET,
+    CONNECT_FACET,
     PRODUCER,
     RDD_JOB,
     AppContext,
     Execution,
     Failure,
     RunRef,
+    SparkConnectRunFacet,
     application_event,
     execution_events,
+    session_event,
 )
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
@@ -103,6 +115,10 @@ class Tracker:
         self.streams = Streams(self.context, self._stream_job_name, config.stream_progress_interval)
         self._stream_listener: Any = None
         self._stream_lineage: set[str] = set()  # query runs whose plan was read (listener threads only)
+        # a Spark Connect server's driver: every client session's executions are heard on the listener bus
+        self.connect_server = PLUGIN in str(conf.get("spark.plugins", ""))
+        self._bus_listener: BusListener | None = None
+        self._sessions: dict[str, tuple[RunRef, SparkConnectRunFacet]] = {}  # worker thread only
         self._timers_lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self.listener = QueryListener(
@@ -120,7 +136,13 @@ class Tracker:
         from pyspark.java_gateway import ensure_callback_server_started
 
         ensure_callback_server_started(self._sc._gateway)  # type: ignore[no-untyped-call]  # PySpark is untyped
-        self._spark._jsparkSession.listenerManager().register(self.listener)
+        if self.connect_server:
+            self._bus_listener = BusListener(
+                self.listener.bus_execution_end, self._session_closed, self.emitter.errors, self._sc._jvm
+            )
+            self._sc._jsc.sc().listenerBus().addToQueue(self._bus_listener, QUEUE)
+        else:
+            self._spark._jsparkSession.listenerManager().register(self.listener)
         started = _app_start_time(self._sc)
         self.emitter.submit(application_event(self.context, EventType.START, started))
         if not self.config.rdd_events_disabled:
@@ -184,6 +206,8 @@ class Tracker:
             deadline = time.monotonic() + self.config.flush_timeout
             _wait_listener_bus(self._sc, self.config.flush_timeout)
             self.listener.enabled = False
+            if self._bus_listener is not None:
+                self._bus_listener.enabled = False
             try:
                 unregister(self._spark._jsparkSession.listenerManager(), self.listener)
             except Exception:  # noqa: BLE001 - the JVM may already be gone
@@ -193,6 +217,7 @@ class Tracker:
             self.emitter.submit(self._item(self._release_all))
             ended = time.time()
             self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
+            self.emitter.submit(self._item(lambda: self._plain_if(self._end_sessions(ended))))
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
             self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
@@ -359,8 +384,16 @@ class Tracker:
         if not self._reported(lineage):
             return []
         style = self.config.job_name_style
+        parent: RunRef | None = None
+        extra: dict[str, Any] = {}
+        session_events: list[Any] = []
+        app_name = self.app_name
+        if seen.connect is not None:
+            session_events, parent, facet = self._session_of(seen.connect, seen.started)
+            extra = {CONNECT_FACET: facet}
+            app_name = seen.connect.app_name or self.app_name
         job = execution_job_name(
-            self.app_name,
+            app_name,
             lineage.action,
             lineage.output_name if style == "headwater" else lineage.job_suffix,
             append_dataset_name=self.config.append_dataset_name,
@@ -380,11 +413,51 @@ class Tracker:
             unhandled_command=getattr(lineage, "unhandled_command", None),
             call_site=self._call_site(seen.started),
             logical_plan=self._logical_plan(seen.snapshot),
+            parent=parent,
+            extra_run_facets=extra,
         )
         ready = self.nesting.add(execution)
         if self.nesting.holding:
             self._schedule_release()
-        return self._events(ready)
+        events = self._events(ready)
+        return [*self._plain_if(session_events), *events] if seen.connect is not None else events
+
+    # -- Spark Connect client sessions (headwater.capture.connect) -----------------------------
+    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Any], RunRef, SparkConnectRunFacet]:
+        """The run of a client session (worker thread): its START the first time the session is seen."""
+        known = self._sessions.get(connect.session_id)
+        if known is not None:
+            return [], known[0], known[1]
+        style = self.config.job_name_style
+        name = application_job_name(connect.app_name or self.app_name, style)
+        if name == self.context.app_job:  # the client set no appName of its own: not the server's job
+            name = f"{name}.connect_session"
+        ref = RunRef(self.context.namespace, name, str(generate_new_uuid()))
+        facet = SparkConnectRunFacet(
+            sessionId=connect.session_id,
+            userId=connect.user_id or None,
+            userName=connect.user_name or None,
+            clientType=connect.client_type or None,
+            producer=PRODUCER,
+        )
+        self._sessions[connect.session_id] = (ref, facet)
+        return [session_event(self.context, ref, facet, EventType.START, at)], ref, facet
+
+    def _session_closed(self, session_id: str, at: float) -> None:
+        """Spark's listener thread: a client session ended; its run completes (on the worker)."""
+
+        def end() -> list[Any]:
+            known = self._sessions.pop(session_id, None)
+            if known is None:
+                return []
+            return self._plain_if([session_event(self.context, known[0], known[1], EventType.COMPLETE, at)])
+
+        self.emitter.submit(self._item(self._release_all))
+        self.emitter.submit(self._item(end))
+
+    def _end_sessions(self, at: float) -> list[Any]:
+        sessions, self._sessions = self._sessions, {}
+        return [session_event(self.context, ref, facet, EventType.COMPLETE, at) for ref, facet in sessions.values()]
 
     def _call_site(self, started: float) -> tuple[str, int, str | None] | None:
         """The line of the job's code whose action ran the execution that started at ``started``."""
@@ -599,8 +672,11 @@ def track(
     """
     try:
         if is_connect_session(spark):
-            log.warning(CONNECT_MESSAGE.format(kind=describe(spark)))
-            return None
+            server = local_server_session()  # remote("local[*]"): PySpark started a Connect server in this process
+            if server is None:
+                log.warning(CONNECT_MESSAGE.format(kind=describe(spark)))
+                return None
+            spark = server
         sc = spark.sparkContext
         existing = getattr(sc, ATTR, None)
         if isinstance(existing, Tracker) and not existing.stopped:
