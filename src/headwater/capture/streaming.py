@@ -170,9 +170,8 @@ class Streams:
             stream.job_name = stream.job_name or self._job_name(suffix)
         if not stream.start_sent:
             events.append(self._event(stream, EventType.START, stream.started.at))
-            stream.last_event = info.at
-            if self.interval > 0:
-                return events
+            stream.last_event = info.at  # the START carries this first progress
+            return events
         if info.at - stream.last_event >= self.interval:
             events.append(self._event(stream, EventType.RUNNING, info.at))
         return events

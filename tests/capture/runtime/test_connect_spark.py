@@ -38,6 +38,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 BIN = Path(sys.executable).parent
 # `headwater` as this test imports it (a worktree's sources, or the installed package)
 HEADWATER = [sys.executable, "-m", "headwater"]
+# a CTAS's inner insert is folded into it when the CTAS ends within this grace; a busy CI machine can be slow
+GRACE = "15"
 SOURCES = str(Path(__import__("headwater").__file__).resolve().parents[1])
 
 # the same script, run as a Connect client (mode "connect") or as a classic PySpark job under `headwater run`
@@ -48,6 +50,8 @@ CLIENT = textwrap.dedent("""
     mode, target, app, out, table, warehouse = sys.argv[1:7]
     builder = SparkSession.builder.appName(app)
     if mode == "connect":
+        if warehouse:  # remote("local[2]"): the server PySpark starts in this process takes the static conf
+            builder = builder.config("spark.sql.warehouse.dir", warehouse).config("spark.ui.enabled", "false")
         spark = builder.remote(target).getOrCreate()
     else:
         spark = (builder.master("local[2]").config("spark.ui.enabled", "false")
@@ -117,6 +121,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             *("--conf", "spark.sql.shuffle.partitions=2"),
             *("--conf", f"spark.sql.warehouse.dir={warehouse}"),
             *("--conf", "spark.headwater.flushTimeoutSeconds=60"),
+            *("--conf", f"spark.headwater.nesting.graceSeconds={GRACE}"),
         ]
         log = (tmp / "server.log").open("wb")
         env = clean_env(tmp, PYTHONPATH=SOURCES)
@@ -194,25 +199,23 @@ def test_two_concurrent_client_sessions_are_separate_runs_with_classic_lineage(
     # the same folder names everywhere: the job names end with the output's last two path segments
     alpha, beta, classic = tmp_path / "alpha" / "out", tmp_path / "beta" / "out", tmp_path / "classic" / "out"
     classic_events, classic_wh = tmp_path / "classic.ndjson", tmp_path / "classic" / "wh"
+    local, local_wh, local_events = tmp_path / "local" / "out", tmp_path / "local" / "wh", tmp_path / "local.ndjson"
     python = sys.executable
-    headwater_run = [
-        "env",
-        f"PYTHONPATH={SOURCES}",
-        *HEADWATER,
-        "run",
-        "--transport",
-        "file",
-        "--file",
-        str(classic_events),
-        "--",
-    ]
+
+    def headwater_run(events: Path) -> list[str]:
+        grace = f"spark.headwater.nesting.graceSeconds={GRACE}"
+        return ["env", f"PYTHONPATH={SOURCES}", *HEADWATER, "run", "--conf", grace, "--transport", "file", "--file",
+                str(events), "--", python, "SCRIPT"]  # fmt: skip
+
     run_clients(
         tmp_path,
         [
             [python, "SCRIPT", "connect", target, "alpha", str(alpha), "alpha_people", ""],
             [python, "SCRIPT", "connect", target, "beta", str(beta), "beta_people", ""],
             # the same script as a classic PySpark job, tracked by `headwater run`
-            [*headwater_run, python, "SCRIPT", "classic", "", "alpha", str(classic), "alpha_people", str(classic_wh)],
+            [*headwater_run(classic_events), "classic", "", "alpha", str(classic), "alpha_people", str(classic_wh)],
+            # and as a Connect client of the local server PySpark starts in its own process, tracked too
+            [*headwater_run(local_events), "connect", "local[2]", "alpha", str(local), "alpha_people", str(local_wh)],
         ],
         clean_env(tmp_path),
     )
@@ -259,5 +262,11 @@ def test_two_concurrent_client_sessions_are_separate_runs_with_classic_lineage(
     connect_lineage = lineage(alpha_connect, {str(alpha): "<out>", str(server.warehouse): "<wh>"})
     classic_lineage = lineage(classic_run, {str(classic): "<out>", str(classic_wh): "<wh>"})
     assert connect_lineage == classic_lineage
+    # remote("local[2]") under `headwater run`: the local server is tracked, the client session is a run of its own
+    local_run = [json.loads(line) for line in local_events.read_text(encoding="utf-8").splitlines() if line]
+    assert lineage(local_run, {str(local): "<out>", str(local_wh): "<wh>"}) == classic_lineage
+    local_sessions = [e for e in app_events(local_run) if "spark_connect" in e["run"]["facets"]]
+    assert {e["eventType"] for e in local_sessions} == {"START", "COMPLETE"}
+    assert {e["job"]["name"] for e in local_sessions} == {"alpha.connect_session"}  # the server's app is alpha too
     outputs = {o[:2] for *_, outs in connect_lineage for o in outs}
     assert {("file", "<out>/people"), ("file", "<wh>/alpha_people")} <= outputs, connect_lineage
