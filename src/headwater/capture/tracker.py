@@ -299,8 +299,9 @@ class Tracker:
         )
 
     def stream_callback(self, handle: Callable[[], None]) -> None:
-        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise."""
-        if self._stopped:
+        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise. Events still
+        arriving while ``stop`` drains the listener bus are taken (the listener is switched off after that)."""
+        if not self.listener.enabled:
             return
         try:
             handle()
