@@ -65,6 +65,8 @@ class AgentConfig:
     queue_size: int = 1000  # spark.headwater.queueSize
     flush_timeout: float = 10.0  # spark.headwater.flushTimeoutSeconds
     nesting_grace: float = 2.0  # spark.headwater.nesting.graceSeconds
+    # a streaming query's RUNNING events: at most one per this many seconds (its micro-batches are summarised)
+    stream_progress_interval: float = 60.0  # spark.headwater.streaming.progressIntervalSeconds
     spool_max_bytes: int = 256 * 1024 * 1024  # spark.headwater.spool.maxBytes
     emit_without_output: bool = False  # spark.headwater.emitWithoutOutput
     debug_fail_capture: bool = False  # spark.headwater.debug.failCapture (tests only)
@@ -378,6 +380,7 @@ def load_config(conf: Mapping[str, str], environ: Mapping[str, str] | None = Non
         queue_size=max(1, _number(conf, "spark.headwater.queueSize", 1000, int)),
         flush_timeout=_number(conf, "spark.headwater.flushTimeoutSeconds", 10.0),
         nesting_grace=max(0.0, _number(conf, "spark.headwater.nesting.graceSeconds", 2.0)),
+        stream_progress_interval=max(0.0, _number(conf, "spark.headwater.streaming.progressIntervalSeconds", 60.0)),
         spool_max_bytes=_number(conf, "spark.headwater.spool.maxBytes", 256 * 1024 * 1024, int),
         emit_without_output=_bool(conf, "spark.headwater.emitWithoutOutput", False),
         debug_fail_capture=_bool(conf, "spark.headwater.debug.failCapture", False),

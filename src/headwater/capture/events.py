@@ -175,6 +175,12 @@ def _parent_facet(parent: RunRef, root: RunRef | None) -> parent_run.ParentRunFa
     )
 
 
+def _root_of(ctx: AppContext, parent: RunRef | None) -> RunRef | None:
+    """The root of a run's chain: the configured root or parent, else the application when the run's own parent is
+    below it (a Spark Connect session's run)."""
+    return ctx.root or ctx.parent or (ctx.app_ref if parent is not None else None)
+
+
 def _keep(facets: dict[str, Any], disabled: Iterable[str]) -> dict[str, Any]:
     off = set(disabled)
     return {k: v for k, v in facets.items() if k not in off}
@@ -281,6 +287,8 @@ class Execution:
     job_type: str = SQL_JOB  # RDD_JOB for RDD saves (headwater.capture.rdd)
     call_site: tuple[str, int, str | None] | None = None  # (file, line, function) of the action's call
     logical_plan: list[Any] | None = None  # toJSON of the optimized plan (spark.logicalPlan facet, when enabled)
+    parent: RunRef | None = None  # the run it belongs to when not the application's (a Spark Connect session's)
+    extra_run_facets: Mapping[str, Any] = field(default_factory=dict)  # e.g. the Spark Connect session facet
 
     TERMINAL: ClassVar[tuple[EventType, EventType]] = (EventType.COMPLETE, EventType.FAIL)
 
@@ -316,8 +324,9 @@ def _start_inputs(inputs: list[InputDataset]) -> list[InputDataset]:
 def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
     """START and COMPLETE (or FAIL) for one execution, parented to the application run."""
     run_facets: dict[str, Any] = {
-        "parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
+        "parent": _parent_facet(ex.parent or ctx.app_ref, _root_of(ctx, ex.parent)),
         "processing_engine": _engine(ctx),
+        **ex.extra_run_facets,
     }
     if ctx.properties:
         run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
@@ -358,3 +367,117 @@ def execution_events(ctx: AppContext, ex: Execution) -> list[RunEvent]:
         outputs=list(ex.outputs),
     )
     return [start, end]
+
+
+STREAMING_FACET = "headwater_streaming"
+
+
+@attr.define
+class StreamingRunFacet(RunFacet):
+    """Headwater's ``headwater_streaming`` run facet: where a Structured Streaming query is. Spark's query id (stable
+    across restarts from the same checkpoint) and run id, its name, and the last progress Spark reported: the batch
+    id, the rows of that batch, the input and processing rates (rows per second), and how many micro-batches ran
+    since the previous event of this run (they are summarised into one RUNNING event per progress interval)."""
+
+    queryId: str = attr.field()
+    queryRunId: str | None = attr.field(default=None)
+    queryName: str | None = attr.field(default=None)
+    batchId: int | None = attr.field(default=None)
+    numInputRows: int | None = attr.field(default=None)
+    inputRowsPerSecond: float | None = attr.field(default=None)
+    processedRowsPerSecond: float | None = attr.field(default=None)
+    batches: int = attr.field(default=0)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+@dataclass(frozen=True)
+class StreamRun:
+    """What one event of a streaming query's run says (``headwater.capture.streaming``)."""
+
+    run_id: str
+    job_name: str
+    inputs: list[InputDataset]
+    outputs: list[OutputDataset]
+    progress: StreamingRunFacet
+    parent: RunRef | None = None  # the run it belongs to (the application, or a Spark Connect session)
+    extra_run_facets: Mapping[str, Any] = field(default_factory=dict)
+
+
+def stream_event(
+    ctx: AppContext, stream: StreamRun, event_type: EventType, at: float, failure: Failure | None = None
+) -> RunEvent:
+    """START / RUNNING / COMPLETE / FAIL of a streaming query: one job, one run per query run, jobType ``SQL_JOB``
+    with processingType ``STREAMING`` (as the OpenLineage Spark integration types streaming executions)."""
+    run_facets: dict[str, Any] = {
+        "parent": _parent_facet(stream.parent or ctx.app_ref, _root_of(ctx, stream.parent)),
+        "processing_engine": _engine(ctx),
+        STREAMING_FACET: stream.progress,
+        **stream.extra_run_facets,
+    }
+    if ctx.properties:
+        run_facets["spark_properties"] = SparkPropertiesRunFacet(properties=dict(ctx.properties), producer=PRODUCER)
+    if failure is not None:
+        run_facets["errorMessage"] = _error(failure)
+    job_facets: dict[str, Any] = {
+        "jobType": job_type_job.JobTypeJobFacet(
+            processingType="STREAMING", integration="SPARK", jobType=SQL_JOB, producer=PRODUCER
+        )
+    }
+    _add_config_facets(ctx, run_facets, job_facets)
+    _add_code_facets(ctx, job_facets)
+    outputs = _start_outputs(stream.outputs) if event_type == EventType.START else stream.outputs
+    return RunEvent(
+        eventType=event_type,
+        eventTime=iso(at),
+        producer=PRODUCER,
+        run=event_v2.Run(runId=stream.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
+        job=event_v2.Job(namespace=ctx.namespace, name=stream.job_name, facets=_keep(job_facets, ctx.disabled_facets)),
+        inputs=list(stream.inputs),
+        outputs=list(outputs),
+    )
+
+
+CONNECT_FACET = "spark_connect"
+
+
+@attr.define
+class SparkConnectRunFacet(RunFacet):
+    """Headwater's ``spark_connect`` run facet: the Spark Connect client session a run belongs to: its session id,
+    the user id and name the client sent, and the client type (``_SPARK_CONNECT_PYTHON spark/4.0.0 os/linux ...``)."""
+
+    sessionId: str = attr.field()
+    userId: str | None = attr.field(default=None)
+    userName: str | None = attr.field(default=None)
+    clientType: str | None = attr.field(default=None)
+
+    @staticmethod
+    def _get_schema() -> str:
+        return "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
+
+
+def session_event(
+    ctx: AppContext,
+    session: RunRef,
+    connect: SparkConnectRunFacet,
+    event_type: EventType,
+    at: float,
+) -> RunEvent:
+    """START / COMPLETE of a Spark Connect client session's run: an ``APPLICATION`` job (the client's application)
+    whose parent is the Connect server's application run."""
+    run_facets: dict[str, Any] = {
+        "parent": _parent_facet(ctx.app_ref, ctx.root or ctx.parent),
+        "processing_engine": _engine(ctx),
+        CONNECT_FACET: connect,
+    }
+    job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
+    _add_config_facets(ctx, run_facets, job_facets)
+    return RunEvent(
+        eventType=event_type,
+        eventTime=iso(at),
+        producer=PRODUCER,
+        run=event_v2.Run(runId=session.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
+        job=event_v2.Job(namespace=ctx.namespace, name=session.name, facets=_keep(job_facets, ctx.disabled_facets)),
+    )

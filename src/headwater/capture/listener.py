@@ -30,6 +30,8 @@ class Observed:
     ended: float
     execution_id: int | None
     failure: Failure | None
+    session_uuid: str | None = None  # the executing session's id, read only while streaming queries run
+    connect: Any = None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
 
 
 class CaptureDisabled(RuntimeError):
@@ -51,8 +53,10 @@ class QueryListener:
         jvm: Any = None,
         fail_for_test: bool = False,
         stats: Any = None,
+        wants_session: Callable[[], bool] | None = None,
     ) -> None:
         self._jvm = jvm
+        self._wants_session = wants_session  # whether to read each execution's session id (one py4j call)
         self._stats = stats  # a headwater.capture.debugstats.DebugStats (spark.headwater.debug.stats), else None
         self._snapshot = snapshot
         self._deliver = deliver
@@ -80,7 +84,22 @@ class QueryListener:
             failure = Failure(message="the Spark execution failed (error not readable)")
         self._handle(funcName, qe, ended, ended, failure)
 
-    def _handle(self, func_name: str, qe: Any, started: float, ended: float, failure: Failure | None) -> None:
+    def bus_execution_end(
+        self, func_name: str, qe: Any, started: float, ended: float, exception: Any, connect: Any
+    ) -> None:
+        """An execution end heard on the listener bus (a Spark Connect server: :class:`headwater.capture.connect.
+        BusListener`), with the Java exception it failed with and the client session that ran it."""
+        failure = None
+        if exception is not None:
+            try:
+                failure = _java_failure(exception, self._jvm)
+            except Exception:  # noqa: BLE001
+                failure = Failure(message="the Spark execution failed (error not readable)")
+        self._handle(func_name, qe, started, ended, failure, connect)
+
+    def _handle(
+        self, func_name: str, qe: Any, started: float, ended: float, failure: Failure | None, connect: Any = None
+    ) -> None:
         if not self.enabled:
             return
         self.seen += 1
@@ -98,7 +117,8 @@ class QueryListener:
                     log.debug("headwater: no plan for a failed execution (%s)", failure.message, exc_info=True)
                     return
                 raise
-            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure))
+            session = _session_uuid(qe) if self._wants_session is not None and self._wants_session() else None
+            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure, session, connect))
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             self._errors.warning(
                 "listener",
@@ -117,6 +137,13 @@ def _execution_id(qe: Any) -> int | None:
     try:
         return int(qe.id())
     except Exception:  # noqa: BLE001 - older Sparks have no QueryExecution.id
+        return None
+
+
+def _session_uuid(qe: Any) -> str | None:
+    try:
+        return str(qe.sparkSession().sessionUUID())
+    except Exception:  # noqa: BLE001
         return None
 
 

@@ -23,25 +23,38 @@ from openlineage.client.transport import Transport
 from openlineage.client.uuid import generate_new_uuid
 
 from headwater.capture.config import AgentConfig, load_config
-from headwater.capture.connect import CONNECT_MESSAGE, describe, is_connect_session
+from headwater.capture.connect import (
+    CONNECT_MESSAGE,
+    PLUGIN,
+    QUEUE,
+    BusListener,
+    ConnectSession,
+    describe,
+    is_connect_session,
+    local_server_session,
+)
 from headwater.capture.debugstats import DebugStats
 from headwater.capture.delivery import Emitter, Stats
 from headwater.capture.events import (
     CALL_SITE_FACET,
+    CONNECT_FACET,
     PRODUCER,
     RDD_JOB,
     AppContext,
     Execution,
     Failure,
     RunRef,
+    SparkConnectRunFacet,
     application_event,
     execution_events,
+    session_event,
 )
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
 from headwater.capture.plain import plain_events
 from headwater.capture.spool import Spool
+from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
@@ -99,6 +112,13 @@ class Tracker:
         self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
+        self.streams = Streams(self.context, self._stream_job_name, config.stream_progress_interval)
+        self._stream_listener: Any = None
+        self._stream_lineage: set[str] = set()  # query runs whose plan was read (listener threads only)
+        # a Spark Connect server's driver: every client session's executions are heard on the listener bus
+        self.connect_server = PLUGIN in str(conf.get("spark.plugins", ""))
+        self._bus_listener: BusListener | None = None
+        self._sessions: dict[str, tuple[RunRef, SparkConnectRunFacet]] = {}  # worker thread only
         self._timers_lock = threading.Lock()
         self._timer: threading.Timer | None = None
         self.listener = QueryListener(
@@ -108,6 +128,7 @@ class Tracker:
             jvm=self._sc._jvm,
             fail_for_test=config.debug_fail_capture,
             stats=self.debug_stats,
+            wants_session=lambda: bool(self.streams.sessions),
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -115,7 +136,13 @@ class Tracker:
         from pyspark.java_gateway import ensure_callback_server_started
 
         ensure_callback_server_started(self._sc._gateway)  # type: ignore[no-untyped-call]  # PySpark is untyped
-        self._spark._jsparkSession.listenerManager().register(self.listener)
+        if self.connect_server:
+            self._bus_listener = BusListener(
+                self.listener.bus_execution_end, self._session_closed, self.emitter.errors, self._sc._jvm
+            )
+            self._sc._jsc.sc().listenerBus().addToQueue(self._bus_listener, QUEUE)
+        else:
+            self._spark._jsparkSession.listenerManager().register(self.listener)
         started = _app_start_time(self._sc)
         self.emitter.submit(application_event(self.context, EventType.START, started))
         if not self.config.rdd_events_disabled:
@@ -138,6 +165,7 @@ class Tracker:
                 callsite.install()
             except Exception as exc:  # noqa: BLE001 - runs then carry no call site; nothing else changes
                 log.debug("headwater: call-site hooks not installed: %s", exc)
+        self._listen_to_streams()
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -178,12 +206,18 @@ class Tracker:
             deadline = time.monotonic() + self.config.flush_timeout
             _wait_listener_bus(self._sc, self.config.flush_timeout)
             self.listener.enabled = False
+            if self._bus_listener is not None:
+                self._bus_listener.enabled = False
             try:
                 unregister(self._spark._jsparkSession.listenerManager(), self.listener)
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             self._cancel_timer()
+            self._stop_listening_to_streams()
             self.emitter.submit(self._item(self._release_all))
+            ended = time.time()
+            self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
+            self.emitter.submit(self._item(lambda: self._plain_if(self._end_sessions(ended))))
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
             self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
@@ -237,17 +271,130 @@ class Tracker:
         """A worker item, timed when ``spark.headwater.debug.stats`` is on."""
         return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
+    # -- streaming queries (headwater.capture.streaming) ----------------------------------------
+    def _listen_to_streams(self) -> None:
+        try:
+            from headwater.capture.streaming import make_listener
+
+            self._stream_listener = make_listener(self)
+            self._spark.streams.addListener(self._stream_listener)
+        except Exception as exc:  # noqa: BLE001 - streaming queries are then not reported; nothing else changes
+            self._stream_listener = None
+            log.debug("headwater: streaming query listener not registered: %s", exc)
+
+    def _stop_listening_to_streams(self) -> None:
+        if self._stream_listener is not None:
+            try:
+                self._spark.streams.removeListener(self._stream_listener)
+            except Exception:  # noqa: BLE001 - the JVM may already be gone
+                pass
+
+    def _stream_job_name(self, suffix: str) -> str:
+        return execution_job_name(
+            self.app_name,
+            "streaming",
+            suffix,
+            style=self.config.job_name_style,
+            replace_dot_with_underscore=self.config.replace_dot_with_underscore,
+        )
+
+    def stream_callback(self, handle: Callable[[], None]) -> None:
+        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise. Events still
+        arriving while ``stop`` drains the listener bus are taken (the listener is switched off after that)."""
+        if not self.listener.enabled:
+            return
+        try:
+            handle()
+        except Exception as exc:  # noqa: BLE001 - capture never fails the job
+            self.emitter.errors.warning(
+                "streaming",
+                "headwater: lineage capture failed for a streaming query event (%s: %s); the query is not affected",
+                type(exc).__name__,
+                exc,
+                exc_info=True,
+            )
+
+    def _query(self, query_id: str) -> Any:
+        """The running query's ``StreamExecution`` (py4j), or None."""
+        query = self._spark.streams.get(query_id)
+        return query._jsq.streamingQuery() if query is not None else None
+
+    def stream_started(self, event: Any) -> None:
+        from headwater.capture.streaming import QueryStarted, spark_time
+
+        query_id = str(event.id)
+        session = None
+        try:
+            execution = self._query(query_id)
+            session = str(execution.sparkSessionForStream().sessionUUID()) if execution is not None else None
+        except Exception as exc:  # noqa: BLE001 - foreachBatch writes are then reported as jobs of their own
+            log.debug("headwater: the streaming query's session is not known: %s", exc)
+        info = QueryStarted(query_id, str(event.runId), event.name or None, spark_time(event.timestamp), session)
+        self.emitter.submit(self._item(lambda: self.streams.started(info)))
+
+    def stream_progress(self, progress: Any) -> None:
+        from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
+
+        query_id, run = str(progress.id), str(progress.runId)
+        sink = getattr(getattr(progress, "sink", None), "description", None)
+        snap = None
+        if run not in self._stream_lineage:
+            self._stream_lineage.add(run)
+            execution = self._query(query_id)
+            if execution is not None:
+                snap = self._snapshot(stream_plan(execution, self._sc._jvm), None)
+
+        def events() -> list[Any]:
+            lineage = self._analyze(snap) if snap is not None else None
+            info = QueryProgress(
+                query_id,
+                int(progress.batchId),
+                _number(progress.numInputRows, int),
+                _number(progress.inputRowsPerSecond, float),
+                _number(progress.processedRowsPerSecond, float),
+                spark_time(progress.timestamp),
+                lineage,
+                sink,
+            )
+            return self._plain_if(self.streams.progress(info))
+
+        self.emitter.submit(self._item(events))
+
+    def stream_terminated(self, event: Any) -> None:
+        message = getattr(event, "exception", None)
+        failure = Failure(message=str(message).splitlines()[0], stack_trace=str(message)) if message else None
+        ended = time.time()
+        query_id = str(event.id)
+        self.emitter.submit(self._item(lambda: self._plain_if(self.streams.terminated(query_id, failure, ended))))
+
+    def _plain_if(self, events: list[Any]) -> list[Any]:
+        return plain_events(events) if self._plain else events
+
     def _events_for(self, seen: Observed) -> list[Any]:
         """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
 
         Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
         reported as part of that command (``headwater.capture.nesting``)."""
         lineage = self._analyze(seen.snapshot)
-        if lineage is None or not self._reported(lineage):
+        if lineage is None:
+            return []
+        stream = self.streams.sessions.get(seen.session_uuid) if seen.session_uuid else None
+        if stream is not None:  # a write of a streaming query's foreachBatch function: the query's output
+            self.streams.batch_write(stream, list(lineage.inputs), list(lineage.outputs))
+            return []
+        if not self._reported(lineage):
             return []
         style = self.config.job_name_style
+        parent: RunRef | None = None
+        extra: dict[str, Any] = {}
+        session_events: list[Any] = []
+        app_name = self.app_name
+        if seen.connect is not None:
+            session_events, parent, facet = self._session_of(seen.connect, seen.started)
+            extra = {CONNECT_FACET: facet}
+            app_name = seen.connect.app_name or self.app_name
         job = execution_job_name(
-            self.app_name,
+            app_name,
             lineage.action,
             lineage.output_name if style == "headwater" else lineage.job_suffix,
             append_dataset_name=self.config.append_dataset_name,
@@ -267,11 +414,51 @@ class Tracker:
             unhandled_command=getattr(lineage, "unhandled_command", None),
             call_site=self._call_site(seen.started),
             logical_plan=self._logical_plan(seen.snapshot),
+            parent=parent,
+            extra_run_facets=extra,
         )
         ready = self.nesting.add(execution)
         if self.nesting.holding:
             self._schedule_release()
-        return self._events(ready)
+        events = self._events(ready)
+        return [*self._plain_if(session_events), *events] if seen.connect is not None else events
+
+    # -- Spark Connect client sessions (headwater.capture.connect) -----------------------------
+    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Any], RunRef, SparkConnectRunFacet]:
+        """The run of a client session (worker thread): its START the first time the session is seen."""
+        known = self._sessions.get(connect.session_id)
+        if known is not None:
+            return [], known[0], known[1]
+        style = self.config.job_name_style
+        name = application_job_name(connect.app_name or self.app_name, style)
+        if name == self.context.app_job:  # the client set no appName of its own: not the server's job
+            name = f"{name}.connect_session"
+        ref = RunRef(self.context.namespace, name, str(generate_new_uuid()))
+        facet = SparkConnectRunFacet(
+            sessionId=connect.session_id,
+            userId=connect.user_id or None,
+            userName=connect.user_name or None,
+            clientType=connect.client_type or None,
+            producer=PRODUCER,
+        )
+        self._sessions[connect.session_id] = (ref, facet)
+        return [session_event(self.context, ref, facet, EventType.START, at)], ref, facet
+
+    def _session_closed(self, session_id: str, at: float) -> None:
+        """Spark's listener thread: a client session ended; its run completes (on the worker)."""
+
+        def end() -> list[Any]:
+            known = self._sessions.pop(session_id, None)
+            if known is None:
+                return []
+            return self._plain_if([session_event(self.context, known[0], known[1], EventType.COMPLETE, at)])
+
+        self.emitter.submit(self._item(self._release_all))
+        self.emitter.submit(self._item(end))
+
+    def _end_sessions(self, at: float) -> list[Any]:
+        sessions, self._sessions = self._sessions, {}
+        return [session_event(self.context, ref, facet, EventType.COMPLETE, at) for ref, facet in sessions.values()]
 
     def _call_site(self, started: float) -> tuple[str, int, str | None] | None:
         """The line of the job's code whose action ran the execution that started at ``started``."""
@@ -486,8 +673,11 @@ def track(
     """
     try:
         if is_connect_session(spark):
-            log.warning(CONNECT_MESSAGE.format(kind=describe(spark)))
-            return None
+            server = local_server_session()  # remote("local[*]"): PySpark started a Connect server in this process
+            if server is None:
+                log.warning(CONNECT_MESSAGE.format(kind=describe(spark)))
+                return None
+            spark = server
         sc = spark.sparkContext
         existing = getattr(sc, ATTR, None)
         if isinstance(existing, Tracker) and not existing.stopped:
@@ -564,6 +754,13 @@ def _lineage_functions(
         return analyze(snap, options)
 
     return snapshot, analyze_snapshot
+
+
+def _number(value: Any, kind: Callable[[Any], Any]) -> Any:
+    try:
+        return None if value is None else kind(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _wait_listener_bus(sc: Any, timeout: float) -> None:

@@ -1,6 +1,6 @@
 """The ``headwater`` command line.
 
-Each subcommand lives in its own module in this package, named after the command, and exposes a click
+Each subcommand lives in its own module in this package, named after the command (``-`` spelled ``_``), and exposes a click
 command named ``command``: adding a subcommand means adding one module and nothing else.
 
 Modules are imported only when their command runs (or when ``--help`` lists them): ``headwater run``
@@ -19,9 +19,12 @@ from headwater import __version__
 
 
 def _command_modules() -> dict[str, str]:
-    """Command name → module, found without importing anything (``_private`` modules are not commands)."""
+    """Command name → module, found without importing anything (``_private`` modules are not commands; a module
+    ``connect_server`` is the command ``connect-server``)."""
     return {
-        info.name: f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")
+        info.name.replace("_", "-"): f"{__name__}.{info.name}"
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_")
     }
 
 

@@ -251,3 +251,12 @@ def table_levels(namespace: str) -> int:
 def default_table_schema(namespace: str) -> str | None:
     """The schema a bare table name lives in (``public`` for PostgreSQL/Redshift, ``dbo`` for SQL Server)."""
     return _SQL_DEFAULT_SCHEMA.get(namespace_kind(namespace))
+
+
+def kafka_dataset(bootstrap_servers: str, topic: str) -> tuple[str, str]:
+    """A Kafka topic by the naming spec: namespace ``kafka://{host}:{port}`` of the first bootstrap server, name the
+    topic (``"b1:9092,b2:9092"``, ``"orders"`` → ``("kafka://b1:9092", "orders")``)."""
+    first = bootstrap_servers.split(",")[0].strip()
+    if "://" in first:  # SASL_SSL://host:port listener notation
+        first = first.split("://", 1)[1]
+    return f"kafka://{first}", topic.strip()

@@ -265,7 +265,7 @@ def test_parent_facets_namespace_app_name_and_disabled_facets(
     assert_parented(events)
 
 
-def test_spark_connect_sessions_are_detected_and_not_tracked(caplog: pytest.LogCaptureFixture) -> None:
+def test_spark_connect_client_sessions_are_detected_and_pointed_to_the_server(caplog: pytest.LogCaptureFixture) -> None:
     from headwater.capture import is_connect_session
 
     class ConnectStyleSession:
@@ -280,7 +280,7 @@ def test_spark_connect_sessions_are_detected_and_not_tracked(caplog: pytest.LogC
     caplog.set_level(logging.WARNING, logger="headwater.capture")
     assert track(session) is None
     assert any(
-        "Spark Connect" in r.getMessage() and "OpenLineageSparkListener" in r.getMessage() for r in caplog.records
+        "Spark Connect" in r.getMessage() and "headwater connect-server" in r.getMessage() for r in caplog.records
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 class RelationInfo:
     """A leaf relation or write target, described by what naming needs."""
 
-    kind: str  # files | table | jdbc | v2 | none | unknown
+    kind: str  # files | table | jdbc | v2 | dataset | none | unknown
     cls: str = ""
     paths: list[str] = field(default_factory=list)
     format: str | None = None
@@ -24,6 +24,8 @@ class RelationInfo:
     jdbc_url: str | None = None
     jdbc_table: str | None = None
     provider: str | None = None
+    # kind "dataset": a dataset named outright (streaming sources and sinks: Kafka topics, rate, memory)
+    names: list[list[str]] = field(default_factory=list)  # [namespace, name] pairs
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> RelationInfo:

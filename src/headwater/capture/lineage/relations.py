@@ -43,6 +43,8 @@ def datasets_of(info: RelationInfo | None) -> list[DatasetId]:
             if ds not in seen:
                 seen.append(ds)
         return seen
+    if info.kind == "dataset":
+        return [DatasetId(ns, name) for ns, name in info.names]
     if info.kind == "table":
         table = (info.metastore or "spark_catalog", info.table or "")
         if info.paths:

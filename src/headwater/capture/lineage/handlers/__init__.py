@@ -10,6 +10,7 @@
 | :mod:`.ddl` | CREATE / REPLACE / DROP / TRUNCATE / ALTER (RENAME) TABLE, V1 and V2 |
 | :mod:`.views` | view definitions (no output) |
 | :mod:`.metadata` | commands that touch no data (SET, SHOW, DESCRIBE, CACHE, ANALYZE, ...) |
+| :mod:`.streams` | Structured Streaming sources (files, rate, Kafka, tables) and sinks (files, memory, Kafka, tables) |
 
 The registry is in :mod:`.registry`, the guarded py4j reads in :mod:`.jvm`, the table readers the families
 share in :mod:`.targets`. A new Spark command: one function registered in the module of its family.
@@ -17,7 +18,7 @@ share in :mod:`.targets`. A new Spark command: one function registered in the mo
 
 from __future__ import annotations
 
-from . import datasource_writes, ddl, file_writes, metadata, reads, table_writes, v2_writes, views  # noqa: F401 - registration
+from . import datasource_writes, ddl, file_writes, metadata, reads, streams, table_writes, v2_writes, views  # noqa: F401 - registration
 from .jvm import Jvm, guarded
 from .registry import (
     REGISTRY,
