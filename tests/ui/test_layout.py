@@ -65,7 +65,7 @@ GEOMETRY = r"""
   if (fonts) {
     for (const { el } of texts) {
       const px = parseFloat(getComputedStyle(el).fontSize) * zoom;
-      const min = el.matches('.lnode-name') ? 12 : el.matches('.col-name, .col-type') ? 11 : 0;
+      const min = el.matches('.lnode-name') ? 11 : el.matches('.col-name') ? 10 : el.matches('.col-type') ? 9 : 0;
       if (px + 1e-6 < min) problems.push(`font ${px.toFixed(1)} px < ${min} px: ${label(el)}`);
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompareAnswer } from "../api/types";
-import { columnKey, compareMarks, compareWindow, withRemoved } from "./compare";
+import { columnKey, compareMarks, compareWindow, typeFamily, withRemoved } from "./compare";
 import { JOB2, ds, edge, node } from "./testdata";
 
 const answer: CompareAnswer = {
@@ -45,5 +45,30 @@ describe("compare", () => {
       to: "2026-11-10T00:00:00Z",
       toParam: "2026-11-10T00:00:00Z",
     });
+  });
+});
+
+describe("type families", () => {
+  it("a producer's spelling is not a change, a change of family is", () => {
+    expect(typeFamily("bigint")).toBe(typeFamily("integer"));
+    expect(typeFamily("INT")).toBe(typeFamily("long"));
+    expect(typeFamily("double")).toBe(typeFamily("decimal(12,2)"));
+    expect(typeFamily("varchar(20)")).toBe(typeFamily("string"));
+    expect(typeFamily("timestamp")).toBe(typeFamily("timestamp with time zone"));
+    expect(typeFamily("integer")).not.toBe(typeFamily("decimal(12,2)"));
+    expect(typeFamily("string")).not.toBe(typeFamily("date"));
+    const marks = compareMarks({
+      ...answer,
+      columns: {
+        added: [],
+        removed: [],
+        changed: [
+          { dataset: ds("a"), field: "id", fromType: "integer", toType: "bigint" },
+          { dataset: ds("a"), field: "pay", fromType: "integer", toType: "decimal(12,2)" },
+        ],
+      },
+    });
+    expect([...marks.columns.keys()]).toEqual([columnKey(ds("a"), "pay")]);
+    expect(marks.changes?.get(columnKey(ds("a"), "pay"))).toEqual({ from: "integer", to: "decimal(12,2)" });
   });
 });
