@@ -21,6 +21,7 @@ import { LineageEdge } from "./LineageEdge";
 import { MapIcon, FitIcon, MinusIcon, PlusIcon } from "../components/Icons";
 import type { LineageFlowNode } from "./types";
 import { push } from "../lib/multimap";
+import { HEADER_HEIGHT } from "./sizes";
 
 const nodeTypes: NodeTypes = { dataset: DatasetNode, job: JobNode };
 const edgeTypes: EdgeTypes = { lineage: LineageEdge };
@@ -299,19 +300,29 @@ export function Canvas({
   // the node to keep in view (the one acted on, else the focus) left the canvas is it panned back in,
   // at the zoom the user chose (less only when the node would not fit)
   const lastSize = useRef("");
+  const lastFocus = useRef(focus);
   useEffect(() => {
     if (overview || !placed || size.w === 0) return;
     const sizeKey = `${size.w}x${size.h}`;
     const resized = lastSize.current !== "" && lastSize.current !== sizeKey;
+    const refocused = lastFocus.current !== focus;
     lastSize.current = sizeKey;
+    lastFocus.current = focus;
+    // a new layout keeps its own place (see apply); only a new focus or a new canvas size moves the view
+    if (!resized && !refocused) return;
     if (!touched.current && resized) {
       const o = viewFor(positions, focus, size.w, size.h);
       if (o) void rf.setViewport({ x: o.x, y: o.y, zoom: o.zoom }, { duration: 200 });
       return;
     }
-    const keep = [focus, anchorRef.current?.id].find((k): k is string => Boolean(k && positions[k]));
-    const f = keep ? boxOf(keep, positions) : null;
-    if (!f) return;
+    // the new focus, else the node the user acted on last, else the focus
+    const keep = [refocused ? focus : anchorRef.current?.id, focus].find((k): k is string => Boolean(k && positions[k]));
+    const whole = keep ? boxOf(keep, positions) : null;
+    if (!whole) return;
+    // a node the user clicked on the canvas is where they look: only its head has to stay in view (a
+    // tall column list may go on below the edge); a node chosen elsewhere (the pane, the impact table)
+    // is brought wholly into view
+    const f = anchorRef.current?.id === keep ? { ...whole, h: Math.min(whole.h, HEADER_HEIGHT) } : whole;
     const vp = target.current ?? rf.getViewport();
     const zoom = Math.min(vp.zoom, (size.h - 2 * FIT_PADDING) / f.h, (size.w - 2 * FIT_PADDING) / (f.w + 32));
     const sx = vp.x + f.x * zoom, sy = vp.y + f.y * zoom;
@@ -382,16 +393,7 @@ export function Canvas({
         >
           <Background variant={BackgroundVariant.Dots} gap={18} size={1} color="#cbd5e1" />
           {showMap && elements.nodes.length > MINIMAP_MAX && placed && <CanvasMiniMap nodes={nodes} root={root} />}
-          {showMap && elements.nodes.length <= MINIMAP_MAX && (
-            <MiniMap
-              pannable
-              zoomable
-              position="bottom-right"
-              ariaLabel="Minimap"
-              nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
-              maskColor="rgba(241,245,249,0.7)"
-            />
-          )}
+
         </ReactFlow>
         )}
         {!placed && elements.nodes.length > 0 && <div className="canvas-loading">Laying out {elements.nodes.length} nodes…</div>}
@@ -401,6 +403,19 @@ export function Canvas({
           </button>
         )}
       </div>
+      {!overview && showMap && elements.nodes.length <= MINIMAP_MAX && (
+        // beside the graph, not over it: the map never covers a node
+        <div className="canvas-map" data-testid="canvas-map">
+          <MiniMap
+            pannable
+            zoomable
+            position="top-left"
+            ariaLabel="Minimap"
+            nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
+            maskColor="rgba(241,245,249,0.7)"
+          />
+        </div>
+      )}
       <div className="canvas-rail" role="toolbar" aria-label="Graph view" data-testid="canvas-rail">
         <button className="rail-btn" aria-label="Zoom in" title="Zoom in" onClick={() => (overview ? overviewRef.current?.zoomBy(1.25) : void rf.zoomIn({ duration: 150 }))}>
           <PlusIcon />

@@ -1,6 +1,6 @@
 import type { CompareAnswer } from "../api/types";
 import { formatTime } from "../lib/format";
-import { typeFamily } from "../model/compare";
+import { addedColumnChanges, typeFamily } from "../model/compare";
 import { splitName } from "../model/nodeid";
 
 /**
@@ -19,14 +19,16 @@ export function CompareBar({ answer, error }: { answer: CompareAnswer | null; er
   add(answer.nodes.removed.length, "removed", `−${answer.nodes.removed.length} nodes`, "cmp-nodes-removed");
   add(answer.edges.added.length, "added", `+${answer.edges.added.length} edges`, "cmp-edges-added");
   add(answer.edges.removed.length, "removed", `−${answer.edges.removed.length} edges`, "cmp-edges-removed");
-  add(answer.columns.added.length, "added", `+${answer.columns.added.length} columns`, "cmp-cols-added");
+  const addedN = addedColumnChanges(answer).length;
+  add(addedN, "added", `+${addedN} ${addedN === 1 ? "column" : "columns"}`, "cmp-cols-added");
   add(answer.columns.removed.length, "removed", `−${answer.columns.removed.length} columns`, "cmp-cols-removed");
   add(retyped.length, "changed", `~${retyped.length} retyped`, "cmp-cols-retyped");
+  const added = addedColumnChanges(answer);
   const total =
     answer.nodes.added.length + answer.nodes.removed.length + answer.edges.added.length + answer.edges.removed.length +
-    answer.columns.added.length + answer.columns.removed.length + retyped.length;
+    added.length + answer.columns.removed.length + retyped.length;
   const named = [
-    ...answer.columns.added.map((c) => `+ ${c.field} (${dsName(c.dataset)})`),
+    ...added.map((g) => `+ ${g[0].field} (${g.map((c) => dsName(c.dataset)).join(" → ")})`),
     ...answer.columns.removed.map((c) => `− ${c.field} (${dsName(c.dataset)})`),
     ...retyped.map((c) => `~ ${c.field}: ${c.fromType ?? "?"} → ${c.toType ?? "?"}`),
   ];

@@ -153,7 +153,13 @@ export function DetailsPane({
   onIndirect?: (on: boolean) => void;
 }) {
   const [tab, setTab] = useState<PaneTab>("info");
-  const [main, setMain] = useState<"path" | "node">("path");
+  const [main, setMain] = useState<"path" | "node">(column ? "path" : "node");
+  // a newly selected column shows its path, a newly selected node its details
+  const [shownFor, setShownFor] = useState({ nodeId, column });
+  if (shownFor.nodeId !== nodeId || shownFor.column !== column) {
+    setShownFor({ nodeId, column });
+    setMain(column && column !== shownFor.column ? "path" : "node");
+  }
   const cat = useCatalogNode(nodeId);
   const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
   const isJob = nodeId.startsWith("job:");

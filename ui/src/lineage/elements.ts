@@ -231,7 +231,8 @@ export function buildElements(inp: ElementsInput): Elements {
     if (!ids.has(srcDs) || !ids.has(tgtDs)) return;
     const srcOpen = visibleCols.get(srcDs);
     const tgtOpen = visibleCols.get(tgtDs);
-    if (!srcOpen && !tgtOpen) return;
+    // column edges are drawn between column rows on screen (the dataset-to-dataset edges already say the rest)
+    if (!srcOpen || !tgtOpen) return;
     const t = ce.transformations ?? [];
     const dependency = dependencyOf(ce.target, t);
     if (inp.directOnly && dependency === "indirect") return;
@@ -250,10 +251,9 @@ export function buildElements(inp: ElementsInput): Elements {
     }
     const sf = fieldName(ce.source);
     const tf = tgtIsField ? fieldName(ce.target) : null;
-    const sourceHandle = srcOpen?.has(sf) ? `out:${sf}` : "out";
-    const targetHandle = tf !== null && tgtOpen?.has(tf) ? `in:${tf}` : "in";
-    // with a column path, an edge off the path between two closed headers is only clutter
-    if (path && !onPath && (sourceHandle === "out" || targetHandle === "in")) return;
+    if (!srcOpen.has(sf) || (tf !== null && !tgtOpen.has(tf))) return;
+    const sourceHandle = `out:${sf}`;
+    const targetHandle = tf !== null ? `in:${tf}` : "in";
     const emphasis: Emphasis = path ? (onPath ? "highlight" : "dim") : "normal";
     edges.push({
       id: `c:${i}`,

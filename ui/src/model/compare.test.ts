@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompareAnswer } from "../api/types";
-import { columnKey, compareMarks, compareWindow, typeFamily, withRemoved } from "./compare";
+import { addedColumnChanges, columnKey, compareMarks, compareWindow, typeFamily, withRemoved } from "./compare";
 import { JOB2, ds, edge, node } from "./testdata";
 
 const answer: CompareAnswer = {
@@ -70,5 +70,30 @@ describe("type families", () => {
     });
     expect([...marks.columns.keys()]).toEqual([columnKey(ds("a"), "pay")]);
     expect(marks.changes?.get(columnKey(ds("a"), "pay"))).toEqual({ from: "integer", to: "decimal(12,2)" });
+  });
+});
+
+describe("added columns as changes", () => {
+  it("a column carried on into a dataset made from it is one change, source first", () => {
+    const csv = ds("employees.csv");
+    const table = "dataset:headwater:hr.employees";
+    const other = ds("x");
+    const groups = addedColumnChanges({
+      ...answer,
+      columns: {
+        added: [
+          { dataset: table, field: "Email", type: "string" },
+          { dataset: csv, field: "Email", type: "string" },
+          { dataset: other, field: "Phone", type: "string" },
+        ],
+        removed: [],
+        changed: [],
+      },
+      columnEdges: {
+        added: [{ source: "datasetField:file:/data/employees.csv:Email", target: "datasetField:headwater:hr.employees:Email", job: "job:headwater:crawl", transformations: [] }],
+        removed: [],
+      },
+    });
+    expect(groups.map((g) => g.map((c) => `${c.dataset}|${c.field}`))).toEqual([[`${csv}|Email`, `${table}|Email`], [`${other}|Phone`]]);
   });
 });

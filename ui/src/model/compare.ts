@@ -87,3 +87,40 @@ export function compareWindow(
   const [from, to] = Date.parse(cmp) <= Date.parse(other) ? [cmp, other] : [other, cmp];
   return { from, to, toParam: to === now && !at ? null : to };
 }
+
+type AddedColumn = CompareAnswer["columns"]["added"][number];
+
+/**
+ * The added columns as changes: a column added to a dataset and carried on into the datasets made from it
+ * (an added column edge between two added columns: a crawler's table of the changed file, a job's copy) is
+ * one change, listed source first.
+ */
+export function addedColumnChanges(answer: CompareAnswer): AddedColumn[][] {
+  const key = (dataset: string, field: string) => `datasetField:${dataset.slice("dataset:".length)}:${field}`;
+  const byKey = new Map(answer.columns.added.map((c) => [key(c.dataset, c.field), c]));
+  const parent = new Map<string, string>();
+  const find = (k: string): string => {
+    const p = parent.get(k);
+    if (!p || p === k) return k;
+    const r = find(p);
+    parent.set(k, r);
+    return r;
+  };
+  const fed = new Set<string>();
+  for (const e of answer.columnEdges.added) {
+    if (!byKey.has(e.source) || !byKey.has(e.target)) continue;
+    if ((e.transformations ?? []).length > 0 && e.transformations.every((t) => t.type === "INDIRECT")) continue;
+    parent.set(find(e.target), find(e.source));
+    fed.add(e.target);
+  }
+  const groups = new Map<string, AddedColumn[]>();
+  for (const [k, c] of byKey) {
+    const r = find(k);
+    const list = groups.get(r) ?? [];
+    // the column nothing added feeds first
+    if (fed.has(k)) list.push(c);
+    else list.unshift(c);
+    groups.set(r, list);
+  }
+  return [...groups.values()];
+}
