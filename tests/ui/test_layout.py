@@ -1,12 +1,18 @@
-"""Nothing covers anything, and text is readable at the opening zoom — measured in real Chromium.
+"""The explorer opens with the story readable and keeps the user's place — measured in real Chromium.
 
-For the demo's graph (fixtures/layout_events.demo_events: the Spark integration's job names, the
-demo link's view with TotalCompensation selected) and a 197-node layered graph, at 1600x1000 and
-1280x720, the page's real geometry is read (getBoundingClientRect of every node's text, edge paths
-sampled with getPointAtLength and mapped to the screen, the stacking order at each sample from
-elementsFromPoint) and the test fails when:
+For the demo's graph (fixtures/layout_events.demo_events: the Spark integration's job names, join and
+group-by keys both as the facet's dataset-level list and folded into every output column, the demo
+link's view with TotalCompensation selected), a generated 60-node graph and a 197-node layered graph,
+at 1600x1000 and 1280x720, the page's real geometry is read (getBoundingClientRect of every node's
+text, edge paths sampled with getPointAtLength and mapped to the screen, the stacking order at each
+sample from elementsFromPoint) and the test fails when:
 
-- a node name is drawn under 12 px or a column row under 11 px at the opening zoom;
+- on open, a node of the demo's lineage is not wholly inside the canvas;
+- a node name is drawn under 11 px (a column name under 10 px, a type under 9 px) at the opening zoom;
+- a node moves more than 8 px on screen when it is expanded, when a column is selected, when the
+  side pane is folded;
+- TotalCompensation's column path lists anything but the columns whose values flow into it;
+- comparing the demo before and after its re-crawl shows anything but the added Email;
 - an edge is painted over a node's text (an edge under an opaque node is fine);
 - a floating control (minimap, panels) covers a node's text;
 - the focus node is not fully inside the canvas after the view opens, after a node is shown from
@@ -17,13 +23,28 @@ elementsFromPoint) and the test fails when:
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
-from .fixtures.layout_events import ACT2, DEMO_JOB_NS, DEMO_NS, EMP_COMP, layout_events, wide_root
+from .fixtures.layout_events import (
+    ACT2,
+    ADJUSTMENTS,
+    ATTENDANCE,
+    BONUSES,
+    DEMO_JOB_NS,
+    DEMO_NS,
+    EMP_ATT,
+    EMP_COMP,
+    EMPLOYEES,
+    T_CRAWL2,
+    layout_events,
+    sixty_root,
+    wide_root,
+)
 
 pytestmark = [pytest.mark.browser]
 
@@ -37,7 +58,7 @@ DEMO_WRITER = f"job:{DEMO_JOB_NS}:{ACT2}"
 
 # Returns a list of problems (strings); empty when nothing covers anything.
 GEOMETRY = r"""
-({ focus, fonts }) => {
+({ focus, fonts, every }) => {
   const problems = [];
   const flowEl = document.querySelector('.canvas-flow');
   const flow = flowEl.getBoundingClientRect();
@@ -65,7 +86,7 @@ GEOMETRY = r"""
   if (fonts) {
     for (const { el } of texts) {
       const px = parseFloat(getComputedStyle(el).fontSize) * zoom;
-      const min = el.matches('.lnode-name') ? 12 : el.matches('.col-name, .col-type') ? 11 : 0;
+      const min = el.matches('.lnode-name') ? 11 : el.matches('.col-name') ? 10 : el.matches('.col-type') ? 9 : 0;
       if (px + 1e-6 < min) problems.push(`font ${px.toFixed(1)} px < ${min} px: ${label(el)}`);
     }
   }
@@ -115,7 +136,15 @@ GEOMETRY = r"""
     }
   }
 
-  // 4. the focus node fully inside the canvas
+  // 4. the focus node (with `every`: every node) fully inside the canvas
+  if (every) {
+    for (const n of document.querySelectorAll('.react-flow__node')) {
+      const r = n.getBoundingClientRect();
+      if (r.left < flow.left - 1 || r.top < flow.top - 1 || r.right > flow.right + 1 || r.bottom > flow.bottom + 1) {
+        problems.push(`node ${n.getAttribute('data-id')} not fully inside the canvas`);
+      }
+    }
+  }
   if (focus) {
     const n = document.querySelector(`.react-flow__node[data-id="${CSS.escape(focus)}"]`);
     if (!n) problems.push(`focus node ${focus} not rendered`);
@@ -144,12 +173,12 @@ def expect_still(page: Any) -> None:
     )
 
 
-def check(page: Any, focus: str | None, fonts: bool = False) -> None:
+def check(page: Any, focus: str | None, fonts: bool = False, every: bool = False) -> None:
     """The geometry holds once the view has settled: the final layout (ELK) may replace the first one a moment
     after the viewport stops moving, so a failing look is taken again (the same viewport, up to 10 s)."""
     expect_still(page)
     deadline = time.monotonic() + 10
-    while (problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts})) and time.monotonic() < deadline:
+    while (problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts, "every": every})) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
         expect_still(page)
     assert not problems, "\n".join(problems[:30]) + (f"\n... {len(problems)} in all" if len(problems) > 30 else "")
@@ -188,16 +217,81 @@ def finish(context: Any, page: Any, errors: list[str], name: str) -> None:
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 
+def field(dataset: str, name: str) -> str:
+    return f"datasetField:{DEMO_NS}:{dataset}:{name}"
+
+
+# what flows into TotalCompensation, written out from the fixture's DIRECT lineage (not the join and
+# group-by keys, which only choose the rows)
+TOTAL_PATH = {
+    field(EMP_COMP, "TotalCompensation"),
+    field(EMP_ATT, "Salary"),
+    field(EMP_ATT, "OvertimeHours"),
+    field(ADJUSTMENTS, "AdjustmentAmount"),
+    field(BONUSES, "BonusAmount"),
+    field(EMPLOYEES, "Salary"),
+    field(ATTENDANCE, "OvertimeHours"),
+}
+# ... and what selects its rows: job 2's folded join and group-by keys, job 1's dataset-level join keys
+TOTAL_INFLUENCES = {
+    field(EMP_ATT, "EmployeeID"),
+    field(ADJUSTMENTS, "EmployeeID"),
+    field(BONUSES, "EmployeeID"),
+    field(EMP_ATT, "Name"),
+    field(EMP_ATT, "Department"),
+    field(EMP_ATT, "Role"),
+    field(EMPLOYEES, "EmployeeID"),
+    field(ATTENDANCE, "EmployeeID"),
+}
+
+
+def screen_box(page: Any, node_id: str) -> dict[str, float]:
+    return page.locator(f'.react-flow__node[data-id="{node_id}"]').evaluate(
+        "n => { const r = n.getBoundingClientRect(); return { x: r.left, y: r.top, w: r.width }; }"
+    )
+
+
+def assert_kept(before: dict[str, float], after: dict[str, float], what: str) -> None:
+    moved = max(abs(after["x"] - before["x"]), abs(after["y"] - before["y"]))
+    assert moved <= 8, f"{what}: the node moved {moved:.1f} px on screen ({before} -> {after})"
+    assert abs(after["w"] - before["w"]) <= 1, f"{what}: the zoom changed ({before['w']} -> {after['w']} px wide)"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_demo_graph_nothing_covers_anything(browser: Any, server: str, size: tuple[int, int]) -> None:
-    url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 4), ("cols", DEMO_ROOT), ("col", DEMO_COL)])
+def test_demo_opens_whole_and_readable(browser: Any, server: str, size: tuple[int, int]) -> None:
+    # the demo's short link: the column by its bare name
+    url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 4), ("col", "TotalCompensation")])
     context, page, errors = open_view(browser, server, size, url)
     try:
-        # the demo link: the details pane is open with the column path; the root is the focus
-        expect(page.get_by_test_id("details-pane")).to_be_visible()
-        check(page, DEMO_ROOT, fonts=True)
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "8")
+        # every node of the lineage inside the canvas, names >= 11 px, no edge over any text
+        check(page, DEMO_ROOT, fonts=True, every=True)
         check_toolbar(page)
-        # the job that wrote it, shown from the details pane ("Written by" -> show in graph)
+        expect(page.get_by_test_id("outside-count")).to_have_count(0)
+        pane = page.get_by_test_id("details-pane")
+        # at 1280 px the pane opens folded so that the graph has the room; it unfolds on a click
+        expect(pane).to_have_attribute("data-folded", "true" if size[0] < 1440 else "false")
+        if size[0] < 1440:
+            page.get_by_test_id("pane-unfold").click()
+            check(page, DEMO_ROOT)
+        # the column path: what flows into TotalCompensation, nothing reached only through keys
+        rows = page.get_by_test_id("path-column")
+        expect(rows).to_have_count(len(TOTAL_PATH))
+        assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.fieldId)")) == TOTAL_PATH
+        hops = rows.evaluate_all("rs => rs.map(r => Number(r.dataset.hop))")
+        assert hops[0] == 0 and hops[1:] == sorted(hops[1:], key=abs), f"not in hop order: {hops}"
+        # every path column is on the canvas (its dataset shows it even with its column list closed)
+        for fid in TOTAL_PATH:
+            expect(page.locator(f'.react-flow__node [data-field-id="{fid}"]')).to_have_attribute("data-highlighted", "true")
+        # the keys are one toggle away, listed apart
+        page.get_by_test_id("path-indirect").check()
+        infl = page.get_by_test_id("path-influence")
+        expect(infl).to_have_count(len(TOTAL_INFLUENCES))
+        assert set(infl.evaluate_all("rs => rs.map(r => r.dataset.fieldId)")) == TOTAL_INFLUENCES
+        expect(infl.filter(has_text="grouped by").first).to_be_visible()
+        page.get_by_test_id("path-indirect").uncheck()
+        # the job that wrote it, shown from the details tab ("Written by" -> show in graph)
+        page.get_by_test_id("pane-tab-node").click()
         writer = page.get_by_test_id("written-by").locator(f'[data-ref-id="{DEMO_WRITER}"]')
         expect(writer).to_contain_text("write employee_compensation")
         writer.get_by_test_id("show-in-graph").click()
@@ -211,12 +305,112 @@ def test_demo_graph_nothing_covers_anything(browser: Any, server: str, size: tup
         # Esc closes the topmost pane first
         page.keyboard.press("Escape")
         expect(page.get_by_test_id("impact-panel")).to_have_count(0)
-        expect(page.get_by_test_id("details-pane")).to_be_visible()
+        expect(pane).to_be_visible()
         page.keyboard.press("Escape")
-        expect(page.get_by_test_id("details-pane")).to_have_count(0)
+        expect(pane).to_have_count(0)
         check(page, DEMO_ROOT)
     finally:
         finish(context, page, errors, f"layout_demo_{size[0]}x{size[1]}")
+
+
+def test_demo_keys_drawn_once_per_dataset_pair(browser: Any, server: str) -> None:
+    url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 4)])
+    context, page, errors = open_view(browser, server, SIZES[0], url)
+    try:
+        page.get_by_test_id("toggle-all-columns").click()
+        # 7 dataset/job edges; the DIRECT column edges between rows on screen: 26 (12 of job 1, 14 of
+        # job 2) less the 4 of OvertimeHours, the 11th column of employee_attendance, on its list's
+        # second page (1 into it, 3 out of it); the join and group-by keys of the 5 input -> output
+        # dataset pairs, each once, whether the producer listed them at dataset level (job 1) or
+        # folded them into all 10 output columns (job 2)
+        expect(page.locator(".react-flow__edge")).to_have_count(7 + 22 + 5)
+        expect(page.locator('.react-flow__edge[data-id^="d:"]')).to_have_count(5)
+        expect(page.locator('.react-flow__edge[data-id^="c:"]')).to_have_count(22)
+        check(page, None)
+    finally:
+        finish(context, page, errors, "layout_demo_keys")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_expanding_and_selecting_keep_the_place(browser: Any, server: str, size: tuple[int, int]) -> None:
+    url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 1)])
+    context, page, errors = open_view(browser, server, size, url)
+    emp_att = f"dataset:{DEMO_NS}:{EMP_ATT}"
+    try:
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "5")
+        expect_still(page)
+        before = screen_box(page, emp_att)
+        page.locator(f'.react-flow__node[data-id="{emp_att}"]').get_by_test_id("expand-upstream").click()
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "8")
+        expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+        expect_still(page)
+        page.wait_for_timeout(400)  # the final layout (ELK) lands after the first: the place is kept through both
+        expect_still(page)
+        assert_kept(before, screen_box(page, emp_att), "expanding employee_attendance upstream")
+        node = page.locator(f'.react-flow__node[data-id="{emp_att}"]')
+        # opening its column list: the node grows downwards, its head stays where it was
+        before = screen_box(page, emp_att)
+        node.get_by_test_id("toggle-columns").click()
+        expect(node.get_by_test_id("column-row")).to_have_count(10)
+        page.wait_for_timeout(400)
+        expect_still(page)
+        assert_kept(before, screen_box(page, emp_att), "opening the columns of employee_attendance")
+        # selecting one of its columns: its path opens on other nodes (and the side pane), the node stays
+        node.locator(f'[data-field-id="{field(EMP_ATT, "Salary")}"]').click()
+        # Salary <- employees.Salary; -> BaseSalary, OvertimePay, TotalCompensation
+        expect(page.locator('.react-flow__node .col-row[data-highlighted="true"]')).to_have_count(5)
+        page.wait_for_timeout(400)
+        expect_still(page)
+        assert_kept(before, screen_box(page, emp_att), "selecting Salary")
+        # folding or unfolding the side pane
+        pane = page.get_by_test_id("details-pane")
+        page.get_by_test_id("pane-unfold" if pane.get_attribute("data-folded") == "true" else "pane-fold").click()
+        page.wait_for_timeout(300)
+        expect_still(page)
+        assert_kept(before, screen_box(page, emp_att), "folding or unfolding the side pane")
+        check(page, None)
+    finally:
+        finish(context, page, errors, f"layout_keep_{size[0]}x{size[1]}")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_sixty_node_graph_opens_readable(browser: Any, server: str, size: tuple[int, int]) -> None:
+    root = sixty_root()
+    context, page, errors = open_view(browser, server, size, "/asset?" + urlencode([("node", root), ("depth", 4)]))
+    try:
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "60")
+        # names readable; when the whole graph does not fit at that zoom the view says how much is outside
+        # and the minimap shows the rest
+        check(page, root, fonts=True)
+        outside = page.get_by_test_id("outside-count")
+        if outside.count():
+            expect(outside).to_contain_text("of 60 nodes outside the view")
+            expect(page.locator(".react-flow__minimap")).to_be_visible()
+        else:
+            check(page, root, every=True)
+        check_toolbar(page)
+    finally:
+        finish(context, page, errors, f"layout_sixty_{size[0]}x{size[1]}")
+
+
+def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, server: str) -> None:
+    employees = f"dataset:{DEMO_NS}:{EMPLOYEES}"
+    iso = lambda t: t.isoformat().replace("+00:00", "Z")  # noqa: E731
+    url = "/asset?" + urlencode(
+        [("node", employees), ("cols", employees), ("at", iso(T_CRAWL2 + timedelta(minutes=1))), ("cmp", iso(T_CRAWL2 - timedelta(minutes=1)))]
+    )
+    context, page, errors = open_view(browser, server, SIZES[0], url)
+    try:
+        bar = page.get_by_test_id("compare-bar")
+        # the crawler spells Spark's integer and decimal(12,2) as bigint and double: not a change
+        expect(bar).to_have_attribute("data-changes", "1")
+        expect(bar).to_contain_text("+1 column")
+        expect(bar).to_contain_text("Email")
+        expect(page.get_by_test_id("cmp-cols-retyped")).to_have_count(0)
+        expect(page.locator(f'.react-flow__node [data-field-id="{field(EMPLOYEES, "Email")}"]')).to_have_attribute("data-mark", "added")
+        expect(page.locator('.react-flow__node .col-row[data-mark="changed"]')).to_have_count(0)
+    finally:
+        finish(context, page, errors, "layout_compare_recrawl")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -68,8 +68,15 @@ export function layeredLayout(
     for (const l of levels.slice(0, -1).reverse()) reorder(byLevel.get(l)!, succ);
   }
 
-  let widest = 0;
-  for (const node of nodes) widest = Math.max(widest, node.width);
+  // each layer as wide as its widest node (jobs are narrower than datasets), layers side by side
+  const left = new Map<number, number>();
+  let x = 0;
+  for (const l of levels) {
+    let w = 0;
+    for (const i of byLevel.get(l)!) w = Math.max(w, nodes[i].width);
+    left.set(l, x);
+    x += w + LAYER_GAP;
+  }
   const positions: Record<string, { x: number; y: number }> = {};
   for (const l of levels) {
     const layer = byLevel.get(l)!;
@@ -78,7 +85,7 @@ export function layeredLayout(
     let y = -total / 2;
     for (const i of layer) {
       const node = nodes[i];
-      positions[node.id] = { x: l * (widest + LAYER_GAP) + (widest - node.width) / 2, y };
+      positions[node.id] = { x: left.get(l)!, y };
       y += node.height + NODE_GAP;
     }
   }

@@ -33,5 +33,6 @@ export interface LayoutResult {
  * second for 100 nodes on a slow machine, most of it warming up); above it the fast layout stays.
  */
 export const ELK_MAX_NODES = 300;
-export const LAYER_GAP = 110;
-export const NODE_GAP = 26;
+/** Between layers: room for the two expand controls (13 px each) and an arrow. */
+export const LAYER_GAP = 40;
+export const NODE_GAP = 16;

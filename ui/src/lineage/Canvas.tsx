@@ -20,6 +20,8 @@ import { JobNode } from "./JobNode";
 import { LineageEdge } from "./LineageEdge";
 import { MapIcon, FitIcon, MinusIcon, PlusIcon } from "../components/Icons";
 import type { LineageFlowNode } from "./types";
+import { push } from "../lib/multimap";
+import { HEADER_HEIGHT } from "./sizes";
 
 const nodeTypes: NodeTypes = { dataset: DatasetNode, job: JobNode };
 const edgeTypes: EdgeTypes = { lineage: LineageEdge };
@@ -29,12 +31,12 @@ const VIRTUALIZE_AT = 250;
 /** Nodes beyond which the SVG minimap gives way to a <canvas> one (SVG: ~0.7 s per 1,000 nodes). */
 const MINIMAP_MAX = 500;
 /**
- * The zoom the view opens at: node names (13 px) and column rows (12 px, types 11 px) are drawn at
- * their CSS size, so names are >= 12 px and column rows >= 11 px on screen. A graph is fitted
- * into view only when it fits at this zoom or more; otherwise the view is centred on the focus
- * node (the root, or the selected node) and "fit" and the minimap are one click away.
+ * The least zoom the view opens at: node names (13 px) are >= 11 px on screen. A graph is fitted
+ * into view when it fits at this zoom or more (never above FIT_MAX_ZOOM); otherwise the view opens
+ * on the focus node and its nearest neighbours at a readable zoom, the minimap shows the rest and a
+ * note says how many nodes are outside the view.
  */
-export const READABLE_ZOOM = 1;
+export const READABLE_ZOOM = 11 / 13;
 const FIT_PADDING = 24;
 /**
  * Below this zoom node names would be under 5 px on screen: nodes are drawn as boxes without text
@@ -42,6 +44,8 @@ const FIT_PADDING = 24;
  */
 export const LOD_ZOOM = 0.4;
 const FIT_MAX_ZOOM = 1.1;
+/** Graphs up to this many nodes fade their new nodes in after an expansion. */
+const ANIMATE_AT = 250;
 
 interface Box {
   x: number;
@@ -50,11 +54,20 @@ interface Box {
   h: number;
 }
 
+type Viewport = { x: number; y: number; zoom: number };
+
+/** The user's last act on the graph: the node whose place on screen the next layout keeps. */
+export interface Anchor {
+  id: string;
+  seq: number;
+}
+
 export function Canvas({
   elements,
   root,
   focus,
   selected = null,
+  anchor = null,
   onPaneClick,
   client,
 }: {
@@ -66,6 +79,8 @@ export function Canvas({
   focus: string;
   /** the selected node (the overview of a huge graph rings it; React Flow nodes show it themselves) */
   selected?: string | null;
+  /** the node the user last acted on (expanded, selected, opened the columns of): it keeps its place on screen */
+  anchor?: Anchor | null;
   onPaneClick: () => void;
 }) {
   // huge graphs: drawn on one <canvas> with level of detail instead of React Flow's DOM nodes
@@ -83,6 +98,24 @@ export function Canvas({
   /** the last viewport the canvas asked for (user zooms reset it) */
   const target = useRef<{ x: number; y: number; zoom: number } | null>(null);
   const sizes = useMemo(() => new Map(elements.layoutNodes.map((n) => [n.id, n])), [elements.layoutNodes]);
+  const neighbours = useMemo(() => {
+    const m = new Map<string, string[]>();
+    for (const e of elements.layoutEdges) {
+      push(m, e.source, e.target);
+      push(m, e.target, e.source);
+    }
+    return m;
+  }, [elements.layoutEdges]);
+  /** the positions the current viewport was chosen for (a new layout keeps the anchor's place from them) */
+  const shown = useRef<Record<string, { x: number; y: number }>>({});
+  /** the user has panned, zoomed or acted on the graph: layouts keep their place instead of re-opening the view */
+  const touched = useRef(false);
+  const anchorRef = useRef<Anchor | null>(anchor);
+  useEffect(() => {
+    anchorRef.current = anchor;
+    if (anchor) touched.current = true;
+  }, [anchor]);
+  const [outside, setOutside] = useState(0);
 
   const boxOf = useCallback(
     (id: string, pos: Record<string, { x: number; y: number }>): Box | null => {
@@ -93,14 +126,11 @@ export function Canvas({
     [sizes],
   );
 
-  /**
-   * The opening view: the whole graph when it fits at a readable zoom, else the focus node
-   * centred at the readable zoom (zoomed out only as far as needed to show the whole focus node).
-   */
-  const viewFor = useCallback(
-    (pos: Record<string, { x: number; y: number }>, focusId: string, width: number, height: number) => {
+  /** Every node's box, and the bounds of `ids` (all when null). */
+  const boundsOf = useCallback(
+    (pos: Record<string, { x: number; y: number }>, ids: Iterable<string> | null) => {
       let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (const id of Object.keys(pos)) {
+      for (const id of ids ?? Object.keys(pos)) {
         const b = boxOf(id, pos);
         if (!b) continue;
         x0 = Math.min(x0, b.x - 16); // expand controls stick out 13 px
@@ -108,17 +138,53 @@ export function Canvas({
         x1 = Math.max(x1, b.x + b.w + 16);
         y1 = Math.max(y1, b.y + b.h);
       }
-      if (!Number.isFinite(x0) || width <= 0 || height <= 0) return null;
-      const fit = Math.min((width - 2 * FIT_PADDING) / (x1 - x0), (height - 2 * FIT_PADDING) / (y1 - y0), FIT_MAX_ZOOM);
-      if (fit >= READABLE_ZOOM) {
-        return { x: width / 2 - ((x0 + x1) / 2) * fit, y: height / 2 - ((y0 + y1) / 2) * fit, zoom: fit };
-      }
-      const f = boxOf(focusId, pos) ?? boxOf(root, pos);
-      if (!f) return null;
-      const zoom = Math.min(READABLE_ZOOM, (height - 2 * FIT_PADDING) / f.h, (width - 2 * FIT_PADDING) / (f.w + 32));
-      return { x: width / 2 - (f.x + f.w / 2) * zoom, y: height / 2 - (f.y + f.h / 2) * zoom, zoom };
+      return Number.isFinite(x0) ? { x0, y0, x1, y1 } : null;
     },
-    [boxOf, root],
+    [boxOf],
+  );
+
+  /**
+   * The opening view: the whole graph when it fits at a readable zoom; else the focus node and its
+   * nearest neighbours (two hops: the jobs and the datasets beyond them, then one hop) at the most
+   * readable zoom that shows them; else the focus node alone. `fits` says whether everything is in view.
+   */
+  const viewFor = useCallback(
+    (pos: Record<string, { x: number; y: number }>, focusId: string, width: number, height: number): (Viewport & { fits: boolean }) | null => {
+      const all = boundsOf(pos, null);
+      if (!all || width <= 0 || height <= 0) return null;
+      const zoomFor = (b: { x0: number; y0: number; x1: number; y1: number }) =>
+        Math.min((width - 2 * FIT_PADDING) / (b.x1 - b.x0), (height - 2 * FIT_PADDING) / (b.y1 - b.y0), FIT_MAX_ZOOM);
+      const centre = (b: { x0: number; y0: number; x1: number; y1: number }, zoom: number) => ({
+        x: width / 2 - ((b.x0 + b.x1) / 2) * zoom,
+        y: height / 2 - ((b.y0 + b.y1) / 2) * zoom,
+        zoom,
+      });
+      const fit = zoomFor(all);
+      if (fit >= READABLE_ZOOM) return { ...centre(all, fit), fits: true };
+      const f = pos[focusId] ? focusId : root;
+      if (!pos[f]) return null;
+      const near = (hops: number) => {
+        const seen = new Set([f]);
+        let frontier = [f];
+        for (let h = 0; h < hops; h++) {
+          const next: string[] = [];
+          for (const id of frontier) for (const o of neighbours.get(id) ?? []) {
+            if (seen.has(o) || !pos[o]) continue;
+            seen.add(o);
+            next.push(o);
+          }
+          frontier = next;
+        }
+        return seen;
+      };
+      for (const hops of [2, 1]) {
+        const b = boundsOf(pos, near(hops));
+        if (b && zoomFor(b) >= READABLE_ZOOM) return { ...centre(b, Math.min(zoomFor(b), 1)), fits: false };
+      }
+      const fb = boundsOf(pos, [f])!;
+      return { ...centre(fb, Math.max(0.2, Math.min(1, zoomFor(fb)))), fits: false };
+    },
+    [boundsOf, root, neighbours],
   );
 
   // re-layout only when the boxes or the edges change, not on every highlight
@@ -141,9 +207,28 @@ export function Canvas({
       // move the viewport *before* the nodes arrive, so React Flow renders the visible nodes once,
       // where they will be seen (not first around (0, 0) and then again after the view moves)
       const el = box.current;
-      if (fittedFor.current === "" && el) {
-        const v = viewFor(r.positions, focus, el.clientWidth, el.clientHeight);
-        if (v) void rf.setViewport(v);
+      if (!overview && el) {
+        const prev = shown.current;
+        let v: Viewport | null = null;
+        if (!touched.current || Object.keys(prev).length === 0) {
+          // nothing done yet (the first layout, or ELK refining it): the opening view
+          const o = viewFor(r.positions, focus, el.clientWidth, el.clientHeight);
+          if (o) {
+            v = { x: o.x, y: o.y, zoom: o.zoom };
+            if (!o.fits && Object.keys(prev).length === 0) setShowMap(true);
+          }
+        } else {
+          // the user's place: the node they acted on (else the focus, else the root) stays where it is on screen
+          const vp = rf.getViewport();
+          const id = [anchorRef.current?.id, focus, root].find((k): k is string => Boolean(k && prev[k] && r.positions[k]));
+          if (id) v = { x: vp.x + (prev[id].x - r.positions[id].x) * vp.zoom, y: vp.y + (prev[id].y - r.positions[id].y) * vp.zoom, zoom: vp.zoom };
+        }
+        if (v) {
+          target.current = v;
+          void rf.setViewport(v);
+        }
+        shown.current = r.positions;
+        fittedFor.current = "placed";
       }
       setPositions(r.positions);
       setLayoutSeq((n) => n + 1);
@@ -195,36 +280,73 @@ export function Canvas({
     [overview, placed, layoutSeq, focus, size.w, size.h],
   );
 
+  /** Nodes not wholly inside the canvas at viewport `vp`. */
+  const countOutside = useCallback(
+    (vp: Viewport) => {
+      if (size.w === 0) return 0;
+      let n = 0;
+      for (const id of Object.keys(positions)) {
+        const b = boxOf(id, positions);
+        if (!b) continue;
+        const x = vp.x + b.x * vp.zoom, y = vp.y + b.y * vp.zoom;
+        if (x < 0 || y < 0 || x + b.w * vp.zoom > size.w || y + b.h * vp.zoom > size.h) n++;
+      }
+      return n;
+    },
+    [positions, boxOf, size.w, size.h],
+  );
+
+  // a pane opened or closed, another node selected: the view stays where the user left it; only when
+  // the node to keep in view (the one acted on, else the focus) left the canvas is it panned back in,
+  // at the zoom the user chose (less only when the node would not fit)
+  const lastSize = useRef("");
+  const lastFocus = useRef(focus);
   useEffect(() => {
     if (overview || !placed || size.w === 0) return;
-    const key = `${root}|${layoutSeq}|${ready ? "final" : "first"}|${focus}|${size.w}x${size.h}`;
-    if (fittedFor.current === key) return;
-    const first = fittedFor.current === "";
-    const focusOnly = fittedFor.current.split("|").slice(0, 3).join("|") === key.split("|").slice(0, 3).join("|");
-    fittedFor.current = key;
-    const v = viewFor(positions, focus, size.w, size.h);
-    if (!v) return;
-    if (focusOnly) {
-      // the same graph, a pane opened or closed or another node selected: re-centre on the focus
-      // within the space there is now, at the zoom the user chose (less if the node would not fit).
-      // The zoom is that of the last view asked for, not the one of an animation in flight.
-      const f = boxOf(focus, positions);
-      if (f) {
-        const zoom = Math.min(target.current?.zoom ?? rf.getViewport().zoom, (size.h - 2 * FIT_PADDING) / f.h, (size.w - 2 * FIT_PADDING) / (f.w + 32));
-        target.current = { x: size.w / 2 - (f.x + f.w / 2) * zoom, y: size.h / 2 - (f.y + f.h / 2) * zoom, zoom };
-        void rf.setViewport(target.current, { duration: 200 });
-        return;
-      }
+    const sizeKey = `${size.w}x${size.h}`;
+    const resized = lastSize.current !== "" && lastSize.current !== sizeKey;
+    const refocused = lastFocus.current !== focus;
+    lastSize.current = sizeKey;
+    lastFocus.current = focus;
+    // a new layout keeps its own place (see apply); only a new focus or a new canvas size moves the view
+    if (!resized && !refocused) return;
+    if (!touched.current && resized) {
+      const o = viewFor(positions, focus, size.w, size.h);
+      if (o) void rf.setViewport({ x: o.x, y: o.y, zoom: o.zoom }, { duration: 200 });
+      return;
     }
-    target.current = v;
-    void rf.setViewport(v, { duration: first ? 0 : 200 });
-  }, [overview, placed, ready, root, focus, size, layoutSeq, positions, rf, viewFor, boxOf]);
+    // the new focus, else the node the user acted on last, else the focus
+    const keep = [refocused ? focus : anchorRef.current?.id, focus].find((k): k is string => Boolean(k && positions[k]));
+    const whole = keep ? boxOf(keep, positions) : null;
+    if (!whole) return;
+    // a node the user clicked on the canvas is where they look: only its head has to stay in view (a
+    // tall column list may go on below the edge); a node chosen elsewhere (the pane, the impact table)
+    // is brought wholly into view
+    const f = anchorRef.current?.id === keep ? { ...whole, h: Math.min(whole.h, HEADER_HEIGHT) } : whole;
+    const vp = target.current ?? rf.getViewport();
+    const zoom = Math.min(vp.zoom, (size.h - 2 * FIT_PADDING) / f.h, (size.w - 2 * FIT_PADDING) / (f.w + 32));
+    const sx = vp.x + f.x * zoom, sy = vp.y + f.y * zoom;
+    const inside = zoom === vp.zoom && sx >= 8 && sy >= 8 && sx + f.w * zoom <= size.w - 8 && sy + f.h * zoom <= size.h - 8;
+    if (inside) return;
+    const clamp = (v: number, lo: number, hi: number) => (lo > hi ? (lo + hi) / 2 : Math.min(Math.max(v, lo), hi));
+    // the least move that brings the node in (centred when it is wider or taller than the room)
+    const nx = clamp(sx, FIT_PADDING, size.w - FIT_PADDING - f.w * zoom);
+    const ny = clamp(sy, FIT_PADDING, size.h - FIT_PADDING - f.h * zoom);
+    target.current = { x: nx - f.x * zoom, y: ny - f.y * zoom, zoom };
+    void rf.setViewport(target.current, { duration: 200 });
+  }, [overview, placed, focus, size, positions, rf, viewFor, boxOf]);
+
+  // how many nodes are outside the view: said beside the rail when the whole graph is not in view
+  useEffect(() => {
+    if (overview || !placed) return;
+    setOutside(countOutside(target.current ?? rf.getViewport()));
+  }, [overview, placed, positions, size, countOutside, rf]);
 
   const fitAll = () => (overview ? overviewRef.current?.fit() : void rf.fitView({ padding: 0.08, maxZoom: FIT_MAX_ZOOM, duration: 200 }));
   const big = elements.nodes.length > VIRTUALIZE_AT;
   return (
     <div
-      className={`canvas${lowDetail && !overview ? " lod-low" : ""}`}
+      className={`canvas${lowDetail && !overview ? " lod-low" : ""}${elements.nodes.length <= ANIMATE_AT ? " animate-new" : ""}`}
       data-testid="lineage-canvas"
       data-detail={lowDetail && !overview ? "boxes" : "full"}
       data-ready={placed && ready ? "true" : "false"}
@@ -261,26 +383,39 @@ export function Canvas({
           onPaneClick={onPaneClick}
           onMoveStart={(e) => {
             // a user's pan or zoom (an event; the canvas's own moves have none): their zoom is kept
-            if (e) target.current = null;
+            if (e) {
+              target.current = null;
+              touched.current = true;
+            }
           }}
+          onMoveEnd={(_e, vp) => setOutside(countOutside(vp))}
           proOptions={{ hideAttribution: true }}
         >
           <Background variant={BackgroundVariant.Dots} gap={18} size={1} color="#cbd5e1" />
           {showMap && elements.nodes.length > MINIMAP_MAX && placed && <CanvasMiniMap nodes={nodes} root={root} />}
-          {showMap && elements.nodes.length <= MINIMAP_MAX && (
-            <MiniMap
-              pannable
-              zoomable
-              position="bottom-right"
-              ariaLabel="Minimap"
-              nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
-              maskColor="rgba(241,245,249,0.7)"
-            />
-          )}
+
         </ReactFlow>
         )}
         {!placed && elements.nodes.length > 0 && <div className="canvas-loading">Laying out {elements.nodes.length} nodes…</div>}
+        {!overview && placed && outside > 0 && (
+          <button className="canvas-outside" data-testid="outside-count" onClick={fitAll} title="Fit the whole graph into view">
+            {outside} of {placedCount} nodes outside the view · fit
+          </button>
+        )}
       </div>
+      {!overview && showMap && elements.nodes.length <= MINIMAP_MAX && (
+        // beside the graph, not over it: the map never covers a node
+        <div className="canvas-map" data-testid="canvas-map">
+          <MiniMap
+            pannable
+            zoomable
+            position="top-left"
+            ariaLabel="Minimap"
+            nodeColor={(n) => (n.type === "job" ? "#a78bfa" : n.id === root ? "#0f766e" : "#94a3b8")}
+            maskColor="rgba(241,245,249,0.7)"
+          />
+        </div>
+      )}
       <div className="canvas-rail" role="toolbar" aria-label="Graph view" data-testid="canvas-rail">
         <button className="rail-btn" aria-label="Zoom in" title="Zoom in" onClick={() => (overview ? overviewRef.current?.zoomBy(1.25) : void rf.zoomIn({ duration: 150 }))}>
           <PlusIcon />

@@ -5,15 +5,19 @@ import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
 import type { DatasetFlowNode } from "./types";
-import { NODE_WIDTH } from "./sizes";
+import { DATASET_WIDTH, JOB_WIDTH, NODE_WIDTH } from "./sizes";
 import { splitName } from "../model/nodeid";
+import { fitName, sourceMark } from "../model/names";
+
+/** Room for a dataset's name: the box less its borders (2), padding (8 + 10), icon (24) and gap (6). */
+const NAME_PX = DATASET_WIDTH - 50;
 
 /** What the catalog hides from this reader (docs/catalog.md): an opaque node, no name, no columns, not expandable. */
 export function RestrictedNode({ id, height, job }: { id: string; height: number; job: boolean }) {
   return (
     <div
       className={`lnode lnode-restricted ${job ? "lnode-job" : "lnode-dataset"}`}
-      style={{ width: NODE_WIDTH, height }}
+      style={{ width: job ? JOB_WIDTH : NODE_WIDTH, height }}
       data-testid="restricted-node"
       data-node-id={id}
       title="Restricted: a node of another project's inventory that you may not see"
@@ -41,6 +45,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
   const n = data.node;
   const cat = useCatalogNode(n.id);
   const label = splitName(n.name);
+  const src = sourceMark(n.namespace);
   const cls = [
     "lnode",
     "lnode-dataset",
@@ -54,7 +59,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
   return (
     <div
       className={cls}
-      style={{ width: NODE_WIDTH, height: data.height }}
+      style={{ width: DATASET_WIDTH, height: data.height }}
       data-testid="dataset-node"
       data-node-id={n.id}
       data-emphasis={data.emphasis}
@@ -66,37 +71,38 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
       <ExpandControl node={n} side="upstream" expanded={data.expandedUp} />
       <ExpandControl node={n} side="downstream" expanded={data.expandedDown} hidden={data.hiddenDown} />
       <div className="lnode-head" onClick={() => a.selectNode(n.id)}>
-        <span className={`lnode-icon kind-${n.kind ?? "other"}`}>
-          <DatasetKindIcon kind={n.kind} />
+        <span className={`lnode-icon kind-${n.kind ?? "other"}`} title={src.label}>
+          {src.mark ? <span className="src-mark">{src.mark}</span> : <DatasetKindIcon kind={n.kind} />}
         </span>
         <span className="lnode-title">
-          <span className="lnode-name tail" title={n.name} data-testid="node-name" data-name={n.name}>
-            <bdi>{label.title}</bdi>
+          <span className="lnode-name" title={n.name} data-testid="node-name" data-name={n.name}>
+            {fitName(label.title, NAME_PX)}
           </span>
-          <span className="lnode-sub" title={`${n.namespace} ${n.name}`}>
-            {n.namespace}
-            {label.context ? ` · ${label.context}` : ""}
+          <span className="lnode-sub">
+            <span className="lnode-place" title={`${n.namespace} ${n.name}`}>
+              {data.place}
+            </span>
+            {cat && <CatalogRoleBadge role={cat.role} />}
+            <button
+              className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}
+              title={data.columnsOpen ? "Hide columns" : `Show all ${data.columnCount} columns`}
+              aria-label={`${data.columnsOpen ? "Hide" : "Show"} the ${data.columnCount} columns of ${label.title}`}
+              aria-expanded={data.columnsOpen}
+              data-testid="toggle-columns"
+              onClick={(e) => {
+                e.stopPropagation();
+                a.toggleColumns(n.id);
+              }}
+            >
+              <ColumnsIcon />
+              {data.columnCount}
+            </button>
           </span>
-          {cat && <CatalogRoleBadge role={cat.role} />}
         </span>
-        <button
-          className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}
-          title={data.columnsOpen ? "Hide columns" : "Show columns"}
-          aria-label={`${data.columnsOpen ? "Hide" : "Show"} the ${data.columnCount} columns of ${label.title}`}
-          aria-expanded={data.columnsOpen}
-          data-testid="toggle-columns"
-          onClick={(e) => {
-            e.stopPropagation();
-            a.toggleColumns(n.id);
-          }}
-        >
-          <ColumnsIcon />
-          {data.columnCount}
-        </button>
       </div>
-      {data.columnsOpen && (
-        <div className="lnode-columns nodrag nowheel">
-          {data.columnCount > 10 && (
+      {data.columnsMode !== "none" && (
+        <div className="lnode-columns nodrag nowheel" data-mode={data.columnsMode}>
+          {data.columnsMode === "all" && data.columnCount > 10 && (
             <input
               className="col-filter"
               placeholder={`Filter ${data.columnCount} columns…`}
@@ -106,7 +112,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
               onChange={(e) => a.setColumnFilter(n.id, e.target.value)}
             />
           )}
-          {data.columnCount === 0 && <div className="col-empty muted">no columns known</div>}
+          {data.columnCount === 0 && data.columnsMode === "all" && <div className="col-empty muted">no columns known</div>}
           {data.columns.map((c) => (
             <div
               key={c.id}
@@ -116,14 +122,20 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
               data-highlighted={c.emphasis === "highlight" ? "true" : "false"}
               data-mark={c.mark ?? ""}
               onClick={() => a.selectColumn(c.id)}
-              title={c.description ?? c.path}
+              title={c.change ? `${c.path}: ${c.change.from ?? "?"} → ${c.change.to ?? "?"}` : (c.description ?? c.path)}
             >
               <Handle type="target" position={Position.Left} id={`in:${c.path}`} className="h-col" />
               <span className="col-name" style={{ paddingLeft: c.depth * 12 }}>
                 {c.depth > 0 ? "↳ " : ""}
                 {c.name}
               </span>
-              <span className="col-type">{c.type ?? ""}</span>
+              {c.change ? (
+                <span className="col-type col-retyped" data-testid="col-retyped">
+                  <s>{c.change.from ?? "?"}</s> → {c.change.to ?? "?"}
+                </span>
+              ) : (
+                <span className="col-type">{c.type ?? ""}</span>
+              )}
               <Handle type="source" position={Position.Right} id={`out:${c.path}`} className="h-col" />
             </div>
           ))}

@@ -1,6 +1,7 @@
 // The right-hand pane: what the clicked node is, its schema/history or job code/runs, and the
 // selected column's path.
 import { useState } from "react";
+import type React from "react";
 import { api } from "../api/client";
 import type { Version } from "../api/types";
 import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
@@ -10,9 +11,9 @@ import { catalogAssetHref } from "../api/catalog";
 import { CatalogRoleBadge } from "../components/catalog";
 import { Link } from "../components/Link";
 import { useCatalogNode } from "./context";
-import type { ColumnPath } from "../model/columns";
+import { INFLUENCE_WORDS, pathInHopOrder, type ColumnPath } from "../model/columns";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
-import { jobLabel, tailCut } from "../model/names";
+import { fitName, jobLabel } from "../model/names";
 
 const parseDatasetName = (id: string): string => {
   try {
@@ -24,6 +25,96 @@ const parseDatasetName = (id: string): string => {
 
 type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
 
+/** The column path, in hop order: what flows into the column (upstream, nearest first), then where it flows. */
+function ColumnPathList({
+  column,
+  path,
+  drawn,
+  indirect,
+  onIndirect,
+  onOpenAsset,
+  onClearColumn,
+}: {
+  column: string;
+  path: ColumnPath;
+  drawn: Set<string>;
+  indirect: boolean;
+  onIndirect: (on: boolean) => void;
+  onOpenAsset: (id: string) => void;
+  onClearColumn: () => void;
+}) {
+  const row = (c: string, extra?: React.ReactNode) => (
+    <>
+      <span className="mono path-col" title={c}>
+        {fitName(fieldName(c), 150, PATH_FONT)}
+      </span>
+      <button
+        className="link muted small ellipsis"
+        onClick={() => onOpenAsset(datasetOfField(c))}
+        title={`Open ${parseDatasetName(datasetOfField(c))}`}
+        data-testid="path-dataset"
+      >
+        {fitName(splitName(parseDatasetName(datasetOfField(c))).title, 150, PATH_FONT)}
+      </button>
+      {extra}
+      {!drawn.has(datasetOfField(c)) && <span className="pill">not drawn</span>}
+    </>
+  );
+  const ordered = pathInHopOrder(path);
+  return (
+    <section className="column-path" data-testid="column-path">
+      <header>
+        <h4>What flows into {fieldName(column)}</h4>
+        <button className="icon-btn" onClick={onClearColumn} aria-label="Clear column selection">
+          <CloseIcon />
+        </button>
+      </header>
+      <div className="muted small">
+        {path.columns.size} columns on the path of <b className="mono">{fieldName(column)}</b>, nearest first
+      </div>
+      <ul className="path-list">
+        {ordered.map((c) => {
+          const hop = path.hops.get(c) ?? 0;
+          return (
+            <li
+              key={c}
+              data-testid="path-column"
+              data-field-id={c}
+              data-hop={hop}
+              data-drawn={drawn.has(datasetOfField(c)) ? "true" : "false"}
+              className={`${c === column ? "is-selected" : ""}${drawn.has(datasetOfField(c)) ? "" : " not-drawn"}`}
+            >
+              <span className="hop" title={hop < 0 ? `${-hop} hops upstream` : hop > 0 ? `${hop} hops downstream` : "the selected column"}>
+                {hop === 0 ? "●" : hop < 0 ? `↑${-hop}` : `↓${hop}`}
+              </span>
+              {row(c)}
+            </li>
+          );
+        })}
+      </ul>
+      <label className="check small" title="Join, filter, group-by and sort keys: they choose the rows, their values do not flow">
+        <input type="checkbox" checked={indirect} onChange={(e) => onIndirect(e.target.checked)} data-testid="path-indirect" /> Show what
+        selects the rows (INDIRECT)
+      </label>
+      {indirect && (
+        <ul className="path-list path-influences" data-testid="path-influences">
+          {path.influences.length === 0 && <li className="muted small">no join, filter or group-by keys on this path</li>}
+          {path.influences.map((inf) => (
+            <li key={`${inf.column}|${inf.on}`} data-testid="path-influence" data-field-id={inf.column}>
+              <span className="small muted influence-kind">{inf.kinds.map((k) => INFLUENCE_WORDS[k] ?? INFLUENCE_WORDS[""]).join(", ")}</span>
+              {row(inf.column)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+const PATH_FONT = '12px ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace';
+const MIN_PANE = 260;
+const MAX_PANE = 900;
+
 export function DetailsPane({
   nodeId,
   at,
@@ -34,6 +125,12 @@ export function DetailsPane({
   onPickVersion,
   onOpenAsset,
   onClearColumn,
+  width = 360,
+  folded = false,
+  onFold = () => undefined,
+  onResize = () => undefined,
+  indirect = false,
+  onIndirect = () => undefined,
 }: {
   nodeId: string;
   at: string | null;
@@ -45,57 +142,92 @@ export function DetailsPane({
   onPickVersion: (v: Version) => void;
   onOpenAsset: (id: string) => void;
   onClearColumn: () => void;
+  /** the pane's width in px (dragged by its left edge) */
+  width?: number;
+  /** folded to a strip at the canvas's edge, the graph gets the room */
+  folded?: boolean;
+  onFold?: (folded: boolean) => void;
+  onResize?: (width: number) => void;
+  /** the column path lists INDIRECT influences too */
+  indirect?: boolean;
+  onIndirect?: (on: boolean) => void;
 }) {
   const [tab, setTab] = useState<PaneTab>("info");
+  const [main, setMain] = useState<"path" | "node">(column ? "path" : "node");
+  // a newly selected column shows its path, a newly selected node its details
+  const [shownFor, setShownFor] = useState({ nodeId, column });
+  if (shownFor.nodeId !== nodeId || shownFor.column !== column) {
+    setShownFor({ nodeId, column });
+    setMain(column && column !== shownFor.column ? "path" : "node");
+  }
   const cat = useCatalogNode(nodeId);
   const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
   const isJob = nodeId.startsWith("job:");
   const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets"];
   const current = tabs.includes(tab) ? tab : "info";
+  const showPath = Boolean(column && path) && main === "path";
+  const title = node.data ? (isJob ? jobLabel(node.data.name).title : splitName(node.data.name).title) : nodeId;
+  if (folded) {
+    return (
+      <aside className="details details-folded" data-testid="details-pane" data-folded="true">
+        <button className="fold-btn" onClick={() => onFold(false)} aria-label="Open the side pane" title="Open the side pane" data-testid="pane-unfold">
+          ‹
+        </button>
+        {column && path && (
+          <button className="fold-tab" onClick={() => (setMain("path"), onFold(false))} data-testid="pane-tab-path-folded">
+            Column path · {path.columns.size}
+          </button>
+        )}
+        <button className="fold-tab" onClick={() => (setMain("node"), onFold(false))} title={node.data?.name}>
+          {title}
+        </button>
+      </aside>
+    );
+  }
+  const startDrag = (e: React.PointerEvent) => {
+    e.preventDefault();
+    const x0 = e.clientX;
+    const w0 = width;
+    const move = (ev: PointerEvent) => onResize(Math.min(MAX_PANE, Math.max(MIN_PANE, w0 + (x0 - ev.clientX))));
+    const up = () => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+  };
   return (
-    <aside className="details" data-testid="details-pane">
-      {column && path && (
-        <section className="column-path" data-testid="column-path">
-          <header>
-            <h4>Column lineage</h4>
-            <button className="icon-btn" onClick={onClearColumn} aria-label="Clear column selection">
-              <CloseIcon />
-            </button>
-          </header>
-          <div className="muted small">
-            {path.columns.size} columns on the path of <b className="mono">{fieldName(column)}</b>
-          </div>
-          <ul className="path-list">
-            {[...path.columns].sort().map((c) => (
-              <li
-                key={c}
-                data-testid="path-column"
-                data-field-id={c}
-                data-drawn={drawn.has(datasetOfField(c)) ? "true" : "false"}
-                className={`${c === column ? "is-selected" : ""}${drawn.has(datasetOfField(c)) ? "" : " not-drawn"}`}
-              >
-                <span className="mono">{fieldName(c)}</span>
-                <button
-                  className="link muted small ellipsis"
-                  onClick={() => onOpenAsset(datasetOfField(c))}
-                  title={`Open ${parseDatasetName(datasetOfField(c))}`}
-                  data-testid="path-dataset"
-                >
-                  {tailCut(splitName(parseDatasetName(datasetOfField(c))).title, 32)}
-                </button>
-                {!drawn.has(datasetOfField(c)) && <span className="pill">not drawn</span>}
-              </li>
-            ))}
-          </ul>
-        </section>
+    <aside className="details" data-testid="details-pane" data-folded="false" style={{ width }}>
+      <div className="pane-grip" onPointerDown={startDrag} role="separator" aria-orientation="vertical" aria-label="Resize the side pane" title="Drag to resize" data-testid="pane-grip" />
+      <nav className="pane-tabs">
+        {column && path && (
+          <button className={showPath ? "active" : ""} onClick={() => setMain("path")} data-testid="pane-tab-path">
+            Column path
+          </button>
+        )}
+        <button className={!showPath ? "active" : ""} onClick={() => setMain("node")} data-testid="pane-tab-node">
+          Details
+        </button>
+        <span className="spacer" />
+        <button className="icon-btn" onClick={() => onFold(true)} aria-label="Fold the side pane" title="Fold the pane: the graph gets the room" data-testid="pane-fold">
+          ›
+        </button>
+        <button className="icon-btn" onClick={onClose} aria-label="Close details">
+          <CloseIcon />
+        </button>
+      </nav>
+      {showPath && column && path && (
+        <ColumnPathList column={column} path={path} drawn={drawn} indirect={indirect} onIndirect={onIndirect} onOpenAsset={onOpenAsset} onClearColumn={onClearColumn} />
       )}
+      {!showPath && (
+      <>
       <header className="details-head">
         <span className={`asset-icon ${isJob ? "is-job" : "is-dataset"}`}>
           {isJob ? <JobIcon /> : <DatasetKindIcon kind={node.data?.kind} />}
         </span>
         <div className="details-title">
           <div className="details-name" data-testid="details-name" title={node.data?.name}>
-            {node.data ? (isJob ? jobLabel(node.data.name).title : splitName(node.data.name).title) : nodeId}
+            {title}
           </div>
           <div className="muted small break">
             {node.data?.namespace}
@@ -103,9 +235,6 @@ export function DetailsPane({
             {node.data && isJob && jobLabel(node.data.name).app ? ` · Spark application ${jobLabel(node.data.name).app}` : ""}
           </div>
         </div>
-        <button className="icon-btn" onClick={onClose} aria-label="Close details">
-          <CloseIcon />
-        </button>
       </header>
       <div className="details-actions">
         <button className="tb-btn" onClick={() => onOpenAsset(nodeId)}>
@@ -133,6 +262,8 @@ export function DetailsPane({
         {current === "runs" && <RunsTable jobId={nodeId} compact />}
         {node.data && current === "facets" && <FacetsBlock facets={node.data.facets} />}
       </div>
+      </>
+      )}
     </aside>
   );
 }

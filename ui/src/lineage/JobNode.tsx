@@ -6,13 +6,17 @@ import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
 import { RestrictedNode } from "./DatasetNode";
 import { ExpandControl } from "./ExpandControl";
-import { JOB_HEIGHT, NODE_WIDTH } from "./sizes";
+import { JOB_HEIGHT, JOB_WIDTH } from "./sizes";
 import type { JobFlowNode } from "./types";
-import { jobLabel } from "../model/names";
+import { NAME_FONT, fitName, jobLabel, sourceMark, textWidth } from "../model/names";
 import { refNames } from "../components/refs";
 
-/** Characters of "action output" that fit the node's name line at 13 px; longer, the action moves below. */
-const JOB_NAME_CHARS = 27;
+/** Room for a job's name: the box less its borders (2), padding (8 + 10), icon (24) and gap (6). */
+const NAME_PX = JOB_WIDTH - 50;
+
+/** A job whose jobType facet says it processes a stream. */
+export const isStreaming = (n: { jobType?: { processingType?: string | null } | null }): boolean =>
+  (n.jobType?.processingType ?? "").toUpperCase() === "STREAMING";
 
 function JobNodeView(props: NodeProps<JobFlowNode>) {
   if (props.data.node.type === "RESTRICTED") return <RestrictedNode id={props.data.node.id} height={JOB_HEIGHT} job />;
@@ -26,8 +30,10 @@ function VisibleJobNode({ data }: NodeProps<JobFlowNode>) {
   const label = jobLabel(n.name);
   const kids = n.children?.length ?? 0;
   // "write employee_compensation"; when that is too long, the output alone and the action below it
-  const whole = label.title.length <= JOB_NAME_CHARS || !label.output;
-  const shown = whole ? label.title : label.output;
+  const whole = textWidth(label.title, NAME_FONT) <= NAME_PX || !label.output;
+  const shown = fitName(whole ? label.title : label.output, NAME_PX);
+  const src = sourceMark(n.namespace, n.jobType?.integration);
+  const streaming = isStreaming(n);
   const cls = [
     "lnode",
     "lnode-job",
@@ -41,7 +47,7 @@ function VisibleJobNode({ data }: NodeProps<JobFlowNode>) {
   return (
     <div
       className={cls}
-      style={{ width: NODE_WIDTH, height: JOB_HEIGHT }}
+      style={{ width: JOB_WIDTH, height: JOB_HEIGHT }}
       data-testid="job-node"
       data-node-id={n.id}
       data-emphasis={data.emphasis}
@@ -55,15 +61,21 @@ function VisibleJobNode({ data }: NodeProps<JobFlowNode>) {
       <ExpandControl node={n} side="upstream" expanded={data.expandedUp} />
       <ExpandControl node={n} side="downstream" expanded={data.expandedDown} hidden={data.hiddenDown} />
       <div className="lnode-head">
-        <span className="lnode-icon is-job">
-          <JobIcon />
+        <span className="lnode-icon is-job" title={src.label || "job"}>
+          {src.mark && src.label !== "file" ? <span className="src-mark">{src.mark}</span> : <JobIcon />}
         </span>
         <span className="lnode-title">
-          <span className="lnode-name tail" title={n.name} data-testid="node-name" data-name={n.name}>
-            <bdi>{shown}</bdi>
+          <span className="lnode-name" title={n.name} data-testid="node-name" data-name={n.name}>
+            {shown}
           </span>
           <span className="lnode-sub" title={label.app ? `${label.action} · Spark application ${label.app}` : undefined}>
             {cat && <CatalogRoleBadge role={cat.role} />}
+            {streaming && (
+              <span className="pill pill-stream" data-testid="streaming-badge" title="jobType facet: processingType STREAMING">
+                streaming
+              </span>
+            )}
+            {!whole && <span className="job-action">{label.action}</span>}
             <RunStateBadge state={n.latestRun?.state} />
             <span>{formatDuration(n.latestRun?.durationMs)}</span>
             {kids > 0 ? (
@@ -91,13 +103,10 @@ function VisibleJobNode({ data }: NodeProps<JobFlowNode>) {
                 data-testid="close-parent"
                 data-parent={data.groupedIn}
               >
-                ◂ {whole ? "" : `${label.action} · `}in {refNames(data.groupedIn).short}
+                ◂ in {refNames(data.groupedIn).short}
               </button>
             ) : label.app ? (
-              <span className="muted ellipsis">
-                · {whole ? "" : `${label.action} · `}
-                {label.app}
-              </span>
+              <span className="muted ellipsis">· {label.app}</span>
             ) : (
               n.jobType?.jobType && <span className="muted">· {n.jobType.jobType}</span>
             )}

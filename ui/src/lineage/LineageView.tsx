@@ -13,7 +13,7 @@ import { datasetOfField, isField } from "../model/nodeid";
 import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
 import { LayoutClient } from "../layout/client";
-import { Canvas } from "./Canvas";
+import { Canvas, type Anchor } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { CatalogNodesContext, LineageContext, type LineageActions } from "./context";
 import { catalog, isRestricted, type CatalogNode } from "../api/catalog";
@@ -66,6 +66,14 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     return () => layoutClient.dispose();
   }, [layoutClient]);
   const [selected, setSelected] = useState<string | null>(null);
+  // the node the user last acted on: the next layout keeps it where it is on screen
+  const [anchor, setAnchor] = useState<Anchor | null>(null);
+  const touch = useCallback((id: string) => setAnchor((a) => ({ id, seq: (a?.seq ?? 0) + 1 })), []);
+  // the focus dataset's columns are open by default; closing them is remembered for this page
+  const [rootClosed, setRootClosed] = useState(false);
+  // the side pane: its width (dragged, kept in the browser) and whether it is folded to a strip
+  const [paneWidth, setPaneWidth] = useState(() => Number(localStorage.getItem("headwater.paneWidth")) || 340);
+  const [paneFolded, setPaneFolded] = useState(() => typeof window !== "undefined" && window.innerWidth < 1440);
   const [columnUi, setColumnUi] = useState<Map<string, ColumnUi>>(new Map());
   const [compare, setCompare] = useState<{ answer: CompareAnswer | null; error: Error | null } | null>(null);
   const [impact, setImpact] = useState<{ answer: ImpactAnswer | null; error: Error | null } | null>(null);
@@ -170,8 +178,8 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const focus = selected ?? (view.column ? datasetOfField(view.column) : root);
   // drawn edges first: the path's edge indexes below graph.columnEdges.length are drawable
   const path = useMemo(
-    () => (graph && view.column ? columnPath(view.column, [...graph.columnEdges, ...serverColumnEdges]) : null),
-    [graph, view.column, serverColumnEdges],
+    () => (graph && view.column ? columnPath(view.column, [...graph.columnEdges, ...serverColumnEdges], { indirect: view.indirect }) : null),
+    [graph, view.column, serverColumnEdges, view.indirect],
   );
   const marks = useMemo(() => (compare?.answer ? compareMarks(compare.answer) : null), [compare]);
   const impactSet = useMemo(() => {
@@ -193,13 +201,15 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     [impact, graph],
   );
 
+  // open column lists: those the user opened, the root dataset's (unless closed) and the selected
+  // column's dataset; the other datasets of a column path show only their path columns (elements.ts)
   const openColumns = useMemo(() => {
     const s = new Set(view.openColumns);
-    if (path) for (const d of path.datasets) s.add(d);
+    if (!rootClosed && root.startsWith("dataset:")) s.add(root);
     if (view.column) s.add(datasetOfField(view.column));
     if (impactSet && isField(impactTarget)) for (const id of impactSet) if (isField(id)) s.add(datasetOfField(id));
     return s;
-  }, [view.openColumns, view.column, path, impactSet, impactTarget]);
+  }, [view.openColumns, view.column, impactSet, impactTarget, rootClosed, root]);
 
   const expansionSet = useMemo(() => new Set(view.expansions), [view.expansions]);
   const lv = useMemo(() => (graph ? levels(graph, root.startsWith("datasetField:") ? datasetOfField(root) : root) : new Map()), [graph, root]);
@@ -257,33 +267,42 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   const expand = useCallback(
     (nodeId: string, direction: Direction) => {
       const key = expansionKey({ nodeId, direction });
+      touch(nodeId);
       if (!view.expansions.includes(key)) setView({ expansions: [...view.expansions, key] });
     },
-    [view.expansions, setView],
+    [view.expansions, setView, touch],
   );
   const collapse = useCallback(
     (nodeId: string, direction: Direction) => {
       if (!state) return;
       const drawnAs = (id: string) => (hierarchy ? (openJobs.has(hierarchy.top.get(id) ?? id) ? id : (hierarchy.top.get(id) ?? id)) : id);
       const next = collapseState(state, { nodeId, direction }, drawnAs);
+      touch(nodeId);
       setView({ expansions: next.expansions.map(([k]) => k) });
     },
-    [state, setView, hierarchy, openJobs],
+    [state, setView, hierarchy, openJobs, touch],
   );
   const actions: LineageActions = useMemo(
     () => ({
       expand,
       collapse,
-      toggleColumns: (id) =>
+      toggleColumns: (id) => {
+        touch(id);
+        if (id === root) setRootClosed(openColumns.has(id));
         setView({
           openColumns: openColumns.has(id) ? view.openColumns.filter((c) => c !== id) : [...view.openColumns, id],
           ...(openColumns.has(id) && view.column && datasetOfField(view.column) === id ? { column: null } : {}),
-        }),
+        });
+      },
       selectColumn: (id) => {
+        touch(datasetOfField(id));
         setView({ column: view.column === id ? null : id });
         setSelected(datasetOfField(id));
       },
-      selectNode: (id) => setSelected(id),
+      selectNode: (id) => {
+        touch(id);
+        setSelected(id);
+      },
       setColumnPage: (id, page) => setColumnUi((m) => new Map(m).set(id, { ...(m.get(id) ?? { filter: "" }), page })),
       setColumnFilter: (id, filter) => setColumnUi((m) => new Map(m).set(id, { filter, page: 0 })),
       openAsset: (id) => navigate(nodeHref(id)),
@@ -293,7 +312,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         if (selected && hierarchy?.top.get(selected) === id) setSelected(id);
       },
     }),
-    [expand, collapse, setView, openColumns, view.openColumns, view.column, view.openJobs, selected, hierarchy],
+    [expand, collapse, setView, openColumns, view.openColumns, view.column, view.openJobs, selected, hierarchy, touch, root],
   );
 
   return (
@@ -325,13 +344,22 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         <div className="lineage-body">
           <ReactFlowProvider>
             {elements ? (
-              <Canvas elements={elements} client={layoutClient} root={root} focus={focus} selected={selected} onPaneClick={() => setSelected(null)} />
+              <Canvas elements={elements} client={layoutClient} root={root} focus={focus} selected={selected} anchor={anchor} onPaneClick={() => setSelected(null)} />
             ) : (
               <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
             )}
           </ReactFlowProvider>
           {(selected || view.column) && (
             <DetailsPane
+              width={paneWidth}
+              folded={paneFolded}
+              onFold={setPaneFolded}
+              onResize={(w) => {
+                setPaneWidth(w);
+                localStorage.setItem("headwater.paneWidth", String(Math.round(w)));
+              }}
+              indirect={view.indirect}
+              onIndirect={(on) => setView({ indirect: on })}
               nodeId={selected ?? (view.column ? datasetOfField(view.column) : root)}
               at={view.at}
               column={view.column}

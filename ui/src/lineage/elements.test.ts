@@ -41,18 +41,17 @@ describe("React Flow elements", () => {
     expect(el.layoutNodes.find((n) => n.id === ds("employees.csv"))?.level).toBe(-4);
   });
 
-  it("column edges attach to column handles when both lists are open, to the node otherwise", () => {
+  it("column edges join column rows on screen only: a closed list has none", () => {
     const el = buildElements(input({ openColumns: new Set([ds("employee_attendance"), ds("employee_compensation")]) }));
     const e = el.edges.find((x) => x.data?.label === "TotalHours → TotalPay")!;
     expect([e.sourceHandle, e.targetHandle]).toEqual(["out:TotalHours", "in:TotalPay"]);
-    const fromClosed = el.edges.find((x) => x.data?.label === "HoursWorked → TotalHours")!;
-    expect([fromClosed.source, fromClosed.sourceHandle, fromClosed.targetHandle]).toEqual([ds("attendance.csv"), "out", "in:TotalHours"]);
+    expect(el.edges.find((x) => x.data?.label === "HoursWorked → TotalHours")).toBeUndefined();
   });
 
-  it("a selected column dims everything off its path and counts path columns on other pages", () => {
+  it("a selected column dims everything off its path; closed datasets show only their path columns", () => {
     const column = col("employee_compensation", "TotalPay");
     const path = columnPath(column, columnEdges);
-    const el = buildElements(input({ column, path, openColumns: new Set(path.datasets) }));
+    const el = buildElements(input({ column, path, openColumns: new Set([ds("employee_compensation")]) }));
     const emph = Object.fromEntries(el.nodes.map((n) => [n.id, n.data.emphasis]));
     expect(emph[ds("employees.csv")]).toBe("dim");
     expect(emph[ds("attendance.csv")]).toBe("highlight");
@@ -60,18 +59,52 @@ describe("React Flow elements", () => {
     expect(emph[JOB2]).toBe("highlight");
     const bonus = el.nodes.find((n) => n.id === ds("bonus_payments.csv"))!;
     if (bonus.type !== "dataset") throw new Error("dataset expected");
-    expect(bonus.data.columns).toHaveLength(10);
+    expect(bonus.data.columnsMode).toBe("path");
+    expect(bonus.data.columns.map((c) => c.path)).toEqual(["Bonus"]);
+    expect(bonus.data.columns[0].emphasis).toBe("highlight");
+    // header + one row
+    expect(el.layoutNodes.find((n) => n.id === ds("bonus_payments.csv"))?.height).toBe(48 + 22 + 8);
+    // a dataset off the path stays closed
+    const employees = el.nodes.find((n) => n.id === ds("employees.csv"))!;
+    expect(employees.type === "dataset" && employees.data.columnsMode).toBe("none");
+  });
+
+  it("an open, paged list opens on the page of the path column", () => {
+    const column = col("employee_compensation", "TotalPay");
+    const path = columnPath(column, columnEdges);
+    const el = buildElements(input({ column, path, openColumns: new Set([ds("bonus_payments.csv")]) }));
+    const bonus = el.nodes.find((n) => n.id === ds("bonus_payments.csv"))!;
+    if (bonus.type !== "dataset") throw new Error("dataset expected");
     expect(bonus.data.pages).toBe(2);
     expect(bonus.data.columns.find((c) => c.path === "Bonus")?.emphasis).toBe("highlight");
     // a bigger box for an open, paged list: header + filter + 10 rows + pager
-    expect(el.layoutNodes.find((n) => n.id === ds("bonus_payments.csv"))?.height).toBe(60 + 34 + 240 + 28 + 8);
+    expect(el.layoutNodes.find((n) => n.id === ds("bonus_payments.csv"))?.height).toBe(48 + 34 + 220 + 28 + 8);
+  });
+
+  it("join keys fanned out onto every output column are drawn once per dataset pair", () => {
+    const join = [{ type: "INDIRECT", subtype: "JOIN", description: null, masking: false }];
+    const group = [{ type: "INDIRECT", subtype: "GROUP_BY", description: null, masking: false }];
+    const fan = ["EmployeeID", "Name", "TotalHours"].flatMap((c) => [
+      { source: col("employees.csv", "EmployeeID"), target: col("employee_attendance", c), job: JOB1, transformations: join },
+      { source: col("employees.csv", "Name"), target: col("employee_attendance", c), job: JOB1, transformations: group },
+    ]);
+    const window = { source: col("employees.csv", "Name"), target: col("employee_attendance", "TotalHours"), job: JOB1, transformations: [{ type: "INDIRECT", subtype: "WINDOW", description: null, masking: false }] };
+    const g = { ...graph, columnEdges: [...fan, window] };
+    const el = buildElements(input({ graph: g, openColumns: new Set([ds("employees.csv"), ds("employee_attendance")]) }));
+    const cols = el.edges.filter((e) => e.data?.kind === "column");
+    const pair = cols.filter((e) => e.data?.datasetLevel);
+    expect(pair).toHaveLength(1);
+    expect([pair[0].source, pair[0].target, pair[0].sourceHandle, pair[0].targetHandle]).toEqual([ds("employees.csv"), ds("employee_attendance"), "out", "in"]);
+    expect(pair[0].data?.label).toBe("rows: joined on EmployeeID; grouped by Name");
+    // a window key stays on its column
+    expect(cols.filter((e) => !e.data?.datasetLevel).map((e) => e.data?.label)).toEqual(["Name → TotalHours"]);
   });
 
   it("precomputed handles match the rows on the page", () => {
     const el = buildElements(input({ openColumns: new Set([ds("employee_attendance")]), precomputeHandles: true }));
     const n = el.nodes.find((x) => x.id === ds("employee_attendance"))!;
     expect(n.handles?.map((h) => h.id)).toEqual(["in", "out", "in:EmployeeID", "out:EmployeeID", "in:Name", "out:Name", "in:TotalHours", "out:TotalHours"]);
-    expect(n.handles?.[2].y).toBe(65 + 12 - 3);
+    expect(n.handles?.[2].y).toBe(53 + 11 - 3);
     expect(node(JOB1).id).toBe(JOB1);
   });
 });

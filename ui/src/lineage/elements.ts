@@ -3,11 +3,13 @@
 import { MarkerType } from "@xyflow/react";
 import type { Graph } from "../model/graph";
 import { expansionKey } from "../model/graph";
-import { PAGE_SIZE, flattenFields, pageColumns, type ColumnPath } from "../model/columns";
+import { INFLUENCE_WORDS, PAGE_SIZE, dependencyOf, flattenFields, indirectKinds, isDatasetWide, pageColumns, type ColumnPath, type FlatField } from "../model/columns";
 import { columnKey, edgeMark, type CompareMarks } from "../model/compare";
-import { datasetOfField, fieldId, fieldName, isField } from "../model/nodeid";
+import { datasetOfField, fieldId, fieldName, isField, splitName } from "../model/nodeid";
+import { placeOf, sharedFolder } from "../model/names";
+import { push } from "../lib/multimap";
 import type { LayoutEdge, LayoutNode } from "../layout/types";
-import { JOB_HEIGHT, NODE_WIDTH, datasetHeight, handleBoxes } from "./sizes";
+import { DATASET_WIDTH, JOB_HEIGHT, JOB_WIDTH, datasetHeight, handleBoxes, pathRowsHeight } from "./sizes";
 import type { ColumnView, Emphasis, LineageFlowEdge, LineageFlowNode } from "./types";
 
 export interface ColumnUi {
@@ -37,15 +39,10 @@ export interface ElementsInput {
   openedParentOf?: Map<string, string>;
 }
 
-/** A column edge is INDIRECT when it ends at a dataset (the facet's dataset-level list) or every transformation it carries is INDIRECT. */
 /** A job, or the catalog's opaque restricted node standing for a hidden job (`job:restricted://hidden:<n>`). */
 export const isJobNode = (n: { id: string; type: string }): boolean => n.type === "JOB" || (n.type === "RESTRICTED" && n.id.startsWith("job:"));
 
-export function dependencyOf(target: string, transformations: { type: string }[] | null | undefined): "direct" | "indirect" {
-  if (!isField(target)) return "indirect";
-  const t = transformations ?? [];
-  return t.length > 0 && t.every((x) => x.type === "INDIRECT") ? "indirect" : "direct";
-}
+export { dependencyOf };
 
 export interface Elements {
   nodes: LineageFlowNode[];
@@ -87,6 +84,24 @@ export function buildElements(inp: ElementsInput): Elements {
   const nodes: LineageFlowNode[] = [];
   const layoutNodes: LayoutNode[] = [];
   const visibleCols = new Map<string, Set<string>>(); // dataset -> field paths on screen
+  // path columns per dataset: a dataset whose columns are closed still shows the ones on the path
+  const pathCols = new Map<string, Set<string>>();
+  if (path) for (const c of path.columns) {
+    const d = datasetOfField(c);
+    const set = pathCols.get(d) ?? new Set<string>();
+    set.add(c);
+    pathCols.set(d, set);
+  }
+  if (path?.influences.length) for (const inf of path.influences) {
+    const d = datasetOfField(inf.column);
+    const set = pathCols.get(d) ?? new Set<string>();
+    set.add(inf.column);
+    pathCols.set(d, set);
+  }
+  // subtitles: the folder relative to what the graph's datasets of a namespace share
+  const foldersByNs = new Map<string, string[]>();
+  for (const n of graph.nodes) if (!isJobNode(n) && n.type !== "RESTRICTED") push(foldersByNs, n.namespace, splitName(n.name).context);
+  const shared = new Map([...foldersByNs].map(([ns, f]) => [ns, sharedFolder(f)]));
   for (const n of graph.nodes) {
     const level = inp.levels.get(n.id) ?? 0;
     const common = {
@@ -104,41 +119,68 @@ export function buildElements(inp: ElementsInput): Elements {
         id: n.id,
         type: "job",
         position: { x: 0, y: 0 },
-        width: NODE_WIDTH,
+        width: JOB_WIDTH,
         height: JOB_HEIGHT,
-        ...(inp.precomputeHandles ? { handles: handleBoxes([], false) } : {}),
+        ...(inp.precomputeHandles ? { handles: handleBoxes([], false, JOB_WIDTH) } : {}),
         data: { ...common, groupedIn: inp.openedParentOf?.get(n.id) ?? null },
       });
-      layoutNodes.push({ id: n.id, width: NODE_WIDTH, height: JOB_HEIGHT, level });
+      layoutNodes.push({ id: n.id, width: JOB_WIDTH, height: JOB_HEIGHT, level });
       continue;
     }
     const open = inp.openColumns.has(n.id);
+    const onPath = open ? undefined : pathCols.get(n.id);
+    const mode = open ? "all" : onPath ? "path" : "none";
     // a closed node needs only its column count (huge graphs: most nodes are closed)
-    const all = open ? flattenFields(n.fields) : null;
+    const all = mode !== "none" ? flattenFields(n.fields) : null;
     const count = all ? all.length : countFields(n.fields);
-    const ui = inp.columnUi.get(n.id) ?? { page: 0, filter: "" };
-    const pg = all ? pageColumns(all, ui.filter, ui.page) : { items: [], page: 0, pages: 1, total: count };
-    const columns: ColumnView[] = open
-      ? pg.items.map((c) => {
-          const id = fieldId(n.id, c.path);
-          return { ...c, id, emphasis: colEmphasis(id), mark: marks?.columns.get(columnKey(n.id, c.path)), selected: id === inp.column };
-        })
-      : [];
-    if (open) visibleCols.set(n.id, new Set(columns.map((c) => c.path)));
+    const ui = inp.columnUi.get(n.id) ?? { page: -1, filter: "" };
+    let shownFields: FlatField[] = [];
+    let pg = { page: 0, pages: 1, total: count };
+    if (mode === "all" && all) {
+      // no page chosen yet: the page of the selected column, else of the first path column, else the first
+      let page = ui.page;
+      if (page < 0) {
+        const want = all.findIndex((c) => fieldId(n.id, c.path) === inp.column);
+        const onIt = want >= 0 ? want : all.findIndex((c) => path?.columns.has(fieldId(n.id, c.path)));
+        page = !ui.filter && onIt >= 0 ? Math.floor(onIt / PAGE_SIZE) : 0;
+      }
+      const cut = pageColumns(all, ui.filter, page);
+      shownFields = cut.items;
+      pg = { page: cut.page, pages: cut.pages, total: cut.total };
+    } else if (mode === "path" && all && onPath) {
+      const known = new Set<string>();
+      shownFields = all.filter((c) => {
+        const hit = onPath.has(fieldId(n.id, c.path));
+        if (hit) known.add(c.path);
+        return hit;
+      });
+      // a path column the schema does not list (a producer's lineage names it): shown without a type
+      for (const id of onPath) {
+        const f = fieldName(id);
+        if (!known.has(f)) shownFields.push({ path: f, name: f, type: null, description: null, depth: 0 });
+      }
+      pg = { page: 0, pages: 1, total: shownFields.length };
+    }
+    const columns: ColumnView[] = shownFields.map((c) => {
+      const id = fieldId(n.id, c.path);
+      return { ...c, id, emphasis: colEmphasis(id), mark: marks?.columns.get(columnKey(n.id, c.path)), selected: id === inp.column, change: marks?.changes?.get(columnKey(n.id, c.path)) };
+    });
+    if (mode !== "none") visibleCols.set(n.id, new Set(columns.map((c) => c.path)));
     const shown = new Set(columns.map((c) => c.id));
     const hiddenHighlighted = path ? [...path.columns].filter((c) => datasetOfField(c) === n.id && !shown.has(c)).length : 0;
-    const height = datasetHeight(count, open);
+    const height = mode === "path" ? pathRowsHeight(columns.length) : datasetHeight(count, open);
     nodes.push({
       id: n.id,
       type: "dataset",
       position: { x: 0, y: 0 },
       // known sizes let React Flow skip off-screen nodes before it has measured them
-      width: NODE_WIDTH,
+      width: DATASET_WIDTH,
       height,
-      ...(inp.precomputeHandles ? { handles: handleBoxes(columns.map((c) => c.path), count > PAGE_SIZE) } : {}),
+      ...(inp.precomputeHandles ? { handles: handleBoxes(columns.map((c) => c.path), mode === "all" && count > PAGE_SIZE) } : {}),
       data: {
         ...common,
         columnsOpen: open,
+        columnsMode: mode,
         columns,
         columnTotal: pg.total,
         columnCount: count,
@@ -147,9 +189,10 @@ export function buildElements(inp: ElementsInput): Elements {
         filter: ui.filter,
         hiddenHighlighted,
         height,
+        place: placeOf(n.namespace, splitName(n.name).context, shared.get(n.namespace) ?? ""),
       },
     });
-    layoutNodes.push({ id: n.id, width: NODE_WIDTH, height, level });
+    layoutNodes.push({ id: n.id, width: DATASET_WIDTH, height, level });
   }
 
   const edges: LineageFlowEdge[] = [];
@@ -178,6 +221,9 @@ export function buildElements(inp: ElementsInput): Elements {
     layoutEdges.push({ id, source: e.source, target: e.target });
   }
 
+  // dataset-wide dependencies (join, filter, group-by, sort keys; the facet's dataset-level list): one
+  // edge per dataset pair, header to header, whatever number of output columns a producer fanned them onto
+  const pairs = new Map<string, { src: string; tgt: string; idx: number[]; keys: Map<string, Set<string>> }>();
   graph.columnEdges.forEach((ce, i) => {
     const srcDs = datasetOfField(ce.source);
     const tgtIsField = isField(ce.target);
@@ -185,19 +231,36 @@ export function buildElements(inp: ElementsInput): Elements {
     if (!ids.has(srcDs) || !ids.has(tgtDs)) return;
     const srcOpen = visibleCols.get(srcDs);
     const tgtOpen = visibleCols.get(tgtDs);
-    if (!srcOpen && !tgtOpen) return;
-    const sf = fieldName(ce.source);
-    const tf = tgtIsField ? fieldName(ce.target) : null;
-    const emphasis: Emphasis = path ? (path.edges.has(i) ? "highlight" : "dim") : "normal";
+    // column edges are drawn between column rows on screen (the dataset-to-dataset edges already say the rest)
+    if (!srcOpen || !tgtOpen) return;
     const t = ce.transformations ?? [];
     const dependency = dependencyOf(ce.target, t);
     if (inp.directOnly && dependency === "indirect") return;
+    const onPath = path ? path.edges.has(i) : false;
+    if (dependency === "indirect" && isDatasetWide(ce)) {
+      const key = `${srcDs}->${tgtDs}`;
+      const pair = pairs.get(key) ?? { src: srcDs, tgt: tgtDs, idx: [], keys: new Map<string, Set<string>>() };
+      pair.idx.push(i);
+      for (const k of indirectKinds(ce)) {
+        const set = pair.keys.get(k) ?? new Set<string>();
+        set.add(fieldName(ce.source));
+        pair.keys.set(k, set);
+      }
+      pairs.set(key, pair);
+      return;
+    }
+    const sf = fieldName(ce.source);
+    const tf = tgtIsField ? fieldName(ce.target) : null;
+    if (!srcOpen.has(sf) || (tf !== null && !tgtOpen.has(tf))) return;
+    const sourceHandle = `out:${sf}`;
+    const targetHandle = tf !== null ? `in:${tf}` : "in";
+    const emphasis: Emphasis = path ? (onPath ? "highlight" : "dim") : "normal";
     edges.push({
       id: `c:${i}`,
       source: srcDs,
       target: tgtDs,
-      sourceHandle: srcOpen?.has(sf) ? `out:${sf}` : "out",
-      targetHandle: tf !== null && tgtOpen?.has(tf) ? `in:${tf}` : "in",
+      sourceHandle,
+      targetHandle,
       type: "lineage",
       data: {
         kind: "column",
@@ -210,6 +273,30 @@ export function buildElements(inp: ElementsInput): Elements {
       zIndex: 0,
     });
   });
+  for (const [key, pair] of pairs) {
+    const onPath = path ? pair.idx.some((i) => path.edges.has(i)) : false;
+    if (path && !onPath) continue;
+    const first = graph.columnEdges[pair.idx[0]];
+    const words = [...pair.keys].map(([k, cols]) => `${INFLUENCE_WORDS[k] ?? INFLUENCE_WORDS[""]} ${[...cols].sort().join(", ")}`);
+    edges.push({
+      id: `d:${key}`,
+      source: pair.src,
+      target: pair.tgt,
+      sourceHandle: "out",
+      targetHandle: "in",
+      type: "lineage",
+      data: {
+        kind: "column",
+        dependency: "indirect",
+        datasetLevel: true,
+        emphasis: path ? "highlight" : "normal",
+        transformations: [...new Map(pair.idx.flatMap((i) => graph.columnEdges[i].transformations ?? []).map((t) => [`${t.type}|${t.subtype ?? ""}`, t])).values()],
+        job: first.job,
+        label: `rows: ${words.join("; ")}`,
+      },
+      zIndex: 0,
+    });
+  }
   // highlighted edges last: drawn on top of the other edges (all of them under the nodes)
   const rank = (e: LineageFlowEdge) => (e.data?.emphasis === "highlight" ? 2 : e.data?.emphasis === "dim" ? 0 : 1);
   edges.sort((a, b) => rank(a) - rank(b));

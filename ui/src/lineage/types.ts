@@ -9,6 +9,8 @@ export interface ColumnView extends FlatField {
   id: string; // datasetField id
   emphasis: Emphasis;
   mark?: Mark | "changed";
+  /** compare: the column's type at the two moments, when its type family changed */
+  change?: { from: string | null; to: string | null };
   selected: boolean;
 }
 
@@ -19,6 +21,8 @@ export interface DatasetNodeData extends Record<string, unknown> {
   emphasis: Emphasis;
   mark?: Mark;
   columnsOpen: boolean;
+  /** all columns (paged), only the column path's, or none (the count) */
+  columnsMode: "all" | "path" | "none";
   columns: ColumnView[]; // the current page
   columnTotal: number; // after filter
   columnCount: number; // all
@@ -26,6 +30,8 @@ export interface DatasetNodeData extends Record<string, unknown> {
   pages: number;
   filter: string;
   hiddenHighlighted: number;
+  /** subtitle: where the dataset is, by what tells it apart in this graph */
+  place: string;
   expandedUp: boolean;
   expandedDown: boolean;
   /** impact analysis on: downstream datasets/jobs not drawn, reached through this node */
@@ -50,6 +56,8 @@ export interface LineageEdgeData extends Record<string, unknown> {
   kind: "flow" | "column";
   /** column edges: DIRECT (the value flows) or INDIRECT (join/filter/group keys, dataset-level) */
   dependency?: "direct" | "indirect";
+  /** one edge standing for a dataset-wide dependency (join/filter/group-by/sort keys) of a dataset pair */
+  datasetLevel?: boolean;
   emphasis: Emphasis;
   mark?: Mark;
   transformations?: Transformation[];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { columnPath, flattenFields, pageColumns } from "./columns";
+import { columnPath, flattenFields, pageColumns, pathInHopOrder } from "./columns";
 import { JOB1, col, columnEdges, ds } from "./testdata";
+
+const direct = (subtype: string) => [{ type: "DIRECT", subtype, description: null, masking: false }];
 
 describe("column path", () => {
   it("from a middle column: its whole upstream and downstream, nothing else", () => {
@@ -27,11 +29,42 @@ describe("column path", () => {
     expect(p.datasets.size).toBe(5);
   });
 
-  it("a dataset-level dependency marks the dataset and stops there", () => {
+  it("INDIRECT edges are not on the default path; asked for, they are influences of the upstream path, apart", () => {
     const p = columnPath(col("attendance.csv", "EmployeeID"), columnEdges);
     expect([...p.columns]).toEqual([col("attendance.csv", "EmployeeID")]);
-    expect(p.datasets.has(ds("employee_attendance"))).toBe(true);
-    expect([...p.edges]).toEqual([3]);
+    expect([...p.edges]).toEqual([]);
+    const total = col("employee_attendance", "TotalHours");
+    expect(columnPath(total, columnEdges).influences).toEqual([]);
+    const q = columnPath(total, columnEdges, { indirect: true });
+    // the join key selects the rows of employee_attendance: an influence on the whole dataset
+    expect(q.influences).toEqual([{ column: col("attendance.csv", "EmployeeID"), kinds: ["JOIN"], on: ds("employee_attendance") }]);
+    expect(q.columns.has(col("attendance.csv", "EmployeeID"))).toBe(false);
+    expect(q.edges.has(3)).toBe(true);
+  });
+
+  it("a join key folded onto every output column (the Spark integration's default) is still not a value", () => {
+    const key = col("employees.csv", "EmployeeID");
+    const join = [{ type: "INDIRECT", subtype: "JOIN", description: null, masking: false }];
+    const both = [{ type: "DIRECT", subtype: "IDENTITY", description: null, masking: false }, ...join];
+    const edges = [
+      { source: key, target: col("out", "Pay"), job: JOB1, transformations: join },
+      { source: col("pay.csv", "Pay"), target: col("out", "Pay"), job: JOB1, transformations: direct("IDENTITY") },
+      { source: key, target: col("out", "EmployeeID"), job: JOB1, transformations: both },
+    ];
+    expect([...columnPath(col("out", "Pay"), edges).columns].sort()).toEqual([col("out", "Pay"), col("pay.csv", "Pay")].sort());
+    // a column used as key and value is on the path of the value it gives
+    expect(columnPath(col("out", "EmployeeID"), edges).columns.has(key)).toBe(true);
+  });
+
+  it("lists the path by hop: the column, upstream nearest first, then downstream", () => {
+    const p = columnPath(col("employee_attendance", "TotalHours"), columnEdges);
+    expect(pathInHopOrder(p)).toEqual([
+      col("employee_attendance", "TotalHours"),
+      col("attendance.csv", "HoursWorked"),
+      col("employee_compensation", "TotalPay"),
+    ]);
+    expect(p.hops.get(col("attendance.csv", "HoursWorked"))).toBe(-1);
+    expect(p.hops.get(col("employee_compensation", "TotalPay"))).toBe(1);
   });
 
   it("survives cycles", () => {

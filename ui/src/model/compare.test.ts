@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompareAnswer } from "../api/types";
-import { columnKey, compareMarks, compareWindow, withRemoved } from "./compare";
+import { addedColumnChanges, columnKey, compareMarks, compareWindow, typeFamily, withRemoved } from "./compare";
 import { JOB2, ds, edge, node } from "./testdata";
 
 const answer: CompareAnswer = {
@@ -45,5 +45,55 @@ describe("compare", () => {
       to: "2026-11-10T00:00:00Z",
       toParam: "2026-11-10T00:00:00Z",
     });
+  });
+});
+
+describe("type families", () => {
+  it("a producer's spelling is not a change, a change of family is", () => {
+    expect(typeFamily("bigint")).toBe(typeFamily("integer"));
+    expect(typeFamily("INT")).toBe(typeFamily("long"));
+    expect(typeFamily("double")).toBe(typeFamily("decimal(12,2)"));
+    expect(typeFamily("varchar(20)")).toBe(typeFamily("string"));
+    expect(typeFamily("timestamp")).toBe(typeFamily("timestamp with time zone"));
+    expect(typeFamily("integer")).not.toBe(typeFamily("decimal(12,2)"));
+    expect(typeFamily("string")).not.toBe(typeFamily("date"));
+    const marks = compareMarks({
+      ...answer,
+      columns: {
+        added: [],
+        removed: [],
+        changed: [
+          { dataset: ds("a"), field: "id", fromType: "integer", toType: "bigint" },
+          { dataset: ds("a"), field: "pay", fromType: "integer", toType: "decimal(12,2)" },
+        ],
+      },
+    });
+    expect([...marks.columns.keys()]).toEqual([columnKey(ds("a"), "pay")]);
+    expect(marks.changes?.get(columnKey(ds("a"), "pay"))).toEqual({ from: "integer", to: "decimal(12,2)" });
+  });
+});
+
+describe("added columns as changes", () => {
+  it("a column carried on into a dataset made from it is one change, source first", () => {
+    const csv = ds("employees.csv");
+    const table = "dataset:headwater:hr.employees";
+    const other = ds("x");
+    const groups = addedColumnChanges({
+      ...answer,
+      columns: {
+        added: [
+          { dataset: table, field: "Email", type: "string" },
+          { dataset: csv, field: "Email", type: "string" },
+          { dataset: other, field: "Phone", type: "string" },
+        ],
+        removed: [],
+        changed: [],
+      },
+      columnEdges: {
+        added: [{ source: "datasetField:file:/data/employees.csv:Email", target: "datasetField:headwater:hr.employees:Email", job: "job:headwater:crawl", transformations: [] }],
+        removed: [],
+      },
+    });
+    expect(groups.map((g) => g.map((c) => `${c.dataset}|${c.field}`))).toEqual([[`${csv}|Email`, `${table}|Email`], [`${other}|Phone`]]);
   });
 });

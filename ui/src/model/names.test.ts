@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobLabel, tailCut } from "./names";
+import { fitName, jobLabel, middleCut, placeOf, sharedFolder, sourceMark, tailCut } from "./names";
 
 describe("display names", () => {
   it("keeps the distinguishing end of a long name", () => {
@@ -48,5 +48,38 @@ describe("display names", () => {
     for (const n of ["hr_employee_compensation", "schema.table", "a.b.c", "/data/x.csv", "job.execute_x", "dag.filter", "dag.project.x", "my_dag.load_task"]) {
       expect(jobLabel(n)).toEqual({ title: n, app: "", action: "", output: "" });
     }
+  });
+});
+
+describe("names that fit", () => {
+  it("cuts in the middle, keeping more of the end, only when it does not fit", () => {
+    expect(middleCut("employee_compensation", 30)).toBe("employee_compensation");
+    expect(middleCut("warehouse_employee_compensation", 16)).toBe("wareh…mpensation");
+    expect(middleCut("warehouse_employee_compensation", 16)).toHaveLength(16);
+    // no canvas here: ~7.4 px a character
+    expect(fitName("employee_compensation", 200)).toBe("employee_compensation");
+    expect(fitName("warehouse_employee_compensation", 120).length).toBeLessThanOrEqual(16);
+    expect(fitName("warehouse_employee_compensation", 120)).toContain("…");
+  });
+
+  it("subtitles say what tells datasets apart: host or bucket, folder below what they share", () => {
+    const shared = sharedFolder(["/root/.headwater/demo/landing/employees/", "/root/.headwater/demo/warehouse/", "/root/.headwater/demo/landing/attendance/"]);
+    expect(shared).toBe("/root/.headwater/demo/");
+    expect(placeOf("file", "/root/.headwater/demo/warehouse/", shared)).toBe("file · warehouse/");
+    expect(placeOf("s3://hr-bucket", "raw/2026/", "")).toBe("hr-bucket · raw/2026/");
+    expect(placeOf("postgres://db:5432", "", "")).toBe("db:5432");
+    expect(sharedFolder(["/a/b/"])).toBe("");
+    expect(sharedFolder(["/a/x/", "/b/y/"])).toBe("/");
+  });
+
+  it("marks the source by namespace or job integration", () => {
+    expect(sourceMark("s3://bucket").label).toBe("Amazon S3");
+    expect(sourceMark("postgres://db:5432").label).toBe("PostgreSQL");
+    expect(sourceMark("mysql://db:3306").label).toBe("MySQL");
+    expect(sourceMark("redshift://c.region:5439").label).toBe("Redshift");
+    expect(sourceMark("kafka://broker:9092").label).toBe("Kafka");
+    expect(sourceMark("hr_payroll", "SPARK").label).toBe("Spark");
+    expect(sourceMark("airflow", "AIRFLOW").label).toBe("Airflow");
+    expect(sourceMark("file").mark).toBe("");
   });
 });

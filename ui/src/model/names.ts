@@ -133,3 +133,103 @@ export function jobLabel(name: string): JobLabel {
   }
   return { title: name, app: "", action: "", output: "" };
 }
+
+/**
+ * `text` cut in the middle to at most `max` characters ("employ…compensation"), keeping more of the end
+ * (the distinguishing part of a name); whole when it fits.
+ */
+export function middleCut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (max < 4) return tailCut(text, Math.max(max, 2));
+  const keep = max - 1;
+  const head = Math.floor(keep * 0.35);
+  return `${text.slice(0, head)}…${text.slice(text.length - (keep - head))}`;
+}
+
+let measureCtx: CanvasRenderingContext2D | null | undefined;
+const widths = new Map<string, number>();
+
+/** The drawn width of `text` in `font` (a canvas measures it; about 7.4 px a character where there is no canvas). */
+export function textWidth(text: string, font: string): number {
+  const key = `${font}|${text}`;
+  const known = widths.get(key);
+  if (known !== undefined) return known;
+  if (measureCtx === undefined) {
+    try {
+      measureCtx = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;
+    } catch {
+      measureCtx = null;
+    }
+  }
+  let w = text.length * 7.4;
+  if (measureCtx) {
+    measureCtx.font = font;
+    w = measureCtx.measureText(text).width;
+  }
+  if (widths.size > 20000) widths.clear();
+  widths.set(key, w);
+  return w;
+}
+
+/** The font node names are drawn in (styles.css `.lnode-name`). */
+export const NAME_FONT = '600 13px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+
+/** `text` whole when it fits `px` in `font`, else cut in the middle to the most characters that fit. */
+export function fitName(text: string, px: number, font: string = NAME_FONT): string {
+  if (textWidth(text, font) <= px) return text;
+  let lo = 3;
+  let hi = text.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (textWidth(middleCut(text, mid), font) <= px) lo = mid;
+    else hi = mid - 1;
+  }
+  return middleCut(text, lo);
+}
+
+/**
+ * What tells a dataset's place apart in a graph: the namespace's host or bucket (`s3://bucket` → `bucket`,
+ * `postgres://db:5432` → `db:5432`; `file` stays `file`) and the folder relative to `shared`, the folder
+ * prefix the graph's datasets of that namespace have in common.
+ */
+export function placeOf(namespace: string, context: string, shared: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/]*)/i.exec(namespace);
+  const where = m ? m[1] || namespace : namespace;
+  const rel = context.startsWith(shared) ? context.slice(shared.length) : context;
+  return rel ? `${where} · ${rel}` : where;
+}
+
+/** The longest common folder prefix (ending in "/") of `folders`; "" when they share none. */
+export function sharedFolder(folders: string[]): string {
+  if (folders.length < 2) return "";
+  let prefix = folders[0];
+  for (const f of folders) {
+    let i = 0;
+    while (i < prefix.length && i < f.length && prefix[i] === f[i]) i++;
+    prefix = prefix.slice(0, i);
+    if (!prefix) break;
+  }
+  const cut = prefix.lastIndexOf("/");
+  return cut >= 0 ? prefix.slice(0, cut + 1) : "";
+}
+
+/** A short mark for where a dataset lives or what ran a job, from its namespace or its job type. */
+export function sourceMark(namespace: string, integration?: string | null): { mark: string; label: string } {
+  const i = (integration ?? "").toLowerCase();
+  if (i) {
+    if (i.includes("spark")) return { mark: "Sp", label: "Spark" };
+    if (i.includes("airflow")) return { mark: "Af", label: "Airflow" };
+    if (i.includes("dbt")) return { mark: "dbt", label: "dbt" };
+    if (i.includes("spline")) return { mark: "Sl", label: "Spline" };
+    if (i.includes("crawl")) return { mark: "Cr", label: "crawler" };
+    if (i.includes("sql")) return { mark: "SQL", label: "SQL" };
+  }
+  const scheme = (/^([a-z][a-z0-9+.-]*):/i.exec(namespace)?.[1] ?? namespace).toLowerCase();
+  if (scheme === "file" || scheme === "hdfs") return { mark: "", label: "file" };
+  if (scheme === "s3" || scheme === "s3a" || scheme === "s3n") return { mark: "S3", label: "Amazon S3" };
+  if (scheme.startsWith("postgres")) return { mark: "Pg", label: "PostgreSQL" };
+  if (scheme === "mysql" || scheme === "mariadb") return { mark: "My", label: "MySQL" };
+  if (scheme === "redshift") return { mark: "Rs", label: "Redshift" };
+  if (scheme === "kafka") return { mark: "Kf", label: "Kafka" };
+  return { mark: "", label: scheme };
+}

@@ -15,11 +15,18 @@ describe("URL state", () => {
       datasetsOnly: true,
       impact: true,
       directOnly: true,
+      indirect: true,
       groupJobs: true,
       openJobs: ["job:airflow:dag.one", "job:spark:app&x"],
     };
     expect(decodeView(encodeView(v))).toEqual(v);
     expect(decodeView(`?${encodeView(v)}`)).toEqual(v);
+  });
+
+  it("reads a bare column name as a column of the asset (short links)", () => {
+    expect(decodeView("node=dataset:file:/w/pay&col=Total")?.column).toBe("datasetField:file:/w/pay:Total");
+    expect(decodeView("node=dataset:file:/w/pay&col=datasetField:file:/x:a")?.column).toBe("datasetField:file:/x:a");
+    expect(decodeView("node=job:ns:j&col=Total")?.column).toBe("Total");
   });
 
   it("keeps the default view short", () => {

@@ -21,6 +21,8 @@ export interface ViewState {
   impact: boolean;
   /** column edges: only DIRECT dependencies (`direct=1`) */
   directOnly: boolean;
+  /** the column path also lists INDIRECT influences: join, filter, group-by keys (`ind=1`) */
+  indirect: boolean;
   /** job level: child jobs drawn as their parent job (`group=1`) */
   groupJobs: boolean;
   /** with groupJobs: the parent jobs opened to show their children (`open=job:...`) */
@@ -43,6 +45,7 @@ export function defaultView(node: string): ViewState {
     datasetsOnly: false,
     impact: false,
     directOnly: false,
+    indirect: false,
     groupJobs: false,
     openJobs: [],
   };
@@ -61,11 +64,22 @@ export function encodeView(v: ViewState): string {
   if (v.datasetsOnly) q.set("dso", "1");
   if (v.impact) q.set("impact", "1");
   if (v.directOnly) q.set("direct", "1");
+  if (v.indirect) q.set("ind", "1");
   if (v.groupJobs) {
     q.set("group", "1");
     for (const j of v.openJobs) q.append("open", j);
   }
   return q.toString();
+}
+
+/**
+ * `col`: a column id, or (short links) a bare column name of the asset itself: `col=TotalCompensation`
+ * on a dataset's page is that dataset's column.
+ */
+function columnOf(node: string, col: string | null): string | null {
+  if (!col) return null;
+  if (col.startsWith("datasetField:") || !node.startsWith("dataset:")) return col;
+  return `datasetField:${node.slice("dataset:".length)}:${col}`;
 }
 
 /** Reads a query string; unknown or malformed values fall back to the defaults. Null when no node. */
@@ -80,7 +94,7 @@ export function decodeView(search: string): ViewState | null {
     node,
     tab: tab && TABS.includes(tab) ? tab : "lineage",
     depth: Number.isFinite(depth) ? Math.min(MAX_DEPTH, Math.max(1, depth)) : DEFAULT_DEPTH,
-    column: q.get("col") || null,
+    column: columnOf(node, q.get("col")),
     expansions: [...new Set(exps)],
     openColumns: [...new Set(q.getAll("cols").filter(Boolean))],
     at: q.get("at") || null,
@@ -88,6 +102,7 @@ export function decodeView(search: string): ViewState | null {
     datasetsOnly: q.get("dso") === "1",
     impact: q.get("impact") === "1",
     directOnly: q.get("direct") === "1",
+    indirect: q.get("ind") === "1",
     groupJobs: q.get("group") === "1",
     openJobs: q.get("group") === "1" ? [...new Set(q.getAll("open").filter((j) => j.startsWith("job:")))] : [],
   };
