@@ -70,6 +70,13 @@ def test_incremental_idempotent_and_resumable(server: FalkorServer, tmp_path: Pa
         assert contents(graph) == expected
     finally:
         store.close()
+    other = Store.open(f"sqlite:///{tmp_path / 'other.db'}")
+    try:
+        other.append(incoming(events[:3]))
+        with pytest.raises(SyncError, match="beyond this store's 3: it was synced from another store"):
+            sync(other, FalkorTarget(graph))
+    finally:
+        other.close()
 
 
 def test_out_of_order_event_removes_stale_edges(server: FalkorServer, tmp_path: Path) -> None:
