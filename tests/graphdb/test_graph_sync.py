@@ -70,6 +70,13 @@ def test_incremental_idempotent_and_resumable(server: FalkorServer, tmp_path: Pa
         assert contents(graph) == expected
     finally:
         store.close()
+    other = Store.open(f"sqlite:///{tmp_path / 'other.db'}")
+    try:
+        other.append(incoming(events[:3]))
+        with pytest.raises(SyncError, match="beyond this store's 3: it was synced from another store"):
+            sync(other, FalkorTarget(graph))
+    finally:
+        other.close()
 
 
 def test_out_of_order_event_removes_stale_edges(server: FalkorServer, tmp_path: Path) -> None:
@@ -90,8 +97,8 @@ def test_out_of_order_event_removes_stale_edges(server: FalkorServer, tmp_path: 
 
 
 def test_bolt_transport_reports_an_unreachable_server(tmp_path: Path) -> None:
-    """FalkorDB's Bolt port crashed its server on this machine's sync messages (docs/graph-export.md), so no test
-    syncs over Bolt here: this checks the neo4j driver's failure becomes the command's one clear line."""
+    """FalkorDB's Bolt port crashed its server on 20-row sync batches (docs/graph-export.md), so no test syncs over
+    Bolt here: this checks the neo4j driver's failure becomes the command's one clear line."""
     from live_server import free_port
 
     store_url = f"sqlite:///{tmp_path / 'h.db'}"

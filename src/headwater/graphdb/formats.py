@@ -83,6 +83,11 @@ def split(elements: Iterable[Element]) -> tuple[list[Vertex], list[Edge]]:
     return vertices, edges
 
 
+def _cells(element: Element, columns: list[str]) -> list[str]:
+    props = properties(element)
+    return [_cell(props.get(c)) for c in columns]
+
+
 def _write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> Path:
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")
@@ -98,12 +103,12 @@ def write_neptune_opencypher(elements: Iterable[Element], folder: Path) -> list[
     nodes = _write_csv(
         folder / "nodes.csv",
         [":ID", ":LABEL", *(f"{c}:{_prop_type(c)}" for c in v_cols)],
-        ([v.id, v.label, *(_cell(properties(v).get(c)) for c in v_cols)] for v in vertices),
+        ([v.id, v.label, *_cells(v, v_cols)] for v in vertices),
     )
     rels = _write_csv(
         folder / "relationships.csv",
         [":ID", ":START_ID", ":END_ID", ":TYPE", *(f"{c}:{_prop_type(c)}" for c in e_cols)],
-        ([e.id, e.source, e.target, e.label, *(_cell(properties(e).get(c)) for c in e_cols)] for e in edges),
+        ([e.id, e.source, e.target, e.label, *_cells(e, e_cols)] for e in edges),
     )
     return [nodes, rels]
 
@@ -119,12 +124,12 @@ def write_neptune_gremlin(elements: Iterable[Element], folder: Path) -> list[Pat
     v_path = _write_csv(
         folder / "vertices.csv",
         ["~id", "~label", *(f"{c}:{_gremlin_type(c)}" for c in v_cols)],
-        ([v.id, v.label, *(_cell(properties(v).get(c)) for c in v_cols)] for v in vertices),
+        ([v.id, v.label, *_cells(v, v_cols)] for v in vertices),
     )
     e_path = _write_csv(
         folder / "edges.csv",
         ["~id", "~from", "~to", "~label", *(f"{c}:{_gremlin_type(c)}" for c in e_cols)],
-        ([e.id, e.source, e.target, e.label, *(_cell(properties(e).get(c)) for c in e_cols)] for e in edges),
+        ([e.id, e.source, e.target, e.label, *_cells(e, e_cols)] for e in edges),
     )
     return [v_path, e_path]
 

@@ -170,7 +170,12 @@ def sync(
     position = read_position(target, name)
     with source.read_connection() as conn:
         now = head(conn)  # first: changes projected while reading are sent again next time, never lost
-        if position >= now:
+        if position > now:
+            raise SyncError(
+                f"the target's sync position {name!r} is at log position {position}, beyond this store's {now}: "
+                "it was synced from another store (use another --name, or an empty graph)"
+            )
+        if position == now:
             return SyncResult(name, position, position, 0, 0, 0)
         scope = EVERYTHING if position == 0 else touched_since(conn, position, now)
         found = list(elements(conn, scope))
