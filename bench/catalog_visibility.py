@@ -27,6 +27,7 @@ from headwater.catalog import Catalog
 from headwater.catalog.access import ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader
+from headwater.ingest import Door, Policy
 from headwater.model.nodeid import NodeRef
 from headwater.spec import EventValidator
 from headwater.store import Store
@@ -60,7 +61,7 @@ def run(url: str, n: int, rounds: int) -> None:
         events = [event(i) for i in range(n)]
         StoreClient(store).send(events)
         graph = GraphReader(store)
-        catalog = Catalog(store, graph, EventValidator())
+        catalog = Catalog(store, graph, Door(Policy(), EventValidator()))
         catalog.create_domain(ADMIN, "dom", "", "")
         catalog.create_project(ADMIN, "p", "dom", "", "")
         catalog.claim_outputs(ADMIN.with_context("p"), "p", [e for i, e in enumerate(events) if i % 2 == 0])

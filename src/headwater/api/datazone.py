@@ -1,11 +1,11 @@
-"""Amazon DataZone's lineage API at ``/v2/domains/{domainIdentifier}/lineage/...``: a thin translator.
+"""Amazon DataZone's lineage API at ``/v2/domains/{domainIdentifier}/lineage/...``: a translator with records of its own.
 
 The paths, parameters and answers are those of the DataZone service model in botocore, so boto3's
 ``datazone`` client (and OpenLineage's ``amazon_datazone_api`` transport, which is that client) works
 against ``headwater serve`` with only ``endpoint_url`` changed:
 
 - ``PostLineageEvent`` (``POST …/lineage/events``): the body is an OpenLineage RunEvent; it is decoded,
-  validated and appended exactly as ``POST /api/v1/lineage`` does (:mod:`headwater.ingest`,
+  validated and appended exactly as ``POST /api/v1/lineage`` does (the ingest door ``headwater.ingest.accept``,
   ``Store.append``: durable before the answer, a resent event stored once by its event id). The domain,
   the ``Client-Token``, the signer and the time are recorded beside it (``datazone_events``); a token
   sent again with the same event answers as the first time, with another event ``ConflictException``.

@@ -227,6 +227,11 @@ async def post_lineage_batch(request: Request) -> Response:
     raw = await read_body(request, state.settings.max_body_bytes)
     warnings, results = await run_in_threadpool(lambda: _ingest(request, state, _text(request, raw, state), True))
     _count(request, warnings, results)
+    return batch_answer(results, warnings)
+
+
+def batch_answer(results: list[AppendResult], warnings: list[Problem], status_code: int = 200) -> Response:
+    """The answer to a batch (:class:`~headwater.api.models.BatchAnswer`), here and at Spline's door."""
     stored = sum(1 for r in results if not r.duplicate)
     return json_answer(
         {
@@ -235,5 +240,6 @@ async def post_lineage_batch(request: Request) -> Response:
             "duplicates": len(results) - stored,
             "ids": [str(r.id) for r in results],
             "warnings": [w.as_dict() for w in warnings],
-        }
+        },
+        status_code=status_code,
     )

@@ -22,10 +22,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from headwater.api.answers import json_answer
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
-from headwater.api.ingest import append_parsed, check_writes, read_body
+from headwater.api.ingest import append_parsed, batch_answer, check_writes, read_body
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
@@ -252,7 +251,7 @@ async def post_events(request: Request) -> Response:
     state = app_state(request)
     text, version = await _body_text(request, state)
 
-    def work() -> list[AppendResult]:
+    def work() -> tuple[list[Problem], list[AppendResult]]:
         events = parse_json(text)
         problems = event_problems(events)
         if problems:
@@ -272,21 +271,12 @@ async def post_events(request: Request) -> Response:
         for event in events:
             plan, plan_version = plans[_uuid(event["planId"])]
             converted.extend(run_events(plan, event, api_version=plan_version))
-        parsed = state.door.accept_events(converted)
-        check_writes(request, state, [e.payload for e in parsed])  # owners write their own (catalog/writes.py)
-        return append_parsed(state, parsed)
+        accepted = state.door.accept_events(converted)
+        check_writes(request, state, [e.payload for e in accepted])  # owners write their own (catalog/writes.py)
+        return [w for e in accepted for w in e.warnings], append_parsed(state, accepted)
 
-    results = await run_in_threadpool(work)
-    stored = sum(1 for r in results if not r.duplicate)
-    return json_answer(
-        {
-            "received": len(results),
-            "stored": stored,
-            "duplicates": len(results) - stored,
-            "ids": [str(r.id) for r in results],
-        },
-        status_code=201,
-    )
+    warnings, results = await run_in_threadpool(work)
+    return batch_answer(results, warnings, status_code=201)
 
 
 def _plan_nodes(plan: Any) -> set[str]:

@@ -135,7 +135,9 @@ class Catalog:
         return self._store.write_connection()
 
     def _read(self) -> sa.Connection:
-        return self._store.write_connection()
+        # a read connection: no write transaction (on SQLite, no BEGIN IMMEDIATE queued behind the writers);
+        # no wait for the projector either, as before (a catalog read never turns into a write)
+        return self._store.read_connection(wait=False)
 
     def _append(self, lineage_events: Sequence[Mapping[str, Any]]) -> list[str]:
         """Append through the ingest door (the server's policy, as ``POST /api/v1/lineage/batch``); the ids.
