@@ -53,11 +53,16 @@ _TRANSACTION_WORDS = {
 
 def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     """``(statement text, line, col)`` of each statement of ``text``."""
+    return _split(text, dialect)[0]
+
+
+def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Any] | None]:
+    """The pieces of :func:`split` and the tokens of ``text`` (None when it cannot be tokenized)."""
     try:
         tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
     except (TokenError, ValueError):
         stripped = text.strip()
-        return [(stripped, 1, 1)] if stripped else []
+        return ([(stripped, 1, 1)] if stripped else []), None
     pieces: list[tuple[str, int, int]] = []
     start = None
     depth = 0
@@ -93,7 +98,7 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
             start = None
     if start is not None:
         pieces.append(_piece(text, start, tokens[-1]))
-    return pieces
+    return pieces, tokens
 
 
 _END_OF_STATEMENT = {"IF", "LOOP", "WHILE", "FOR", "REPEAT"}  # END IF … closes a statement, not a BEGIN block
@@ -124,7 +129,8 @@ _UNLOAD = re.compile(r"(?is)^\s*unload\b(.*)$")
 
 def parse_script(text: str, dialect: str) -> list[Statement]:
     out: list[Statement] = []
-    for index, (sql, line, col) in enumerate(split(text, dialect)):
+    pieces, tokens = _split(text, dialect)
+    for index, (sql, line, col) in enumerate(pieces):
         stmt = Statement(index, sql, line, col)
         variables: set[str] = set()
         inner = block_statements(sql, dialect, line, variables) if _MAYBE_PROCEDURAL.match(sql) else None
@@ -138,13 +144,18 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
             stmt.expression = exp.Command(this="UNLOAD", expression=exp.Literal.string(unload.group(1)))
             out.append(stmt)
             continue
-        out.append(_parsed(stmt, dialect))
+        # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
+        reuse = tokens if len(pieces) == 1 and line == 1 else None
+        out.append(_parsed(stmt, dialect, reuse, text))
     return out
 
 
-def _parsed(stmt: Statement, dialect: str) -> Statement:
+def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
     try:
-        parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
+        if tokens is not None:
+            parsed = [e for e in sqlglot.Dialect.get_or_raise(dialect).parser().parse(tokens, text) if e is not None]
+        else:
+            parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
     except (ParseError, TokenError) as exc:
         stmt.error = _message(exc, stmt.line)
     except Exception as exc:  # noqa: BLE001 - a parser bug on one statement must not stop the script
