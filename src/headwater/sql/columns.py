@@ -495,10 +495,16 @@ class Analyzer:
         named = [
             src
             for src in sources
-            if isinstance(src, Scope) and isinstance(src.expression, _UDTF) and self.relation(src).column(name)
+            if isinstance(src, Scope)
+            and isinstance(src.expression, _UDTF)
+            and any(n.lower() == name.lower() for n, _ in self.relation(src).columns)
         ]
         if len(named) == 1:  # UNNEST(x) AS v / LATERAL VIEW … AS v: the table function names it
             self._source_column(named[0], name, t, out)
+            return
+        tables = [src for src in sources if not (isinstance(src, Scope) and isinstance(src.expression, _UDTF))]
+        if not named and len(tables) == 1 and len(tables) < len(sources):  # the one table beside table functions
+            self._source_column(tables[0], name, t, out)
             return
         candidates = []
         for src in sources:

@@ -95,6 +95,7 @@ class Extractor:
         self.catalog.namespace = namespace
         self.temps: dict[str, Relation] = {}
         self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
+        self._variables: set[str] = set()  # the variables of the procedural block being read
         if self.levels == 3:
             self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
@@ -150,6 +151,15 @@ class Extractor:
         writes but cannot be read is an error record naming it; reads and control flow give nothing."""
         results: list[StatementLineage] = []
         inner = stmt.block or []
+        self._variables = {_norm(v, self.read) or v for v in stmt.variables}
+        try:
+            return self._procedural_statements(stmt, inner, results)
+        finally:
+            self._variables = set()
+
+    def _procedural_statements(
+        self, stmt: Statement, inner: list[Statement], results: list[StatementLineage]
+    ) -> list[StatementLineage]:
         for i, sub in enumerate(inner):
             where = f"statement {i + 1} of {len(inner)} in a procedural block (line {sub.line})"
             if sub.expression is None:
@@ -179,6 +189,10 @@ class Extractor:
 
     def _statement(self, e: exp.Expr, out: StatementLineage) -> list[StatementLineage] | None:
         e = normalize_identifiers(e, dialect=self.sg)
+        if self._variables:  # a block's own variables are values, not columns (they win over a column's name)
+            for col in list(e.find_all(exp.Column)):
+                if not col.table and col.name in self._variables:
+                    col.replace(exp.Var(this=col.name))
         _with_into_query(e)
         if isinstance(e, exp.Insert):
             self._insert(e, out)
@@ -344,6 +358,13 @@ class Extractor:
                 if isinstance(then.this, exp.Column):
                     cols = [then.this]
                 vals = then.expression.expressions if isinstance(then.expression, exp.Tuple) else []
+                if (  # Redshift: sqlglot reads INSERT VALUES (…) as a column tuple holding a VALUES(…) call
+                    isinstance(then.this, exp.Tuple)
+                    and len(cols) == 1
+                    and isinstance(cols[0], exp.Anonymous)
+                    and cols[0].name.upper() == "VALUES"
+                ):
+                    cols, vals = [], list(cols[0].expressions)
                 if isinstance(then.expression, exp.Column):
                     vals = [then.expression]
                 if isinstance(then.this, exp.Star) or (not cols and not vals):  # INSERT * (Databricks, Spark)

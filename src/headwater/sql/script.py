@@ -34,6 +34,7 @@ class Statement:
     expression: exp.Expr | None = None
     error: str | None = None  # why it could not be parsed (with line and column in the script)
     block: list[Statement] | None = None  # a procedural piece: the statements found inside, each parsed on its own
+    variables: frozenset[str] = frozenset()  # names a procedural piece declares (DECLARE, LET, IS/AS sections)
 
 
 _OPENERS = {TokenType.BEGIN, TokenType.CASE}
@@ -52,11 +53,16 @@ _TRANSACTION_WORDS = {
 
 def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     """``(statement text, line, col)`` of each statement of ``text``."""
+    return _split(text, dialect)[0]
+
+
+def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Any] | None]:
+    """The pieces of :func:`split` and the tokens of ``text`` (None when it cannot be tokenized)."""
     try:
         tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
     except (TokenError, ValueError):
         stripped = text.strip()
-        return [(stripped, 1, 1)] if stripped else []
+        return ([(stripped, 1, 1)] if stripped else []), None
     pieces: list[tuple[str, int, int]] = []
     start = None
     depth = 0
@@ -92,7 +98,7 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
             start = None
     if start is not None:
         pieces.append(_piece(text, start, tokens[-1]))
-    return pieces
+    return pieces, tokens
 
 
 _END_OF_STATEMENT = {"IF", "LOOP", "WHILE", "FOR", "REPEAT"}  # END IF … closes a statement, not a BEGIN block
@@ -123,11 +129,14 @@ _UNLOAD = re.compile(r"(?is)^\s*unload\b(.*)$")
 
 def parse_script(text: str, dialect: str) -> list[Statement]:
     out: list[Statement] = []
-    for index, (sql, line, col) in enumerate(split(text, dialect)):
+    pieces, tokens = _split(text, dialect)
+    for index, (sql, line, col) in enumerate(pieces):
         stmt = Statement(index, sql, line, col)
-        inner = block_statements(sql, dialect, line) if _MAYBE_PROCEDURAL.match(sql) else None
+        variables: set[str] = set()
+        inner = block_statements(sql, dialect, line, variables) if _MAYBE_PROCEDURAL.match(sql) else None
         if inner is not None:
             stmt.block = [_parsed(Statement(index, piece, ln, c), dialect) for piece, ln, c in inner]
+            stmt.variables = frozenset(variables)
             out.append(stmt)
             continue
         unload = _UNLOAD.match(sql)
@@ -135,13 +144,18 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
             stmt.expression = exp.Command(this="UNLOAD", expression=exp.Literal.string(unload.group(1)))
             out.append(stmt)
             continue
-        out.append(_parsed(stmt, dialect))
+        # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
+        reuse = tokens if len(pieces) == 1 and line == 1 else None
+        out.append(_parsed(stmt, dialect, reuse, text))
     return out
 
 
-def _parsed(stmt: Statement, dialect: str) -> Statement:
+def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
     try:
-        parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
+        if tokens is not None:
+            parsed = [e for e in sqlglot.Dialect.get_or_raise(dialect).parser().parse(tokens, text) if e is not None]
+        else:
+            parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
     except (ParseError, TokenError) as exc:
         stmt.error = _message(exc, stmt.line)
     except Exception as exc:  # noqa: BLE001 - a parser bug on one statement must not stop the script
@@ -197,26 +211,32 @@ def _is_procedural(tokens: list[Any], dialect: str) -> bool:
     return False
 
 
-def block_statements(sql: str, dialect: str, line: int = 1) -> list[tuple[str, int, int]] | None:
+def block_statements(
+    sql: str, dialect: str, line: int = 1, variables: set[str] | None = None
+) -> list[tuple[str, int, int]] | None:
     """The statements inside a procedural piece (``(text, line, col)`` in the script), or None when ``sql`` is
-    not procedural. Only statements starting with a DML/DDL keyword are kept (control flow is skipped)."""
+    not procedural. Only statements starting with a DML/DDL keyword are kept (control flow is skipped). The names
+    the block declares (``DECLARE n INT``, ``LET n :=``, a PL/SQL ``IS`` section) are added to ``variables``."""
     try:
         tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
     except (TokenError, ValueError):
         return None
     if not _is_procedural(tokens, dialect):
         return None
-    return _scan(sql, tokens, dialect, line)
+    return _scan(sql, tokens, dialect, line, variables if variables is not None else set())
 
 
-def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[str, int, int]]:
+def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[str]) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
+    declaring = False  # in a DECLARE section: each declaration's first name is a variable
+    declare_next = False
     start: int | None = None  # token index of the statement under way
     start_depth = 0
     depth = 0  # parentheses
     cases = 0  # CASE … END inside the statement
     seen_from = False  # a FROM at the statement's own level (a later SELECT starts a new statement)
     seen_set = False
+    seen_body = False  # an INSERT's SELECT or VALUES began (a later SET is T-SQL's next statement)
     head = ""
     skip_header = any(t.text.upper() in _ROUTINES for t in tokens[:5]) and tokens[0].text.upper() in (
         "CREATE",
@@ -224,6 +244,8 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
     )
     body_from = 0
     if skip_header:  # CREATE PROCEDURE name (args) … AS|IS: the body starts after the first AS/IS at depth 0
+        if dialect == "oracle":  # … IS v NUMBER; … BEGIN: a declare section
+            declaring = declare_next = True
         d = 0
         for i, tok in enumerate(tokens):
             d += tok.token_type == TokenType.L_PAREN
@@ -271,6 +293,8 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
                 continue
             if word == "FROM":
                 seen_from = True
+            if word in ("SELECT", "VALUES", "VALUE"):
+                seen_body = True
             if kind == TokenType.IDENTIFIER or prev == ".":  # a quoted name, a qualified column: never a keyword
                 continue
             ends = False
@@ -285,7 +309,7 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
             ):
                 ends = True
             elif word == "SET" and not (head in ("UPDATE", "MERGE") and not seen_set) and prev != "UPDATE":
-                ends = head not in ("INSERT", "REPLACE")
+                ends = head not in ("INSERT", "REPLACE") or seen_body  # MySQL's INSERT … SET a = 1 is one
             elif word == "IF" and (nxt is None or nxt.token_type != TokenType.L_PAREN) and prev not in _ROUTINE_HEAD:
                 ends = True
             if word == "SET":
@@ -294,6 +318,12 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
                 continue
             close(i - 1)
         # between statements: a DML keyword starts one; a body in a string is scanned too
+        if declare_next and kind == TokenType.STRING and prev == "DECLARE":  # a tokenizer that keeps DECLARE's
+            first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_$]*)", tok.text)  # text as one string: its first name
+            if first:
+                variables.add(first.group(1))
+            declare_next = False
+            continue
         if kind in _BODY_STRINGS or (kind == TokenType.STRING):
             body = tok.text
             m = _BODY.match(body)
@@ -308,12 +338,24 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int) -> list[tuple[s
                     continue
                 offset = tok.text.find(body[:40]) if body[:40] else 0
                 at = line + text.count("\n", 0, tok.start) + tok.text.count("\n", 0, max(offset, 0))
-                found.extend(_scan(body, inner, dialect, at))
+                found.extend(_scan(body, inner, dialect, at, variables))
             continue
+        if word == "BEGIN":
+            declaring = declare_next = False
+        elif word in ("DECLARE", "LET") or (declaring and kind == TokenType.SEMICOLON):
+            declaring, declare_next = word != "LET" and (word == "DECLARE" or declaring), True
+            continue
+        elif declare_next and kind in (TokenType.VAR, TokenType.IDENTIFIER) and word not in _STARTERS:
+            variables.add(tok.text)
+            declare_next = False
+            continue
+        elif declare_next and kind != TokenType.COMMA:
+            declare_next = False
         if word in _STARTERS and not (word == "REPLACE" and nxt is not None and nxt.token_type == TokenType.L_PAREN):
             if word == "CREATE" and any(t.text.upper() in _ROUTINES for t in tokens[i + 1 : i + 5]):
                 continue  # a routine defined inside a block: its own body is another statement
             start, start_depth, cases, seen_from, seen_set, head = i, depth, 0, False, False, word
+            seen_body = False
     if start is not None:
         last = len(tokens) - 1
         while last > start and tokens[last].token_type == TokenType.SEMICOLON:
