@@ -62,6 +62,7 @@ def test_postgresql_restarts_under_load_lose_and_double_nothing(private_pg: Priv
                         client.send(batch)
                         with lock:
                             acknowledged.update(ids(batch))
+                        stop.wait(0.05)  # a steady load, not a flood: less to derive at the end
             except BaseException as exc:  # noqa: BLE001 - reported by the test thread
                 failures.append(exc)
 

@@ -701,6 +701,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text format) */
+        get: operations["metrics_metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["livez_livez_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: the store answers and the graph is within ready_max_lag of the log */
+        get: operations["readyz_readyz_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalog/me": {
         parameters: {
             query?: never;
@@ -1333,6 +1384,37 @@ export interface components {
         CatalogNodesAnswer: {
             /** Nodes */
             nodes: components["schemas"]["CatalogNode"][];
+        };
+        /**
+         * ClockHealth
+         * @description Producers' clocks, seen on the newest events: each event's `eventTime` against its arrival.
+         */
+        ClockHealth: {
+            /**
+             * Sample
+             * @description How many of the newest events the figures are taken over (at most 1,000)
+             */
+            sample: number;
+            /**
+             * Aheadseconds
+             * @description The most an event time is ahead of its arrival (0: none ahead)
+             */
+            aheadSeconds: number;
+            /**
+             * Behindseconds
+             * @description The most an event time is behind its arrival (0: none behind)
+             */
+            behindSeconds: number;
+            /**
+             * Skewedahead
+             * @description Events of the sample more than 5 minutes ahead of their arrival
+             */
+            skewedAhead: number;
+            /**
+             * Skewedbehind
+             * @description Events of the sample more than 5 minutes behind their arrival
+             */
+            skewedBehind: number;
         };
         /** ColumnChanges */
         ColumnChanges: {
@@ -2511,6 +2593,8 @@ export interface components {
             store: string;
             projection: components["schemas"]["ProjectionHealth"];
             validation: components["schemas"]["ValidationHealth"];
+            /** @description How far producers' event times are from their arrival: a producer with a wrong clock shows here */
+            clock: components["schemas"]["ClockHealth"];
         };
         /** Subscription */
         Subscription: {
@@ -6422,6 +6506,73 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    metrics_metrics_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=1.0.0; charset=utf-8": unknown;
+                };
+            };
+        };
+    };
+    livez_livez_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    readyz_readyz_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not ready: the answer says why */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
