@@ -218,6 +218,10 @@ def _others(w: World) -> dict[str, list[Call]]:
             call(f"{dz}/nodes/{quote(I, safe='')}/history", "inventory"),
         ],
         "/api/v1/status": [call("/api/v1/status")],
+        # operators' endpoints: counts and states, no name of any node
+        "/metrics": [call("/metrics")],
+        "/livez": [call("/livez")],
+        "/readyz": [call("/readyz")],
     }
 
 
