@@ -230,6 +230,10 @@ def _others(w: World) -> dict[str, list[Call]]:
             call("/api/v1/quality", "inventory", "inventory", nodeId=I),
             call("/api/v1/quality", "published", "published", nodeId=pub),
         ],
+        # operators' endpoints: counts and states, no name of any node
+        "/metrics": [call("/metrics")],
+        "/livez": [call("/livez")],
+        "/readyz": [call("/readyz")],
     }
 
 

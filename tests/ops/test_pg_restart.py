@@ -4,7 +4,8 @@ with ``pg_ctl restart -m fast`` and then ``-m immediate`` (a crash) while client
 
 Requests caught by a restart answer ``503 store_unavailable`` with ``Retry-After``; the HTTP client
 (``headwater.client``, what the SQL engine, crawlers and harvesters send with) retries and every batch ends
-acknowledged; the server's pool reconnects by itself; every acknowledged event is in the log once and
+acknowledged; the PySpark agent's delivery spools what a stopped database refuses and sends it once it is
+back; the server's pool reconnects by itself; every acknowledged event is in the log once and
 observed once (derivation resumed exactly once); the graph equals a rebuild.
 """
 
@@ -18,8 +19,14 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlalchemy as sa
+from openlineage.client.transport import Transport
 
 from fixtures.stories.load import derived_state
+from headwater.capture.config import load_config
+from headwater.capture.delivery import Emitter
+from headwater.capture.events import AppContext, EventType, application_event
+from headwater.capture.spool import Spool
+from headwater.capture.transports import build_transport
 from headwater.client import HttpClient
 from headwater.model.jsontext import loads_text
 from headwater.store import Store
@@ -31,6 +38,17 @@ from .faults import big_event, ids, wait_caught_up
 from .private_pg import PrivatePostgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+AGENT = AppContext(
+    namespace="ops", app_job="restart_app", app_run_id="01890000-0000-7000-8000-0000000000b2", spark_version="4.0.0"
+)
+
+
+def agent_transport(url: str) -> Transport:
+    """The PySpark agent's HTTP transport, configured as a Spark job configures it."""
+    env = {"HOME": "/nonexistent-home"}
+    settings = {"spark.openlineage.transport.type": "http", "spark.openlineage.transport.url": url}
+    return build_transport(load_config(settings, env), env)
 
 
 @pytest.fixture
@@ -62,6 +80,7 @@ def test_postgresql_restarts_under_load_lose_and_double_nothing(private_pg: Priv
                         client.send(batch)
                         with lock:
                             acknowledged.update(ids(batch))
+                        stop.wait(0.05)  # a steady load, not a flood: less to derive at the end
             except BaseException as exc:  # noqa: BLE001 - reported by the test thread
                 failures.append(exc)
 
@@ -109,6 +128,23 @@ def test_postgresql_restarts_under_load_lose_and_double_nothing(private_pg: Priv
         metrics = httpx.get(f"{server.url}/metrics", timeout=10).text
         assert 'headwater_ingest_refused_total{reason="store_unavailable"}' in metrics
 
+        # the PySpark agent's delivery while the database is down: its 503s are spooled, sent once it is back
+        private_pg.stop()
+        ready = httpx.get(f"{server.url}/readyz", timeout=10)
+        assert ready.status_code == 503 and "store does not answer" in ready.json()["reason"], ready.text
+        emitter = Emitter(agent_transport(server.url), Spool(tmp_path / "spool"))
+        for n in range(3):
+            assert emitter.submit(application_event(AGENT, EventType.OTHER, 1_780_000_000 + n))
+        assert emitter.flush(30)
+        assert emitter.stats.sent == 0 and Spool(tmp_path / "spool").count() == 3
+        private_pg.start()
+        deadline = time.monotonic() + 60
+        while Spool(tmp_path / "spool").count():  # the agent's backoff retry finds the server answering again
+            assert time.monotonic() < deadline, emitter.stats
+            time.sleep(0.2)
+        emitter.close(10)
+        assert emitter.stats.sent == 3
+
     with Store.open(private_pg.url) as store:
         with store.engine.connect() as conn:
             logged = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)))
@@ -116,7 +152,9 @@ def test_postgresql_restarts_under_load_lose_and_double_nothing(private_pg: Priv
                 tuple(r)
                 for r in conn.execute(sa.select(observations.c.node, observations.c.event_seq, observations.c.role))
             )
-        assert sorted(r.id for r in logged) == sorted(acknowledged)  # each acknowledged event once, no other
+        agent = sorted(r.id for r in logged if loads_text(r.raw)["job"]["name"] == AGENT.app_job)
+        assert len(agent) == 3  # the agent's events, each once
+        assert sorted(r.id for r in logged if r.id not in agent) == sorted(acknowledged)  # each once, no other
         recomputed = sorted((o.node, r.seq, o.role) for r in logged for o in observe(loads_text(r.raw), r.id))
         assert stored == recomputed  # each observed exactly once
         before = derived_state(store)

@@ -136,8 +136,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def disk_full(exc: BaseException) -> bool:
-    """Whether a database error says the disk (or the database's quota) is full: SQLite's SQLITE_FULL,
-    PostgreSQL's class 53 (insufficient resources: disk full, out of memory, too many connections)."""
+    """Whether a database error says the disk is full: SQLite's SQLITE_FULL, PostgreSQL's disk_full (53100)."""
     orig = getattr(exc, "orig", None)
     if getattr(orig, "sqlite_errorname", None) == "SQLITE_FULL":
         return True
