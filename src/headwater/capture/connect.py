@@ -124,6 +124,9 @@ class BusListener:
         self._executions: dict[int, str] = {}  # SQL execution id → Connect job tag
         self.enabled = True
 
+    def toString(self) -> str:  # noqa: N802 - what Spark prints when it names the listener
+        return "headwater-connect-listener"
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("on"):  # the listener interface's other callbacks: nothing to do
             return _ignore

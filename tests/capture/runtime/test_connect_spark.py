@@ -221,22 +221,25 @@ def test_two_concurrent_client_sessions_are_separate_runs_with_classic_lineage(
     )
     # the server's events arrive as the sessions' executions end; wait for both sessions' CTAS
     sink = server.sink
-    sink.wait_for(
-        lambda ev: (
-            sum(
-                1
-                for e in exec_events(ev)
-                if "people" in e["job"]["name"] and e["eventType"] == "COMPLETE" and "create" in e["job"]["name"]
-            )
-            >= 2
-        ),
-        120,
-    )
+
+    # the server's events arrive as the sessions' executions end; a client's stop() closes its session, whose run
+    # then completes
+    def session_ends(ev: list[dict[str, Any]]) -> int:
+        return sum(1 for e in app_events(ev) if "spark_connect" in e["run"]["facets"] and e["eventType"] == "COMPLETE")
+
+    sink.wait_for(lambda ev: session_ends(ev) >= 2, 120)
     events = sink.events()
     assert_valid_events(events)
 
-    sessions = {e["job"]["name"]: e for e in app_events(events) if "spark_connect" in e["run"]["facets"]}
+    session_events = [e for e in app_events(events) if "spark_connect" in e["run"]["facets"]]
+    sessions = {e["job"]["name"]: e for e in session_events if e["eventType"] == "START"}
     assert set(sessions) == {"alpha", "beta"}
+    assert sorted((e["job"]["name"], e["eventType"]) for e in session_events) == [
+        ("alpha", "COMPLETE"),
+        ("alpha", "START"),
+        ("beta", "COMPLETE"),
+        ("beta", "START"),
+    ]
     server_app = [e for e in app_events(events) if "spark_connect" not in e["run"]["facets"]]
     assert {e["job"]["name"] for e in server_app} == {"spark_connect_server"}
     server_run = server_app[0]["run"]["runId"]

@@ -6,9 +6,11 @@ and stream-static joins. Streams are short (1 s triggers, a few batches) and eve
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -20,6 +22,8 @@ from .sink import Sink
 pytestmark = pytest.mark.spark
 
 APP = "Streaming Test"  # → job names streaming_test.streaming.<query>
+PG_JAR = "/usr/share/java/postgresql.jar"
+DRIVER = "org.postgresql.Driver"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +36,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("warehouse")))
+        .config("spark.jars", PG_JAR)  # Debian's PostgreSQL JDBC driver (scripts/setup-system)
+        .config("spark.driver.extraClassPath", PG_JAR)
         .getOrCreate()
     )
     yield session
@@ -143,17 +149,24 @@ def test_rate_to_parquet_is_one_streaming_job_with_running_events(
     assert fields["doubled"]["inputFields"][0]["transformations"][0]["subtype"] == "TRANSFORMATION"
 
 
+@pytest.mark.postgres
 def test_file_stream_with_foreach_batch_folds_the_batch_writes_into_the_stream(
-    spark: Any, sink: Sink, tmp_path: Path, assert_valid_events: Any
+    spark: Any, sink: Sink, tmp_path: Path, assert_valid_events: Any, pg_server_url: str
 ) -> None:
+    pg = urlsplit(pg_server_url)
+    jdbc_url = f"jdbc:postgresql://{pg.hostname}:{pg.port or 5432}{pg.path}"
+    table = f"stream_people_{uuid.uuid4().hex[:8]}"
     tracker = tracked(spark, sink, tmp_path, interval="3600")  # the micro-batches are summarised
     landing = tmp_path / "landing"
     landing.mkdir()
     (landing / "a.json").write_text('{"id": 1, "name": "ada"}\n', encoding="utf-8")
     out = tmp_path / "people_parquet"
 
-    def save(batch: Any, batch_id: int) -> None:
+    def save(batch: Any, batch_id: int) -> None:  # each micro-batch to Parquet and to PostgreSQL
         batch.write.mode("append").parquet(str(out))
+        batch.write.mode("append").jdbc(
+            jdbc_url, table, properties={"user": pg.username or "", "password": pg.password or "", "driver": DRIVER}
+        )
 
     query = (
         spark.readStream.schema("id LONG, name STRING")
@@ -174,13 +187,19 @@ def test_file_stream_with_foreach_batch_folds_the_batch_writes_into_the_stream(
     events = stop_and_collect(spark, tracker, sink)
     assert_valid_events(events)
     assert sorted(r["id"] for r in spark.read.parquet(str(out)).collect()) == [1, 2, 3]
+    import psycopg
+
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        assert sorted(r[0] for r in conn.execute(f"SELECT id FROM {table}")) == [1, 2, 3]
+        conn.execute(f"DROP TABLE {table}")
 
     streams = stream_events(events)
     assert [e["eventType"] for e in streams] == ["START", "COMPLETE"]
     assert {e["job"]["name"] for e in streams} == {"streaming_test.streaming.foreach_batch_sink"}
     # the batch function's writes are the stream's output, not jobs of their own
     assert names(streams[-1]["inputs"]) == [("file", str(landing))]
-    assert names(streams[-1]["outputs"]) == [("file", str(out))]
+    pg_table = (f"postgres://{pg.hostname}:{pg.port or 5432}", f"{pg.path.strip('/')}.public.{table}")
+    assert names(streams[-1]["outputs"]) == sorted([("file", str(out)), pg_table])
     batch_jobs = [e for e in events if e not in streams and e["job"]["facets"]["jobType"]["jobType"] == "SQL_JOB"]
     assert batch_jobs == []
     # every micro-batch is counted: the START carries the first, COMPLETE the rest
