@@ -173,7 +173,7 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
     open_asset(page, ds(EMP_COMP), depth=3)
     expect_graph(page, FULL_GRAPH)
     root = node(page, ds(EMP_COMP))
-    root.get_by_test_id("toggle-columns").click()
+    # the root's columns are open from the start
     root.locator(f'[data-field-id="{col(EMP_COMP, "TotalCompensation")}"]').click()
     expected = {
         col(EMP_COMP, "TotalCompensation"),
@@ -184,8 +184,8 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
     expect_highlighted(page, expected)
     expect_exactly(page, '[data-testid="path-column"]', "data-field-id", expected)
     # the rest is dimmed: a column off the path and a dataset off the path
-    expect(node(page, ds(EMP_ATT)).locator(f'[data-field-id="{col(EMP_ATT, "TotalHours")}"]')).to_have_attribute(
-        "data-highlighted", "false")
+    # (a dataset whose list is closed shows only its path columns)
+    expect(node(page, ds(EMP_ATT)).locator(f'[data-field-id="{col(EMP_ATT, "TotalHours")}"]')).to_have_count(0)
     expect(node(page, ds(ATTENDANCE))).to_have_attribute("data-emphasis", "dim")
     expect(node(page, job(JOB1))).to_have_attribute("data-emphasis", "highlight")
     expect(page).to_have_url(url_with(col=col(EMP_COMP, "TotalCompensation")))
@@ -256,7 +256,6 @@ def test_earlier_timestamp_shows_the_earlier_graph(page: Any) -> None:
     expect(page).to_have_url(url_with(at=BETWEEN.strftime("%Y-%m-%dT%H:%M:%S.000Z")))
     # and the schema then had 5 columns, not 7
     fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
-    node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
     expect(node(page, ds(EMP_COMP)).get_by_test_id("column-row")).to_have_count(5)
 
     # History tab: choosing the oldest version shows the graph at that version
@@ -321,7 +320,6 @@ def test_compare_marks_what_was_added(page: Any) -> None:
     expect_exactly(page, '[data-node-id][data-mark="added"]', "data-node-id", {ds(BONUS), job(JOB3), ds(XSS_NAME)})
     expect(node(page, ds(EMPLOYEES))).not_to_have_attribute("data-mark", "added")
     fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
-    node(page, ds(EMP_COMP)).get_by_test_id("toggle-columns").click()
     expect_exactly(page, '[data-testid="column-row"][data-mark="added"]', "data-field-id",
                    {col(EMP_COMP, "Bonus"), col(EMP_COMP, "TotalCompensation")})
 
@@ -377,7 +375,6 @@ def test_html_in_names_is_shown_as_text(page: Any) -> None:
     open_asset(page, ds(XSS_NAME), depth=2)
     expect(page.get_by_test_id("asset-name")).to_have_text(XSS_NAME)
     fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
-    node(page, ds(XSS_NAME)).get_by_test_id("toggle-columns").click()
     row = page.locator('[data-testid="column-row"]').filter(has_text="<b>bold</b>")
     expect(row).to_have_count(1)
     expect(row).to_contain_text(XSS_COLUMN)

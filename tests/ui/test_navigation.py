@@ -12,6 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from .fixtures.layout_events import (
+    CRAWLER,
+    CRAWLER_NS,
     ACT1,
     ACT2,
     APP2,
@@ -75,9 +77,11 @@ def test_details_references_are_links_and_show_in_graph(page: Any) -> None:
 
 def test_direct_and_indirect_column_edges(page: Any) -> None:
     root = f"dataset:{DEMO_NS}:{EMP_COMP}"
-    page.goto(url(root, depth="2", cols=root))
+    page.goto(url(root, depth="2"))
     expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
     expect(page.get_by_test_id("edge-legend")).to_be_visible()
+    # column edges join the rows on screen: every column list open
+    page.get_by_test_id("toggle-all-columns").click()
     indirect = page.locator('[data-testid="edge-column"][data-dependency="indirect"]')
     direct = page.locator('[data-testid="edge-column"][data-dependency="direct"]')
     expect(indirect.first).to_be_attached()
@@ -97,12 +101,12 @@ def test_impact_filters(page: Any) -> None:
     expect(rows.first).to_be_visible()
     total = rows.count()
     page.get_by_test_id("impact-type").select_option("JOB")
-    expect(rows).to_have_count(2)  # the two action jobs
-    expect(page.get_by_test_id("impact-shown")).to_have_text(f"2 of {total} rows")
+    expect(rows).to_have_count(3)  # the two action jobs and the crawler that registers employees.csv
+    expect(page.get_by_test_id("impact-shown")).to_have_text(f"3 of {total} rows")
     page.get_by_test_id("impact-type").select_option("")
     page.get_by_test_id("impact-depth").select_option("1")
-    expect(rows).to_have_count(1)
-    expect(rows.first).to_have_attribute("data-id", f"job:{DEMO_JOB_NS}:{ACT1}")
+    expect(rows).to_have_count(2)
+    assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.id)")) == {f"job:{DEMO_JOB_NS}:{ACT1}", f"job:{CRAWLER_NS}:{CRAWLER}"}
     # Esc closes the impact panel
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("impact-panel")).to_have_count(0)

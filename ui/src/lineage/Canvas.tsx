@@ -219,7 +219,8 @@ export function Canvas({
           }
         } else {
           // the user's place: the node they acted on (else the focus, else the root) stays where it is on screen
-          const vp = rf.getViewport();
+          // the viewport last asked for, not one of an animation in flight (a user's pan clears it)
+          const vp = target.current ?? rf.getViewport();
           const id = [anchorRef.current?.id, focus, root].find((k): k is string => Boolean(k && prev[k] && r.positions[k]));
           if (id) v = { x: vp.x + (prev[id].x - r.positions[id].x) * vp.zoom, y: vp.y + (prev[id].y - r.positions[id].y) * vp.zoom, zoom: vp.zoom };
         }
@@ -306,6 +307,7 @@ export function Canvas({
     const sizeKey = `${size.w}x${size.h}`;
     const resized = lastSize.current !== "" && lastSize.current !== sizeKey;
     const refocused = lastFocus.current !== focus;
+    const shorter = resized && size.h < Number(lastSize.current.split("x")[1]);
     lastSize.current = sizeKey;
     lastFocus.current = focus;
     // a new layout keeps its own place (see apply); only a new focus or a new canvas size moves the view
@@ -315,14 +317,17 @@ export function Canvas({
       if (o) void rf.setViewport({ x: o.x, y: o.y, zoom: o.zoom }, { duration: 200 });
       return;
     }
-    // the new focus, else the node the user acted on last, else the focus
-    const keep = [refocused ? focus : anchorRef.current?.id, focus].find((k): k is string => Boolean(k && positions[k]));
-    const whole = keep ? boxOf(keep, positions) : null;
+    // the new focus, else the node the user acted on last, else the focus; placed as the viewport was
+    // last chosen for (a layout may have landed since this render's positions)
+    const pos = Object.keys(shown.current).length ? shown.current : positions;
+    const keep = [refocused ? focus : anchorRef.current?.id, focus].find((k): k is string => Boolean(k && pos[k]));
+    const whole = keep ? boxOf(keep, pos) : null;
     if (!whole) return;
     // a node the user clicked on the canvas is where they look: only its head has to stay in view (a
     // tall column list may go on below the edge); a node chosen elsewhere (the pane, the impact table)
     // is brought wholly into view
-    const f = anchorRef.current?.id === keep ? { ...whole, h: Math.min(whole.h, HEADER_HEIGHT) } : whole;
+    // is brought wholly into view, and so is a node the canvas just grew shorter under (the impact panel)
+    const f = anchorRef.current?.id === keep && !shorter ? { ...whole, h: Math.min(whole.h, HEADER_HEIGHT) } : whole;
     const vp = target.current ?? rf.getViewport();
     const zoom = Math.min(vp.zoom, (size.h - 2 * FIT_PADDING) / f.h, (size.w - 2 * FIT_PADDING) / (f.w + 32));
     const sx = vp.x + f.x * zoom, sy = vp.y + f.y * zoom;
