@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from headwater.api.answers import json_answer
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
-from headwater.api.ingest import check_writes, read_body
+from headwater.api.ingest import append_for_project, check_writes, ingest_project, read_body
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_batch, parse_json
@@ -273,6 +273,9 @@ async def post_events(request: Request) -> Response:
             converted.extend(run_events(plan, event, api_version=plan_version))
         parsed = parse_batch(dumps(converted), state.validator, max(len(converted), 1))
         check_writes(request, state, [e.payload for e in parsed])  # owners write their own (catalog/writes.py)
+        project = ingest_project(request)  # a catalog user's events are the project's from the first moment
+        if project:
+            return append_for_project(request, state, project, parsed)
         return list(state.store.append([IncomingEvent(payload=e.payload, raw=e.raw) for e in parsed]))
 
     results = await run_in_threadpool(work)
