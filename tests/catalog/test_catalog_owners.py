@@ -80,6 +80,13 @@ def test_no_event_rewrites_a_published_asset(world: World) -> None:
     # a batch is all or nothing: one forged event refuses it, at its index
     batch = [run_event(outputs=[{"namespace": "consumer-data", "name": "ok_table"}]), forged_write]
     _refused(w.post("other", "/api/v1/lineage/batch", batch, headers=CONSUMER), "$[1].outputs[0]")
+    # a body of 256 kB or more is parsed in a worker process: refused the same way, at the same index
+    big = run_event(outputs=[{"namespace": "consumer-data", "name": "big_table"}])
+    big["run"]["facets"] = {
+        "notes": {"_producer": PRODUCER, "_schemaURL": "https://x.test/n.json", "text": "x" * 300_000}
+    }
+    quiet = run_event(outputs=[{"namespace": "consumer-data", "name": "other_table"}])
+    _refused(w.post("admin", "/api/v1/lineage/batch", [big, quiet, forged_write]), "$[2].outputs[0]")
     # the DataZone door refuses it the same way (AccessDeniedException)
     dz = w.http.post(
         f"/v2/domains/{DZ_DOMAIN}/lineage/events", content=json.dumps(forged_write), headers=w.headers("other")

@@ -194,3 +194,27 @@ def test_plans_wait_for_the_projector_s_writes(served: Served) -> None:
         sent = [{**e, "planId": plan_id, "timestamp": e["timestamp"] + i} for e in events]
         assert post(served, "execution-events", sent).status_code == 201, i
     assert len(served.store.list_events(limit=1000)[0]) == 120 * 2  # each execution event: a START and a COMPLETE
+
+
+def test_a_project_member_s_spline_lineage_is_the_project_s_from_the_start(guarded: Served) -> None:
+    """A catalog user who sends for one project: the execution's datasets are that project's inventory when they
+    arrive (docs/catalog.md, "Events and projects"), hidden from a reader of no project."""
+    admin = {"Authorization": f"Bearer {WRITE}"}
+    http = guarded.http
+    assert http.post("/api/v1/catalog/domains", json={"id": "hr"}, headers=admin).status_code == 201
+    assert (
+        http.post("/api/v1/catalog/projects", json={"id": "payroll", "domain": "hr"}, headers=admin).status_code == 201
+    )
+    token = http.post("/api/v1/catalog/users", json={"id": "pat"}, headers=admin).json()["token"]
+    member = http.put("/api/v1/catalog/projects/payroll/members/pat", json={"role": "contributor"}, headers=admin)
+    assert member.status_code == 200
+    assert post(guarded, "execution-plans", fixture("join_aggregate_to_file.plan.json"), token=token).status_code == 201
+    sent = post(guarded, "execution-events", fixture("join_aggregate_to_file.events.json"), token=token)
+    assert sent.status_code == 201, sent.text
+    out = node(*path_dataset("file:/data/out/dept_salary"))
+    for who, status in ((READ, 404), (token, 200)):
+        seen = http.get("/api/v1/graph/node", params={"nodeId": out}, headers={"Authorization": f"Bearer {who}"})
+        assert seen.status_code == status, seen.text
+    runs = http.get("/api/v1/catalog/projects/payroll/source-runs", headers={"Authorization": f"Bearer {token}"})
+    reported = {(i["dataset"], i["action"]) for r in runs.json()["runs"] for i in r["items"]}
+    assert (out, "added") in reported, reported

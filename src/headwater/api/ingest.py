@@ -116,27 +116,33 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
     if not project:
         job = Job(text, batch, state.door.policy)
         ready = state.parse_pool.prepare(job)
-        raws = [str(r.prepared.row["raw"]) for r in ready]
         users = bool(principal(request).memberships)  # a catalog user: every event is read for the datasets it writes
-        check_writes(request, state, [loads_text(raw) for raw in raws if users or might_name_catalog(raw)])
+        looked = [
+            (i, str(r.prepared.row["raw"]))
+            for i, r in enumerate(ready)
+            if users or might_name_catalog(str(r.prepared.row["raw"]))
+        ]
+        roots = [f"$[{i}]" if batch else "$" for i, _ in looked]
+        check_writes(request, state, [loads_text(raw) for _, raw in looked], roots)
         results = state.store.append_prepared([r.prepared for r in ready])
         return [w for r in ready for w in r.warnings], results
     events = state.door.accept(text, batch=batch)
-    check_writes(request, state, [e.payload for e in events])
+    check_writes(request, state, [e.payload for e in events], [f"$[{i}]" if batch else "$" for i in range(len(events))])
     return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
 
 
-def check_writes(request: Request, state: AppState, payloads: list[Any]) -> None:
+def check_writes(request: Request, state: AppState, payloads: list[Any], roots: list[str] | None = None) -> None:
     """403 when the request's principal may not send these events: they write a node the catalog draws, or a
-    dataset another project catalogued (catalog/writes.py, docs/catalog.md); nothing is stored then."""
+    dataset another project catalogued (catalog/writes.py, docs/catalog.md); nothing is stored then. ``roots``:
+    each payload's JSON path in the request (``$[i]`` in a batch)."""
     if not payloads:
         return
     who = principal(request)
     if who.memberships:  # a catalog user: which project catalogued each dataset is read
         with state.store.engine.connect() as conn:
-            refused = refused_writes(conn, who, payloads)
+            refused = refused_writes(conn, who, payloads, roots)
     else:
-        refused = refused_writes(None, who, payloads)
+        refused = refused_writes(None, who, payloads, roots)
     if refused:
         raise ApiError(
             403,

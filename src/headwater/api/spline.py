@@ -24,7 +24,14 @@ from starlette.concurrency import run_in_threadpool
 
 from headwater.api.auth import require_read, require_write
 from headwater.api.errors import ApiError
-from headwater.api.ingest import append_parsed, batch_answer, check_writes, read_body
+from headwater.api.ingest import (
+    append_for_project,
+    append_parsed,
+    batch_answer,
+    check_writes,
+    ingest_project,
+    read_body,
+)
 from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
@@ -273,7 +280,11 @@ async def post_events(request: Request) -> Response:
             converted.extend(run_events(plan, event, api_version=plan_version))
         accepted = state.door.accept_events(converted)
         check_writes(request, state, [e.payload for e in accepted])  # owners write their own (catalog/writes.py)
-        return [w for e in accepted for w in e.warnings], append_parsed(state, accepted)
+        warnings = [w for e in accepted for w in e.warnings]
+        project = ingest_project(request)  # a catalog user's events are the project's from the first moment
+        if project:
+            return warnings, append_for_project(request, state, project, accepted)
+        return warnings, append_parsed(state, accepted)
 
     warnings, results = await run_in_threadpool(work)
     return batch_answer(results, warnings, status_code=201)

@@ -627,21 +627,20 @@ class Catalog:
         if dataset.namespace.startswith(cl.SCHEME):
             raise bad_request(f"{dataset.id!r} is a node the catalog draws itself, not an asset")
         meta = {**EMPTY_METADATA, **(metadata or {})}
-        seen = self._graph.viewing(who.viewer)
         with self._read() as conn:
             domain = self._domain_of(conn, project)
             self._check_metadata(conn, domain, meta)
             cataloged = conn.scalar(sa.select(catalog_nodes.c.asset).where(catalog_nodes.c.node == dataset.id))
-        # a dataset hidden from the principal (another project's inventory) is answered as one the graph does not
+        # a dataset another project catalogued, hidden from the principal, is answered as one the graph does not
         # hold; only a custom one of the same name shows that the name is taken
-        hidden = cataloged is not None and seen.hidden().hides(dataset.id)
-        if cataloged is not None and not (hidden and not custom):
+        if cataloged is not None and (custom or not self._graph.viewing(who.viewer).hidden().hides(dataset.id)):
             raise conflict(f"{dataset.id!r} is cataloged already")
-        exists = not hidden
-        try:
-            seen.node(dataset)
-        except NodeNotFound:
-            exists = False
+        exists = cataloged is None
+        if exists:
+            try:
+                self._graph.node(dataset)
+            except NodeNotFound:
+                exists = False
         if exists and custom:
             raise conflict(f"{dataset.id!r} is in the graph already: catalog it without custom")
         if not exists and not custom:

@@ -24,7 +24,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.catalog.access import Principal
-from headwater.catalog.errors import CatalogError
 from headwater.catalog.lineage import SCHEME
 from headwater.model.nodeid import NodeRef
 from headwater.store.schema import catalog_assets, catalog_nodes
@@ -67,15 +66,19 @@ def might_name_catalog(raw: str) -> bool:
 
 
 def refused_writes(
-    conn: sa.Connection | None, who: Principal, payloads: Sequence[Mapping[str, Any]]
+    conn: sa.Connection | None,
+    who: Principal,
+    payloads: Sequence[Mapping[str, Any]],
+    roots: Sequence[str] | None = None,
 ) -> list[tuple[str, str]]:
     """``(path, why)`` of each dataset or job ``who`` may not send in ``payloads`` (see the module docstring);
-    empty: all may be sent. ``conn`` reads which project catalogued each dataset (asked only for a catalog
+    empty: all may be sent. ``roots``: each payload's JSON path in the request (default ``$`` for one payload,
+    ``$[i]`` for several). ``conn`` reads which project catalogued each dataset (asked only for a catalog
     user)."""
     refused: list[tuple[str, str]] = []
     others: dict[str, list[str]] = {}
     for i, payload in enumerate(payloads):
-        where = "$" if len(payloads) == 1 else f"$[{i}]"
+        where = roots[i] if roots is not None else ("$" if len(payloads) == 1 else f"$[{i}]")
         for item in described(payload, where):
             kind, _, rest = item.node.partition(":")
             if rest.startswith(SCHEME):
@@ -102,15 +105,6 @@ def refused_writes(
                     for path in paths
                 )
     return refused
-
-
-def check_writes(conn: sa.Connection | None, who: Principal, payloads: Sequence[Mapping[str, Any]]) -> None:
-    """:func:`refused_writes` as a 403 :class:`CatalogError` naming the first paths (nothing refused: returns)."""
-    refused = refused_writes(conn, who, payloads)
-    if refused:
-        shown = "; ".join(f"{path}: {why}" for path, why in refused[:10])
-        more = f" (and {len(refused) - 10} more)" if len(refused) > 10 else ""
-        raise CatalogError(403, "forbidden", f"{shown}{more}")
 
 
 def _owners(conn: sa.Connection, nodes: Sequence[str]) -> dict[str, str]:
