@@ -39,10 +39,10 @@ def command() -> None:
 
 def _dataset_arg(text: str) -> tuple[str, str]:
     """``dataset:<namespace>:<name>`` → (namespace, name)."""
-    from headwater.model.nodeid import InvalidNodeId, parse_node_id
+    from headwater.model.nodeid import DATASET, InvalidNodeId, parse_node_id
 
     try:
-        ref = parse_node_id(text if text.startswith("dataset:") else f"dataset:{text}")
+        ref = parse_node_id(text if text.startswith(DATASET) else DATASET + text)
     except InvalidNodeId as exc:
         raise click.BadParameter(str(exc), param_hint="--schema") from None
     if ref.type != "dataset":

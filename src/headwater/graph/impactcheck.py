@@ -55,7 +55,7 @@ from headwater.model.changes import (
     Change,
 )
 from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import DATASET, parse_node_id
+from headwater.model.nodeid import DATASET, field_splits, format_node_id, parse_node_id
 from headwater.model.times import iso
 from headwater.store.schema import (
     catalog_assets,
@@ -215,6 +215,7 @@ def _walk_roots(
     """Follow column edges downstream from each root; True when ``max_nodes`` cut the walk."""
     walk = _Walk(index, items)
     truncated = False
+    columns_of: dict[str, list[Field]] = {}
     for root in roots:
         start = field_id(*root.field)
         best: dict[Field, _Reach] = {root.field: _Reach(True, [start], [])}
@@ -240,34 +241,54 @@ def _walk_roots(
                     )
                 )  # fmt: skip
                 if dst is None:
+                    # a dataset-level dependency (the facet's ``dataset`` list: a filter, join or group-by key):
+                    # which rows the dataset holds depends on it, so every column of it is reached INDIRECTLY
                     ds = row.dst_dataset
+                    if ds not in columns_of:
+                        columns_of[ds] = _columns(conn, ds, t)
+                    targets = [(f, False) for f in columns_of[ds]]
+                    if not targets:
+                        walk.add(
+                            Affected(
+                                ds, "DATASET", "", "", None, _whole_severity(root.effect), "INDIRECT",
+                                f"which rows it holds depends on {field_id(*src)} ({why})", index, job_depth + 1,
+                                [*job_path, ds], [*here.transformations, label],
+                            )
+                        )  # fmt: skip
+                else:
+                    targets = [(dst, direct)]
+                for target, edge_direct in targets:
+                    reach = _Reach(
+                        here.direct and edge_direct, [*job_path, field_id(*target)], [*here.transformations, label]
+                    )
+                    old = best.get(target)
+                    if old is not None and (old.direct or not reach.direct):
+                        continue  # as bad a path is known
+                    if old is None and len(best) >= max_nodes:
+                        truncated = True
+                        continue
+                    best[target] = reach
+                    nxt.add(target)
+                    sev = _field_severity(root.effect, reach.direct)
+                    flow = "its value comes from" if reach.direct else "which rows or how it is computed depends on"
                     walk.add(
                         Affected(
-                            ds, "DATASET", "", "", None, _whole_severity(root.effect), "INDIRECT",
-                            f"which rows it holds depends on {field_id(*src)} ({why})", index, job_depth + 1,
-                            [*job_path, ds], [*here.transformations, label],
+                            field_id(*target), "FIELD", "", "", target[1], sev, "DIRECT" if reach.direct else "INDIRECT",
+                            f"{flow} {start} ({why})", index, len(reach.path) - 1, reach.path, reach.transformations,
                         )
                     )  # fmt: skip
-                    continue
-                reach = _Reach(here.direct and direct, [*job_path, field_id(*dst)], [*here.transformations, label])
-                old = best.get(dst)
-                if old is not None and (old.direct or not reach.direct):
-                    continue  # as bad a path is known
-                if old is None and len(best) >= max_nodes:
-                    truncated = True
-                    continue
-                best[dst] = reach
-                nxt.add(dst)
-                sev = _field_severity(root.effect, reach.direct)
-                flow = "its value comes from" if reach.direct else "which rows or how it is computed depends on"
-                walk.add(
-                    Affected(
-                        field_id(*dst), "FIELD", "", "", dst[1], sev, "DIRECT" if reach.direct else "INDIRECT",
-                        f"{flow} {start} ({why})", index, len(reach.path) - 1, reach.path, reach.transformations,
-                    )
-                )  # fmt: skip
             frontier = nxt
     return truncated
+
+
+def _columns(conn: sa.Connection, dataset: str, t: int | None) -> list[Field]:
+    """The columns of ``dataset`` as of ``t``: its schema's, and those column lineage writes."""
+    found = set(dataset_field_types(conn, [dataset], t))
+    query = sa.select(column_edges.c.dst_dataset, column_edges.c.dst_field).where(valid_at(column_edges, t))
+    for r in select_in(conn, query, column_edges.c.dst_dataset, [dataset]):
+        if r.dst_field:
+            found.add((dataset, r.dst_field))
+    return sorted(found)
 
 
 def _breaking_writes(conn: sa.Connection, items: dict[str, Affected], t: int | None) -> None:
@@ -329,7 +350,7 @@ def _dataset_rollup(items: dict[str, Affected]) -> None:
 def _dataset_of(item: Affected) -> str:
     """The dataset id of a FIELD item (its path's last element is its id; the field name is known)."""
     assert item.field is not None
-    return DATASET + item.id[len("datasetField:") : -(len(item.field) + 1)]
+    return next(ds for ds, name in field_splits(item.id) if name == item.field)
 
 
 def stewardship(conn: sa.Connection, dataset_ids: Iterable[str]) -> dict[str, Stewardship]:
@@ -460,7 +481,11 @@ def _roots_of(
                 roots.append(_Root((ds, col), GONE))
                 continue
             after = sorted(
-                {field_id(f"{DATASET}{s.namespace}:{s.name}", s.field) for s in new_col.sources if s.type == "DIRECT"}
+                {
+                    field_id(format_node_id("dataset", s.namespace, s.name), s.field)
+                    for s in new_col.sources
+                    if s.type == "DIRECT"
+                }
             )
             before = sorted(per_column.get(col, set()))
             if col in per_column and {a.lower() for a in after} != {b.lower() for b in before}:
@@ -479,7 +504,9 @@ def _tagged_flows(conn: sa.Connection, change: Change, index: int, policy: Polic
     ds = change.dataset_id
     sources = {
         c.name: [
-            (f"{DATASET}{s.namespace}:{s.name}", s.field) for s in c.sources if s.type == "DIRECT" and not s.masking
+            (format_node_id("dataset", s.namespace, s.name), s.field)
+            for s in c.sources
+            if s.type == "DIRECT" and not s.masking
         ]
         for c in change.columns
     }

@@ -28,6 +28,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from headwater.graph.export import PROPERTY_TYPES, Edge, Element, PropValue, Vertex
+from headwater.model.nodeid import node_kind
 from headwater.model.times import from_micros, iso_millis
 
 FORMATS = ("neptune-opencypher", "neptune-gremlin", "graphml", "cypher")
@@ -194,10 +195,13 @@ def _map(props: dict[str, PropValue]) -> str:
 
 def label_of(node_id: str) -> str:
     """The vertex label of a node id (every edge end is a Headwater node id)."""
-    for prefix, label in (("dataset:", "Dataset"), ("datasetField:", "Column"), ("job:", "Job"), ("run:", "Run")):
-        if node_id.startswith(prefix):
-            return label
-    raise ValueError(f"not a node id: {node_id!r}")
+    label = _LABELS.get(node_kind(node_id))
+    if label is None:
+        raise ValueError(f"not a node id: {node_id!r}")
+    return label
+
+
+_LABELS = {"dataset": "Dataset", "datasetField": "Column", "job": "Job", "run": "Run"}
 
 
 def cypher_statement(element: Element) -> str:

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.model.nodeid import format_node_id, node_kind
+
 DROP_COLUMN = "drop_column"
 RENAME_COLUMN = "rename_column"
 RETYPE_COLUMN = "retype_column"
@@ -97,7 +99,7 @@ class Change:
 
     @property
     def dataset_id(self) -> str:
-        return f"dataset:{self.namespace}:{self.name}"
+        return format_node_id("dataset", self.namespace, self.name)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "namespace": self.namespace, "name": self.name}
@@ -181,7 +183,7 @@ def change_from_json(value: Any, where: str = "change") -> Change:
             )
             columns.append(ProposedColumn(str(_text(cdoc, "name", cw)), sources))
     job = _text(doc, "job", where, required=False)
-    if job is not None and not job.startswith("job:"):
+    if job is not None and node_kind(job) != "job":
         raise ValueError(f"{where}.job: a job node id (job:<namespace>:<name>), got {job!r}")
     replaces = doc.get("replaces", False)
     if not isinstance(replaces, bool):
