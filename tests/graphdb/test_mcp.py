@@ -1,6 +1,7 @@
 """The MCP server through the official SDK's own client: streamable HTTP against a real ``headwater serve`` and
 stdio against ``headwater mcp``, on the HR story, as an admin, a member of the project that owns the tax-rates
-table, and an outsider who must not see it (nor job2, which reads it). The server's classification rules tag
+table and the employee-attendance table (owned by the steward), and an outsider who must not see them (nor job1
+and job2, which read or write them). The server's classification rules tag
 columns named like a salary PII and the tax rate FINANCE."""
 
 from __future__ import annotations
@@ -45,13 +46,15 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         with httpx.Client(base_url=server.url, headers=admin, timeout=60) as http:
             assert http.post("/api/v1/catalog/domains", json={"id": "hr"}).status_code == 201
             assert http.post("/api/v1/catalog/projects", json={"id": "payroll", "domain": "hr"}).status_code == 201
-            body = {"project": "payroll", "namespace": "file", "name": "/data/hr/tax_rates.csv"}
-            assert http.post("/api/v1/catalog/assets", json=body).status_code == 201
+            for name in ("/data/hr/tax_rates.csv", "/warehouse/hr/employee_attendance"):
+                body = {"project": "payroll", "namespace": "file", "name": name}
+                assert http.post("/api/v1/catalog/assets", json=body).status_code == 201
             tokens = {}
-            for user in ("member", "outsider"):
+            for user in ("member", "outsider", "steward"):
                 tokens[user] = http.post("/api/v1/catalog/users", json={"id": user}).json()["token"]
-            member = http.put("/api/v1/catalog/projects/payroll/members/member", json={"role": "viewer"})
-            assert member.status_code in (200, 201), member.text
+            for user, role in (("member", "viewer"), ("steward", "owner")):
+                member = http.put(f"/api/v1/catalog/projects/payroll/members/{user}", json={"role": role})
+                assert member.status_code in (200, 201), member.text
         yield {"server": server, "url": url, "tokens": {"admin": ADMIN, **tokens}}
 
 
@@ -250,7 +253,11 @@ def test_http_impact_check_classification_and_quality(served: dict[str, Any]) ->
     assert report["transformations"] == ["DIRECT/TRANSFORMATION", "DIRECT/TRANSFORMATION masked"]
     assert (report["project"], report["owners"], report["subscribers"]) == (None, [], [])  # not cataloged
     assert report["url"].startswith(served["server"].url + "/asset?node=dataset%3Apostgres")
-    assert found["summary"]["breaking"] == 9 and found["whoToTell"] == [] and found["page"]["total"] == 9
+    assert found["summary"]["breaking"] == 9 and found["page"]["total"] == 9
+    # the employee-attendance table is the payroll project's, whose owner is the steward
+    total_hours = next(i for i in found["items"] if i["id"] == fid(EA, "TotalHours"))
+    assert (total_hours["project"], total_hours["owners"], total_hours["subscribers"]) == ("payroll", ["steward"], [])
+    assert found["whoToTell"] == [{"project": "payroll", "owners": ["steward"], "subscribers": [], "datasets": [EA]}]
     assert answer(paged)["page"] == {"offset": 4, "limit": 4, "total": 6, "nextOffset": None}
     assert len(answer(paged)["items"]) == 2
     assert refused.isError and "give changes" in refused.content[0].text
@@ -286,8 +293,9 @@ def test_http_impact_check_classification_and_quality(served: dict[str, Any]) ->
 
 
 def test_http_impact_check_and_classification_under_the_callers_visibility(served: dict[str, Any]) -> None:
-    """The outsider may not see the tax-rates table nor job2: a change to it is a change to nothing the graph
-    holds, its tag is not listed, and job2 is a restricted id on every path and in every reason."""
+    """The outsider may not see the payroll project's tables nor job1 and job2: a change to one is a change to
+    nothing the graph holds, their tags are not listed, and they are restricted ids on every path and in every
+    reason."""
     base, token = served["server"].url, served["tokens"]["outsider"]
     _, hidden_change, seen_change, tags, quality = anyio.run(
         _call_http,
@@ -308,11 +316,13 @@ def test_http_impact_check_and_classification_under_the_callers_visibility(serve
     seen = answer(seen_change)
     text = json.dumps([seen, answer(tags), answer(quality)])
     assert "tax_rates" not in text and J2 not in text
-    # BaseSalary flows through job1 (visible) and job2 (restricted) into TotalCompensation
-    assert seen["severity"] == "breaking"
+    # BaseSalary flows through job1, the attendance table and job2 (all restricted) into TotalCompensation
+    assert seen["severity"] == "breaking" and J1 not in text and "employee_attendance" not in text
     total = next(i for i in seen["items"] if i["id"] == fid(COMP, "TotalCompensation"))
-    assert total["path"][:3] == [fid(EMP, "BaseSalary"), J1, fid(EA, "BaseSalary")]
-    assert total["path"][3].startswith("job:restricted://hidden:")
+    assert total["path"][0] == fid(EMP, "BaseSalary") and total["path"][-1] == total["id"]
+    assert all(":restricted://hidden:" in p for p in total["path"][1:4]) and "url" in total
+    assert seen["whoToTell"] == []  # the payroll project's table is one restricted item: no owners named
+    assert [i["type"] for i in seen["items"]].count("RESTRICTED") == 3  # job1, the attendance table, job2
     classified = answer(tags)
     assert fid(TAX, "TaxRate") not in {c["id"] for c in classified["columns"]}
     finance = next(c for c in classified["columns"] if c["tag"] == "FINANCE")

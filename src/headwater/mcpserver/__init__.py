@@ -34,6 +34,7 @@ from headwater.api.errors import ApiError
 from headwater.catalog import Principal
 from headwater.graph import GraphReader, NodeNotFound
 from headwater.graph.classify import Policy, PolicyError
+from headwater.graph.visibility import RESTRICTED_NAMESPACE
 from headwater.model.changes import Change, changes_from_json
 from headwater.model.nodeid import InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import InvalidTime, parse_time
@@ -50,7 +51,10 @@ INSTRUCTIONS = (
     "Headwater answers data-lineage questions over OpenLineage events. Node ids: dataset:<namespace>:<name>, "
     "job:<namespace>:<name>, datasetField:<namespace>:<name>:<column>. Start with `search` to find ids. "
     "`impact` answers 'what breaks if I change or drop this dataset or these columns' in ONE call, each affected "
-    "column with its path and transformations. Times (`at`, `from_time`, `to_time`) are ISO 8601."
+    "column with its path and transformations. `impact_check` grades proposed changes (drop/rename/retype columns, "
+    "drop a dataset, DDL or a changed SQL script) by severity with owners to tell; `classification_report` answers "
+    "where a tag such as PII flows; `data_quality` what is failing upstream. Times (`at`, `from_time`, `to_time`) "
+    "are ISO 8601."
 )
 
 
@@ -370,7 +374,6 @@ def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema
 
 
 def _changes(
-    c: Caller,
     changes: list[dict[str, Any]] | None,
     sql: str | None,
     dialect: str,
@@ -420,7 +423,7 @@ def do_impact_check(
     limit: int,
     offset: int,
 ) -> dict[str, Any]:
-    proposed = _changes(c, changes, sql, dialect, namespace, default_database, default_schema, job)
+    proposed = _changes(changes, sql, dialect, namespace, default_database, default_schema, job)
     report = c.graph.impact_check(
         proposed, at=_time("at", at), depth=max(1, min(depth, 100)), max_nodes=int(c.settings.max_graph_nodes),
         policy=c.classify_policy(),
@@ -473,12 +476,17 @@ def do_impact_check(
                 "owners": i.owners,
                 "subscribers": i.subscribers,
                 "published": i.published,
-                **({"url": ui_link(c.ui, i.id)} if i.type != "RESTRICTED" else {}),
+                **({"url": ui_link(c.ui, i.id)} if not _restricted(i.id) else {}),
             }
             for i in page
         ],
         "page": paging,
     }
+
+
+def _restricted(node_id: str) -> bool:
+    """A node the caller may not see, as the visibility policy names it (no UI page to link)."""
+    return f":{RESTRICTED_NAMESPACE}:" in node_id
 
 
 def _sources(sources: list[Any]) -> list[str]:
@@ -531,7 +539,7 @@ def do_classification(
                 "url": ui_link(c.ui, n.id),
             }
             for n in found.datasets
-        ],  # fmt: skip
+        ],
         "jobs": [
             {"id": n.id, "tag": n.tag, "sources": _sources(n.sources), "url": ui_link(c.ui, n.id)} for n in found.jobs
         ],
@@ -574,7 +582,7 @@ def do_quality(c: Caller, dataset: str, at: str | None, depth: int, limit: int) 
     answer = c.graph.quality(ref, at=_time("at", at), depth=max(1, min(depth, 40)), max_nodes=int(c.settings.max_graph_nodes))  # fmt: skip
     q = answer.quality
     failed = [a for a in q.assertions if a.success is False]
-    assertions, paging = _page(q.assertions, limit, 0)
+    assertions, paging = _page(q.assertions, limit, 0)  # failed first
     return {
         "dataset": _short(c.ui, {"id": q.dataset}),
         "at": q.at,
@@ -600,8 +608,8 @@ def do_quality(c: Caller, dataset: str, at: str | None, depth: int, limit: int) 
                 "time": a.time,
             }
             for a in assertions
-        ],  # fmt: skip
-        "assertionsShown": paging,
+        ],
+        "page": paging,
         "metrics": None
         if q.metrics is None
         else {"time": q.metrics.time, "rowCount": q.metrics.row_count, "bytes": q.metrics.bytes},
@@ -615,7 +623,7 @@ def do_quality(c: Caller, dataset: str, at: str | None, depth: int, limit: int) 
                 "reasons": i.reasons,
                 "depth": i.depth,
                 "path": i.path,
-                **({"url": ui_link(c.ui, i.cause)} if "restricted://" not in i.cause else {}),
+                **({"url": ui_link(c.ui, i.cause)} if not _restricted(i.cause) else {}),
             }
             for i in answer.upstream[:limit]
         ],
