@@ -1,6 +1,8 @@
 """The MCP server through the official SDK's own client: streamable HTTP against a real ``headwater serve`` and
 stdio against ``headwater mcp``, on the HR story, as an admin, a member of the project that owns the tax-rates
-table, and an outsider who must not see it (nor job2, which reads it)."""
+table and the employee-attendance table (owned by the steward), and an outsider who must not see them (nor job1
+and job2, which read or write them). The server's classification rules tag
+columns named like a salary PII and the tax rate FINANCE."""
 
 from __future__ import annotations
 
@@ -17,12 +19,16 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from fixtures.stories.load import COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid, incoming, story
+from fixtures.stories.load import ATT, COMP, DAY1, EA, EMP, J1, J2, REP, RX, TAX, fid, incoming, story
 from headwater.store import Store
 from live_server import ServeProcess, serve_env
 
 ADMIN = "admin-token"
-TOOLS = {"search", "lineage", "column_path", "impact", "history", "diff", "sql_lineage"}
+TOOLS = {
+    "search", "lineage", "column_path", "impact", "history", "diff", "sql_lineage", "impact_check",
+    "classification_report", "data_quality",
+}  # fmt: skip
+RULES = '{"PII": "Salary", "FINANCE": "^TaxRate$"}'
 
 
 @pytest.fixture(scope="module")
@@ -31,20 +37,24 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     url = f"sqlite:///{folder / 'headwater.db'}"
     with Store.open(url) as store:
         store.append(incoming(story()))
-    server = ServeProcess(url, folder / "serve.log", serve_env(folder, HEADWATER_WRITE_TOKENS=ADMIN))
+    server = ServeProcess(
+        url, folder / "serve.log", serve_env(folder, HEADWATER_WRITE_TOKENS=ADMIN, HEADWATER_CLASSIFY_RULES=RULES)
+    )
     with server:
         server.wait_ready()
         admin = {"Authorization": f"Bearer {ADMIN}"}
         with httpx.Client(base_url=server.url, headers=admin, timeout=60) as http:
             assert http.post("/api/v1/catalog/domains", json={"id": "hr"}).status_code == 201
             assert http.post("/api/v1/catalog/projects", json={"id": "payroll", "domain": "hr"}).status_code == 201
-            body = {"project": "payroll", "namespace": "file", "name": "/data/hr/tax_rates.csv"}
-            assert http.post("/api/v1/catalog/assets", json=body).status_code == 201
+            for name in ("/data/hr/tax_rates.csv", "/warehouse/hr/employee_attendance"):
+                body = {"project": "payroll", "namespace": "file", "name": name}
+                assert http.post("/api/v1/catalog/assets", json=body).status_code == 201
             tokens = {}
-            for user in ("member", "outsider"):
+            for user in ("member", "outsider", "steward"):
                 tokens[user] = http.post("/api/v1/catalog/users", json={"id": user}).json()["token"]
-            member = http.put("/api/v1/catalog/projects/payroll/members/member", json={"role": "viewer"})
-            assert member.status_code in (200, 201), member.text
+            for user, role in (("member", "viewer"), ("steward", "owner")):
+                member = http.put(f"/api/v1/catalog/projects/payroll/members/{user}", json={"role": role})
+                assert member.status_code in (200, 201), member.text
         yield {"server": server, "url": url, "tokens": {"admin": ADMIN, **tokens}}
 
 
@@ -181,3 +191,143 @@ def test_http_refuses_as_the_api_does(tmp_path: Path) -> None:
             assert refused.status_code == 401 and refused.json()["error"]["code"] == "unauthorized"
             tools = anyio.run(_call_http, http.url, "reader", [])
             assert tools == [TOOLS]
+
+
+REPORT_SQL = "INSERT INTO hr.public.compensation_report SELECT EmployeeID FROM employee_compensation;"
+SQL_ARGS = {"dialect": "postgres", "namespace": "postgres://db.hr.local:5432", "default_database": "hr", "job": RX}
+DROP_TAX_RATE = {"kind": "drop_column", "namespace": "file", "name": "/data/hr/tax_rates.csv", "column": "TaxRate"}
+DROP_ATTENDANCE = {"kind": "drop_dataset", "namespace": "file", "name": "/data/hr/attendance.csv"}
+
+
+def test_http_impact_check_classification_and_quality(served: dict[str, Any]) -> None:
+    """Proposed changes (JSON and a changed SQL script) in one call, where tags flow and stop, and what is failing
+    upstream of the report, as an admin; expected answers by hand from the story's column lineage."""
+    _, check, paged, refused, bad, unparsable, pii, comp_tags, quality = anyio.run(
+        _call_http,
+        served["server"].url,
+        ADMIN,
+        [
+            ("impact_check", {"changes": [DROP_TAX_RATE, DROP_ATTENDANCE], "sql": REPORT_SQL, **SQL_ARGS}),
+            ("impact_check", {"changes": [DROP_TAX_RATE], "limit": 4, "offset": 4}),
+            ("impact_check", {}),
+            ("impact_check", {"changes": [{"kind": "drop_column", "namespace": "file", "name": "/x"}]}),
+            ("impact_check", {"sql": "SELECT 1;\nINSERT INTO t SELECT (a FROM b;", **SQL_ARGS}),
+            ("classification_report", {"tag": "PII"}),
+            ("classification_report", {"dataset": COMP, "tag": "finance"}),
+            ("data_quality", {"dataset": REP}),
+        ],
+    )
+    found = answer(check)
+    assert found["severity"] == "breaking"
+    tax, attendance, script = found["changes"]
+    assert (tax["found"], tax["severity"], tax["gone"]) == (True, "breaking", [fid(TAX, "TaxRate")])
+    assert tax["dataset"]["url"].startswith(served["server"].url + "/asset?node=dataset%3Afile%3A")
+    # dropping the attendance file drops its three columns; only HoursWorked flows on (into TotalHours)
+    assert attendance["gone"] == [fid(ATT, c) for c in ("Date", "EmployeeID", "HoursWorked")]
+    # the script no longer writes TotalCompensation and reads EmployeeID from a table the SQL engine names
+    assert script["kind"] == "new_lineage" and script["gone"] == [fid(REP, "TotalCompensation")]
+    assert script["values"] == [
+        {
+            "column": "EmployeeID",
+            "before": [fid(COMP, "EmployeeID")],
+            "after": ["datasetField:postgres://db.hr.local:5432:hr.public.employee_compensation:employeeid"],
+        }
+    ]
+    assert script["severity"] == "none"  # nothing reads the report downstream
+    items = {i["id"]: (i["severity"], i["effect"], i["change"]) for i in found["items"]}
+    assert items == {
+        # dropping TaxRate: job2 computes TotalCompensation from it, which the report export copies (masked)
+        J2: ("breaking", "READS", 0),
+        fid(COMP, "TotalCompensation"): ("breaking", "DIRECT", 0),
+        COMP: ("breaking", "DIRECT", 0),
+        RX: ("breaking", "READS", 0),
+        fid(REP, "TotalCompensation"): ("breaking", "DIRECT", 0),
+        REP: ("breaking", "DIRECT", 0),
+        # dropping the attendance file: job1 reads it and sums HoursWorked into TotalHours
+        J1: ("breaking", "READS", 1),
+        fid(EA, "TotalHours"): ("breaking", "DIRECT", 1),
+        EA: ("breaking", "DIRECT", 1),
+    }
+    report = next(i for i in found["items"] if i["id"] == fid(REP, "TotalCompensation"))
+    assert report["path"] == [fid(TAX, "TaxRate"), J2, fid(COMP, "TotalCompensation"), RX, report["id"]]
+    assert report["transformations"] == ["DIRECT/TRANSFORMATION", "DIRECT/TRANSFORMATION masked"]
+    assert (report["project"], report["owners"], report["subscribers"]) == (None, [], [])  # not cataloged
+    assert report["url"].startswith(served["server"].url + "/asset?node=dataset%3Apostgres")
+    assert found["summary"]["breaking"] == 9 and found["page"]["total"] == 9
+    # the employee-attendance table is the payroll project's, whose owner is the steward
+    total_hours = next(i for i in found["items"] if i["id"] == fid(EA, "TotalHours"))
+    assert (total_hours["project"], total_hours["owners"], total_hours["subscribers"]) == ("payroll", ["steward"], [])
+    assert found["whoToTell"] == [{"project": "payroll", "owners": ["steward"], "subscribers": [], "datasets": [EA]}]
+    assert answer(paged)["page"] == {"offset": 4, "limit": 4, "total": 6, "nextOffset": None}
+    assert len(answer(paged)["items"]) == 2
+    assert refused.isError and "give changes" in refused.content[0].text
+    assert bad.isError and "changes[0].column: a non-empty string is required" in bad.content[0].text
+    assert unparsable.isError and "sql:2" in unparsable.content[0].text
+
+    tags = answer(pii)
+    # declared by the rule on both BaseSalary columns; inherited by TotalCompensation; masked by the export
+    assert tags["summary"]["tags"] == {
+        "PII": {"datasets": 3, "declaredColumns": 2, "inheritedColumns": 1, "jobs": 0, "stops": 1}
+    }
+    inherited = next(c for c in tags["columns"] if c["inherited"])
+    assert (inherited["id"], inherited["origin"], inherited["hops"]) == (
+        fid(COMP, "TotalCompensation"),
+        fid(EA, "BaseSalary"),
+        1,
+    )
+    assert inherited["path"] == [fid(EA, "BaseSalary"), J2, fid(COMP, "TotalCompensation")]
+    (stop,) = tags["stops"]
+    assert (stop["column"], stop["job"], stop["reason"]) == (fid(REP, "TotalCompensation"), RX, "masked")
+    assert stop["url"].startswith(served["server"].url + "/asset?node=dataset%3Apostgres")
+    finance = answer(comp_tags)
+    assert [(c["id"], c["tag"], c["origin"]) for c in finance["columns"]] == [
+        (fid(COMP, "TotalCompensation"), "FINANCE", fid(TAX, "TaxRate"))
+    ]
+
+    dq = answer(quality)
+    # the report has no results of its own; job2's latest run (day 4) failed, so what it writes is failing
+    assert dq["summary"]["status"] == "unknown" and dq["summary"]["flagged"] is True
+    (cause,) = dq["upstream"]
+    assert (cause["cause"], cause["status"], cause["depth"], cause["path"]) == ("dataset:file:/warehouse/hr/employee_compensation", "failing", 2, [COMP, RX, REP])  # fmt: skip
+    assert len(cause["reasons"]) == 1 and cause["reasons"][0].endswith(f" of {J2} failed")
+
+
+def test_http_impact_check_and_classification_under_the_callers_visibility(served: dict[str, Any]) -> None:
+    """The outsider may not see the payroll project's tables nor job1 and job2: a change to one is a change to
+    nothing the graph holds, their tags are not listed, and they are restricted ids on every path and in every
+    reason."""
+    base, token = served["server"].url, served["tokens"]["outsider"]
+    _, hidden_change, seen_change, tags, quality = anyio.run(
+        _call_http,
+        base,
+        token,
+        [
+            ("impact_check", {"changes": [DROP_TAX_RATE]}),
+            (
+                "impact_check",
+                {"changes": [{**DROP_TAX_RATE, "name": "/data/hr/employees.csv", "column": "BaseSalary"}]},
+            ),
+            ("classification_report", {}),
+            ("data_quality", {"dataset": REP}),
+        ],
+    )
+    nothing = answer(hidden_change)
+    assert (nothing["severity"], nothing["items"], nothing["changes"][0]["found"]) == ("none", [], False)
+    seen = answer(seen_change)
+    text = json.dumps([seen, answer(tags), answer(quality)])
+    assert "tax_rates" not in text and J2 not in text
+    # BaseSalary flows through job1, the attendance table and job2 (all restricted) into TotalCompensation
+    assert seen["severity"] == "breaking" and J1 not in text and "employee_attendance" not in text
+    total = next(i for i in seen["items"] if i["id"] == fid(COMP, "TotalCompensation"))
+    assert total["path"][0] == fid(EMP, "BaseSalary") and total["path"][-1] == total["id"]
+    assert all(":restricted://hidden:" in p for p in total["path"][1:4]) and "url" in total
+    assert seen["whoToTell"] == []  # the payroll project's table is one restricted item: no owners named
+    assert [i["type"] for i in seen["items"]].count("RESTRICTED") == 3  # job1, the attendance table, job2
+    classified = answer(tags)
+    assert fid(TAX, "TaxRate") not in {c["id"] for c in classified["columns"]}
+    finance = next(c for c in classified["columns"] if c["tag"] == "FINANCE")
+    assert finance["id"] == fid(COMP, "TotalCompensation") and "restricted://hidden" in finance["origin"]
+    api = httpx.get(f"{base}/api/v1/classify/report", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert {c["id"] for c in classified["columns"]} == {c["id"] for c in api.json()["columns"]}
+    (cause,) = answer(quality)["upstream"]
+    assert cause["cause"] == COMP and cause["reasons"][0].startswith("latest run of job:restricted://hidden:")

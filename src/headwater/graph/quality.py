@@ -20,6 +20,7 @@ Both read as of ``t`` (events with ``eventTime`` up to ``t``; the edges valid th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -294,14 +295,26 @@ def quality(conn: sa.Connection, ds: str, t: int | None, *, depth: int = 20, max
     return QualityAnswer(own, any(i.status == FAILING for i in upstream), upstream, truncated)
 
 
+_FAILED_RUN = re.compile(r"^latest run \S+ of (\S+) failed$")
+
+
+def _redact_reason(reason: str, policy: Redactor) -> str:
+    """A visible cause's reason without a hidden job: its failed run is named by the job's restricted id."""
+    found = _FAILED_RUN.match(reason)
+    if found and policy.hidden.hides(found.group(1)):
+        return f"latest run of {policy.id(found.group(1))} failed"
+    return reason
+
+
 def redact(answer: QualityAnswer, policy: Redactor) -> QualityAnswer:
-    """Upstream causes the viewer may not see are restricted ids without reasons; paths are redacted; the
-    latest runs of hidden jobs are left out."""
+    """Upstream causes the viewer may not see are restricted ids without reasons; a hidden job's failed run in
+    a visible cause's reasons is named by the job's restricted id; paths are redacted; the latest runs of
+    hidden jobs are left out."""
     upstream = [
         UpstreamIssue(
             policy.id(i.cause),
             i.status,
-            ["restricted"] if policy.hidden.hides(i.cause) else i.reasons,
+            ["restricted"] if policy.hidden.hides(i.cause) else [_redact_reason(r, policy) for r in i.reasons],
             i.depth,
             [policy.id(p) for p in i.path],
         )  # fmt: skip

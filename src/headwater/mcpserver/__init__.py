@@ -9,7 +9,10 @@ Over stdio (``headwater mcp``) the principal is fixed at start from ``--token``;
 
 Tools are designed for few calls (docs/mcp.md): a summary first, then one page of items (``limit``/``offset``,
 ``page.nextOffset``), every node with its web UI link (``url``). The tools never write: SQL lineage runs the SQL
-engine on the text given and stores nothing.
+engine on the text given and stores nothing; the impact check reads proposed changes (the API's JSON, or SQL
+through :func:`headwater.sql.changes.script_changes`) and answers the graph layer's report
+(:mod:`headwater.graph.impactcheck`); the classification and data-quality tools answer
+:mod:`headwater.graph.classify` and :mod:`headwater.graph.quality` with the server's classification settings.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from headwater.api.auth import PROJECT_HEADER, principal_of
 from headwater.api.errors import ApiError
 from headwater.catalog import Principal
 from headwater.graph import GraphReader, NodeNotFound
+from headwater.graph.classify import Policy, PolicyError
+from headwater.graph.visibility import RESTRICTED_NAMESPACE
+from headwater.model.changes import Change, changes_from_json
 from headwater.model.nodeid import InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import InvalidTime, parse_time
 from headwater.settings import Settings
@@ -40,11 +46,15 @@ if TYPE_CHECKING:
     from headwater.store import Store
 
 PATH = "/mcp"
+MAX_CHANGES = 2000  # as the API's impact check
 INSTRUCTIONS = (
     "Headwater answers data-lineage questions over OpenLineage events. Node ids: dataset:<namespace>:<name>, "
     "job:<namespace>:<name>, datasetField:<namespace>:<name>:<column>. Start with `search` to find ids. "
     "`impact` answers 'what breaks if I change or drop this dataset or these columns' in ONE call, each affected "
-    "column with its path and transformations. Times (`at`, `from_time`, `to_time`) are ISO 8601."
+    "column with its path and transformations. `impact_check` grades proposed changes (drop/rename/retype columns, "
+    "drop a dataset, DDL or a changed SQL script) by severity with owners to tell; `classification_report` answers "
+    "where a tag such as PII flows; `data_quality` what is failing upstream. Times (`at`, `from_time`, `to_time`) "
+    "are ISO 8601."
 )
 
 
@@ -54,6 +64,16 @@ class Caller:
 
     graph: GraphReader
     ui: str
+    settings: Settings
+
+    def classify_policy(self) -> Policy:
+        """The classification settings, read as the API reads them (a bad setting is named)."""
+        try:
+            return Policy.from_settings(
+                str(self.settings.classify_rules), str(self.settings.classify_aggregation_stops)
+            )
+        except PolicyError as exc:
+            raise ToolError(f"server setting {exc}") from None
 
 
 def ui_link(ui: str, node_id: str) -> str:
@@ -353,6 +373,263 @@ def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema
     }
 
 
+def _changes(
+    changes: list[dict[str, Any]] | None,
+    sql: str | None,
+    dialect: str,
+    namespace: str | None,
+    default_database: str | None,
+    default_schema: str | None,
+    job: str | None,
+) -> list[Change]:
+    """The proposed changes of one impact check: the API's JSON documents, then those the SQL script proposes."""
+    try:
+        found = changes_from_json(changes or [])
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    if sql is not None and sql.strip():
+        from headwater.sql import DIALECTS
+        from headwater.sql.changes import script_changes
+
+        if dialect not in DIALECTS:
+            raise ToolError(f"dialect: one of {', '.join(sorted(DIALECTS))}")
+        if not namespace:
+            raise ToolError("namespace: the namespace of the script's tables (e.g. postgres://host:5432) is required")
+        if job is not None and not job.startswith("job:"):
+            raise ToolError(f"job: a job node id (job:<namespace>:<name>), got {job!r}")
+        # ScriptError is a ValueError naming the statement's line: the tool answers it as an error
+        found += script_changes(
+            sql, dialect=dialect, namespace=namespace, default_database=default_database,
+            default_schema=default_schema, job=job, origin="sql",
+        )  # fmt: skip
+    if not found:
+        raise ToolError("give changes (the API's JSON documents) or sql (DDL or a changed script)")
+    if len(found) > MAX_CHANGES:
+        raise ToolError(f"at most {MAX_CHANGES} changes in one check, got {len(found)}")
+    return found
+
+
+def do_impact_check(
+    c: Caller,
+    changes: list[dict[str, Any]] | None,
+    sql: str | None,
+    dialect: str,
+    namespace: str | None,
+    default_database: str | None,
+    default_schema: str | None,
+    job: str | None,
+    depth: int,
+    at: str | None,
+    limit: int,
+    offset: int,
+) -> dict[str, Any]:
+    proposed = _changes(changes, sql, dialect, namespace, default_database, default_schema, job)
+    report = c.graph.impact_check(
+        proposed, at=_time("at", at), depth=max(1, min(depth, 100)), max_nodes=int(c.settings.max_graph_nodes),
+        policy=c.classify_policy(),
+    )  # fmt: skip
+    page, paging = _page(report.items, limit, offset)
+    tell: dict[str | None, dict[str, Any]] = {}
+    for item in report.items:
+        if item.project is None:
+            continue
+        who = tell.setdefault(item.project, {"project": item.project, "owners": [], "subscribers": [], "datasets": []})
+        who["owners"] = sorted({*who["owners"], *item.owners})
+        who["subscribers"] = sorted({*who["subscribers"], *item.subscribers})
+        dataset = parse_node_id(item.id).dataset.id if item.type == "FIELD" else item.id
+        if item.type != "JOB" and dataset not in who["datasets"]:
+            who["datasets"].append(dataset)
+    return {
+        "severity": report.severity,
+        "at": report.at,
+        "summary": {**report.summary, "truncated": report.truncated},
+        "changes": [
+            {
+                "index": r.index,
+                "kind": r.change["kind"],
+                "dataset": _short(c.ui, {"id": f"dataset:{r.change['namespace']}:{r.change['name']}"}),
+                "found": r.found,
+                "severity": r.severity,
+                "gone": r.gone,
+                "retyped": r.retyped,
+                "values": [{"column": v.column, "before": v.before, "after": v.after} for v in r.values],
+                "added": r.added,
+                "notes": r.notes,
+                **({"origin": r.change["origin"]} if r.change.get("origin") else {}),
+            }
+            for r in report.changes
+        ],
+        "published": [_short(c.ui, {"id": p}) for p in report.published],
+        "whoToTell": sorted(tell.values(), key=lambda w: str(w["project"])),
+        "items": [
+            {
+                "id": i.id,
+                "type": i.type,
+                "severity": i.severity,
+                "effect": i.effect,
+                "reason": i.reason,
+                "change": i.change,
+                "depth": i.depth,
+                "path": i.path,
+                "transformations": i.transformations,
+                "project": i.project,
+                "owners": i.owners,
+                "subscribers": i.subscribers,
+                "published": i.published,
+                **({"url": ui_link(c.ui, i.id)} if not _restricted(i.id) else {}),
+            }
+            for i in page
+        ],
+        "page": paging,
+    }
+
+
+def _restricted(node_id: str) -> bool:
+    """A node the caller may not see, as the visibility policy names it (no UI page to link)."""
+    return f":{RESTRICTED_NAMESPACE}:" in node_id
+
+
+def _sources(sources: list[Any]) -> list[str]:
+    return [f"{s.kind}: {s.detail}" if s.detail else s.kind for s in sources]
+
+
+def do_classification(
+    c: Caller, tag: str | None, dataset: str | None, at: str | None, limit: int, offset: int
+) -> dict[str, Any]:
+    policy, when = c.classify_policy(), _time("at", at)
+    if dataset:
+        ref = _node(dataset)
+        if ref.type != "dataset":
+            raise ToolError("dataset: a dataset id (dataset:<namespace>:<name>)")
+        found = c.graph.dataset_tags(ref, policy, at=when)
+        if tag:  # one dataset's report holds every tag: keep the one asked for (tags match case-insensitively)
+            want = tag.lower()
+            found.datasets = [n for n in found.datasets if n.tag.lower() == want]
+            found.columns = [col for col in found.columns if col.tag.lower() == want]
+            found.stops = [s for s in found.stops if s.tag.lower() == want]
+    else:
+        found = c.graph.classification(policy, tag=tag or None, at=when)
+    tags: dict[str, dict[str, int]] = {}
+
+    def count(t: str, key: str) -> None:
+        per = tags.setdefault(t, {"datasets": 0, "declaredColumns": 0, "inheritedColumns": 0, "jobs": 0, "stops": 0})
+        per[key] += 1
+
+    for n in found.datasets:
+        count(n.tag, "datasets")
+    for n in found.jobs:
+        count(n.tag, "jobs")
+    for col in found.columns:
+        count(col.tag, "inheritedColumns" if col.inherited else "declaredColumns")
+    for s in found.stops:
+        count(s.tag, "stops")
+    columns, paging = _page(found.columns, limit, offset)
+    stops, stop_paging = _page(found.stops, limit, offset)
+    return {
+        "tag": found.tag if not dataset else tag,
+        "at": found.at,
+        "summary": {"tags": dict(sorted(tags.items())), "truncated": found.truncated},
+        "datasets": [
+            {
+                "id": n.id,
+                "tag": n.tag,
+                "sources": _sources(n.sources),
+                "columns": n.columns,
+                "inherited": n.inherited,
+                "url": ui_link(c.ui, n.id),
+            }
+            for n in found.datasets
+        ],
+        "jobs": [
+            {"id": n.id, "tag": n.tag, "sources": _sources(n.sources), "url": ui_link(c.ui, n.id)} for n in found.jobs
+        ],
+        "columns": [
+            {
+                "id": col.id,
+                "tag": col.tag,
+                "inherited": col.inherited,
+                "sources": _sources(col.sources),
+                "origin": col.origin,
+                "hops": col.hops,
+                "path": col.path,
+                "transformations": col.transformations,
+                "url": ui_link(c.ui, col.id),
+            }
+            for col in columns
+        ],
+        "stops": [
+            {
+                "column": s.column,
+                "tag": s.tag,
+                "reason": s.reason,
+                "job": s.job,
+                "transformation": s.transformation,
+                "origin": s.origin,
+                "path": s.path,
+                "url": ui_link(c.ui, s.column),
+            }
+            for s in stops
+        ],
+        "page": paging,
+        "stopsPage": stop_paging,
+    }
+
+
+def do_quality(c: Caller, dataset: str, at: str | None, depth: int, limit: int) -> dict[str, Any]:
+    ref = _node(dataset)
+    if ref.type != "dataset":
+        raise ToolError("dataset: a dataset id (dataset:<namespace>:<name>)")
+    answer = c.graph.quality(ref, at=_time("at", at), depth=max(1, min(depth, 40)), max_nodes=int(c.settings.max_graph_nodes))  # fmt: skip
+    q = answer.quality
+    failed = [a for a in q.assertions if a.success is False]
+    assertions, paging = _page(q.assertions, limit, 0)  # failed first
+    return {
+        "dataset": _short(c.ui, {"id": q.dataset}),
+        "at": q.at,
+        "summary": {
+            "status": q.status,
+            "assertions": len(q.assertions),
+            "failed": len(failed),
+            "upstreamFailing": sum(i.status == "failing" for i in answer.upstream),
+            "upstreamWarning": sum(i.status == "warning" for i in answer.upstream),
+            "flagged": answer.flagged,
+            "truncated": answer.truncated,
+        },
+        "assertions": [
+            {
+                "name": a.name,
+                "type": a.type,
+                "column": a.column,
+                "success": a.success,
+                "severity": a.severity,
+                "expected": a.expected,
+                "actual": a.actual,
+                "source": a.source,
+                "time": a.time,
+            }
+            for a in assertions
+        ],
+        "page": paging,
+        "metrics": None
+        if q.metrics is None
+        else {"time": q.metrics.time, "rowCount": q.metrics.row_count, "bytes": q.metrics.bytes},
+        "latestRuns": [
+            {"job": _short(c.ui, {"id": r.job}), "run": r.run, "state": r.state, "time": r.time} for r in q.runs
+        ],
+        "upstream": [
+            {
+                "cause": i.cause,
+                "status": i.status,
+                "reasons": i.reasons,
+                "depth": i.depth,
+                "path": i.path,
+                **({"url": ui_link(c.ui, i.cause)} if not _restricted(i.cause) else {}),
+            }
+            for i in answer.upstream[:limit]
+        ],
+    }
+
+
 # --- the server ----------------------------------------------------------------------------------------
 
 
@@ -409,6 +686,30 @@ def build_server(caller: Callable[[Context[Any, Any, Any]], Caller]) -> FastMCP:
         return await run(ctx, lambda c: do_diff(c, node, from_time, to_time, direction, depth))
 
     @server.tool()
+    async def impact_check(ctx: Context[Any, Any, Any], changes: list[dict[str, Any]] | None = None, sql: str | None = None, dialect: str = "ansi", namespace: str | None = None, default_database: str | None = None, default_schema: str | None = None, job: str | None = None, depth: int = 20, at: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:  # fmt: skip
+        """What proposed changes would break downstream, in ONE call: severity (none/info/warning/breaking),
+        per change what it changes, and each affected column, dataset and job (worst first) with its path, effect,
+        owning project, owners and subscribers. changes: objects {kind: drop_column|rename_column|retype_column|
+        drop_dataset|new_schema|new_lineage, namespace, name, column, newName, newType, fields, columns}
+        (docs/impact.md); and/or sql: DDL (ALTER TABLE ... DROP/RENAME/ALTER COLUMN, DROP TABLE) or a changed
+        script (CREATE OR REPLACE VIEW, INSERT ...), read by the SQL engine with dialect, namespace (required
+        with sql), default_database, default_schema, and job (the graph's job the script is)."""
+        return await run(ctx, lambda c: do_impact_check(c, changes, sql, dialect, namespace, default_database, default_schema, job, depth, at, limit, offset))  # fmt: skip
+
+    @server.tool()
+    async def classification_report(ctx: Context[Any, Any, Any], tag: str | None = None, dataset: str | None = None, at: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:  # fmt: skip
+        """Where a tag (e.g. PII) is: every dataset, column and job carrying it, declared or inherited along
+        column lineage (with the path from the column it comes from), and where it stopped flowing (masked,
+        aggregated). tag: one tag (default every tag); dataset: only that dataset's columns."""
+        return await run(ctx, lambda c: do_classification(c, tag, dataset, at, limit, offset))
+
+    @server.tool()
+    async def data_quality(ctx: Context[Any, Any, Any], dataset: str, at: str | None = None, depth: int = 20, limit: int = 50) -> dict[str, Any]:  # fmt: skip
+        """A dataset's data-quality status and latest assertion/test results, and the failing datasets upstream
+        of it, nearest first, each with why and its path to the dataset."""
+        return await run(ctx, lambda c: do_quality(c, dataset, at, depth, limit))
+
+    @server.tool()
     async def sql_lineage(sql: str, dialect: str = "ansi", namespace: str | None = None, default_schema: str | None = None) -> dict[str, Any]:  # fmt: skip
         """Table and column lineage of SQL statements (Headwater's SQL engine); nothing is stored."""
         return await anyio.to_thread.run_sync(lambda: do_sql_lineage(sql, dialect, namespace, default_schema))
@@ -419,7 +720,7 @@ def build_server(caller: Callable[[Context[Any, Any, Any]], Caller]) -> FastMCP:
 def stdio_caller(store: Store, settings: Settings, token: str | None, project: str | None, ui: str) -> Callable[[Any], Caller]:  # fmt: skip
     """The one caller of a stdio server: the token's principal, decided once (ApiError when refused)."""
     principal = principal_of(settings, store, token, project, write=False)
-    fixed = Caller(GraphReader(store).viewing(principal.viewer), ui)
+    fixed = Caller(GraphReader(store).viewing(principal.viewer), ui, settings)
     return lambda _ctx: fixed
 
 
@@ -441,7 +742,7 @@ def mount(app: FastAPI, store: Store, settings: Settings) -> None:
         request = ctx.request_context.request
         assert isinstance(request, Request)
         principal = _request_principal(store, settings, request.headers)
-        return Caller(GraphReader(store).viewing(principal.viewer), str(request.base_url))
+        return Caller(GraphReader(store).viewing(principal.viewer), str(request.base_url), settings)
 
     server = build_server(caller)
     inner = server.streamable_http_app()
