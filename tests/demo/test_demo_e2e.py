@@ -151,8 +151,7 @@ def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
     assert "catalog hr: updated: employees; 3 unchanged" in out
     comp = Pipeline(demo.data_dir).compensation
     page = demo.page_url()
-    column = quote(field_id(comp, "TotalCompensation"), safe="")
-    assert page == f"{demo.url}/asset?node={quote(comp, safe='')}&depth=4&cols={quote(comp, safe='')}&col={column}"
+    assert page == f"{demo.url}/asset?node={quote(comp, safe='')}&depth=4&col=TotalCompensation"
     answer = httpx.get(page, timeout=30.0)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")

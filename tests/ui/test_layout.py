@@ -178,7 +178,9 @@ def check(page: Any, focus: str | None, fonts: bool = False, every: bool = False
     after the viewport stops moving, so a failing look is taken again (the same viewport, up to 10 s)."""
     expect_still(page)
     deadline = time.monotonic() + 10
-    while (problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts, "every": every})) and time.monotonic() < deadline:
+    while (
+        problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts, "every": every})
+    ) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
         expect_still(page)
     assert not problems, "\n".join(problems[:30]) + (f"\n... {len(problems)} in all" if len(problems) > 30 else "")
@@ -282,7 +284,9 @@ def test_demo_opens_whole_and_readable(browser: Any, server: str, size: tuple[in
         assert hops[0] == 0 and hops[1:] == sorted(hops[1:], key=abs), f"not in hop order: {hops}"
         # every path column is on the canvas (its dataset shows it even with its column list closed)
         for fid in TOTAL_PATH:
-            expect(page.locator(f'.react-flow__node [data-field-id="{fid}"]')).to_have_attribute("data-highlighted", "true")
+            expect(page.locator(f'.react-flow__node [data-field-id="{fid}"]')).to_have_attribute(
+                "data-highlighted", "true"
+            )
         # the keys are one toggle away, listed apart
         page.get_by_test_id("path-indirect").check()
         infl = page.get_by_test_id("path-influence")
@@ -397,7 +401,12 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
     employees = f"dataset:{DEMO_NS}:{EMPLOYEES}"
     iso = lambda t: t.isoformat().replace("+00:00", "Z")  # noqa: E731
     url = "/asset?" + urlencode(
-        [("node", employees), ("cols", employees), ("at", iso(T_CRAWL2 + timedelta(minutes=1))), ("cmp", iso(T_CRAWL2 - timedelta(minutes=1)))]
+        [
+            ("node", employees),
+            ("cols", employees),
+            ("at", iso(T_CRAWL2 + timedelta(minutes=1))),
+            ("cmp", iso(T_CRAWL2 - timedelta(minutes=1))),
+        ]
     )
     context, page, errors = open_view(browser, server, SIZES[0], url)
     try:
@@ -407,7 +416,9 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
         expect(bar).to_contain_text("+1 column")
         expect(bar).to_contain_text("Email")
         expect(page.get_by_test_id("cmp-cols-retyped")).to_have_count(0)
-        expect(page.locator(f'.react-flow__node [data-field-id="{field(EMPLOYEES, "Email")}"]')).to_have_attribute("data-mark", "added")
+        expect(page.locator(f'.react-flow__node [data-field-id="{field(EMPLOYEES, "Email")}"]')).to_have_attribute(
+            "data-mark", "added"
+        )
         expect(page.locator('.react-flow__node .col-row[data-mark="changed"]')).to_have_count(0)
     finally:
         finish(context, page, errors, "layout_compare_recrawl")

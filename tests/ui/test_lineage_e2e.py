@@ -104,8 +104,11 @@ def _encoded(value: str) -> str:
 
 def url_with(**params: str | list[str]) -> re.Pattern[str]:
     """A URL pattern: the query holds each ``key=value`` (any order, other parameters allowed)."""
-    checks = "".join(f"(?=.*[?&]{key}={_encoded(v)}(?:&|$))"
-                     for key, values in params.items() for v in (values if isinstance(values, list) else [values]))
+    checks = "".join(
+        f"(?=.*[?&]{key}={_encoded(v)}(?:&|$))"
+        for key, values in params.items()
+        for v in (values if isinstance(values, list) else [values])
+    )
     return re.compile(f"^{checks}.*$")
 
 
@@ -113,8 +116,18 @@ def url_param(key: str) -> re.Pattern[str]:
     return re.compile(f"[?&]{key}=")
 
 
-FULL_GRAPH = {ds(EMPLOYEES), ds(ATTENDANCE), job(JOB1), ds(EMP_ATT), ds(SALARY_ADJ), ds(BONUS), job(JOB2),
-              ds(EMP_COMP), job(JOB3), ds(XSS_NAME)}
+FULL_GRAPH = {
+    ds(EMPLOYEES),
+    ds(ATTENDANCE),
+    job(JOB1),
+    ds(EMP_ATT),
+    ds(SALARY_ADJ),
+    ds(BONUS),
+    job(JOB2),
+    ds(EMP_COMP),
+    job(JOB3),
+    ds(XSS_NAME),
+}
 BEFORE_T2 = FULL_GRAPH - {ds(BONUS), job(JOB3), ds(XSS_NAME)}  # before T2: no bonus input, no report job
 
 
@@ -161,12 +174,15 @@ def test_expand_upstream_twice_then_collapse(page: Any) -> None:
 def expect_viewport_still(page: Any) -> None:
     """Wait until the canvas's pan/zoom stops moving (fit view animates): the same transform on
     consecutive animation frames."""
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
         const t = document.querySelector('.react-flow__viewport')?.style.transform;
         const still = t !== undefined && t === window.__hwLastTransform;
         window.__hwLastTransform = t;
         return still;
-    }""", polling="raf")
+    }""",
+        polling="raf",
+    )
 
 
 def test_column_click_highlights_exactly_its_path(page: Any) -> None:
@@ -177,8 +193,10 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
     root.locator(f'[data-field-id="{col(EMP_COMP, "TotalCompensation")}"]').click()
     expected = {
         col(EMP_COMP, "TotalCompensation"),
-        col(EMP_ATT, "Salary"), col(EMPLOYEES, "Salary"),
-        col(SALARY_ADJ, "AdjustmentPct"), col(BONUS, "BonusAmount"),
+        col(EMP_ATT, "Salary"),
+        col(EMPLOYEES, "Salary"),
+        col(SALARY_ADJ, "AdjustmentPct"),
+        col(BONUS, "BonusAmount"),
         col(XSS_NAME, XSS_COLUMN),
     }
     expect_highlighted(page, expected)
@@ -212,8 +230,13 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
         page.mouse.move(x, y)
         expect(card).to_have_count(1)  # every column edge carries transformations: hovering one shows its card
         cards.append(card.inner_text())
-    assert any("Salary → TotalCompensation" in c and "DIRECT" in c and "TRANSFORMATION" in c
-               and "Salary * (1 + AdjustmentPct / 100)" in c for c in cards), cards
+    assert any(
+        "Salary → TotalCompensation" in c
+        and "DIRECT" in c
+        and "TRANSFORMATION" in c
+        and "Salary * (1 + AdjustmentPct / 100)" in c
+        for c in cards
+    ), cards
 
 
 def test_column_path_goes_on_beyond_the_drawn_graph(page: Any) -> None:
@@ -221,11 +244,25 @@ def test_column_path_goes_on_beyond_the_drawn_graph(page: Any) -> None:
     expect_graph(page, {ds(XSS_NAME), job(JOB3), ds(EMP_COMP)})
     # the server's column lineage continues the path past employee_compensation
     path = '[data-testid="path-column"]'
-    expect_exactly(page, path, "data-field-id", {
-        col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation"), col(EMP_ATT, "Salary"),
-        col(EMPLOYEES, "Salary"), col(SALARY_ADJ, "AdjustmentPct"), col(BONUS, "BonusAmount")})
-    expect_exactly(page, f'{path}[data-drawn="true"]', "data-field-id",
-                   {col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation")})
+    expect_exactly(
+        page,
+        path,
+        "data-field-id",
+        {
+            col(XSS_NAME, XSS_COLUMN),
+            col(EMP_COMP, "TotalCompensation"),
+            col(EMP_ATT, "Salary"),
+            col(EMPLOYEES, "Salary"),
+            col(SALARY_ADJ, "AdjustmentPct"),
+            col(BONUS, "BonusAmount"),
+        },
+    )
+    expect_exactly(
+        page,
+        f'{path}[data-drawn="true"]',
+        "data-field-id",
+        {col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation")},
+    )
     # on the canvas only what is drawn is highlighted
     expect_highlighted(page, {col(XSS_NAME, XSS_COLUMN), col(EMP_COMP, "TotalCompensation")})
 
@@ -320,8 +357,12 @@ def test_compare_marks_what_was_added(page: Any) -> None:
     expect_exactly(page, '[data-node-id][data-mark="added"]', "data-node-id", {ds(BONUS), job(JOB3), ds(XSS_NAME)})
     expect(node(page, ds(EMPLOYEES))).not_to_have_attribute("data-mark", "added")
     fit(page)  # the view opens at a readable zoom around the root: the node may be off-screen
-    expect_exactly(page, '[data-testid="column-row"][data-mark="added"]', "data-field-id",
-                   {col(EMP_COMP, "Bonus"), col(EMP_COMP, "TotalCompensation")})
+    expect_exactly(
+        page,
+        '[data-testid="column-row"][data-mark="added"]',
+        "data-field-id",
+        {col(EMP_COMP, "Bonus"), col(EMP_COMP, "TotalCompensation")},
+    )
 
 
 def test_compare_takes_the_two_moments_in_either_order(page: Any) -> None:
@@ -444,10 +485,22 @@ def test_link_reopens_the_same_view(page: Any, browser: Any, server: str) -> Non
 
 def test_lineage_screenshot_for_the_docs(page: Any) -> None:
     """Renders the README picture (test-artifacts/ui/lineage.png) and checks what it shows."""
-    open_asset(page, ds(EMP_ATT), depth=1, col=col(EMP_ATT, "Salary"),
-               cols=[ds(EMPLOYEES), ds(ATTENDANCE), ds(EMP_ATT), ds(EMP_COMP)])
-    expect_highlighted(page, {col(EMPLOYEES, "Salary"), col(EMP_ATT, "Salary"), col(EMP_COMP, "AdjustedSalary"),
-                              col(EMP_COMP, "TotalCompensation")})
+    open_asset(
+        page,
+        ds(EMP_ATT),
+        depth=1,
+        col=col(EMP_ATT, "Salary"),
+        cols=[ds(EMPLOYEES), ds(ATTENDANCE), ds(EMP_ATT), ds(EMP_COMP)],
+    )
+    expect_highlighted(
+        page,
+        {
+            col(EMPLOYEES, "Salary"),
+            col(EMP_ATT, "Salary"),
+            col(EMP_COMP, "AdjustedSalary"),
+            col(EMP_COMP, "TotalCompensation"),
+        },
+    )
     expect_viewport_still(page)
     from .conftest import ARTIFACTS
 

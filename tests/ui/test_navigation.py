@@ -12,11 +12,11 @@ import pytest
 from playwright.sync_api import expect
 
 from .fixtures.layout_events import (
-    CRAWLER,
-    CRAWLER_NS,
     ACT1,
     ACT2,
     APP2,
+    CRAWLER,
+    CRAWLER_NS,
     DEMO_JOB_NS,
     DEMO_NS,
     EMP_ATT,
@@ -59,7 +59,8 @@ def test_details_references_are_links_and_show_in_graph(page: Any) -> None:
     pane.get_by_test_id("read-by").get_by_role("button", name=f"Show {ACT2} in the graph").click()
     expect(pane.get_by_test_id("details-name")).to_have_text("write employee_compensation")
     expect(page.locator(f'[data-testid="job-node"][data-node-id="job:{DEMO_JOB_NS}:{ACT2}"]')).to_have_class(
-        __import__("re").compile("is-selected"))
+        __import__("re").compile("is-selected")
+    )
     # runs of the job: the datasets of a run are links
     pane.get_by_test_id("pane-tab-runs").click()
     pane.get_by_test_id("run-row").first.click()
@@ -86,7 +87,9 @@ def test_direct_and_indirect_column_edges(page: Any) -> None:
     direct = page.locator('[data-testid="edge-column"][data-dependency="direct"]')
     expect(indirect.first).to_be_attached()
     expect(direct.first).to_be_attached()
-    dashed = page.locator(".react-flow__edge-path.dep-indirect").first.evaluate("p => getComputedStyle(p).strokeDasharray")
+    dashed = page.locator(".react-flow__edge-path.dep-indirect").first.evaluate(
+        "p => getComputedStyle(p).strokeDasharray"
+    )
     solid = page.locator(".react-flow__edge-path.dep-direct").first.evaluate("p => getComputedStyle(p).strokeDasharray")
     assert dashed not in ("none", "") and solid in ("none", ""), (dashed, solid)
     page.get_by_test_id("toggle-direct-only").check(force=True)
@@ -106,7 +109,10 @@ def test_impact_filters(page: Any) -> None:
     page.get_by_test_id("impact-type").select_option("")
     page.get_by_test_id("impact-depth").select_option("1")
     expect(rows).to_have_count(2)
-    assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.id)")) == {f"job:{DEMO_JOB_NS}:{ACT1}", f"job:{CRAWLER_NS}:{CRAWLER}"}
+    assert set(rows.evaluate_all("rs => rs.map(r => r.dataset.id)")) == {
+        f"job:{DEMO_JOB_NS}:{ACT1}",
+        f"job:{CRAWLER_NS}:{CRAWLER}",
+    }
     # Esc closes the impact panel
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("impact-panel")).to_have_count(0)
@@ -136,7 +142,9 @@ def test_expand_button_counts_what_impact_found_beyond_the_graph(page: Any) -> N
     att = page.locator(f'[data-testid="dataset-node"][data-node-id="dataset:{DEMO_NS}:{EMP_ATT}"]')
     # employee_attendance leads on to the compensation job and its table, neither drawn at depth 1
     expect(att.get_by_test_id("hidden-count")).to_have_text("+2")
-    expect(att.get_by_test_id("expand-downstream")).to_have_attribute("aria-label", __import__("re").compile("2 more not drawn"))
+    expect(att.get_by_test_id("expand-downstream")).to_have_attribute(
+        "aria-label", __import__("re").compile("2 more not drawn")
+    )
     page.get_by_test_id("fit-view").click()
     att.get_by_test_id("expand-downstream").dispatch_event("click")
     expect(page.locator(f'[data-node-id="job:{DEMO_JOB_NS}:{ACT2}"]').first).to_be_visible()

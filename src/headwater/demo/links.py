@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from headwater.model.nodeid import format_node_id, parse_node_id
+from headwater.model.nodeid import format_node_id
 
 UI_DEPTH = 4  # employee_compensation ← job 2 ← employee_attendance ← job 1 ← the CSV files
 
@@ -23,12 +23,12 @@ FOCUS_COLUMN = "TotalCompensation"
 
 def lineage_page_url(server_url: str, node_id: str, column: str | None = FOCUS_COLUMN, depth: int = UI_DEPTH) -> str:
     """The web UI's page of a dataset (route ``/asset``, ui/src/model/urlState.ts): lineage tab, deep
-    enough for the whole HR pipeline, its columns open and ``column`` selected, so the page opens
-    with that column's path highlighted from the source files."""
-    query = [("node", node_id), ("depth", str(depth)), ("cols", node_id)]
+    enough for the whole HR pipeline, ``column`` selected, so the page opens with that column's path
+    highlighted from the source files. Short: the UI opens the asset's own columns by itself and reads a
+    bare column name as a column of the asset (``col=TotalCompensation``)."""
+    query = [("node", node_id), ("depth", str(depth))]
     if column:
-        ref = parse_node_id(node_id)
-        query.append(("col", format_node_id("datasetField", ref.namespace, ref.name, column)))
+        query.append(("col", column))
     return f"{server_url.rstrip('/')}/asset?{urlencode(query)}"
 
 
