@@ -39,14 +39,12 @@ def command() -> None:
 
 def _dataset_arg(text: str) -> tuple[str, str]:
     """``dataset:<namespace>:<name>`` → (namespace, name)."""
-    from headwater.model.nodeid import DATASET, InvalidNodeId, parse_node_id
+    from headwater.model.nodeid import InvalidNodeId, parse_dataset_id
 
     try:
-        ref = parse_node_id(text if text.startswith(DATASET) else DATASET + text)
+        ref = parse_dataset_id(text)
     except InvalidNodeId as exc:
         raise click.BadParameter(str(exc), param_hint="--schema") from None
-    if ref.type != "dataset":
-        raise click.BadParameter(f"{text!r} is not a dataset id", param_hint="--schema")
     return ref.namespace, ref.name
 
 

@@ -36,7 +36,17 @@ from headwater.graph import GraphReader, NodeNotFound
 from headwater.graph.classify import Policy, PolicyError
 from headwater.graph.visibility import RESTRICTED_NAMESPACE
 from headwater.model.changes import Change, changes_from_json
-from headwater.model.nodeid import InvalidNodeId, NodeRef, parse_node_id
+from headwater.model.nodeid import (
+    DATASET,
+    FIELD,
+    RUN,
+    InvalidNodeId,
+    NodeRef,
+    field_prefix,
+    format_node_id,
+    node_kind,
+    parse_node_id,
+)
 from headwater.model.times import InvalidTime, parse_time
 from headwater.settings import Settings
 
@@ -79,11 +89,11 @@ class Caller:
 def ui_link(ui: str, node_id: str) -> str:
     """The web UI page of a node (route ``/asset``): a column opens its dataset with the column selected."""
     base = ui.rstrip("/")
-    if node_id.startswith("datasetField:"):
+    if node_id.startswith(FIELD):
         ref = parse_node_id(node_id)
         dataset = ref.dataset.id
         return f"{base}/asset?{urlencode([('node', dataset), ('cols', dataset), ('col', node_id)])}"
-    if node_id.startswith("run:"):
+    if node_id.startswith(RUN):
         return f"{base}/asset?{urlencode([('node', node_id)])}"
     return f"{base}/asset?{urlencode([('node', node_id)])}"
 
@@ -237,8 +247,8 @@ def do_impact(
         for i in range(0, len(path) - 2, 2):
             src, job, dst = path[i], path[i + 1], path[i + 2]
             found = edges.get((src, dst, job))
-            if found is None and src.startswith("dataset:"):  # a whole dataset's impact starts at its columns
-                prefix = "datasetField:" + src[len("dataset:") :] + ":"
+            if found is None and src.startswith(DATASET):  # a whole dataset's impact starts at its columns
+                prefix = field_prefix(src)
                 sources = sorted(k[0] for k in edges if k[1] == dst and k[2] == job and k[0].startswith(prefix))
                 if sources:
                     src, found = sources[0], edges[(sources[0], dst, job)]
@@ -345,7 +355,7 @@ def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema
             fields = out.get("facets", {}).get("columnLineage", {}).get("fields", {})
             outputs.append(
                 {
-                    "dataset": f"dataset:{out['namespace']}:{out['name']}",
+                    "dataset": format_node_id("dataset", out["namespace"], out["name"]),
                     "columns": {
                         name: [
                             {
@@ -362,7 +372,7 @@ def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema
         statements.append(
             {
                 "job": event["job"]["name"],
-                "inputs": [f"dataset:{i['namespace']}:{i['name']}" for i in event.get("inputs", [])],
+                "inputs": [format_node_id("dataset", i["namespace"], i["name"]) for i in event.get("inputs", [])],
                 "outputs": outputs,
                 **({"error": error} if error else {}),
             }
@@ -395,7 +405,7 @@ def _changes(
             raise ToolError(f"dialect: one of {', '.join(sorted(DIALECTS))}")
         if not namespace:
             raise ToolError("namespace: the namespace of the script's tables (e.g. postgres://host:5432) is required")
-        if job is not None and not job.startswith("job:"):
+        if job is not None and node_kind(job) != "job":
             raise ToolError(f"job: a job node id (job:<namespace>:<name>), got {job!r}")
         # ScriptError is a ValueError naming the statement's line: the tool answers it as an error
         found += script_changes(
@@ -447,7 +457,7 @@ def do_impact_check(
             {
                 "index": r.index,
                 "kind": r.change["kind"],
-                "dataset": _short(c.ui, {"id": f"dataset:{r.change['namespace']}:{r.change['name']}"}),
+                "dataset": _short(c.ui, {"id": format_node_id("dataset", r.change["namespace"], r.change["name"])}),
                 "found": r.found,
                 "severity": r.severity,
                 "gone": r.gone,

@@ -160,3 +160,12 @@ def parse_node_id(text: str) -> NodeRef:
     if not namespace or not name:
         raise InvalidNodeId(f"invalid node id {text!r}: namespace and name must not be empty")
     return NodeRef(type_, namespace, name, field)  # type: ignore[arg-type]
+
+
+def parse_dataset_id(text: str) -> NodeRef:
+    """A dataset id as a person types it: ``dataset:<namespace>:<name>`` or, without its prefix,
+    ``<namespace>:<name>``; :class:`InvalidNodeId` when it is neither."""
+    ref = parse_node_id(text if text.startswith(DATASET) else DATASET + text)
+    if ref.type != "dataset":
+        raise InvalidNodeId(f"{text!r} is not a dataset id")
+    return ref
