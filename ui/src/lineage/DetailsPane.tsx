@@ -10,6 +10,7 @@ import { catalogAssetHref } from "../api/catalog";
 import { CatalogRoleBadge } from "../components/catalog";
 import { Link } from "../components/Link";
 import { useCatalogNode } from "./context";
+import { QualityTab } from "./QualityTab";
 import type { ColumnPath } from "../model/columns";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
 import { jobLabel, tailCut } from "../model/names";
@@ -22,7 +23,7 @@ const parseDatasetName = (id: string): string => {
   }
 };
 
-type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
+type PaneTab = "info" | "schema" | "history" | "runs" | "facets" | "quality";
 
 export function DetailsPane({
   nodeId,
@@ -50,7 +51,7 @@ export function DetailsPane({
   const cat = useCatalogNode(nodeId);
   const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
   const isJob = nodeId.startsWith("job:");
-  const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets"];
+  const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets", "quality"];
   const current = tabs.includes(tab) ? tab : "info";
   return (
     <aside className="details" data-testid="details-pane">
@@ -132,6 +133,7 @@ export function DetailsPane({
         {current === "history" && <VersionList nodeId={nodeId} onPick={onPickVersion} activeAt={at} />}
         {current === "runs" && <RunsTable jobId={nodeId} compact />}
         {node.data && current === "facets" && <FacetsBlock facets={node.data.facets} />}
+        {current === "quality" && <QualityTab nodeId={nodeId} at={at} />}
       </div>
     </aside>
   );
