@@ -25,3 +25,8 @@ export function quality(nodeId: string, at?: string | null, signal?: AbortSignal
 export function datasetTags(nodeId: string, at?: string | null, signal?: AbortSignal): Promise<TagsAnswer> {
   return sendJson<TagsAnswer>("GET", "/api/v1/classify/node", { nodeId, at }, undefined, signal);
 }
+
+/** Every dataset, column and job carrying `tag`, with paths and where it stopped (GET /api/v1/classify/report). */
+export function tagReport(tag: string, at?: string | null, signal?: AbortSignal): Promise<TagsAnswer> {
+  return sendJson<TagsAnswer>("GET", "/api/v1/classify/report", { tag, at }, undefined, signal);
+}

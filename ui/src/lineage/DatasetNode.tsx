@@ -4,6 +4,7 @@ import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
 import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
+import { ColumnTagBadges, DatasetBadges } from "./NodeBadges";
 import type { DatasetFlowNode } from "./types";
 import { NODE_WIDTH } from "./sizes";
 import { splitName } from "../model/nodeid";
@@ -78,6 +79,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
             {label.context ? ` · ${label.context}` : ""}
           </span>
           {cat && <CatalogRoleBadge role={cat.role} />}
+          <DatasetBadges nodeId={n.id} />
         </span>
         <button
           className={`lnode-cols nodrag${data.columnsOpen ? " on" : ""}`}
@@ -123,6 +125,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
                 {c.depth > 0 ? "↳ " : ""}
                 {c.name}
               </span>
+              <ColumnTagBadges nodeId={n.id} field={c.path} />
               <span className="col-type">{c.type ?? ""}</span>
               <Handle type="source" position={Position.Right} id={`out:${c.path}`} className="h-col" />
             </div>

@@ -1,12 +1,32 @@
 // A dataset's "quality" tab in the details pane: its data-quality status and latest results, the failing
 // datasets upstream with the path to each, and its columns' tags (inherited ones marked, with their origin).
 import { datasetTags, quality } from "../api/impactCheck";
+import { useState } from "react";
 import { useAsync } from "../lib/useAsync";
 import { shortNodeName } from "./ImpactPanel";
+import { TagFlow } from "./TagFlow";
+
+/** A tag that shows, when clicked, where it flows across the graph. */
+function TagButton({ tag, open, onToggle }: { tag: string; open: boolean; onToggle: (tag: string) => void }) {
+  return (
+    <button
+      className={`pill tag-btn${open ? " on" : ""}`}
+      data-testid="tag-flow-toggle"
+      data-tag={tag}
+      aria-expanded={open}
+      title={`Where does ${tag} flow?`}
+      onClick={() => onToggle(tag)}
+    >
+      {tag}
+    </button>
+  );
+}
 
 export function QualityTab({ nodeId, at }: { nodeId: string; at: string | null }) {
   const q = useAsync((s) => quality(nodeId, at, s), [nodeId, at]);
   const tags = useAsync((s) => datasetTags(nodeId, at, s), [nodeId, at]);
+  const [flow, setFlow] = useState<string | null>(null);
+  const toggle = (t: string) => setFlow((f) => (f === t ? null : t));
   return (
     <div className="quality-tab" data-testid="quality-tab">
       {q.error && <div className="error">{q.error.message}</div>}
@@ -56,16 +76,17 @@ export function QualityTab({ nodeId, at }: { nodeId: string; at: string | null }
           <ul className="path-list">
             {tags.data.datasets.filter((d) => d.sources.length > 0).map((d) => (
               <li key={`ds:${d.tag}`} data-testid="tag-dataset">
-                <span className="pill">{d.tag}</span> on the dataset
+                <TagButton tag={d.tag} open={flow === d.tag} onToggle={toggle} /> on the dataset
               </li>
             ))}
             {tags.data.columns.map((c) => (
               <li key={`${c.field}:${c.tag}`} data-testid="tag-column" data-inherited={c.inherited ? "true" : "false"}>
-                <span className="mono">{c.field}</span> <span className="pill">{c.tag}</span>
+                <span className="mono">{c.field}</span> <TagButton tag={c.tag} open={flow === c.tag} onToggle={toggle} />
                 {c.inherited && c.origin && <span className="muted small"> inherited from {shortNodeName(c.origin)}</span>}
               </li>
             ))}
           </ul>
+          {flow && <TagFlow tag={flow} at={at} />}
         </div>
       )}
     </div>
