@@ -212,14 +212,19 @@ def _walk_roots(
     max_nodes: int,
     reasons: Callable[[_Root], str],
 ) -> bool:
-    """Follow column edges downstream from each root; True when ``max_nodes`` cut the walk."""
+    """Follow column edges downstream from the roots, those of one effect in one walk (a column reached from
+    several keeps its first path); True when ``max_nodes`` cut the walk."""
     walk = _Walk(index, items)
     truncated = False
     columns_of: dict[str, list[Field]] = {}
-    for root in roots:
-        start = field_id(*root.field)
-        best: dict[Field, _Reach] = {root.field: _Reach(True, [start], [])}
-        frontier = {root.field}
+    by_effect: dict[str, list[_Root]] = {}
+    for r in roots:
+        by_effect.setdefault(r.effect, []).append(r)
+    for group in (by_effect[e] for e in (GONE, RETYPED, VALUES) if e in by_effect):
+        root = group[0]  # the effect (and the reason) of the whole group
+        starts = {r.field for r in group}
+        best: dict[Field, _Reach] = {f: _Reach(True, [field_id(*f)], []) for f in starts}
+        frontier = set(starts)
         why = reasons(root)
         for _hop in range(1, depth + 1):
             if not frontier:
@@ -228,7 +233,7 @@ def _walk_roots(
             for src, dst, row in sorted(column_step(conn, frontier, "downstream", t), key=lambda s: repr(s[:2])):
                 here = best[src]
                 direct, label = edge_kind(loads_text(row.transformations))
-                if src == root.field:
+                if src in starts:
                     read_sev = _ROOT_READERS[root.effect]
                 else:
                     read_sev = _field_severity(root.effect, here.direct)
@@ -274,7 +279,7 @@ def _walk_roots(
                     walk.add(
                         Affected(
                             field_id(*target), "FIELD", "", "", target[1], sev, "DIRECT" if reach.direct else "INDIRECT",
-                            f"{flow} {start} ({why})", index, len(reach.path) - 1, reach.path, reach.transformations,
+                            f"{flow} {reach.path[0]} ({why})", index, len(reach.path) - 1, reach.path, reach.transformations,
                         )
                     )  # fmt: skip
             frontier = nxt
@@ -318,7 +323,7 @@ def _opaque_readers(
     query = sa.select(edges.c.job, edges.c.dataset).where(valid_at(edges, t), edges.c.direction == "INPUT")
     for r in select_in(conn, query, edges.c.dataset, paths):
         readers.setdefault(r.dataset, set()).add(r.job)
-    known = sa.select(column_edges.c.job, column_edges.c.src_dataset).where(valid_at(column_edges, t))
+    known = sa.select(column_edges.c.job, column_edges.c.src_dataset).where(valid_at(column_edges, t)).distinct()
     with_lineage = {(r.src_dataset, r.job) for r in select_in(conn, known, column_edges.c.src_dataset, readers)}
     walk = _Walk(index, items)
     for ds, jobs in sorted(readers.items()):

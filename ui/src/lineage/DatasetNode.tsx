@@ -4,6 +4,7 @@ import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
 import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
+import { ColumnTagBadges, DatasetBadges } from "./NodeBadges";
 import type { DatasetFlowNode } from "./types";
 import { DATASET_WIDTH, JOB_WIDTH, NODE_WIDTH } from "./sizes";
 import { splitName } from "../model/nodeid";
@@ -98,6 +99,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
               {data.columnCount}
             </button>
           </span>
+          <DatasetBadges nodeId={n.id} />
         </span>
       </div>
       {data.columnsMode !== "none" && (
@@ -129,6 +131,7 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
                 {c.depth > 0 ? "↳ " : ""}
                 {c.name}
               </span>
+              <ColumnTagBadges nodeId={n.id} field={c.path} />
               {c.change ? (
                 <span className="col-type col-retyped" data-testid="col-retyped">
                   <s>{c.change.from ?? "?"}</s> → {c.change.to ?? "?"}

@@ -12,6 +12,7 @@ import { CatalogRoleBadge } from "../components/catalog";
 import { Link } from "../components/Link";
 import { useCatalogNode } from "./context";
 import { INFLUENCE_WORDS, pathInHopOrder, type ColumnPath } from "../model/columns";
+import { QualityTab } from "./QualityTab";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
 import { fitName, jobLabel } from "../model/names";
 
@@ -23,7 +24,7 @@ const parseDatasetName = (id: string): string => {
   }
 };
 
-type PaneTab = "info" | "schema" | "history" | "runs" | "facets";
+type PaneTab = "info" | "schema" | "history" | "runs" | "facets" | "quality";
 
 /** The column path, in hop order: what flows into the column (upstream, nearest first), then where it flows. */
 function ColumnPathList({
@@ -163,7 +164,7 @@ export function DetailsPane({
   const cat = useCatalogNode(nodeId);
   const node = useAsync((s) => api.node(nodeId, at, s), [nodeId, at]);
   const isJob = nodeId.startsWith("job:");
-  const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets"];
+  const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets", "quality"];
   const current = tabs.includes(tab) ? tab : "info";
   const showPath = Boolean(column && path) && main === "path";
   const title = node.data ? (isJob ? jobLabel(node.data.name).title : splitName(node.data.name).title) : nodeId;
@@ -261,6 +262,7 @@ export function DetailsPane({
         {current === "history" && <VersionList nodeId={nodeId} onPick={onPickVersion} activeAt={at} />}
         {current === "runs" && <RunsTable jobId={nodeId} compact />}
         {node.data && current === "facets" && <FacetsBlock facets={node.data.facets} />}
+        {current === "quality" && <QualityTab nodeId={nodeId} at={at} />}
       </div>
       </>
       )}

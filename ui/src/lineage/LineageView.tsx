@@ -16,6 +16,7 @@ import { LayoutClient } from "../layout/client";
 import { Canvas, type Anchor } from "./Canvas";
 import { CompareBar } from "./ComparePanel";
 import { CatalogNodesContext, LineageContext, type LineageActions } from "./context";
+import { AnnotationsAtContext } from "./annotations";
 import { catalog, isRestricted, type CatalogNode } from "../api/catalog";
 import { GraphRefsContext, NodeRefList, type GraphRefs } from "../components/refs";
 import { useAsync } from "../lib/useAsync";
@@ -318,6 +319,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   return (
     <LineageContext.Provider value={actions}>
       <CatalogNodesContext.Provider value={catalogNodes}>
+      <AnnotationsAtContext.Provider value={graphAt}>
       <GraphRefsContext.Provider value={graphRefs}>
       <div className="lineage">
         <Toolbar
@@ -387,6 +389,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
         )}
       </div>
       </GraphRefsContext.Provider>
+      </AnnotationsAtContext.Provider>
       </CatalogNodesContext.Provider>
     </LineageContext.Provider>
   );

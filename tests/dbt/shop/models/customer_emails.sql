@@ -1,0 +1,1 @@
+select id, lower(email) as email from {{ ref('stg_customers') }}

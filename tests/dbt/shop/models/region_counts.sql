@@ -1,0 +1,1 @@
+select region, count(*) as customers from {{ ref('stg_customers') }} group by region
