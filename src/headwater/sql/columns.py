@@ -454,6 +454,15 @@ class Analyzer:
                 default = e.args.get("default")
                 if default is not None:
                     stack.append((default, value_t))
+            elif isinstance(e, exp.DecodeCase):  # DECODE(x, s1, r1, …, default): x and the sᵢ pick a branch
+                args = list(e.expressions)
+                for i, arg in enumerate(args):
+                    value = i > 0 and (i % 2 == 0 or i == len(args) - 1)
+                    stack.append((arg, t.merge(_TRANSFORMATION_T if value else _CONDITIONAL)))
+            elif isinstance(e, exp.WithinGroup):  # LISTAGG(x) WITHIN GROUP (ORDER BY y): y orders the aggregate
+                stack.append((e.this, t))
+                if e.expression is not None:
+                    stack.append((e.expression, t.merge(AGGREGATION_T)))
             elif isinstance(e, exp.If):
                 stack.append((e.this, t.merge(_CONDITIONAL)))
                 for key in ("true", "false"):
