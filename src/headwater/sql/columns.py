@@ -463,7 +463,13 @@ class Analyzer:
                 stack.append((e.this, t))
                 if e.expression is not None:
                     stack.append((e.expression, t.merge(AGGREGATION_T)))
-            elif isinstance(e, exp.If):
+            elif isinstance(e, exp.Filter) and isinstance(e.this, exp.AggFunc):
+                # agg(x) FILTER (WHERE c): c picks the rows aggregated, part of the aggregate's value
+                stack.append((e.this, t))
+                cond = e.expression.this if isinstance(e.expression, exp.Where) else e.expression
+                if cond is not None:
+                    stack.append((cond, t.merge(direct(AGGREGATION_T.subtype, masking=isinstance(e.this, exp.Count)))))
+            elif isinstance(e, (exp.If, exp.Nvl2)):  # IF(c, a, b), NVL2(x, a, b): c / x only picks the branch
                 stack.append((e.this, t.merge(_CONDITIONAL)))
                 for key in ("true", "false"):
                     value = e.args.get(key)

@@ -104,6 +104,7 @@ class Extractor:
         self.temps: dict[str, Relation] = {}
         self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
         self._variables: set[str] = set()  # the variables of the procedural block being read
+        self._script_variables: set[str] = set()  # declared by a script's own DECLARE statements (BigQuery, T-SQL)
         if self.levels == 3:
             self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
@@ -178,11 +179,14 @@ class Extractor:
         writes but cannot be read is an error record naming it; reads and control flow give nothing."""
         results: list[StatementLineage] = []
         inner = stmt.block or []
-        self._variables = {_norm(v, self.read) or v for v in stmt.variables}
+        declared = {_norm(v, self.read) or v for v in stmt.variables}
+        if re.match(r"(?is)\s*declare\b", stmt.sql) and not stmt.block:  # a script's DECLARE: to its end
+            self._script_variables |= declared
+        self._variables = self._script_variables | declared
         try:
             return self._procedural_statements(stmt, inner, results)
         finally:
-            self._variables = set()
+            self._variables = set(self._script_variables)
 
     def _procedural_statements(
         self, stmt: Statement, inner: list[Statement], results: list[StatementLineage]
