@@ -457,8 +457,8 @@ class Analyzer:
             elif isinstance(e, exp.DecodeCase):  # DECODE(x, s1, r1, …, default): x and the sᵢ pick a branch
                 args = list(e.expressions)
                 for i, arg in enumerate(args):
-                    value = i > 0 and (i % 2 == 0 or i == len(args) - 1)
-                    stack.append((arg, t.merge(_TRANSFORMATION_T if value else _CONDITIONAL)))
+                    is_value = i > 0 and (i % 2 == 0 or i == len(args) - 1)
+                    stack.append((arg, t.merge(_TRANSFORMATION_T if is_value else _CONDITIONAL)))
             elif isinstance(e, exp.WithinGroup):  # LISTAGG(x) WITHIN GROUP (ORDER BY y): y orders the aggregate
                 stack.append((e.this, t))
                 if e.expression is not None:

@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
@@ -162,7 +162,7 @@ class Extractor:
 
             text = literal.group(1).replace("''", "'")
             results: list[StatementLineage] = []
-            for sub in parse_script(text, self.read):
+            for sub in parse_script(text, self.read or ""):
                 sub.index, sub.line, sub.col = stmt.index, stmt.line + sub.line - 1, stmt.col
                 for r in self.run(sub):
                     r.notes.insert(0, "the constant string of an EXEC/EXECUTE")
@@ -232,8 +232,8 @@ class Extractor:
             self._insert(e, out)
         elif isinstance(e, exp.Create):
             return self._create(e, out)
-        elif isinstance(e, exp.Select) and e.args.get("into") is not None:
-            self._select_into(e, out)
+        elif isinstance(e, exp.Select) and e.args.get("into") is not None or _set_operation_into(e):
+            self._select_into(cast(exp.Select | exp.SetOperation, e), out)
         elif isinstance(e, exp.Merge):
             self._merge(e, out)
         elif isinstance(e, exp.Update):
@@ -393,15 +393,19 @@ class Extractor:
                 r.verb = f"procedure_{r.verb}"
         return [r for r in results if r.writes or r.error]
 
-    def _select_into(self, e: exp.Select, out: StatementLineage) -> None:
-        into: exp.Into = e.args["into"]
+    def _select_into(self, e: exp.Select | exp.SetOperation, out: StatementLineage) -> None:
+        """``SELECT … INTO t FROM …`` (in a set operation, the first SELECT's INTO makes ``t`` of the whole)."""
+        query = e.copy()
+        first = query
+        while isinstance(first, exp.SetOperation):
+            first = first.this
+        into: exp.Into = first.args["into"]
         target = into.this
         if not isinstance(target, exp.Table):
             return
         target = self._qualified_table(target)
         name = self.table_name(target)
-        query = e.copy()
-        query.set("into", None)
+        first.set("into", None)
         out.verb = "select_into"
         rel = self._query(query, out)
         if rel.passthrough and not rel.complete:
@@ -728,6 +732,16 @@ class Extractor:
             out.verb = ""
             return
         out.outputs.append(Output(self.namespace, name, columns, lifecycle, kind, dataset=_copy_deps(rel.rows)))
+
+
+def _set_operation_into(e: exp.Expr) -> bool:
+    """T-SQL ``SELECT … INTO t FROM a UNION ALL SELECT … FROM b``: the INTO is on the first SELECT."""
+    if not isinstance(e, exp.SetOperation):
+        return False
+    first: exp.Expr = e
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    return isinstance(first, exp.Select) and first.args.get("into") is not None
 
 
 def _with_into_query(e: exp.Expr) -> None:
