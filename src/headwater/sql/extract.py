@@ -249,6 +249,16 @@ class Extractor:
                 self.catalog.drop(name)
         elif isinstance(e, exp.Command) and e.name.upper() == "UNLOAD":
             self._unload(e, out)
+        elif (
+            isinstance(e, exp.Command)
+            and e.name.upper() == "REPLACE"
+            and re.match(r"(?i)\s*into\b", e.text("expression"))
+        ):
+            # MySQL/MariaDB REPLACE INTO t … SELECT: for lineage, the INSERT it is (rows with a taken key replaced)
+            insert = sqlglot.parse_one(f"INSERT {e.text('expression')}", read=self.read)
+            if isinstance(insert, exp.Insert):
+                self._insert(normalize_identifiers(insert, dialect=self.sg), out)
+                out.verb = "replace_into"
         return None
 
     # T-SQL INSERT/UPDATE/MERGE/DELETE … OUTPUT inserted.c, deleted.c INTO other (cols)
