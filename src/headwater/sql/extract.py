@@ -226,7 +226,7 @@ class Extractor:
                     col.replace(exp.Var(this=col.name))
         _with_into_query(e)
         returning = e.args.get("returning")
-        if isinstance(returning, exp.Returning) and returning.args.get("into") is not None:
+        if isinstance(returning, exp.Returning) and isinstance(returning.args.get("into"), exp.Expr):
             self._output_into(e, returning, out)
         elif isinstance(e, exp.Insert):
             self._insert(e, out)
@@ -474,6 +474,19 @@ class Extractor:
                         out.notes.append(f"no schema for {name}: MERGE INSERT without a column list")
                 for col, val in zip(cols, vals):
                     pairs.append((col.name, val, condition))
+        if (
+            not pairs
+            and whens is not None
+            and any(isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
+        ):
+            # BigQuery INSERT ROW, or INSERT * with no schema: the target is written, its columns are unknown
+            probe = exp.select("1").from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+            rel = self._query(probe, out)
+            out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
+            out.notes.append(f"MERGE into {name}: the columns it inserts are unknown (INSERT ROW or no schema)")
+            rows = {leaf: kinds for leaf, kinds in rel.rows.items() if leaf[0] != name}
+            self._write(out, name, None, Relation(rows=rows), None, append=True)
+            return
         select = exp.Select(expressions=_set_expressions(pairs))
         select = select.from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
         with_ = e.args.get("with_") or e.args.get("with")
