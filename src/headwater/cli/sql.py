@@ -147,6 +147,12 @@ def lineage_command(
                 catalog=catalog,
             )
             for r in records:
+                if r.skipped:  # not a failure, but never silent
+                    click.echo(
+                        f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column "
+                        f"{r.statement.col}): {r.skipped}",
+                        err=True,
+                    )
                 if r.error:
                     failed += 1
                     click.echo(

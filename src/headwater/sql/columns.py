@@ -170,6 +170,7 @@ class Analyzer:
         self._by_expression: dict[int, Relation] = {}
         self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
         self._subqueries: dict[int, Scope] = {}
+        self._rows: Deps | None = None  # the dataset-level deps of the SELECT being read (COUNT(*) goes there)
 
     # --- scopes -----------------------------------------------------------------------------------------------
 
@@ -273,8 +274,17 @@ class Analyzer:
         return rel
 
     def _select(self, scope: Scope) -> Relation:
-        select = cast(exp.Select, scope.expression)
+        outer_rows = self._rows
         rel = Relation()
+        self._rows = rel.rows
+        try:
+            self._select_into(scope, rel)
+        finally:
+            self._rows = outer_rows
+        return rel
+
+    def _select_into(self, scope: Scope, rel: Relation) -> None:
+        select = cast(exp.Select, scope.expression)
         aliases: dict[str, Deps] = {}
         for position, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
@@ -322,7 +332,36 @@ class Analyzer:
                 self.walk(o, _SORT, scope, rel.rows, aliases)
         for sub in scope.subquery_scopes:  # tables read only by subqueries
             rel.tables |= self.relation(sub).tables
-        return rel
+        self._unread_tables(scope, select, rel)
+
+    def _unread_tables(self, scope: Scope, select: exp.Select, rel: Relation) -> None:
+        """A table the SELECT reads no column of still decides how many rows it gives (``SELECT 1 FROM u`` in an
+        ``EXISTS``, a ``CROSS JOIN u``): its whole rows, the field ``*``, on the dataset-level list (FILTER; JOIN
+        for a joined table)."""
+        if rel.passthrough:
+            return
+        read = {ds for deps in (*(d for _n, d in rel.columns), rel.rows) for ds, _f in deps}
+        joined = {id(j.this) for j in _joins(select)}
+        for _alias, (node, src) in scope.selected_sources.items():
+            if not isinstance(src, exp.Table):
+                continue
+            name = self.table_name(src)
+            if name and name not in read and name not in self.temps:
+                add(rel.rows, (name, "*"), _JOIN if id(node) in joined else _FILTER)
+
+    def _whole_rows(self, scope: Scope, kind: TInfo, out: Deps) -> None:
+        """``COUNT(*)`` / ``COUNT(1)``: the rows of every source, not a column of them, as the field ``*``."""
+        for _alias, (_node, src) in scope.selected_sources.items():
+            if isinstance(src, exp.Table):
+                name = self.table_name(src)
+                temp = self.temps.get(name)
+                names = sorted(temp.tables) if temp is not None else [name] if name else []
+            elif isinstance(src, Scope):
+                names = sorted(self.relation(src).tables)
+            else:
+                continue
+            for ds in names:
+                add(out, (ds, "*"), kind)
 
     def _read_table(self, table: exp.Table, rel: Relation) -> None:
         name = self.table_name(table)
@@ -415,7 +454,22 @@ class Analyzer:
                 default = e.args.get("default")
                 if default is not None:
                     stack.append((default, value_t))
-            elif isinstance(e, exp.If):
+            elif isinstance(e, exp.DecodeCase):  # DECODE(x, s1, r1, …, default): x and the sᵢ pick a branch
+                args = list(e.expressions)
+                for i, arg in enumerate(args):
+                    is_value = i > 0 and (i % 2 == 0 or i == len(args) - 1)
+                    stack.append((arg, t.merge(_TRANSFORMATION_T if is_value else _CONDITIONAL)))
+            elif isinstance(e, exp.WithinGroup):  # LISTAGG(x) WITHIN GROUP (ORDER BY y): y orders the aggregate
+                stack.append((e.this, t))
+                if e.expression is not None:
+                    stack.append((e.expression, t.merge(AGGREGATION_T)))
+            elif isinstance(e, exp.Filter) and isinstance(e.this, exp.AggFunc):
+                # agg(x) FILTER (WHERE c): c picks the rows aggregated, part of the aggregate's value
+                stack.append((e.this, t))
+                cond = e.expression.this if isinstance(e.expression, exp.Where) else e.expression
+                if cond is not None:
+                    stack.append((cond, t.merge(direct(AGGREGATION_T.subtype, masking=isinstance(e.this, exp.Count)))))
+            elif isinstance(e, (exp.If, exp.Nvl2)):  # IF(c, a, b), NVL2(x, a, b): c / x only picks the branch
                 stack.append((e.this, t.merge(_CONDITIONAL)))
                 for key in ("true", "false"):
                     value = e.args.get(key)
@@ -440,6 +494,8 @@ class Analyzer:
                 continue
             elif isinstance(e, exp.AggFunc) and not isinstance(e, _WINDOW_VALUE):
                 inner = t.merge(direct(AGGREGATION_T.subtype, masking=isinstance(e, exp.Count)))
+                if isinstance(e, exp.Count) and e.find(exp.Column) is None:  # COUNT(*): the rows, no column
+                    self._whole_rows(scope, inner, self._rows if self._rows is not None else out)
                 stack.extend((c, inner) for c in _children(e))
             else:
                 masking = isinstance(e, MASKING_TYPES) or (

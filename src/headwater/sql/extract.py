@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
@@ -29,6 +29,12 @@ from .dialects import Dialect
 from .schema import Catalog
 from .script import Statement
 
+# EXEC/EXECUTE of a string: T-SQL ``EXEC('…')`` / ``EXEC sp_executesql N'…'``, ``EXECUTE IMMEDIATE '…'``,
+# PL/pgSQL ``EXECUTE '…'``; group 1 is the one literal when the whole argument is a constant string
+_EXEC = re.compile(r"(?is)^\s*exec(?:ute)?\b(?!\s+immediate\s*[$'])")
+_EXEC_LITERAL = re.compile(
+    r"(?is)^\s*exec(?:ute)?\s*(?:immediate\s+|sp_executesql\s+)?\(?\s*N?'((?:[^']|'')*)'\s*\)?\s*;?\s*$"
+)
 _WRITES = re.compile(r"(?is)^\s*(insert|update|merge|create|replace|copy|unload|select\b.*\binto\b)")
 _UNSET = "_"  # a name part the script does not give and no default fills (never part of a dataset name)
 
@@ -55,6 +61,8 @@ class StatementLineage:
     notes: list[str] = field(default_factory=list)  # what could not be resolved (no schema, ambiguity)
     # unqualified columns over several sources with no schema: (column, the ``dataset.column`` it may be)
     candidates: list[tuple[str, list[str]]] = field(default_factory=list)
+    # a statement that may write but is not analysed (dynamic SQL built at run time, a procedure call): why
+    skipped: str | None = None
 
     @property
     def error(self) -> str | None:
@@ -96,6 +104,7 @@ class Extractor:
         self.temps: dict[str, Relation] = {}
         self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
         self._variables: set[str] = set()  # the variables of the procedural block being read
+        self._script_variables: set[str] = set()  # declared by a script's own DECLARE statements (BigQuery, T-SQL)
         if self.levels == 3:
             self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
             self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
@@ -121,6 +130,8 @@ class Extractor:
 
     def run(self, stmt: Statement) -> list[StatementLineage]:
         """The lineage of one parsed statement (a procedure body gives one record per inner statement)."""
+        if _EXEC.match(stmt.sql):
+            return self._exec(stmt)
         if stmt.block is not None:
             return self._procedural(stmt)
         if stmt.expression is None:
@@ -146,16 +157,40 @@ class Extractor:
             return inner
         return [out]
 
+    def _exec(self, stmt: Statement) -> list[StatementLineage]:
+        """EXEC/EXECUTE: a constant string is analysed as the statement it holds; anything else (a variable, a
+        string built at run time, a procedure's name) is named as not analysed, never passed over silently."""
+        literal = _EXEC_LITERAL.match(stmt.sql)
+        if literal:
+            from .script import parse_script
+
+            text = literal.group(1).replace("''", "'")
+            results: list[StatementLineage] = []
+            for sub in parse_script(text, self.read or ""):
+                sub.index, sub.line, sub.col = stmt.index, stmt.line + sub.line - 1, stmt.col
+                for r in self.run(sub):
+                    r.notes.insert(0, "the constant string of an EXEC/EXECUTE")
+                    results.append(r)
+            return results or [StatementLineage(stmt)]
+        out = StatementLineage(stmt)
+        head = " ".join(stmt.sql.split())
+        out.skipped = f"not analysed: dynamic SQL or a procedure call ({head[:60]}{'…' if len(head) > 60 else ''})"
+        out.notes.append(out.skipped)
+        return [out]
+
     def _procedural(self, stmt: Statement) -> list[StatementLineage]:
         """A procedural block: every statement found inside, in order (each with the block's index); one that
         writes but cannot be read is an error record naming it; reads and control flow give nothing."""
         results: list[StatementLineage] = []
         inner = stmt.block or []
-        self._variables = {_norm(v, self.read) or v for v in stmt.variables}
+        declared = {_norm(v, self.read) or v for v in stmt.variables}
+        if re.match(r"(?is)\s*declare\b", stmt.sql) and not stmt.block:  # a script's DECLARE: to its end
+            self._script_variables |= declared
+        self._variables = self._script_variables | declared
         try:
             return self._procedural_statements(stmt, inner, results)
         finally:
-            self._variables = set()
+            self._variables = set(self._script_variables)
 
     def _procedural_statements(
         self, stmt: Statement, inner: list[Statement], results: list[StatementLineage]
@@ -168,7 +203,7 @@ class Extractor:
                     results.append(StatementLineage(sub))
                 continue
             for r in self.run(sub):
-                if r.writes or r.error:
+                if r.writes or r.error or r.skipped:
                     r.notes.insert(0, where)
                     if r.verb and isinstance(sub.expression, exp.Expr):
                         r.verb = f"procedure_{r.verb}"
@@ -194,12 +229,15 @@ class Extractor:
                 if not col.table and col.name in self._variables:
                     col.replace(exp.Var(this=col.name))
         _with_into_query(e)
-        if isinstance(e, exp.Insert):
+        returning = e.args.get("returning")
+        if isinstance(returning, exp.Returning) and isinstance(returning.args.get("into"), exp.Expr):
+            self._output_into(e, returning, out)
+        elif isinstance(e, exp.Insert):
             self._insert(e, out)
         elif isinstance(e, exp.Create):
             return self._create(e, out)
-        elif isinstance(e, exp.Select) and e.args.get("into") is not None:
-            self._select_into(e, out)
+        elif isinstance(e, exp.Select) and e.args.get("into") is not None or _set_operation_into(e):
+            self._select_into(cast(exp.Select | exp.SetOperation, e), out)
         elif isinstance(e, exp.Merge):
             self._merge(e, out)
         elif isinstance(e, exp.Update):
@@ -215,7 +253,64 @@ class Extractor:
                 self.catalog.drop(name)
         elif isinstance(e, exp.Command) and e.name.upper() == "UNLOAD":
             self._unload(e, out)
+        elif (
+            isinstance(e, exp.Command)
+            and e.name.upper() == "REPLACE"
+            and re.match(r"(?i)\s*into\b", e.text("expression"))
+        ):
+            # MySQL/MariaDB REPLACE INTO t … SELECT: for lineage, the INSERT it is (rows with a taken key replaced)
+            insert = sqlglot.parse_one(f"INSERT {e.text('expression')}", read=self.read)
+            if isinstance(insert, exp.Insert):
+                self._insert(normalize_identifiers(insert, dialect=self.sg), out)
+                out.verb = "replace_into"
         return None
+
+    # T-SQL INSERT/UPDATE/MERGE/DELETE … OUTPUT inserted.c, deleted.c INTO other (cols)
+    def _output_into(self, e: exp.Expr, returning: exp.Returning, out: StatementLineage) -> None:
+        """The statement's own lineage, then the OUTPUT table: ``inserted.c`` is what the statement writes to ``c``
+        (the target's ``c`` where it writes none), ``deleted.c`` the target's ``c`` as it was; its rows are the
+        statement's. (``DELETE … OUTPUT … INTO`` is read as the INSERT … SELECT it amounts to: see ``script``.)"""
+        e = e.copy()
+        e.set("returning", None)
+        self._statement(e, out)
+        if not out.outputs:
+            return
+        main = out.outputs[0]
+        target, written, rows = main.name, dict(main.columns or []), main.dataset
+        rows = {leaf: kinds for leaf, kinds in rows.items() if leaf != (target, "*")}
+        into = returning.args["into"]
+        listed: list[str] = []
+        if isinstance(into, exp.Anonymous):  # INTO audit (a, b): sqlglot reads it as a call
+            table: exp.Expr = exp.to_table(into.name, dialect=self.sg)
+            listed = [c.name for c in into.expressions]
+        elif isinstance(into, exp.Schema):
+            table, listed = into.this, [c.name for c in into.expressions]
+        else:
+            table = into
+        if not isinstance(table, exp.Table) or table.name.startswith("@"):
+            out.notes.append(f"OUTPUT INTO {into.sql(dialect=self.sg)}: a table variable, no dataset")
+            return
+        name = self.table_name(self._qualified_table(table))
+        names = listed or self._known_columns(name) or []
+        reads_target = False
+        columns: list[tuple[str, Deps]] = []
+        for i, value in enumerate(returning.expressions):
+            deps: Deps = {}
+            bare = isinstance(value.unalias(), exp.Column)
+            for col in value.find_all(exp.Column):
+                prefix = col.table.lower()
+                kind = TInfo("DIRECT", "IDENTITY") if bare else TInfo("DIRECT", "TRANSFORMATION")
+                if prefix == "inserted" and col.name in written:
+                    add_all(deps, written[col.name], kind)
+                elif prefix in ("inserted", "deleted"):
+                    add_all(deps, {(target, col.name): {kind}})
+                    reads_target = True
+                else:
+                    out.notes.append(f"OUTPUT column {col.sql(dialect=self.sg)} not resolved")
+            columns.append((names[i] if i < len(names) else value.alias_or_name or f"_col_{i}", deps))
+        if reads_target and (self.namespace, target) not in out.inputs:
+            out.inputs.append((self.namespace, target))
+        self._write(out, name, columns, Relation(rows=rows), None, append=True)
 
     # INSERT INTO / OVERWRITE t [(cols)] query
     def _insert(self, e: exp.Insert, out: StatementLineage) -> None:
@@ -312,15 +407,19 @@ class Extractor:
                 r.verb = f"procedure_{r.verb}"
         return [r for r in results if r.writes or r.error]
 
-    def _select_into(self, e: exp.Select, out: StatementLineage) -> None:
-        into: exp.Into = e.args["into"]
+    def _select_into(self, e: exp.Select | exp.SetOperation, out: StatementLineage) -> None:
+        """``SELECT … INTO t FROM …`` (in a set operation, the first SELECT's INTO makes ``t`` of the whole)."""
+        query = e.copy()
+        first = query
+        while isinstance(first, exp.SetOperation):
+            first = first.this
+        into: exp.Into = first.args["into"]
         target = into.this
         if not isinstance(target, exp.Table):
             return
         target = self._qualified_table(target)
         name = self.table_name(target)
-        query = e.copy()
-        query.set("into", None)
+        first.set("into", None)
         out.verb = "select_into"
         rel = self._query(query, out)
         if rel.passthrough and not rel.complete:
@@ -347,6 +446,9 @@ class Extractor:
         for when in whens.expressions if whens is not None else []:
             then = when.args.get("then")
             condition = when.args.get("condition")
+            branch_where = then.args.get("where") if isinstance(then, (exp.Update, exp.Insert)) else None
+            if branch_where is not None:  # Oracle: WHEN MATCHED THEN UPDATE SET … WHERE cond (the branch's filter)
+                condition = exp.and_(condition, branch_where.this) if condition is not None else branch_where.this
             if isinstance(then, exp.Update):
                 for eq in then.expressions:
                     if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column):
@@ -376,6 +478,19 @@ class Extractor:
                         out.notes.append(f"no schema for {name}: MERGE INSERT without a column list")
                 for col, val in zip(cols, vals):
                     pairs.append((col.name, val, condition))
+        if (
+            not pairs
+            and whens is not None
+            and any(isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
+        ):
+            # BigQuery INSERT ROW, or INSERT * with no schema: the target is written, its columns are unknown
+            probe = exp.select("1").from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+            rel = self._query(probe, out)
+            out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
+            out.notes.append(f"MERGE into {name}: the columns it inserts are unknown (INSERT ROW or no schema)")
+            rows = {leaf: kinds for leaf, kinds in rel.rows.items() if leaf[0] != name}
+            self._write(out, name, None, Relation(rows=rows), None, append=True)
+            return
         select = exp.Select(expressions=_set_expressions(pairs))
         select = select.from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
         with_ = e.args.get("with_") or e.args.get("with")
@@ -470,6 +585,8 @@ class Extractor:
                 if c < len(conditions):
                     add_all(deps, conditions[c][1], indirect(CONDITIONAL))
                 c += 1
+        # the rows of the target are the ones written, not read (``UPDATE t SET c = 0``)
+        rel.rows = {leaf: kinds for leaf, kinds in rel.rows.items() if leaf != (name, "*")}
         if matched is not None:  # MERGE: matching on the target's key reads no value of it
             rel.rows = {leaf: kinds for leaf, kinds in rel.rows.items() if leaf[0] != name}
         read = any(leaf[0] == name for deps in columns.values() for leaf in deps) or any(
@@ -642,6 +759,16 @@ class Extractor:
             out.verb = ""
             return
         out.outputs.append(Output(self.namespace, name, columns, lifecycle, kind, dataset=_copy_deps(rel.rows)))
+
+
+def _set_operation_into(e: exp.Expr) -> bool:
+    """T-SQL ``SELECT … INTO t FROM a UNION ALL SELECT … FROM b``: the INTO is on the first SELECT."""
+    if not isinstance(e, exp.SetOperation):
+        return False
+    first: exp.Expr = e
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    return isinstance(first, exp.Select) and first.args.get("into") is not None
 
 
 def _with_into_query(e: exp.Expr) -> None:

@@ -150,6 +150,19 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
     return out
 
 
+_OUTPUT_INTO = re.compile(r"(?is)(\bOUTPUT\b[^;]*?\bINTO\s+)((?:\[[^\]]+\]|\w+)(?:\.(?:\[[^\]]+\]|\w+))+)")
+
+
+_IMMEDIATE_STRING = re.compile(r"(?is)^immediate\s*[$']")  # a tokenizer keeping "IMMEDIATE '…'" as one string
+_DELETE_OUTPUT = re.compile(
+    r"(?is)^\s*DELETE\s+(?:FROM\s+)?(\S+)\s+OUTPUT\s+(.*?)\s+INTO\s+(\S+(?:\s*\([^)]*\))?)\s*(WHERE\b.*)?;?\s*$"
+)
+
+
+def _one_identifier(m: re.Match[str]) -> str:
+    return m.group(1) + "[" + ".".join(p.strip("[]") for p in m.group(2).split(".")) + "]"
+
+
 def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
     try:
         if tokens is not None:
@@ -158,6 +171,18 @@ def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text
             parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
     except (ParseError, TokenError) as exc:
         stmt.error = _message(exc, stmt.line)
+        named = _OUTPUT_INTO.sub(_one_identifier, stmt.sql) if dialect in ("tsql", "fabric") else stmt.sql
+        deleted = _DELETE_OUTPUT.match(stmt.sql) if dialect in ("tsql", "fabric") else None
+        if deleted:  # DELETE t OUTPUT deleted.c INTO a: what it writes is INSERT INTO a SELECT deleted.c FROM t deleted
+            target, values, into, rest = deleted.groups()
+            named = f"INSERT INTO {into} SELECT {values} FROM {target} AS deleted {rest or ''}"
+        if named != stmt.sql:  # sqlglot reads OUTPUT … INTO only with a one-part name: the name as one identifier
+            try:
+                parsed = [e for e in sqlglot.parse(named, read=dialect) if e is not None]
+            except (ParseError, TokenError):
+                return stmt
+            stmt.error = None
+            stmt.expression = parsed[0] if len(parsed) == 1 else exp.Block(expressions=parsed)
     except Exception as exc:  # noqa: BLE001 - a parser bug on one statement must not stop the script
         stmt.error = f"the parser failed: {type(exc).__name__}: {exc}"
     else:
@@ -351,6 +376,15 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
             continue
         elif declare_next and kind != TokenType.COMMA:
             declare_next = False
+        if (
+            word in ("EXEC", "EXECUTE")
+            and prev not in ("GRANT", "REVOKE", ",")
+            and not (nxt is not None and nxt.text.upper() == "IMMEDIATE" and _is_body(tokens, i + 2))
+            and not (_is_body(tokens, i + 1) and _IMMEDIATE_STRING.match(nxt.text if nxt is not None else ""))
+        ):  # dynamic SQL or a procedure call: a statement of its own (named as not analysed, or its constant read)
+            start, start_depth, cases, seen_from, seen_set, head = i, depth, 0, False, False, word
+            seen_body = False
+            continue
         if word in _STARTERS and not (word == "REPLACE" and nxt is not None and nxt.token_type == TokenType.L_PAREN):
             if word == "CREATE" and any(t.text.upper() in _ROUTINES for t in tokens[i + 1 : i + 5]):
                 continue  # a routine defined inside a block: its own body is another statement
@@ -362,6 +396,11 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
             last -= 1
         close(last)
     return found
+
+
+def _is_body(tokens: list[Any], i: int) -> bool:
+    """A string at ``tokens[i]``: ``EXECUTE IMMEDIATE '…'`` / ``$$ … $$`` is read in place (its body scanned)."""
+    return i < len(tokens) and tokens[i].token_type in _BODY_STRINGS
 
 
 def _message(exc: Exception, line: int) -> str:
