@@ -77,6 +77,21 @@ def test_stdin_and_unknown_dialect() -> None:
     assert teradata.stderr == ""
 
 
+def test_dynamic_sql_is_named_on_stderr_and_a_constant_exec_is_analysed() -> None:
+    script = "EXEC('INSERT INTO dbo.t (a) SELECT b FROM dbo.s');\nEXEC(@sql);\nEXEC dbo.nightly @day = 1;\n"
+    result = _run(["--dialect", "tsql", "--namespace", "sqlserver://db:1433", "-"], stdin=script)
+    assert result.exit_code == 0, result.stderr  # not analysed is not a failure
+    (event,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert event["outputs"][0]["name"].endswith("dbo.t")
+    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
+    assert [(f["name"], f["field"]) for f in fields["a"]["inputFields"]] == [(event["inputs"][0]["name"], "b")]
+    lines = result.stderr.splitlines()
+    assert lines == [
+        "-: statement 2 (line 2, column 1): not analysed: dynamic SQL or a procedure call (EXEC(@sql))",
+        "-: statement 3 (line 3, column 1): not analysed: dynamic SQL or a procedure call (EXEC dbo.nightly @day = 1)",
+    ]
+
+
 def test_posts_to_headwater_and_resolves_star_with_its_schemas(served: str, tmp_path: Path) -> None:
     first = tmp_path / "first.sql"
     first.write_text("CREATE TABLE staging.orders AS SELECT id, amount, customer FROM raw_orders;")

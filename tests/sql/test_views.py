@@ -47,3 +47,23 @@ def test_a_sqlite_view_statement_names_tables_as_the_crawler_does() -> None:
 
 def test_an_unreadable_definition_gives_nothing() -> None:
     assert view_lineage("SELECT FROM WHERE (", "postgresql://h/db", "public", "postgresql") == ([], {})
+
+
+def test_count_star_is_folded_only_into_the_count() -> None:
+    _sources, fields = view_lineage(
+        "CREATE VIEW heads AS SELECT dept, COUNT(*) AS n FROM people WHERE active = 1 GROUP BY dept",
+        "sqlite:////data/hr.db",
+        "main",
+        "sqlite",
+    )
+    people = "/data/hr.db.people"
+    assert _deps(fields, "n") == {
+        (people, "*", "DIRECT", "AGGREGATION"),
+        (people, "dept", "INDIRECT", "GROUP_BY"),
+        (people, "active", "INDIRECT", "FILTER"),
+    }
+    assert _deps(fields, "dept") == {
+        (people, "dept", "DIRECT", "IDENTITY"),
+        (people, "dept", "INDIRECT", "GROUP_BY"),
+        (people, "active", "INDIRECT", "FILTER"),
+    }

@@ -55,7 +55,7 @@ _GROUP_BY = indirect(GROUP_BY)
 _SORT = indirect(SORT)
 
 RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
-MASKING_TYPES = (exp.MD5, exp.MD5Digest, exp.SHA, exp.SHA2, exp.Count)
+MASKING_TYPES = (exp.MD5, exp.MD5Digest, exp.SHA, exp.SHA2, exp.FarmFingerprint, exp.StandardHash, exp.Count)
 MASKING_NAMES = frozenset(
     {
         "md5",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from headwater.model.column_lineage import DIRECT, INDIRECT
 from headwater.model.naming import database_namespace, sqlalchemy_table_dataset
 
 from . import analyze_script
@@ -59,7 +60,15 @@ def view_lineage(
         rename[table] = sqlalchemy_table_dataset(database_url, schema, table) if sqlite else (ns, table)
     out = record.outputs[0]
     # the crawler's contract carries fields only: the dataset-level deps are folded into each (OpenLineage's default)
-    folded = [(c, _with(d, out.dataset)) for c, d in out.columns or [] if c != "*"]
+    # for the INDIRECT ones; a whole-row read's DIRECT entry (COUNT(*): ``t.*``) only into the fields that have no
+    # DIRECT source of their own (the count itself), not onto every column beside it
+    indirect_only = {leaf: {k for k in kinds if k.type == INDIRECT} for leaf, kinds in out.dataset.items()}
+    indirect_only = {leaf: kinds for leaf, kinds in indirect_only.items() if kinds}
+    folded = [
+        (c, _with(d, out.dataset if not any(k.type == DIRECT for ks in d.values() for k in ks) else indirect_only))
+        for c, d in out.columns or []
+        if c != "*"
+    ]
     facet = column_lineage_facet(folded, {t: ns for t, (ns, _n) in rename.items()})
     fields: dict[str, Any] = dict((facet or {}).get("fields", {}))
     if sqlite:  # the crawler's SQLite names: the database file, then the table
