@@ -131,6 +131,8 @@ def test_job_lists_and_a_lone_application_job_lead_to_its_actions(page: Any) -> 
     banner = page.get_by_test_id("lone-job-banner")
     banner.get_by_role("link", name="write employee_compensation").click()
     expect(page.get_by_test_id("asset-name")).to_have_text(ACT2)
+    # one label per job: the page's title says what the graph's node says
+    expect(page.get_by_test_id("asset-label")).to_have_text("write employee_compensation")
     expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
     expect(page.locator(f'[data-testid="dataset-node"][data-node-id="dataset:{DEMO_NS}:{EMP_COMP}"]')).to_be_visible()
 

@@ -177,11 +177,15 @@ export function Canvas({
         }
         return seen;
       };
+      // centred on the focus, at the zoom that shows its neighbours (readable, at most 1)
+      const fb = boundsOf(pos, [f])!;
       for (const hops of [2, 1]) {
         const b = boundsOf(pos, near(hops));
-        if (b && zoomFor(b) >= READABLE_ZOOM) return { ...centre(b, Math.min(zoomFor(b), 1)), fits: false };
+        if (!b) continue;
+        const half = { x0: Math.min(b.x0, 2 * fb.x0 - b.x1 + (fb.x1 - fb.x0)), x1: Math.max(b.x1, fb.x0 + fb.x1 - b.x0), y0: Math.min(b.y0, fb.y0 + fb.y1 - b.y1), y1: Math.max(b.y1, fb.y0 + fb.y1 - b.y0) };
+        const z = zoomFor(half);
+        if (z >= READABLE_ZOOM) return { ...centre(fb, Math.min(z, 1)), fits: false };
       }
-      const fb = boundsOf(pos, [f])!;
       return { ...centre(fb, Math.max(0.2, Math.min(1, zoomFor(fb)))), fits: false };
     },
     [boundsOf, root, neighbours],

@@ -206,11 +206,12 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   // column's dataset; the other datasets of a column path show only their path columns (elements.ts)
   const openColumns = useMemo(() => {
     const s = new Set(view.openColumns);
-    if (!rootClosed && root.startsWith("dataset:")) s.add(root);
+    // (not in the overview of a huge graph, which draws no column lists)
+    if (!rootClosed && root.startsWith("dataset:") && (graph?.nodes.length ?? 0) <= OVERVIEW_AT) s.add(root);
     if (view.column) s.add(datasetOfField(view.column));
     if (impactSet && isField(impactTarget)) for (const id of impactSet) if (isField(id)) s.add(datasetOfField(id));
     return s;
-  }, [view.openColumns, view.column, impactSet, impactTarget, rootClosed, root]);
+  }, [view.openColumns, view.column, impactSet, impactTarget, rootClosed, root, graph]);
 
   const expansionSet = useMemo(() => new Set(view.expansions), [view.expansions]);
   const lv = useMemo(() => (graph ? levels(graph, root.startsWith("datasetField:") ? datasetOfField(root) : root) : new Map()), [graph, root]);

@@ -241,10 +241,10 @@ export function OverviewCanvas({
         for (const i of visible) {
           ctx.fillStyle = dim[i] ? "#94a3b8" : "#0f172a";
           ctx.font = "600 13px system-ui, sans-serif";
-          ctx.fillText(sc.label[i], x[i] + 14, y[i] + 24, w[i] - 24);
+          ctx.fillText(sc.label[i], x[i] + 14, y[i] + 21, w[i] - 24);
           ctx.fillStyle = "#64748b";
-          ctx.font = "11.5px system-ui, sans-serif";
-          ctx.fillText(sc.sub[i], x[i] + 14, y[i] + 42, w[i] - 24);
+          ctx.font = "11px system-ui, sans-serif";
+          ctx.fillText(sc.sub[i], x[i] + 14, y[i] + 38, w[i] - 24);
         }
       }
       return visible.length;

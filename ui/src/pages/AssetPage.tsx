@@ -10,6 +10,7 @@ import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { LineageView } from "../lineage/LineageView";
 import { assetHref, type Tab, type ViewState } from "../model/urlState";
+import { jobLabel } from "../model/names";
 
 const DATASET_TABS: Array<[Tab, string]> = [
   ["lineage", "Lineage"],
@@ -60,7 +61,19 @@ export function AssetPage({ view }: { view: ViewState }) {
             <Link href="/namespaces">Namespaces</Link> /{" "}
             <Link href={`/namespaces/${encodeURIComponent(n?.namespace ?? "")}`}>{n?.namespace ?? "…"}</Link>
           </div>
-          <h1 data-testid="asset-name">{n?.name ?? view.node}</h1>
+          {isJob && n && jobLabel(n.name).app ? (
+            // one display label per job: the graph's ("write employee_compensation"), the real name below
+            <>
+              <h1 data-testid="asset-label" title={n.name}>
+                {jobLabel(n.name).title}
+              </h1>
+              <div className="muted small mono" data-testid="asset-name">
+                {n.name}
+              </div>
+            </>
+          ) : (
+            <h1 data-testid="asset-name">{n?.name ?? view.node}</h1>
+          )}
         </div>
         <div className="asset-facts">
           <span className={`pill pill-${isJob ? "job" : "dataset"}`}>{isJob ? "job" : (n?.kind ?? "dataset")}</span>
