@@ -1,13 +1,16 @@
 """What lineage capture costs a PySpark job: the same workloads untracked and tracked, one process per run.
 
-    python bench/capture_overhead.py [--quick] [--rounds 5] [--workload hr|tpch|wide|all]
+    python bench/capture_overhead.py [--quick] [--rounds 5] [--workload hr|tpch|wide|stream|all]
 
 Workloads (inputs generated once into ``--data-dir``, reused by later invocations):
 
 - ``hr``    the HR pipeline (examples/hr_pipeline, both jobs, unchanged) over 1M+ attendance rows;
 - ``tpch``  20 SQL queries (joins, aggregations, windows, CTEs, subqueries) over TPC-H-like Parquet
             tables, each query's result written as Parquet (one action with output lineage per query);
-- ``wide``  500 columns, 200 ``withColumn`` steps, written once.
+- ``wide``  500 columns, 200 ``withColumn`` steps, written once;
+- ``stream`` a Structured Streaming query: a folder of JSON files read one file per micro-batch (fixed
+            batches: ``maxFilesPerTrigger=1``, ``availableNow``) → filter + projection → Parquet with a
+            checkpoint; tracked, it is one streaming job (START, RUNNING per progress interval, COMPLETE).
 
 Every run is a fresh process (a fresh JVM, as users run jobs): untracked = ``python script.py``,
 tracked = ``headwater run --url <server> -- python script.py``, sending to a real ``headwater serve``
@@ -17,7 +20,7 @@ min–max. The script measures itself (``bench/workloads/probe.py``): the job's 
 the Python driver and of the JVM; the harness measures the process wall time. One more tracked run per
 workload with ``spark.headwater.debug.stats`` records the agent's own CPU per Spark action (listener
 callback, worker, sending) and the JVM CPU of the listener thread; a last one with tracemalloc its peak
-Python heap. Prints a table; writes bench/results/capture_overhead.json.
+Python heap (not for ``stream``: its agent work is per progress event, not per Spark action). Prints a table; writes bench/results/capture_overhead.json.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ sys.path.insert(0, str(BENCH))
 from _server import running_server
 from workloads.report import render_table, summarise
 
-WORKLOADS = ("hr", "tpch", "wide")
+WORKLOADS = ("hr", "tpch", "wide", "stream")
 PY = sys.executable
 
 
@@ -54,6 +57,8 @@ def sizes(quick: bool) -> dict[str, Any]:
             "wide_rows": 200,
             "wide_columns": 500,
             "wide_steps": 200,
+            "stream_files": 4,
+            "stream_rows": 20_000,
         }
     return {
         "hr_employees": 50_000,
@@ -87,6 +92,12 @@ def prepare(kind: str, data_dir: Path, cfg: dict[str, Any]) -> Path:
             data = generate(out, employees=cfg["hr_employees"], days=cfg["hr_days"])
             (out / "done").write_text(json.dumps({n: f.rows for n, f in data.files.items()}))
         return out
+    if kind == "stream":
+        out = data_dir / f"stream-{cfg['stream_files']}x{cfg['stream_rows']}"
+        if not (out / "done").exists():
+            print(f"generating {cfg['stream_files']} JSON files of {cfg['stream_rows']} rows in {out}", flush=True)
+            write_stream_input(out, cfg["stream_files"], cfg["stream_rows"])
+        return out
     if kind == "tpch":
         out = data_dir / f"tpch-sf{cfg['tpch_scale']}"
         args = ["tpch", str(out), "--scale", str(cfg["tpch_scale"])]
@@ -102,6 +113,20 @@ def prepare(kind: str, data_dir: Path, cfg: dict[str, Any]) -> Path:
             stderr=subprocess.DEVNULL,
         )
     return out
+
+
+def write_stream_input(out: Path, files: int, rows: int) -> None:
+    """``files`` JSON-lines files of ``rows`` rows each (one micro-batch each); a few rows per file are filtered
+    out by the job (amount <= 0)."""
+    (out / "input").mkdir(parents=True, exist_ok=True)
+    regions = ("north", "south", "east", "west")
+    for f in range(files):
+        with open(out / "input" / f"part-{f:03d}.json", "w", encoding="utf-8") as fh:
+            for i in range(rows):
+                n = f * rows + i
+                row = {"id": n, "name": f"name{n % 997}", "amount": (n % 1000) - 5.5, "region": regions[n % 4]}
+                fh.write(json.dumps(row) + "\n")
+    (out / "done").write_text(json.dumps({"files": files, "rows": rows}))
 
 
 def commands(kind: str, data: Path, work: Path, cfg: dict[str, Any]) -> list[list[str]]:
@@ -123,6 +148,18 @@ def commands(kind: str, data: Path, work: Path, cfg: dict[str, Any]) -> list[lis
                 str(work / "out"),
                 "--queries",
                 str(cfg["tpch_queries"]),
+            ]
+        ]
+    if kind == "stream":
+        return [
+            [
+                str(w / "stream_job.py"),
+                "--input",
+                str(data / "input"),
+                "--output",
+                str(work / "out"),
+                "--checkpoint",
+                str(work / "checkpoint"),
             ]
         ]
     return [
@@ -200,6 +237,11 @@ def run_once(
         if tracked and "kept in the spool" in text:
             print(f"  warning: {kind} run {tag}: some events were spooled (backend slow?), see {log}", flush=True)
         probe = json.loads(out.read_text(encoding="utf-8"))
+        if kind == "stream" and probe["actions"].get("batches_with_rows") != cfg["stream_files"]:
+            raise RuntimeError(
+                f"the stream ran {probe['actions'].get('batches_with_rows')} micro-batches with rows, "
+                f"not one per input file ({cfg['stream_files']}); log {log}"
+            )
         total["process_s"] += took
         # before the script's first line: the interpreter, and for tracked runs `headwater run` itself
         total["launch_s"] = total.get("launch_s", 0.0) + took - float(probe.get("script_s", took))
@@ -327,14 +369,15 @@ def main() -> None:
                         flush=True,
                     )
                 # --quick keeps to its time budget: the per-action stats only where the target is per action
+                # (the stream's agent work is per progress event: no per-action stats for it)
                 stats = (
                     agent_stats(kind, inputs[kind], tmp, url, cfg, memory=False)
-                    if not args.quick or kind == "wide"
+                    if (not args.quick and kind != "stream") or kind == "wide"
                     else None
                 )
                 memory = (
                     agent_stats(kind, inputs[kind], tmp, url, cfg, memory=True)
-                    if not (args.no_memory or args.quick)
+                    if not (args.no_memory or args.quick or kind == "stream")
                     else None
                 )
                 result["workloads"][kind] = summarise(kind, plain, tracked, stats, memory, cfg)

@@ -81,7 +81,7 @@ def summarise(
     if memory is not None and out["agent"]:
         out["agent"]["python_heap_peak_bytes"] = memory["peaks"].get("python_heap_peak_bytes")
         out["agent"]["item_heap_peak_bytes"] = memory["peaks"].get("item_heap_peak_bytes")
-    if kind in ("hr", "tpch"):
+    if kind in ("hr", "tpch", "stream"):
         r = out["work_ratio"]
         pct = round((r.get("ratio", 1.0) - 1) * 100, 1)
         noise = f" (rounds: {(r['pair_min'] - 1) * 100:+.1f} … {(r['pair_max'] - 1) * 100:+.1f} %)" if r else ""

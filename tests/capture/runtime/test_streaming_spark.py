@@ -292,3 +292,41 @@ def test_a_failing_stream_ends_its_run_with_fail(
     assert "failed on purpose" in streams[-1]["run"]["facets"]["errorMessage"]["message"] + streams[-1]["run"][
         "facets"
     ]["errorMessage"].get("stackTrace", "")
+
+
+def test_to_table_names_the_output_as_the_table(
+    spark: Any, sink: Sink, tmp_path: Path, assert_valid_events: Any
+) -> None:
+    """A stream written with ``toTable`` into the session catalog: its output is the table, named as a batch
+    ``saveAsTable`` names it (the table's location, with the catalog name as a symlink)."""
+    table = f"stream_to_table_{uuid.uuid4().hex[:8]}"
+    tracker = tracked(spark, sink, tmp_path, interval="3600")
+    query = (
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", 20)
+        .load()
+        .selectExpr("value AS n")
+        .writeStream.option("checkpointLocation", str(tmp_path / "checkpoint"))
+        .trigger(processingTime="1 second")
+        .toTable(table)
+    )
+    wait_until(batches_done(query, 2), "two micro-batches with rows")
+    query.stop()
+    events = stop_and_collect(spark, tracker, sink)
+    assert_valid_events(events)
+    assert spark.table(table).count() > 0
+    location = urlsplit(spark.sql(f"DESCRIBE TABLE EXTENDED {table}").where("col_name = 'Location'").first()[1]).path
+    spark.sql(f"DROP TABLE {table}")
+
+    streams = stream_events(events)
+    assert [e["eventType"] for e in streams] == ["START", "COMPLETE"]
+    # no query name: the job is named after its sink, the table
+    assert {e["job"]["name"] for e in streams} == {f"streaming_test.streaming.{table}"}
+    (output,) = streams[-1]["outputs"]
+    assert (output["namespace"], output["name"]) == ("file", location)
+    assert location.endswith(f"/{table}")
+    symlinks = [(s["name"], s["type"]) for s in output["facets"]["symlinks"]["identifiers"]]
+    assert (f"default.{table}", "TABLE") in symlinks
+    assert names(streams[-1]["inputs"]) == [("rate", "rate")]
+    fields = output["facets"]["columnLineage"]["fields"]
+    assert [(f["name"], f["field"]) for f in fields["n"]["inputFields"]] == [("rate", "value")]
