@@ -247,13 +247,19 @@ def test_http_impact_check_classification_and_quality(served: dict[str, Any]) ->
         J1: ("breaking", "READS", 1),
         fid(EA, "TotalHours"): ("breaking", "DIRECT", 1),
         EA: ("breaking", "DIRECT", 1),
+        # job1 joins on the attendance's EmployeeID (the facet's dataset-level list): which rows every column of
+        # employee_attendance holds depends on it, and so do the columns copied on from them
+        **{fid(EA, c): ("warning", "INDIRECT", 1) for c in ("BaseSalary", "Department", "Email", "EmployeeID", "Name")},
+        fid(COMP, "EmployeeID"): ("warning", "INDIRECT", 1),
+        fid(COMP, "Name"): ("warning", "INDIRECT", 1),
+        fid(REP, "EmployeeID"): ("warning", "INDIRECT", 1),
     }
     report = next(i for i in found["items"] if i["id"] == fid(REP, "TotalCompensation"))
     assert report["path"] == [fid(TAX, "TaxRate"), J2, fid(COMP, "TotalCompensation"), RX, report["id"]]
     assert report["transformations"] == ["DIRECT/TRANSFORMATION", "DIRECT/TRANSFORMATION masked"]
     assert (report["project"], report["owners"], report["subscribers"]) == (None, [], [])  # not cataloged
     assert report["url"].startswith(served["server"].url + "/asset?node=dataset%3Apostgres")
-    assert found["summary"]["breaking"] == 9 and found["page"]["total"] == 9
+    assert found["summary"]["breaking"] == 9 and found["page"]["total"] == 17
     # the employee-attendance table is the payroll project's, whose owner is the steward
     total_hours = next(i for i in found["items"] if i["id"] == fid(EA, "TotalHours"))
     assert (total_hours["project"], total_hours["owners"], total_hours["subscribers"]) == ("payroll", ["steward"], [])
