@@ -89,7 +89,8 @@ def test_a_full_disk_refuses_with_retry_after_keeps_what_it_acknowledged_and_rec
         n += count
         return [big_event(i) for i in range(n - count, n)]
 
-    env = serve_env(tmp_path / "data", HEADWATER_READY_MAX_LAG="1")
+    # COLUMNS: the console log is wrapped at the terminal width; wide enough that a message stays on one line
+    env = serve_env(tmp_path / "data", HEADWATER_READY_MAX_LAG="1", COLUMNS="400")
     with ServeProcess(url, tmp_path / "serve.log", env) as server, httpx.Client(timeout=60) as client:
         first = batch(5)
         assert post_batch(client, server.url, first).status_code == 200
