@@ -2,10 +2,53 @@
 // and impact. When the toolbar is narrower than its one-row width, the view switches and compare
 // collapse into a "View" menu instead of wrapping onto a second row.
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { api } from "../api/client";
 import { MenuIcon } from "../components/Icons";
-import { parseTimeInput, timeInputValue, zoneLabel, zoneName } from "../lib/format";
+import { formatTime, parseTimeInput, timeInputValue, zoneLabel, zoneName } from "../lib/format";
 import { setUtc, useUtcSetting } from "../lib/timezone";
+import { useAsync } from "../lib/useAsync";
 import type { ViewState } from "../model/urlState";
+import { choiceLabel, comparePick, pickedChoices, versionChoices } from "../model/versionPicker";
+
+/** Compare two of the node's versions: two pickers fed by its history (no time typed by hand). */
+function VersionPicker({ view, setView, utc }: { view: ViewState; setView: (p: Partial<ViewState>) => void; utc: boolean }) {
+  const h = useAsync((sig) => api.history(view.node, sig), [view.node]);
+  const choices = versionChoices(h.data?.versions ?? []);
+  if (choices.length < 2) return null;
+  const [from, to] = pickedChoices(view.compareFrom, view.at, choices);
+  const pick = (a: string, b: string) => {
+    const next = a && b ? comparePick(a, b, choices) : null;
+    if (next) setView(next);
+  };
+  const options = choices.map((c) => (
+    <option key={c.iso} value={c.iso}>
+      {choiceLabel(c, formatTime(c.iso, utc))}
+    </option>
+  ));
+  return (
+    <span className="tb-versions" data-testid="compare-versions">
+      <select
+        value={from}
+        onChange={(e) => pick(e.target.value, to || (choices.find((c) => c.current)?.iso ?? ""))}
+        aria-label="Compare from version"
+        data-testid="compare-from-version"
+      >
+        <option value="">version…</option>
+        {options}
+      </select>
+      <span>→</span>
+      <select
+        value={to}
+        onChange={(e) => pick(from || (choices.find((c) => c.iso !== e.target.value)?.iso ?? ""), e.target.value)}
+        aria-label="Compare to version"
+        data-testid="compare-to-version"
+      >
+        <option value="">version…</option>
+        {options}
+      </select>
+    </span>
+  );
+}
 
 function TimeInput({
   value,
@@ -174,7 +217,9 @@ export function Toolbar({
         applyAt(e.currentTarget, "compareFrom");
       }}
     >
-      <span>Compare with</span>
+      <span>Compare</span>
+      <VersionPicker view={view} setView={setView} utc={utc} />
+      <span>or with</span>
       <TimeInput value={view.compareFrom} utc={utc} onApply={(iso) => setView({ compareFrom: iso })} testId="compare-input" label="Compare with" />
       <button className="tb-btn" type="submit" data-testid="compare-apply">
         Compare
