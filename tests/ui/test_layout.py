@@ -23,9 +23,9 @@ sample from elementsFromPoint) and the test fails when:
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -422,6 +422,32 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
         expect(page.locator('.react-flow__node .col-row[data-mark="changed"]')).to_have_count(0)
     finally:
         finish(context, page, errors, "layout_compare_recrawl")
+
+
+def test_compare_picks_its_moments_from_the_version_list(browser: Any, server: str) -> None:
+    employees = f"dataset:{DEMO_NS}:{EMPLOYEES}"
+    url = "/asset?" + urlencode([("node", employees), ("cols", employees)])
+    context, page, errors = open_view(browser, server, SIZES[0], url)
+    try:
+        picker = page.get_by_test_id("compare-from-version")
+        expect(page.get_by_test_id("lineage-toolbar")).to_have_attribute("class", "toolbar")  # one row at 1600 px
+        expect(picker).to_be_visible()
+        # "to" starts on the version in effect now; "from": the last version before the re-crawl
+        expect(page.get_by_test_id("compare-to-version")).to_have_value(
+            max(moments := picker.locator("option").evaluate_all("os => os.map(o => o.value)"))
+        )
+        moments = [v for v in picker.locator("option").evaluate_all("os => os.map(o => o.value)") if v]
+        assert len(moments) >= 2
+        before = max(v for v in moments if datetime.fromisoformat(v.replace("Z", "+00:00")) < T_CRAWL2)
+        picker.select_option(before)
+        bar = page.get_by_test_id("compare-bar")
+        expect(bar).to_be_visible()
+        # the view compares that version's moment with now: no time typed, nothing else chosen
+        query = parse_qs(urlsplit(page.url).query)
+        assert query["cmp"] == [before] and "at" not in query
+        expect(bar).to_contain_text(f"from {before[:10]} {before[11:19]} UTC")
+    finally:
+        finish(context, page, errors, "layout_compare_versions")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

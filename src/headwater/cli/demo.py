@@ -9,6 +9,7 @@ from types import FrameType
 import click
 from rich.console import Console
 
+from headwater.demo import projects as demo_projects
 from headwater.demo.data import DEFAULT_DAYS, DEFAULT_EMPLOYEES, DEFAULT_SEED
 from headwater.demo.runner import DEFAULT_DATA_DIR, DemoConfig, DemoError, run_demo
 
@@ -66,6 +67,14 @@ def _interrupt_on_signals() -> None:
     "summarise it by department there with SQL, lineage included.",
 )
 @click.option(
+    "--catalog/--no-catalog",
+    default=False,
+    show_default=True,
+    help="Also make a catalog: domain people, producer project payroll publishing employee_compensation, "
+    "consumer project finance subscribed, and print their sign-in tokens. Cataloguing hides "
+    "employee_compensation and job 2 from readers who are not signed in as a payroll member.",
+)
+@click.option(
     "--serve/--no-serve",
     default=True,
     show_default=True,
@@ -81,6 +90,7 @@ def command(
     seed: int,
     jdbc: str | None,
     warehouse: str | None,
+    catalog: bool,
     serve: bool,
 ) -> None:
     """Run the HR payroll pipeline with lineage captured, then show it in the web UI.
@@ -102,6 +112,7 @@ def command(
         seed=seed,
         jdbc=jdbc,
         warehouse=warehouse,
+        catalog=catalog,
     )
     try:
         result = run_demo(config, console)
@@ -118,6 +129,11 @@ def command(
     for what, link in result.links:
         console.print(f"[bold]{what}[/]", soft_wrap=True)
         console.print(f"    {link}", soft_wrap=True, markup=False)
+    if result.catalog is not None:
+        console.print(f"[bold]The catalog:[/] {result.server.url}/catalog — Sign in with a token:", soft_wrap=True)
+        for user, role in demo_projects.ROLES:
+            token = result.catalog.tokens[user]
+            console.print(f"    {role}: {token}", soft_wrap=True, markup=False)
     if result.server.process is None or not serve:
         result.server.stop()
         return

@@ -1,4 +1,4 @@
-"""``headwater demo`` from start to end: server, data, crawl, the two jobs under ``headwater run``, the links.
+"""``headwater demo`` from start to end: server, data, crawl, the two jobs under ``headwater run``, the catalog, the links.
 
 The data dir holds everything the demo makes (default ``~/.headwater/demo``)::
 
@@ -6,6 +6,7 @@ The data dir holds everything the demo makes (default ``~/.headwater/demo``)::
     <data_dir>/headwater.events.db                its event log (the store's second file)
     <data_dir>/landing/<table>/<table>.csv        the generated HR sample data, one folder per table
     <data_dir>/crawl-hr-landing.json              the crawler's re-crawl state
+    <data_dir>/catalog-tokens.json                the demo's catalog users' sign-in tokens
     <data_dir>/warehouse/employee_attendance      job 1's output (Parquet)
     <data_dir>/warehouse/employee_compensation    job 2's output (Parquet)
     <data_dir>/logs/*.log                         the server's and each job's output
@@ -23,6 +24,7 @@ from rich.markup import escape
 from headwater.demo import catalog
 from headwater.demo import data as sample_data
 from headwater.demo import jdbc as jdbc_variant
+from headwater.demo import projects as demo_projects
 from headwater.demo import server as servers
 from headwater.demo import warehouse as warehouse_variant
 from headwater.demo.checks import DemoError, find_java
@@ -49,6 +51,9 @@ class DemoConfig:
     seed: int = sample_data.DEFAULT_SEED
     jdbc: str | None = None  # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
     warehouse: str | None = None  # postgresql://user:pass@host:port/db: publish to it and summarise there
+    catalog: bool = (
+        False  # also make the demo's catalog (demo/projects.py); hides employee_compensation from anonymous readers
+    )
 
 
 @dataclass
@@ -60,6 +65,7 @@ class DemoResult:
     jobs: list[JobRun] = field(default_factory=list)
     crawls: list[catalog.Crawled] = field(default_factory=list)  # the first crawl and the re-crawl
     links: list[tuple[str, str]] = field(default_factory=list)  # (what, UI page) beyond page_url
+    catalog: demo_projects.DemoCatalog | None = None  # the domain, projects and tokens; None: not made
 
 
 def _human(n: int) -> str:
@@ -78,6 +84,7 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
     dwh = warehouse_variant.parse_warehouse(config.warehouse) if config.warehouse else None
     crawls: list[catalog.Crawled] = []
     links: list[tuple[str, str]] = []
+    made_catalog: demo_projects.DemoCatalog | None = None
     server: servers.Server | None = None
     with Steps(console) as steps:
         try:
@@ -164,6 +171,15 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     ) from None
                 step.done = output_node
 
+            if config.catalog:
+                with steps.step("Setting up the catalog: a domain, a producer and a consumer project") as step:
+                    try:
+                        made_catalog = demo_projects.set_up(server.url, data_dir, output_node)
+                        step.done = made_catalog.describe()
+                    except DemoError as exc:  # the lineage is there; an existing server may refuse catalog changes
+                        step.done = "skipped"
+                        console.print(f"  [yellow]![/] [dim]{escape(str(exc))}[/]", soft_wrap=True, highlight=False)
+
             if dwh is not None:
                 summary_table = f"{warehouse_variant.SCHEMA}.{warehouse_variant.SUMMARY}"
                 with steps.step(f"Summarising by department in PostgreSQL: {summary_table}") as step:
@@ -209,7 +225,9 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
             if server is not None:
                 server.stop()
             raise
-    return DemoResult(server, generated, output_node, lineage_page_url(server.url, output_node), runs, crawls, links)
+    return DemoResult(
+        server, generated, output_node, lineage_page_url(server.url, output_node), runs, crawls, links, made_catalog
+    )
 
 
 def _show_problems(console: Console, crawled: catalog.Crawled) -> None:

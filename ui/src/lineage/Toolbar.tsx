@@ -2,10 +2,60 @@
 // and impact. When the toolbar is narrower than its one-row width, the view switches and compare
 // collapse into a "View" menu instead of wrapping onto a second row.
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { api } from "../api/client";
 import { MenuIcon } from "../components/Icons";
-import { parseTimeInput, timeInputValue, zoneLabel, zoneName } from "../lib/format";
+import { formatTime, parseTimeInput, timeInputValue, zoneLabel, zoneName } from "../lib/format";
 import { setUtc, useUtcSetting } from "../lib/timezone";
+import { useAsync } from "../lib/useAsync";
 import type { ViewState } from "../model/urlState";
+import { choiceLabel, comparePick, pickedChoices, type VersionChoice, versionChoices } from "../model/versionPicker";
+
+/** Compare two of the node's versions: two pickers fed by its history (no time typed by hand). */
+function VersionPicker({
+  view,
+  setView,
+  utc,
+  choices,
+}: {
+  view: ViewState;
+  setView: (p: Partial<ViewState>) => void;
+  utc: boolean;
+  choices: VersionChoice[];
+}) {
+  const [from, to] = pickedChoices(view.compareFrom, view.at, choices);
+  const pick = (a: string, b: string) => {
+    const next = a && b ? comparePick(a, b, choices) : null;
+    if (next) setView(next);
+  };
+  const options = choices.map((c) => (
+    <option key={c.iso} value={c.iso}>
+      {choiceLabel(c, formatTime(c.iso, utc))}
+    </option>
+  ));
+  return (
+    <span className="tb-versions" data-testid="compare-versions">
+      <select
+        value={from}
+        onChange={(e) => pick(e.target.value, to || (choices.find((c) => c.current)?.iso ?? ""))}
+        aria-label="Compare from version"
+        data-testid="compare-from-version"
+      >
+        <option value="">version…</option>
+        {options}
+      </select>
+      <span>→</span>
+      <select
+        value={to}
+        onChange={(e) => pick(from || (choices.find((c) => c.iso !== e.target.value)?.iso ?? ""), e.target.value)}
+        aria-label="Compare to version"
+        data-testid="compare-to-version"
+      >
+        <option value="">version…</option>
+        {options}
+      </select>
+    </span>
+  );
+}
 
 function TimeInput({
   value,
@@ -83,6 +133,11 @@ export function Toolbar({
   const [width, setWidth] = useState(0);
   const [menuOpen, setMenuOpen] = useState(false);
   const [atText, setAtText] = useState<string | null>(null);
+  // compare picks two of the node's versions; typing a time is one click away
+  const history = useAsync((sig) => api.history(view.node, sig), [view.node]);
+  const choices = versionChoices(history.data?.versions ?? []);
+  const [typed, setTyped] = useState(false);
+  const picking = choices.length >= 2 && !typed;
   // one row or a menu: the toolbar is measured laid out in full (fullWidth, its scroll width);
   // narrower than that, the view switches and compare go into the "View" menu
   const [fullWidth, setFullWidth] = useState(0);
@@ -100,7 +155,7 @@ export function Toolbar({
     // laid out in full: remember how wide that is (content changes, such as a Now button, re-measure)
     if (el.scrollWidth > el.clientWidth) setFullWidth(el.scrollWidth + 1);
     else if (fullWidth !== 0 && fullWidth > el.clientWidth) setFullWidth(0);
-  }, [narrow, fullWidth, width, view.at, view.compareFrom, utc, atText]);
+  }, [narrow, fullWidth, width, view.at, view.compareFrom, utc, atText, picking]);
 
   const applyAt = (form: HTMLFormElement, key: "at" | "compareFrom") => {
     const input = form.querySelector("input.tb-time") as HTMLInputElement | null;
@@ -174,11 +229,22 @@ export function Toolbar({
         applyAt(e.currentTarget, "compareFrom");
       }}
     >
-      <span>Compare with</span>
-      <TimeInput value={view.compareFrom} utc={utc} onApply={(iso) => setView({ compareFrom: iso })} testId="compare-input" label="Compare with" />
-      <button className="tb-btn" type="submit" data-testid="compare-apply">
-        Compare
-      </button>
+      <span>Compare</span>
+      {picking ? (
+        <>
+          <VersionPicker view={view} setView={setView} utc={utc} choices={choices} />
+          <button className="tb-btn" type="button" onClick={() => setTyped(true)} title="Type a time instead" data-testid="compare-type-time">
+            time…
+          </button>
+        </>
+      ) : (
+        <>
+          <TimeInput value={view.compareFrom} utc={utc} onApply={(iso) => setView({ compareFrom: iso })} testId="compare-input" label="Compare with" />
+          <button className="tb-btn" type="submit" data-testid="compare-apply">
+            Compare
+          </button>
+        </>
+      )}
       {view.compareFrom && (
         <button className="tb-btn" type="button" onClick={() => setView({ compareFrom: null })} data-testid="compare-exit">
           Exit
