@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -97,21 +97,35 @@ def _write_csv(path: Path, header: list[str], rows: Iterable[list[str]]) -> Path
     return path
 
 
-def write_neptune_opencypher(elements: Iterable[Element], folder: Path) -> list[Path]:
+def _write_neptune(
+    elements: Iterable[Element],
+    folder: Path,
+    files: tuple[str, str],
+    keys: tuple[list[str], list[str]],
+    typed: Callable[[str], str],
+) -> list[Path]:
+    """Neptune's bulk-load CSV pair: a vertex file (id, label) and an edge file (id, from, to, label), each
+    property column typed in its header. Both of Neptune's formats have this shape; they differ in the file
+    names, the system column names and the type names."""
     vertices, edges = split(elements)
     v_cols = _columns(vertices)
     e_cols = _columns(edges)
-    nodes = _write_csv(
-        folder / "nodes.csv",
-        [":ID", ":LABEL", *(f"{c}:{_prop_type(c)}" for c in v_cols)],
+    v_path = _write_csv(
+        folder / files[0],
+        [*keys[0], *(f"{c}:{typed(c)}" for c in v_cols)],
         ([v.id, v.label, *_cells(v, v_cols)] for v in vertices),
     )
-    rels = _write_csv(
-        folder / "relationships.csv",
-        [":ID", ":START_ID", ":END_ID", ":TYPE", *(f"{c}:{_prop_type(c)}" for c in e_cols)],
+    e_path = _write_csv(
+        folder / files[1],
+        [*keys[1], *(f"{c}:{typed(c)}" for c in e_cols)],
         ([e.id, e.source, e.target, e.label, *_cells(e, e_cols)] for e in edges),
     )
-    return [nodes, rels]
+    return [v_path, e_path]
+
+
+def write_neptune_opencypher(elements: Iterable[Element], folder: Path) -> list[Path]:
+    keys = ([":ID", ":LABEL"], [":ID", ":START_ID", ":END_ID", ":TYPE"])
+    return _write_neptune(elements, folder, ("nodes.csv", "relationships.csv"), keys, _prop_type)
 
 
 def _gremlin_type(name: str) -> str:
@@ -119,20 +133,8 @@ def _gremlin_type(name: str) -> str:
 
 
 def write_neptune_gremlin(elements: Iterable[Element], folder: Path) -> list[Path]:
-    vertices, edges = split(elements)
-    v_cols = _columns(vertices)
-    e_cols = _columns(edges)
-    v_path = _write_csv(
-        folder / "vertices.csv",
-        ["~id", "~label", *(f"{c}:{_gremlin_type(c)}" for c in v_cols)],
-        ([v.id, v.label, *_cells(v, v_cols)] for v in vertices),
-    )
-    e_path = _write_csv(
-        folder / "edges.csv",
-        ["~id", "~from", "~to", "~label", *(f"{c}:{_gremlin_type(c)}" for c in e_cols)],
-        ([e.id, e.source, e.target, e.label, *_cells(e, e_cols)] for e in edges),
-    )
-    return [v_path, e_path]
+    keys = (["~id", "~label"], ["~id", "~from", "~to", "~label"])
+    return _write_neptune(elements, folder, ("vertices.csv", "edges.csv"), keys, _gremlin_type)
 
 
 _GRAPHML_TYPES = {"String": "string", "Long": "long", "Bool": "boolean", "Double": "double", "DateTime": "string"}
