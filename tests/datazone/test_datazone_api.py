@@ -382,3 +382,50 @@ def test_bearer_tokens_apply_where_no_keys_are_configured(token_served: Served) 
     assert read_only.status_code == 403 and read_only.headers["x-amzn-ErrorType"] == "AccessDeniedException"
     assert token_served.http.post(path, content=event, headers={"Authorization": "Bearer w-token"}).status_code == 200
     assert token_served.http.get(path, headers={"Authorization": "Bearer r-token"}).json()["items"]
+
+
+def test_history_of_many_versions_pages_at_the_boundaries(served: Served) -> None:
+    """Seven versions of one dataset (a column added each day, written at 10:00 on 2026-11-01 … 07); a report job
+    reads it from the 3rd at 12:00 until it switches to another input on the 5th at 12:00. Pages are read by hand
+    with maxResults and nextToken."""
+    client = datazone(served.url)
+    for day in range(1, 8):
+        columns = [f"c{i}" for i in range(1, day + 1)]
+        _post(client, run_event("etl.load", [], [DAILY], time_=f"2026-11-0{day}T10:00:00Z", fields=columns))
+    _post(client, run_event("etl.report", [DAILY], [("file", "/reports/r.csv")], time_="2026-11-03T12:00:00Z"))
+    _post(client, run_event("etl.report", [ORDERS], [("file", "/reports/r.csv")], time_="2026-11-05T12:00:00Z"))
+    ident = f"{DAILY[0]}/{DAILY[1]}"
+
+    def day(n: int) -> datetime:
+        return datetime(2026, 11, n, 10, tzinfo=UTC)
+
+    def pages(size: int, **params: Any) -> list[list[datetime]]:
+        out: list[list[datetime]] = []
+        token: str | None = None
+        while True:
+            extra = {"nextToken": token} if token else {}
+            answer = client.list_lineage_node_history(
+                domainIdentifier=DOMAIN, identifier=ident, maxResults=size, **params, **extra
+            )
+            out.append([n["eventTimestamp"] for n in answer["nodes"]])
+            token = answer.get("nextToken")
+            if token is None:
+                return out
+            assert len(out) < 10, "the pages do not end"
+
+    assert pages(3) == [[day(7), day(6), day(5)], [day(4), day(3), day(2)], [day(1)]]
+    assert pages(7) == [[day(7), day(6), day(5), day(4), day(3), day(2), day(1)]]  # exactly one full page
+    assert pages(3, eventTimestampGTE=day(2)) == [[day(7), day(6), day(5)], [day(4), day(3), day(2)]]
+    assert pages(2, sortOrder="ASCENDING", eventTimestampLTE=day(5)) == [[day(1), day(2)], [day(3), day(4)], [day(5)]]
+    # read by the report job during the 3rd version (from 12:00 on), the 4th, and the 5th (until 12:00)
+    assert pages(2, sortOrder="ASCENDING", direction="DOWNSTREAM") == [[day(3), day(4)], [day(5)]]
+    assert pages(3, direction="UPSTREAM") == [[day(7), day(6), day(5)], [day(4), day(3), day(2)], [day(1)]]
+    # a token belongs to its listing
+    first = client.list_lineage_node_history(domainIdentifier=DOMAIN, identifier=ident, maxResults=3)
+    _error(
+        lambda: client.list_lineage_node_history(
+            domainIdentifier=DOMAIN, identifier=ident, maxResults=3, sortOrder="ASCENDING", nextToken=first["nextToken"]
+        ),
+        "ValidationException",
+        400,
+    )

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Coroutine
-from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, unquote
 
 import sqlalchemy as sa
@@ -46,12 +45,13 @@ from headwater.api.sigv4 import SignatureError, SignedRequest, verify
 from headwater.api.state import PRINCIPAL, AppState, app_state
 from headwater.catalog.access import ADMIN
 from headwater.graph import NodeNotFound
+from headwater.graph.version_pages import Side
 from headwater.ingest import IngestError, decode_body
 from headwater.model.jsontext import loads
 from headwater.model.nodeid import DATASET, JOB, RUN, InvalidNodeId, NodeRef, parse_node_id
-from headwater.model.times import now_micros, parse_time, to_micros
+from headwater.model.times import to_micros
 from headwater.store.canonical import event_id as log_event_id
-from headwater.store.schema import datazone_events, datazone_nodes, events
+from headwater.store.datazone import DataZoneRecords, ProcessingStatus, StatusFilter, TokenConflict
 
 SERVICE = "datazone"
 PREFIX = "/v2/domains/{domainIdentifier}/lineage"
@@ -177,21 +177,7 @@ def _authorize(request: Request, body: bytes, *, write: bool) -> str | None:
 def _remember(state: AppState, headwater_ids: set[str]) -> dict[str, str]:
     """The DataZone ids of these nodes, each recorded so that it resolves back (``datazone_nodes``)."""
     mapping = {hw: dz.node_id(hw) for hw in headwater_ids}
-    if not mapping:
-        return mapping
-    wanted = {v: k for k, v in mapping.items()}
-    for _ in range(3):  # a concurrent request may record the same ids: look again and insert the rest
-        with state.store.write_connection() as conn, conn.begin():
-            known = set(conn.scalars(sa.select(datazone_nodes.c.id).where(datazone_nodes.c.id.in_(sorted(wanted)))))
-            missing = [{"id": i, "node": n} for i, n in sorted(wanted.items()) if i not in known]
-            if not missing:
-                return mapping
-            try:
-                with conn.begin_nested():
-                    conn.execute(datazone_nodes.insert(), missing)
-                return mapping
-            except sa.exc.IntegrityError:
-                continue
+    DataZoneRecords(state.store).remember_nodes({v: k for k, v in mapping.items()})
     return mapping
 
 
@@ -209,8 +195,7 @@ def _exists(state: AppState, ref: NodeRef) -> bool:
 def _resolve(state: AppState, identifier: str) -> NodeRef:
     """The node a GetLineageNode identifier names: a DataZone node id, a sourceIdentifier or a Headwater node id."""
     if dz.NODE_ID_PATTERN.match(identifier):
-        with state.store.engine.connect() as conn:
-            found = conn.scalar(sa.select(datazone_nodes.c.node).where(datazone_nodes.c.id == identifier))
+        found = DataZoneRecords(state.store).node_of(identifier)
         if found is not None and _exists(state, parse_node_id(found)):  # hidden from the reader: as unknown
             return parse_node_id(found)
     if identifier.startswith((DATASET, JOB, RUN)):
@@ -250,47 +235,11 @@ def _client_token(value: str | None) -> str | None:
     return value
 
 
-def _token_event(conn: sa.Connection, domain: str, token: str) -> str | None:
-    return conn.scalar(
-        sa.select(datazone_events.c.event_id).where(
-            datazone_events.c.domain_id == domain, datazone_events.c.client_token == token
-        )
-    )
-
-
 def _token_conflict(domain: str, token: str) -> dz.DataZoneError:
     return dz.conflict(
         f"Client-Token {token!r} was used in domain {domain} for another lineage event; "
         "a token names one request (send a new token for a new event)"
     )
-
-
-def _record(state: AppState, domain: str, log_id: str, token: str | None, created_by: str | None) -> None:
-    """The domain's record of the event (after the event is durably in the log)."""
-    with state.store.write_connection() as conn, conn.begin():
-        event_time = conn.scalar(sa.select(events.c.event_time).where(events.c.id == log_id))
-        known = conn.execute(
-            sa.select(datazone_events.c.client_token).where(
-                datazone_events.c.domain_id == domain, datazone_events.c.event_id == log_id
-            )
-        ).first()
-        if known is not None:
-            return  # this event was posted to this domain before: the first record stays
-        try:
-            with conn.begin_nested():
-                conn.execute(
-                    datazone_events.insert().values(
-                        domain_id=domain,
-                        event_id=log_id,
-                        event_time=int(event_time or 0),
-                        client_token=token,
-                        created_by=created_by,
-                        created_at=now_micros(),
-                    )
-                )
-        except sa.exc.IntegrityError:
-            if token is not None and _token_event(conn, domain, token) not in (None, log_id):
-                raise _token_conflict(domain, token) from None
 
 
 @router.post(
@@ -333,9 +282,9 @@ async def post_lineage_event(
         if event.kind != "RUN":
             raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
         check_writes(request, state, [event.payload])  # owners write their own (catalog/writes.py)
+        records = DataZoneRecords(state.store)
         if token is not None:
-            with state.store.engine.connect() as conn:
-                earlier = _token_event(conn, domain, token)
+            earlier = records.token_event(domain, token)
             if earlier is not None and earlier != log_event_id(event.payload):
                 raise _token_conflict(domain, token)  # nothing of this request is stored
         project = ingest_project(request)  # a catalog user's events are the project's from the first moment
@@ -343,7 +292,10 @@ async def post_lineage_event(
             append_for_project(request, state, project, [event]) if project else append_parsed(state, [event])
         )  # the one append: durable before the answer, once per event id
         log_id = str(result.id)
-        _record(state, domain, log_id, token, created_by)
+        try:
+            records.record_event(domain, log_id, token, created_by)  # after the event is durably in the log
+        except TokenConflict as exc:
+            raise _token_conflict(exc.domain, exc.token) from None
         return log_id
 
     log_id = await run_in_threadpool(work)
@@ -364,17 +316,6 @@ def _processing_status(seq: int, log_id: str, graph: int, failed: set[str]) -> s
     if log_id in failed:
         return "FAILED"
     return "SUCCESS" if seq <= graph else "PROCESSING"
-
-
-_EVENT_COLUMNS = (
-    datazone_events.c.event_id,
-    datazone_events.c.event_time,
-    datazone_events.c.created_by,
-    datazone_events.c.created_at,
-    events.c.seq,
-    events.c.raw,
-)
-_JOINED = datazone_events.join(events, events.c.id == datazone_events.c.event_id)
 
 
 @router.get(
@@ -401,20 +342,8 @@ async def get_lineage_event(
         raise dz.validation(f"identifier {identifier!r} is not a lineage event id (14 characters of [a-z0-9])")
 
     def work() -> Response:
-        low, high = identifier, identifier + "f" * (64 - dz.EVENT_ID_LENGTH)
-        with state.store.engine.connect() as conn:
-            row = conn.execute(
-                sa.select(*_EVENT_COLUMNS)
-                .select_from(_JOINED)
-                .where(
-                    datazone_events.c.domain_id == domain,
-                    datazone_events.c.event_id >= low,
-                    datazone_events.c.event_id <= high,
-                )
-                .order_by(datazone_events.c.created_at, datazone_events.c.event_id)
-                .limit(1)
-            ).first()
-        if row is None or not row.event_id.startswith(identifier) or not state.graph.visible_events([row.raw])[0]:
+        row = DataZoneRecords(state.store).find_event(domain, identifier)
+        if row is None or not state.graph.visible_events([row.raw])[0]:
             raise dz.not_found(f"no lineage event {identifier} in domain {domain}")
         graph, failed = _status_rule(request, state)
         headers = {
@@ -460,30 +389,22 @@ async def list_lineage_events(
 
     def work() -> dict[str, Any]:
         graph, failed = _status_rule(request, state)
-        query = sa.select(*_EVENT_COLUMNS).select_from(_JOINED).where(datazone_events.c.domain_id == domain)
-        if after is not None:
-            query = query.where(datazone_events.c.event_time > to_micros(after))
-        if before is not None:
-            query = query.where(datazone_events.c.event_time < to_micros(before))
-        if wanted == "REQUESTED":
-            query = query.where(sa.false())  # validated and stored before the answer: never only requested
-        elif wanted == "FAILED":
-            query = query.where(datazone_events.c.event_id.in_(sorted(failed)))
-        elif wanted == "PROCESSING":
-            query = query.where(events.c.seq > graph, datazone_events.c.event_id.not_in(sorted(failed)))
-        elif wanted == "SUCCESS":
-            query = query.where(events.c.seq <= graph, datazone_events.c.event_id.not_in(sorted(failed)))
-        key = (datazone_events.c.event_time, datazone_events.c.event_id)
-        descending = order == "DESCENDING"
+        status = None if wanted is None else StatusFilter(cast(ProcessingStatus, wanted), graph, frozenset(failed))
+        after_key: tuple[int, str] | None = None
         if token is not None:
             try:
-                t, e = int(token.after[0]), str(token.after[1])
+                after_key = (int(token.after[0]), str(token.after[1]))
             except (IndexError, ValueError, TypeError):
                 raise dz.validation("nextToken: not a token this server gave") from None
-            query = query.where(sa.tuple_(*key) < (t, e) if descending else sa.tuple_(*key) > (t, e))
-        query = query.order_by(*(k.desc() if descending else k.asc() for k in key)).limit(limit + 1)
-        with state.store.engine.connect() as conn:
-            rows = list(conn.execute(query))
+        rows = DataZoneRecords(state.store).list_events(
+            domain,
+            after_time=None if after is None else to_micros(after),
+            before_time=None if before is None else to_micros(before),
+            status=status,
+            descending=order == "DESCENDING",
+            after=after_key,
+            limit=limit + 1,
+        )
         page = rows[:limit]
         visible = state.graph.visible_events([r.raw for r in page])  # the catalog's visibility policy
         items = [
@@ -653,62 +574,49 @@ async def list_lineage_node_history(
         token = dz.decode_token(nextToken, scope)
         if ref.type == "run":
             node = _run_node(state, domain, ref)
-            entries = [
-                (
-                    node["eventTimestamp"],
-                    {k: v for k, v in node.items() if k not in ("formsOutput", "upstreamNodes", "downstreamNodes")},
-                )
-            ]
-            if side == "UPSTREAM" and not node["upstreamNodes"] or side == "DOWNSTREAM" and not node["downstreamNodes"]:
-                entries = []
-        else:
-            entries = []
-            detail = state.graph.node(ref)
-            for version in state.graph.history(ref)["versions"]:
-                stamp = dz.epoch(version["validFrom"])
-                entries.append(
-                    (
-                        stamp,
-                        {
-                            **_base(domain, ref, dz_id),
-                            "name": ref.name,
-                            "description": dz.description(version.get("facets")),
-                            "createdAt": dz.epoch(detail.get("createdAt")),
-                            "updatedAt": stamp,
-                            "eventTimestamp": stamp,
-                            "_version": version,
-                        },
-                    )
-                )
-        if gte is not None:
-            entries = [e for e in entries if e[0] is not None and e[0] >= to_micros(gte) / 1_000_000]
-        if lte is not None:
-            entries = [e for e in entries if e[0] is not None and e[0] <= to_micros(lte) / 1_000_000]
-        entries.sort(key=lambda e: e[0] or 0.0, reverse=order == "DESCENDING")
-        if side is not None and ref.type != "run":
-            entries = [e for e in entries if _has_neighbours(state, ref, e[1]["_version"], side)]
-        start = int(token.after[0]) if token is not None and token.after else 0
-        page = entries[start : start + limit]
-        nodes = [dz.drop_none({k: v for k, v in e[1].items() if k != "_version"}) for e in page]
-        more = start + limit < len(entries)
-        return {"nodes": nodes, "nextToken": dz.encode_token(dz.Token(scope, [start + limit])) if more else None}
+            stamp = node["eventTimestamp"]
+            summary = {k: v for k, v in node.items() if k not in ("formsOutput", "upstreamNodes", "downstreamNodes")}
+            neighbours = {"UPSTREAM": node["upstreamNodes"], "DOWNSTREAM": node["downstreamNodes"]}
+            shown = (
+                (gte is None or stamp is not None and stamp >= to_micros(gte) / 1_000_000)
+                and (lte is None or stamp is not None and stamp <= to_micros(lte) / 1_000_000)
+                and (side is None or bool(neighbours[side]))
+            )
+            start = int(token.after[0]) if token is not None and token.after else 0  # one entry: at most one page
+            nodes = [dz.drop_none(summary)] if shown and start == 0 else []
+            return {"nodes": nodes, "nextToken": None}
+        try:
+            after_key = None if token is None else (int(token.after[0]), str(token.after[1]))
+        except (IndexError, ValueError, TypeError):
+            raise dz.validation("nextToken: not a token this server gave") from None
+        page = state.graph.version_page(
+            ref,
+            since=None if gte is None else to_micros(gte),
+            until=None if lte is None else to_micros(lte),
+            side=cast("Side | None", side),
+            descending=order == "DESCENDING",
+            after=after_key,
+            limit=limit,
+        )
+        created = None if page.created_at is None else page.created_at / 1_000_000
+        nodes = [
+            dz.drop_none(
+                {
+                    **_base(domain, ref, dz_id),
+                    "name": ref.name,
+                    "description": dz.description(v.facets),
+                    "createdAt": created,
+                    "updatedAt": v.valid_from / 1_000_000,
+                    "eventTimestamp": v.valid_from / 1_000_000,
+                }
+            )
+            for v in page.versions
+        ]
+        last = page.versions[-1] if page.more and page.versions else None
+        next_token = None if last is None else dz.encode_token(dz.Token(scope, [last.valid_from, last.version]))
+        return {"nodes": nodes, "nextToken": next_token}
 
     return _ok(await run_in_threadpool(work))
-
-
-def _has_neighbours(state: AppState, ref: NodeRef, version: dict[str, Any], side: str) -> bool:
-    """Whether the node had a neighbour on ``side`` while this version was current (at its start or its end)."""
-    start = parse_time(version["validFrom"])
-    end = None if version.get("validTo") is None else parse_time(version["validTo"]) - timedelta(microseconds=1)
-    for at in (start, end):
-        node = state.graph.node(ref, at=at)
-        if ref.type == "dataset":
-            found = node.get("producers") if side == "UPSTREAM" else node.get("consumers")
-        else:
-            found = node.get("inputs") if side == "UPSTREAM" else node.get("outputs")
-        if found:
-            return True
-    return False
 
 
 @router.get(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -34,6 +35,7 @@ from headwater.graph import (
     runlineage,
     search,
     stats,
+    version_pages,
 )
 from headwater.graph.common import NodeNotFound, absent, require_node
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
@@ -223,6 +225,30 @@ class GraphReader:
             if not policy.hidden:
                 return answer
             return {**answer, "versions": [policy.version(v) for v in answer["versions"]]}
+
+    def version_page(
+        self,
+        node: NodeRef,
+        *,
+        since: int | None = None,
+        until: int | None = None,
+        side: version_pages.Side | None = None,
+        descending: bool = True,
+        after: tuple[int, str] | None = None,
+        limit: int = 50,
+    ) -> version_pages.VersionPage:
+        """One page of a dataset's or job's versions, paged in the database (:mod:`~headwater.graph.version_pages`)."""
+        with self._connect() as conn:
+            policy = self._policy(conn)
+            with absent(policy.hidden.hides):
+                page = version_pages.version_page(
+                    conn, node, since=since, until=until, side=side, descending=descending, after=after, limit=limit
+                )
+            policy.check_root(node)
+            if not policy.hidden:
+                return page
+            versions = [replace(v, facets=policy.facets(v.facets)) for v in page.versions]
+            return replace(page, versions=versions)
 
     def runs(self, node: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         with self._connect() as conn:
