@@ -37,14 +37,14 @@ from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
 from headwater.model.jsontext import dumps
 from headwater.model.nodeid import format_node_id
-from headwater.model.times import iso, now_micros
+from headwater.model.times import iso
 from headwater.spec import Problem
 from headwater.spline import SUPPORTED_VERSIONS, event_problems, plan_id_of, plan_problems, run_events
 from headwater.spline.convert import job_of
 from headwater.spline.shapes import Problem as SplineProblem
 from headwater.spline.sources import source_dataset, table_symlink
 from headwater.store import AppendResult
-from headwater.store.schema import spline_plans
+from headwater.store.spline_plans import PlanConflict, SplinePlans
 
 PREFIX = "/spline/producer"
 _MEDIA_PREFIX = "application/vnd.absa.spline.producer.v"
@@ -157,41 +157,27 @@ def status_get(request: Request) -> Response:
     return _status(request)
 
 
+def _same_plan(stored: str, raw: str) -> bool:
+    return bool(parse_json(stored) == parse_json(raw))
+
+
 def _store_plan(state: AppState, plan_id: str, raw: str, version: str) -> None:
     """Keep the plan (committed before the answer); the same plan again changes nothing, another one under
     the same id is a 409."""
-    # a write connection: on SQLite its transaction begins IMMEDIATE and queues behind the projector,
-    # where a read turning into a write would fail with "database is locked"
-    with state.store.write_connection() as conn, conn.begin():
-        found = conn.execute(sa.select(spline_plans.c.raw).where(spline_plans.c.plan_id == plan_id)).scalar()
-        if found is None:
-            try:
-                with conn.begin_nested():
-                    conn.execute(
-                        spline_plans.insert().values(
-                            plan_id=plan_id, raw=raw, api_version=version, received_at=now_micros()
-                        )
-                    )
-                return
-            except sa.exc.IntegrityError:  # the same plan posted concurrently
-                found = conn.execute(sa.select(spline_plans.c.raw).where(spline_plans.c.plan_id == plan_id)).scalar()
-    if found is not None and parse_json(found) != parse_json(raw):
+    try:
+        SplinePlans(state.store).keep(plan_id, raw, version, _same_plan)
+    except PlanConflict:
         raise ApiError(
             409,
             "conflict",
             f"execution plan {plan_id} was received before with different content; "
             "a plan id names one plan (send a new id, or a discriminator-specific id)",
-        )
+        ) from None
 
 
 def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[dict[str, Any], str]]:
-    with state.store.engine.connect() as conn:
-        rows = conn.execute(
-            sa.select(spline_plans.c.plan_id, spline_plans.c.raw, spline_plans.c.api_version).where(
-                spline_plans.c.plan_id.in_(sorted(plan_ids))
-            )
-        ).all()
-    return {row.plan_id: (parse_json(row.raw), row.api_version) for row in rows}
+    found = SplinePlans(state.store).get_many(plan_ids)
+    return {plan_id: (parse_json(p.raw), p.api_version) for plan_id, p in found.items()}
 
 
 @router.post(
@@ -345,8 +331,7 @@ def _hidden_plan(state: AppState, raw: str) -> bool:
 )
 def get_plan(plan_id: str, request: Request) -> Response:
     state = app_state(request)
-    with state.store.engine.connect() as conn:
-        row = conn.execute(sa.select(spline_plans).where(spline_plans.c.plan_id == _uuid(plan_id))).first()
+    row = SplinePlans(state.store).get(_uuid(plan_id))
     if row is None or _hidden_plan(state, row.raw):
         raise ApiError(404, "not_found", f"no execution plan {plan_id} was received")
     return Response(
