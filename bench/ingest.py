@@ -192,6 +192,10 @@ def cpu_per_event(events: int) -> dict[str, float]:
     )
     timed("parse + validate, single events", lambda: [parse_event(t, validator) for t in texts])
     prepared = timed("event id + log row", lambda: eventlog.prepare([IncomingEvent(p.payload, p.raw) for p in parsed]))
+    try:  # where the projection stands (newer code: its own module)
+        from headwater.store.watermark import pending_events, projected_seq
+    except ImportError:
+        pending_events, projected_seq = projector.pending_events, projector.projected_seq
     try:  # the memo the background projector keeps between steps (newer code)
         from headwater.store.projector import ProjectionMemo
 
@@ -214,7 +218,7 @@ def cpu_per_event(events: int) -> dict[str, float]:
             def project(engine: Any = engine, step: int = step, memo: Any = memo) -> None:
                 while True:
                     with engine.connect().execution_options(hw_write=True) as conn, conn.begin():
-                        rows = projector.pending_events(conn, projector.projected_seq(conn), step)
+                        rows = pending_events(conn, projected_seq(conn), step)
                         if not rows:
                             return
                         if memo is not None:

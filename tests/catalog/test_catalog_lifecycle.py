@@ -100,7 +100,7 @@ def test_a_failed_event_s_error_is_listed_only_to_who_may_see_the_event(world: W
     inventory tables) gets the count, not the event or its message."""
     import sqlalchemy as sa
 
-    from headwater.store.projector import mark_failed
+    from headwater.store.projection_failures import mark_failed
     from headwater.store.schema import events, observations
 
     w = world

@@ -20,8 +20,8 @@ from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store
 from headwater.store.engine import create_store_engine
 from headwater.store.eventlog import head_seq, insert_events, prepare
-from headwater.store.projector import projected_seq
 from headwater.store.schema import DERIVED_TABLES, observations
+from headwater.store.watermark import projected_seq
 
 
 def run_event(i: int, job: str = "job", minute: int = 0) -> dict:

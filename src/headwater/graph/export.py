@@ -31,7 +31,6 @@ import sqlalchemy as sa
 from headwater.graph.common import chunks, field_id
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB, RUN, NodeRef, parse_node_id, run_node_id
-from headwater.store.projector import projected_seq
 from headwater.store.schema import (
     column_edges,
     dataset_fields,
@@ -43,6 +42,7 @@ from headwater.store.schema import (
     observations,
     runs,
 )
+from headwater.store.watermark import projected_seq
 
 PropValue = str | int | float | bool | None
 

@@ -32,7 +32,6 @@ import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef, dataset_of_prefix, field_prefix, format_node_id
-from headwater.store.projector import projected_seq
 from headwater.store.schema import (
     catalog_assets,
     catalog_audit,
@@ -41,6 +40,7 @@ from headwater.store.schema import (
     column_edges,
     edges,
 )
+from headwater.store.watermark import projected_seq
 
 RESTRICTED = "RESTRICTED"
 RESTRICTED_NAMESPACE = "restricted://hidden"

@@ -5,7 +5,7 @@ new events and brings the derived tables up to date, in chunks of the log in ``s
 log is the source of truth (as in Marquez): the graph is a function of it, so deriving later
 changes *when* a read sees an event, never *what* the graph is.
 
-- **Watermark.** :func:`~headwater.store.projector.projected_seq` (the newest observed event)
+- **Watermark.** :func:`~headwater.store.watermark.projected_seq` (the newest observed event)
   is stored with the derived rows in one transaction, so a crash (kill -9, power loss) between an
   acknowledgement and its projection leaves a log ahead of the graph, and the projector started
   by the next ``Store.open`` derives the rest (crash recovery = catching up).
@@ -53,19 +53,11 @@ import sqlalchemy as sa
 
 from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
-from headwater.store.projector import (
-    ProjectionMemo,
-    failed_events,
-    mark_failed,
-    observe_rows,
-    pending_events,
-    project_observed,
-    project_rows,
-    projected_seq,
-    retry_failed,
-)
+from headwater.store.projection_failures import failed_events, mark_failed, retry_failed
+from headwater.store.projector import ProjectionMemo, observe_rows, project_observed, project_rows
 from headwater.store.schema import events, observations
 from headwater.store.types import GraphPosition
+from headwater.store.watermark import LogEvent, pending_events, projected_seq
 
 log = logging.getLogger("headwater.store")
 
@@ -256,7 +248,7 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write="graph")
 
-    def _pending(self, after: int) -> list[sa.Row[Any]]:
+    def _pending(self, after: int) -> list[LogEvent]:
         """The next chunk of the log after ``after``, with no gap (the module docstring)."""
         with self._engine.connect() as conn:
             self._lock_appends(conn)  # PostgreSQL: held until this read's transaction ends, a moment later
@@ -271,7 +263,7 @@ class BackgroundProjector:
             return False
         return head > done
 
-    def _prepare(self) -> tuple[int, list[sa.Row[Any]], list[NewEvent] | None]:
+    def _prepare(self) -> tuple[int, list[LogEvent], list[NewEvent] | None]:
         """Outside the writers' lock: the watermark, the next chunk of the log and its observations
         (None when an event cannot be observed: the step then finds it under the lock). Parsing and
         observing a chunk is pure CPU — seconds for a multi-MB event — that appends need not wait for."""
@@ -326,7 +318,7 @@ class BackgroundProjector:
             self._cond.notify_all()
         return len(rows)
 
-    def _one_by_one(self, conn: sa.Connection, rows: list[sa.Row]) -> None:  # type: ignore[type-arg]
+    def _one_by_one(self, conn: sa.Connection, rows: list[LogEvent]) -> None:
         for row in rows:
             try:
                 with conn.begin_nested():

@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
-from headwater.model.nodeid import error_node_id, run_id_of
+from headwater.model.nodeid import run_id_of
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
@@ -30,18 +30,17 @@ from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.schema import (
-    DERIVED_TABLES,
     column_edges,
     dataset_fields,
     dataset_versions,
     datasets,
     edges,
-    events,
     job_versions,
     jobs,
     observations,
     runs,
 )
+from headwater.store.watermark import LogEvent
 
 CHUNK = 500
 DATASET_ROLES = ("input", "output", "dataset")
@@ -106,7 +105,6 @@ _DATASETS_OF = sa.select(datasets).where(datasets.c.id.in_(_ids()))
 _OPEN_DATASET_VERSIONS = sa.select(dataset_versions).where(
     dataset_versions.c.dataset.in_(_ids()), dataset_versions.c.valid_to.is_(None)
 )
-_WATERMARK = sa.select(sa.func.max(observations.c.event_seq))
 
 
 def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
@@ -589,32 +587,7 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
     return done
 
 
-# --- catching up with the log -----------------------------------------------------------------
-
-
-def projected_seq(conn: sa.Connection) -> int:
-    """How far the graph is derived: every event up to this ``seq`` is projected.
-
-    Every event makes at least one observation (its run, its JobEvent or its dataset) and the
-    observations are written in the same transaction as the derived rows, so the newest observed
-    event is the projection's watermark — no extra bookkeeping table.
-    """
-    return int(conn.scalar(_WATERMARK) or 0)
-
-
-def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[Any]]:
-    """The next ``limit`` events of the log after ``seq`` ``after``, oldest first."""
-    return list(
-        conn.execute(
-            sa.select(events.c.seq, events.c.id, events.c.raw)
-            .where(events.c.seq > after)
-            .order_by(events.c.seq)
-            .limit(limit)
-        )
-    )
-
-
-def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo | None = None) -> None:
+def project_rows(conn: sa.Connection, rows: Sequence[LogEvent], memo: ProjectionMemo | None = None) -> None:
     """Observe the given log rows (``seq``, ``id``, ``raw``) and derive everything they touch.
 
     ``memo`` (owned by the caller, e.g. the background projector, kept between steps) saves
@@ -625,7 +598,7 @@ def project_rows(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo 
     project_observed(conn, observe_rows(rows, memo), memo)
 
 
-def observe_rows(rows: Sequence[Any], memo: ProjectionMemo) -> list[NewEvent]:
+def observe_rows(rows: Sequence[LogEvent], memo: ProjectionMemo) -> list[NewEvent]:
     """The observations of log rows (``seq``, ``id``, ``raw``): pure, needs no connection — the
     background projector does it before taking the writers' lock, so appends do not wait for it."""
     return [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
@@ -637,143 +610,20 @@ def project_observed(conn: sa.Connection, new: Sequence[NewEvent], memo: Project
     project_new_events(conn, new, memo.json)
 
 
-def mark_failed(conn: sa.Connection, row: Any, message: str) -> None:
-    """Record that a log row could not be derived (an ``error`` observation moves the watermark past it)."""
-    conn.execute(
-        observations.insert(),
-        [
-            {
-                "node": error_node_id(row.id),
-                "event_seq": row.seq,
-                "role": "error",
-                "time": 0,
-                "event_id": row.id,
-                "data": dumps({"error": message}),
-            }
-        ],
-    )
-
-
-def failed_events(conn: sa.Connection, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
-    """How many log events could not be derived, and the oldest ``limit`` of them: ``{seq, id, error}``."""
-    failed = observations.c.role == "error"
-    count = int(conn.scalar(sa.select(sa.func.count()).select_from(observations).where(failed)) or 0)
-    rows = conn.execute(
-        sa.select(observations.c.event_seq, observations.c.event_id, observations.c.data)
-        .where(failed)
-        .order_by(observations.c.event_seq)
-        .limit(limit)
-    )
-    return count, [
-        {"seq": int(r.event_seq), "id": r.event_id, "error": str(loads_text(r.data).get("error", ""))} for r in rows
-    ]
-
-
-def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
-    """Derive again every event recorded as failed (after a fix); answers (how many now derived, those still failing).
-
-    Each event is tried alone in a savepoint: when it derives, its ``error`` observation is replaced
-    by its real observations (an old event re-derives the nodes it touches, as any late event does);
-    when it fails again, the record stays, with the new error.
-    """
-    failed_seqs = sa.select(observations.c.event_seq).where(observations.c.role == "error")
-    rows = list(
-        conn.execute(
-            sa.select(events.c.seq, events.c.id, events.c.raw)
-            .where(events.c.seq.in_(failed_seqs))
-            .order_by(events.c.seq)
-        )
-    )
-    fixed = 0
-    still: list[dict[str, Any]] = []
-    for row in rows:
-        is_error = sa.and_(observations.c.role == "error", observations.c.event_seq == row.seq)
-        try:
-            with conn.begin_nested():
-                conn.execute(observations.delete().where(is_error))
-                project_rows(conn, [row])
-            fixed += 1
-        except Exception as exc:  # noqa: BLE001 - recorded again, with the error of this attempt
-            message = f"{type(exc).__name__}: {exc}"
-            conn.execute(observations.update().where(is_error).values(data=dumps({"error": message})))
-            still.append({"seq": int(row.seq), "id": row.id, "error": message})
-    return fixed, still
-
-
-# --- rebuild ----------------------------------------------------------------------------------
-
-
-def _observed(conn: sa.Connection, rows: Sequence[Any], memo: ProjectionMemo) -> list[NewEvent]:
-    """Observe ``rows`` and insert their observations; an event that cannot be observed or stored is
-    recorded as failed (as the background projector does) instead of failing the whole rebuild."""
-    new: list[NewEvent] = []
-    for r in rows:
-        try:
-            new.append(NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)))
-        except Exception as exc:  # noqa: BLE001 - recorded; GET /api/v1/status lists it
-            mark_failed(conn, r, f"{type(exc).__name__}: {exc}")
-    try:
-        with conn.begin_nested():
-            insert_observations(conn, new)
-        return new
-    except Exception:  # noqa: BLE001 - find the event whose observations cannot be stored
-        stored: list[NewEvent] = []
-        for n in new:
-            try:
-                with conn.begin_nested():
-                    insert_observations(conn, [n])
-                stored.append(n)
-            except Exception as exc:  # noqa: BLE001 - recorded; GET /api/v1/status lists it
-                mark_failed(conn, n, f"{type(exc).__name__}: {exc}")
-        return stored
-
-
-def _node_group(role: str) -> str:
+def node_group(role: str) -> str:
+    """Which kind of node an observation of this role is about: ``run``, ``job`` or ``dataset``."""
     return "run" if role == "run" else "job" if role in JOB_ROLES or role == JOB_RUN_ROLE else "dataset"
 
 
-def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
-    """Drop every derived row and the observation index, then replay the whole event log.
-
-    An event that cannot be observed is recorded as failed (listed by ``GET /api/v1/status``) and
-    the rebuild goes on; a failure while deriving the nodes still fails the rebuild as a whole.
-
-    After ``headwater db prune`` the log no longer holds the pruned events: their observations that the
-    graph still derives from (what they said about jobs and datasets, the pruned runs' job samples) are
-    the snapshot a rebuild starts from, so they stay, and their nodes are derived again with the rest."""
-    for table in DERIVED_TABLES:
-        conn.execute(table.delete())
-    conn.execute(observations.delete().where(observations.c.event_seq.in_(sa.select(events.c.seq))))
-    count = 0
-    last_seq = 0
-    memo = ProjectionMemo()
-    nodes: dict[str, set[str]] = {"run": set(), "job": set(), "dataset": set()}
-    kept = sa.select(observations.c.node, observations.c.role).where(observations.c.role != "error").distinct()
-    for node, role in conn.execute(kept):
-        nodes[_node_group(role)].add(node)
-    while True:
-        rows = list(
-            conn.execute(
-                sa.select(events.c.seq, events.c.id, events.c.raw)
-                .where(events.c.seq > last_seq)
-                .order_by(events.c.seq)
-                .limit(batch_size)
-            )
-        )
-        if not rows:
-            break
-        new = _observed(conn, rows, memo)
-        for n in new:
-            for o in n.observations:
-                nodes[_node_group(o.role)].add(o.node)
-        count += len(rows)
-        last_seq = rows[-1].seq
-    batch = Batch(incremental=False, json=memo.json)
-    # node by node in chunks, runs before their jobs: memory stays bounded by the chunk
-    for chunk in _chunks(nodes["run"], 2000):
-        _refresh_runs(conn, set(chunk), batch)
-    for chunk in _chunks(nodes["job"], 2000):
-        _refresh_jobs(conn, set(chunk), batch)
-    for chunk in _chunks(nodes["dataset"], 2000):
-        _refresh_datasets(conn, set(chunk), batch)
-    return count
+def derive_nodes(
+    conn: sa.Connection, runs: set[str], jobs: set[str], datasets: set[str], json: JsonMemo, chunk: int = 2000
+) -> None:
+    """Derive these nodes from all of their observations (the full path for every one), replacing their
+    derived rows: node by node in chunks, runs before their jobs, so memory stays bounded by the chunk."""
+    batch = Batch(incremental=False, json=json)
+    for part in _chunks(runs, chunk):
+        _refresh_runs(conn, set(part), batch)
+    for part in _chunks(jobs, chunk):
+        _refresh_jobs(conn, set(part), batch)
+    for part in _chunks(datasets, chunk):
+        _refresh_datasets(conn, set(part), batch)

@@ -34,8 +34,9 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import run_node_id
-from headwater.store.projector import JOB_RUN_ROLE, projected_seq
+from headwater.store.projector import JOB_RUN_ROLE
 from headwater.store.schema import event_warnings, events, observations, runs, store_horizon
+from headwater.store.watermark import projected_seq
 
 HORIZON = "pruned_before"
 PRUNED_SEQ = "pruned_seq"  # the log position at the last prune

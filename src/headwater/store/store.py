@@ -15,10 +15,12 @@ from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
-from headwater.store.projector import pending_events, project_rows, projected_seq, rebuild_all
+from headwater.store.projector import project_rows
+from headwater.store.rebuild import rebuild_all
 from headwater.store.retention import PruneResult
 from headwater.store.schema import events
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
+from headwater.store.watermark import pending_events, projected_seq
 
 # PostgreSQL advisory lock keys, across processes and servers: one serializes the graph's writers (projection
 # steps, prune, rebuild), the other appends (so events commit in ``seq`` order: the projector, holding it for a
