@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import hashlib
-import signal
 import sys
-import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
+
+from headwater.harvest.loop import state_file
+
+if TYPE_CHECKING:
+    from headwater.client import LineageClient
+    from headwater.harvest.checkpoint import Checkpoint
+    from headwater.harvest.loop import Outcome, StatementReader
 
 _SINKS = [
     click.option("--url", default=None, help="Headwater server to send the events to (http://host:port)."),
@@ -60,17 +64,10 @@ _START_EVENTS = click.option(
 )
 
 
-def _sink_options(f: Callable[..., Any]) -> Callable[..., Any]:
+def _sink_options(f: Callable[..., object]) -> Callable[..., object]:
     for option in reversed(_SINKS):
         f = option(f)
     return f
-
-
-def _state(path: Path | None, kind: str, *identity: str) -> Path:
-    if path is not None:
-        return path
-    digest = hashlib.sha256("\n".join(identity).encode()).hexdigest()[:12]
-    return Path.home() / ".headwater" / "harvest" / f"{kind}-{digest}.json"
 
 
 def _since(value: str | None) -> datetime | None:
@@ -84,27 +81,7 @@ def _since(value: str | None) -> datetime | None:
         raise click.BadParameter(f"{value!r} is not a time (2026-11-24T10:00:00Z)", param_hint="--since") from None
 
 
-class _Stop:
-    """SIGINT/SIGTERM end a --follow harvest after the pass under way (its events sent, its checkpoint saved)."""
-
-    def __init__(self) -> None:
-        self.asked = False
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, self._ask)
-
-    def _ask(self, *_: object) -> None:
-        self.asked = True
-
-    def __call__(self) -> bool:
-        return self.asked
-
-    def sleep(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while not self.asked and time.monotonic() < end:
-            time.sleep(min(0.2, max(0.0, end - time.monotonic())))
-
-
-def _client(url: str | None, store: str | None, token: str | None, project: str | None) -> Any:
+def _client(url: str | None, store: str | None, token: str | None, project: str | None) -> LineageClient:
     from headwater.client import open_client
 
     if url and store:
@@ -115,82 +92,58 @@ def _client(url: str | None, store: str | None, token: str | None, project: str 
         raise click.UsageError(str(exc)) from None
 
 
-def _progress(kind: str, quiet: bool) -> Callable[[Any], None] | None:
-    if quiet:
-        return None
-    return lambda summary: click.echo(f"harvest {kind}: {summary.lines()[0]}", err=True)
-
-
-def _harvest_db(
-    kind: str,
-    *,
-    dsn: str,
-    dialect: str,
-    url: str | None,
-    store: str | None,
-    token: str | None,
-    project: str | None,
-    state_path: Path,
-    follow: bool,
-    interval: float,
-    quiet: bool,
-    schemas: bool,
-    once: Callable[[Any, Any, Any], Callable[[], None] | None],
-    needs_connection: bool = True,
-    start_events: bool = True,
-) -> None:
-    """The loop every query-history harvester shares: read, send, then save the checkpoint; repeat with --follow."""
-    from headwater.client import SendError
+def _checkpoint(path: Path | None) -> Checkpoint:
     from headwater.harvest.checkpoint import Checkpoint
-    from headwater.harvest.core import Harvester
-    from headwater.harvest.schemas import DatabaseError, connect, database_provider
-    from headwater.model.naming import database_namespace
 
-    namespace, _db = database_namespace(dsn)
     try:
-        checkpoint = Checkpoint(state_path)
+        return Checkpoint(path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    stop = _Stop() if follow else None
-    status = 0
-    conn = None
-    with _client(url, store, token, project) as client:
-        try:
-            conn = connect(dsn) if needs_connection else None
-            providers = [database_provider(dsn, conn)] if schemas else []
-            harvester = Harvester(
-                client,
-                source=kind,
-                namespace=namespace,
-                dialect=dialect,
-                providers=providers,
-                progress=_progress(kind, quiet),
-                start_events=start_events,
-            )
-            while True:
-                commit = once(conn, checkpoint, harvester)
-                harvester.flush()
-                if commit is not None:
-                    commit()
-                    checkpoint.save()
-                if stop is None or stop():
-                    break
-                stop.sleep(interval)
-                if stop():
-                    break
-        except DatabaseError as exc:
-            click.echo(f"harvest {kind}: {exc}", err=True)
-            status = 2
-        except SendError as exc:
-            click.echo(f"harvest {kind}: the events were not delivered: {exc}", err=True)
-            status = 2
-        finally:
-            if conn is not None:
-                conn.close()
-        if "harvester" in locals():
-            for line in harvester.summary.lines():
-                click.echo(f"harvest {kind}: {line}" if not line.startswith(" ") else line, err=True)
-    sys.exit(status)
+
+
+def _progress(name: str, quiet: bool) -> Callable[[str], None] | None:
+    return None if quiet else (lambda line: click.echo(f"harvest {name}: {line}", err=True))
+
+
+def _report(name: str, outcome: Outcome) -> None:
+    """The outcome on stderr, then exit with its status."""
+    if outcome.problem is not None:
+        click.echo(f"harvest {name}: {outcome.problem}", err=True)
+    for line in outcome.summary:
+        click.echo(f"harvest {name}: {line}" if not line.startswith(" ") else line, err=True)
+    sys.exit(outcome.status)
+
+
+def _harvest_queries(
+    reader: StatementReader,
+    *,
+    namespace: str,
+    dsn: str | None,
+    sink: tuple[str | None, str | None, str | None, str | None],
+    state_path: Path | None,
+    follow: bool = False,
+    interval: float = 30.0,
+    quiet: bool = False,
+    schemas: bool = True,
+    start_events: bool = True,
+) -> None:
+    from headwater.harvest.loop import QueryHistory, Stop, run
+
+    checkpoint = _checkpoint(state_path)
+    stop = Stop() if follow else None
+    with _client(*sink) as client:
+        source = QueryHistory(
+            reader,
+            client,
+            namespace=namespace,
+            checkpoint=checkpoint,
+            dsn=dsn,
+            schemas=schemas,
+            start_events=start_events,
+            progress=_progress(reader.name, quiet),
+        )
+        outcome = run(source, follow=follow, interval=interval, stop=stop)
+    _report(reader.name, outcome)
 
 
 @click.group("harvest")
@@ -243,68 +196,39 @@ def postgres_command(
     cannot be delivered.
     """
     from headwater.harvest import postgres
+    from headwater.model.naming import database_namespace
 
     when = _since(since)
+    namespace, _db = database_namespace(dsn)
+    sink = (url, store, token, project)
     if csvlogs:
-        log: postgres.CsvLog | None = None  # made on the first pass, with the checkpoint
-
-        def once_csv(_conn: Any, checkpoint: Any, harvester: Any) -> Callable[[], None]:
-            nonlocal log
-            if log is None:
-                log = postgres.CsvLog([str(Path(p).resolve()) for p in csvlogs], checkpoint, since=when)
-            done = log.read(harvester, final=not follow)
-
-            def commit() -> None:
-                for reader, line in done:
-                    reader.commit(line)
-                for reader in log.readers.values():
-                    reader.switch_if_replaced()
-
-            return commit
-
-        _harvest_db(
-            "csvlog",
+        files = [str(Path(p).resolve()) for p in csvlogs]
+        _harvest_queries(
+            postgres.CsvLogReader(files, since=when),
+            namespace=namespace,
             dsn=dsn,
-            dialect="postgres",
-            url=url,
-            store=store,
-            token=token,
-            project=project,
-            state_path=_state(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)),
+            sink=sink,
+            state_path=state_file(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)),
             follow=follow,
             interval=min(interval, 2.0) if follow else interval,
             quiet=quiet,
             schemas=schemas,
-            once=once_csv,
-            needs_connection=False,
             start_events=start_events,
         )
         return
     if when is not None:
         click.echo("harvest postgres: --since is ignored with pg_stat_statements (it keeps no times)", err=True)
-
-    def once(conn: Any, checkpoint: Any, harvester: Any) -> Callable[[], None]:
-        section = postgres.read_statements(conn, checkpoint, harvester)
-
-        def commit() -> None:
-            checkpoint.data["pg_stat_statements"] = section
-
-        return commit
-
-    _harvest_db(
-        "pg_stat_statements",
+    _harvest_queries(
+        postgres.StatStatements(),
+        namespace=namespace,
         dsn=dsn,
-        dialect="postgres",
-        url=url,
-        store=store,
-        token=token,
-        project=project,
-        state_path=_state(state_path, "postgres", dsn.split("@")[-1]),
+        sink=sink,
+        state_path=state_file(state_path, "postgres", dsn.split("@")[-1]),
         follow=follow,
         interval=interval,
         quiet=quiet,
         schemas=schemas,
-        once=once,
+        start_events=start_events,
     )
 
 
@@ -344,55 +268,20 @@ def mysql_command(
 ) -> None:
     """Harvest the statements a MariaDB/MySQL server executed (performance_schema or the general log table)."""
     from headwater.harvest import mysql
-    from headwater.harvest.schemas import DatabaseError
     from headwater.model.naming import database_namespace
 
-    when = _since(since)
-    _ns, default_db = database_namespace(dsn)
-    chosen: dict[str, str | None] = {"source": None if source == "auto" else source}
-
-    def once(conn: Any, checkpoint: Any, harvester: Any) -> Callable[[], None] | None:
-        if chosen["source"] is None:
-            found = mysql.available(conn)
-            if not found:
-                raise DatabaseError(
-                    "neither performance_schema (events_statements_current + events_statements_history_long) nor the general "
-                    "log table is on: SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON "
-                    "(see docs/sql.md)"
-                )
-            chosen["source"] = found[0]
-        mysql.prepare(conn)
-        name = chosen["source"] or "general_log"
-        read = mysql.read_general_log if name == "general_log" else mysql.read_performance_schema
-        sections: dict[str, Any] = {}
-        while True:
-            section = read(
-                conn, checkpoint, harvester, default_database=default_db, only_database=only_database, since=when
-            )
-            if section is None:
-                break
-            sections[name] = section
-            checkpoint.data[name] = section  # the next page starts after this one
-            harvester.flush()
-            checkpoint.save()
-            if name == "performance_schema":
-                break
-        return None
-
-    _harvest_db(
-        "mysql",
+    namespace, default_db = database_namespace(dsn)
+    reader = mysql.History(source, default_database=default_db, only_database=only_database, since=_since(since))
+    _harvest_queries(
+        reader,
+        namespace=namespace,
         dsn=dsn,
-        dialect="mysql",
-        url=url,
-        store=store,
-        token=token,
-        project=project,
-        state_path=_state(state_path, "mysql", dsn.split("@")[-1], source),
+        sink=(url, store, token, project),
+        state_path=state_file(state_path, "mysql", dsn.split("@")[-1], source),
         follow=follow,
         interval=interval,
         quiet=quiet,
         schemas=schemas,
-        once=once,
         start_events=start_events,
     )
 
@@ -434,40 +323,23 @@ def redshift_command(
     Every query maps to the same events on every harvest (run id from the query id and start time): harvesting the
     same export twice stores nothing twice.
     """
-    from headwater.client import SendError
-    from headwater.harvest.core import Harvester
-    from headwater.harvest.redshift import ExportError, export_files, read_export, read_texts
+    from headwater.harvest.redshift import Export
     from headwater.model.naming import database_namespace
 
     if follow:
         raise click.UsageError("--follow does not apply to an export file")
     endpoint = cluster if "://" in cluster else f"redshift://{cluster}"
     namespace, _db = database_namespace(endpoint)
-    when = _since(since)
-    status = 0
-    with _client(url, store, token, project) as client:
-        harvester = Harvester(
-            client,
-            source="redshift",
-            namespace=namespace,
-            dialect="redshift",
-            progress=_progress("redshift-export", quiet),
-            start_events=start_events,
-        )
-        try:
-            full = read_texts(export_files(list(texts)))
-            for path in export_files(list(files)):
-                read_export(path, harvester, texts=full, database=default_database, since=when)
-            harvester.flush()
-        except (ExportError, OSError, ValueError) as exc:
-            click.echo(f"harvest redshift-export: {exc}", err=True)
-            status = 2
-        except SendError as exc:
-            click.echo(f"harvest redshift-export: the events were not delivered: {exc}", err=True)
-            status = 2
-        for line in harvester.summary.lines():
-            click.echo(f"harvest redshift-export: {line}" if not line.startswith(" ") else line, err=True)
-    sys.exit(status)
+    reader = Export(list(files), texts=list(texts), default_database=default_database, since=_since(since))
+    _harvest_queries(
+        reader,
+        namespace=namespace,
+        dsn=None,
+        sink=(url, store, token, project),
+        state_path=None,  # the same query always maps to the same events: nothing to remember
+        quiet=quiet,
+        start_events=start_events,
+    )
 
 
 # --- logs --------------------------------------------------------------------------------------------------------------
@@ -501,31 +373,17 @@ def logs_command(
     with --follow, new files as they appear), and its default state file stays the same as files are added. The
     state file remembers how far each file was read (rotation and truncation safe). Exit status 1 when events were rejected, 2 when they could not be delivered.
     """
-    from headwater.client import SendError
-    from headwater.harvest.checkpoint import Checkpoint
-    from headwater.harvest.logs import LogHarvester
+    from headwater.harvest.logs import LogFiles
+    from headwater.harvest.loop import Stop, run
 
     files = [p if p == "-" else str(Path(p).resolve()) for p in paths]
     for p in files:
         if p != "-" and not Path(p).is_file() and not Path(p).is_dir() and not follow:
             raise click.BadParameter(f"{p} is not a file or a folder", param_hint="PATH")
-    try:
-        checkpoint = Checkpoint(_state(state_path, "logs", *sorted(files)) if [p for p in files if p != "-"] else None)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
-    stop = _Stop() if follow else None
-    status = 0
+    named = [p for p in files if p != "-"]
+    checkpoint = _checkpoint(state_file(state_path, "logs", *sorted(files)) if named else None)
+    stop = Stop() if follow else None
     with _client(url, store, token, project) as client:
-        progress = None if quiet else (lambda s: click.echo(f"harvest logs: {s.text()[0]}", err=True))
-        harvester = LogHarvester(client, checkpoint, progress=progress)
-        try:
-            harvester.run(files, follow=follow, interval=interval, stop=stop or (lambda: True))
-        except SendError as exc:
-            click.echo(f"harvest logs: the events were not delivered: {exc}", err=True)
-            status = 2
-    summary = harvester.summary
-    for line in summary.text():
-        click.echo(f"harvest logs: {line}" if not line.startswith(" ") else line, err=True)
-    if status == 0 and summary.rejected:
-        status = 1
-    sys.exit(status)
+        source = LogFiles(files, client, checkpoint, progress=_progress("logs", quiet))
+        outcome = run(source, follow=follow, interval=interval, stop=stop)
+    _report("logs", outcome)

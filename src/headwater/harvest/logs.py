@@ -229,27 +229,54 @@ class LogHarvester:
             self._last = time.monotonic()
             self._progress(self.summary)
 
-    def run(
-        self, paths: list[str], *, follow: bool = False, interval: float = 0.5, stop: Callable[[], bool] = lambda: False
-    ) -> LogSummary:
-        """Read every path (``-``: standard input) to its end; with ``follow``, keep reading what is appended until
-        ``stop()`` answers True."""
-        given = [p for p in paths if p != "-"]
-        if "-" in paths:
-            self.read_stream(sys.stdin)
-        files = log_files(given)
-        for path in files:
-            self.read_file(path, final=not follow)
-        while follow and not stop():
-            time.sleep(interval)
-            files = log_files(given, also=files)  # a folder's new files (a new task attempt's log) too
-            for path in files:
-                self.read_file(path, final=False, rotate=True)
-        if follow:  # a last line written without its newline
-            for path in files:
-                self.read_file(path, final=True, rotate=True)
-        prune_files(self.files)
-        self.checkpoint.save()
-        for reader in self.readers.values():
+
+class LogFiles:
+    """Log files (``-``: standard input, read in the first pass) as a harvest source
+    (:class:`headwater.harvest.loop.Source`): a folder means every file below it, new files included as they
+    appear; each pass sends what was appended (a rotated file is read to its end first), the last look of a
+    followed harvest also takes a last line written without its newline."""
+
+    name = "logs"
+    errors: tuple[type[Exception], ...] = ()
+
+    def __init__(
+        self,
+        paths: list[str],
+        client: LineageClient,
+        checkpoint: Checkpoint,
+        *,
+        progress: Callable[[str], None] | None = None,
+    ) -> None:
+        self.harvester = LogHarvester(
+            client, checkpoint, progress=None if progress is None else (lambda s: progress(s.text()[0]))
+        )
+        self._given = [p for p in paths if p != "-"]
+        self._stdin = "-" in paths
+        self._files: list[str] = []
+        self._passes = 0
+
+    def read(self, *, final: bool) -> None:
+        first = self._passes == 0
+        self._passes += 1
+        if first and self._stdin:
+            self.harvester.read_stream(sys.stdin)
+        self._files = log_files(self._given, also=self._files)  # a folder's new files (a new task attempt's log)
+        for path in self._files:
+            self.harvester.read_file(path, final=final, rotate=not first)
+
+    def finish(self, *, followed: bool) -> None:
+        if followed:  # a last line written without its newline
+            for path in self._files:
+                self.harvester.read_file(path, final=True, rotate=True)
+        prune_files(self.harvester.files)
+        self.harvester.checkpoint.save()
+
+    def close(self) -> None:
+        for reader in self.harvester.readers.values():
             reader.close()
-        return self.summary
+
+    def summary(self) -> list[str]:
+        return self.harvester.summary.text()
+
+    def refused(self) -> int:
+        return len(self.harvester.summary.rejected)

@@ -21,11 +21,14 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .checkpoint import Checkpoint
 from .core import Execution, Harvester, parse_time
-from .schemas import DatabaseError
+from .schemas import DatabaseError, DbConnection
+
+if TYPE_CHECKING:
+    from .loop import Commit
 
 _CONNECT_DB = re.compile(r"\bon (\S+)(?: using|$)")
 _USE = re.compile(r"(?is)^\s*use\s+`?([^`;\s]+)`?\s*;?\s*$")
@@ -257,3 +260,63 @@ def read_performance_schema(
             )
         )
     return {"boot": boot.isoformat(), "threads": last}
+
+
+# --- the reader of `headwater harvest mysql` (headwater.harvest.loop.StatementReader) ------------------------------
+
+
+class History:
+    """performance_schema or the general log table (``choice`` "auto": the first one switched on), page by page."""
+
+    name = source = "mysql"
+    dialect = "mysql"
+    needs_connection = True
+    errors: tuple[type[Exception], ...] = ()
+
+    def __init__(
+        self,
+        choice: str = "auto",
+        *,
+        default_database: str | None = None,
+        only_database: str | None = None,
+        since: datetime | None = None,
+    ) -> None:
+        self.chosen = None if choice == "auto" else choice
+        self.default_database = default_database
+        self.only_database = only_database
+        self.since = since
+
+    def read(
+        self, conn: DbConnection | None, checkpoint: Checkpoint, harvester: Harvester, *, final: bool
+    ) -> Commit | None:
+        if conn is None:
+            raise DatabaseError("the query history is read through a connection: give --dsn")
+        if self.chosen is None:
+            found = available(conn)
+            if not found:
+                raise DatabaseError(
+                    "neither performance_schema (events_statements_current + events_statements_history_long) nor "
+                    "the general log table is on: SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = ON "
+                    "(see docs/sql.md)"
+                )
+            self.chosen = found[0]
+        prepare(conn)
+        name = self.chosen
+        read = read_general_log if name == "general_log" else read_performance_schema
+        while True:
+            section = read(
+                conn,
+                checkpoint,
+                harvester,
+                default_database=self.default_database,
+                only_database=self.only_database,
+                since=self.since,
+            )
+            if section is None:
+                break
+            checkpoint.data[name] = section  # the next page starts after this one
+            harvester.flush()
+            checkpoint.save()
+            if name == "performance_schema":
+                break
+        return None

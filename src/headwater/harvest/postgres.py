@@ -22,11 +22,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .checkpoint import Checkpoint, FileReader, Line, rotated_away
 from .core import Execution, Harvester, parse_time
-from .schemas import DatabaseError
+from .schemas import DatabaseError, DbConnection
+
+if TYPE_CHECKING:
+    from .loop import Commit
 
 HIDDEN = "<insufficient privilege>"
 
@@ -280,3 +283,57 @@ def _expand(paths: list[str]) -> list[str]:
 
 def _line_start(line: Line) -> int:
     return line.end - len(line.text.encode("utf-8")) - 1
+
+
+# --- the readers of `headwater harvest postgres` (headwater.harvest.loop.StatementReader) --------------------------
+
+
+class StatStatements:
+    """pg_stat_statements, through a connection: the calls since the last pass."""
+
+    name = source = "pg_stat_statements"
+    dialect = "postgres"
+    needs_connection = True
+    errors: tuple[type[Exception], ...] = ()
+
+    def read(
+        self, conn: DbConnection | None, checkpoint: Checkpoint, harvester: Harvester, *, final: bool
+    ) -> Commit | None:
+        if conn is None:
+            raise DatabaseError("pg_stat_statements is read through a connection: give --dsn")
+        section = read_statements(conn, checkpoint, harvester)
+
+        def commit() -> None:
+            checkpoint.data["pg_stat_statements"] = section
+
+        return commit
+
+
+class CsvLogReader:
+    """The server's csvlog files (or folders of them), from the positions of the checkpoint."""
+
+    name = source = "csvlog"
+    dialect = "postgres"
+    needs_connection = False
+    errors: tuple[type[Exception], ...] = ()
+
+    def __init__(self, paths: list[str], *, since: datetime | None = None) -> None:
+        self.paths = paths
+        self.since = since
+        self._log: CsvLog | None = None  # made on the first pass, with the checkpoint
+
+    def read(
+        self, conn: DbConnection | None, checkpoint: Checkpoint, harvester: Harvester, *, final: bool
+    ) -> Commit | None:
+        if self._log is None:
+            self._log = CsvLog(self.paths, checkpoint, since=self.since)
+        log = self._log
+        done = log.read(harvester, final=final)
+
+        def commit() -> None:
+            for reader, line in done:
+                reader.commit(line)
+            for reader in log.readers.values():
+                reader.switch_if_replaced()
+
+        return commit

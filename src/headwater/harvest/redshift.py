@@ -18,11 +18,17 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core import Execution, Harvester, parse_time
+
+if TYPE_CHECKING:
+    from .checkpoint import Checkpoint
+    from .loop import Commit
+    from .schemas import DbConnection
 
 _FINISHED_OK = {"success", "returning"}
 _FAILED = {"failed", "canceled", "cancelled", "aborted"}
@@ -119,7 +125,7 @@ def read_export(
     *,
     texts: dict[str, str] | None = None,
     database: str | None = None,
-    since: Any = None,
+    since: datetime | None = None,
 ) -> None:
     """Feed every finished query of the export to ``harvester`` (running/queued ones are skipped)."""
     texts = texts or {}
@@ -142,7 +148,8 @@ def read_export(
             harvester.skip(f"not finished (status {status})", where)
             continue
         start, end = parse_time(row.get("start_time")), parse_time(row.get("end_time"))
-        if since is not None and (end or start) is not None and (end or start) < since:
+        when = end or start
+        if since is not None and when is not None and when < since:
             harvester.skip("before --since", where)
             continue
         details: tuple[tuple[str, Any], ...] = (("queryId", qid),)
@@ -178,3 +185,35 @@ def export_files(paths: list[str]) -> list[str]:
         else:
             out.append(str(path))
     return out
+
+
+class Export:
+    """The reader of `headwater harvest redshift-export` (:class:`headwater.harvest.loop.StatementReader`): every
+    query of the export files, in one pass (the same query always maps to the same events, so no position is kept)."""
+
+    name = "redshift-export"
+    source = "redshift"
+    dialect = "redshift"
+    needs_connection = False
+    errors: tuple[type[Exception], ...] = (ExportError, OSError, ValueError)
+
+    def __init__(
+        self,
+        files: list[str],
+        *,
+        texts: Sequence[str] = (),
+        default_database: str | None = None,
+        since: datetime | None = None,
+    ) -> None:
+        self.files = files
+        self.texts = texts
+        self.default_database = default_database
+        self.since = since
+
+    def read(
+        self, conn: DbConnection | None, checkpoint: Checkpoint, harvester: Harvester, *, final: bool
+    ) -> Commit | None:
+        full = read_texts(export_files(list(self.texts)))
+        for path in export_files(self.files):
+            read_export(path, harvester, texts=full, database=self.default_database, since=self.since)
+        return None

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from headwater.model.naming import database_namespace, table_levels
 
 Columns = list[tuple[str, str | None]]
 
 
+class DbConnection(Protocol):
+    """A DB-API connection (psycopg's or PyMySQL's)."""
+
+    def cursor(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 class DatabaseError(RuntimeError):
     """The database could not be reached or read; the message says what to do."""
 
 
-def connect(url: str) -> Any:
+def connect(url: str) -> DbConnection:
     """A DB-API connection for a postgresql:// or mysql:// / mariadb:// URL, with clear errors."""
     from urllib.parse import unquote, urlsplit
 
@@ -36,7 +44,7 @@ def connect(url: str) -> Any:
 
         parts = urlsplit(url)
         try:
-            return pymysql.connect(
+            connection: DbConnection = pymysql.connect(
                 host=parts.hostname or "localhost",
                 port=parts.port or 3306,
                 user=unquote(parts.username or ""),
@@ -45,6 +53,7 @@ def connect(url: str) -> Any:
                 autocommit=True,
                 connect_timeout=10,
             )
+            return connection
         except pymysql.MySQLError as exc:
             raise DatabaseError(
                 f"cannot connect to MariaDB/MySQL at {_safe(url)}: {exc} "
@@ -60,17 +69,20 @@ def _safe(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname}:{parts.port or ''}{parts.path}"
 
 
-def database_provider(url: str, conn: Any = None) -> Callable[[str, str], Sequence[tuple[str, str | None]] | None]:
+def database_provider(
+    url: str, conn: DbConnection | None = None
+) -> Callable[[str, str], Sequence[tuple[str, str | None]] | None]:
     """A Catalog provider answering columns from the database's information_schema (one query per table)."""
     namespace, _db = database_namespace(url)
     levels = table_levels(namespace)
-    state = {"conn": conn}
+    opened = conn
 
     def provider(_ns: str, name: str) -> Columns | None:
+        nonlocal opened
         parts = name.split(".")
-        if state["conn"] is None:
-            state["conn"] = connect(url)
-        c = state["conn"]
+        if opened is None:
+            opened = connect(url)
+        c = opened
         if levels == 3 and len(parts) == 3:
             sql = (
                 "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = %s "
