@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,19 @@ from headwater.client import SendError, open_client
 from headwater.crawl import CrawlResult, Limits, crawl, crawl_every, parse_interval
 
 _DEFAULTS = Limits()
+# the whole-number options: (flag, default, smallest value, help)
+_NUMBERS = (
+    ("--table-level", 1, 0, "Folder depth below SOURCE that makes a table (deeper folders are partitions)."),
+    ("--sample-bytes", _DEFAULTS.sample_bytes, 1024, "CSV/JSON: bytes read per file for inference."),
+    ("--sample-rows", _DEFAULTS.sample_rows, 1, "CSV/JSON: rows inferred from per file."),
+    ("--files-per-table", _DEFAULTS.files_per_table, 1, "New or changed files read per table and crawl."),
+)
+
+
+def _numbers(f: Callable[..., None]) -> Callable[..., None]:
+    for flag, default, smallest, text in reversed(_NUMBERS):
+        f = click.option(flag, default=default, show_default=True, type=click.IntRange(smallest), help=text)(f)
+    return f
 
 
 def _report(result: CrawlResult) -> None:
@@ -74,42 +88,14 @@ def storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     default=None,
     help="Re-crawl state file (default ~/.headwater/crawl/<crawler>.json).",
 )
-@click.option(
-    "--table-level",
-    default=1,
-    show_default=True,
-    type=click.IntRange(0),
-    help="Folder depth below SOURCE that makes a table (deeper folders are partitions).",
-)
 @click.option("--schema", "schemas", multiple=True, help="Database schemas to crawl (default: all but system).")
 @click.option(
     "--storage-option",
-    "storage_option",
     multiple=True,
     metavar="KEY=VALUE",
     help="fsspec option for a URL SOURCE, repeatable (s3fs: endpoint_url=http://..., anon=true, key=...).",
 )
-@click.option(
-    "--sample-bytes",
-    default=_DEFAULTS.sample_bytes,
-    show_default=True,
-    type=click.IntRange(1024),
-    help="CSV/JSON: bytes read per file for inference.",
-)
-@click.option(
-    "--sample-rows",
-    default=_DEFAULTS.sample_rows,
-    show_default=True,
-    type=click.IntRange(1),
-    help="CSV/JSON: rows inferred from per file.",
-)
-@click.option(
-    "--files-per-table",
-    default=_DEFAULTS.files_per_table,
-    show_default=True,
-    type=click.IntRange(1),
-    help="New or changed files read per table and crawl.",
-)
+@_numbers
 def command(
     source: str,
     name: str | None,
