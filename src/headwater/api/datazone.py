@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Coroutine
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, unquote
 
 import sqlalchemy as sa
@@ -71,22 +71,20 @@ class _DataZoneRoute(APIRoute):
                 return _error(exc)
             except RequestValidationError as exc:
                 problems = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}" for e in exc.errors()]
-                return _error(dz.validation("; ".join(problems) or "invalid request"))
+                return _error(dz.Invalid("; ".join(problems) or "invalid request"))
             except IngestError as exc:
                 where = f" ({exc.details[0].path}: {exc.details[0].message})" if exc.details else ""
-                return _error(dz.validation(f"event: {exc.message}{where}"))
+                return _error(dz.Invalid(f"event: {exc.message}{where}"))
             except (NodeNotFound, InvalidNodeId) as exc:
-                return _error(dz.not_found(str(exc) or "no such lineage node"))
+                return _error(dz.NotFound(str(exc) or "no such lineage node"))
             except ApiError as exc:
-                return _error(dz.access_denied(exc.message) if exc.status in (401, 403) else _internal(exc.message))
+                return _error(
+                    dz.AccessDenied(exc.message) if exc.status in (401, 403) else dz.DataZoneError(exc.message)
+                )
             except sa.exc.OperationalError:
-                return _error(_internal("the store cannot be reached; nothing was stored, retry later"))
+                return _error(dz.DataZoneError("the store cannot be reached; nothing was stored, retry later"))
 
         return answer
-
-
-def _internal(message: str) -> dz.DataZoneError:
-    return dz.DataZoneError(500, "InternalServerException", message)
 
 
 def _error(exc: dz.DataZoneError) -> JSONResponse:
@@ -101,6 +99,7 @@ def _ok(answer: dict[str, Any]) -> JSONResponse:
     return JSONResponse(dz.drop_none(answer), headers={"x-amzn-RequestId": str(uuid.uuid4())})
 
 
+_Route = TypeVar("_Route", bound=Callable[..., Coroutine[object, object, Response]])
 router = APIRouter(prefix=PREFIX, tags=["Amazon DataZone lineage API"], route_class=_DataZoneRoute)
 
 
@@ -111,21 +110,19 @@ class DataZoneErrorBody(BaseModel):
     message: str
 
 
-_ERROR_TYPES = {
-    400: "ValidationException",
-    403: "AccessDeniedException",
-    404: "ResourceNotFoundException",
-    409: "ConflictException",
-    500: "InternalServerException",
-}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     **{
         status: {"model": DataZoneErrorBody, "description": f"`x-amzn-ErrorType: {name}` (DataZone's error shape)"}
-        for status, name in _ERROR_TYPES.items()
+        for status, name in ((e.status, e.error_type) for e in dz.ERRORS)
     },
     # also keeps FastAPI from documenting its own 422: a bad parameter is a 400 ValidationException
     "default": {"model": DataZoneErrorBody, "description": "Any other error, in DataZone's shape"},
 }
+
+
+def _get(path: str, summary: str, answer: str) -> Callable[[_Route], _Route]:
+    """A GET route answering ``answer`` (its description) or an error in DataZone's shape."""
+    return router.get(path, summary=summary, responses={200: {"description": answer}, **_ERRORS})
 
 
 # --- authentication ---------------------------------------------------------------------------------------
@@ -153,7 +150,7 @@ def _authorize(request: Request, body: bytes, *, write: bool) -> str | None:
         try:
             key_id = verify(signed, keys, service=SERVICE).access_key_id
         except SignatureError as exc:
-            raise dz.access_denied(str(exc)) from None
+            raise dz.AccessDenied(str(exc)) from None
         setattr(request.state, PRINCIPAL, ADMIN)  # the operator's configured keys read the whole graph
         return key_id
     tokens = Tokens(write=settings.write_token_set, read=settings.read_token_set)
@@ -161,7 +158,7 @@ def _authorize(request: Request, body: bytes, *, write: bool) -> str | None:
     scheme, _, token = authorization.partition(" ")
     bearer = token.strip() if scheme.lower() == "bearer" and token.strip() else None
     if bearer is None and (tokens.write if write else tokens.read):
-        raise dz.access_denied(
+        raise dz.AccessDenied(
             "this server requires authentication: DataZone clients sign with SigV4, so configure "
             "access keys in the datazone_access_keys setting (HEADWATER_DATAZONE_ACCESS_KEYS), "
             "or send 'Authorization: Bearer <token>'"
@@ -209,7 +206,7 @@ def _resolve(state: AppState, identifier: str) -> NodeRef:
         ref = parse_node_id(candidate)
         if _exists(state, ref):
             return ref
-    raise dz.not_found(
+    raise dz.NotFound(
         f"no lineage node {identifier!r}: give a node id from an earlier answer, a sourceIdentifier "
         "(<namespace>/<name> for a dataset, <namespace>.<name> for a job, <namespace>.<job>/<runId> for a run) "
         "or a Headwater node id"
@@ -220,7 +217,7 @@ def _identifier(request: Request) -> str:
     """The node identifier exactly as sent: a sourceIdentifier may hold '/' (sent as %2F)."""
     parts = _raw_path(request).split("/")  # '', 'v2', 'domains', <domain>, 'lineage', 'nodes', <identifier>, ...
     if len(parts) < 7 or not parts[6]:
-        raise dz.validation("identifier: missing")
+        raise dz.Invalid("identifier: missing")
     return unquote(parts[6])
 
 
@@ -231,12 +228,12 @@ def _client_token(value: str | None) -> str | None:
     if value is None:
         return None
     if not 1 <= len(value) <= 128 or not set(value) <= _CLIENT_TOKEN_CHARS:
-        raise dz.validation("Client-Token: 1 to 128 printable ASCII characters without spaces")
+        raise dz.Invalid("Client-Token: 1 to 128 printable ASCII characters without spaces")
     return value
 
 
 def _token_conflict(domain: str, token: str) -> dz.DataZoneError:
-    return dz.conflict(
+    return dz.Conflict(
         f"Client-Token {token!r} was used in domain {domain} for another lineage event; "
         "a token names one request (send a new token for a new event)"
     )
@@ -280,7 +277,7 @@ async def post_lineage_event(
         )
         (event,) = state.door.accept(text, batch=False)
         if event.kind != "RUN":
-            raise dz.validation(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
+            raise dz.Invalid(f"event: only OpenLineage RunEvents are accepted (DataZone's rule), got a {event.kind}")
         check_writes(request, state, [event.payload])  # owners write their own (catalog/writes.py)
         records = DataZoneRecords(state.store)
         if token is not None:
@@ -339,12 +336,12 @@ async def get_lineage_event(
     domain = dz.check_domain(domainIdentifier)
     _authorize(request, b"", write=False)
     if not dz.EVENT_ID_PATTERN.match(identifier):
-        raise dz.validation(f"identifier {identifier!r} is not a lineage event id (14 characters of [a-z0-9])")
+        raise dz.Invalid(f"identifier {identifier!r} is not a lineage event id (14 characters of [a-z0-9])")
 
     def work() -> Response:
         row = DataZoneRecords(state.store).find_event(domain, identifier)
         if row is None or not state.graph.visible_events([row.raw])[0]:
-            raise dz.not_found(f"no lineage event {identifier} in domain {domain}")
+            raise dz.NotFound(f"no lineage event {identifier} in domain {domain}")
         graph, failed = _status_rule(request, state)
         headers = {
             "Domain-Id": domain,
@@ -361,10 +358,10 @@ async def get_lineage_event(
     return await run_in_threadpool(work)
 
 
-@router.get(
+@_get(
     "/events",
-    summary="ListLineageEvents: the events posted to the domain, paged",
-    responses={200: {"description": "`{items: [LineageEventSummary], nextToken}`"}, **_ERRORS},
+    "ListLineageEvents: the events posted to the domain, paged",
+    "`{items: [LineageEventSummary], nextToken}`",
 )
 async def list_lineage_events(
     request: Request,
@@ -395,7 +392,7 @@ async def list_lineage_events(
             try:
                 after_key = (int(token.after[0]), str(token.after[1]))
             except (IndexError, ValueError, TypeError):
-                raise dz.validation("nextToken: not a token this server gave") from None
+                raise dz.Invalid("nextToken: not a token this server gave") from None
         rows = DataZoneRecords(state.store).list_events(
             domain,
             after_time=None if after is None else to_micros(after),
@@ -441,7 +438,7 @@ async def delete_lineage_event(
 ) -> Response:
     dz.check_domain(domainIdentifier)
     _authorize(request, b"", write=True)
-    raise dz.validation(
+    raise dz.Invalid(
         f"lineage event {identifier} is not deleted: Headwater's event log is append-only (the graph is derived "
         "from every event); a later event with the corrected facts supersedes it"
     )
@@ -538,10 +535,10 @@ def _graph_node(state: AppState, domain: str, ref: NodeRef, at: Any) -> dict[str
     }
 
 
-@router.get(
+@_get(
     "/nodes/{identifier:path}/history",
-    summary="ListLineageNodeHistory: the versions of a dataset or job (a run has one)",
-    responses={200: {"description": "`{nodes: [LineageNodeSummary], nextToken}`"}, **_ERRORS},
+    "ListLineageNodeHistory: the versions of a dataset or job (a run has one)",
+    "`{nodes: [LineageNodeSummary], nextToken}`",
 )
 async def list_lineage_node_history(
     request: Request,
@@ -588,7 +585,7 @@ async def list_lineage_node_history(
         try:
             after_key = None if token is None else (int(token.after[0]), str(token.after[1]))
         except (IndexError, ValueError, TypeError):
-            raise dz.validation("nextToken: not a token this server gave") from None
+            raise dz.Invalid("nextToken: not a token this server gave") from None
         page = state.graph.version_page(
             ref,
             since=None if gte is None else to_micros(gte),
@@ -619,10 +616,10 @@ async def list_lineage_node_history(
     return _ok(await run_in_threadpool(work))
 
 
-@router.get(
+@_get(
     "/nodes/{identifier:path}",
-    summary="GetLineageNode: a dataset, job or run with its upstream and downstream nodes",
-    responses={200: {"description": "GetLineageNodeOutput"}, **_ERRORS},
+    "GetLineageNode: a dataset, job or run with its upstream and downstream nodes",
+    "GetLineageNodeOutput",
 )
 async def get_lineage_node(
     request: Request,

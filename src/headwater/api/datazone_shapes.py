@@ -45,29 +45,34 @@ _KIND_LETTER = {"dataset": "d", "job": "j", "run": "r"}
 
 
 class DataZoneError(Exception):
-    """An error answered in DataZone's shape: ``x-amzn-ErrorType: <type>`` and ``{"message": ...}``."""
+    """An error answered in DataZone's shape: ``x-amzn-ErrorType: <type>`` and ``{"message": ...}``; this class is
+    DataZone's ``InternalServerException``, each subclass one of its client errors."""
 
-    def __init__(self, status: int, error_type: str, message: str) -> None:
+    status = 500
+    error_type = "InternalServerException"
+
+    def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.status = status
-        self.error_type = error_type
         self.message = message
 
 
-def validation(message: str) -> DataZoneError:
-    return DataZoneError(400, "ValidationException", message)
+class Invalid(DataZoneError):
+    status, error_type = 400, "ValidationException"
 
 
-def not_found(message: str) -> DataZoneError:
-    return DataZoneError(404, "ResourceNotFoundException", message)
+class AccessDenied(DataZoneError):
+    status, error_type = 403, "AccessDeniedException"
 
 
-def access_denied(message: str) -> DataZoneError:
-    return DataZoneError(403, "AccessDeniedException", message)
+class NotFound(DataZoneError):
+    status, error_type = 404, "ResourceNotFoundException"
 
 
-def conflict(message: str) -> DataZoneError:
-    return DataZoneError(409, "ConflictException", message)
+class Conflict(DataZoneError):
+    status, error_type = 409, "ConflictException"
+
+
+ERRORS: tuple[type[DataZoneError], ...] = (Invalid, AccessDenied, NotFound, Conflict, DataZoneError)
 
 
 def error_body(message: str) -> dict[str, str]:
@@ -79,7 +84,7 @@ def error_body(message: str) -> dict[str, str]:
 
 def check_domain(domain: str) -> str:
     if not DOMAIN_PATTERN.match(domain):
-        raise validation(
+        raise Invalid(
             f"domainIdentifier {domain!r} does not match the DataZone domain id pattern dzd[-_][a-zA-Z0-9_-]{{1,36}} "
             "(any such id is accepted: the domain is recorded with each event posted to it)"
         )
@@ -154,7 +159,7 @@ def query_time(name: str, text: str | None) -> datetime | None:
     try:
         return parse_time(text)
     except InvalidTime:
-        raise validation(f"{name}: {text!r} is not a timestamp (ISO 8601 or epoch seconds)") from None
+        raise Invalid(f"{name}: {text!r} is not a timestamp (ISO 8601 or epoch seconds)") from None
 
 
 def max_results(text: str | None) -> int:
@@ -163,9 +168,9 @@ def max_results(text: str | None) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise validation(f"maxResults: {text!r} is not a whole number") from None
+        raise Invalid(f"maxResults: {text!r} is not a whole number") from None
     if not 1 <= value <= MAX_RESULTS:
-        raise validation(f"maxResults: {value} is not between 1 and {MAX_RESULTS}")
+        raise Invalid(f"maxResults: {value} is not between 1 and {MAX_RESULTS}")
     return value
 
 
@@ -173,7 +178,7 @@ def one_of(name: str, text: str | None, allowed: tuple[str, ...], default: str |
     if text is None or text == "":
         return default
     if text not in allowed:
-        raise validation(f"{name}: {text!r} is not one of {', '.join(allowed)}")
+        raise Invalid(f"{name}: {text!r} is not one of {', '.join(allowed)}")
     return text
 
 
@@ -200,11 +205,9 @@ def decode_token(text: str | None, scope: str) -> Token | None:
         data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
         token = Token(scope=str(data["s"]), after=list(data["a"]))
     except (ValueError, KeyError, TypeError):
-        raise validation(
-            "nextToken: not a token this server gave (pass the nextToken of the previous answer)"
-        ) from None
+        raise Invalid("nextToken: not a token this server gave (pass the nextToken of the previous answer)") from None
     if token.scope != scope:
-        raise validation("nextToken: the token belongs to another listing (same parameters as the first call)")
+        raise Invalid("nextToken: the token belongs to another listing (same parameters as the first call)")
     return token
 
 
