@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import sqlalchemy as sa
 
@@ -50,6 +50,14 @@ JOB_ROLES = ("job", "jobevent")
 JOB_RUN_ROLE = "jobrun"
 Position = tuple[int, str]  # a job sample's place in time: (time, run id or "event:<event id>")
 
+# What the derivation reads and writes: rows of the graph tables, as SQLAlchemy hands them over (each
+# column's value of its own type) or as dicts of column -> value to insert or update, and the parser
+# of their stored JSON text (cached per projector: :class:`JsonMemo`).
+StoredRow: TypeAlias = sa.Row[*tuple[Any, ...]]
+RowValues: TypeAlias = dict[str, Any]
+RowMapping: TypeAlias = Mapping[str, Any]
+Loads: TypeAlias = Callable[[str | None], Any]
+
 _RUN_JSON = ("facets", "job_facets", "inputs", "outputs", "column_lineage")
 _JOB_VERSION_JSON = ("inputs", "outputs", "facets", "column_lineage", "changes")
 _DATASET_VERSION_JSON = ("fields", "facets", "changes")
@@ -62,7 +70,7 @@ class Batch:
     new_obs: dict[str, list[Observation]] = field(default_factory=lambda: defaultdict(list))
     changed: dict[str, list[Position]] = field(default_factory=lambda: defaultdict(list))  # job -> positions
     full_jobs: set[str] = field(default_factory=set)  # jobs that must be re-derived from scratch
-    fresh_runs: dict[str, dict[str, Any]] = field(default_factory=dict)  # runs derived in this batch
+    fresh_runs: dict[str, RowValues] = field(default_factory=dict)  # runs derived in this batch
     incremental: bool = True
     json: JsonMemo = field(default_factory=JsonMemo)  # parses of stored JSON (shared across steps)
 
@@ -76,7 +84,7 @@ class ProjectionMemo:
     json: JsonMemo = field(default_factory=JsonMemo)
 
 
-def _ids(name: str = "ids") -> sa.BindParameter[Any]:
+def _ids(name: str = "ids") -> sa.BindParameter[list[str]]:
     return sa.bindparam(name, expanding=True)
 
 
@@ -113,10 +121,8 @@ def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
         yield ordered[start : start + size]
 
 
-def _load_observations(
-    conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]
-) -> dict[str, list[sa.Row[*tuple[Any, ...]]]]:
-    found: dict[str, list[sa.Row[*tuple[Any, ...]]]] = defaultdict(list)
+def _load_observations(conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]) -> dict[str, list[StoredRow]]:
+    found: dict[str, list[StoredRow]] = defaultdict(list)
     for chunk in _chunks(nodes):
         for row in conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}):
             found[row.node].append(row)
@@ -126,7 +132,7 @@ def _load_observations(
 BULK_ROWS = 256  # from this many rows an insert goes to the driver's executemany as plain tuples
 
 
-def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
+def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]) -> None:
     """Insert ``rows`` (dicts with the same keys, plain values) into ``table``.
 
     Many rows (a very wide job's column edges: 100,000 and more) go to the driver's ``executemany``
@@ -147,11 +153,11 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[Mapping[str
     conn.exec_driver_sql(sql, [tuple(r[n] for n in names) for r in rows])
 
 
-def _json_row(row: Mapping[str, Any], json_columns: Sequence[str]) -> dict[str, Any]:
+def _json_row(row: RowMapping, json_columns: Sequence[str]) -> RowValues:
     return {k: (dumps(v) if k in json_columns else v) for k, v in row.items()}
 
 
-def _parsed(row: Any, json_columns: Sequence[str], loads: Callable[[str | None], Any]) -> dict[str, Any]:
+def _parsed(row: StoredRow, json_columns: Sequence[str], loads: Loads) -> RowValues:
     return {k: (loads(v) if k in json_columns else v) for k, v in row._mapping.items()}
 
 
@@ -187,7 +193,7 @@ def refresh(
 def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set[str]:
     """Re-derive runs (few events each); returns their jobs and records the changed job samples."""
     touched_jobs: set[str] = set()
-    previous: dict[str, Any] = {}  # run id -> its stored (job, started_at), before this batch
+    previous: RowValues = {}  # run id -> its stored (job, started_at), before this batch
     for chunk in _chunks(run_id_of(n) for n in run_nodes):
         for old in conn.execute(_RUN_HEADS, {"ids": chunk}):
             previous[old.run_id] = old
@@ -204,7 +210,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
         old_runs = sorted(run_nodes)
     for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
         found[node] = [RunObservation(r.time, r.event_id, batch.json.loads(r.data)) for r in obs_rows]
-    rows: list[dict[str, Any]] = []
+    rows: list[RowValues] = []
     for node, run_obs in sorted(found.items()):
         run = derive_run(run_id_of(node), run_obs)
         if batch.incremental:
@@ -228,26 +234,24 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
 # --- jobs -------------------------------------------------------------------------------------
 
 
-def _run_sample(r: Any, loads: Callable[[str | None], Any]) -> JobSample:
+def _run_sample(r: StoredRow, loads: Loads) -> JobSample:
     facets = loads(r.job_facets)
     content = job_content(loads(r.inputs), loads(r.outputs), facets, loads(r.column_lineage))
     return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
 
 
-def _fresh_sample(run: Mapping[str, Any]) -> JobSample:
+def _fresh_sample(run: RowMapping) -> JobSample:
     content = job_content(run["inputs"], run["outputs"], run["job_facets"], run["column_lineage"])
     return JobSample(run["started_at"], run["run_id"], run["run_id"], content, run["job_facets"])
 
 
-def _event_sample(o: Any, loads: Callable[[str | None], Any]) -> tuple[JobSample, tuple[str, str]]:
+def _event_sample(o: StoredRow, loads: Loads) -> tuple[JobSample, tuple[str, str]]:
     d = loads(o.data)
     content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
 
-def _job_names(
-    conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]
-) -> dict[str, tuple[str, str]]:
+def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> dict[str, tuple[str, str]]:
     names = {j: (existing[j].namespace, existing[j].name) for j in chunk if j in existing}
     for job in chunk:
         for o in batch.new_obs.get(job, ()):
@@ -290,8 +294,8 @@ def _jobs_full(
     conn: sa.Connection,
     chunk: list[str],
     names: Mapping[str, tuple[str, str]],
-    loads: Callable[[str | None], Any],
-    fresh_runs: Mapping[str, Mapping[str, Any]] | None = None,
+    loads: Loads,
+    fresh_runs: Mapping[str, RowMapping] | None = None,
 ) -> None:
     """Re-derive jobs from all their runs and job events. A run derived in this step (``fresh_runs``)
     is taken as derived rather than parsed back from the row just written (a wide job's column
@@ -323,10 +327,10 @@ def _jobs_full(
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
         conn.execute(table.delete().where(key.in_(chunk)))
-    job_rows: list[dict[str, Any]] = []
-    version_rows: list[dict[str, Any]] = []
-    edge_rows: list[dict[str, Any]] = []
-    column_rows: list[dict[str, Any]] = []
+    job_rows: list[RowValues] = []
+    version_rows: list[RowValues] = []
+    edge_rows: list[RowValues] = []
+    column_rows: list[RowValues] = []
     for job in chunk:
         if job not in spans:
             continue
@@ -357,8 +361,8 @@ def _jobs_full(
 
 
 def _restore_starts(
-    derived: list[dict[str, Any]], old: Sequence[Mapping[str, Any]], since: int, key: Sequence[str]
-) -> list[dict[str, Any]]:
+    derived: list[RowValues], old: Sequence[RowMapping], since: int, key: Sequence[str]
+) -> list[RowValues]:
     """Spans re-derived from version ``since`` on keep the start of the old span they continue."""
     starts = {
         tuple(o[k] for k in key): o["valid_from"]
@@ -390,21 +394,21 @@ _EDGE_KEY = ("dataset", "direction")
 _COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
 
 
-def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> set[str]:
+def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> set[str]:
     """Continue each job from its last version before the earliest changed sample; returns the jobs done."""
     first = {j: min(batch.changed[j]) for j in chunk}
     since = min(p[0] for p in first.values())
-    tail_versions: dict[str, list[Any]] = defaultdict(list)
+    tail_versions: dict[str, list[StoredRow]] = defaultdict(list)
     for v in conn.execute(_JOB_TAIL_VERSIONS, {"ids": chunk, "since": since}):
         tail_versions[v.job].append(v)
-    tail_runs: dict[str, list[Any]] = defaultdict(list)
+    tail_runs: dict[str, list[StoredRow]] = defaultdict(list)
     for r in conn.execute(_JOB_TAIL_RUNS, {"ids": chunk, "since": since}):
         tail_runs[r.job].append(r)
-    tail_events: dict[str, list[Any]] = defaultdict(list)
+    tail_events: dict[str, list[StoredRow]] = defaultdict(list)
     for o in conn.execute(_JOB_TAIL_EVENTS, {"ids": chunk, "since": since}):
         tail_events[o.node].append(o)
     done: set[str] = set()
-    job_updates: list[dict[str, Any]] = []
+    job_updates: list[RowValues] = []
     for job in chunk:
         m_time = first[job][0]
         changed = set(batch.changed[job])
@@ -448,7 +452,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ma
     return done
 
 
-def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[dict[str, Any]], s_from: int) -> None:
+def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[RowValues], s_from: int) -> None:
     """Replace a job's versions from ``s_from`` on, and the edge spans that reach past it."""
     old_edges = [
         dict(r._mapping)
@@ -492,16 +496,16 @@ def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch
         _datasets_full(conn, [d for d in chunk if d not in done], batch.json.loads)
 
 
-def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str | None], Any]) -> None:
+def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Loads) -> None:
     if not chunk:
         return
     found = _load_observations(conn, chunk, DATASET_ROLES)
     for table in (datasets, dataset_versions, dataset_fields):
         key = table.c.id if table is datasets else table.c.dataset
         conn.execute(table.delete().where(key.in_(chunk)))
-    ds_rows: list[dict[str, Any]] = []
-    version_rows: list[dict[str, Any]] = []
-    field_rows: list[dict[str, Any]] = []
+    ds_rows: list[RowValues] = []
+    version_rows: list[RowValues] = []
+    field_rows: list[RowValues] = []
     for node, obs_rows in found.items():
         parsed = [DatasetObservation(r.time, r.event_id, r.role, loads(r.data)) for r in obs_rows]
         versions = derive_dataset_versions(node, parsed)
@@ -523,7 +527,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Callable[[str |
         insert_rows(conn, table, rows)
 
 
-def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Mapping[str, Any]) -> set[str]:
+def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> set[str]:
     """Fold the new observations onto each dataset's open version where that gives the full
     derivation's answer; returns the datasets done (the rest take the full path).
 
@@ -541,7 +545,7 @@ def _datasets_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing
         for v in conn.execute(_OPEN_DATASET_VERSIONS, {"ids": chunk})
     }
     done: set[str] = set()
-    dataset_updates: list[dict[str, Any]] = []
+    dataset_updates: list[RowValues] = []
     for node in chunk:
         row, start = existing[node], open_versions.get(node)
         if start is None:
@@ -601,7 +605,12 @@ def project_rows(conn: sa.Connection, rows: Sequence[LogEvent], memo: Projection
 def observe_rows(rows: Sequence[LogEvent], memo: ProjectionMemo) -> list[NewEvent]:
     """The observations of log rows (``seq``, ``id``, ``raw``): pure, needs no connection — the
     background projector does it before taking the writers' lock, so appends do not wait for it."""
-    return [NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)) for r in rows]
+    return [observe_row(r, memo) for r in rows]
+
+
+def observe_row(row: LogEvent, memo: ProjectionMemo) -> NewEvent:
+    """The observations of one log row (raises what the event's observation raises)."""
+    return NewEvent(row.seq, row.id, observe(loads_text(row.raw), row.id, memo.observe))
 
 
 def project_observed(conn: sa.Connection, new: Sequence[NewEvent], memo: ProjectionMemo) -> None:

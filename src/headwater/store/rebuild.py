@@ -13,11 +13,9 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from headwater.model.jsontext import loads_text
 from headwater.store.eventlog import NewEvent, insert_observations
-from headwater.store.observe import observe
 from headwater.store.projection_failures import mark_failed
-from headwater.store.projector import ProjectionMemo, derive_nodes, node_group
+from headwater.store.projector import ProjectionMemo, derive_nodes, node_group, observe_row
 from headwater.store.schema import DERIVED_TABLES, events, observations
 from headwater.store.watermark import LogEvent, pending_events
 
@@ -28,7 +26,7 @@ def _observed(conn: sa.Connection, rows: Sequence[LogEvent], memo: ProjectionMem
     new: list[NewEvent] = []
     for r in rows:
         try:
-            new.append(NewEvent(r.seq, r.id, observe(loads_text(r.raw), r.id, memo.observe)))
+            new.append(observe_row(r, memo))
         except Exception as exc:  # noqa: BLE001 - recorded; GET /api/v1/status lists it
             mark_failed(conn, r, f"{type(exc).__name__}: {exc}")
     try:
