@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,10 +66,43 @@ _START_EVENTS = click.option(
 )
 
 
-def _sink_options(f: Callable[..., object]) -> Callable[..., object]:
+@dataclass(frozen=True)
+class _Sink:
+    """Where the events go and how the harvest runs (the options every subcommand shares)."""
+
+    url: str | None
+    store: str | None
+    token: str | None
+    project: str | None
+    state_path: Path | None
+    follow: bool
+    quiet: bool
+
+
+@dataclass(frozen=True)
+class _Analysis:
+    """How executions become events (the query-history subcommands' options)."""
+
+    interval: float = 30.0
+    schemas: bool = True
+    start_events: bool = True
+
+
+def _sink_options(f: Callable[..., None]) -> Callable[..., None]:
+    """The shared options, handed to the command as one ``sink`` (and ``analysis`` when it takes them)."""
+    names = [field.name for field in fields(_Sink)]
+
+    @functools.wraps(f)
+    def command(**kwargs: object) -> None:
+        sink = _Sink(**{name: kwargs.pop(name) for name in names})  # type: ignore[arg-type]
+        if "schemas" in kwargs or "start_events" in kwargs:
+            given = {k: kwargs.pop(k) for k in ("interval", "schemas", "start_events") if k in kwargs}
+            kwargs["analysis"] = _Analysis(**given)  # type: ignore[arg-type]
+        f(sink=sink, **kwargs)
+
     for option in reversed(_SINKS):
-        f = option(f)
-    return f
+        command = option(command)
+    return command
 
 
 def _since(value: str | None) -> datetime | None:
@@ -81,13 +116,13 @@ def _since(value: str | None) -> datetime | None:
         raise click.BadParameter(f"{value!r} is not a time (2026-11-24T10:00:00Z)", param_hint="--since") from None
 
 
-def _client(url: str | None, store: str | None, token: str | None, project: str | None) -> LineageClient:
+def _client(sink: _Sink) -> LineageClient:
     from headwater.client import open_client
 
-    if url and store:
+    if sink.url and sink.store:
         raise click.UsageError("give --url or --store, not both")
     try:
-        return open_client(url=url, database=store, token=token, project=project)
+        return open_client(url=sink.url, database=sink.store, token=sink.token, project=sink.project)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 
@@ -119,30 +154,27 @@ def _harvest_queries(
     *,
     namespace: str,
     dsn: str | None,
-    sink: tuple[str | None, str | None, str | None, str | None],
-    state_path: Path | None,
-    follow: bool = False,
-    interval: float = 30.0,
-    quiet: bool = False,
-    schemas: bool = True,
-    start_events: bool = True,
+    sink: _Sink,
+    state: Path | None,
+    analysis: _Analysis,
+    interval: float | None = None,
 ) -> None:
     from headwater.harvest.loop import QueryHistory, Stop, run
 
-    checkpoint = _checkpoint(state_path)
-    stop = Stop() if follow else None
-    with _client(*sink) as client:
+    checkpoint = _checkpoint(state)
+    stop = Stop() if sink.follow else None
+    with _client(sink) as client:
         source = QueryHistory(
             reader,
             client,
             namespace=namespace,
             checkpoint=checkpoint,
             dsn=dsn,
-            schemas=schemas,
-            start_events=start_events,
-            progress=_progress(reader.name, quiet),
+            schemas=analysis.schemas,
+            start_events=analysis.start_events,
+            progress=_progress(reader.name, sink.quiet),
         )
-        outcome = run(source, follow=follow, interval=interval, stop=stop)
+        outcome = run(source, follow=sink.follow, interval=interval or analysis.interval, stop=stop)
     _report(reader.name, outcome)
 
 
@@ -178,16 +210,8 @@ def postgres_command(
     dsn: str,
     csvlogs: tuple[str, ...],
     since: str | None,
-    interval: float,
-    schemas: bool,
-    start_events: bool,
-    url: str | None,
-    store: str | None,
-    token: str | None,
-    project: str | None,
-    state_path: Path | None,
-    follow: bool,
-    quiet: bool,
+    analysis: _Analysis,
+    sink: _Sink,
 ) -> None:
     """Harvest the statements a PostgreSQL server executed: one job per distinct statement, a run per execution.
 
@@ -200,36 +224,19 @@ def postgres_command(
 
     when = _since(since)
     namespace, _db = database_namespace(dsn)
-    sink = (url, store, token, project)
+    server = dsn.split("@")[-1]
     if csvlogs:
-        files = [str(Path(p).resolve()) for p in csvlogs]
+        reader = postgres.CsvLogReader([str(Path(p).resolve()) for p in csvlogs], since=when)
+        state = state_file(sink.state_path, "csvlog", server, *sorted(csvlogs))
+        interval = min(analysis.interval, 2.0) if sink.follow else analysis.interval  # a log is looked at often
         _harvest_queries(
-            postgres.CsvLogReader(files, since=when),
-            namespace=namespace,
-            dsn=dsn,
-            sink=sink,
-            state_path=state_file(state_path, "csvlog", dsn.split("@")[-1], *sorted(csvlogs)),
-            follow=follow,
-            interval=min(interval, 2.0) if follow else interval,
-            quiet=quiet,
-            schemas=schemas,
-            start_events=start_events,
+            reader, namespace=namespace, dsn=dsn, sink=sink, state=state, analysis=analysis, interval=interval
         )
         return
     if when is not None:
         click.echo("harvest postgres: --since is ignored with pg_stat_statements (it keeps no times)", err=True)
-    _harvest_queries(
-        postgres.StatStatements(),
-        namespace=namespace,
-        dsn=dsn,
-        sink=sink,
-        state_path=state_file(state_path, "postgres", dsn.split("@")[-1]),
-        follow=follow,
-        interval=interval,
-        quiet=quiet,
-        schemas=schemas,
-        start_events=start_events,
-    )
+    state = state_file(sink.state_path, "postgres", server)
+    _harvest_queries(postgres.StatStatements(), namespace=namespace, dsn=dsn, sink=sink, state=state, analysis=analysis)
 
 
 # --- mysql -----------------------------------------------------------------------------------------------------------
@@ -255,35 +262,17 @@ def mysql_command(
     source: str,
     only_database: str | None,
     since: str | None,
-    interval: float,
-    schemas: bool,
-    start_events: bool,
-    url: str | None,
-    store: str | None,
-    token: str | None,
-    project: str | None,
-    state_path: Path | None,
-    follow: bool,
-    quiet: bool,
+    analysis: _Analysis,
+    sink: _Sink,
 ) -> None:
     """Harvest the statements a MariaDB/MySQL server executed (performance_schema or the general log table)."""
     from headwater.harvest import mysql
     from headwater.model.naming import database_namespace
 
     namespace, default_db = database_namespace(dsn)
-    reader = mysql.History(source, default_database=default_db, only_database=only_database, since=_since(since))
-    _harvest_queries(
-        reader,
-        namespace=namespace,
-        dsn=dsn,
-        sink=(url, store, token, project),
-        state_path=state_file(state_path, "mysql", dsn.split("@")[-1], source),
-        follow=follow,
-        interval=interval,
-        quiet=quiet,
-        schemas=schemas,
-        start_events=start_events,
-    )
+    reader = mysql.History(source, mysql.Scope(default_db, only_database, _since(since)))
+    state = state_file(sink.state_path, "mysql", dsn.split("@")[-1], source)
+    _harvest_queries(reader, namespace=namespace, dsn=dsn, sink=sink, state=state, analysis=analysis)
 
 
 # --- redshift-export -------------------------------------------------------------------------------------------------
@@ -309,14 +298,8 @@ def redshift_command(
     cluster: str,
     default_database: str | None,
     since: str | None,
-    start_events: bool,
-    url: str | None,
-    store: str | None,
-    token: str | None,
-    project: str | None,
-    state_path: Path | None,
-    follow: bool,
-    quiet: bool,
+    analysis: _Analysis,
+    sink: _Sink,
 ) -> None:
     """Harvest an export of Redshift's SYS_QUERY_HISTORY (CSV, JSON lines, or aws redshift-data JSON).
 
@@ -326,20 +309,13 @@ def redshift_command(
     from headwater.harvest.redshift import Export
     from headwater.model.naming import database_namespace
 
-    if follow:
+    if sink.follow:
         raise click.UsageError("--follow does not apply to an export file")
     endpoint = cluster if "://" in cluster else f"redshift://{cluster}"
     namespace, _db = database_namespace(endpoint)
     reader = Export(list(files), texts=list(texts), default_database=default_database, since=_since(since))
-    _harvest_queries(
-        reader,
-        namespace=namespace,
-        dsn=None,
-        sink=(url, store, token, project),
-        state_path=None,  # the same query always maps to the same events: nothing to remember
-        quiet=quiet,
-        start_events=start_events,
-    )
+    # the same query always maps to the same events: no state to remember
+    _harvest_queries(reader, namespace=namespace, dsn=None, sink=sink, state=None, analysis=analysis)
 
 
 # --- logs --------------------------------------------------------------------------------------------------------------
@@ -358,13 +334,7 @@ def redshift_command(
 def logs_command(
     paths: tuple[str, ...],
     interval: float,
-    url: str | None,
-    store: str | None,
-    token: str | None,
-    project: str | None,
-    state_path: Path | None,
-    follow: bool,
-    quiet: bool,
+    sink: _Sink,
 ) -> None:
     """Find OpenLineage events in log files ('-': standard input) and send each once.
 
@@ -378,12 +348,12 @@ def logs_command(
 
     files = [p if p == "-" else str(Path(p).resolve()) for p in paths]
     for p in files:
-        if p != "-" and not Path(p).is_file() and not Path(p).is_dir() and not follow:
+        if p != "-" and not Path(p).is_file() and not Path(p).is_dir() and not sink.follow:
             raise click.BadParameter(f"{p} is not a file or a folder", param_hint="PATH")
     named = [p for p in files if p != "-"]
-    checkpoint = _checkpoint(state_file(state_path, "logs", *sorted(files)) if named else None)
-    stop = Stop() if follow else None
-    with _client(url, store, token, project) as client:
-        source = LogFiles(files, client, checkpoint, progress=_progress("logs", quiet))
-        outcome = run(source, follow=follow, interval=interval, stop=stop)
+    checkpoint = _checkpoint(state_file(sink.state_path, "logs", *sorted(files)) if named else None)
+    stop = Stop() if sink.follow else None
+    with _client(sink) as client:
+        source = LogFiles(files, client, checkpoint, progress=_progress("logs", sink.quiet))
+        outcome = run(source, follow=sink.follow, interval=interval, stop=stop)
     _report("logs", outcome)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from headwater.model.files import write_atomic
+from headwater.model.jsontypes import JSONObject
 
 _HEAD = 256  # bytes fingerprinted at the start of a file
 
@@ -38,7 +39,7 @@ class Checkpoint:
             except (OSError, ValueError) as exc:
                 raise ValueError(f"cannot read the state file {path}: {exc} (remove it to start over)") from None
 
-    def section(self, name: str) -> dict[str, Any]:
+    def section(self, name: str) -> JSONObject:
         value = self.data.setdefault(name, {})
         assert isinstance(value, dict)
         return value
@@ -67,7 +68,7 @@ class Line:
 class FileReader:
     """One file read from its remembered position; :meth:`lines` yields complete lines, :meth:`commit` remembers."""
 
-    def __init__(self, path: str, files: dict[str, Any]) -> None:
+    def __init__(self, path: str, files: JSONObject) -> None:
         self.path = path
         self._files = files  # the checkpoint's "files" section: identity -> position
         self._fh: Any = None
@@ -155,7 +156,7 @@ class FileReader:
             self._fh = None
 
 
-def prune_files(files: dict[str, Any]) -> None:
+def prune_files(files: JSONObject) -> None:
     """Forget positions of files that no longer exist (by identity)."""
     for ident, known in list(files.items()):
         try:
@@ -167,7 +168,7 @@ def prune_files(files: dict[str, Any]) -> None:
             del files[ident]
 
 
-def rotated_away(path: str, files: dict[str, Any]) -> list[str]:
+def rotated_away(path: str, files: JSONObject) -> list[str]:
     """Files that were at ``path`` when last read, since renamed in the same folder (log rotation) and not read to
     their end: their remainder is read before the new file at ``path``."""
     try:

@@ -33,6 +33,7 @@ from typing import Any
 from headwater.client import LineageClient
 from headwater.model import openlineage as ol
 from headwater.model import times
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.sql import PRODUCER, Catalog, Extractor, StatementLineage, get_dialect, parse_script, to_event
 
 _RUN_NS = uuid.UUID("5a1d3c1e-6f0e-4c55-9f0b-6b7e0d2a9e11")  # Headwater's harvest run ids (uuid5 namespace)
@@ -183,7 +184,7 @@ class Harvester:
 
     # --- events -------------------------------------------------------------------------------------------------
 
-    def events(self, ex: Execution) -> list[dict[str, Any]] | str:
+    def events(self, ex: Execution) -> list[JSONObject] | str:
         analysed = self.analyse(ex.sql, ex.database)
         if isinstance(analysed, str):
             return analysed
@@ -259,7 +260,7 @@ class Harvester:
             self._progress(self.summary)
 
 
-def parse_time(value: Any) -> datetime | None:
+def parse_time(value: JSONValue) -> datetime | None:
     """A timestamp from a source (datetime, ISO text, ``2026-11-24 10:00:00.123 UTC``) → aware UTC datetime."""
     if value is None or value == "":
         return None

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from headwater.client import LineageClient, SendError
+from headwater.model.jsontypes import JSONObject, JSONValue
 
 from .checkpoint import Checkpoint, FileReader, Line, prune_files, rotated_away
 
@@ -31,13 +32,13 @@ _DECODER = json.JSONDecoder()
 _HINTS = ('"eventTime"', '\\"eventTime\\"')
 
 
-def is_event(obj: Any) -> bool:
+def is_event(obj: JSONValue) -> bool:
     if not isinstance(obj, dict) or "eventTime" not in obj or "producer" not in obj:
         return False
     return ("run" in obj and "job" in obj) or "job" in obj or "dataset" in obj
 
 
-def _from_object(obj: Any, depth: int) -> list[dict[str, Any]]:
+def _from_object(obj: JSONValue, depth: int) -> list[JSONObject]:
     if is_event(obj):
         return [obj]
     if depth > 3:
@@ -57,7 +58,7 @@ def _from_object(obj: Any, depth: int) -> list[dict[str, Any]]:
     return found
 
 
-def _from_text(text: str, depth: int = 0) -> tuple[list[dict[str, Any]], str | None]:
+def _from_text(text: str, depth: int = 0) -> tuple[list[JSONObject], str | None]:
     """(events, why a line that looks like it holds one could not be read)."""
     problem = None
     start = text.find("{")
@@ -77,7 +78,7 @@ def _from_text(text: str, depth: int = 0) -> tuple[list[dict[str, Any]], str | N
     return [], problem
 
 
-def find_events(line: str) -> tuple[list[dict[str, Any]], str | None]:
+def find_events(line: str) -> tuple[list[JSONObject], str | None]:
     """The OpenLineage events held by one log line, and a problem when it looks like one but cannot be read."""
     if "eventTime" not in line:
         return [], None

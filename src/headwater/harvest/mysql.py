@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from headwater.model.jsontypes import JSONObject
 
 from .checkpoint import Checkpoint
 from .core import Execution, Harvester, parse_time
@@ -35,7 +38,7 @@ _USE = re.compile(r"(?is)^\s*use\s+`?([^`;\s]+)`?\s*;?\s*$")
 PAGE = 20_000
 
 
-def prepare(conn: Any) -> None:
+def prepare(conn: DbConnection) -> None:
     """Session settings for reading: UTC times; keep the harvester's own statements out of the general log."""
     with conn.cursor() as cur:
         cur.execute("SET time_zone = '+00:00'")
@@ -55,7 +58,7 @@ STATEMENT_CONSUMERS = (
 )
 
 
-def missing_consumers(conn: Any) -> list[str]:
+def missing_consumers(conn: DbConnection) -> list[str]:
     """The performance_schema consumers events_statements_history_long needs that are off (all of them when
     performance_schema itself is off or cannot be read)."""
     with conn.cursor() as cur:
@@ -70,7 +73,7 @@ def missing_consumers(conn: Any) -> list[str]:
     return [c for c in STATEMENT_CONSUMERS if not enabled.get(c)]
 
 
-def available(conn: Any) -> list[str]:
+def available(conn: DbConnection) -> list[str]:
     """Which sources the server has on: 'performance_schema', 'general_log'."""
     found = []
     if not missing_consumers(conn):
@@ -92,24 +95,28 @@ def _mysql_error(exc: Exception, what: str) -> DatabaseError:
     return DatabaseError(f"cannot read {what}: {exc}")
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Which statements are harvested: those run in ``only_database`` (None: all), from ``since`` on (the first
+    harvest); ``default_database``: the database of a statement whose session named none."""
+
+    default_database: str | None = None
+    only_database: str | None = None
+    since: datetime | None = None
+
+
 # --- general log -------------------------------------------------------------------------------------------------
 
 
 def read_general_log(
-    conn: Any,
-    checkpoint: Checkpoint,
-    harvester: Harvester,
-    *,
-    default_database: str | None,
-    only_database: str | None = None,
-    since: datetime | None = None,
-) -> dict[str, Any] | None:
+    conn: DbConnection, checkpoint: Checkpoint, harvester: Harvester, scope: Scope
+) -> JSONObject | None:
     """Feed one page of new general-log rows to ``harvester``; answer the checkpoint section to save (None: none)."""
     import pymysql  # type: ignore[import-untyped]
 
     state = checkpoint.section("general_log")
     last = state.get("time") or (
-        since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") if since else "1970-01-01 00:00:01"
+        scope.since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f") if scope.since else "1970-01-01 00:00:01"
     )
     seen = set(state.get("seen", []))
     databases: dict[str, str] = dict(state.get("threads", {}))
@@ -157,8 +164,8 @@ def read_general_log(
         if use:
             databases[thread] = use.group(1)
             continue
-        database = databases.get(thread) or default_database
-        if only_database and database != only_database:
+        database = databases.get(thread) or scope.default_database
+        if scope.only_database and database != scope.only_database:
             continue
         user = str(user_host).split("[", 1)[0] or None
         harvester.add(
@@ -179,7 +186,7 @@ def read_general_log(
     return {"time": newest, "seen": sorted(at_newest), "threads": databases}
 
 
-def _own_thread(conn: Any) -> int | None:
+def _own_thread(conn: DbConnection) -> int | None:
     with conn.cursor() as cur:
         cur.execute("SELECT CONNECTION_ID()")
         return int(cur.fetchone()[0])
@@ -189,14 +196,8 @@ def _own_thread(conn: Any) -> int | None:
 
 
 def read_performance_schema(
-    conn: Any,
-    checkpoint: Checkpoint,
-    harvester: Harvester,
-    *,
-    default_database: str | None,
-    only_database: str | None = None,
-    since: datetime | None = None,
-) -> dict[str, Any] | None:
+    conn: DbConnection, checkpoint: Checkpoint, harvester: Harvester, scope: Scope
+) -> JSONObject | None:
     """Feed the finished statements of events_statements_history_long not harvested yet."""
     import pymysql
 
@@ -237,12 +238,12 @@ def read_performance_schema(
         if event_id <= last.get(thread, 0):
             continue
         last[thread] = int(event_id)
-        database = schema or default_database
-        if only_database and database != only_database:
+        database = schema or scope.default_database
+        if scope.only_database and database != scope.only_database:
             continue
         start = boot + timedelta(microseconds=int(t0 or 0) // 1_000_000)
         end = boot + timedelta(microseconds=int(t1 or 0) // 1_000_000)
-        if since is not None and end < since:
+        if scope.since is not None and end < scope.since:
             harvester.skip("before --since")
             continue
         text = sql_text.decode("utf-8", "replace") if isinstance(sql_text, (bytes, bytearray)) else str(sql_text)
@@ -273,18 +274,9 @@ class History:
     needs_connection = True
     errors: tuple[type[Exception], ...] = ()
 
-    def __init__(
-        self,
-        choice: str = "auto",
-        *,
-        default_database: str | None = None,
-        only_database: str | None = None,
-        since: datetime | None = None,
-    ) -> None:
+    def __init__(self, choice: str = "auto", scope: Scope | None = None) -> None:
         self.chosen = None if choice == "auto" else choice
-        self.default_database = default_database
-        self.only_database = only_database
-        self.since = since
+        self.scope = scope or Scope()
 
     def read(
         self, conn: DbConnection | None, checkpoint: Checkpoint, harvester: Harvester, *, final: bool
@@ -304,14 +296,7 @@ class History:
         name = self.chosen
         read = read_general_log if name == "general_log" else read_performance_schema
         while True:
-            section = read(
-                conn,
-                checkpoint,
-                harvester,
-                default_database=self.default_database,
-                only_database=self.only_database,
-                since=self.since,
-            )
+            section = read(conn, checkpoint, harvester, self.scope)
             if section is None:
                 break
             checkpoint.data[name] = section  # the next page starts after this one

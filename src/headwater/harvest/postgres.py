@@ -24,6 +24,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from headwater.model.jsontypes import JSONObject
+
 from .checkpoint import Checkpoint, FileReader, Line, rotated_away
 from .core import Execution, Harvester, parse_time
 from .schemas import DatabaseError, DbConnection
@@ -38,8 +40,8 @@ HIDDEN = "<insufficient privilege>"
 
 
 def read_statements(
-    conn: Any, checkpoint: Checkpoint, harvester: Harvester, *, now: datetime | None = None
-) -> dict[str, Any]:
+    conn: DbConnection, checkpoint: Checkpoint, harvester: Harvester, *, now: datetime | None = None
+) -> JSONObject:
     """Feed the calls made since the last harvest to ``harvester``; answer the checkpoint section to save after the
     events are acknowledged."""
     import psycopg

@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from headwater.model.jsontypes import JSONObject, JSONValue
+
 from .core import Execution, Harvester, parse_time
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ class ExportError(ValueError):
     """The file is not an export this reader knows; the message says what was expected."""
 
 
-def read_rows(path: str) -> Iterator[dict[str, Any]]:
+def read_rows(path: str) -> Iterator[JSONObject]:
     """Rows of an export file as dicts with lower-case keys."""
     with open(path, encoding="utf-8-sig") as f:
         head = f.read(1 << 16)
@@ -76,13 +78,13 @@ def read_rows(path: str) -> Iterator[dict[str, Any]]:
                 yield {k.strip().lower(): v for k, v in row.items() if k is not None}
 
 
-def _lower(row: Any) -> dict[str, Any]:
+def _lower(row: JSONValue) -> JSONObject:
     if not isinstance(row, dict):
         raise ExportError(f"expected a JSON object per row, got {type(row).__name__}")
     return {str(k).lower(): v for k, v in row.items()}
 
 
-def _data_api_rows(doc: dict[str, Any], path: str) -> Iterator[dict[str, Any]]:
+def _data_api_rows(doc: JSONObject, path: str) -> Iterator[JSONObject]:
     names = [str(c.get("name") or c.get("label") or "").lower() for c in doc.get("ColumnMetadata", [])]
     if not names:
         raise ExportError(f"{path}: a redshift-data result without ColumnMetadata")
