@@ -24,6 +24,7 @@ from typing import Any
 
 from headwater.crawl.model import Column, FileEntry, FileSchema
 from headwater.model.files import write_atomic
+from headwater.model.jsontypes import JSONValue
 
 VERSION = 1
 
@@ -80,5 +81,5 @@ def save_state(path: Path, state: CrawlState) -> None:
     )  # dumps: the C encoder (dump to a stream is pure Python)
 
 
-def fingerprint(value: Any) -> str:
+def fingerprint(value: JSONValue) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:32]

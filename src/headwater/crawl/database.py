@@ -13,13 +13,16 @@ package provides it) to read the definition into source tables and column lineag
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.engine.reflection import Inspector
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine.interfaces import ReflectedColumn
 
 from headwater.crawl.files import table_name
 from headwater.crawl.model import Column, Skipped, Table
@@ -130,16 +133,21 @@ def _schemas(insp: Inspector, url: URL) -> list[str]:
     return [s for s in insp.get_schema_names() if s not in SYSTEM_SCHEMAS and not s.startswith("pg_")]
 
 
-def _column_type(col: Mapping[str, Any], dialect: sa.Dialect) -> str:
+def _column_type(col: ReflectedColumn, dialect: sa.Dialect) -> str:
     try:
         return str(col["type"].compile(dialect=dialect))
     except Exception:  # noqa: BLE001 - a type the dialect cannot render (NullType...) keeps its Python name
         return str(col["type"])
 
 
-def _optional(call: Callable[[], dict[Any, Any]]) -> dict[Any, Any]:
+_P = ParamSpec("_P")
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _optional(call: Callable[_P, dict[_K, _V]], *args: _P.args, **kwargs: _P.kwargs) -> dict[_K, _V]:
     try:
-        return call()
+        return call(*args, **kwargs)
     except NotImplementedError:
         return {}
 
@@ -161,13 +169,14 @@ def _schema_tables(
     except NotImplementedError:
         pass
     columns = insp.get_multi_columns(schema=schema, kind=ObjectKind.ANY)
-    keys = _optional(lambda: insp.get_multi_pk_constraint(schema=schema, kind=ObjectKind.ANY))
-    comments = _optional(lambda: insp.get_multi_table_comment(schema=schema, kind=ObjectKind.ANY))
+    keys = _optional(insp.get_multi_pk_constraint, schema=schema, kind=ObjectKind.ANY)
+    comments = _optional(insp.get_multi_table_comment, schema=schema, kind=ObjectKind.ANY)
     sources = _view_sources(engine, schema, sorted(views)) if views else {}
     is_default = schema in (default, url.database, "main")
     out = []
     for (_schema, name), cols in sorted(columns.items()):
-        pk = set((keys.get((_schema, name)) or {}).get("constrained_columns") or [])
+        key, comment = keys.get((_schema, name)), comments.get((_schema, name))
+        pk = set(key.get("constrained_columns") or []) if key else set()
         namespace, dataset = sqlalchemy_table_dataset(named, schema, name)
         table = Table(
             name=table_name(name if is_default else f"{schema}_{name}"),
@@ -186,7 +195,7 @@ def _schema_tables(
                 )
                 for c in cols
             ),
-            description=(comments.get((_schema, name)) or {}).get("text"),
+            description=comment.get("text") if comment else None,
         )
         if name in views:
             table.view_sql = _definition(insp, name, schema)

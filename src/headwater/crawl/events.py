@@ -17,11 +17,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from headwater.crawl.model import Column, Summary, Table
 from headwater.model import openlineage as ol
 from headwater.model.column_lineage import DIRECT, IDENTITY
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.model.naming import catalog_table_dataset
 
 PRODUCER = ol.producer("crawl")
@@ -33,7 +33,7 @@ CHUNK = 100  # tables per event
 _CUSTOM = {RUN_FACET: "run", COLUMNS_FACET: "dataset"}  # where the crawler's own facets sit
 
 
-def facet(facet_name: str, /, **fields: Any) -> dict[str, Any]:
+def facet(facet_name: str, /, **fields: JSONValue) -> JSONObject:
     return ol.facet(PRODUCER, _CUSTOM.get(facet_name, facet_name), **fields)
 
 
@@ -55,10 +55,10 @@ class CrawlRun:
     run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
 
-def schema_fields(columns: Sequence[Column]) -> list[dict[str, Any]]:
+def schema_fields(columns: Sequence[Column]) -> list[JSONObject]:
     out = []
     for c in columns:
-        f: dict[str, Any] = {"name": c.name, "type": c.type}
+        f: JSONObject = {"name": c.name, "type": c.type}
         if c.description:
             f["description"] = c.description
         if c.fields:
@@ -85,10 +85,10 @@ def _dataset_type(table: Table) -> str:
     return "VIEW" if table.format == "view" else "TABLE" if table.format == "table" else "FILE"
 
 
-def storage_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
+def storage_dataset(run: CrawlRun, table: Table) -> JSONObject:
     """The storage location as the crawler saw it (an input)."""
     cat_ns, cat_name = catalog_name(run, table.name)
-    facets: dict[str, Any] = {
+    facets: JSONObject = {
         "schema": facet("schema", fields=schema_fields(table.columns)),
         "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
         "datasetType": facet(
@@ -106,10 +106,10 @@ def storage_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
     return {"namespace": table.namespace, "name": table.dataset, "facets": facets}
 
 
-def catalog_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
+def catalog_dataset(run: CrawlRun, table: Table) -> JSONObject:
     """The catalog table the crawler registers (an output)."""
     cat_ns, cat_name = catalog_name(run, table.name)
-    facets: dict[str, Any] = {
+    facets: JSONObject = {
         "schema": facet("schema", fields=schema_fields(table.columns)),
         "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
         "datasetType": facet(
@@ -155,13 +155,13 @@ def catalog_dataset(run: CrawlRun, table: Table) -> dict[str, Any]:
         )
         if v is not None
     }
-    out: dict[str, Any] = {"namespace": cat_ns, "name": cat_name, "facets": facets}
+    out: JSONObject = {"namespace": cat_ns, "name": cat_name, "facets": facets}
     if stats:
         out["outputFacets"] = {"outputStatistics": facet("outputStatistics", **stats)}
     return out
 
 
-def _dropped(namespace: str, name: str) -> dict[str, Any]:
+def _dropped(namespace: str, name: str) -> JSONObject:
     return {
         "namespace": namespace,
         "name": name,
@@ -169,7 +169,7 @@ def _dropped(namespace: str, name: str) -> dict[str, Any]:
     }
 
 
-def _job(name: str, job_type: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def _job(name: str, job_type: str, extra: JSONObject | None = None) -> JSONObject:
     return {
         "namespace": JOB_NAMESPACE,
         "name": name,
@@ -183,12 +183,12 @@ def _job(name: str, job_type: str, extra: dict[str, Any] | None = None) -> dict[
 def _event(
     event_type: str,
     when: datetime,
-    run_facets: dict[str, Any],
+    run_facets: JSONObject,
     run_id: str,
-    job: dict[str, Any],
-    inputs: list[dict[str, Any]],
-    outputs: list[dict[str, Any]],
-) -> dict[str, Any]:
+    job: JSONObject,
+    inputs: list[JSONObject],
+    outputs: list[JSONObject],
+) -> JSONObject:
     return ol.run_event(
         PRODUCER,
         event_type=event_type,
@@ -209,13 +209,11 @@ def crawl_events(
     *,
     changed_views: Sequence[Table] = (),
     error: str | None = None,
-    settings: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
+    settings: JSONObject | None = None,
+) -> list[JSONObject]:
     """START, RUNNING chunks, COMPLETE (or FAIL with ``error``), then one child run per new or changed view."""
     job = _job(run.job, "CRAWLER")
-    pairs: list[tuple[dict[str, Any], dict[str, Any]]] = [
-        (storage_dataset(run, t), catalog_dataset(run, t)) for t in tables
-    ]
+    pairs: list[tuple[JSONObject, JSONObject]] = [(storage_dataset(run, t), catalog_dataset(run, t)) for t in tables]
     pairs += [(_dropped(r.namespace, r.dataset), _dropped(*catalog_name(run, r.name))) for r in removed]
     chunks = [pairs[i : i + CHUNK] for i in range(0, len(pairs), CHUNK)] or [[]]
     step = (ended - run.started) / (len(chunks) + 1)
@@ -224,7 +222,7 @@ def crawl_events(
         events.append(
             _event("RUNNING", run.started + step * i, {}, run.run_id, job, [p[0] for p in chunk], [p[1] for p in chunk])
         )
-    final: dict[str, Any] = {
+    final: JSONObject = {
         RUN_FACET: facet(
             RUN_FACET,
             source=run.source,
@@ -246,7 +244,7 @@ def crawl_events(
     return events
 
 
-def view_events(run: CrawlRun, view: Table, when: datetime) -> list[dict[str, Any]]:
+def view_events(run: CrawlRun, view: Table, when: datetime) -> list[JSONObject]:
     """A view's definition as a run of its own job (``<view dataset name>``, type VIEW, the SQL facet):
     its source tables → the view, with the column lineage when the SQL engine gave it."""
     run_id = str(uuid.uuid5(uuid.UUID(run.run_id), f"{view.namespace}/{view.dataset}"))
@@ -256,7 +254,7 @@ def view_events(run: CrawlRun, view: Table, when: datetime) -> list[dict[str, An
         {"sql": facet("sql", query=view.view_sql or "")} if view.view_sql else None,
     )
     parent = facet("parent", run={"runId": run.run_id}, job={"namespace": JOB_NAMESPACE, "name": run.job})
-    output: dict[str, Any] = {
+    output: JSONObject = {
         "namespace": view.namespace,
         "name": view.dataset,
         "facets": {"schema": facet("schema", fields=schema_fields(view.columns))},

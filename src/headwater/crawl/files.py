@@ -18,7 +18,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
+
+from headwater.model.jsontypes import JSONObject
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.formats import format_of
 from headwater.crawl.model import FileEntry, Skipped
@@ -39,7 +44,7 @@ def table_name(text: str) -> str:
     return name or "root"
 
 
-def file_marker(info: dict[str, Any]) -> str:
+def file_marker(info: JSONObject) -> str:
     """What changes when a file's content changes: ETag on object stores, else the modification time."""
     for key in ("ETag", "etag", "md5Hash", "md5", "content_md5"):
         if info.get(key):
@@ -51,7 +56,7 @@ def file_marker(info: dict[str, Any]) -> str:
     return ""
 
 
-def list_files(fs: Any, root: str) -> list[FileEntry]:
+def list_files(fs: AbstractFileSystem, root: str) -> list[FileEntry]:
     """Every file below ``root`` (recursively), with size and change marker, sorted by path."""
     found = fs.find(root, detail=True, withdirs=False)
     entries = [

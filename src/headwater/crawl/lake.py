@@ -7,7 +7,12 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from headwater.model.jsontypes import JSONObject
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.checkpoint import CrawlState
 from headwater.crawl.files import TableFiles, group_tables, list_files, partition_type
@@ -29,7 +34,7 @@ class LakeResult:
     files: dict[str, dict[str, Any]]  # the re-crawl state of every file whose schema is known
 
 
-def open_location(source: str, storage_options: dict[str, Any] | None = None) -> tuple[Any, str]:
+def open_location(source: str, storage_options: JSONObject | None = None) -> tuple[AbstractFileSystem, str]:
     """``(fsspec file system, root path)`` of a folder or URL; local paths need nothing beyond fsspec.
     ``storage_options`` go to the file system as fsspec takes them (s3fs: ``endpoint_url``, ``key``, ...)."""
     import fsspec
@@ -38,7 +43,7 @@ def open_location(source: str, storage_options: dict[str, Any] | None = None) ->
     return fs, root.rstrip("/") or "/"
 
 
-def location_url(fs: Any, path: str) -> str:
+def location_url(fs: AbstractFileSystem, path: str) -> str:
     """A path of ``fs`` as the URL naming understands (``/x`` for local files, ``s3://b/k`` ...)."""
     protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
     if protocol in ("file", "local"):
@@ -52,7 +57,7 @@ def crawl_lake(
     limits: Limits = DEFAULT_LIMITS,
     *,
     table_level: int = 1,
-    fs: Any = None,
+    fs: AbstractFileSystem = None,
     storage_options: dict[str, Any] | None = None,
 ) -> LakeResult:
     if fs is None:
@@ -103,7 +108,7 @@ def _unnamed(root: str, path: str) -> bool:
     return "." not in segments[-1] and not any(s.startswith(("_", ".")) for s in segments)
 
 
-def _sniff_unnamed(fs: Any, entries: list[FileEntry]) -> dict[str, str]:
+def _sniff_unnamed(fs: AbstractFileSystem, entries: list[FileEntry]) -> dict[str, str]:
     found = {}
     for entry in entries:
         try:
@@ -117,7 +122,7 @@ def _sniff_unnamed(fs: Any, entries: list[FileEntry]) -> dict[str, str]:
 
 
 def _read_all(
-    fs: Any, plan: list[tuple[TableFiles, FileEntry]], limits: Limits
+    fs: AbstractFileSystem, plan: list[tuple[TableFiles, FileEntry]], limits: Limits
 ) -> tuple[dict[str, FileSchema], list[Skipped]]:
     def read(item: tuple[TableFiles, FileEntry]) -> tuple[str, FileSchema | Skipped]:
         group, entry = item
@@ -162,7 +167,9 @@ def _clusters(members: list[Member], threshold: float) -> list[list[Member]]:
     return [g for _r, g in groups]
 
 
-def _split_location(fs: Any, folder: str, files: list[FileEntry], taken: set[tuple[str, str]]) -> str | None:
+def _split_location(
+    fs: AbstractFileSystem, folder: str, files: list[FileEntry], taken: set[tuple[str, str]]
+) -> str | None:
     """Where a table split off a folder lives: the deepest plain folder below ``folder`` holding all its
     files, or its one file; None when that would name a location another table of the folder already has
     (files mixed in one folder: a location is a folder or a file, never a set of files)."""
@@ -179,7 +186,7 @@ def _split_location(fs: Any, folder: str, files: list[FileEntry], taken: set[tup
 
 
 def _tables(
-    fs: Any, group: TableFiles, known: dict[str, FileSchema], limits: Limits
+    fs: AbstractFileSystem, group: TableFiles, known: dict[str, FileSchema], limits: Limits
 ) -> tuple[list[Table], list[Skipped]]:
     """The folder's table, and one more table per group of files whose schemas are incompatible with it
     (``<table>_2``, ``<table>_3``... in the order of their first file's path), each at its own location."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.model.jsontypes import JSONObject
+
 
 @dataclass(frozen=True)
 class Column:
@@ -17,7 +19,7 @@ class Column:
     fields: tuple[Column, ...] = ()  # a struct's fields (also an array of structs' element fields)
     primary_key: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "name": self.name,
             "type": self.type,
@@ -28,7 +30,7 @@ class Column:
         }
 
     @staticmethod
-    def from_json(data: dict[str, Any]) -> Column:
+    def from_json(data: JSONObject) -> Column:
         return Column(
             data["name"],
             data["type"],
@@ -95,7 +97,7 @@ class Summary:
     def failures(self) -> list[Skipped]:
         return [s for s in self.skipped if s.failure]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "added": sorted(self.added),
             "updated": sorted(self.updated),

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from headwater.crawl.formats.avro import avro_column
 from headwater.crawl.types import arrow_columns
 from headwater.model.changes import SchemaField
+from headwater.model.jsontypes import JSONValue
 
 _JSON_SCHEMA_TYPES = {"string": "string", "integer": "bigint", "number": "double", "boolean": "boolean"}
 _JSON_SCHEMA_FORMATS = {"date": "date", "date-time": "timestamp"}
@@ -30,7 +30,7 @@ class SchemaFileError(ValueError):
     """A schema file that cannot be read."""
 
 
-def _json_schema_type(prop: Any) -> str | None:
+def _json_schema_type(prop: JSONValue) -> str | None:
     if not isinstance(prop, dict):
         return None
     kind = prop.get("type")
@@ -46,7 +46,7 @@ def _json_schema_type(prop: Any) -> str | None:
     return _JSON_SCHEMA_TYPES.get(kind) if isinstance(kind, str) else None
 
 
-def schema_from_json(doc: Any, where: str) -> tuple[SchemaField, ...]:
+def schema_from_json(doc: JSONValue, where: str) -> tuple[SchemaField, ...]:
     """The columns of a JSON schema document (see the module docstring)."""
     if not isinstance(doc, dict):
         raise SchemaFileError(f"{where}: a JSON object is required")

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from headwater.crawl.model import Column
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _NUMERIC_ORDER = ["tinyint", "smallint", "int", "bigint", "float", "double"]
 
 
-def arrow_type(t: Any) -> str:
+def arrow_type(t: pa.DataType) -> str:
     """A ``pyarrow.DataType`` → ``bigint``, ``decimal(10,2)``, ``array<string>``, ``struct<a:int,b:string>``."""
     import pyarrow as pa
     import pyarrow.types as pt
@@ -59,7 +62,7 @@ def arrow_type(t: Any) -> str:
     return str(t)
 
 
-def arrow_column(f: Any) -> Column:
+def arrow_column(f: pa.Field) -> Column:
     """A ``pyarrow.Field`` → :class:`Column` (struct fields, and an array's struct elements, nested)."""
     import pyarrow.types as pt
 
@@ -69,7 +72,7 @@ def arrow_column(f: Any) -> Column:
     return Column(f.name, arrow_type(t), bool(f.nullable), None, nested)
 
 
-def arrow_columns(schema: Any) -> tuple[Column, ...]:
+def arrow_columns(schema: pa.Schema) -> tuple[Column, ...]:
     return tuple(arrow_column(schema.field(i)) for i in range(len(schema.names)))
 
 

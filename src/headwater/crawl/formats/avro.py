@@ -3,7 +3,12 @@ headers (each block starts with its record count and byte size: the data is skip
 
 from __future__ import annotations
 
-from typing import Any
+from typing import IO, TYPE_CHECKING
+
+from headwater.model.jsontypes import JSONValue
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.limits import Limits
 from headwater.crawl.model import Column, FileSchema
@@ -31,7 +36,7 @@ _LOGICAL = {
 }
 
 
-def avro_column(name: str, schema: Any, description: str | None = None) -> Column:
+def avro_column(name: str, schema: JSONValue, description: str | None = None) -> Column:
     """An Avro field's schema → :class:`Column` (a union with ``null`` makes it nullable)."""
     nullable = False
     if isinstance(schema, list):
@@ -44,7 +49,7 @@ def avro_column(name: str, schema: Any, description: str | None = None) -> Colum
     return Column(col.name, col.type, nullable, description, col.fields)
 
 
-def _column(name: str, schema: Any, description: str | None) -> Column:
+def _column(name: str, schema: JSONValue, description: str | None) -> Column:
     if isinstance(schema, str):
         return Column(name, _PRIMITIVES.get(schema, schema), False, description)
     kind = schema.get("type")
@@ -71,7 +76,7 @@ def _column(name: str, schema: Any, description: str | None) -> Column:
 MAX_BLOCKS = 100_000  # blocks counted per file; a file with more gives no row count (each block is a seek)
 
 
-def _long(handle: Any) -> int | None:
+def _long(handle: IO[bytes]) -> int | None:
     """One zig-zag varint (Avro ``long``), or None at the end of the file."""
     shift = result = 0
     while True:
@@ -88,7 +93,7 @@ def _long(handle: Any) -> int | None:
             raise ValueError("invalid block header")
 
 
-def count_records(handle: Any, sync: bytes, size: int | None = None) -> int | None:
+def count_records(handle: IO[bytes], sync: bytes, size: int | None = None) -> int | None:
     """Records in the blocks from ``handle``'s position (just after the header), from each block's count;
     None when the file has more than :data:`MAX_BLOCKS` blocks. A block that runs past the end of the file
     or does not end with the header's sync marker is an error (a truncated or corrupt file)."""
@@ -110,7 +115,7 @@ def count_records(handle: Any, sync: bytes, size: int | None = None) -> int | No
     return None
 
 
-def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
+def infer(fs: AbstractFileSystem, path: str, limits: Limits) -> FileSchema:
     import fastavro
 
     with fs.open(path, "rb") as handle:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.formats.sample import read_sample
 from headwater.crawl.limits import Limits
@@ -50,7 +53,7 @@ def column_type(values: list[str]) -> tuple[str, bool]:
     return "string", nullable
 
 
-def sniff_dialect(sample: str) -> Any:
+def sniff_dialect(sample: str) -> type[csv.Dialect]:
     try:
         return csv.Sniffer().sniff(sample[:65536], delimiters=",;\t|")
     except csv.Error:
@@ -74,7 +77,7 @@ def has_header(rows: list[list[str]]) -> bool:
     return all(first[i] not in {r[i] for r in body if i < len(r)} for i in range(width))
 
 
-def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
+def infer(fs: AbstractFileSystem, path: str, limits: Limits) -> FileSchema:
     text, _truncated = read_sample(fs, path, limits)
     if not text.strip():
         raise ValueError("empty file")

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from headwater.model.jsontypes import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.formats.sample import read_sample
 from headwater.crawl.limits import Limits
@@ -12,7 +17,7 @@ from headwater.crawl.model import Column, FileSchema
 from headwater.crawl.types import merge_column, merge_columns, struct_type
 
 
-def value_column(name: str, value: Any) -> Column:
+def value_column(name: str, value: JSONValue) -> Column:
     """The column one JSON value makes (``null`` is a placeholder type, widened by any other)."""
     if value is None:
         return Column(name, "null", True)
@@ -38,7 +43,7 @@ def value_column(name: str, value: Any) -> Column:
     return Column(name, "string", False)
 
 
-def object_columns(obj: dict[str, Any]) -> tuple[Column, ...]:
+def object_columns(obj: JSONObject) -> tuple[Column, ...]:
     return tuple(value_column(str(k), v) for k, v in obj.items())
 
 
@@ -58,7 +63,7 @@ def finish(col: Column) -> Column:
     return Column(col.name, type_, col.nullable or col.type == "null", col.description, fields)
 
 
-def _array_items(text: str, limit: int, truncated: bool) -> list[Any]:
+def _array_items(text: str, limit: int, truncated: bool) -> list[JSONValue]:
     decoder = json.JSONDecoder()
     pos = text.index("[") + 1
     items: list[Any] = []
@@ -77,7 +82,7 @@ def _array_items(text: str, limit: int, truncated: bool) -> list[Any]:
     return items
 
 
-def _lines(text: str, limit: int, truncated: bool) -> list[Any]:
+def _lines(text: str, limit: int, truncated: bool) -> list[JSONValue]:
     items: list[Any] = []
     lines = text.splitlines()
     for number, line in enumerate(lines, 1):
@@ -94,12 +99,12 @@ def _lines(text: str, limit: int, truncated: bool) -> list[Any]:
     return items
 
 
-def rows_columns(rows: Sequence[Any]) -> tuple[Column, ...]:
+def rows_columns(rows: Sequence[JSONValue]) -> tuple[Column, ...]:
     objects = [r if isinstance(r, dict) else {"value": r} for r in rows]
     return tuple(finish(c) for c in merge_columns(object_columns(o) for o in objects))
 
 
-def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
+def infer(fs: AbstractFileSystem, path: str, limits: Limits) -> FileSchema:
     text, truncated = read_sample(fs, path, limits)
     stripped = text.lstrip()
     if not stripped:

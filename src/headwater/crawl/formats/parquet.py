@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.limits import Limits
 from headwater.crawl.model import FileSchema
 from headwater.crawl.types import arrow_columns
 
 
-def infer(fs: Any, path: str, limits: Limits) -> FileSchema:
+def infer(fs: AbstractFileSystem, path: str, limits: Limits) -> FileSchema:
     import pyarrow.parquet as pq
 
     with fs.open(path, "rb") as handle:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 from headwater.crawl.limits import Limits
 
 
-def read_sample(fs: Any, path: str, limits: Limits) -> tuple[str, bool]:
+def read_sample(fs: AbstractFileSystem, path: str, limits: Limits) -> tuple[str, bool]:
     """At most ``sample_bytes`` of a text file, decoded (compression by file name); True when cut short."""
     with fs.open(path, "rb", compression="infer") as handle:
         raw = handle.read(limits.sample_bytes + 1)
