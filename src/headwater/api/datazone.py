@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar, cast
+from datetime import datetime
+from typing import TypeVar, cast
 from urllib.parse import quote, unquote
 
 import sqlalchemy as sa
@@ -48,6 +49,7 @@ from headwater.graph import NodeNotFound
 from headwater.graph.version_pages import Side
 from headwater.ingest import IngestError, decode_body
 from headwater.model.jsontext import loads
+from headwater.model.jsontypes import JSONObject
 from headwater.model.nodeid import DATASET, JOB, RUN, InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import to_micros
 from headwater.store.canonical import event_id as log_event_id
@@ -61,7 +63,7 @@ _CLIENT_TOKEN_CHARS = frozenset(chr(c) for c in range(0x21, 0x7F))
 class _DataZoneRoute(APIRoute):
     """Every failure of a DataZone route answers in DataZone's error shape."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[object, object, Response]]:
         handler = super().get_route_handler()
 
         async def answer(request: Request) -> Response:
@@ -95,7 +97,7 @@ def _error(exc: dz.DataZoneError) -> JSONResponse:
     )
 
 
-def _ok(answer: dict[str, Any]) -> JSONResponse:
+def _ok(answer: JSONObject) -> JSONResponse:
     return JSONResponse(dz.drop_none(answer), headers={"x-amzn-RequestId": str(uuid.uuid4())})
 
 
@@ -110,7 +112,7 @@ class DataZoneErrorBody(BaseModel):
     message: str
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
+_ERRORS: dict[int | str, JSONObject] = {
     **{
         status: {"model": DataZoneErrorBody, "description": f"`x-amzn-ErrorType: {name}` (DataZone's error shape)"}
         for status, name in ((e.status, e.error_type) for e in dz.ERRORS)
@@ -384,7 +386,7 @@ async def list_lineage_events(
     scope = f"events|{domain}|{timestampAfter}|{timestampBefore}|{wanted}|{order}"
     token = dz.decode_token(nextToken, scope)
 
-    def work() -> dict[str, Any]:
+    def work() -> JSONObject:
         graph, failed = _status_rule(request, state)
         status = None if wanted is None else StatusFilter(cast(ProcessingStatus, wanted), graph, frozenset(failed))
         after_key: tuple[int, str] | None = None
@@ -447,14 +449,14 @@ async def delete_lineage_event(
 # --- GetLineageNode / ListLineageNodeHistory ----------------------------------------------------------------
 
 
-def _run_job(run: dict[str, Any]) -> NodeRef | None:
+def _run_job(run: JSONObject) -> NodeRef | None:
     try:
         return parse_node_id(str(run["job"]))
     except (InvalidNodeId, KeyError):
         return None
 
 
-def _base(domain: str, ref: NodeRef, dz_id: str, run_job: NodeRef | None = None) -> dict[str, Any]:
+def _base(domain: str, ref: NodeRef, dz_id: str, run_job: NodeRef | None = None) -> JSONObject:
     return {
         "domainId": domain,
         "id": dz_id,
@@ -464,7 +466,7 @@ def _base(domain: str, ref: NodeRef, dz_id: str, run_job: NodeRef | None = None)
     }
 
 
-def _run_node(state: AppState, domain: str, ref: NodeRef) -> dict[str, Any]:
+def _run_node(state: AppState, domain: str, ref: NodeRef) -> JSONObject:
     run = state.graph.run(ref.name)
     job = _run_job(run)
     time = run.get("endedAt") or run.get("startedAt")
@@ -489,7 +491,7 @@ def _run_node(state: AppState, domain: str, ref: NodeRef) -> dict[str, Any]:
     }
 
 
-def _graph_node(state: AppState, domain: str, ref: NodeRef, at: Any) -> dict[str, Any]:
+def _graph_node(state: AppState, domain: str, ref: NodeRef, at: datetime | None) -> JSONObject:
     node = state.graph.node(ref, at=at)
     around = state.graph.lineage(ref, depth=1, at=at, max_nodes=2 * dz.MAX_NEIGHBOURS + 1)
     upstream = [n for n in around["nodes"] if n.get("level") == -1][: dz.MAX_NEIGHBOURS]
@@ -497,7 +499,7 @@ def _graph_node(state: AppState, domain: str, ref: NodeRef, at: Any) -> dict[str
     ids = _remember(state, {ref.id, *(n["id"] for n in upstream + downstream)})
     at_stamp = None if at is None else to_micros(at) / 1_000_000
 
-    def refs(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def refs(nodes: list[JSONObject]) -> list[JSONObject]:
         return [
             dz.drop_none({"id": ids[n["id"]], "eventTimestamp": at_stamp or dz.epoch(n.get("updatedAt"))})
             for n in nodes
@@ -563,7 +565,7 @@ async def list_lineage_node_history(
     lte = dz.query_time("timestampLTE", timestampLTE)
     order = dz.one_of("sortOrder", sortOrder, dz.SORT_ORDERS, "DESCENDING")
 
-    def work() -> dict[str, Any]:
+    def work() -> JSONObject:
         read_barrier(request)
         ref = _resolve(state, ident)
         dz_id = _remember(state, {ref.id})[ref.id]
@@ -633,7 +635,7 @@ async def get_lineage_node(
     ident = _identifier(request)
     at = dz.query_time("timestamp", timestamp)
 
-    def work() -> dict[str, Any]:
+    def work() -> JSONObject:
         read_barrier(request)
         ref = _resolve(state, ident)
         if ref.type == "run":

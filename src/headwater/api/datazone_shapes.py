@@ -23,8 +23,8 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.model.nodeid import NodeRef, format_node_id, node_kind, run_node_id
 from headwater.model.times import InvalidTime, parse_time, to_micros
 
@@ -190,7 +190,7 @@ class Token:
     """Where a page ended (``after``) for one listing (``scope``: what was listed, and how)."""
 
     scope: str
-    after: list[Any]
+    after: list[JSONValue]
 
 
 def encode_token(token: Token) -> str:
@@ -214,7 +214,7 @@ def decode_token(text: str | None, scope: str) -> Token | None:
 # --- answers ----------------------------------------------------------------------------------------------
 
 
-def name_identifier(item: Any) -> dict[str, str]:
+def name_identifier(item: JSONValue) -> dict[str, str]:
     if not isinstance(item, dict):
         return {}
     out = {}
@@ -224,9 +224,9 @@ def name_identifier(item: Any) -> dict[str, str]:
     return out
 
 
-def run_event_summary(event: dict[str, Any]) -> dict[str, Any]:
+def run_event_summary(event: JSONObject) -> JSONObject:
     """``OpenLineageRunEventSummary`` of a RunEvent."""
-    summary: dict[str, Any] = {}
+    summary: JSONObject = {}
     if isinstance(event.get("eventType"), str):
         summary["eventType"] = event["eventType"]
     run = event.get("run")
@@ -240,7 +240,7 @@ def run_event_summary(event: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
-def form(name: str, type_: str, content: Any) -> dict[str, Any]:
+def form(name: str, type_: str, content: JSONValue) -> JSONObject:
     """A ``FormOutput``: the content as JSON text."""
     return {
         "formName": name,
@@ -250,7 +250,7 @@ def form(name: str, type_: str, content: Any) -> dict[str, Any]:
     }
 
 
-def description(facets: Any) -> str | None:
+def description(facets: JSONValue) -> str | None:
     """A node's description: its ``documentation`` facet."""
     if isinstance(facets, dict):
         doc = facets.get("documentation")
@@ -259,5 +259,5 @@ def description(facets: Any) -> str | None:
     return None
 
 
-def drop_none(answer: dict[str, Any]) -> dict[str, Any]:
+def drop_none(answer: JSONObject) -> JSONObject:
     return {k: v for k, v in answer.items() if v is not None}

@@ -15,7 +15,6 @@ rule lives here; no graph table is written.
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Depends, Request
@@ -36,6 +35,7 @@ from headwater.api.models import BatchAnswer, error_responses
 from headwater.api.state import AppState, app_state
 from headwater.ingest import IngestError, decode_body, parse_json
 from headwater.model.jsontext import dumps
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
 from headwater.model.times import iso
 from headwater.spec import Problem
@@ -51,7 +51,7 @@ _MEDIA_PREFIX = "application/vnd.absa.spline.producer.v"
 router = APIRouter(prefix=PREFIX, tags=["Spline producer API"])
 
 
-def _errors(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
+def _errors(*statuses: int, **descriptions: str) -> dict[int | str, JSONObject]:
     texts = {
         "s400": "Body is not JSON (invalid_json) or bad gzip/UTF-8 (bad_encoding)",
         "s404": "No plan with this id was received (not_found)",
@@ -175,9 +175,15 @@ def _store_plan(state: AppState, plan_id: str, raw: str, version: str) -> None:
         ) from None
 
 
-def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[dict[str, Any], str]]:
+def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[JSONObject, str]]:
     found = SplinePlans(state.store).get_many(plan_ids)
     return {plan_id: (parse_json(p.raw), p.api_version) for plan_id, p in found.items()}
+
+
+def _spline_body(description: str, schema: dict[str, object]) -> dict[str, object]:
+    """The OpenAPI request body of a producer API post: ``schema`` under each Spline media type."""
+    content = {f"{_MEDIA_PREFIX}{v}+json": {"schema": schema} for v in SUPPORTED_VERSIONS}
+    return {"requestBody": {"required": True, "description": description, "content": content}}
 
 
 @router.post(
@@ -185,13 +191,7 @@ def _load_plans(state: AppState, plan_ids: set[str]) -> dict[str, tuple[dict[str
     status_code=201,
     summary="Receive a Spline execution plan (kept until its execution events arrive)",
     dependencies=[Depends(require_write)],
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "description": "A Spline ExecutionPlan (producer API v1.1/v1.2)",
-            "content": {f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "object"}} for v in SUPPORTED_VERSIONS},
-        }
-    },
+    openapi_extra=_spline_body("A Spline ExecutionPlan (producer API v1.1/v1.2)", {"type": "object"}),
     responses={
         201: {
             "description": "Stored durably; the answer is the plan's id (a JSON string), as Spline's",
@@ -221,16 +221,7 @@ async def post_plan(request: Request) -> JSONResponse:
     status_code=201,
     summary="Receive Spline execution events: each becomes an OpenLineage run of its plan's job",
     dependencies=[Depends(require_write)],
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "description": "An array of Spline ExecutionEvents",
-            "content": {
-                f"{_MEDIA_PREFIX}{v}+json": {"schema": {"type": "array", "items": {"type": "object"}}}
-                for v in SUPPORTED_VERSIONS
-            },
-        }
-    },
+    openapi_extra=_spline_body("An array of Spline ExecutionEvents", {"type": "array", "items": {"type": "object"}}),
     response_model=BatchAnswer,
     responses={
         201: {
@@ -260,7 +251,7 @@ async def post_events(request: Request) -> Response:
         ]
         if missing:
             raise _invalid(missing, "execution events of unknown plans")
-        converted: list[dict[str, Any]] = []
+        converted: list[JSONObject] = []
         for event in events:
             plan, plan_version = plans[_uuid(event["planId"])]
             converted.extend(run_events(plan, event, api_version=plan_version))
@@ -276,11 +267,11 @@ async def post_events(request: Request) -> Response:
     return batch_answer(results, warnings, status_code=201)
 
 
-def _plan_nodes(plan: Any) -> set[str]:
+def _plan_nodes(plan: JSONValue) -> set[str]:
     """The dataset and job ids a plan's events are made of: every source URI (and its catalog table) and the job."""
     found: set[str] = set()
 
-    def add(uri: Any, params: Any) -> None:
+    def add(uri: JSONValue, params: JSONValue) -> None:
         location = source_dataset(uri, params) if isinstance(uri, str) else None
         if location is not None:
             found.add(format_node_id("dataset", *location))
@@ -288,7 +279,7 @@ def _plan_nodes(plan: Any) -> set[str]:
             if table is not None:
                 found.add(format_node_id("dataset", *table))
 
-    def walk(value: Any) -> None:
+    def walk(value: JSONValue) -> None:
         if isinstance(value, dict):
             params = value.get("params")
             for key in ("uri", "outputSource"):

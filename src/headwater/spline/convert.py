@@ -23,7 +23,6 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from typing import Any
 
 from headwater.model.column_lineage import (
     AGGREGATION_T,
@@ -40,6 +39,7 @@ from headwater.model.column_lineage import (
     direct,
     indirect,
 )
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.model.openlineage import RUN_EVENT, docs_url, facet, producer, run_event
 from headwater.model.times import from_micros
 from headwater.spline.shapes import ref_of
@@ -106,17 +106,17 @@ _INDIRECT_PARAMS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
-def canonical(value: Any) -> str:
+def canonical(value: JSONValue) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def plan_id_of(plan: dict[str, Any]) -> str:
+def plan_id_of(plan: JSONObject) -> str:
     """The plan's id, or (a plan sent without one) a UUID derived from its content, so a resend is the same plan."""
     given = plan.get("id")
     return str(uuid.UUID(given)) if isinstance(given, str) else str(uuid.uuid5(PLAN_ID_NAMESPACE, canonical(plan)))
 
 
-def _sid(value: Any) -> str:
+def _sid(value: JSONValue) -> str:
     return str(value)
 
 
@@ -128,18 +128,18 @@ def _snake(text: str) -> str:
 class _Plan:
     """Indexes over one execution plan."""
 
-    def __init__(self, plan: dict[str, Any]) -> None:
+    def __init__(self, plan: JSONObject) -> None:
         self.plan = plan
         ops = plan.get("operations") or {}
-        self.write: dict[str, Any] = ops["write"]
-        self.reads: list[dict[str, Any]] = list(ops.get("reads") or [])
-        self.other: list[dict[str, Any]] = list(ops.get("other") or [])
-        self.ops: dict[str, dict[str, Any]] = {_sid(o["id"]): o for o in [*self.reads, *self.other, self.write]}
-        self.attrs: dict[str, dict[str, Any]] = {_sid(a["id"]): a for a in plan.get("attributes") or []}
+        self.write: JSONObject = ops["write"]
+        self.reads: list[JSONObject] = list(ops.get("reads") or [])
+        self.other: list[JSONObject] = list(ops.get("other") or [])
+        self.ops: dict[str, JSONObject] = {_sid(o["id"]): o for o in [*self.reads, *self.other, self.write]}
+        self.attrs: dict[str, JSONObject] = {_sid(a["id"]): a for a in plan.get("attributes") or []}
         exprs = plan.get("expressions") or {}
-        self.functions: dict[str, dict[str, Any]] = {_sid(f["id"]): f for f in exprs.get("functions") or []}
+        self.functions: dict[str, JSONObject] = {_sid(f["id"]): f for f in exprs.get("functions") or []}
         extra = plan.get("extraInfo") or {}
-        self.types: dict[str, dict[str, Any]] = {
+        self.types: dict[str, JSONObject] = {
             str(t["id"]): t for t in extra.get("dataTypes") or [] if isinstance(t, dict) and "id" in t
         }
         # read output attribute → the dataset fields it is
@@ -178,8 +178,8 @@ class _Plan:
         children = self.write.get("childIds") or []
         return self.output_of(_sid(children[0])) if children else []
 
-    def upstream_ops(self) -> list[dict[str, Any]]:
-        order: list[dict[str, Any]] = []
+    def upstream_ops(self) -> list[JSONObject]:
+        order: list[JSONObject] = []
         seen: set[str] = set()
         stack = [_sid(c) for c in self.write.get("childIds") or []]
         while stack:
@@ -222,7 +222,7 @@ class _Plan:
         self._memo[key] = out
         return out
 
-    def refs_in(self, value: Any) -> Iterable[tuple[str, str]]:
+    def refs_in(self, value: JSONValue) -> Iterable[tuple[str, str]]:
         ref = ref_of(value)
         if ref is not None:
             yield ref
@@ -257,13 +257,13 @@ class _Plan:
             return "array"
         return str(dt["name"]) if isinstance(dt.get("name"), str) else None
 
-    def schema_facet(self, columns: list[str]) -> dict[str, Any] | None:
+    def schema_facet(self, columns: list[str]) -> JSONObject | None:
         fields = []
         for attr_id in columns:
             attr = self.attrs.get(attr_id)
             if attr is None:
                 continue
-            fld: dict[str, Any] = {"name": attr["name"]}
+            fld: JSONObject = {"name": attr["name"]}
             type_name = self.type_name(attr_id)
             if type_name:
                 fld["type"] = type_name
@@ -273,7 +273,7 @@ class _Plan:
         return facet(PRODUCER, "schema", fields=fields)
 
 
-def _step(fn: dict[str, Any], index: int, count: int) -> TInfo:
+def _step(fn: JSONObject, index: int, count: int) -> TInfo:
     """How a function's value depends on its ``index``-th operand."""
     name = str(fn.get("name") or "").lower()
     extra = fn.get("extra") or {}
@@ -307,9 +307,9 @@ def _collapse(kinds: set[TInfo]) -> list[TInfo]:
     return sorted(TInfo(t, s, m) for (t, s), m in by_kind.items())
 
 
-def column_lineage_facet(p: _Plan, columns: list[str]) -> dict[str, Any] | None:
+def column_lineage_facet(p: _Plan, columns: list[str]) -> JSONObject | None:
     shared = p.indirect()
-    fields: dict[str, Any] = {}
+    fields: JSONObject = {}
     for attr_id in columns:
         name = p.attrs.get(attr_id, {}).get("name")
         if not isinstance(name, str):
@@ -338,7 +338,7 @@ def column_lineage_facet(p: _Plan, columns: list[str]) -> dict[str, Any] | None:
     return facet(PRODUCER, "columnLineage", fields=fields)
 
 
-def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[str, str]:
+def job_of(plan: JSONObject, namespace: str = DEFAULT_NAMESPACE) -> tuple[str, str]:
     """``(namespace, name)`` of the plan's job: ``<app>.<write operation>.<target>``, the same for every run."""
     extra = plan.get("extraInfo") or {}
     app = plan.get("name") or extra.get("appName") or "spline"
@@ -349,7 +349,7 @@ def job_of(plan: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> tuple[st
     return namespace, ".".join(p for p in parts if p)
 
 
-def _error_message(error: Any) -> str:
+def _error_message(error: JSONValue) -> str:
     if isinstance(error, str):
         return error
     if isinstance(error, dict):
@@ -359,14 +359,14 @@ def _error_message(error: Any) -> str:
     return canonical(error)
 
 
-def run_id_of(event: dict[str, Any]) -> str:
+def run_id_of(event: JSONObject) -> str:
     """A UUID derived from the event's content: the same event sent again has the same run id."""
     return str(uuid.uuid5(RUN_ID_NAMESPACE, canonical(event)))
 
 
 def run_events(
-    plan: dict[str, Any], event: dict[str, Any], *, api_version: str, namespace: str = DEFAULT_NAMESPACE
-) -> list[dict[str, Any]]:
+    plan: JSONObject, event: JSONObject, *, api_version: str, namespace: str = DEFAULT_NAMESPACE
+) -> list[JSONObject]:
     """The OpenLineage START and COMPLETE/FAIL RunEvents one execution event of ``plan`` becomes."""
     p = _Plan(plan)
     plan_id = plan_id_of(plan)
@@ -376,7 +376,7 @@ def run_events(
 
     inputs = []
     for ds in p.inputs:
-        facets: dict[str, Any] = {}
+        facets: JSONObject = {}
         schema = p.schema_facet(p.input_schema.get(ds, []))
         if schema:
             facets["schema"] = schema
@@ -424,7 +424,7 @@ def run_events(
     ended = int(event["timestamp"])
     duration_ns = event.get("durationNs")
     started = ended - (duration_ns / 1_000_000 if isinstance(duration_ns, int) else 0)
-    run_facets: dict[str, Any] = {
+    run_facets: JSONObject = {
         "spline_event": facet(PRODUCER, f"{FACETS_DOC}-run-facet", planId=plan_id, event=event),
     }
     if system.get("version"):
@@ -445,7 +445,7 @@ def run_events(
             programmingLanguage="PYTHON" if integration.startswith(("PYTHON", "CPYTHON")) else "SCALA",
         )
 
-    def one(event_type: str, millis: float, facets: dict[str, Any]) -> dict[str, Any]:
+    def one(event_type: str, millis: float, facets: JSONObject) -> JSONObject:
         return run_event(
             PRODUCER,
             event_type=event_type,

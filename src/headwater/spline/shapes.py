@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any
+
+from headwater.model.jsontypes import JSONObject, JSONValue
 
 SUPPORTED_VERSIONS = ("1.2", "1.1")  # newest first, as the status answer lists them
 
@@ -30,7 +31,7 @@ def _key(path: str, key: str) -> str:
     return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: JSONValue) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -48,7 +49,7 @@ class _Checker:
     def add(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
 
-    def obj(self, value: Any, path: str, required: bool = True) -> dict[str, Any] | None:
+    def obj(self, value: JSONValue, path: str, required: bool = True) -> JSONObject | None:
         if value is None and not required:
             return None
         if not isinstance(value, dict):
@@ -56,7 +57,7 @@ class _Checker:
             return None
         return value
 
-    def field(self, parent: dict[str, Any], key: str, path: str, kind: str, required: bool = False) -> Any:
+    def field(self, parent: JSONObject, key: str, path: str, kind: str, required: bool = False) -> JSONValue:
         here = _key(path, key)
         if key not in parent or parent[key] is None:
             if required:
@@ -77,7 +78,7 @@ class _Checker:
             return None
         return value
 
-    def ids(self, parent: dict[str, Any], key: str, path: str, required: bool = False) -> list[str]:
+    def ids(self, parent: JSONObject, key: str, path: str, required: bool = False) -> list[str]:
         items = self.field(parent, key, path, "array", required)
         out: list[str] = []
         for i, item in enumerate(items or []):
@@ -87,7 +88,7 @@ class _Checker:
                 self.add(f"{_key(path, key)}[{i}]", f"expected an id (string or integer), got {_type_name(item)}")
         return out
 
-    def refs(self, parent: dict[str, Any], key: str, path: str) -> list[tuple[str, str, str]]:
+    def refs(self, parent: JSONObject, key: str, path: str) -> list[tuple[str, str, str]]:
         """``(where, "attr"|"expr", id)`` of each reference in ``parent[key]`` (a list of references)."""
         items = self.field(parent, key, path, "array")
         out: list[tuple[str, str, str]] = []
@@ -101,7 +102,7 @@ class _Checker:
         return out
 
 
-def ref_of(value: Any) -> tuple[str, str] | None:
+def ref_of(value: JSONValue) -> tuple[str, str] | None:
     """``("attr", id)`` or ``("expr", id)`` when ``value`` is a Spline reference object, else None."""
     if not isinstance(value, dict):
         return None
@@ -112,7 +113,7 @@ def ref_of(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def _is_uuid(value: Any) -> bool:
+def _is_uuid(value: JSONValue) -> bool:
     try:
         uuid.UUID(str(value))
     except ValueError:
@@ -120,7 +121,7 @@ def _is_uuid(value: Any) -> bool:
     return isinstance(value, str)
 
 
-def plan_problems(plan: Any) -> list[Problem]:
+def plan_problems(plan: JSONValue) -> list[Problem]:
     """Everything wrong with an execution plan (empty when it is one Headwater can convert)."""
     c = _Checker()
     root = c.obj(plan, "$")
@@ -142,7 +143,7 @@ def plan_problems(plan: Any) -> list[Problem]:
     child_refs: list[tuple[str, str]] = []
     outputs: list[tuple[str, str]] = []
 
-    def operation(op: Any, path: str, kind: str) -> None:
+    def operation(op: JSONValue, path: str, kind: str) -> None:
         body = c.obj(op, path)
         if body is None:
             return
@@ -233,7 +234,7 @@ def plan_problems(plan: Any) -> list[Problem]:
     return c.problems
 
 
-def event_problems(events: Any) -> list[Problem]:
+def event_problems(events: JSONValue) -> list[Problem]:
     """Everything wrong with a list of execution events (the body of ``POST /execution-events``)."""
     c = _Checker()
     if not isinstance(events, list):

@@ -9,12 +9,11 @@ captured by Spline and by Headwater's own agent is one node.
 
 from __future__ import annotations
 
-from typing import Any
-
+from headwater.model.jsontypes import JSONObject
 from headwater.model.naming import jdbc_dataset, path_dataset
 
 
-def source_dataset(uri: str, params: dict[str, Any] | None = None) -> tuple[str, str] | None:
+def source_dataset(uri: str, params: JSONObject | None = None) -> tuple[str, str] | None:
     """The dataset a source URI names, or None when it names none (a JDBC query, an empty URI).
 
     ``params`` are the operation's parameters; a Kafka write carries ``kafka.bootstrap.servers``
@@ -36,7 +35,7 @@ def source_dataset(uri: str, params: dict[str, Any] | None = None) -> tuple[str,
     return path_dataset(text)
 
 
-def table_symlink(location: tuple[str, str], params: dict[str, Any] | None) -> tuple[str, str] | None:
+def table_symlink(location: tuple[str, str], params: JSONObject | None) -> tuple[str, str] | None:
     """``(warehouse, "db.table")`` of a catalog table written or read at ``location``, as Headwater's
     agent names the table's symlink, when the operation's ``params.table.identifier`` names one."""
     table = (params or {}).get("table")
