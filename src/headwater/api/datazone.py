@@ -1,4 +1,4 @@
-"""Amazon DataZone's lineage API at ``/v2/domains/{domainIdentifier}/lineage/...``: a translator with records of its own.
+"""Amazon DataZone's lineage API at ``/v2/domains/{domainIdentifier}/lineage/...``: routes and shape mapping.
 
 The paths, parameters and answers are those of the DataZone service model in botocore, so boto3's
 ``datazone`` client (and OpenLineage's ``amazon_datazone_api`` transport, which is that client) works
@@ -7,18 +7,20 @@ against ``headwater serve`` with only ``endpoint_url`` changed:
 - ``PostLineageEvent`` (``POST …/lineage/events``): the body is an OpenLineage RunEvent; it is decoded,
   validated and appended exactly as ``POST /api/v1/lineage`` does (the ingest door ``headwater.ingest.accept``,
   ``Store.append``: durable before the answer, a resent event stored once by its event id). The domain,
-  the ``Client-Token``, the signer and the time are recorded beside it (``datazone_events``); a token
+  the ``Client-Token``, the signer and the time are recorded beside it (:mod:`headwater.store.datazone`); a token
   sent again with the same event answers as the first time, with another event ``ConflictException``.
 - ``GetLineageEvent`` / ``ListLineageEvents``: the events posted to the domain, read from the log.
 - ``GetLineageNode`` / ``ListLineageNodeHistory``: graph reads (:class:`headwater.graph.GraphReader`)
-  of a dataset, job or run, with its one-hop upstream and downstream nodes and its versions.
+  of a dataset, job or run, with its one-hop upstream and downstream nodes and its versions (a page of
+  versions is filtered and paged in the database: :mod:`headwater.graph.version_pages`).
 - ``DeleteLineageEvent`` answers ``ValidationException``: the log is append-only.
 
 Node and event ids, timestamps and tokens are translated by :mod:`headwater.api.datazone_shapes`.
 Requests are authenticated with SigV4 against the ``datazone_access_keys`` setting
 (:mod:`headwater.api.sigv4`); without keys they are not, unless bearer tokens are configured, which
 then apply. Every error answers in DataZone's shape (``x-amzn-ErrorType`` and ``{"message"}``).
-No lineage rule lives here, and no graph table is written.
+No lineage rule lives here, no table is read or written here (each has its owner in ``store/``), and no
+graph table is written.
 """
 
 from __future__ import annotations
@@ -102,6 +104,10 @@ def _ok(answer: JSONObject) -> JSONResponse:
 
 
 _Route = TypeVar("_Route", bound=Callable[..., Coroutine[object, object, Response]])
+# the query parameters the listings share
+_MAX_RESULTS = Query(None, description="1 to 50 (default 50)")
+_NEXT_TOKEN = Query(None, description="The nextToken of the previous page")
+_SORT_ORDER = Query(None, description="By event time: ASCENDING or DESCENDING (default)")
 router = APIRouter(prefix=PREFIX, tags=["Amazon DataZone lineage API"], route_class=_DataZoneRoute)
 
 
@@ -368,12 +374,12 @@ async def get_lineage_event(
 async def list_lineage_events(
     request: Request,
     domainIdentifier: str,  # noqa: N803 - DataZone's name for the path parameter
-    maxResults: str | None = Query(None, description="1 to 50 (default 50)"),  # noqa: N803
+    maxResults: str | None = _MAX_RESULTS,  # noqa: N803
     timestampAfter: str | None = Query(None, description="Events with an event time after this"),  # noqa: N803
     timestampBefore: str | None = Query(None, description="Events with an event time before this"),  # noqa: N803
     processingStatus: str | None = Query(None, description="REQUESTED, PROCESSING, SUCCESS or FAILED"),  # noqa: N803
-    sortOrder: str | None = Query(None, description="By event time: ASCENDING or DESCENDING (default)"),  # noqa: N803
-    nextToken: str | None = Query(None, description="The nextToken of the previous page"),  # noqa: N803
+    sortOrder: str | None = _SORT_ORDER,  # noqa: N803
+    nextToken: str | None = _NEXT_TOKEN,  # noqa: N803
 ) -> Response:
     state = app_state(request)
     domain = dz.check_domain(domainIdentifier)
@@ -389,12 +395,7 @@ async def list_lineage_events(
     def work() -> JSONObject:
         graph, failed = _status_rule(request, state)
         status = None if wanted is None else StatusFilter(cast(ProcessingStatus, wanted), graph, frozenset(failed))
-        after_key: tuple[int, str] | None = None
-        if token is not None:
-            try:
-                after_key = (int(token.after[0]), str(token.after[1]))
-            except (IndexError, ValueError, TypeError):
-                raise dz.Invalid("nextToken: not a token this server gave") from None
+        after_key = dz.page_end(token)
         rows = DataZoneRecords(state.store).list_events(
             domain,
             after_time=None if after is None else to_micros(after),
@@ -546,12 +547,12 @@ async def list_lineage_node_history(
     request: Request,
     domainIdentifier: str,  # noqa: N803 - DataZone's name for the path parameter
     identifier: str,
-    maxResults: str | None = Query(None, description="1 to 50 (default 50)"),  # noqa: N803
-    nextToken: str | None = Query(None, description="The nextToken of the previous page"),  # noqa: N803
+    maxResults: str | None = _MAX_RESULTS,  # noqa: N803
+    nextToken: str | None = _NEXT_TOKEN,  # noqa: N803
     direction: str | None = Query(None, description="UPSTREAM or DOWNSTREAM: only versions with neighbours there"),
     timestampGTE: str | None = Query(None, description="Versions from this event time on"),  # noqa: N803
     timestampLTE: str | None = Query(None, description="Versions up to this event time"),  # noqa: N803
-    sortOrder: str | None = Query(None, description="By event time: ASCENDING or DESCENDING (default)"),  # noqa: N803
+    sortOrder: str | None = _SORT_ORDER,  # noqa: N803
 ) -> Response:
     state = app_state(request)
     domain = dz.check_domain(domainIdentifier)
@@ -584,10 +585,7 @@ async def list_lineage_node_history(
             start = int(token.after[0]) if token is not None and token.after else 0  # one entry: at most one page
             nodes = [dz.drop_none(summary)] if shown and start == 0 else []
             return {"nodes": nodes, "nextToken": None}
-        try:
-            after_key = None if token is None else (int(token.after[0]), str(token.after[1]))
-        except (IndexError, ValueError, TypeError):
-            raise dz.Invalid("nextToken: not a token this server gave") from None
+        after_key = dz.page_end(token)
         page = state.graph.version_page(
             ref,
             since=None if gte is None else to_micros(gte),

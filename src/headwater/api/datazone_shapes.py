@@ -211,6 +211,16 @@ def decode_token(text: str | None, scope: str) -> Token | None:
     return token
 
 
+def page_end(token: Token | None) -> tuple[int, str] | None:
+    """Where the page before ended, as a ``(time in microseconds, id)`` key (None: the first page)."""
+    if token is None:
+        return None
+    try:
+        return int(token.after[0]), str(token.after[1])
+    except (IndexError, ValueError, TypeError):
+        raise Invalid("nextToken: not a token this server gave") from None
+
+
 # --- answers ----------------------------------------------------------------------------------------------
 
 

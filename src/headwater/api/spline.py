@@ -6,7 +6,7 @@ then posts each execution plan to ``/execution-plans`` and its execution events 
 ``/execution-events`` (media types ``application/vnd.absa.spline.producer.v1.1+json`` /
 ``v1.2+json``). Here a body is decoded (gzip, size limit: :mod:`headwater.ingest`), its Spline
 shape checked (:mod:`headwater.spline.shapes`: 422 with a JSON path per problem), a plan kept in the
-``spline_plans`` table (durable before the 201, once per id), and each event converted with its plan
+``spline_plans`` table (:mod:`headwater.store.spline_plans`: durable before the 201, once per id), and each event converted with its plan
 (:mod:`headwater.spline.convert`) into OpenLineage RunEvents that are validated against the official
 schema and appended with ``Store.append`` exactly as ``POST /api/v1/lineage/batch`` does. No lineage
 rule lives here; no graph table is written.

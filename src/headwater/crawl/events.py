@@ -85,12 +85,19 @@ def _dataset_type(table: Table) -> str:
     return "VIEW" if table.format == "view" else "TABLE" if table.format == "table" else "FILE"
 
 
+def _described(table: Table) -> JSONObject:
+    """The facets the storage location and the catalog table share: the schema and where the data lives."""
+    return {
+        "schema": facet("schema", fields=schema_fields(table.columns)),
+        "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
+    }
+
+
 def storage_dataset(run: CrawlRun, table: Table) -> JSONObject:
     """The storage location as the crawler saw it (an input)."""
     cat_ns, cat_name = catalog_name(run, table.name)
     facets: JSONObject = {
-        "schema": facet("schema", fields=schema_fields(table.columns)),
-        "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
+        **_described(table),
         "datasetType": facet(
             "datasetType",
             datasetType=_dataset_type(table),
@@ -110,8 +117,7 @@ def catalog_dataset(run: CrawlRun, table: Table) -> JSONObject:
     """The catalog table the crawler registers (an output)."""
     cat_ns, cat_name = catalog_name(run, table.name)
     facets: JSONObject = {
-        "schema": facet("schema", fields=schema_fields(table.columns)),
-        "dataSource": facet("dataSource", name=table.namespace, uri=table.namespace),
+        **_described(table),
         "datasetType": facet(
             "datasetType",
             datasetType="VIEW" if table.format == "view" else "TABLE",

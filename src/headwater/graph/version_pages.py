@@ -16,12 +16,13 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from headwater.graph.common import NodeNotFound, is_absent, require_node, root_ref
+from headwater.graph.common import NodeNotFound, require_node, root_ref
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import NodeRef
 from headwater.store.schema import dataset_versions, datasets, edges, job_versions, jobs
 
 Side = Literal["UPSTREAM", "DOWNSTREAM"]
+_TABLES = {"dataset": (dataset_versions, datasets), "job": (job_versions, jobs)}  # versions, nodes
 _EMPTY_LIST = "[]"  # how the store writes an empty list of datasets (compact JSON)
 
 
@@ -69,15 +70,11 @@ def version_page(
     limit: int,
 ) -> VersionPage:
     ref = root_ref(ref)
-    require_node(conn, ref, None)  # a node that is gone, or hidden from the reader, is not found
-    if ref.type == "dataset":
-        table, key, node_table = dataset_versions, dataset_versions.c.dataset, datasets
-    elif ref.type == "job":
-        table, key, node_table = job_versions, job_versions.c.job, jobs
-    else:
+    if ref.type not in _TABLES:
         raise NodeNotFound(f"history is kept for datasets and jobs, not for {ref.id!r}")
-    if is_absent(ref.id):
-        raise NodeNotFound(f"{ref.type} {ref.id!r} not found")
+    require_node(conn, ref, None)  # a node that is gone, or hidden from the reader, is not found
+    table, node_table = _TABLES[ref.type]
+    key = table.c[ref.type]
     query = sa.select(table.c.id, table.c.valid_from, table.c.facets).where(key == ref.id)
     if since is not None:
         query = query.where(table.c.valid_from >= since)
