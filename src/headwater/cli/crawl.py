@@ -6,12 +6,12 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
 from headwater.client import SendError, open_client
 from headwater.crawl import CrawlResult, Limits, crawl, crawl_every, parse_interval
+from headwater.model.jsontypes import JSONObject
 
 _DEFAULTS = Limits()
 # the whole-number options: (flag, default, smallest value, help)
@@ -41,10 +41,10 @@ def _report(result: CrawlResult) -> None:
         click.echo(f"  failed: {result.error}", err=True)
 
 
-def storage_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+def storage_options(pairs: tuple[str, ...]) -> JSONObject:
     """``key=value`` pairs → fsspec storage options; a value that reads as JSON (``true``, ``8``,
     ``{"region_name": "eu-west-1"}``) is taken as such, anything else as text."""
-    options: dict[str, Any] = {}
+    options: JSONObject = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():

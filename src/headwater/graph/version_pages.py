@@ -44,7 +44,7 @@ class VersionPage:
     more: bool
 
 
-def _edge_at(dataset: sa.ColumnElement[str], direction: str, t: sa.ColumnElement[Any]) -> sa.Exists:
+def _edge_at(dataset: sa.ColumnElement[str], direction: str, t: sa.ColumnElement[int]) -> sa.Exists:
     """An edge of ``dataset`` in ``direction`` valid at the instant ``t`` (a column expression)."""
     return sa.exists().where(
         edges.c.dataset == dataset,
