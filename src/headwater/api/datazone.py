@@ -20,7 +20,8 @@ Requests are authenticated with SigV4 against the ``datazone_access_keys`` setti
 (:mod:`headwater.api.sigv4`); without keys they are not, unless bearer tokens are configured, which
 then apply. Every error answers in DataZone's shape (``x-amzn-ErrorType`` and ``{"message"}``).
 No lineage rule lives here, no table is read or written here (each has its owner in ``store/``), and no
-graph table is written.
+graph table is written. Why one module of ~640 lines: it is the six operations' routes with their OpenAPI
+documentation and the authentication they share; the pure shapes are in ``datazone_shapes``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ observations sorted by event time (so arrival order does not matter); two ways g
   observations (the index table ``observations`` finds them) and replace its derived rows.
 
 A run's job is brought up to date after the run.
+
+Why one module of ~640 lines: it holds the fast and the full path of runs, jobs and datasets side by
+side, and each fast path must give what its full path gives; the watermark, the failed events and
+the rebuild are modules of their own (``watermark.py``, ``projection_failures.py``, ``rebuild.py``).
 """
 
 from __future__ import annotations
