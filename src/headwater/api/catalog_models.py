@@ -1,8 +1,10 @@
 """Request and response models of the catalog's routes (``/api/v1/catalog``, api/catalog.py).
 
-Responses are validated by FastAPI against these models (the catalog's answers are small); like
-:mod:`headwater.api.models` every model forbids keys it does not declare, and the UI's types are
-generated from ``/openapi.json`` (a class name here is a type name there).
+The catalog answers typed records (:mod:`headwater.catalog.records`, snake_case, times in microseconds); each
+answer model's ``of`` is the one place a record becomes the API's shape (camelCase, ISO times). Responses are
+validated by FastAPI against these models (the catalog's answers are small); like :mod:`headwater.api.models`
+every model forbids keys it does not declare, and the UI's types are generated from ``/openapi.json`` (a class
+name here is a type name there).
 """
 
 from __future__ import annotations
@@ -11,10 +13,30 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Role = Literal["owner", "contributor", "viewer"]
-AssetState = Literal["inventory", "published", "unpublished"]
-SubscriptionState = Literal["requested", "approved", "rejected", "revoked"]
+from headwater.catalog import Principal, records
+from headwater.catalog.records import SubscriptionState
+from headwater.model.catalog_roles import AssetState, MemberRole, NodeRole
+from headwater.model.times import iso
+
+Role = MemberRole
 Time = str
+ShownRole = Literal["inventory", "published", "publish_job", "target", "subscribe_job"]
+_SHOWN_ROLE: dict[NodeRole, ShownRole] = {  # an asset's source node and its aliases are both its inventory
+    "source": "inventory",
+    "alias": "inventory",
+    "published": "published",
+    "publish_job": "publish_job",
+    "target": "target",
+    "subscribe_job": "subscribe_job",
+}
+
+
+def _at(micros: int) -> Time:
+    return iso(micros) or ""  # iso answers None only for None
+
+
+def _iso(micros: int | None) -> Time | None:
+    return None if micros is None else _at(micros)
 
 
 class CatalogModel(BaseModel):
@@ -37,12 +59,21 @@ class Me(CatalogModel):
     context: str | None
     memberships: list[Membership]
 
+    @classmethod
+    def of(cls, who: Principal) -> Me:
+        memberships = [Membership(project=p, role=r) for p, r in sorted(who.memberships.items())]
+        return cls(user=who.user, admin=who.admin, context=who.context, memberships=memberships)
+
 
 class Domain(CatalogModel):
     id: str
     name: str
     description: str
     createdAt: Time
+
+    @classmethod
+    def of(cls, d: records.Domain) -> Domain:
+        return cls(id=d.id, name=d.name, description=d.description, createdAt=_at(d.created_at))
 
 
 class DomainsAnswer(CatalogModel):
@@ -63,6 +94,23 @@ class Project(CatalogModel):
     createdAt: Time
     role: Role | None = Field(description="The caller's role in the project (null: not a member)")
     members: list[Member] | None = Field(description="Shown to the project's members and admins only")
+
+    @classmethod
+    def of(cls, p: records.Project) -> Project:
+        members = (
+            None
+            if p.members is None
+            else [Member(user=m.user, role=m.role, addedAt=_at(m.added_at)) for m in p.members]
+        )
+        return cls(
+            id=p.id,
+            domain=p.domain,
+            name=p.name,
+            description=p.description,
+            createdAt=_at(p.created_at),
+            role=p.role,
+            members=members,
+        )
 
 
 class ProjectsAnswer(CatalogModel):
@@ -86,6 +134,12 @@ class GlossaryTerm(CatalogModel):
     definition: str
     updatedAt: Time
     updatedBy: str
+
+    @classmethod
+    def of(cls, t: records.Term) -> GlossaryTerm:
+        return cls(
+            domain=t.domain, term=t.term, definition=t.definition, updatedAt=_at(t.updated_at), updatedBy=t.updated_by
+        )
 
 
 class GlossaryAnswer(CatalogModel):
@@ -127,6 +181,26 @@ class Asset(CatalogModel):
     updatedBy: str
     access: Literal["member", "published"] = Field(description="What the caller sees: the member's or the public view")
 
+    @classmethod
+    def of(cls, a: records.Asset) -> Asset:
+        return cls(
+            id=a.id,
+            project=a.project,
+            domain=a.domain,
+            name=a.name,
+            state=a.state,
+            custom=a.custom,
+            dataset=a.dataset,
+            publishedNode=a.published_node,
+            version=a.version,
+            metadata=AssetMetadata(**a.metadata, descriptionHtml=a.description_html),
+            createdAt=_at(a.created_at),
+            createdBy=a.created_by,
+            updatedAt=_at(a.updated_at),
+            updatedBy=a.updated_by,
+            access="member" if a.member else "published",
+        )
+
 
 class AssetsAnswer(CatalogModel):
     assets: list[Asset]
@@ -140,6 +214,18 @@ class AssetVersion(CatalogModel):
     changedBy: str
     eventId: str | None = Field(description="The lineage event this change sent (GET /api/v1/events/{id})")
     metadata: MetadataFields
+
+    @classmethod
+    def of(cls, v: records.AssetVersion) -> AssetVersion:
+        return cls(
+            version=v.version,
+            state=v.state,
+            change=v.change,
+            changedAt=_at(v.changed_at),
+            changedBy=v.changed_by,
+            eventId=v.event_id,
+            metadata=MetadataFields(**v.metadata),
+        )
 
 
 class AssetVersionsAnswer(CatalogModel):
@@ -162,6 +248,25 @@ class Subscription(CatalogModel):
     decidedBy: str | None
     eventId: str | None
 
+    @classmethod
+    def of(cls, s: records.Subscription) -> Subscription:
+        return cls(
+            id=s.id,
+            asset=s.asset,
+            assetName=s.asset_name,
+            assetProject=s.asset_project,
+            project=s.project,
+            state=s.state,
+            target=s.target,
+            targetNode=s.target_node,
+            reason=s.reason,
+            requestedAt=_at(s.requested_at),
+            requestedBy=s.requested_by,
+            decidedAt=_iso(s.decided_at),
+            decidedBy=s.decided_by,
+            eventId=s.event_id,
+        )
+
 
 class SubscriptionsAnswer(CatalogModel):
     subscriptions: list[Subscription]
@@ -172,11 +277,22 @@ class CatalogNode(CatalogModel):
     nodes apart."""
 
     node: str
-    role: Literal["inventory", "published", "publish_job", "target", "subscribe_job"]
+    role: ShownRole
     asset: str | None = Field(description="The asset (null when the caller sees the node but not the asset)")
     assetState: AssetState
     project: str = Field(description="The asset's project")
     subscription: str | None = Field(description="For a target and its job: the subscription")
+
+    @classmethod
+    def of(cls, n: records.CatalogNode) -> CatalogNode:
+        return cls(
+            node=n.node,
+            role=_SHOWN_ROLE[n.role],
+            asset=n.asset,
+            assetState=n.asset_state,
+            project=n.project,
+            subscription=n.subscription,
+        )
 
 
 class CatalogNodesAnswer(CatalogModel):
@@ -206,6 +322,31 @@ class SourceRun(CatalogModel):
     failed: int
     items: list[SourceRunItem]
 
+    @classmethod
+    def of(cls, r: records.SourceRun) -> SourceRun:
+        items = [
+            SourceRunItem(
+                dataset=i.dataset,
+                asset=i.asset,
+                action=i.action,
+                eventId=i.event_id,
+                status=i.status,
+                error=i.error,
+            )
+            for i in r.items
+        ]
+        return cls(
+            id=r.id,
+            project=r.project,
+            name=r.name,
+            createdAt=_at(r.created_at),
+            createdBy=r.created_by,
+            added=r.added,
+            updated=r.updated,
+            failed=r.failed,
+            items=items,
+        )
+
 
 class SourceRunsAnswer(CatalogModel):
     runs: list[SourceRun]
@@ -224,6 +365,22 @@ class AuditEntry(CatalogModel):
 class AuditAnswer(CatalogModel):
     entries: list[AuditEntry]
     next: int | None = Field(description="Pass as after= for the next page; null: no more")
+
+    @classmethod
+    def of(cls, page: records.AuditPage) -> AuditAnswer:
+        entries = [
+            AuditEntry(
+                seq=e.seq,
+                at=_at(e.at),
+                actor=e.actor,
+                project=e.project,
+                action=e.action,
+                target=e.target,
+                detail=dict(e.detail),
+            )
+            for e in page.entries
+        ]
+        return cls(entries=entries, next=page.next)
 
 
 # --- request bodies -------------------------------------------------------------------------------
