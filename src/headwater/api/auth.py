@@ -69,35 +69,33 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
     return credentials.credentials.strip()
 
 
+def _unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, headers=_CHALLENGE)
+
+
+def _read_only() -> ApiError:
+    return ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
+
+
 def check_write(tokens: Tokens, token: str | None) -> None:
     if not tokens.write and not tokens.managed_write:
         return
     if token is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "this server needs a write token: send 'Authorization: Bearer <token>'",
-            headers=_CHALLENGE,
-        )
+        raise _unauthorized("this server needs a write token: send 'Authorization: Bearer <token>'")
     if _known(token, tokens.write):
         return
     if _known(token, tokens.read):
-        raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
-    raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
+        raise _read_only()
+    raise _unauthorized("unknown token")
 
 
 def check_read(tokens: Tokens, token: str | None) -> None:
     if not tokens.read and not tokens.managed_read:
         return
     if token is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "this server needs a read token: send 'Authorization: Bearer <token>'",
-            headers=_CHALLENGE,
-        )
+        raise _unauthorized("this server needs a read token: send 'Authorization: Bearer <token>'")
     if not (_known(token, tokens.read) or _known(token, tokens.write)):
-        raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
+        raise _unauthorized("unknown token")
 
 
 def _tokens_of(settings: Settings, store: Store, *, managed: bool = False) -> Tokens:
@@ -134,7 +132,7 @@ def principal_of(settings: Settings, store: Store, token: str | None, project: s
     holder = None if token is None or settings_read else holder_of(store.engine, token)
     if holder is not None:
         if write and holder.kind == "read":
-            raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
+            raise _read_only()
         if write and holder.kind == "user" and not any(r in WRITERS for r in holder.principal.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
         return _in_context(holder.principal, project)

@@ -2,7 +2,7 @@
 
 Every route takes the request's principal (``require_catalog``: a token and the project context,
 ``Headwater-Project`` header or ``?project=``) and answers what that principal may see. The catalog answers
-typed records, which :mod:`headwater.api.catalog_models` shapes (``Model.of``); a refusal is a catalog error,
+typed records, which :mod:`headwater.api.catalog_models` shapes (``Model.of``, ``Model.answer``); a refusal is a catalog error,
 which ``api/errors.py`` answers with the standard error body (400 naming the field, 403 saying which role is
 needed, 404, 409). Bodies are checked against the models (400 with the path of each problem).
 """
@@ -79,7 +79,7 @@ def _catalog(request: Request) -> Catalog:
 
 @router.get("/me", summary="Who the token is, its memberships and the project context", response_model=Me)
 def me(request: Request) -> Me:
-    return Me.of(principal(request))
+    return Me.answer(principal(request))
 
 
 # --- domains, projects, users, members --------------------------------------------------------------
@@ -113,7 +113,9 @@ def set_term(request: Request, domain: str, term: str, body: TermIn) -> Glossary
 
 @router.get("/projects", summary="Projects (members listed to members)", response_model=ProjectsAnswer)
 def projects(request: Request) -> ProjectsAnswer:
-    return ProjectsAnswer(projects=[Project.of(p) for p in _catalog(request).organisation.projects(principal(request))])
+    return ProjectsAnswer(
+        projects=[Project.answer(p) for p in _catalog(request).organisation.projects(principal(request))]
+    )
 
 
 @router.post("/projects", status_code=201, summary="Create a project in a domain (admin)", response_model=Project)
@@ -121,18 +123,18 @@ def create_project(request: Request, body: ProjectIn) -> Project:
     made = _catalog(request).organisation.create_project(
         principal(request), body.id, body.domain, body.name, body.description
     )
-    return Project.of(made)
+    return Project.answer(made)
 
 
 @router.get("/projects/{project_id}", summary="A project", response_model=Project)
 def project(request: Request, project_id: str) -> Project:
-    return Project.of(_catalog(request).organisation.project(principal(request), project_id))
+    return Project.answer(_catalog(request).organisation.project(principal(request), project_id))
 
 
 @router.post("/users", status_code=201, summary="Create a user and their token (admin)", response_model=NewUser)
 def create_user(request: Request, body: UserIn) -> NewUser:
     made = _catalog(request).organisation.create_user(principal(request), body.id)
-    return NewUser(id=made.id, token=made.token)
+    return NewUser.of(made)
 
 
 @router.put(
@@ -142,7 +144,7 @@ def create_user(request: Request, body: UserIn) -> NewUser:
 )
 def set_member(request: Request, project_id: str, user: str, body: MemberIn) -> MemberAnswer:
     member = _catalog(request).organisation.set_member(principal(request), project_id, user, body.role)
-    return MemberAnswer(project=member.project, user=member.user, role=member.role)
+    return MemberAnswer.of(member)
 
 
 @router.delete("/projects/{project_id}/members/{user}", status_code=204, summary="Remove a member")
@@ -166,7 +168,7 @@ def assets(
     found = _catalog(request).assets.assets(
         principal(request), project=owner_project, state=state, term=term, tag=tag, q=q
     )
-    return AssetsAnswer(assets=[Asset.of(a) for a in found])
+    return AssetsAnswer(assets=[Asset.answer(a) for a in found])
 
 
 @router.post("/assets", status_code=201, summary="Catalog a dataset by hand (contributor)", response_model=Asset)
@@ -183,14 +185,14 @@ def create_asset(request: Request, body: AssetIn) -> Asset:
         fields=[f.model_dump() for f in body.fields],
         metadata=None if body.metadata is None else body.metadata.model_dump(exclude_unset=True),
     )
-    return Asset.of(made)
+    return Asset.answer(made)
 
 
 @router.get("/assets/{asset_id}", summary="An asset (at=: as it was then)", response_model=Asset)
 def asset(
     request: Request, asset_id: str, at: str | None = Query(None, description="ISO 8601 or epoch ms; default now")
 ) -> Asset:
-    return Asset.of(_catalog(request).assets.asset(principal(request), asset_id, parse_time(at, "at")))
+    return Asset.answer(_catalog(request).assets.asset(principal(request), asset_id, parse_time(at, "at")))
 
 
 @router.get(
@@ -204,21 +206,21 @@ def asset_versions(request: Request, asset_id: str) -> AssetVersionsAnswer:
 @router.patch("/assets/{asset_id}", summary="Edit business metadata: a new version (contributor)", response_model=Asset)
 def edit_asset(request: Request, asset_id: str, body: MetadataPatch) -> Asset:
     patch = body.model_dump(exclude_unset=True)
-    return Asset.of(_catalog(request).assets.update_metadata(principal(request), asset_id, patch))
+    return Asset.answer(_catalog(request).assets.update_metadata(principal(request), asset_id, patch))
 
 
 @router.post(
     "/assets/{asset_id}/publish", summary="Publish: draws the published node (contributor)", response_model=Asset
 )
 def publish(request: Request, asset_id: str) -> Asset:
-    return Asset.of(_catalog(request).assets.publish(principal(request), asset_id))
+    return Asset.answer(_catalog(request).assets.publish(principal(request), asset_id))
 
 
 @router.post(
     "/assets/{asset_id}/unpublish", summary="Unpublish: ends the published node (contributor)", response_model=Asset
 )
 def unpublish(request: Request, asset_id: str) -> Asset:
-    return Asset.of(_catalog(request).assets.unpublish(principal(request), asset_id))
+    return Asset.answer(_catalog(request).assets.unpublish(principal(request), asset_id))
 
 
 # --- subscriptions ------------------------------------------------------------------------------------
@@ -294,7 +296,7 @@ def catalog_nodes(
         raise ApiError(400, "invalid_parameter", "nodeId: at most 5000 ids per request")
     hidden = app_state(request).graph.hidden()  # the one visibility policy: what this caller may not see
     found = _catalog(request).assets.node_roles(principal(request), node_ids, hidden.ids)
-    return CatalogNodesAnswer(nodes=[CatalogNode.of(n) for n in found])
+    return CatalogNodesAnswer(nodes=[CatalogNode.answer(n) for n in found])
 
 
 # --- data-source runs and audit ---------------------------------------------------------------------------
@@ -310,7 +312,7 @@ def import_source_run(request: Request, project_id: str, body: SourceRunIn) -> S
     made = _catalog(request).source_runs.import_run(
         principal(request), project_id, body.name, body.runIds, body.eventIds
     )
-    return SourceRun.of(made)
+    return SourceRun.answer(made)
 
 
 @router.get(
@@ -320,12 +322,12 @@ def import_source_run(request: Request, project_id: str, body: SourceRunIn) -> S
 )
 def source_runs(request: Request, project_id: str) -> SourceRunsAnswer:
     found = _catalog(request).source_runs.runs(principal(request), project_id)
-    return SourceRunsAnswer(runs=[SourceRun.of(r) for r in found])
+    return SourceRunsAnswer(runs=[SourceRun.answer(r) for r in found])
 
 
 @router.get("/source-runs/{run_id}", summary="A data-source run's report", response_model=SourceRun)
 def source_run(request: Request, run_id: str) -> SourceRun:
-    return SourceRun.of(_catalog(request).source_runs.run(principal(request), run_id))
+    return SourceRun.answer(_catalog(request).source_runs.run(principal(request), run_id))
 
 
 @router.get(
@@ -337,4 +339,4 @@ def audit(
     limit: int = Query(100, ge=1, le=1000),
 ) -> AuditAnswer:
     who = principal(request)
-    return AuditAnswer.of(_catalog(request).audit.page(who, project=who.context, after=after, limit=limit))
+    return AuditAnswer.answer(_catalog(request).audit.page(who, project=who.context, after=after, limit=limit))

@@ -1,7 +1,8 @@
 """Request and response models of the catalog's routes (``/api/v1/catalog``, api/catalog.py).
 
-The catalog answers typed records (:mod:`headwater.catalog.records`, snake_case, times in microseconds); each
-answer model's ``of`` is the one place a record becomes the API's shape (camelCase, ISO times). Responses are
+The catalog answers typed records (:mod:`headwater.catalog.records`, snake_case, times in microseconds);
+``Model.of(record)`` is the one place a record becomes the API's shape (the fields the model declares, camelCase,
+ISO times), and a model whose answer computes a field has an ``answer(record)`` saying how. Responses are
 validated by FastAPI against these models (the catalog's answers are small); like :mod:`headwater.api.models`
 every model forbids keys it does not declare, and the UI's types are generated from ``/openapi.json`` (a class
 name here is a type name there).
@@ -9,7 +10,7 @@ name here is a type name there).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,16 +32,30 @@ _SHOWN_ROLE: dict[NodeRole, ShownRole] = {  # an asset's source node and its ali
 }
 
 
-def _at(micros: int) -> Time:
-    return iso(micros) or ""  # iso answers None only for None
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
 
 
-def _iso(micros: int | None) -> Time | None:
-    return None if micros is None else _at(micros)
+def fields(record: object) -> dict[str, object]:
+    """A record's fields under the API's names (camelCase), its times (``at``, ``*_at``: microseconds) as ISO text."""
+    out: dict[str, object] = {}
+    for name, value in vars(record).items():
+        if (name == "at" or name.endswith("_at")) and isinstance(value, int):
+            value = iso(value)
+        out[_camel(name)] = value
+    return out
 
 
 class CatalogModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def of(cls, record: object, **given: object) -> Self:
+        """The answer of a catalog record: the fields this model declares, under their camelCase names, times as
+        ISO text; ``given``: the fields the answer computes otherwise (its own ``answer`` says how)."""
+        shown = {k: v for k, v in fields(record).items() if k in cls.model_fields}
+        return cls.model_validate({**shown, **given})
 
 
 # --- answers --------------------------------------------------------------------------------------
@@ -60,7 +75,7 @@ class Me(CatalogModel):
     memberships: list[Membership]
 
     @classmethod
-    def of(cls, who: Principal) -> Me:
+    def answer(cls, who: Principal) -> Me:
         memberships = [Membership(project=p, role=r) for p, r in sorted(who.memberships.items())]
         return cls(user=who.user, admin=who.admin, context=who.context, memberships=memberships)
 
@@ -70,10 +85,6 @@ class Domain(CatalogModel):
     name: str
     description: str
     createdAt: Time
-
-    @classmethod
-    def of(cls, d: records.Domain) -> Domain:
-        return cls(id=d.id, name=d.name, description=d.description, createdAt=_at(d.created_at))
 
 
 class DomainsAnswer(CatalogModel):
@@ -96,21 +107,8 @@ class Project(CatalogModel):
     members: list[Member] | None = Field(description="Shown to the project's members and admins only")
 
     @classmethod
-    def of(cls, p: records.Project) -> Project:
-        members = (
-            None
-            if p.members is None
-            else [Member(user=m.user, role=m.role, addedAt=_at(m.added_at)) for m in p.members]
-        )
-        return cls(
-            id=p.id,
-            domain=p.domain,
-            name=p.name,
-            description=p.description,
-            createdAt=_at(p.created_at),
-            role=p.role,
-            members=members,
-        )
+    def answer(cls, p: records.Project) -> Project:
+        return cls.of(p, members=None if p.members is None else [Member.of(m) for m in p.members])
 
 
 class ProjectsAnswer(CatalogModel):
@@ -134,12 +132,6 @@ class GlossaryTerm(CatalogModel):
     definition: str
     updatedAt: Time
     updatedBy: str
-
-    @classmethod
-    def of(cls, t: records.Term) -> GlossaryTerm:
-        return cls(
-            domain=t.domain, term=t.term, definition=t.definition, updatedAt=_at(t.updated_at), updatedBy=t.updated_by
-        )
 
 
 class GlossaryAnswer(CatalogModel):
@@ -182,24 +174,9 @@ class Asset(CatalogModel):
     access: Literal["member", "published"] = Field(description="What the caller sees: the member's or the public view")
 
     @classmethod
-    def of(cls, a: records.Asset) -> Asset:
-        return cls(
-            id=a.id,
-            project=a.project,
-            domain=a.domain,
-            name=a.name,
-            state=a.state,
-            custom=a.custom,
-            dataset=a.dataset,
-            publishedNode=a.published_node,
-            version=a.version,
-            metadata=AssetMetadata(**a.metadata, descriptionHtml=a.description_html),
-            createdAt=_at(a.created_at),
-            createdBy=a.created_by,
-            updatedAt=_at(a.updated_at),
-            updatedBy=a.updated_by,
-            access="member" if a.member else "published",
-        )
+    def answer(cls, a: records.Asset) -> Asset:
+        metadata = {**a.metadata, "descriptionHtml": a.description_html}
+        return cls.of(a, metadata=metadata, access="member" if a.member else "published")
 
 
 class AssetsAnswer(CatalogModel):
@@ -214,18 +191,6 @@ class AssetVersion(CatalogModel):
     changedBy: str
     eventId: str | None = Field(description="The lineage event this change sent (GET /api/v1/events/{id})")
     metadata: MetadataFields
-
-    @classmethod
-    def of(cls, v: records.AssetVersion) -> AssetVersion:
-        return cls(
-            version=v.version,
-            state=v.state,
-            change=v.change,
-            changedAt=_at(v.changed_at),
-            changedBy=v.changed_by,
-            eventId=v.event_id,
-            metadata=MetadataFields(**v.metadata),
-        )
 
 
 class AssetVersionsAnswer(CatalogModel):
@@ -248,25 +213,6 @@ class Subscription(CatalogModel):
     decidedBy: str | None
     eventId: str | None
 
-    @classmethod
-    def of(cls, s: records.Subscription) -> Subscription:
-        return cls(
-            id=s.id,
-            asset=s.asset,
-            assetName=s.asset_name,
-            assetProject=s.asset_project,
-            project=s.project,
-            state=s.state,
-            target=s.target,
-            targetNode=s.target_node,
-            reason=s.reason,
-            requestedAt=_at(s.requested_at),
-            requestedBy=s.requested_by,
-            decidedAt=_iso(s.decided_at),
-            decidedBy=s.decided_by,
-            eventId=s.event_id,
-        )
-
 
 class SubscriptionsAnswer(CatalogModel):
     subscriptions: list[Subscription]
@@ -284,15 +230,8 @@ class CatalogNode(CatalogModel):
     subscription: str | None = Field(description="For a target and its job: the subscription")
 
     @classmethod
-    def of(cls, n: records.CatalogNode) -> CatalogNode:
-        return cls(
-            node=n.node,
-            role=_SHOWN_ROLE[n.role],
-            asset=n.asset,
-            assetState=n.asset_state,
-            project=n.project,
-            subscription=n.subscription,
-        )
+    def answer(cls, n: records.CatalogNode) -> CatalogNode:
+        return cls.of(n, role=_SHOWN_ROLE[n.role])
 
 
 class CatalogNodesAnswer(CatalogModel):
@@ -323,29 +262,9 @@ class SourceRun(CatalogModel):
     items: list[SourceRunItem]
 
     @classmethod
-    def of(cls, r: records.SourceRun) -> SourceRun:
-        items = [
-            SourceRunItem(
-                dataset=i.dataset,
-                asset=i.asset,
-                action=i.action,
-                eventId=i.event_id,
-                status=i.status,
-                error=i.error,
-            )
-            for i in r.items
-        ]
-        return cls(
-            id=r.id,
-            project=r.project,
-            name=r.name,
-            createdAt=_at(r.created_at),
-            createdBy=r.created_by,
-            added=r.added,
-            updated=r.updated,
-            failed=r.failed,
-            items=items,
-        )
+    def answer(cls, r: records.SourceRun) -> SourceRun:
+        items = [SourceRunItem.of(i) for i in r.items]
+        return cls.of(r, added=r.added, updated=r.updated, failed=r.failed, items=items)
 
 
 class SourceRunsAnswer(CatalogModel):
@@ -367,20 +286,8 @@ class AuditAnswer(CatalogModel):
     next: int | None = Field(description="Pass as after= for the next page; null: no more")
 
     @classmethod
-    def of(cls, page: records.AuditPage) -> AuditAnswer:
-        entries = [
-            AuditEntry(
-                seq=e.seq,
-                at=_at(e.at),
-                actor=e.actor,
-                project=e.project,
-                action=e.action,
-                target=e.target,
-                detail=dict(e.detail),
-            )
-            for e in page.entries
-        ]
-        return cls(entries=entries, next=page.next)
+    def answer(cls, page: records.AuditPage) -> AuditAnswer:
+        return cls(entries=[AuditEntry.of(e) for e in page.entries], next=page.next)
 
 
 # --- request bodies -------------------------------------------------------------------------------

@@ -140,12 +140,12 @@ class CatalogNode:
 
 
 @dataclass(frozen=True)
-class Subscription:
+class SubscriptionRow:
+    """A subscription as stored: ``project`` is the consumer; ``target_node`` is drawn once approved."""
+
     id: str
     asset: str
-    asset_name: str
-    asset_project: str
-    project: str  # the consumer
+    project: str
     state: SubscriptionState
     target: str
     target_node: str | None
@@ -155,6 +155,14 @@ class Subscription:
     decided_at: int | None
     decided_by: str | None
     event_id: str | None
+
+
+@dataclass(frozen=True)
+class Subscription(SubscriptionRow):
+    """A subscription with its asset's name and project."""
+
+    asset_name: str
+    asset_project: str
 
 
 # --- data-source runs -----------------------------------------------------------------------------

@@ -16,7 +16,17 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 
-from headwater.catalog.records import AssetVersion, AuditEntry, Domain, Member, Metadata, Project, SourceRunItem, Term
+from headwater.catalog.records import (
+    AssetVersion,
+    AuditEntry,
+    Domain,
+    Member,
+    Metadata,
+    Project,
+    SourceRunItem,
+    SubscriptionRow,
+    Term,
+)
 from headwater.model.catalog_roles import ALIAS, SOURCE, AssetState, MemberRole, NodeRole
 from headwater.model.jsontext import dumps_sorted, loads
 from headwater.model.times import now_micros
@@ -356,22 +366,6 @@ def nodes(conn: sa.Connection, node_ids: Sequence[str]) -> list[NodeRow]:
 
 
 # --- subscriptions --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SubscriptionRow:
-    id: str
-    asset: str
-    project: str
-    state: str
-    target: str
-    target_node: str | None
-    reason: str
-    requested_at: int
-    requested_by: str
-    decided_at: int | None
-    decided_by: str | None
-    event_id: str | None
 
 
 def subscriptions(conn: sa.Connection, sub_id: str | None = None) -> list[SubscriptionRow]:
