@@ -12,6 +12,7 @@ An asset the principal may not see (neither a member of its project nor publishe
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -21,9 +22,8 @@ from headwater.catalog import tables
 from headwater.catalog.access import Principal
 from headwater.catalog.errors import Conflict, InvalidRequest, NotFound
 from headwater.catalog.markdown import render
-from headwater.catalog.records import Asset, AssetVersion, CatalogNode, Metadata, empty_metadata, patched
+from headwater.catalog.records import Asset, AssetRow, AssetVersion, CatalogNode, Metadata, empty_metadata, patched
 from headwater.catalog.room import Room, member_view
-from headwater.catalog.tables import AssetRow
 from headwater.graph import NodeNotFound
 from headwater.model.catalog_roles import ASSET_STATES, PUBLISH_JOB, PUBLISHED, AssetState
 from headwater.model.nodeid import NodeRef, parse_node_id
@@ -108,15 +108,13 @@ class Assets(Room):
             then = next(iter(tables.versions(conn, asset_id, until=to_micros(at))), None)
         if then is None or (not member_view(who, row.project) and then.state != "published"):
             raise NotFound(f"no asset {asset_id!r} at {iso(to_micros(at))}")
-        past = AssetRow(
-            **{
-                **vars(row),
-                "state": then.state,
-                "version": then.version,
-                "metadata": then.metadata,
-                "updated_at": then.changed_at,
-                "updated_by": then.changed_by,
-            }
+        past = replace(
+            row,
+            state=then.state,
+            version=then.version,
+            metadata=then.metadata,
+            updated_at=then.changed_at,
+            updated_by=then.changed_by,
         )
         return as_seen(past, who)
 

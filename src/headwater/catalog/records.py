@@ -1,4 +1,5 @@
-"""What the catalog answers: typed records (frozen dataclasses), one per thing it keeps.
+"""The catalog's typed records (frozen dataclasses): its rows as stored (``*Row``: what ``catalog/tables.py``
+reads and writes) and its answers, one per thing it keeps.
 
 Times are microseconds since the epoch (the store's axis); the API writes them as ISO text and names the
 fields in camelCase (``api/catalog_models.py``). A record holds only what its reader may see: the catalog
@@ -90,6 +91,37 @@ class Term:
 
 
 @dataclass(frozen=True)
+class AssetRow:
+    """An asset as stored (the current version); ``domain``: its project's."""
+
+    id: str
+    project: str
+    domain: str
+    dataset: str
+    state: AssetState
+    custom: bool
+    published_node: str | None
+    version: int
+    metadata: Metadata
+    created_at: int
+    created_by: str
+    updated_at: int
+    updated_by: str
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """A node the catalog answers for, with its asset's project and state."""
+
+    node: str
+    role: NodeRole
+    asset: str
+    subscription: str | None
+    project: str
+    state: AssetState
+
+
+@dataclass(frozen=True)
 class Asset:
     """An asset as one reader sees it: ``dataset`` (the inventory node) for members only, ``published_node`` for
     members and, while published, everyone; ``access``: the member's or the public view."""
@@ -178,6 +210,15 @@ class SourceRunItem:
     event_id: str
     status: ItemStatus
     error: str | None
+
+
+@dataclass(frozen=True)
+class SourceRunRow:
+    id: str
+    project: str
+    name: str
+    created_at: int
+    created_by: str
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ from headwater.catalog import tables
 from headwater.catalog.access import Principal
 from headwater.catalog.assets import visible_asset
 from headwater.catalog.errors import Conflict, InvalidRequest, NotFound
-from headwater.catalog.records import Subscription, SubscriptionRow
+from headwater.catalog.records import AssetRow, Subscription, SubscriptionRow
 from headwater.catalog.room import Room, member_view
-from headwater.catalog.tables import AssetRow
 from headwater.model.catalog_roles import SUBSCRIBE_JOB, TARGET
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import now_micros

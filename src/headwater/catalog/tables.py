@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 import sqlalchemy as sa
 
 from headwater.catalog.records import (
+    AssetRow,
     AssetVersion,
     AuditEntry,
     Domain,
     Member,
     Metadata,
+    NodeRow,
     Project,
     SourceRunItem,
+    SourceRunRow,
     SubscriptionRow,
     Term,
 )
@@ -189,25 +191,6 @@ def terms(conn: sa.Connection, domain_id: str, among: Collection[str] | None = N
 # --- assets and the nodes they answer for ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AssetRow:
-    """An asset as stored (the current version); ``domain``: its project's."""
-
-    id: str
-    project: str
-    domain: str
-    dataset: str
-    state: AssetState
-    custom: bool
-    published_node: str | None
-    version: int
-    metadata: Metadata
-    created_at: int
-    created_by: str
-    updated_at: int
-    updated_by: str
-
-
 def _asset_query() -> sa.Select[Any]:
     return sa.select(catalog_assets, catalog_projects.c.domain).join(
         catalog_projects, catalog_projects.c.id == catalog_assets.c.project
@@ -332,18 +315,6 @@ def register(conn: sa.Connection, node: str, asset_id: str, role: NodeRole, subs
     _upsert(conn, catalog_nodes, {"node": node}, {}, {"asset": asset_id, "role": role, "subscription": subscription})
 
 
-@dataclass(frozen=True)
-class NodeRow:
-    """A node the catalog answers for, with its asset's project and state."""
-
-    node: str
-    role: NodeRole
-    asset: str
-    subscription: str | None
-    project: str
-    state: AssetState
-
-
 def nodes(conn: sa.Connection, node_ids: Sequence[str]) -> list[NodeRow]:
     """The catalog's rows of those of ``node_ids`` it answers for, ordered by node."""
     out: list[NodeRow] = []
@@ -398,15 +369,6 @@ def decide_subscription(conn: sa.Connection, sub_id: str, **values: str | int | 
 
 
 # --- data-source runs -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SourceRunRow:
-    id: str
-    project: str
-    name: str
-    created_at: int
-    created_by: str
 
 
 def source_run(conn: sa.Connection, run_id: str) -> SourceRunRow | None:
