@@ -19,6 +19,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+
 from headwater.model import openlineage as ol
 
 SCHEME = "headwater-catalog://"
