@@ -35,20 +35,20 @@ def test_search_fills_its_page_and_the_hidden_set_follows_changes(store_url: str
         StoreClient(store).send(events)
         graph = GraphReader(store)
         catalog = Catalog(store, graph, Door(Policy(), EventValidator()))
-        catalog.create_domain(ADMIN, "dom", "", "")
-        catalog.create_project(ADMIN, "p", "dom", "", "")
+        catalog.organisation.create_domain(ADMIN, "dom", "", "")
+        catalog.organisation.create_project(ADMIN, "p", "dom", "", "")
         anonymous, member = graph.viewing(ANONYMOUS), graph.viewing(Viewer(projects=frozenset({"p"})))
         assert len(anonymous.search("tbl", types=["dataset"], limit=5)["results"]) == 5
-        catalog.claim_outputs(ADMIN.with_context("p"), "p", events[:36])  # 36 of 40 hidden from others
+        catalog.source_runs.claim_outputs(ADMIN.with_context("p"), "p", events[:36])  # 36 of 40 hidden from others
         results = anonymous.search("tbl", types=["dataset"], limit=5)["results"]
         assert [r["name"] for r in results] == ["tbl_36", "tbl_37", "tbl_38", "tbl_39"]  # all the visible ones
         assert len(member.search("tbl", types=["dataset"], limit=5)["results"]) == 5
         assert len(anonymous.hidden().datasets) == 36
         # a published asset shows its published node at once (the cache is keyed by the newest change)
-        asset = catalog.assets(ADMIN, project="p")[0]
-        catalog.publish(ADMIN.with_context("p"), asset["id"])
+        asset = catalog.assets.assets(ADMIN, project="p")[0]
+        catalog.assets.publish(ADMIN.with_context("p"), asset.id)
         store.catch_up()
-        published = catalog.asset(ADMIN, asset["id"])["publishedNode"]
+        published = catalog.assets.asset(ADMIN, asset.id).published_node
         assert [r["id"] for r in anonymous.search("p/tbl", types=["dataset"], limit=5)["results"]] == [published]
     finally:
         store.close()

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from headwater.api.errors import ApiError
+from headwater.api.errors import ApiError, catalog_error
 from headwater.api.state import PRINCIPAL, app_state
-from headwater.catalog import CatalogError, Principal, resolve_user
-from headwater.catalog.access import ADMIN, ANONYMOUS
-from headwater.catalog.tokens import PREFIX, active_kinds, mark_used, resolve_token
+from headwater.catalog import CatalogError, Principal
+from headwater.catalog.access import ADMIN, ANONYMOUS, holder_of, managed_kinds
+from headwater.model.catalog_roles import WRITERS
 from headwater.settings import Settings
 
 if TYPE_CHECKING:
@@ -69,40 +69,38 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
     return credentials.credentials.strip()
 
 
+def _unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message, headers=_CHALLENGE)
+
+
+def _read_only() -> ApiError:
+    return ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
+
+
 def check_write(tokens: Tokens, token: str | None) -> None:
     if not tokens.write and not tokens.managed_write:
         return
     if token is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "this server needs a write token: send 'Authorization: Bearer <token>'",
-            headers=_CHALLENGE,
-        )
+        raise _unauthorized("this server needs a write token: send 'Authorization: Bearer <token>'")
     if _known(token, tokens.write):
         return
     if _known(token, tokens.read):
-        raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
-    raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
+        raise _read_only()
+    raise _unauthorized("unknown token")
 
 
 def check_read(tokens: Tokens, token: str | None) -> None:
     if not tokens.read and not tokens.managed_read:
         return
     if token is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "this server needs a read token: send 'Authorization: Bearer <token>'",
-            headers=_CHALLENGE,
-        )
+        raise _unauthorized("this server needs a read token: send 'Authorization: Bearer <token>'")
     if not (_known(token, tokens.read) or _known(token, tokens.write)):
-        raise ApiError(401, "unauthorized", "unknown token", headers=_CHALLENGE)
+        raise _unauthorized("unknown token")
 
 
 def _tokens_of(settings: Settings, store: Store, *, managed: bool = False) -> Tokens:
     """The settings' tokens; ``managed``: also whether managed tokens of each kind exist (one indexed query)."""
-    kinds = active_kinds(store.engine) if managed else frozenset()
+    kinds = managed_kinds(store.engine) if managed else frozenset()
     return Tokens(
         write=settings.write_token_set,
         read=settings.read_token_set,
@@ -116,37 +114,11 @@ def _tokens(request: Request, *, managed: bool = False) -> Tokens:
     return _tokens_of(state.settings, state.store, managed=managed)
 
 
-def _managed(store: Store, token: str | None, *, write: bool) -> Principal | None:
-    """The principal of a valid managed token (``headwater token``; its use recorded), or None: a write token is
-    the server's write token, or its project's contributor when bound to one; a read token reads as anonymous."""
-    if token is None or not token.startswith(PREFIX):
-        return None
-    with store.engine.connect() as conn:
-        record = resolve_token(conn, token)
-    if record is None:
-        return None
-    mark_used(store.engine, record)
-    if record.kind == "read":
-        if write:
-            raise ApiError(403, "forbidden", "this token may only read; sending events needs a write token")
-        return ANONYMOUS
-    if record.project is None:
-        return ADMIN
-    return Principal(f"token:{record.id}", memberships={record.project: "contributor"}, context=record.project)
-
-
-def _catalog_user(store: Store, token: str | None) -> Principal | None:
-    if token is None:
-        return None
-    with store.engine.connect() as conn:
-        return resolve_user(conn, token)
-
-
 def _in_context(principal: Principal, project: str | None) -> Principal:
     try:
         return principal.with_context(project)
     except CatalogError as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+        raise catalog_error(exc) from None
 
 
 def principal_of(settings: Settings, store: Store, token: str | None, project: str | None, *, write: bool) -> Principal:
@@ -157,14 +129,13 @@ def principal_of(settings: Settings, store: Store, token: str | None, project: s
     if token is not None and _known(token, tokens.write):
         return _in_context(ADMIN, project)
     settings_read = token is not None and _known(token, tokens.read)
-    managed = None if settings_read else _managed(store, token, write=write)
-    if managed is not None:
-        return _in_context(managed, project)
-    user = None if token is None or settings_read else _catalog_user(store, token)
-    if user is not None:
-        if write and not any(role in ("owner", "contributor") for role in user.memberships.values()):
+    holder = None if token is None or settings_read else holder_of(store.engine, token)
+    if holder is not None:
+        if write and holder.kind == "read":
+            raise _read_only()
+        if write and holder.kind == "user" and not any(r in WRITERS for r in holder.principal.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
-        return _in_context(user, project)
+        return _in_context(holder.principal, project)
     tokens = _tokens_of(settings, store, managed=True)
     if write:
         check_write(tokens, token)

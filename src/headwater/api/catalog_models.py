@@ -1,24 +1,61 @@
 """Request and response models of the catalog's routes (``/api/v1/catalog``, api/catalog.py).
 
-Responses are validated by FastAPI against these models (the catalog's answers are small); like
-:mod:`headwater.api.models` every model forbids keys it does not declare, and the UI's types are
-generated from ``/openapi.json`` (a class name here is a type name there).
+The catalog answers typed records (:mod:`headwater.catalog.records`, snake_case, times in microseconds);
+``Model.of(record)`` is the one place a record becomes the API's shape (the fields the model declares, camelCase,
+ISO times), and a model whose answer computes a field has an ``answer(record)`` saying how. Responses are
+validated by FastAPI against these models (the catalog's answers are small); like :mod:`headwater.api.models`
+every model forbids keys it does not declare, and the UI's types are generated from ``/openapi.json`` (a class
+name here is a type name there).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Role = Literal["owner", "contributor", "viewer"]
-AssetState = Literal["inventory", "published", "unpublished"]
-SubscriptionState = Literal["requested", "approved", "rejected", "revoked"]
+from headwater.catalog import Principal, records
+from headwater.catalog.records import SubscriptionState
+from headwater.model.catalog_roles import AssetState, MemberRole, NodeRole
+from headwater.model.times import iso
+
+Role = MemberRole
 Time = str
+ShownRole = Literal["inventory", "published", "publish_job", "target", "subscribe_job"]
+_SHOWN_ROLE: dict[NodeRole, ShownRole] = {  # an asset's source node and its aliases are both its inventory
+    "source": "inventory",
+    "alias": "inventory",
+    "published": "published",
+    "publish_job": "publish_job",
+    "target": "target",
+    "subscribe_job": "subscribe_job",
+}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def fields(record: object) -> dict[str, object]:
+    """A record's fields under the API's names (camelCase), its times (``at``, ``*_at``: microseconds) as ISO text."""
+    out: dict[str, object] = {}
+    for name, value in vars(record).items():
+        if (name == "at" or name.endswith("_at")) and isinstance(value, int):
+            value = iso(value)
+        out[_camel(name)] = value
+    return out
 
 
 class CatalogModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @classmethod
+    def of(cls, record: object, **given: object) -> Self:
+        """The answer of a catalog record: the fields this model declares, under their camelCase names, times as
+        ISO text; ``given``: the fields the answer computes otherwise (its own ``answer`` says how)."""
+        shown = {k: v for k, v in fields(record).items() if k in cls.model_fields}
+        return cls.model_validate({**shown, **given})
 
 
 # --- answers --------------------------------------------------------------------------------------
@@ -36,6 +73,11 @@ class Me(CatalogModel):
     admin: bool
     context: str | None
     memberships: list[Membership]
+
+    @classmethod
+    def answer(cls, who: Principal) -> Me:
+        memberships = [Membership(project=p, role=r) for p, r in sorted(who.memberships.items())]
+        return cls(user=who.user, admin=who.admin, context=who.context, memberships=memberships)
 
 
 class Domain(CatalogModel):
@@ -63,6 +105,10 @@ class Project(CatalogModel):
     createdAt: Time
     role: Role | None = Field(description="The caller's role in the project (null: not a member)")
     members: list[Member] | None = Field(description="Shown to the project's members and admins only")
+
+    @classmethod
+    def answer(cls, p: records.Project) -> Project:
+        return cls.of(p, members=None if p.members is None else [Member.of(m) for m in p.members])
 
 
 class ProjectsAnswer(CatalogModel):
@@ -127,6 +173,11 @@ class Asset(CatalogModel):
     updatedBy: str
     access: Literal["member", "published"] = Field(description="What the caller sees: the member's or the public view")
 
+    @classmethod
+    def answer(cls, a: records.Asset) -> Asset:
+        metadata = {**a.metadata, "descriptionHtml": a.description_html}
+        return cls.of(a, metadata=metadata, access="member" if a.member else "published")
+
 
 class AssetsAnswer(CatalogModel):
     assets: list[Asset]
@@ -172,11 +223,15 @@ class CatalogNode(CatalogModel):
     nodes apart."""
 
     node: str
-    role: Literal["inventory", "published", "publish_job", "target", "subscribe_job"]
+    role: ShownRole
     asset: str | None = Field(description="The asset (null when the caller sees the node but not the asset)")
     assetState: AssetState
     project: str = Field(description="The asset's project")
     subscription: str | None = Field(description="For a target and its job: the subscription")
+
+    @classmethod
+    def answer(cls, n: records.CatalogNode) -> CatalogNode:
+        return cls.of(n, role=_SHOWN_ROLE[n.role])
 
 
 class CatalogNodesAnswer(CatalogModel):
@@ -206,6 +261,11 @@ class SourceRun(CatalogModel):
     failed: int
     items: list[SourceRunItem]
 
+    @classmethod
+    def answer(cls, r: records.SourceRun) -> SourceRun:
+        items = [SourceRunItem.of(i) for i in r.items]
+        return cls.of(r, added=r.added, updated=r.updated, failed=r.failed, items=items)
+
 
 class SourceRunsAnswer(CatalogModel):
     runs: list[SourceRun]
@@ -224,6 +284,10 @@ class AuditEntry(CatalogModel):
 class AuditAnswer(CatalogModel):
     entries: list[AuditEntry]
     next: int | None = Field(description="Pass as after= for the next page; null: no more")
+
+    @classmethod
+    def answer(cls, page: records.AuditPage) -> AuditAnswer:
+        return cls(entries=[AuditEntry.of(e) for e in page.entries], next=page.next)
 
 
 # --- request bodies -------------------------------------------------------------------------------

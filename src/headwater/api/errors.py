@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from headwater.api.metrics import count_refused
+from headwater.catalog.errors import CatalogError, Conflict, EventRefused, Forbidden, InvalidRequest, NotFound
 from headwater.graph import NodeNotFound
 from headwater.ingest import IngestError
 from headwater.model.nodeid import InvalidNodeId
@@ -63,6 +64,23 @@ def not_found(message: str) -> ApiError:
     return ApiError(404, "not_found", message)
 
 
+_CATALOG_ANSWERS: dict[type[CatalogError], tuple[int, str]] = {
+    InvalidRequest: (400, "invalid_request"),
+    Forbidden: (403, "forbidden"),
+    NotFound: (404, "not_found"),
+    Conflict: (409, "conflict"),
+}
+
+
+def catalog_error(exc: CatalogError) -> ApiError:
+    """The answer to a catalog refusal: its kind's status and code; an event the ingest door refused answers as
+    that door would."""
+    if isinstance(exc, EventRefused):
+        return ApiError(exc.refusal.status, exc.refusal.code, exc.message)
+    status, code = next(answer for kind, answer in _CATALOG_ANSWERS.items() if isinstance(exc, kind))
+    return ApiError(status, code, exc.message)
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -107,6 +125,11 @@ async def _ingest_error(request: Request, exc: Exception) -> JSONResponse:
     log.warning("refused %s from %s: %s %s", request.url.path, client, exc.status, exc.message)
     count_refused(request, exc.code)
     return error_response(exc.status, exc.code, exc.message, [p.as_dict() for p in exc.details])
+
+
+async def _catalog_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, CatalogError)
+    return await _api_error(request, catalog_error(exc))
 
 
 async def _invalid_node_id(_: Request, exc: Exception) -> JSONResponse:
@@ -182,6 +205,7 @@ def install_error_handlers(app: FastAPI) -> None:
     """Make every error answer use the standard body."""
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(IngestError, _ingest_error)
+    app.add_exception_handler(CatalogError, _catalog_error)
     app.add_exception_handler(InvalidNodeId, _invalid_node_id)
     app.add_exception_handler(NodeNotFound, _node_not_found)
     app.add_exception_handler(RequestValidationError, _request_validation)

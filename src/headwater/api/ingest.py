@@ -20,7 +20,7 @@ from headwater.api.metrics import app_metrics
 from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
-from headwater.catalog import Catalog, CatalogError
+from headwater.catalog import Catalog
 from headwater.catalog.writes import might_name_catalog, refused_writes
 from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
@@ -164,12 +164,9 @@ def append_for_project(
     catalog = Catalog(base.store, base.graph, base.door)
     who = principal(request)
     payloads = [e.payload for e in events]
-    try:
-        claimed = catalog.claim_outputs(who, project, payloads)
-    except CatalogError as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+    claimed = catalog.source_runs.claim_outputs(who, project, payloads)  # a refusal: api/errors.py answers it
     results = append_parsed(state, events)
-    catalog.record_ingest(who, project, payloads, [str(r.id) for r in results], claimed)
+    catalog.source_runs.record_ingest(who, project, payloads, [str(r.id) for r in results], claimed)
     return results
 
 

@@ -9,15 +9,22 @@ are ordinary versioned graph nodes. Who sees what is decided by the graph layer'
 (:mod:`headwater.graph.visibility`) from the rows this package writes.
 
 - :mod:`~headwater.catalog.access`: who is asking (:class:`Principal`) from a token and a project context;
-- :mod:`~headwater.catalog.service`: :class:`Catalog`, every catalog change and read;
+- :mod:`~headwater.catalog.service`: :class:`Catalog`, its rooms: :mod:`~headwater.catalog.organisation`,
+  :mod:`~headwater.catalog.assets`, :mod:`~headwater.catalog.subscriptions`,
+  :mod:`~headwater.catalog.sourceruns`, :mod:`~headwater.catalog.audit` (each a :class:`~headwater.catalog.room.Room`);
+- :mod:`~headwater.catalog.tables`: the one module that reads and writes the catalog's tables;
+- :mod:`~headwater.catalog.records`: the typed records the catalog answers;
+- :mod:`~headwater.catalog.errors`: its refusals (the API maps them to HTTP answers);
+- :mod:`~headwater.catalog.tokens`: the server's managed tokens;
+- :mod:`~headwater.catalog.writes`: who may write which node through an ingest door;
 - :mod:`~headwater.catalog.lineage`: the OpenLineage events the catalog sends;
 - :mod:`~headwater.catalog.markdown`: asset descriptions rendered to safe HTML.
 """
 
 from __future__ import annotations
 
-from headwater.catalog.access import ROLES, Principal, resolve_user, token_hash
+from headwater.catalog.access import ROLES, Principal, token_hash
 from headwater.catalog.errors import CatalogError
 from headwater.catalog.service import Catalog
 
-__all__ = ["ROLES", "Catalog", "CatalogError", "Principal", "resolve_user", "token_hash"]
+__all__ = ["ROLES", "Catalog", "CatalogError", "Principal", "token_hash"]

@@ -1,29 +1,41 @@
-"""The catalog's one error: an HTTP-like status, a code and a message naming what and where."""
+"""The catalog's refusals: one exception class per kind, each with a message naming what and where.
+
+The catalog knows no HTTP: the API maps each kind to its answer (``api/errors.py``: invalid request 400,
+forbidden 403, not found 404, conflict 409; an event the ingest door refused answers as that door would).
+"""
 
 from __future__ import annotations
 
+from headwater.ingest import IngestError
+
 
 class CatalogError(Exception):
-    """A refused catalog request: ``status`` (400, 403, 404, 409), ``code`` and a message that says what."""
+    """A refused catalog request; ``message`` says what (the subclass says which kind)."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.status = status
-        self.code = code
         self.message = message
 
 
-def bad_request(message: str) -> CatalogError:
-    return CatalogError(400, "invalid_request", message)
+class InvalidRequest(CatalogError):
+    """A parameter or body the catalog cannot take (a bad id, an unknown role or glossary term)."""
 
 
-def forbidden(message: str) -> CatalogError:
-    return CatalogError(403, "forbidden", message)
+class Forbidden(CatalogError):
+    """The principal's role does not allow it; the message says which role is needed."""
 
 
-def not_found(message: str) -> CatalogError:
-    return CatalogError(404, "not_found", message)
+class NotFound(CatalogError):
+    """No such thing, or none the principal may see."""
 
 
-def conflict(message: str) -> CatalogError:
-    return CatalogError(409, "conflict", message)
+class Conflict(CatalogError):
+    """The change conflicts with the current state (exists already, not published, ...)."""
+
+
+class EventRefused(CatalogError):
+    """The ingest door refused an event the catalog sent (a name longer than ``max_name_bytes``, say)."""
+
+    def __init__(self, refusal: IngestError) -> None:
+        super().__init__(f"the catalog's event was refused: {refusal.message}")
+        self.refusal = refusal

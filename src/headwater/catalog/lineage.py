@@ -19,7 +19,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from headwater.model import openlineage as ol
 
@@ -32,27 +31,28 @@ def namespace(domain: str) -> str:
     return f"{SCHEME}{domain}"
 
 
-def _facet(kind: str, **fields: Any) -> dict[str, Any]:
+def _facet(kind: str, **fields: object) -> dict[str, object]:
     return ol.facet(PRODUCER, kind, **fields)
 
 
-def schema_facet(fields: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def schema_facet(fields: Sequence[Mapping[str, object]]) -> dict[str, object]:
     """A schema facet from the graph's fields (SchemaField shapes: None values left out)."""
 
-    def one(f: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": f["name"]}
+    def one(f: Mapping[str, object]) -> dict[str, object]:
+        out: dict[str, object] = {"name": f["name"]}
         if f.get("type") is not None:
             out["type"] = f["type"]
         if f.get("description") is not None:
             out["description"] = f["description"]
-        if f.get("fields"):
-            out["fields"] = [one(x) for x in f["fields"]]
+        nested = f.get("fields")
+        if isinstance(nested, Sequence) and nested:
+            out["fields"] = [one(x) for x in nested if isinstance(x, Mapping)]
         return out
 
     return _facet("schema", fields=[one(f) for f in fields])
 
 
-def catalog_facet(**fields: Any) -> dict[str, Any]:
+def catalog_facet(**fields: object) -> dict[str, object]:
     return _facet("dataset", **fields)
 
 
@@ -62,10 +62,10 @@ def run_event(
     job: str,
     job_type: str,
     inputs: Sequence[tuple[str, str]],
-    output: tuple[str, str, Mapping[str, Any]],
-    action: Mapping[str, Any],
+    output: tuple[str, str, Mapping[str, object]],
+    action: Mapping[str, object],
     clock: datetime | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A COMPLETE run of a catalog job: ``inputs`` (namespace, name) → ``output`` (namespace, name, facets)."""
     ns, name, facets = output
     return ol.run_event(
@@ -86,8 +86,8 @@ def run_event(
 
 
 def dataset_event(
-    node: tuple[str, str], facets: Mapping[str, Any], *, dropped: bool = False, clock: datetime | None = None
-) -> dict[str, Any]:
+    node: tuple[str, str], facets: Mapping[str, object], *, dropped: bool = False, clock: datetime | None = None
+) -> dict[str, object]:
     """A DatasetEvent about one node; ``dropped``: its validity ends (``lifecycleStateChange: DROP``)."""
     all_facets = dict(facets)
     if dropped:

@@ -15,7 +15,7 @@ keep working.
 
 from __future__ import annotations
 
-import json
+import hashlib
 import secrets
 import threading
 import time
@@ -24,15 +24,20 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from headwater.catalog.access import token_hash
-from headwater.catalog.errors import bad_request, conflict, not_found
+from headwater.catalog import tables
+from headwater.catalog.errors import Conflict, InvalidRequest, NotFound
 from headwater.model.times import iso, now_micros
-from headwater.store.schema import api_tokens, catalog_audit, catalog_projects
+from headwater.store.schema import api_tokens
 
 KINDS = ("write", "read")
 PREFIX = "hw_"
 USE_RESOLUTION = 60.0  # seconds: last_used_at is this precise (one small write per token per minute at most)
 _ACTIVE_TTL = 1.0  # seconds an answer of :func:`active_kinds` is reused (every unauthenticated request asks)
+
+
+def token_hash(token: str) -> str:
+    """What is kept of a token (a managed one, a catalog user's): its SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -81,19 +86,6 @@ def _record(row: sa.Row[object]) -> TokenRecord:
     )
 
 
-def _audit(conn: sa.Connection, actor: str, project: str | None, action: str, target: str, detail: object) -> None:
-    conn.execute(
-        catalog_audit.insert().values(
-            at=now_micros(),
-            actor=actor,
-            project=project,
-            action=action,
-            target=target,
-            detail=json.dumps(detail, sort_keys=True, separators=(",", ":")),
-        )
-    )
-
-
 def create_token(
     conn: sa.Connection,
     *,
@@ -105,17 +97,17 @@ def create_token(
 ) -> tuple[str, TokenRecord]:
     """A new token (its text, shown once, and its record), audited; in the caller's transaction."""
     if kind not in KINDS:
-        raise bad_request(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise InvalidRequest(f"kind {kind!r} is not one of {', '.join(KINDS)}")
     if not name.strip() or len(name) > 200:
-        raise bad_request("name: 1 to 200 characters that say where the token is used")
+        raise InvalidRequest("name: 1 to 200 characters that say where the token is used")
     if project is not None:
         if kind != "write":
-            raise bad_request("project: only a write token is bound to a project (a read token reads as anonymous)")
-        if conn.scalar(sa.select(catalog_projects.c.id).where(catalog_projects.c.id == project)) is None:
-            raise not_found(f"no project {project!r}")
+            raise InvalidRequest("project: only a write token is bound to a project (a read token reads as anonymous)")
+        if tables.project(conn, project) is None:
+            raise NotFound(f"no project {project!r}")
     now = now_micros()
     if expires_at is not None and expires_at <= now:
-        raise bad_request(f"expires: {iso(expires_at)} is not in the future")
+        raise InvalidRequest(f"expires: {iso(expires_at)} is not in the future")
     text = PREFIX + secrets.token_urlsafe(32)
     token_id = "tok_" + secrets.token_hex(6)
     values = {
@@ -137,7 +129,7 @@ def create_token(
         "project": project,
         "expiresAt": None if expires_at is None else iso(expires_at),
     }
-    _audit(conn, actor, project, "token.create", token_id, detail)
+    tables.audit(conn, actor, project, "token.create", token_id, detail)
     _forget_active()
     return text, _record(conn.execute(sa.select(api_tokens).where(api_tokens.c.id == token_id)).one())
 
@@ -149,16 +141,17 @@ def list_tokens(conn: sa.Connection) -> list[TokenRecord]:
 
 
 def revoke_token(conn: sa.Connection, token_id: str, *, actor: str) -> TokenRecord:
-    """Revoke ``token_id`` now (refused from the next request on), audited; 404 unknown, 409 revoked already."""
+    """Revoke ``token_id`` now (refused from the next request on), audited; :class:`NotFound` unknown,
+    :class:`Conflict` revoked already."""
     row = conn.execute(sa.select(api_tokens).where(api_tokens.c.id == token_id)).first()
     if row is None:
-        raise not_found(f"no token {token_id!r} (headwater token list shows their ids)")
+        raise NotFound(f"no token {token_id!r} (headwater token list shows their ids)")
     record = _record(row)
     if record.revoked_at is not None:
-        raise conflict(f"token {token_id!r} was revoked at {iso(record.revoked_at)}")
+        raise Conflict(f"token {token_id!r} was revoked at {iso(record.revoked_at)}")
     now = now_micros()
     conn.execute(api_tokens.update().where(api_tokens.c.id == token_id).values(revoked_at=now))
-    _audit(conn, actor, record.project, "token.revoke", token_id, {"name": record.name, "kind": record.kind})
+    tables.audit(conn, actor, record.project, "token.revoke", token_id, {"name": record.name, "kind": record.kind})
     _forget_active()
     return _record(conn.execute(sa.select(api_tokens).where(api_tokens.c.id == token_id)).one())
 

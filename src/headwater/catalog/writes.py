@@ -23,12 +23,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.catalog import tables
 from headwater.catalog.access import Principal
 from headwater.catalog.lineage import SCHEME
+from headwater.model.catalog_roles import WRITERS
 from headwater.model.nodeid import NodeRef
-from headwater.store.schema import catalog_assets, catalog_nodes
-
-_WRITERS = ("owner", "contributor")
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,10 @@ def refused_writes(
             elif kind == "dataset" and not who.admin and who.memberships:
                 others.setdefault(item.node, []).append(item.path)
     if others and conn is not None:
-        owners = _owners(conn, sorted(others))
+        owners = {n.node: n.project for n in tables.nodes(conn, sorted(others))}
         for node, paths in others.items():
             project = owners.get(node)
-            if project is not None and who.role(project) not in _WRITERS:
+            if project is not None and who.role(project) not in WRITERS:
                 refused.extend(
                     (
                         path,
@@ -105,16 +104,3 @@ def refused_writes(
                     for path in paths
                 )
     return refused
-
-
-def _owners(conn: sa.Connection, nodes: Sequence[str]) -> dict[str, str]:
-    """The project that catalogued each of ``nodes`` (those the catalog holds)."""
-    out: dict[str, str] = {}
-    for start in range(0, len(nodes), 500):
-        rows = conn.execute(
-            sa.select(catalog_nodes.c.node, catalog_assets.c.project)
-            .join(catalog_assets, catalog_assets.c.id == catalog_nodes.c.asset)
-            .where(catalog_nodes.c.node.in_(nodes[start : start + 500]))
-        )
-        out.update({str(r.node): str(r.project) for r in rows})
-    return out

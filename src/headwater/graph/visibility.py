@@ -31,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from headwater.graph.common import NodeNotFound
+from headwater.model.catalog_roles import ALIAS, PUBLISH_JOB, PUBLISHED, SOURCE
 from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef, dataset_of_prefix, field_prefix, format_node_id
 from headwater.store.schema import (
     catalog_assets,
@@ -46,16 +47,6 @@ RESTRICTED = "RESTRICTED"
 RESTRICTED_NAMESPACE = "restricted://hidden"
 """Restricted nodes are ``dataset:restricted://hidden:<n>`` and ``job:restricted://hidden:<n>``: valid node ids
 (every consumer of ids, Marquez's shapes included, reads them), numbered per answer, naming nothing."""
-
-# roles of catalog_nodes
-SOURCE, ALIAS, PUBLISHED, PUBLISH_JOB, TARGET, SUBSCRIBE_JOB = (
-    "source",
-    "alias",
-    "published",
-    "publish_job",
-    "target",
-    "subscribe_job",
-)
 
 
 @dataclass(frozen=True)

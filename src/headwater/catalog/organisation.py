@@ -1,0 +1,137 @@
+"""Who works where: domains, their projects, catalog users, project members and each domain's glossary.
+
+- Domains, projects and users are made by an admin (the server's write token); ids are slugs (1 to 64 of
+  a-z, 0-9, ``-`` and ``_``).
+- A project's owner (or an admin) adds, changes and removes its members.
+- A domain's glossary is edited by an owner of one of its projects (or an admin); read by anyone.
+- Every change is one transaction with its audit entry.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import sqlalchemy as sa
+
+from headwater.catalog import tables
+from headwater.catalog.access import Principal, token_hash
+from headwater.catalog.errors import Conflict, Forbidden, InvalidRequest, NotFound
+from headwater.catalog.records import Domain, Member, NewUser, Project, Term
+from headwater.catalog.room import Room, found
+from headwater.model.catalog_roles import MEMBER_ROLES, MemberRole, is_member_role
+from headwater.model.times import now_micros
+
+SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+def slug(value: str, what: str) -> str:
+    if not isinstance(value, str) or not SLUG.match(value):
+        raise InvalidRequest(
+            f"{what} {value!r} is not a valid id: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
+        )
+    return value
+
+
+def _admin(who: Principal, doing: str) -> None:
+    if not who.admin:
+        raise Forbidden(f"{doing} needs the server's write token (an admin)")
+
+
+class Organisation(Room):
+    """Domains, projects, users, members and glossaries."""
+
+    def create_domain(self, who: Principal, domain_id: str, name: str, description: str) -> Domain:
+        _admin(who, "creating a domain")
+        made = Domain(slug(domain_id, "domain"), name or domain_id, description, now_micros())
+        with self._write() as conn, conn.begin():
+            if tables.domain(conn, domain_id) is not None:
+                raise Conflict(f"domain {domain_id!r} exists already")
+            tables.insert_domain(conn, made, who.user)
+            tables.audit(conn, who.user, None, "domain.create", domain_id, {"name": name, "description": description})
+        return made
+
+    def domain(self, domain_id: str) -> Domain:
+        with self._read() as conn:
+            return found(tables.domain(conn, domain_id), f"no domain {domain_id!r}")
+
+    def domains(self) -> list[Domain]:
+        with self._read() as conn:
+            return tables.domains(conn)
+
+    def create_project(self, who: Principal, project_id: str, domain: str, name: str, description: str) -> Project:
+        _admin(who, "creating a project")
+        made = Project(slug(project_id, "project"), domain, name or project_id, description, now_micros())
+        with self._write() as conn, conn.begin():
+            found(tables.domain(conn, domain), f"no domain {domain!r}")
+            if tables.project(conn, project_id) is not None:
+                raise Conflict(f"project {project_id!r} exists already")
+            tables.insert_project(conn, made, who.user)
+            tables.audit(conn, who.user, project_id, "project.create", project_id, {"domain": domain, "name": name})
+        return self.project(who, project_id)
+
+    def project(self, who: Principal, project_id: str) -> Project:
+        """The project; its members listed to its members and admins."""
+        with self._read() as conn:
+            return self._as_seen(conn, who, found(tables.project(conn, project_id), f"no project {project_id!r}"))
+
+    def projects(self, who: Principal) -> list[Project]:
+        with self._read() as conn:
+            return [self._as_seen(conn, who, p) for p in tables.projects(conn)]
+
+    @staticmethod
+    def _as_seen(conn: sa.Connection, who: Principal, project: Project) -> Project:
+        members = tables.members(conn, project.id) if who.admin or project.id in who.memberships else None
+        role: MemberRole | None = "owner" if who.admin else who.memberships.get(project.id)
+        return Project(project.id, project.domain, project.name, project.description, project.created_at, role, members)
+
+    def create_user(self, who: Principal, user_id: str) -> NewUser:
+        """A new catalog user and their token (shown once: only its SHA-256 is kept)."""
+        _admin(who, "creating a user")
+        slug(user_id, "user")
+        token = "hwu_" + secrets.token_urlsafe(32)
+        with self._write() as conn, conn.begin():
+            if tables.user_exists(conn, user_id):
+                raise Conflict(f"user {user_id!r} exists already")
+            tables.insert_user(conn, user_id, token_hash(token), who.user)
+            tables.audit(conn, who.user, None, "user.create", user_id, {})
+        return NewUser(user_id, token)
+
+    def set_member(self, who: Principal, project: str, user: str, role: str) -> Member:
+        """Add ``user`` to ``project`` with ``role``, or change their role (the project's owner)."""
+        if not is_member_role(role):
+            raise InvalidRequest(f"role {role!r} is not one of {', '.join(MEMBER_ROLES)}")
+        who.require(project, "owner", "adding a member")
+        with self._write() as conn, conn.begin():
+            found(tables.project(conn, project), f"no project {project!r}")
+            if not tables.user_exists(conn, user):
+                raise NotFound(f"no user {user!r}")
+            before = tables.set_member(conn, project, user, role, who.user)
+            tables.audit(conn, who.user, project, "member.set", user, {"role": role, "before": before})
+            return next(m for m in tables.members(conn, project) if m.user == user)
+
+    def remove_member(self, who: Principal, project: str, user: str) -> None:
+        who.require(project, "owner", "removing a member")
+        with self._write() as conn, conn.begin():
+            if not tables.remove_member(conn, project, user):
+                raise NotFound(f"{user!r} is not a member of project {project!r}")
+            tables.audit(conn, who.user, project, "member.remove", user, {})
+
+    def set_term(self, who: Principal, domain: str, term: str, definition: str) -> Term:
+        """Define ``term`` in the domain's glossary (an owner of one of the domain's projects, or an admin)."""
+        term = term.strip()
+        if not term or len(term) > 200:
+            raise InvalidRequest("a glossary term is 1 to 200 characters")
+        made = Term(domain, term, definition, now_micros(), who.user)
+        with self._write() as conn, conn.begin():
+            found(tables.domain(conn, domain), f"no domain {domain!r}")
+            if not who.admin and not any(who.role(p.id) == "owner" for p in tables.projects(conn, domain=domain)):
+                raise Forbidden(f"editing the glossary of domain {domain!r} needs an owner of one of its projects")
+            tables.set_term(conn, made)
+            tables.audit(conn, who.user, None, "glossary.set", f"{domain}/{term}", {"definition": definition})
+        return made
+
+    def glossary(self, domain: str) -> list[Term]:
+        with self._read() as conn:
+            found(tables.domain(conn, domain), f"no domain {domain!r}")
+            return tables.terms(conn, domain)
