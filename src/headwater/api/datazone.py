@@ -50,6 +50,7 @@ from headwater.ingest import IngestError, decode_body
 from headwater.model.jsontext import loads
 from headwater.model.nodeid import DATASET, JOB, RUN, InvalidNodeId, NodeRef, parse_node_id
 from headwater.model.times import now_micros, parse_time, to_micros
+from headwater.store import codec
 from headwater.store.canonical import event_id as log_event_id
 from headwater.store.schema import datazone_events, datazone_nodes, events
 
@@ -372,7 +373,7 @@ _EVENT_COLUMNS = (
     datazone_events.c.created_by,
     datazone_events.c.created_at,
     events.c.seq,
-    events.c.raw,
+    *codec.TEXT_COLUMNS,
 )
 _JOINED = datazone_events.join(events, events.c.id == datazone_events.c.event_id)
 
@@ -414,7 +415,8 @@ async def get_lineage_event(
                 .order_by(datazone_events.c.created_at, datazone_events.c.event_id)
                 .limit(1)
             ).first()
-        if row is None or not row.event_id.startswith(identifier) or not state.graph.visible_events([row.raw])[0]:
+            raw = "" if row is None else codec.text(conn, row)
+        if row is None or not row.event_id.startswith(identifier) or not state.graph.visible_events([raw])[0]:
             raise dz.not_found(f"no lineage event {identifier} in domain {domain}")
         graph, failed = _status_rule(request, state)
         headers = {
@@ -427,7 +429,7 @@ async def get_lineage_event(
         }
         if row.created_by:
             headers["Created-By"] = row.created_by
-        return Response(row.raw.encode("utf-8"), media_type="application/json", headers=headers)
+        return Response(raw.encode("utf-8"), media_type="application/json", headers=headers)
 
     return await run_in_threadpool(work)
 
@@ -484,8 +486,9 @@ async def list_lineage_events(
         query = query.order_by(*(k.desc() if descending else k.asc() for k in key)).limit(limit + 1)
         with state.store.engine.connect() as conn:
             rows = list(conn.execute(query))
-        page = rows[:limit]
-        visible = state.graph.visible_events([r.raw for r in page])  # the catalog's visibility policy
+            page = rows[:limit]
+            texts = [codec.text(conn, r) for r in page]
+        visible = state.graph.visible_events(texts)  # the catalog's visibility policy
         items = [
             dz.drop_none(
                 {
@@ -493,12 +496,12 @@ async def list_lineage_events(
                     "domainId": domain,
                     "processingStatus": _processing_status(r.seq, r.event_id, graph, failed),
                     "eventTime": r.event_time / 1_000_000,
-                    "eventSummary": {"openLineageRunEventSummary": dz.run_event_summary(loads(r.raw))},
+                    "eventSummary": {"openLineageRunEventSummary": dz.run_event_summary(loads(raw))},
                     "createdBy": r.created_by,
                     "createdAt": r.created_at / 1_000_000,
                 }
             )
-            for r, shown in zip(page, visible)
+            for r, raw, shown in zip(page, texts, visible)
             if shown
         ]
         more = len(rows) > limit and page

@@ -38,6 +38,7 @@ from headwater.model.jsontext import dumps_sorted as _dumps
 from headwater.model.jsontext import loads as _loads
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso, now_micros, to_micros
+from headwater.store import codec
 from headwater.store.schema import (
     catalog_asset_versions,
     catalog_assets,
@@ -1014,8 +1015,11 @@ class Catalog:
             if event_ids:
                 cond.append(events.c.id.in_(sorted(set(event_ids))))
             rows = conn.execute(
-                sa.select(events.c.id, events.c.raw).where(sa.or_(*cond)).order_by(events.c.event_time, events.c.seq)
+                sa.select(events.c.id, *codec.TEXT_COLUMNS)
+                .where(sa.or_(*cond))
+                .order_by(events.c.event_time, events.c.seq)
             ).all()
+            texts = [codec.text(conn, r) for r in rows]
             unknown = sorted(set(event_ids) - {r.id for r in rows})
             if unknown:
                 raise not_found(f"eventIds: no event {', '.join(repr(u) for u in unknown[:5])}")
@@ -1023,8 +1027,8 @@ class Catalog:
                 raise not_found(f"runIds: no events of run {', '.join(repr(r) for r in sorted(run_ids)[:5])}")
             found: dict[str, str] = {}
             aliases: dict[str, set[str]] = {}
-            for r in rows:
-                for ds, links in written(_loads(r.raw)).items():
+            for r, raw in zip(rows, texts, strict=True):
+                for ds, links in written(_loads(raw)).items():
                     found[ds] = r.id  # the latest event that wrote it (rows are in event time order)
                     aliases.setdefault(ds, set()).update(links)
             in_graph = set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.id.in_(sorted(found)))))

@@ -51,6 +51,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.store.codec import LogRow
 from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
 from headwater.store.projector import (
@@ -256,7 +257,7 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write="graph")
 
-    def _pending(self, after: int) -> list[sa.Row[Any]]:
+    def _pending(self, after: int) -> list[LogRow]:
         """The next chunk of the log after ``after``, with no gap (the module docstring)."""
         with self._engine.connect() as conn:
             self._lock_appends(conn)  # PostgreSQL: held until this read's transaction ends, a moment later
@@ -271,7 +272,7 @@ class BackgroundProjector:
             return False
         return head > done
 
-    def _prepare(self) -> tuple[int, list[sa.Row[Any]], list[NewEvent] | None]:
+    def _prepare(self) -> tuple[int, list[LogRow], list[NewEvent] | None]:
         """Outside the writers' lock: the watermark, the next chunk of the log and its observations
         (None when an event cannot be observed: the step then finds it under the lock). Parsing and
         observing a chunk is pure CPU — seconds for a multi-MB event — that appends need not wait for."""
@@ -326,7 +327,7 @@ class BackgroundProjector:
             self._cond.notify_all()
         return len(rows)
 
-    def _one_by_one(self, conn: sa.Connection, rows: list[sa.Row]) -> None:  # type: ignore[type-arg]
+    def _one_by_one(self, conn: sa.Connection, rows: list[LogRow]) -> None:
         for row in rows:
             try:
                 with conn.begin_nested():

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import error_node_id, run_id_of
+from headwater.store import codec
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
@@ -602,15 +603,16 @@ def projected_seq(conn: sa.Connection) -> int:
     return int(conn.scalar(_WATERMARK) or 0)
 
 
-def pending_events(conn: sa.Connection, after: int, limit: int) -> list[sa.Row[Any]]:
-    """The next ``limit`` events of the log after ``seq`` ``after``, oldest first."""
-    return list(
+def pending_events(conn: sa.Connection, after: int, limit: int) -> list[codec.LogRow]:
+    """The next ``limit`` events of the log after ``seq`` ``after``, oldest first (texts decompressed)."""
+    return codec.log_rows(
+        conn,
         conn.execute(
-            sa.select(events.c.seq, events.c.id, events.c.raw)
+            sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)
             .where(events.c.seq > after)
             .order_by(events.c.seq)
             .limit(limit)
-        )
+        ).all(),
     )
 
 
@@ -677,12 +679,13 @@ def retry_failed(conn: sa.Connection) -> tuple[int, list[dict[str, Any]]]:
     when it fails again, the record stays, with the new error.
     """
     failed_seqs = sa.select(observations.c.event_seq).where(observations.c.role == "error")
-    rows = list(
+    rows = codec.log_rows(
+        conn,
         conn.execute(
-            sa.select(events.c.seq, events.c.id, events.c.raw)
+            sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)
             .where(events.c.seq.in_(failed_seqs))
             .order_by(events.c.seq)
-        )
+        ).all(),
     )
     fixed = 0
     still: list[dict[str, Any]] = []
@@ -752,13 +755,14 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
     for node, role in conn.execute(kept):
         nodes[_node_group(role)].add(node)
     while True:
-        rows = list(
+        rows = codec.log_rows(
+            conn,
             conn.execute(
-                sa.select(events.c.seq, events.c.id, events.c.raw)
+                sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)
                 .where(events.c.seq > last_seq)
                 .order_by(events.c.seq)
                 .limit(batch_size)
-            )
+            ).all(),
         )
         if not rows:
             break
