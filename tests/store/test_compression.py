@@ -118,7 +118,9 @@ def _incoming(n: int, start: int = 0) -> list[IncomingEvent]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=_json, spelling=st.integers(0, 3), dictionary=st.sampled_from([0, 1]))
-def test_any_json_text_reads_back_byte_for_byte(trained_engine: Any, value: Any, spelling: int, dictionary: int) -> None:
+def test_any_json_text_reads_back_byte_for_byte(
+    trained_engine: Any, value: Any, spelling: int, dictionary: int
+) -> None:
     text = _spelled({"eventType": "OTHER", "x": value}, spelling)
     with trained_engine.connect() as conn:
         stored = codec.codec_of(trained_engine).encode_with(conn, text, dictionary)

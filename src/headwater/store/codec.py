@@ -123,6 +123,10 @@ class Codec:
                 self.adopt(int(row.id), int(row.trained_seq))
         return self._newest, self._newest_trained
 
+    def look_now(self) -> None:
+        """Make the next :meth:`newest` look in the store (not within :data:`REFRESH` seconds)."""
+        self._looked = -REFRESH
+
     def adopt(self, n: int, trained_seq: int) -> None:
         """Use dictionary ``n`` (committed) for new events from now on, unless a newer one is in use."""
         with self._lock:
@@ -131,7 +135,8 @@ class Codec:
 
     # -- per-thread zstd objects -------------------------------------------------------------------
 
-    def _compressor(self, conn: sa.Connection, n: int) -> zstandard.ZstdCompressor:
+    def compressor(self, conn: sa.Connection, n: int) -> zstandard.ZstdCompressor:
+        """This thread's compressor with dictionary ``n`` (0: none)."""
         cache: dict[int, zstandard.ZstdCompressor] = self._local.__dict__.setdefault("compressors", {})
         found = cache.get(n)
         if found is None:
@@ -155,7 +160,7 @@ class Codec:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             return Encoded(text, None, None)
-        body = self._compressor(conn, n).compress(data)
+        body = self.compressor(conn, n).compress(data)
         if self._decompressor(conn, n).decompress(body) != data:  # cheap (~5 µs): byte-identical or not at all
             return Encoded(text, None, None)
         return Encoded("", body, n)
@@ -226,9 +231,7 @@ class Trained:
 
 
 def _sample(conn: sa.Connection, limit: int) -> tuple[list[bytes], int]:
-    rows = conn.execute(
-        sa.select(events.c.seq, *TEXT_COLUMNS).order_by(events.c.seq.desc()).limit(limit)
-    ).all()
+    rows = conn.execute(sa.select(events.c.seq, *TEXT_COLUMNS).order_by(events.c.seq.desc()).limit(limit)).all()
     head = int(rows[0].seq) if rows else 0
     return [text(conn, r).encode("utf-8") for r in reversed(rows)], head
 
@@ -245,13 +248,13 @@ def train(engine: sa.Engine, *, samples: int = TRAIN_SAMPLES, size: int = DICTIO
     if len(fit) < MIN_SAMPLES:
         return Trained(current, False, len(fit), 0, 0, 0)
     try:
-        made = zstandard.train_dictionary(size, fit, level=LEVEL)
+        made = zstandard.train_dictionary(size, list[bytes | bytearray | memoryview](fit), level=LEVEL)
     except zstandard.ZstdError as exc:  # samples too alike or too small to learn from
         log.warning("store: no zstd dictionary could be trained on %d events: %s", len(fit), exc)
         return Trained(current, False, len(fit), 0, 0, 0)
     new = zstandard.ZstdCompressor(level=LEVEL, dict_data=made, write_checksum=True)
     with engine.connect() as conn:
-        old = codec._compressor(conn, current)  # noqa: SLF001 - the codec's own per-thread compressor
+        old = codec.compressor(conn, current)
     judged = sum(map(len, judge))
     with_new = sum(len(new.compress(t)) for t in judge)
     with_old = sum(len(old.compress(t)) for t in judge)
@@ -265,7 +268,13 @@ def train(engine: sa.Engine, *, samples: int = TRAIN_SAMPLES, size: int = DICTIO
             )
         )
     codec.adopt(n, head)  # only after its commit: no event is ever written with an uncommitted dictionary
-    log.info("store: zstd dictionary %d trained on %d events (held-out events %d → %d bytes)", n, len(fit), with_old, with_new)
+    log.info(
+        "store: zstd dictionary %d trained on %d events (held-out events %d → %d bytes)",
+        n,
+        len(fit),
+        with_old,
+        with_new,
+    )
     return Trained(n, True, len(fit), judged, with_new, with_old)
 
 
@@ -306,7 +315,7 @@ class Trainer:
                 with self._engine.connect() as conn:
                     _, trained = codec_of(self._engine).newest(conn)
                 self._next = max(head + 1, trained * TRAIN_GROWTH)
-        except Exception:  # noqa: BLE001 - a failed training costs only compression: logged, tried again later
+        except Exception:  # a failed training costs only compression: logged, tried again later
             log.exception("store: training a zstd dictionary failed; events are stored with the one in use")
             self._next = head * TRAIN_GROWTH
 
@@ -344,7 +353,7 @@ def compact(
     a row is rewritten only when its new form is smaller. Its text reads the same before, during and after
     (each row changes in one transaction, from one complete form to another)."""
     codec = codec_of(engine)
-    codec._looked = -REFRESH  # noqa: SLF001 - look for the newest dictionary now, not within a minute
+    codec.look_now()
     with engine.connect() as conn:
         newest, _ = codec.newest(conn)
     done = Compacted(newest, 0, 0, 0, 0)
@@ -373,7 +382,13 @@ def compact(
                 else:
                     after += old
             last = int(rows[-1].seq)
-        done = Compacted(newest, done.rows + len(rows), done.rewritten + rewritten, done.bytes_before + before, done.bytes_after + after)
+        done = Compacted(
+            newest,
+            done.rows + len(rows),
+            done.rewritten + rewritten,
+            done.bytes_before + before,
+            done.bytes_after + after,
+        )
         if progress is not None:
             progress(done)
     return done
@@ -383,16 +398,16 @@ def vacuum(engine: sa.Engine) -> None:
     """Give the space compaction freed back to the file system: SQLite ``VACUUM`` of the log's file (holds the
     log's write lock while it copies the log: appends wait), PostgreSQL ``VACUUM`` of ``events`` (makes the
     space reusable; only ``VACUUM FULL``, not run here, shrinks the table's files)."""
-    raw = engine.raw_connection()
+    if engine.dialect.name != "sqlite":
+        with engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM events")
+        return
+    raw = engine.raw_connection()  # outside any transaction (the store's connections begin one on first use)
     try:
-        if engine.dialect.name == "sqlite":
-            attached = any(row[1] == "log" for row in raw.execute("PRAGMA database_list"))  # type: ignore[attr-defined]
-            raw.execute("VACUUM log" if attached else "VACUUM")  # type: ignore[attr-defined]
-        else:
-            dbapi = raw.dbapi_connection
-            assert dbapi is not None
-            dbapi.autocommit = True  # type: ignore[attr-defined]
-            with dbapi.cursor() as cur:
-                cur.execute("VACUUM events")
+        cursor = raw.cursor()
+        cursor.execute("PRAGMA database_list")
+        attached = any(row[1] == "log" for row in cursor.fetchall())
+        cursor.execute("VACUUM log" if attached else "VACUUM")
+        cursor.close()
     finally:
         raw.close()

@@ -73,8 +73,8 @@ def downgrade() -> None:
         "event_dictionaries", sa.column("id", sa.Integer), sa.column("body", sa.LargeBinary), schema=schema
     )
     readers = {0: zstandard.ZstdDecompressor()}
-    for row in bind.execute(sa.select(dictionaries.c.id, dictionaries.c.body)):
-        readers[row.id] = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(row.body))
+    for kept in bind.execute(sa.select(dictionaries.c.id, dictionaries.c.body)):
+        readers[kept.id] = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(kept.body))
     last = 0
     while True:
         rows = bind.execute(
