@@ -231,6 +231,29 @@ def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, f
     }
 
 
+def observations_what_if(url: str) -> dict[str, int]:
+    """The observation index's ``data`` texts: their bytes, and what zstd (level 3, no dictionary) would make of
+    each: a figure for the derived tables, which are stored as they are."""
+    import sqlalchemy as sa
+    import zstandard
+
+    from headwater.store.engine import create_store_engine
+    from headwater.store.schema import observations
+
+    engine = create_store_engine(url)
+    text = packed = 0
+    compressor = zstandard.ZstdCompressor(level=3)
+    try:
+        with engine.connect() as conn:
+            for (data,) in conn.execute(sa.select(observations.c.data)):
+                raw = data.encode()
+                text += len(raw)
+                packed += len(compressor.compress(raw))
+    finally:
+        engine.dispose()
+    return {"text": text, "zstd": packed}
+
+
 def bytes_round(url: str, events: int, apps: int) -> dict[str, Any]:
     """Feed a fresh store ``events`` Spark events; its bytes per event as ingested and after compaction."""
     from headwater.store import IncomingEvent, Store
@@ -250,6 +273,7 @@ def bytes_round(url: str, events: int, apps: int) -> dict[str, Any]:
             trainer.join(120)
     result: dict[str, Any] = {"events": len(sent), "text_bytes": sum(len(t.encode()) for t in texts)}
     result["ingested"] = store_bytes(url)
+    result["observations_data"] = observations_what_if(url)
     try:
         from headwater.store import codec
     except ImportError:  # code from before the log was compressed
@@ -304,6 +328,12 @@ def bytes_main(args: argparse.Namespace) -> None:
         )[:6]
         for kind in runs
     }
+    for kind, found in runs.items():
+        what = found[-1]["observations_data"]
+        print(
+            f"{kind} observations.data: {what['text'] / found[-1]['events']:,.0f} B/event of text, "
+            f"{what['zstd'] / found[-1]['events']:,.0f} B/event if each were zstd-compressed (not done: derived)"
+        )
     for kind, tables in largest.items():
         events = runs[kind][-1]["events"]
         print(

@@ -47,6 +47,8 @@ DICTIONARY_SIZE = 64 * 1024  # bytes; larger ones compressed these events no bet
 TRAIN_AT = 1000  # events in the log before the first dictionary is trained
 TRAIN_GROWTH = 10  # a new dictionary each time the log has grown this many times since the newest was trained
 TRAIN_SAMPLES = 2000  # newest events a dictionary is trained on (and a tenth more held out to judge it)
+SAMPLE_EVENT_BYTES = 1 << 20  # events larger than this are left out of training
+SAMPLE_BYTES = 64 << 20  # at most this much text is trained on
 MIN_SAMPLES = 100  # fewer events than this train no useful dictionary
 REFRESH = 60.0  # seconds between two looks for a dictionary another server trained
 
@@ -231,9 +233,25 @@ class Trained:
 
 
 def _sample(conn: sa.Connection, limit: int) -> tuple[list[bytes], int]:
-    rows = conn.execute(sa.select(events.c.seq, *TEXT_COLUMNS).order_by(events.c.seq.desc()).limit(limit)).all()
-    head = int(rows[0].seq) if rows else 0
-    return [text(conn, r).encode("utf-8") for r in reversed(rows)], head
+    """The texts of the newest ``limit`` events of at most :data:`SAMPLE_EVENT_BYTES` each (a dictionary is for
+    the many ordinary events; a huge one compresses well alone), oldest first, at most :data:`SAMPLE_BYTES` in
+    all; and the log's head. Read in pages of 50 rows, so memory stays bounded whatever the events' sizes."""
+    query = sa.select(events.c.seq, *TEXT_COLUMNS).order_by(events.c.seq.desc())
+    head = int(conn.scalar(sa.select(sa.func.max(events.c.seq))) or 0)
+    found: list[bytes] = []
+    total = 0
+    before = head + 1
+    while len(found) < limit and total < SAMPLE_BYTES:
+        rows = conn.execute(query.where(events.c.seq < before).limit(50)).all()
+        if not rows:
+            break
+        for r in rows:
+            data = text(conn, r).encode("utf-8")
+            if len(data) <= SAMPLE_EVENT_BYTES and len(found) < limit:
+                found.append(data)
+                total += len(data)
+        before = int(rows[-1].seq)
+    return found[::-1], head
 
 
 def train(engine: sa.Engine, *, samples: int = TRAIN_SAMPLES, size: int = DICTIONARY_SIZE) -> Trained:
