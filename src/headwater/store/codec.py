@@ -278,13 +278,17 @@ def train(engine: sa.Engine, *, samples: int = TRAIN_SAMPLES, size: int = DICTIO
     with_old = sum(len(old.compress(t)) for t in judge)
     if with_new >= with_old:
         return Trained(current, False, len(fit), judged, with_new, with_old)
-    with engine.connect().execution_options(hw_write="log") as conn, conn.begin():
-        n = int(conn.scalar(sa.select(sa.func.max(event_dictionaries.c.id))) or 0) + 1
-        conn.execute(
-            event_dictionaries.insert().values(
-                id=n, body=made.as_bytes(), created_at=now_micros(), trained_seq=head, samples=len(fit)
+    try:
+        with engine.connect().execution_options(hw_write="log") as conn, conn.begin():
+            n = int(conn.scalar(sa.select(sa.func.max(event_dictionaries.c.id))) or 0) + 1
+            conn.execute(
+                event_dictionaries.insert().values(
+                    id=n, body=made.as_bytes(), created_at=now_micros(), trained_seq=head, samples=len(fit)
+                )
             )
-        )
+    except sa.exc.IntegrityError:  # another server stored dictionary n a moment ago: use the newest from now on
+        codec.look_now()
+        return Trained(current, False, len(fit), judged, with_new, with_old)
     codec.adopt(n, head)  # only after its commit: no event is ever written with an uncommitted dictionary
     log.info(
         "store: zstd dictionary %d trained on %d events (held-out events %d → %d bytes)",
