@@ -26,6 +26,17 @@ synchronous=FULL, PostgreSQL default synchronous_commit). Two figures per config
 Plus p50/p99 request latency. Prints a table and writes bench/results/ingest.json.
 ``--quick`` (fewer events, 2 rounds) finishes in about 3 minutes on SQLite on a quiet 2-core machine.
 
+``--bytes`` measures instead, in this process, the bytes on disk per event of a store fed ``--bytes-events``
+Spark events (``--bytes-apps`` Spark applications, each running its 8 jobs again and again as daily runs
+do: START and COMPLETE per run, posted in batches of 100), on SQLite and, with ``--pg``, PostgreSQL:
+the log (``events``, ``event_warnings``, ``event_dictionaries``: table data, TOAST included), the derived
+tables (the observation index and the graph tables) and the indexes of both, per table; measured after the
+projector caught up and again after ``headwater db compact`` (when the code has it), median of
+``--rounds`` rounds; writes bench/results/ingest-bytes.json. SQLite: allocated pages per b-tree (``dbstat``)
+after a WAL checkpoint; PostgreSQL: ``pg_table_size``/``pg_indexes_size`` after ``VACUUM ANALYZE``. For a
+before/after: ``PYTHONPATH=<other checkout>/src python bench/ingest.py --bytes`` and the same without,
+alternately.
+
 ``--cpu`` measures instead, in this process and without HTTP, the CPU time per event of each step
 of the write path on SQLite (parse + validate, event id + log row, log insert, projection in steps
 of 200 and of 10 events), median of ``--rounds`` rounds, and writes bench/results/ingest-cpu.json
@@ -163,6 +174,183 @@ def fresh_store(kind: str, pg: str | None, tmp: Path, name: str) -> Iterator[str
             conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
 
+LOG_TABLES = ("events", "event_warnings", "event_dictionaries")
+
+
+def store_bytes(url: str) -> dict[str, dict[str, int]]:
+    """Bytes on disk of each table's data and of its indexes, by table: {table: {"data": n, "indexes": n}}."""
+    import sqlalchemy as sa
+
+    from headwater.store.engine import create_store_engine
+
+    engine = create_store_engine(url)
+    out: dict[str, dict[str, int]] = {}
+    try:
+        if engine.dialect.name == "sqlite":
+            with engine.connect() as conn:
+                schemas = [r[1] for r in conn.exec_driver_sql("PRAGMA database_list")]
+                for schema in schemas:
+                    conn.exec_driver_sql(f"PRAGMA {schema}.wal_checkpoint(TRUNCATE)")
+                    owner = dict(conn.exec_driver_sql(f"SELECT name, tbl_name FROM {schema}.sqlite_master").all())
+                    for name, size in conn.exec_driver_sql(
+                        f"SELECT name, SUM(pgsize) FROM dbstat('{schema}') GROUP BY name"
+                    ):
+                        table = owner.get(name, name)
+                        kind = "data" if table == name else "indexes"
+                        out.setdefault(table, {"data": 0, "indexes": 0})[kind] += int(size)
+        else:
+            with engine.connect() as conn:
+                conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM ANALYZE")
+                rows = conn.execute(
+                    sa.text(
+                        "SELECT relname, pg_table_size(c.oid), pg_indexes_size(c.oid) FROM pg_class c "
+                        "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                        "WHERE c.relkind = 'r' AND n.nspname = current_schema()"
+                    )
+                )
+                for name, data, indexes in rows:
+                    out[str(name)] = {"data": int(data), "indexes": int(indexes)}
+    finally:
+        engine.dispose()
+    return out
+
+
+def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, float]:
+    """Per event: the log's data, the derived tables' data, every index; and the total."""
+    from headwater.store.schema import DERIVED_TABLES
+
+    derived = {t.name for t in DERIVED_TABLES} | {"observations"}
+    log = sum(v["data"] for k, v in sizes.items() if k in LOG_TABLES)
+    graph = sum(v["data"] for k, v in sizes.items() if k in derived)
+    indexes = sum(v["indexes"] for k, v in sizes.items() if k in derived or k in LOG_TABLES)
+    return {
+        "log": log / events,
+        "derived": graph / events,
+        "indexes": indexes / events,
+        "total": (log + graph + indexes) / events,
+    }
+
+
+def observations_what_if(url: str) -> dict[str, int]:
+    """The observation index's ``data`` texts: their bytes, and what zstd (level 3, no dictionary) would make of
+    each: a figure for the derived tables, which are stored as they are."""
+    import sqlalchemy as sa
+    import zstandard
+
+    from headwater.store.engine import create_store_engine
+    from headwater.store.schema import observations
+
+    engine = create_store_engine(url)
+    text = packed = 0
+    compressor = zstandard.ZstdCompressor(level=3)
+    try:
+        with engine.connect() as conn:
+            for (data,) in conn.execute(sa.select(observations.c.data)):
+                raw = data.encode()
+                text += len(raw)
+                packed += len(compressor.compress(raw))
+    finally:
+        engine.dispose()
+    return {"text": text, "zstd": packed}
+
+
+def bytes_round(url: str, events: int, apps: int) -> dict[str, Any]:
+    """Feed a fresh store ``events`` Spark events; its bytes per event as ingested and after compaction."""
+    from headwater.store import IncomingEvent, Store
+
+    per_app = max(2, events // apps)
+    payloads = [e for a in range(apps) for e in Pipeline(f"app{a}").events(per_app)]
+    texts = [json.dumps(e, separators=(",", ":")) for e in payloads]
+    incoming = [IncomingEvent(e, t) for e, t in zip(payloads, texts, strict=True)]
+    order = sorted(range(len(incoming)), key=lambda i: (i % per_app, i))  # the applications' runs interleave
+    sent = [incoming[i] for i in order]
+    with Store.open(url) as store:
+        for i in range(0, len(sent), 100):
+            store.append(sent[i : i + 100])
+        assert store.caught_up(600), "the projector did not catch up"
+        trainer = getattr(store, "_trainer", None)  # bench only: wait for a dictionary training under way
+        if trainer is not None:
+            trainer.join(120)
+    result: dict[str, Any] = {"events": len(sent), "text_bytes": sum(len(t.encode()) for t in texts)}
+    result["ingested"] = store_bytes(url)
+    result["observations_data"] = observations_what_if(url)
+    try:
+        from headwater.store import codec
+    except ImportError:  # code from before the log was compressed
+        return result
+    with Store.open(url) as store:  # what `headwater db compact --vacuum` does
+        codec.train(store.engine)
+        codec.compact(store.engine)
+        codec.vacuum(store.engine)
+        if store.dialect == "postgresql":  # the steady state's size: VACUUM FULL gives the table's freed pages back
+            with store.engine.connect() as conn:
+                conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM FULL events")
+    result["compacted"] = store_bytes(url)
+    return result
+
+
+def bytes_main(args: argparse.Namespace) -> None:
+    stores = ["sqlite"] + (["postgresql"] if args.pg else [])
+    runs: dict[str, list[dict[str, Any]]] = {s: [] for s in stores}
+    loads = [load()]
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        for rnd in range(args.rounds):
+            for kind in stores if rnd % 2 == 0 else reversed(stores):
+                with fresh_store(kind, args.pg, Path(tmp_dir), f"b{rnd}_{kind}") as url:
+                    found = bytes_round(url, args.bytes_events, args.bytes_apps)
+                runs[kind].append(found)
+                line = {s: _bytes_summary(found[s], found["events"]) for s in ("ingested", "compacted") if s in found}
+                print(
+                    f"round {rnd + 1}/{args.rounds} {kind:<10} "
+                    + "; ".join(f"{s}: " + ", ".join(f"{k} {v:,.0f}" for k, v in f.items()) for s, f in line.items())
+                    + f" B/event (load {load()})",
+                    flush=True,
+                )
+            loads.append(load())
+    median: dict[str, dict[str, dict[str, float]]] = {}
+    for kind, found in runs.items():
+        for stage in ("ingested", "compacted"):
+            per = [_bytes_summary(f[stage], f["events"]) for f in found if stage in f]
+            if per:
+                median.setdefault(kind, {})[stage] = {k: round(statistics.median(p[k] for p in per), 1) for k in per[0]}
+    text = statistics.median(f["text_bytes"] / f["events"] for fs in runs.values() for f in fs)
+    print()
+    print(f"event text ≈ {text:,.0f} B; median of {args.rounds} rounds; load average seen: {', '.join(loads)}")
+    print(f"{'store':<11}{'stage':<11}{'log':>10}{'derived':>10}{'indexes':>10}{'total':>10}  bytes/event")
+    for kind, stages in median.items():
+        for stage, v in stages.items():
+            print(
+                f"{kind:<11}{stage:<11}{v['log']:>10,.0f}{v['derived']:>10,.0f}{v['indexes']:>10,.0f}{v['total']:>10,.0f}"
+            )
+    largest = {
+        kind: sorted(
+            ((t, v["data"] + v["indexes"]) for t, v in runs[kind][-1]["ingested"].items()), key=lambda x: -x[1]
+        )[:6]
+        for kind in runs
+    }
+    for kind, found in runs.items():
+        what = found[-1]["observations_data"]
+        print(
+            f"{kind} observations.data: {what['text'] / found[-1]['events']:,.0f} B/event of text, "
+            f"{what['zstd'] / found[-1]['events']:,.0f} B/event if each were zstd-compressed (not done: derived)"
+        )
+    for kind, tables in largest.items():
+        events = runs[kind][-1]["events"]
+        print(
+            f"{kind} largest tables (data + indexes, B/event): "
+            + ", ".join(f"{t} {b / events:,.0f}" for t, b in tables)
+        )
+    out = args.out if args.out != RESULTS / "ingest.json" else RESULTS / "ingest-bytes.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {"load_average": loads, "event_text_bytes": text, "rounds": args.rounds, "median": median, "raw": runs},
+            indent=2,
+        )
+    )
+    print(f"wrote {out}")
+
+
 def cpu_per_event(events: int) -> dict[str, float]:
     """CPU milliseconds per event of each write-path step, in this process (one round)."""
     import gc
@@ -283,9 +471,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS / "ingest.json")
     ap.add_argument("--cpu", action="store_true", help="CPU time per event of each write-path step, in process")
     ap.add_argument("--cpu-events", type=int, default=2000, help="events per --cpu round")
+    ap.add_argument("--bytes", action="store_true", help="bytes on disk per event (log, derived, indexes), in process")
+    ap.add_argument("--bytes-events", type=int, default=4000, help="events per --bytes round")
+    ap.add_argument("--bytes-apps", type=int, default=4, help="Spark applications the --bytes events come from")
     args = ap.parse_args()
     if args.cpu:
         cpu_main(args)
+        return
+    if args.bytes:
+        bytes_main(args)
         return
     if args.quick:
         args.single_events, args.batch_events, args.rounds = 300, 1000, 2

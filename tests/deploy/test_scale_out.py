@@ -26,7 +26,7 @@ import sqlalchemy as sa
 
 from fixtures.stories.load import derived_state
 from headwater.model.jsontext import loads_text
-from headwater.store import Store
+from headwater.store import Store, codec
 from headwater.store.canonical import event_id
 from headwater.store.observe import observe
 from headwater.store.schema import events, observations, runs
@@ -163,7 +163,7 @@ def test_three_servers_survive_kill_9_of_the_deriving_one(fresh_pg_url: str, tmp
     assert acknowledged == expected  # every batch ended acknowledged (resends after a kill included)
     with Store.open(fresh_pg_url) as store:
         with store.engine.connect() as conn:
-            logged = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)))
+            logged = codec.log_rows(conn, conn.execute(sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)).all())
             assert sorted(r.id for r in logged) == sorted(expected)  # in the log, each once
             stored = sorted(
                 tuple(r)

@@ -29,7 +29,7 @@ from headwater.capture.spool import Spool
 from headwater.capture.transports import build_transport
 from headwater.client import HttpClient
 from headwater.model.jsontext import loads_text
-from headwater.store import Store
+from headwater.store import Store, codec
 from headwater.store.observe import observe
 from headwater.store.schema import events, observations
 from live_server import ServeProcess, serve_env
@@ -147,7 +147,7 @@ def test_postgresql_restarts_under_load_lose_and_double_nothing(private_pg: Priv
 
     with Store.open(private_pg.url) as store:
         with store.engine.connect() as conn:
-            logged = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)))
+            logged = codec.log_rows(conn, conn.execute(sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)).all())
             stored = sorted(
                 tuple(r)
                 for r in conn.execute(sa.select(observations.c.node, observations.c.event_seq, observations.c.role))

@@ -27,7 +27,7 @@ from fixtures.stories.load import derived_state
 from headwater.api import create_app
 from headwater.model.jsontext import loads_text
 from headwater.settings import load_settings
-from headwater.store import Store, projector
+from headwater.store import Store, codec, projector
 from headwater.store.canonical import event_id
 from headwater.store.observe import observe
 from headwater.store.schema import events, observations
@@ -123,7 +123,7 @@ def test_a_server_killed_while_it_derives_leaves_nothing_lost_or_doubled(store_u
         assert wait_caught_up(second.url)["failed"] == 0
     with Store.open(store_url) as store:
         with store.engine.connect() as conn:
-            logged = list(conn.execute(sa.select(events.c.seq, events.c.id, events.c.raw)))
+            logged = codec.log_rows(conn, conn.execute(sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS)).all())
             stored = sorted(
                 tuple(r)
                 for r in conn.execute(sa.select(observations.c.node, observations.c.event_seq, observations.c.role))

@@ -32,6 +32,7 @@ from headwater.catalog.records import (
 from headwater.model.catalog_roles import ALIAS, SOURCE, AssetState, MemberRole, NodeRole
 from headwater.model.jsontext import dumps_sorted, loads
 from headwater.model.times import now_micros
+from headwater.store import codec
 from headwater.store.schema import (
     catalog_asset_versions,
     catalog_assets,
@@ -431,8 +432,8 @@ def logged_events(conn: sa.Connection, run_ids: Collection[str], event_ids: Coll
         cond.append(events.c.id.in_(sorted(event_ids)))
     if not cond:
         return []
-    query = sa.select(events.c.id, events.c.raw).where(sa.or_(*cond)).order_by(events.c.event_time, events.c.seq)
-    return [(str(r.id), str(r.raw)) for r in conn.execute(query)]
+    query = sa.select(events.c.id, *codec.TEXT_COLUMNS).where(sa.or_(*cond)).order_by(events.c.event_time, events.c.seq)
+    return [(str(r.id), codec.text(conn, r)) for r in conn.execute(query)]
 
 
 def in_graph(conn: sa.Connection, dataset_ids: Collection[str]) -> set[str]:

@@ -20,7 +20,7 @@ def _url(db: str | None) -> str:
 
 @click.group("db")
 def command() -> None:
-    """Manage the store: schema migrations, graph rebuilds, backups."""
+    """Manage the store: schema migrations, graph rebuilds, backups, compaction of the log."""
 
 
 @command.command("upgrade")
@@ -185,3 +185,50 @@ def backup_command(target: Path, db: str | None) -> None:
         click.echo(f"wrote {path}")
     if done.log_position is not None:
         click.echo(f"the copy holds the log up to event {done.log_position}, the graph up to {done.graph_position}")
+
+
+@command.command("compact")
+@click.option("--batch", default=500, show_default=True, help="Rows rewritten per transaction (appends wait for one).")
+@click.option("--no-train", "no_train", is_flag=True, help="Use the newest dictionary as it is; train no new one.")
+@click.option("--vacuum", is_flag=True, help="Then give the freed space back (SQLite: VACUUM of the log's file).")
+@click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
+def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) -> None:
+    """Train a zstd dictionary on the newest events and recompress the log with it.
+
+    Events keep their ids and read back byte for byte the same. Rows stored before the log was compressed
+    (or with an older dictionary) are rewritten with the newest one, in short transactions, oldest first,
+    while servers run; a row is rewritten only when that makes it smaller. --vacuum then returns the freed
+    space to the file system (on SQLite appends wait while the log's file is copied; PostgreSQL's VACUUM
+    makes the space reusable).
+    """
+    from headwater.store import codec
+
+    if batch < 1:
+        raise click.BadParameter(f"--batch must be at least 1, got {batch}")
+    try:
+        store = Store.open(_url(db), retry_failed=False)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    with store:
+        if not no_train:
+            trained = codec.train(store.engine)
+            if trained.new:
+                click.echo(
+                    f"dictionary {trained.dictionary} trained on {trained.samples} events "
+                    f"(held-out events: {trained.with_previous} → {trained.with_new} bytes)"
+                )
+            else:
+                click.echo(f"no better dictionary than {trained.dictionary} from {trained.samples} events: kept it")
+        done = codec.compact(store.engine, batch=batch)
+        click.echo(
+            f"{done.rewritten} of {done.rows} event(s) recompressed with dictionary {done.dictionary}: "
+            f"{done.bytes_before} → {done.bytes_after} bytes of event text"
+        )
+        if vacuum:
+            codec.vacuum(store.engine)
+            click.echo("freed space returned (VACUUM)")

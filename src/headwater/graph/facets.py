@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import NodeRef
+from headwater.store import codec
 from headwater.store.schema import events, observations
 
 _ROLES = ("output", "input", "dataset")
@@ -44,10 +45,10 @@ def latest_dataset_facets(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
     )
     if seq is None:
         return {}
-    raw = conn.scalar(sa.select(events.c.raw).where(events.c.seq == seq))
-    if raw is None:
+    row = conn.execute(sa.select(*codec.TEXT_COLUMNS).where(events.c.seq == seq)).first()
+    if row is None:
         return {}
-    payload = loads_text(raw)
+    payload = loads_text(codec.text(conn, row))
     entry = _entry(payload, ref.namespace, ref.name) if isinstance(payload, Mapping) else None
     facets = entry.get("facets") if entry is not None else None
     return dict(facets) if isinstance(facets, Mapping) else {}

@@ -33,10 +33,12 @@ from headwater.graph.visibility import Redactor
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB, parse_node_id
 from headwater.model.times import iso
+from headwater.store import codec
 from headwater.store.schema import edges, events, observations
 
 FAILING, WARNING, PASSING, UNKNOWN = "failing", "warning", "passing", "unknown"
 _RANK = {UNKNOWN: 0, PASSING: 1, WARNING: 2, FAILING: 3}
+_MARKERS = ('"dataQualityAssertions"', '"tests"')  # the text of an event that holds data-quality results
 SCAN_EVENTS = 200  # newest events of a dataset read for its results (older results are history)
 _QUALITY_KEYS = ("dataQualityAssertions", "dataQualityMetrics")
 
@@ -142,7 +144,7 @@ def _entries(payload: Mapping[str, Any], namespace: str, name: str) -> Iterator[
 def _events(conn: sa.Connection, node: str, t: int | None) -> list[tuple[int, str]]:
     """(time, raw) of the newest events observing ``node`` (at most :data:`SCAN_EVENTS`, newest first)."""
     query = (
-        sa.select(observations.c.time, events.c.raw)
+        sa.select(observations.c.time, *codec.TEXT_COLUMNS)
         .join(events, events.c.seq == observations.c.event_seq)
         .where(observations.c.node == node, observations.c.role.in_(("input", "output", "dataset")))
         .order_by(observations.c.time.desc(), observations.c.event_seq.desc())
@@ -150,7 +152,7 @@ def _events(conn: sa.Connection, node: str, t: int | None) -> list[tuple[int, st
     )
     if t is not None:
         query = query.where(observations.c.time <= t)
-    return [(r.time, r.raw) for r in conn.execute(query)]
+    return [(r.time, codec.text(conn, r)) for r in conn.execute(query)]
 
 
 def _latest_runs(conn: sa.Connection, ds: str, t: int | None) -> list[RunResult]:
@@ -162,17 +164,39 @@ def _latest_runs(conn: sa.Connection, ds: str, t: int | None) -> list[RunResult]
 
 
 def _with_results(conn: sa.Connection, ids: Sequence[str], t: int | None) -> set[str]:
-    """Which of the datasets ``ids`` have data-quality results in their events (as of ``t``): a text match
-    in the database, so that only those are read and parsed."""
-    query = (
+    """Which of the datasets ``ids`` have data-quality results in their events (as of ``t``), so that only those
+    are read and parsed: a text match in the database for events stored as text; for compressed ones
+    (store/codec.py) the same match on the texts of each dataset's newest :data:`SCAN_EVENTS` events (the ones
+    :func:`dataset_quality` reads)."""
+    joined = observations.join(events, events.c.seq == observations.c.event_seq)
+    plain = (
         sa.select(observations.c.node)
-        .join(events, events.c.seq == observations.c.event_seq)
-        .where(sa.or_(events.c.raw.like('%"dataQualityAssertions"%'), events.c.raw.like('%"tests"%')))
+        .select_from(joined)
+        .where(
+            events.c.dictionary.is_(None),
+            sa.or_(events.c.raw.like(f"%{_MARKERS[0]}%"), events.c.raw.like(f"%{_MARKERS[1]}%")),
+        )
         .distinct()
     )
+    packed = (
+        sa.select(observations.c.node, *codec.TEXT_COLUMNS)
+        .select_from(joined)
+        .where(events.c.dictionary.is_not(None), observations.c.role.in_(("input", "output", "dataset")))
+        .order_by(observations.c.node, observations.c.time.desc(), observations.c.event_seq.desc())
+    )
     if t is not None:
-        query = query.where(observations.c.time <= t)
-    return {r.node for r in select_in(conn, query, observations.c.node, ids)}
+        plain = plain.where(observations.c.time <= t)
+        packed = packed.where(observations.c.time <= t)
+    found = {r.node for r in select_in(conn, plain, observations.c.node, ids)}
+    looked: dict[str, int] = {}
+    for r in select_in(conn, packed, observations.c.node, [i for i in ids if i not in found]):
+        if r.node in found or looked.get(r.node, 0) >= SCAN_EVENTS:
+            continue
+        looked[r.node] = looked.get(r.node, 0) + 1
+        text = codec.text(conn, r)
+        if any(marker in text for marker in _MARKERS):
+            found.add(r.node)
+    return found
 
 
 def dataset_quality(conn: sa.Connection, ds: str, t: int | None) -> DatasetQuality:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import sqlalchemy as sa
 
 from headwater.model.times import now_micros
+from headwater.store import codec
 from headwater.store.schema import datazone_events, datazone_nodes, events
 
 if TYPE_CHECKING:
@@ -67,14 +68,31 @@ _COLUMNS = (
     datazone_events.c.created_by,
     datazone_events.c.created_at,
     events.c.seq,
-    events.c.raw,
+    *codec.TEXT_COLUMNS,
 )
 _JOINED = datazone_events.join(events, events.c.id == datazone_events.c.event_id)
 
 
-def _posted(event_id: str, event_time: int, created_by: str | None, created_at: int, seq: int, raw: str) -> PostedEvent:
-    """A row of ``_COLUMNS``, in their order."""
-    return PostedEvent(event_id, int(event_time), created_by, int(created_at), int(seq), raw)
+class _PostedRow(codec.StoredText, Protocol):
+    """A row of ``_COLUMNS``."""
+
+    @property
+    def event_id(self) -> str: ...
+    @property
+    def event_time(self) -> int: ...
+    @property
+    def created_by(self) -> str | None: ...
+    @property
+    def created_at(self) -> int: ...
+    @property
+    def seq(self) -> int: ...
+
+
+def _posted(conn: sa.Connection, row: _PostedRow) -> PostedEvent:
+    """A row of ``_COLUMNS``, its event's text decompressed."""
+    return PostedEvent(
+        row.event_id, int(row.event_time), row.created_by, int(row.created_at), int(row.seq), codec.text(conn, row)
+    )
 
 
 class DataZoneRecords:
@@ -133,9 +151,9 @@ class DataZoneRecords:
                 .order_by(datazone_events.c.created_at, datazone_events.c.event_id)
                 .limit(1)
             ).first()
-        if row is None or not row.event_id.startswith(prefix):
-            return None
-        return _posted(*row)
+            if row is None or not row.event_id.startswith(prefix):
+                return None
+            return _posted(conn, row)
 
     def list_events(
         self,
@@ -163,7 +181,7 @@ class DataZoneRecords:
             query = query.where(sa.tuple_(*key) < after if descending else sa.tuple_(*key) > after)
         query = query.order_by(*(k.desc() if descending else k.asc() for k in key)).limit(limit)
         with self._store.engine.connect() as conn:
-            return [_posted(*r) for r in conn.execute(query)]
+            return [_posted(conn, r) for r in conn.execute(query)]
 
     # --- node ids ------------------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 A SQLite store is two files: ``headwater.db`` holds the derived graph and everything beside the log
 (catalog, translators' records), ``headwater.events.db`` (:func:`events_file`) holds the event log
-(``events``, ``event_warnings``). SQLite lets one writer at a time into a file, so with one file an
+(``events``, ``event_warnings``, ``event_dictionaries``). SQLite lets one writer at a time into a file, so with one file an
 append waited for the projector's transaction (seconds for an event with 100,000 column edges):
 with two, an append never waits for a derivation. Every connection attaches the log
 file as schema ``log``; SQLite finds an unqualified table name in the attached file when the main
@@ -52,7 +52,7 @@ def normalize_url(url: str) -> str:
 
 
 LOG_SCHEMA = "log"  # the name the event log's file is attached under (SQLite)
-LOG_TABLES = ("events", "event_warnings")  # the tables that live in the log file
+LOG_TABLES = ("events", "event_warnings", "event_dictionaries")  # the tables that live in the log file
 
 
 def events_file(database: str | Path) -> Path:

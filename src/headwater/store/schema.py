@@ -3,7 +3,10 @@
 Times are ``BIGINT`` microseconds since the epoch (UTC). JSON values are ``TEXT`` holding
 compact JSON, so the same SQL runs on SQLite and PostgreSQL.
 
-- ``events``: the append-only event log (source of truth), one row per distinct event.
+- ``events``: the append-only event log (source of truth), one row per distinct event; its text is
+  kept zstd-compressed (``body``, ``dictionary``; store/codec.py) or, for rows written before
+  migration 0011, as it came (``raw``).
+- ``event_dictionaries``: the zstd dictionaries the log's bodies were compressed with.
 - ``observations``: index event ↔ node (dataset/job/run) with what the event said about the node.
 - everything else is derived from those two and can be rebuilt (``Store.rebuild``).
 """
@@ -22,6 +25,7 @@ events = sa.Table(
     metadata,
     sa.Column("seq", SEQ, primary_key=True, autoincrement=True),
     sa.Column("id", sa.String(64), nullable=False, unique=True),
+    # The event's text as sent, or '' when it is kept compressed in ``body`` (read through store/codec.py).
     sa.Column("raw", sa.Text, nullable=False),
     sa.Column("received_at", sa.BigInteger, nullable=False),
     sa.Column("event_time", sa.BigInteger, nullable=False),
@@ -29,7 +33,24 @@ events = sa.Table(
     sa.Column("event_type", sa.String(16)),
     sa.Column("job", sa.Text),
     sa.Column("run_id", sa.Text),
+    # migration 0011: the text's UTF-8 bytes as one zstd frame (content size and checksum in it), and how it
+    # was compressed: NULL = not compressed (``raw`` holds the text), 0 = zstd without a dictionary,
+    # n = zstd with ``event_dictionaries`` row n.
+    sa.Column("body", sa.LargeBinary),
+    sa.Column("dictionary", sa.Integer),
     sa.Index("ix_events_time", "event_time", "seq"),
+)
+
+# The zstd dictionaries trained on the log's own events (store/codec.py, migration 0011): immutable once
+# written, never removed while a row may name them; new events use the newest. In the log's file on SQLite.
+event_dictionaries = sa.Table(
+    "event_dictionaries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("body", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("trained_seq", sa.BigInteger, nullable=False),  # the log's head when it was trained
+    sa.Column("samples", sa.Integer, nullable=False),  # events it was trained on
 )
 
 observations = sa.Table(

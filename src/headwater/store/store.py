@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, iso, now_micros, to_micros
-from headwater.store import eventlog, health, migrate, retention
+from headwater.store import codec, eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
 from headwater.store.projector import project_rows
@@ -104,6 +104,7 @@ class Store:
         )
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
+        self._trainer = codec.Trainer(engine)  # the log's zstd dictionaries, trained in the background
         self._retention_days = retention_days
         self._closing = threading.Event()
         self._pruner: threading.Thread | None = None
@@ -189,6 +190,7 @@ class Store:
         if self._pruner is not None:
             self._pruner.join(self.projector_wait)
         self._projector.stop(self.projector_wait)
+        self._trainer.join(self.projector_wait)
         self._engine.dispose()
 
     def __enter__(self) -> Store:
@@ -275,6 +277,7 @@ class Store:
             ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
         if last_seq:
             self._projector.notify(last_seq)
+            self._trainer.poke(last_seq)
         results: list[AppendResult] = []
         for eid in ids:
             results.append(AppendResult(eid, duplicate=eid not in fresh))

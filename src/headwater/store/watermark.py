@@ -9,10 +9,11 @@ policy's cache, the graph export) ask here, not the projector.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import sqlalchemy as sa
 
+from headwater.store import codec
 from headwater.store.schema import events, observations
 
 _WATERMARK = sa.select(sa.func.max(observations.c.event_seq))
@@ -28,12 +29,7 @@ class LogPlace(Protocol):
     def id(self) -> str: ...
 
 
-class LogEvent(NamedTuple):
-    """An event of the log, as the projector reads it."""
-
-    seq: int
-    id: str
-    raw: str
+LogEvent = codec.LogRow  # an event of the log as the projector reads it: its text decompressed
 
 
 def projected_seq(conn: sa.Connection) -> int:
@@ -43,10 +39,10 @@ def projected_seq(conn: sa.Connection) -> int:
 
 def log_events(conn: sa.Connection, where: sa.ColumnElement[bool], limit: int | None = None) -> list[LogEvent]:
     """The log's events that match ``where``, oldest first (at most ``limit``)."""
-    query = sa.select(events.c.seq, events.c.id, events.c.raw).where(where).order_by(events.c.seq)
+    query = sa.select(events.c.seq, events.c.id, *codec.TEXT_COLUMNS).where(where).order_by(events.c.seq)
     if limit is not None:
         query = query.limit(limit)
-    return [LogEvent(int(seq), str(id_), str(raw)) for seq, id_, raw in conn.execute(query)]
+    return codec.log_rows(conn, conn.execute(query).all())
 
 
 def pending_events(conn: sa.Connection, after: int, limit: int) -> list[LogEvent]:
