@@ -24,7 +24,7 @@ No lineage rule lives here, and no graph table is written.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote, unquote
@@ -529,7 +529,7 @@ async def delete_lineage_event(
 # --- GetLineageNode / ListLineageNodeHistory ----------------------------------------------------------------
 
 
-def _run_job(run: dict[str, Any]) -> NodeRef | None:
+def _run_job(run: Mapping[str, Any]) -> NodeRef | None:
     try:
         return parse_node_id(str(run["job"]))
     except (InvalidNodeId, KeyError):
@@ -572,14 +572,14 @@ def _run_node(state: AppState, domain: str, ref: NodeRef) -> dict[str, Any]:
 
 
 def _graph_node(state: AppState, domain: str, ref: NodeRef, at: Any) -> dict[str, Any]:
-    node = state.graph.node(ref, at=at)
+    node: Mapping[str, Any] = state.graph.node(ref, at=at)
     around = state.graph.lineage(ref, depth=1, at=at, max_nodes=2 * dz.MAX_NEIGHBOURS + 1)
     upstream = [n for n in around["nodes"] if n.get("level") == -1][: dz.MAX_NEIGHBOURS]
     downstream = [n for n in around["nodes"] if n.get("level") == 1][: dz.MAX_NEIGHBOURS]
     ids = _remember(state, {ref.id, *(n["id"] for n in upstream + downstream)})
     at_stamp = None if at is None else to_micros(at) / 1_000_000
 
-    def refs(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def refs(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         return [
             dz.drop_none({"id": ids[n["id"]], "eventTimestamp": at_stamp or dz.epoch(n.get("updatedAt"))})
             for n in nodes
@@ -663,7 +663,7 @@ async def list_lineage_node_history(
                 entries = []
         else:
             entries = []
-            detail = state.graph.node(ref)
+            detail: Mapping[str, Any] = state.graph.node(ref)
             for version in state.graph.history(ref)["versions"]:
                 stamp = dz.epoch(version["validFrom"])
                 entries.append(

@@ -702,7 +702,7 @@ class Catalog:
             domain = self._domain_of(conn, row.project)
         source = parse_node_id(row.dataset)
         try:
-            fields = self._graph.node(source)["fields"]
+            fields = self._graph.dataset(source)["fields"]
         except NodeNotFound:
             raise conflict(f"the asset's dataset {row.dataset!r} is not in the graph now: nothing to publish") from None
         name = f"{row.project}/{source.name}"
@@ -885,7 +885,7 @@ class Catalog:
             with self._write() as conn, conn.begin():  # hidden from all but the two projects before it exists
                 self._register(conn, target.id, asset_row.id, TARGET, sub_id)
                 self._register(conn, job.id, asset_row.id, SUBSCRIBE_JOB, sub_id)
-            fields = self._graph.node(pub)["fields"]
+            fields = self._graph.dataset(pub)["fields"]
             facets = {
                 "schema": cl.schema_facet(fields),
                 cl.FACET: cl.catalog_facet(
