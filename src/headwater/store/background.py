@@ -47,10 +47,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.model.jsontypes import JSONObject
 from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
 from headwater.store.projector import (
@@ -65,7 +65,7 @@ from headwater.store.projector import (
     retry_failed,
 )
 from headwater.store.schema import events, observations
-from headwater.store.types import GraphPosition
+from headwater.store.types import GraphPosition, Row
 
 log = logging.getLogger("headwater.store")
 
@@ -193,12 +193,12 @@ class BackgroundProjector:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def failed(self, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
+    def failed(self, limit: int = 100) -> tuple[int, list[JSONObject]]:
         """Events the projector could not derive: how many, and the oldest ``limit`` ``{seq, id, error}``."""
         with self._engine.connect() as conn:
             return failed_events(conn, limit)
 
-    def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
+    def retry_failed(self) -> tuple[int, list[JSONObject]]:
         """Derive the failed events again (under the writers' locks); (now derived, still failing)."""
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)
@@ -256,7 +256,7 @@ class BackgroundProjector:
     def _write(self) -> sa.Connection:
         return self._engine.connect().execution_options(hw_write="graph")
 
-    def _pending(self, after: int) -> list[sa.Row[Any]]:
+    def _pending(self, after: int) -> list[Row]:
         """The next chunk of the log after ``after``, with no gap (the module docstring)."""
         with self._engine.connect() as conn:
             self._lock_appends(conn)  # PostgreSQL: held until this read's transaction ends, a moment later
@@ -271,7 +271,7 @@ class BackgroundProjector:
             return False
         return head > done
 
-    def _prepare(self) -> tuple[int, list[sa.Row[Any]], list[NewEvent] | None]:
+    def _prepare(self) -> tuple[int, list[Row], list[NewEvent] | None]:
         """Outside the writers' lock: the watermark, the next chunk of the log and its observations
         (None when an event cannot be observed: the step then finds it under the lock). Parsing and
         observing a chunk is pure CPU — seconds for a multi-MB event — that appends need not wait for."""
@@ -326,7 +326,7 @@ class BackgroundProjector:
             self._cond.notify_all()
         return len(rows)
 
-    def _one_by_one(self, conn: sa.Connection, rows: list[sa.Row]) -> None:  # type: ignore[type-arg]
+    def _one_by_one(self, conn: sa.Connection, rows: list[Row]) -> None:
         for row in rows:
             try:
                 with conn.begin_nested():
