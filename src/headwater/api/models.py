@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from headwater.graph.answers import DatasetKind, EdgeType, ItemType, NodeType, RunState, Time, VersionChange
-from headwater.model.jsontypes import Facets
+from headwater.model.jsontypes import Facets, JSONObject
 
 # the value vocabularies are the answer records' own (graph/answers.py)
 EventKind = Literal["RUN", "DATASET", "JOB"]
@@ -533,7 +533,7 @@ class ErrorBody(ApiModel):
     error: ErrorInfo
 
 
-def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, JSONObject]:
     """``responses=`` of a router or route: the standard error body for ``statuses`` and for any other error.
 
     ``descriptions`` (``s400="..."``) replace the default description of a status. The ``default``
@@ -551,6 +551,6 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict
         503: "The store cannot be reached (store_unavailable, with Retry-After); nothing was stored",
     }
     described.update({int(k.removeprefix("s")): v for k, v in descriptions.items()})
-    out: dict[int | str, dict[str, Any]] = {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
+    out: dict[int | str, JSONObject] = {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
     out["default"] = {"model": ErrorBody, "description": "Any other error, in the same shape"}
     return out
