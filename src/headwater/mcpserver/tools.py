@@ -5,7 +5,7 @@ Contract: each ``do_*`` function answers one tool of :mod:`headwater.mcpserver` 
 docs/mcp.md describes: a summary first, then one page of items (``limit``/``offset``, ``page.nextOffset``),
 every node with its web UI link (``url``). A bad argument raises :class:`ToolError` naming it. Nothing is
 written: SQL lineage runs the SQL engine on the text given, the impact check reads proposed changes.
-About 600 lines as one module: eleven tools, each one function shaping one graph answer, sharing the paging,
+About 600 lines as one module: ten tools, each one function shaping one graph answer, sharing the paging,
 link and argument helpers at the top.
 """
 
