@@ -8,6 +8,7 @@ through as it is).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -17,7 +18,7 @@ from pydantic import TypeAdapter
 _ANY_DICT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 
 
-def json_answer(answer: dict[str, Any], status_code: int = 200) -> Response:
+def json_answer(answer: Mapping[str, object], status_code: int = 200) -> Response:
     """``answer`` as ``application/json`` bytes: the bytes FastAPI writes for a ``-> dict[str, Any]`` route.
 
     orjson writes compact JSON, UTF-8 (no ``\\u`` escapes of non-ASCII), the shortest round-trip
@@ -28,5 +29,5 @@ def json_answer(answer: dict[str, Any], status_code: int = 200) -> Response:
     try:
         body = orjson.dumps(answer)
     except orjson.JSONEncodeError:
-        body = _ANY_DICT.dump_json(answer, by_alias=True)
+        body = _ANY_DICT.dump_json(dict(answer), by_alias=True)
     return Response(body, status_code=status_code, media_type="application/json")

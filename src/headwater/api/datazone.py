@@ -27,9 +27,9 @@ documentation and the authentication they share; the pure shapes are in ``datazo
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import datetime
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, unquote
 
 import sqlalchemy as sa
@@ -451,7 +451,7 @@ async def delete_lineage_event(
 # --- GetLineageNode / ListLineageNodeHistory ----------------------------------------------------------------
 
 
-def _run_job(run: JSONObject) -> NodeRef | None:
+def _run_job(run: Mapping[str, Any]) -> NodeRef | None:
     try:
         return parse_node_id(str(run["job"]))
     except (InvalidNodeId, KeyError):
@@ -494,14 +494,14 @@ def _run_node(state: AppState, domain: str, ref: NodeRef) -> JSONObject:
 
 
 def _graph_node(state: AppState, domain: str, ref: NodeRef, at: datetime | None) -> JSONObject:
-    node = state.graph.node(ref, at=at)
+    node: Mapping[str, Any] = state.graph.node(ref, at=at)
     around = state.graph.lineage(ref, depth=1, at=at, max_nodes=2 * dz.MAX_NEIGHBOURS + 1)
     upstream = [n for n in around["nodes"] if n.get("level") == -1][: dz.MAX_NEIGHBOURS]
     downstream = [n for n in around["nodes"] if n.get("level") == 1][: dz.MAX_NEIGHBOURS]
     ids = _remember(state, {ref.id, *(n["id"] for n in upstream + downstream)})
     at_stamp = None if at is None else to_micros(at) / 1_000_000
 
-    def refs(nodes: list[JSONObject]) -> list[JSONObject]:
+    def refs(nodes: Sequence[Mapping[str, Any]]) -> list[JSONObject]:
         return [
             dz.drop_none({"id": ids[n["id"]], "eventTimestamp": at_stamp or dz.epoch(n.get("updatedAt"))})
             for n in nodes

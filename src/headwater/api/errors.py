@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -20,6 +19,7 @@ from headwater.api.metrics import count_refused
 from headwater.catalog.errors import CatalogError, Conflict, EventRefused, Forbidden, InvalidRequest, NotFound
 from headwater.graph import NodeNotFound
 from headwater.ingest import IngestError
+from headwater.model.jsontypes import JSONObject, JSONValue
 from headwater.model.nodeid import InvalidNodeId
 from headwater.store.engine import unavailable
 
@@ -45,7 +45,7 @@ class ApiError(Exception):
         status: int,
         code: str,
         message: str,
-        details: Sequence[dict[str, Any]] = (),
+        details: Sequence[Mapping[str, str]] = (),
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
@@ -84,7 +84,7 @@ def catalog_error(exc: CatalogError) -> ApiError:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _text(value: Any) -> Any:
+def _text(value: JSONValue) -> JSONValue:
     """An answer's text as Unicode: a lone UTF-16 surrogate echoed from a request (it has no UTF-8 form, so the
     answer could not be written) becomes its JSON escape, ``\\ud800``."""
     if isinstance(value, str):
@@ -96,17 +96,21 @@ def _text(value: Any) -> Any:
     return value
 
 
-def error_body(code: str, message: str, details: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def error_body(code: str, message: str, details: Sequence[Mapping[str, str]] = ()) -> JSONObject:
     return {"error": {"code": code, "message": _text(message), "details": _text(list(details))}}
 
 
 def error_response(
-    status: int, code: str, message: str, details: Sequence[dict[str, Any]] = (), headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    details: Sequence[Mapping[str, str]] = (),
+    headers: dict[str, str] | None = None,
 ) -> JSONResponse:
     return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
-def _param_path(loc: Sequence[Any]) -> str:
+def _param_path(loc: Sequence[str | int]) -> str:
     parts = [str(p) for p in loc]
     if parts and parts[0] in ("query", "path", "header"):
         parts = parts[1:]

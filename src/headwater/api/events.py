@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
@@ -20,8 +19,10 @@ from headwater.api.freshness import read_barrier
 from headwater.api.models import EventPage, error_responses
 from headwater.api.params import node_ref, parse_time
 from headwater.api.state import app_state
+from headwater.model.jsontypes import JSONObject
 from headwater.model.times import iso_millis
 from headwater.store import InvalidCursor
+from headwater.store.types import StoredEvent
 
 router = APIRouter(
     tags=["Raw events"],
@@ -30,13 +31,13 @@ router = APIRouter(
 )
 
 
-def _time_text(value: Any) -> str | None:
+def _time_text(value: datetime | str | None) -> str | None:
     if isinstance(value, datetime):
         return iso_millis(value)
     return None if value is None else str(value)
 
 
-def event_summary(stored: Any) -> dict[str, Any]:
+def event_summary(stored: StoredEvent) -> JSONObject:
     """EventSummary (docs/api.md) of one stored event."""
     job = stored.job
     return {

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
@@ -42,6 +42,7 @@ from headwater.api.models import (
 )
 from headwater.api.params import csv_list, node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
+from headwater.graph import answers
 from headwater.model.nodeid import NodeRef
 from headwater.store import HistoryPruned
 
@@ -152,12 +153,12 @@ def column_lineage(
 IMPACT_CSV_COLUMNS = ("depth", "type", "id", "namespace", "name", "field", "path")
 
 
-def impact_csv(answer: dict[str, Any]) -> str:
+def impact_csv(answer: answers.ImpactAnswer) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(IMPACT_CSV_COLUMNS)
-    for item in answer.get("items", []):
-        row = {**item, "path": " > ".join(str(p) for p in item.get("path") or [])}
+    for item in answer["items"]:
+        row: dict[str, object] = {**item, "path": " > ".join(item["path"])}
         writer.writerow(["" if row.get(c) is None else row.get(c) for c in IMPACT_CSV_COLUMNS])
     return out.getvalue()
 

@@ -7,7 +7,7 @@ commits and syncs before it returns, so an answer of 200/201 means the event is 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
@@ -25,6 +25,7 @@ from headwater.catalog.writes import might_name_catalog, refused_writes
 from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import JSONMapping
 from headwater.spec import Problem
 from headwater.store import AppendResult, IncomingEvent
 
@@ -131,7 +132,9 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
     return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
 
 
-def check_writes(request: Request, state: AppState, payloads: list[Any], roots: list[str] | None = None) -> None:
+def check_writes(
+    request: Request, state: AppState, payloads: Sequence[JSONMapping], roots: list[str] | None = None
+) -> None:
     """403 when the request's principal may not send these events: they write a node the catalog draws, or a
     dataset another project catalogued (catalog/writes.py, docs/catalog.md); nothing is stored then. ``roots``:
     each payload's JSON path in the request (``$[i]`` in a batch)."""

@@ -8,14 +8,20 @@ same visibility, as the native API) and maps the answer to the Marquez shape wit
 lists every path and what it answers; Marquez's writes (its own metadata model: namespaces, sources,
 datasets, jobs and runs created by PUT, tags, deletes) answer ``501 not_implemented`` naming what to
 do instead, since Headwater's graph is derived from OpenLineage events only.
+
+Why one module of ~700 lines: it is one concept, Marquez's REST surface, as one router; every handler
+is a few lines over one graph read and one shape mapping (the mappings, the bulk, are already apart in
+``marquez_shapes``), and the handlers share the paging, job-name and version helpers above them, so a split
+by path would spread those helpers over modules without making any handler shorter.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -44,7 +50,19 @@ from headwater.api.models import error_responses
 from headwater.api.params import node_ref, parse_time, require_types, search_text
 from headwater.api.state import app_state
 from headwater.graph import GraphReader, NodeNotFound
+from headwater.graph.answers import (
+    ColumnEdge,
+    ColumnNode,
+    DatasetHistoryVersion,
+    JobDetails,
+    NamespaceSummary,
+    Node,
+    Run,
+    StatsBucket,
+    Version,
+)
 from headwater.graph.stats import KINDS, buckets
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import parse_time as parse_iso
 
@@ -97,12 +115,12 @@ def _page(request: Request) -> tuple[int, int]:
 # --- namespaces, datasets, jobs ---------------------------------------------------------------------
 
 
-def _namespace_items(graph: GraphReader) -> list[dict[str, Any]]:
+def _namespace_items(graph: GraphReader) -> list[NamespaceSummary]:
     return list(graph.namespaces().get("namespaces", []))
 
 
 @router.get("/namespaces", summary="Marquez: list namespaces")
-def namespaces(request: Request) -> dict[str, Any]:
+def namespaces(request: Request) -> JSONObject:
     limit, offset = _page(request)
     items = _namespace_items(app_state(request).graph)
     return {"namespaces": [to_marquez_namespace(n) for n in items[offset : offset + limit]], "totalCount": len(items)}
@@ -135,7 +153,7 @@ def _split(parts: list[str]) -> tuple[str, str, str, str | None, str | None] | N
     return parts[0], kind, "/".join(rest), None, None
 
 
-def _full_dataset(graph: GraphReader, ref: NodeRef, node: dict[str, Any] | None = None) -> dict[str, Any]:
+def _full_dataset(graph: GraphReader, ref: NodeRef, node: JSONMapping | None = None) -> JSONObject:
     node = node if node is not None else graph.node(ref)
     upstream = graph.column_lineage(ref, direction="upstream", depth=1)
     return to_marquez_dataset(node, graph.dataset_facets(ref), column_lineage_of(upstream, ref.id))
@@ -171,26 +189,26 @@ def _names(graph: GraphReader, job_ids: list[str]) -> dict[str, list[str]]:
     return {job: [parse_node_id(a).name for a in chain] for job, chain in _chains(graph, job_ids).items()}
 
 
-def _marquez_job(graph: GraphReader, node: dict[str, Any]) -> dict[str, Any]:
+def _marquez_job(graph: GraphReader, node: JSONMapping) -> JSONObject:
     return to_marquez_job(node, _names(graph, [node["id"]])[node["id"]])
 
 
-def _marquez_jobs(graph: GraphReader, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _marquez_jobs(graph: GraphReader, items: Sequence[JSONMapping]) -> list[JSONObject]:
     names = _names(graph, [n["id"] for n in items])
     return [to_marquez_job(graph.node(NodeRef("job", n["namespace"], n["name"])), names[n["id"]]) for n in items]
 
 
-def _job_node(graph: GraphReader, namespace: str, name: str) -> dict[str, Any]:
+def _job_node(graph: GraphReader, namespace: str, name: str) -> JobDetails:
     """A job by its OpenLineage name, or by its Marquez name (a nested job's ``dag.task.app.action``): the job
     named by a part of ``name`` after a dot whose Marquez name is ``name``."""
     try:
-        return graph.node(NodeRef("job", namespace, name))
+        return cast(JobDetails, graph.node(NodeRef("job", namespace, name)))
     except NodeNotFound:
         pass
     dot = name.find(".")
     while dot > 0:
         try:
-            found = graph.node(NodeRef("job", namespace, name[dot + 1 :]))
+            found = cast(JobDetails, graph.node(NodeRef("job", namespace, name[dot + 1 :])))
         except NodeNotFound:
             found = None
         if found is not None and _marquez_job(graph, found)["name"] == name:
@@ -199,7 +217,7 @@ def _job_node(graph: GraphReader, namespace: str, name: str) -> dict[str, Any]:
     raise not_found(f"no job {name!r} in namespace {namespace!r}")
 
 
-def _made_by(graph: GraphReader, run_id: Any) -> dict[str, Any] | None:
+def _made_by(graph: GraphReader, run_id: JSONValue) -> Run | None:
     if not isinstance(run_id, str):
         return None
     try:
@@ -208,7 +226,9 @@ def _made_by(graph: GraphReader, run_id: Any) -> dict[str, Any] | None:
         return None
 
 
-def _dataset_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> Any:
+def _dataset_answer(
+    graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]
+) -> JSONValue:
     namespace, _, name, suffix, version = split
     ref = NodeRef("dataset", namespace, name)
     if suffix is None:
@@ -230,11 +250,11 @@ def _dataset_answer(graph: GraphReader, request: Request, split: tuple[str, str,
     }
 
 
-def _job_versions(graph: GraphReader, job: dict[str, Any]) -> list[dict[str, Any]]:
+def _job_versions(graph: GraphReader, job: JSONMapping) -> list[DatasetHistoryVersion | Version]:
     return list(graph.history(NodeRef("job", job["namespace"], job["name"])).get("versions", []))
 
 
-def _version_at(versions: list[dict[str, Any]], started: Any) -> str | None:
+def _version_at(versions: Sequence[JSONMapping], started: JSONValue) -> str | None:
     """The id of the job version in force when a run started."""
     if not isinstance(started, str):
         return None
@@ -246,7 +266,7 @@ def _version_at(versions: list[dict[str, Any]], started: Any) -> str | None:
     return None
 
 
-def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> Any:
+def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str, str | None, str | None]) -> JSONValue:
     namespace, _, name, suffix, version = split
     job = _job_node(graph, namespace, name)
     chain = _names(graph, [job["id"]])[job["id"]]
@@ -258,7 +278,7 @@ def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str
     versions = _job_versions(graph, job)
     if suffix == "runs":
         answer = graph.runs(ref, limit=limit, offset=offset)
-        histories: dict[str, list[dict[str, Any]] | None] = {}  # the runs of one job share their datasets
+        histories: dict[str, Sequence[JSONMapping] | None] = {}  # the runs of one job share their datasets
         return {
             "totalCount": answer.get("total", 0),
             "runs": [
@@ -272,7 +292,7 @@ def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str
             ],
         }
 
-    def shaped(item: dict[str, Any]) -> dict[str, Any]:
+    def shaped(item: JSONMapping) -> JSONObject:
         at = parse_iso(item["validFrom"]) if isinstance(item.get("validFrom"), str) else None
         return to_marquez_job_version(job, item, graph.node(ref, at=at), chain)
 
@@ -296,7 +316,7 @@ def _job_answer(graph: GraphReader, request: Request, split: tuple[str, str, str
         "UUIDs (a Headwater version id is accepted too)."
     ),
 )
-def namespace_tree(request: Request, path: str) -> dict[str, Any]:
+def namespace_tree(request: Request, path: str) -> JSONObject:
     graph = app_state(request).graph
     parts = _segments(request)
     if len(parts) == 1 or (len(parts) == 2 and parts[1] == ""):
@@ -340,17 +360,17 @@ _WRITES = "Marquez's writes on namespaces, datasets, jobs, runs and tags: 501 na
 
 
 @router.put("/namespaces/{path:path}", summary=_WRITES)
-def namespace_put(request: Request, path: str) -> dict[str, Any]:
+def namespace_put(request: Request, path: str) -> JSONObject:
     raise _namespace_write(request)
 
 
 @router.post("/namespaces/{path:path}", summary=_WRITES)
-def namespace_post(request: Request, path: str) -> dict[str, Any]:
+def namespace_post(request: Request, path: str) -> JSONObject:
     raise _namespace_write(request)
 
 
 @router.delete("/namespaces/{path:path}", summary=_WRITES)
-def namespace_delete(request: Request, path: str) -> dict[str, Any]:
+def namespace_delete(request: Request, path: str) -> JSONObject:
     raise _namespace_write(request)
 
 
@@ -358,7 +378,7 @@ def namespace_delete(request: Request, path: str) -> dict[str, Any]:
 def all_jobs(
     request: Request,
     last_run_states: list[str] | None = Query(None, alias="lastRunStates", description="NEW, RUNNING, COMPLETED, ..."),
-) -> dict[str, Any]:
+) -> JSONObject:
     graph = app_state(request).graph
     limit, offset = _page(request)
     wanted = {s.strip().upper() for s in last_run_states or [] if s.strip()}
@@ -369,7 +389,7 @@ def all_jobs(
         answer = graph.jobs(limit=limit, offset=offset)
         jobs = _marquez_jobs(graph, answer["items"])
         return {"totalCount": answer.get("total", 0), "jobs": jobs}
-    matching: list[dict[str, Any]] = []
+    matching: list[Node] = []
     start = 0
     while True:  # the filter is on each job's latest run: every job is looked at
         answer = graph.jobs(limit=1000, offset=start)
@@ -391,7 +411,7 @@ def all_jobs(
 # --- runs ----------------------------------------------------------------------------------------
 
 
-def _run(graph: GraphReader, run_id: str) -> dict[str, Any]:
+def _run(graph: GraphReader, run_id: str) -> Run:
     try:
         return graph.run(run_id)
     except NodeNotFound:
@@ -399,7 +419,7 @@ def _run(graph: GraphReader, run_id: str) -> dict[str, Any]:
 
 
 @router.get("/jobs/runs/{run_id}", summary="Marquez: one run")
-def run(request: Request, run_id: str) -> dict[str, Any]:
+def run(request: Request, run_id: str) -> JSONObject:
     graph = app_state(request).graph
     found = _run(graph, run_id)
     job = graph.node(parse_node_id(found["job"]))
@@ -410,7 +430,7 @@ def run(request: Request, run_id: str) -> dict[str, Any]:
 
 
 def _dataset_versions(
-    graph: GraphReader, found: dict[str, Any], histories: dict[str, list[dict[str, Any]] | None] | None = None
+    graph: GraphReader, found: JSONMapping, histories: dict[str, Sequence[JSONMapping] | None] | None = None
 ) -> dict[str, str]:
     """The version of each dataset a run read (in force when it started) or wrote (the one it made, else
     the one in force when it ended); ``histories``: dataset versions already read for this answer."""
@@ -436,7 +456,7 @@ def _dataset_versions(
 @router.get("/jobs/runs/{run_id}/facets", summary="Marquez: a run's run or job facets")
 def run_facets(
     request: Request, run_id: str, type_: str = Query("run", alias="type", description="run or job")
-) -> dict[str, Any]:
+) -> JSONObject:
     graph = app_state(request).graph
     kind = type_.strip().lower()
     if kind not in ("run", "job"):
@@ -450,7 +470,7 @@ def run_facets(
 @router.api_route(
     "/jobs/runs/{run_id}/{action}", methods=["POST"], summary="Marquez's run state changes: 501 naming the alternative"
 )
-def run_writes(run_id: str, action: str) -> dict[str, Any]:
+def run_writes(run_id: str, action: str) -> JSONObject:
     raise not_implemented(
         f"POST /jobs/runs/{{id}}/{action}", _SEND_EVENTS + " with eventType START, COMPLETE, FAIL or ABORT"
     )
@@ -459,7 +479,7 @@ def run_writes(run_id: str, action: str) -> dict[str, Any]:
 @router.get("/runlineage/upstream", summary="Marquez: the runs upstream of a run")
 def run_lineage_upstream(
     request: Request, run_id: str = Query(..., alias="runId"), depth: int = Query(20, ge=0, le=100)
-) -> dict[str, Any]:
+) -> JSONObject:
     graph = app_state(request).graph
     try:
         steps = graph.upstream_runs(run_id, depth=depth)
@@ -476,7 +496,7 @@ def lineage(
     request: Request,
     node_id: str = Query(..., alias="nodeId"),
     depth: int = Query(20, ge=0, le=100),
-) -> dict[str, Any]:
+) -> JSONObject:
     state = app_state(request)
     ref = node_ref(_UUID_SUFFIX.sub("", node_id), datasets_known=state.datasets_known)
     assert ref is not None
@@ -499,7 +519,7 @@ def column_lineage(
     node_id: str = Query(..., alias="nodeId", description="dataset:, datasetField: or job: id (a #version is ignored)"),
     depth: int = Query(20, ge=1, le=100),
     with_downstream: bool = Query(False, alias="withDownstream"),
-) -> dict[str, Any]:
+) -> JSONObject:
     state = app_state(request)
     ref = node_ref(_UUID_SUFFIX.sub("", node_id), datasets_known=state.datasets_known)
     assert ref is not None
@@ -507,9 +527,9 @@ def column_lineage(
     graph = state.graph
     if require_types(ref, ("dataset", "datasetField", "job")).type != "job":
         return to_marquez_column_lineage(graph.column_lineage(ref, direction=direction, depth=depth, at=None))
-    nodes: dict[str, dict[str, Any]] = {}
-    edges: dict[tuple[str, str], dict[str, Any]] = {}
-    for output in graph.node(ref).get("outputs") or []:  # a job's column lineage: that of its outputs
+    nodes: dict[str, ColumnNode] = {}
+    edges: dict[tuple[str, str], ColumnEdge] = {}
+    for output in cast(JobDetails, graph.node(ref))["outputs"]:  # a job's column lineage: that of its outputs
         answer = graph.column_lineage(parse_node_id(output), direction=direction, depth=depth, at=None)
         nodes.update({n["id"]: n for n in answer.get("nodes") or []})
         edges.update({(e["source"], e["target"]): e for e in answer.get("edges") or []})
@@ -534,7 +554,7 @@ def search(
     namespace: str | None = Query(None),
     before: str | None = Query(None, description="Only nodes updated before this day (YYYY-MM-DD)"),
     after: str | None = Query(None, description="Only nodes updated after this day (YYYY-MM-DD)"),
-) -> dict[str, Any]:
+) -> JSONObject:
     types = ["dataset", "job"]
     if filter:
         wanted = filter.strip().lower()
@@ -578,7 +598,7 @@ def lineage_events(
     sort_direction: str = Query("desc", alias="sortDirection", description="desc (newest first) or asc"),
     limit: int = Query(100, ge=1, le=1000),
     offset: int = Query(0, ge=0, le=100_000),
-) -> dict[str, Any]:
+) -> JSONObject:
     direction = sort_direction.strip().lower()
     if direction not in ("asc", "desc"):
         raise invalid_parameter("sortDirection", f"{sort_direction!r} is not asc or desc")
@@ -607,19 +627,19 @@ def lineage_events(
 # --- sources, tags, stats -----------------------------------------------------------------------------
 
 
-def _sources(graph: GraphReader) -> list[dict[str, Any]]:
+def _sources(graph: GraphReader) -> list[JSONObject]:
     return [to_marquez_source(n) for n in _namespace_items(graph) if n.get("datasets")]
 
 
 @router.get("/sources", summary="Marquez: sources (Headwater: the namespaces that hold datasets)")
-def sources(request: Request) -> dict[str, Any]:
+def sources(request: Request) -> JSONObject:
     limit, offset = _page(request)
     found = _sources(app_state(request).graph)
     return {"sources": found[offset : offset + limit], "totalCount": len(found)}
 
 
 @router.get("/sources/{name:path}", summary="Marquez: one source (a namespace that holds datasets)")
-def source(request: Request, name: str) -> dict[str, Any]:
+def source(request: Request, name: str) -> JSONObject:
     for item in _sources(app_state(request).graph):
         if item["name"] == name:
             return item
@@ -627,28 +647,32 @@ def source(request: Request, name: str) -> dict[str, Any]:
 
 
 @router.put("/sources/{name:path}", summary="Marquez: create a source: 501 naming the alternative")
-def source_write(name: str) -> dict[str, Any]:
+def source_write(name: str) -> JSONObject:
     raise not_implemented("PUT /sources/{source}", "sources are the namespaces of datasets; " + _SEND_EVENTS)
 
 
 @router.get("/tags", summary="Marquez: tags (Headwater keeps none)")
-def tags(request: Request) -> dict[str, Any]:
+def tags(request: Request) -> JSONObject:
     _page(request)
     return {"tags": []}
 
 
 @router.put("/tags/{name:path}", summary="Marquez: create a tag: 501 naming the alternative")
-def tag_write(name: str) -> dict[str, Any]:
+def tag_write(name: str) -> JSONObject:
     raise not_implemented("PUT /tags/{tag}", _NO_TAGS)
 
 
-@router.get("/stats/{kind}", summary="Marquez: lineage events, jobs, datasets or sources over the last day or week")
+@router.get(
+    "/stats/{kind}",
+    summary="Marquez: lineage events, jobs, datasets or sources over the last day or week",
+    response_model=list[JSONObject],  # Marquez's shape, documented as it was: the records are plain dicts
+)
 def statistics(
     request: Request,
     kind: str,
     period: str = Query(..., description="DAY (24 hours) or WEEK (7 days)"),
     timezone: str | None = Query(None, description="IANA zone of WEEK's days (e.g. Europe/Paris)"),
-) -> list[dict[str, Any]]:
+) -> list[StatsBucket]:
     if kind not in KINDS:
         raise not_found(f"no statistics of {kind!r}; there are {', '.join(KINDS)}")
     chosen = period.strip().upper()

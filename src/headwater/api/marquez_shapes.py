@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.naming import scheme
 from headwater.model.nodeid import FIELD, field_prefix, format_node_id, parse_node_id
 
@@ -38,19 +39,19 @@ def _dataset_id(node_id: str) -> dict[str, str]:
     return {"namespace": ref.namespace, "name": ref.name}
 
 
-def _fields(node: dict[str, Any]) -> list[dict[str, Any]]:
+def _fields(node: JSONMapping) -> list[JSONObject]:
     return [
         {"name": f.get("name"), "type": f.get("type"), "tags": [], "description": f.get("description")}
         for f in node.get("fields") or []
     ]
 
 
-def _dataset_type(node: dict[str, Any]) -> str:
+def _dataset_type(node: JSONMapping) -> str:
     kind = str(node.get("kind") or "").lower()
     return "STREAM" if kind in _STREAMING else "DB_TABLE"
 
 
-def marquez_version(version: Any) -> str | None:
+def marquez_version(version: JSONValue) -> str | None:
     """A Headwater version id (hex digest) as the UUID Marquez answers carry; other text unchanged."""
     if not isinstance(version, str):
         return None
@@ -60,12 +61,12 @@ def marquez_version(version: Any) -> str | None:
         return version
 
 
-def same_version(given: str, version: Any) -> bool:
+def same_version(given: str, version: JSONValue) -> bool:
     """Whether ``given`` (from a path: a UUID or a Headwater version id) names ``version``."""
     return isinstance(version, str) and given.lower() in (version.lower(), str(marquez_version(version)))
 
 
-def _version_id(version: Any) -> str | None:
+def _version_id(version: JSONValue) -> str | None:
     if isinstance(version, dict):
         return marquez_version(version.get("version"))
     return None
@@ -90,7 +91,7 @@ def marquez_names(own: str, chain: Sequence[str] = ()) -> tuple[str, str, str | 
     return f"{parent}.{simple}", simple, parent
 
 
-def column_lineage_of(answer: dict[str, Any], dataset_id: str) -> list[dict[str, Any]] | None:
+def column_lineage_of(answer: JSONMapping, dataset_id: str) -> list[JSONObject] | None:
     """Marquez's Dataset ``columnLineage`` (``[{name, inputFields}]``) from an upstream column-lineage answer
     of the dataset: the edges into its own fields; None when it has none."""
     into: dict[str, list[dict[str, Any]]] = {}
@@ -115,7 +116,7 @@ def column_lineage_of(answer: dict[str, Any], dataset_id: str) -> list[dict[str,
     return [{"name": name, "inputFields": fields} for name, fields in sorted(into.items())] or None
 
 
-def _nominal(facets: Any) -> tuple[Any, Any]:
+def _nominal(facets: JSONValue) -> tuple[JSONValue, JSONValue]:
     nominal = facets.get("nominalTime") if isinstance(facets, dict) else None
     if not isinstance(nominal, dict):
         return None, None
@@ -123,11 +124,11 @@ def _nominal(facets: Any) -> tuple[Any, Any]:
 
 
 def to_marquez_run(
-    run: dict[str, Any] | None,
+    run: JSONMapping | None,
     job_version: str | None = None,
     job_name: str | None = None,
     dataset_versions: dict[str, str] | None = None,
-) -> dict[str, Any] | None:
+) -> JSONObject | None:
     """Headwater Run -> Marquez Run (``job_version``/``job_name``: its job's version id and Marquez name;
     ``dataset_versions``: dataset id -> the version id the run read or wrote; each when known)."""
     if not run:
@@ -170,8 +171,8 @@ def to_marquez_run(
 
 
 def to_marquez_dataset(
-    node: dict[str, Any], sent_facets: dict[str, Any] | None = None, column_lineage: list[Any] | None = None
-) -> dict[str, Any]:
+    node: JSONMapping, sent_facets: JSONMapping | None = None, column_lineage: Sequence[JSONValue] | None = None
+) -> JSONObject:
     """Headwater dataset Node (or node details) -> Marquez Dataset.
 
     ``sent_facets``: the facets of the dataset's newest event (graph ``dataset_facets``), over the
@@ -200,7 +201,7 @@ def to_marquez_dataset(
     }
 
 
-def to_marquez_job(node: dict[str, Any], chain: Sequence[str] | None = None) -> dict[str, Any]:
+def to_marquez_job(node: JSONMapping, chain: Sequence[str] | None = None) -> JSONObject:
     """Headwater job Node (or node details) -> Marquez Job; ``chain``: its ancestors' OpenLineage names, nearest
     first (default: its ``parent`` only)."""
     job_type = node.get("jobType") or {}
@@ -242,8 +243,8 @@ def to_marquez_job(node: dict[str, Any], chain: Sequence[str] | None = None) -> 
 
 
 def to_marquez_job_version(
-    job: dict[str, Any], version: dict[str, Any], at_version: dict[str, Any], chain: Sequence[str] | None = None
-) -> dict[str, Any]:
+    job: JSONMapping, version: JSONMapping, at_version: JSONMapping, chain: Sequence[str] | None = None
+) -> JSONObject:
     """One Headwater Version of a job -> Marquez JobVersion (``at_version``: the job's node details as of it;
     ``chain``: as for :func:`to_marquez_job`)."""
     marquez = to_marquez_job(at_version, chain)
@@ -271,8 +272,8 @@ def to_marquez_job_version(
 
 
 def to_marquez_dataset_version(
-    node: dict[str, Any], version: dict[str, Any], made_by: dict[str, Any] | None = None
-) -> dict[str, Any]:
+    node: JSONMapping, version: JSONMapping, made_by: JSONMapping | None = None
+) -> JSONObject:
     """One Headwater Version of a dataset -> Marquez DatasetVersion (``made_by``: the Run that made it, when known)."""
     run_id = version.get("runId")
     marquez_id = marquez_version(version.get("version"))
@@ -298,7 +299,7 @@ def to_marquez_dataset_version(
     }
 
 
-def to_marquez_lineage(answer: dict[str, Any], chains: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def to_marquez_lineage(answer: JSONMapping, chains: dict[str, list[str]] | None = None) -> JSONObject:
     """Headwater lineage answer -> Marquez LineageGraph ``{"graph": [GraphNode]}``.
 
     ``chains``: job id -> its ancestors' job ids, nearest first: a nested job's node is
@@ -343,7 +344,7 @@ def to_marquez_lineage(answer: dict[str, Any], chains: dict[str, list[str]] | No
     return {"graph": graph}
 
 
-def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
+def to_marquez_column_lineage(answer: JSONMapping) -> JSONObject:
     """Headwater column-lineage answer -> Marquez column lineage ``{"graph": [...]}`` of DATASET_FIELD nodes."""
     inputs: dict[str, list[dict[str, Any]]] = {}
     in_edges: dict[str, list[dict[str, str]]] = {}
@@ -394,7 +395,7 @@ def to_marquez_column_lineage(answer: dict[str, Any]) -> dict[str, Any]:
     return {"graph": graph}
 
 
-def to_marquez_source(item: dict[str, Any]) -> dict[str, Any]:
+def to_marquez_source(item: JSONMapping) -> JSONObject:
     """A dataset namespace as a Marquez Source (Headwater has no sources: the namespace is where data lives)."""
     name = str(item.get("name") or "")
     return {
@@ -407,7 +408,7 @@ def to_marquez_source(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def to_marquez_upstream(steps: list[dict[str, Any]], job_names: dict[str, str] | None = None) -> dict[str, Any]:
+def to_marquez_upstream(steps: Sequence[JSONMapping], job_names: dict[str, str] | None = None) -> JSONObject:
     """The graph's upstream runs (``[{run, inputs: [{dataset, producedByRunId}]}]``) -> UpstreamRunLineage."""
     names = job_names or {}
     runs = []
@@ -432,7 +433,7 @@ def to_marquez_upstream(steps: list[dict[str, Any]], job_names: dict[str, str] |
     return {"runs": runs}
 
 
-def to_marquez_namespace(item: dict[str, Any]) -> dict[str, Any]:
+def to_marquez_namespace(item: JSONMapping) -> JSONObject:
     return {
         "name": item.get("name"),
         "createdAt": item.get("createdAt") or item.get("updatedAt"),

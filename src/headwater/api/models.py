@@ -1,12 +1,14 @@
 """Response models of Headwater's own API: what ``/openapi.json`` says each route answers.
 
-The graph reads build their answers as plain dicts (``headwater.graph``, the shapes of
-docs/api.md) and the handlers encode those dicts themselves (:func:`headwater.api.answers.json_answer`):
-these models are **the description only**, never used to validate or re-encode an answer, so
-the bytes on the wire do not depend on them. They are kept honest by
-tests/api/test_api_openapi_models.py, which validates real answers of the story fixtures against
-the document's schemas: every model forbids keys it does not declare and requires every key it
-declares (a key that is always present but may be ``null`` is ``X | None`` without a default).
+The graph reads build their answers as plain dicts typed as records (``headwater.graph.answers``,
+the shapes of docs/api.md) and the handlers encode those dicts themselves
+(:func:`headwater.api.answers.json_answer`): these models are **the description only**, never used to
+validate or re-encode an answer, so the bytes on the wire do not depend on them. Each graph model is
+held equal to its record of the same name, field by field (tests/api/test_answer_records.py), and
+kept honest on real answers by tests/api/test_api_openapi_models.py (the document's schemas) and
+tests/catalog/test_route_models.py (every route of the app): every model forbids keys it does not
+declare and requires every key it declares (a key that is always present but may be ``null`` is
+``X | None`` without a default).
 
 The UI's TypeScript types are generated from the document (ui/src/api/schema.d.ts, docs/ui.md),
 so a class name here is a type name there. Marquez's paths (api/marquez.py) answer in Marquez's
@@ -19,18 +21,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-NodeType = Literal["DATASET", "JOB", "RESTRICTED"]
-"""RESTRICTED: a node the reader may not see, on a path it may (docs/catalog.md, "Visibility"): no name, no columns."""
-DatasetKind = Literal["file", "table", "jdbc", "stream", "other"]
-RunState = Literal["START", "RUNNING", "COMPLETE", "FAIL", "ABORT", "OTHER"]
-ItemType = Literal["DATASET", "JOB", "FIELD"]
-EdgeType = Literal["INPUT", "OUTPUT", "DERIVED"]
-VersionChange = Literal["created", "schema", "facets", "dropped", "inputs", "outputs", "sql", "columnLineage"]
-EventKind = Literal["RUN", "DATASET", "JOB"]
+from headwater.graph.answers import DatasetKind, EdgeType, ItemType, NodeType, RunState, Time, VersionChange
+from headwater.model.jsontypes import Facets, JSONObject
 
-Facets = dict[str, Any]
-Time = str
-"""ISO 8601 with a zone, e.g. ``2026-11-22T05:10:10.123Z``."""
+# the value vocabularies are the answer records' own (graph/answers.py)
+EventKind = Literal["RUN", "DATASET", "JOB"]
 
 
 class ApiModel(BaseModel):
@@ -538,7 +533,7 @@ class ErrorBody(ApiModel):
     error: ErrorInfo
 
 
-def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, JSONObject]:
     """``responses=`` of a router or route: the standard error body for ``statuses`` and for any other error.
 
     ``descriptions`` (``s400="..."``) replace the default description of a status. The ``default``
@@ -556,6 +551,6 @@ def error_responses(*statuses: int, **descriptions: str) -> dict[int | str, dict
         503: "The store cannot be reached (store_unavailable, with Retry-After); nothing was stored",
     }
     described.update({int(k.removeprefix("s")): v for k, v in descriptions.items()})
-    out: dict[int | str, dict[str, Any]] = {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
+    out: dict[int | str, JSONObject] = {s: {"model": ErrorBody, "description": described[s]} for s in statuses}
     out["default"] = {"model": ErrorBody, "description": "Any other error, in the same shape"}
     return out

@@ -229,7 +229,7 @@ class Assets(Room):
             raise Conflict(f"asset {asset_id!r} is published already")
         source = parse_node_id(row.dataset)
         try:
-            fields = self._graph.node(source)["fields"]
+            fields = self._graph.dataset(source)["fields"]
         except NodeNotFound:
             raise Conflict(f"the asset's dataset {row.dataset!r} is not in the graph now: nothing to publish") from None
         name = f"{row.project}/{source.name}"

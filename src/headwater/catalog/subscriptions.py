@@ -121,7 +121,7 @@ class Subscriptions(Room):
             tables.register(conn, target.id, asset.id, TARGET, row.id)
             tables.register(conn, job.id, asset.id, SUBSCRIBE_JOB, row.id)
         facets = {
-            "schema": cl.schema_facet(self._graph.node(pub)["fields"]),
+            "schema": cl.schema_facet(self._graph.dataset(pub)["fields"]),
             cl.FACET: cl.catalog_facet(
                 subscription=row.id, asset=asset.id, project=row.project, target=row.target, state="approved"
             ),

@@ -11,11 +11,12 @@ import errno
 import os
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 import click
 
+from headwater.model.jsontypes import JSONObject
 from headwater.settings import SETTINGS_BY_NAME, SettingError, Settings, load_settings, retention_days
 
 
@@ -74,7 +75,7 @@ def _tune_gc() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
-def log_config(log_format: str) -> dict[str, Any]:
+def log_config(log_format: str) -> JSONObject:
     """uvicorn's logging configuration for the ``log_format`` setting: uvicorn's own for ``text``; for ``json``,
     one JSON object per line on stderr (python-json-logger) for uvicorn's and Headwater's loggers alike."""
     from uvicorn.config import LOGGING_CONFIG
@@ -168,18 +169,27 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
         f"Headwater {serve_url(host, port)}  ({workers} worker processes; store: {safe_url(db_url)}; "
         f"API docs: {serve_url(host, port)}/docs)"
     )
-    uvicorn.run(
-        WORKER_APP,
-        factory=True,
-        workers=workers,
-        host=host,
-        port=port,
-        log_level="info",
-        log_config=log_config(str(settings.log_format)),
-        timeout_keep_alive=KEEP_ALIVE,
-        access_log=False,
-        server_header=False,
-    )
+    uvicorn.run(WORKER_APP, factory=True, workers=workers, host=host, port=port, **_server_options(settings))
+
+
+class _ServerOptions(TypedDict):
+    log_level: str
+    log_config: JSONObject
+    timeout_keep_alive: int
+    access_log: bool
+    server_header: bool
+
+
+def _server_options(settings: Settings) -> _ServerOptions:
+    """uvicorn's options, the same for both ways of serving (one process, or worker processes): the logging of
+    ``log_format``, the keep-alive, no access log and no ``Server`` header."""
+    return {
+        "log_level": "info",
+        "log_config": log_config(str(settings.log_format)),
+        "timeout_keep_alive": KEEP_ALIVE,
+        "access_log": False,
+        "server_header": False,
+    }
 
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"  # prometheus-client's multiprocess folder (headwater.api.metrics)
@@ -234,16 +244,7 @@ def run(settings: Settings) -> None:
         click.echo(
             f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)"
         )
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="info",
-            log_config=log_config(str(settings.log_format)),
-            timeout_keep_alive=KEEP_ALIVE,
-            access_log=False,
-            server_header=False,
-        )
+        uvicorn.run(app, host=host, port=port, **_server_options(settings))
     finally:
         close = getattr(store, "close", None)
         if callable(close):

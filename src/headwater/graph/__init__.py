@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol, cast
 
 import sqlalchemy as sa
 
@@ -37,9 +37,28 @@ from headwater.graph import (
     stats,
     version_pages,
 )
+from headwater.graph.answers import (
+    ColumnLineageAnswer,
+    CompareAnswer,
+    DatasetDetails,
+    HistoryAnswer,
+    ImpactAnswer,
+    JobDetails,
+    LineageAnswer,
+    NamespacesAnswer,
+    NodeDetails,
+    NodePage,
+    RecentAnswer,
+    Run,
+    RunsAnswer,
+    SearchAnswer,
+    StatsBucket,
+    UpstreamStep,
+)
 from headwater.graph.common import NodeNotFound, absent, require_node
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
 from headwater.model.changes import Change
+from headwater.model.jsontypes import Facets
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
@@ -57,6 +76,15 @@ class ReadSource(Protocol):
     """
 
     def read_connection(self) -> sa.Connection: ...
+
+
+def _redact_details(policy: Redactor, answer: NodeDetails) -> NodeDetails:
+    """A dataset's, job's or run's details as ``policy`` shows them (each shape kept as its own type)."""
+    if "runId" in answer:
+        return policy.details(cast(Run, answer))
+    if answer["type"] == "JOB":
+        return policy.details(cast(JobDetails, answer))
+    return policy.details(cast(DatasetDetails, answer))
 
 
 class GraphReader:
@@ -87,6 +115,16 @@ class GraphReader:
         viewer = self.viewer
         return Redactor(NOTHING if viewer.admin else hidden_for(conn, viewer))
 
+    def _root(self, conn: sa.Connection, node: NodeRef, at: datetime | None) -> tuple[Redactor, int | None]:
+        """The viewer's redactor and the moment of a question about ``node``, which must exist then and be
+        visible (a hidden root fails exactly as a missing one)."""
+        redactor = self._policy(conn)
+        t = None if at is None else to_micros(at)
+        with absent(redactor.hidden.hides):
+            require_node(conn, node, t)
+        redactor.check_root(node)
+        return redactor, t
+
     def hidden(self) -> Hidden:
         """The nodes hidden from this reader's viewer (now)."""
         with self._connect() as conn:
@@ -103,7 +141,7 @@ class GraphReader:
         at: datetime | None = None,
         max_nodes: int = 5000,
         collapse_jobs: bool = False,
-    ) -> dict[str, Any]:
+    ) -> LineageAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
@@ -131,7 +169,7 @@ class GraphReader:
         depth: int = 10,
         at: datetime | None = None,
         max_nodes: int = 5000,
-    ) -> dict[str, Any]:
+    ) -> ColumnLineageAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
@@ -143,7 +181,7 @@ class GraphReader:
 
     def impact(
         self, node: NodeRef, *, depth: int = 20, at: datetime | None = None, max_nodes: int = 5000
-    ) -> dict[str, Any]:
+    ) -> ImpactAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
@@ -185,11 +223,7 @@ class GraphReader:
     ) -> classify.ClassificationReport:
         """The tags of one dataset and its columns, declared and inherited (graph/classify.py)."""
         with self._connect() as conn:
-            redactor = self._policy(conn)
-            t = None if at is None else to_micros(at)
-            with absent(redactor.hidden.hides):  # a hidden root fails exactly as a missing one
-                require_node(conn, node, t)
-            redactor.check_root(node)
+            redactor, t = self._root(conn, node, at)
             found = classify.dataset_report(conn, policy, node.id, t)
             return classify.redact(found, redactor) if redactor.hidden else found
 
@@ -198,15 +232,11 @@ class GraphReader:
     ) -> quality.QualityAnswer:
         """A dataset's latest data-quality results and the failing datasets upstream of it (graph/quality.py)."""
         with self._connect() as conn:
-            redactor = self._policy(conn)
-            t = None if at is None else to_micros(at)
-            with absent(redactor.hidden.hides):  # a hidden root fails exactly as a missing one
-                require_node(conn, node, t)
-            redactor.check_root(node)
+            redactor, t = self._root(conn, node, at)
             answer = quality.quality(conn, node.id, t, depth=depth, max_nodes=max_nodes)
             return quality.redact(answer, redactor) if redactor.hidden else answer
 
-    def node(self, node: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
+    def node(self, node: NodeRef, *, at: datetime | None = None) -> NodeDetails:
         with self._connect() as conn:
             policy = self._policy(conn)
             if node.type == "run":
@@ -214,9 +244,17 @@ class GraphReader:
             with absent(policy.hidden.hides):
                 answer = details.node(conn, node, at=at)
             policy.check_root(node)
-            return policy.details(answer) if policy.hidden else answer
+            if not policy.hidden:
+                return answer
+            return _redact_details(policy, answer)
 
-    def history(self, node: NodeRef) -> dict[str, Any]:
+    def dataset(self, node: NodeRef, *, at: datetime | None = None) -> DatasetDetails:
+        """A dataset's details (:meth:`node` of a dataset or one of its fields); NodeNotFound for another kind."""
+        if node.type not in ("dataset", "datasetField"):
+            raise NodeNotFound(f"{node.id!r} is not a dataset")
+        return cast(DatasetDetails, self.node(node, at=at))
+
+    def history(self, node: NodeRef) -> HistoryAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
@@ -250,7 +288,7 @@ class GraphReader:
             versions = [replace(v, facets=policy.facets(v.facets)) for v in page.versions]
             return replace(page, versions=versions)
 
-    def runs(self, node: NodeRef, *, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+    def runs(self, node: NodeRef, *, limit: int = 50, offset: int = 0) -> RunsAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             if node.type == "run":
@@ -262,12 +300,12 @@ class GraphReader:
                 return answer
             return {**answer, "runs": [policy.details(r) for r in answer["runs"]]}
 
-    def run(self, run_id: str) -> dict[str, Any]:
+    def run(self, run_id: str) -> Run:
         with self._connect() as conn:
             return self._run(conn, self._policy(conn), run_id)
 
     @staticmethod
-    def _run(conn: sa.Connection, policy: Redactor, run_id: str) -> dict[str, Any]:
+    def _run(conn: sa.Connection, policy: Redactor, run_id: str) -> Run:
         with absent(policy.hidden.hides):  # a run of a hidden job: as a run that does not exist
             answer = details.run(conn, run_id)
         return policy.details(answer) if policy.hidden else answer
@@ -279,7 +317,7 @@ class GraphReader:
         types: Sequence[str] = ("dataset", "job", "field"),
         namespace: str | None = None,
         limit: int = 20,
-    ) -> dict[str, Any]:
+    ) -> SearchAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             if not policy.hidden:
@@ -296,7 +334,7 @@ class GraphReader:
 
     def compare(
         self, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2
-    ) -> dict[str, Any]:
+    ) -> CompareAnswer:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
@@ -304,16 +342,16 @@ class GraphReader:
             policy.check_root(node)
             return policy.compare(answer) if policy.hidden else answer
 
-    def namespaces(self) -> dict[str, Any]:
+    def namespaces(self) -> NamespacesAnswer:
         with self._connect() as conn:
             return listing.namespaces(conn, exclude=self._policy(conn).hidden.ids)
 
-    def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.datasets
             return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
-    def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> dict[str, Any]:
+    def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.jobs
             return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
@@ -325,7 +363,7 @@ class GraphReader:
             found = set(conn.scalars(sa.select(datasets_table.c.id).where(datasets_table.c.id.in_(list(ids)))))
         return {d for d in found if not hidden.hides(d)}
 
-    def recent(self, *, limit: int = 20) -> dict[str, Any]:
+    def recent(self, *, limit: int = 20) -> RecentAnswer:
         with self._connect() as conn:
             return listing.recent(conn, limit=limit, exclude=self._policy(conn).hidden.ids)
 
@@ -389,7 +427,7 @@ class GraphReader:
                 return None
             return found
 
-    def dataset_facets(self, node: NodeRef) -> dict[str, Any]:
+    def dataset_facets(self, node: NodeRef) -> Facets:
         """The facets of a dataset as its newest event sent them (graph/facets.py; ``{}`` when none)."""
         with self._connect() as conn:
             policy = self._policy(conn)
@@ -398,12 +436,12 @@ class GraphReader:
             found = facets.latest_dataset_facets(conn, node)
             return policy.facets(found) if policy.hidden else found
 
-    def stats(self, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[dict[str, Any]]:
+    def stats(self, kind: str, intervals: list[tuple[datetime, datetime]]) -> list[StatsBucket]:
         """Counts per interval: lineage events by type, or jobs, datasets, sources existing (graph/stats.py)."""
         with self._connect() as conn:
             return stats.stats(conn, kind, intervals, hidden=self._policy(conn).hidden.ids)
 
-    def upstream_runs(self, run_id: str, *, depth: int = 20) -> list[dict[str, Any]]:
+    def upstream_runs(self, run_id: str, *, depth: int = 20) -> list[UpstreamStep]:
         """A run and the runs that produced what it read, upstream to ``depth`` (graph/runlineage.py)."""
         with self._connect() as conn:
             policy = self._policy(conn)

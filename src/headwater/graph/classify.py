@@ -25,9 +25,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 import sqlalchemy as sa
 
@@ -35,9 +35,11 @@ from headwater.graph.columns import Field, column_step
 from headwater.graph.common import field_id, select_in, valid_at
 from headwater.graph.visibility import Redactor
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import JSONValue
 from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 
+K = TypeVar("K", bound=Hashable)  # a declared tag's key: (dataset, tag), (job, tag), ((dataset, column), tag)
 _MAP = (dict, Mapping)  # dict first: an isinstance check against the Mapping ABC alone is slow
 CATALOG_FACET = "headwater_catalog"  # the facet the catalog sends its metadata in (catalog/lineage.py)
 COLUMN_TAGS_FORM = "columnTags"
@@ -140,7 +142,7 @@ class ClassificationReport:
     truncated: bool
 
 
-def _split_tags(value: Any) -> list[str]:
+def _split_tags(value: JSONValue) -> list[str]:
     if isinstance(value, list):
         return [str(v).strip() for v in value if str(v).strip()]
     if isinstance(value, str):
@@ -148,7 +150,7 @@ def _split_tags(value: Any) -> list[str]:
     return []
 
 
-def _tags_facet(facet: Any) -> Iterable[tuple[str, str | None, str, str]]:
+def _tags_facet(facet: JSONValue) -> Iterable[tuple[str, str | None, str, str]]:
     """(key, field, value, source) of each tag of an OpenLineage tags facet."""
     items = facet.get("tags") if isinstance(facet, _MAP) else None
     for t in items if isinstance(items, list) else []:
@@ -181,7 +183,7 @@ class _Declared:
     jobs: dict[tuple[str, str], list[TagSource]] = field(default_factory=dict)
 
     @staticmethod
-    def _add(into: dict[Any, list[TagSource]], key: Any, source: TagSource) -> None:
+    def _add(into: dict[K, list[TagSource]], key: K, source: TagSource) -> None:
         found = into.setdefault(key, [])
         if source not in found:
             found.append(source)
@@ -265,7 +267,7 @@ def _run_tags(conn: sa.Connection, out: _Declared, tag: str | None, t: int | Non
                 out._add(out.jobs, (job, name), TagSource(OPENLINEAGE, f"run facet {key}={value} {source}".strip()))
 
 
-def edge_kind(transformations: Any) -> tuple[bool, str]:
+def edge_kind(transformations: JSONValue) -> tuple[bool, str]:
     """Whether a column edge carries the value (any DIRECT transformation), and its label."""
     items = transformations if isinstance(transformations, list) else []
     labels = []
@@ -283,7 +285,7 @@ def edge_kind(transformations: Any) -> tuple[bool, str]:
     return direct, "+".join(sorted(set(labels)))
 
 
-def _flows(transformations: Any, stop_aggregation: bool) -> tuple[bool, str | None]:
+def _flows(transformations: JSONValue, stop_aggregation: bool) -> tuple[bool, str | None]:
     """Whether a tag crosses a column edge, else why not (``masked``, ``aggregated``; None: INDIRECT only)."""
     items = [t for t in transformations if isinstance(t, _MAP)] if isinstance(transformations, list) else []
     if not items:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import ColumnEdge, ColumnLineageAnswer, ColumnNode
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
@@ -23,6 +23,7 @@ from headwater.graph.traverse import Reached, breadth_first
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
 from headwater.store.schema import column_edges, dataset_fields, datasets
+from headwater.store.types import Row
 
 Field = tuple[str, str]  # (dataset id, field name)
 
@@ -55,7 +56,7 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
 
 def column_step(
     conn: sa.Connection, frontier: set[Field], direction: str, t: int | None
-) -> list[tuple[Field, Field | None, Any]]:
+) -> list[tuple[Field, Field | None, Row]]:
     """One hop: ``(from_field, to_field_or_None_for_a_whole_dataset, edge_row)``.
 
     Upstream follows edges into the field and the dataset-level (INDIRECT) dependencies of its
@@ -63,7 +64,7 @@ def column_step(
     """
     query = sa.select(column_edges).where(valid_at(column_edges, t))
     ds_ids = {d for d, _ in frontier}
-    out: list[tuple[Field, Field | None, Any]] = []
+    out: list[tuple[Field, Field | None, Row]] = []
     if direction == "upstream":
         for r in select_in(conn, query, column_edges.c.dst_dataset, ds_ids):
             targets = [(r.dst_dataset, r.dst_field)] if r.dst_field else [f for f in frontier if f[0] == r.dst_dataset]
@@ -86,24 +87,24 @@ def column_lineage(
     depth: int = 10,
     at: datetime | None = None,
     max_nodes: int = 5000,
-) -> dict[str, Any]:
+) -> ColumnLineageAnswer:
     check_direction(direction)
     if node.type not in ("dataset", "datasetField"):
         raise NodeNotFound(f"column lineage needs a dataset or datasetField node, got {node.id!r}")
     t = micros(at)
     start = root_fields(conn, node, t)
     levels: dict[Field, int] = {f: 0 for f in start}
-    edges: dict[tuple[str, str, str], dict[str, Any]] = {}
+    edges: dict[tuple[str, str, str], ColumnEdge] = {}
     truncated = False
     for d in ("upstream", "downstream"):
         if direction not in (d, "both") or truncated:
             continue
         sign = -1 if d == "upstream" else 1
 
-        def expand(frontier: set[Field], d: str = d) -> list[tuple[Field, Field | None, Any]]:
+        def expand(frontier: set[Field], d: str = d) -> list[tuple[Field, Field | None, Row]]:
             return column_step(conn, frontier, d, t)
 
-        def reach(_src: Field, other: Field | None, row: Any, hop: int, sign: int = sign) -> Reached:
+        def reach(_src: Field, other: Field | None, row: Row, hop: int, sign: int = sign) -> Reached:
             new = other is not None and other not in levels
             if new:
                 if len(levels) >= max_nodes:
@@ -121,7 +122,7 @@ def column_lineage(
             conn, sa.select(datasets.c.id, datasets.c.namespace, datasets.c.name), datasets.c.id, {d for d, _ in levels}
         )
     }
-    nodes = []
+    nodes: list[ColumnNode] = []
     for (ds, f), level in sorted(levels.items(), key=lambda item: (item[1], item[0])):
         namespace, name = names.get(ds) or split_dataset_id(ds)
         nodes.append(

@@ -6,14 +6,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import ColumnEdge, JobType, LatestRun, Node, RunState, Transformation, Version
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import JSONMapping
 from headwater.model.nodeid import DATASET, JOB, NodeRef, field_node_id, parse_node_id
 from headwater.model.times import iso, to_micros
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
+from headwater.store.types import Column, Row, Select
 
 CHUNK = 500
 
@@ -83,7 +86,7 @@ class InQuery:
     whose compiled-statement cache makes them cheaper than compiling here.
     """
 
-    def __init__(self, conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any]) -> None:
+    def __init__(self, conn: sa.Connection, query: Select, column: Column) -> None:
         self._conn = conn
         self._query = query
         self._column = column
@@ -121,7 +124,7 @@ class InQuery:
             self._compile()
         return self._direct
 
-    def _run(self, chunk: list[str]) -> Sequence[sa.Row[Any]]:
+    def _run(self, chunk: list[str]) -> Sequence[Row]:
         n = len(chunk)
         if n >= SMALL and not self._compiled:
             self._compile()
@@ -135,17 +138,15 @@ class InQuery:
             params = (*self._before, *chunk, *self._after)
         return self._conn.exec_driver_sql(f"{self._head}{marks}{self._tail}", params).all()
 
-    def rows(self, values: Iterable[str]) -> list[sa.Row[Any]]:
+    def rows(self, values: Iterable[str]) -> list[Row]:
         """Rows of ``column IN values`` (sorted, deduplicated, chunked: one query per chunk)."""
-        rows: list[sa.Row[Any]] = []
+        rows: list[Row] = []
         for chunk in chunks(values):
             rows.extend(self._run(chunk))
         return rows
 
 
-def select_in(
-    conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[Any], values: Iterable[str]
-) -> list[sa.Row[Any]]:
+def select_in(conn: sa.Connection, query: Select, column: Column, values: Iterable[str]) -> list[Row]:
     """Run ``query`` with ``column IN values``, in chunks (one query per chunk)."""
     values = sorted(set(values))
     if not values:
@@ -168,7 +169,7 @@ def root_ref(node: NodeRef) -> NodeRef:
     return node.dataset if node.type == "datasetField" else node
 
 
-def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> dict[str, sa.Row[Any]]:
+def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> dict[str, Row]:
     """Each job's run with the latest start (at ``t``); ties: the greatest run id."""
     newest = runs.alias("newest")
     started = sa.select(sa.func.max(newest.c.started_at)).where(newest.c.job == runs.c.job)
@@ -183,9 +184,9 @@ def _latest_runs(conn: sa.Connection, job_ids: Sequence[str], t: int | None) -> 
 latest_runs = _latest_runs  # the same question for graph/quality.py
 
 
-def run_summary(row: Any, t: int | None) -> dict[str, Any]:
+def run_summary(row: Row, t: int | None) -> LatestRun:
     ended = row.ended_at if t is None or (row.ended_at is not None and row.ended_at <= t) else None
-    state = row.state if ended is not None or row.state not in ("COMPLETE", "FAIL", "ABORT") else "RUNNING"
+    state: RunState = row.state if ended is not None or row.state not in ("COMPLETE", "FAIL", "ABORT") else "RUNNING"
     return {
         "runId": row.run_id,
         "state": state,
@@ -195,7 +196,7 @@ def run_summary(row: Any, t: int | None) -> dict[str, Any]:
     }
 
 
-def job_type(facets: Mapping[str, Any]) -> dict[str, Any] | None:
+def job_type(facets: JSONMapping) -> JobType | None:
     jt = facets.get("jobType")
     if not isinstance(jt, Mapping):
         return None
@@ -210,12 +211,12 @@ def _node_rows(
     conn: sa.Connection,
     base: sa.Table,
     versions: sa.Table,
-    key: sa.ColumnElement[Any],
-    columns: Sequence[sa.ColumnElement[Any]],
+    key: Column,
+    columns: Sequence[Column],
     ids: Sequence[str],
     t: int | None,
     lenient: bool,
-) -> dict[str, sa.Row[Any]]:
+) -> dict[str, Row]:
     """``base`` joined with its version valid at ``t``, by id (one query per chunk of ids).
 
     ``lenient``: an id with no version valid at ``t`` (known from a valid edge but first observed
@@ -230,9 +231,7 @@ def _node_rows(
     return found
 
 
-def dataset_nodes(
-    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
-) -> dict[str, dict[str, Any]]:
+def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, Node]:
     """Node dicts (docs/api.md) of datasets as of ``t``; datasets unknown at ``t`` are left out.
 
     Equal stored ``fields`` texts are decoded once per call: nodes may share the decoded list
@@ -259,7 +258,7 @@ def dataset_nodes(
         lenient,
     )
     decoded: dict[str, Any] = {}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Node] = {}
     for ds_id in wanted:
         row = rows.get(ds_id)
         if row is None:
@@ -283,18 +282,16 @@ def dataset_nodes(
     return out
 
 
-def job_nodes(
-    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
-) -> dict[str, dict[str, Any]]:
+def job_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, Node]:
     """Node dicts of jobs as of ``t``; jobs unknown at ``t`` are left out (``jobType`` shared by equal facets)."""
     wanted = sorted(set(ids))
     jv = job_versions
-    columns: list[sa.ColumnElement[Any]] = [jobs.c.namespace, jobs.c.name, jobs.c.updated_at, jv.c.valid_from]
+    columns: list[Column] = [jobs.c.namespace, jobs.c.name, jobs.c.updated_at, jv.c.valid_from]
     columns.append(jobs.c.facets if t is None else jv.c.facets.label("version_facets"))
     rows = _node_rows(conn, jobs, jv, jv.c.job, columns, wanted, t, lenient)
     latest = _latest_runs(conn, wanted, t)
-    types: dict[str, dict[str, Any] | None] = {}
-    out: dict[str, dict[str, Any]] = {}
+    types: dict[str, JobType | None] = {}
+    out: dict[str, Node] = {}
     for job_id in wanted:
         row = rows.get(job_id)
         if row is None:
@@ -321,9 +318,7 @@ def job_nodes(
     return out
 
 
-def nodes_for(
-    conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True
-) -> dict[str, dict[str, Any]]:
+def nodes_for(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, Node]:
     ids = set(ids)
     found = dataset_nodes(conn, [i for i in ids if i.startswith(DATASET)], t, lenient=lenient)
     found.update(job_nodes(conn, [i for i in ids if i.startswith(JOB)], t, lenient=lenient))
@@ -344,7 +339,7 @@ def node_names(conn: sa.Connection, ids: Iterable[str], t: int | None) -> dict[s
     return out
 
 
-def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str, Any]:
+def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> Node:
     """The Node of a dataset or job at ``t``, or :class:`NodeNotFound`."""
     found = nodes_for(conn, [node.id], t, lenient=False)
     if node.id not in found or is_absent(node.id):
@@ -353,8 +348,8 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> dict[str,
     return found[node.id]
 
 
-def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
-    shape = {
+def version_shape(row: Row, *, is_job: bool) -> Version:
+    shape: Version = {
         "version": row.id,
         "validFrom": iso(row.valid_from),
         "validTo": iso(row.valid_to),
@@ -369,11 +364,11 @@ def version_shape(row: Any, *, is_job: bool) -> dict[str, Any]:
     return shape
 
 
-def column_edge_shape(row: Any) -> dict[str, Any]:
+def column_edge_shape(row: Row) -> ColumnEdge:
     target = field_id(row.dst_dataset, row.dst_field) if row.dst_field else row.dst_dataset
     return {
         "source": field_id(row.src_dataset, row.src_field),
         "target": target,
         "job": row.job,
-        "transformations": loads_text(row.transformations),
+        "transformations": cast(list[Transformation], loads_text(row.transformations)),
     }

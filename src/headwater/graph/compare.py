@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import (
+    ColumnEdge,
+    ColumnRef,
+    ColumnTypeChange,
+    CompareAnswer,
+    GraphEdge,
+    GraphNode,
+)
 from headwater.graph.columns import dataset_field_types
 from headwater.graph.common import NodeNotFound, micros
 from headwater.graph.lineage import lineage
 from headwater.model.nodeid import DATASET, NodeRef
-from headwater.model.times import iso
+from headwater.model.times import iso, to_micros
 
 
-def _graph(conn: sa.Connection, node: NodeRef, at: datetime, direction: str, depth: int) -> dict[str, Any]:
+class _Graph(TypedDict):
+    """What a comparison reads of a lineage answer (none of it when the node did not exist then)."""
+
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    columnEdges: list[ColumnEdge]
+
+
+def _graph(conn: sa.Connection, node: NodeRef, at: datetime, direction: str, depth: int) -> _Graph:
     try:
         return lineage(conn, node, direction=direction, depth=depth, columns=True, at=at)
     except NodeNotFound:
@@ -23,7 +39,7 @@ def _graph(conn: sa.Connection, node: NodeRef, at: datetime, direction: str, dep
 
 def compare(
     conn: sa.Connection, node: NodeRef, *, t_from: datetime, t_to: datetime, direction: str = "both", depth: int = 2
-) -> dict[str, Any]:
+) -> CompareAnswer:
     before = _graph(conn, node, t_from, direction, depth)
     after = _graph(conn, node, t_to, direction, depth)
     if not before["nodes"] and not after["nodes"]:
@@ -33,7 +49,7 @@ def compare(
     edges_b = {(e["id"], e["type"]): e for e in before["edges"]}
     edges_a = {(e["id"], e["type"]): e for e in after["edges"]}
 
-    def col_key(e: dict[str, Any]) -> tuple[str, str, str, str]:
+    def col_key(e: ColumnEdge) -> tuple[str, str, str, str]:
         return (e["source"], e["target"], e["job"], repr(e["transformations"]))
 
     cols_b = {col_key(e): e for e in before["columnEdges"]}
@@ -42,24 +58,24 @@ def compare(
     fields_b = dataset_field_types(conn, [d for d in ds_ids if d in nodes_b], micros(t_from))
     fields_a = dataset_field_types(conn, [d for d in ds_ids if d in nodes_a], micros(t_to))
     both = {d for d in ds_ids if d in nodes_b and d in nodes_a}
-    added = [
+    added: list[ColumnRef] = [
         {"dataset": d, "field": f, "type": fields_a[(d, f)]}
         for d, f in sorted(fields_a)
         if d in both and (d, f) not in fields_b
     ]
-    removed = [
+    removed: list[ColumnRef] = [
         {"dataset": d, "field": f, "type": fields_b[(d, f)]}
         for d, f in sorted(fields_b)
         if d in both and (d, f) not in fields_a
     ]
-    changed = [
+    changed: list[ColumnTypeChange] = [
         {"dataset": d, "field": f, "fromType": fields_b[(d, f)], "toType": fields_a[(d, f)]}
         for d, f in sorted(fields_a)
         if (d, f) in fields_b and fields_a[(d, f)] != fields_b[(d, f)]
     ]
     return {
-        "from": iso(micros(t_from)),
-        "to": iso(micros(t_to)),
+        "from": iso(to_micros(t_from)),
+        "to": iso(to_micros(t_to)),
         "root": node.id,
         "nodes": {
             "added": [nodes_a[i] for i in sorted(set(nodes_a) - set(nodes_b))],

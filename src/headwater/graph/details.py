@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.graph import hierarchy
+from headwater.graph.answers import DatasetDetails, JobDetails, NodeDetails, Run, RunsAnswer
 from headwater.graph.common import (
     NodeNotFound,
     is_absent,
@@ -23,9 +23,10 @@ from headwater.graph.traverse import incidence
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
+from headwater.store.types import Column, Row
 
 
-def run_shape(row: Any) -> dict[str, Any]:
+def run_shape(row: Row) -> Run:
     return {
         "runId": row.run_id,
         "job": row.job,
@@ -43,20 +44,19 @@ def run_shape(row: Any) -> dict[str, Any]:
     }
 
 
-def run(conn: sa.Connection, run_id: str) -> dict[str, Any]:
+def run(conn: sa.Connection, run_id: str) -> Run:
     row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).first()
     if row is None or is_absent(row.job):
         raise NodeNotFound(f"run {run_id!r} not found")
     return run_shape(row)
 
 
-def _current_version(
-    conn: sa.Connection, table: sa.Table, key: sa.ColumnElement[Any], node_id: str, t: int | None
-) -> Any:
-    return conn.execute(sa.select(table).where(key == node_id, valid_at(table, t))).first()
+def _current_version(conn: sa.Connection, table: sa.Table, key: Column, node_id: str, t: int | None) -> Row:
+    """The node's version valid at ``t`` (the caller has checked that the node exists then)."""
+    return conn.execute(sa.select(table).where(key == node_id, valid_at(table, t))).one()
 
 
-def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> dict[str, Any]:
+def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> NodeDetails:
     if ref.type == "run":
         return run(conn, ref.name)
     t = micros(at)
@@ -65,8 +65,8 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
     if ref.type == "dataset":
         version = _current_version(conn, dataset_versions, dataset_versions.c.dataset, ref.id, t)
         inc = incidence(conn, datasets=[ref.id], t=t)
-        created = conn.scalar(sa.select(datasets.c.created_at).where(datasets.c.id == ref.id))
-        return {
+        created: int = conn.execute(sa.select(datasets.c.created_at).where(datasets.c.id == ref.id)).scalar_one()
+        dataset: DatasetDetails = {
             **shape,
             "facets": json.loads(version.facets),
             "currentVersion": version_shape(version, is_job=False),
@@ -74,6 +74,7 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
             "consumers": sorted(inc.consumers.get(ref.id, ())),
             "createdAt": iso(created),
         }
+        return dataset
     version = _current_version(conn, job_versions, job_versions.c.job, ref.id, t)
     row = conn.execute(sa.select(jobs).where(jobs.c.id == ref.id)).one()
     facets = json.loads(row.facets if t is None else version.facets)
@@ -85,7 +86,7 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
             .order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
             .limit(1)
         )
-    return {
+    job: JobDetails = {
         **shape,
         "facets": facets,
         "currentVersion": version_shape(version, is_job=True),
@@ -95,11 +96,12 @@ def node(conn: sa.Connection, ref: NodeRef, *, at: datetime | None = None) -> di
         "children": hierarchy.children(conn, ref.id, t),
         "createdAt": iso(row.created_at),
     }
+    return job
 
 
 def runs_of(
     conn: sa.Connection, ref: NodeRef, *, limit: int = 50, offset: int = 0, exclude_jobs: Collection[str] = ()
-) -> dict[str, Any]:
+) -> RunsAnswer:
     """Runs of a job, or the runs that read or wrote a dataset; newest first (none of ``exclude_jobs``)."""
     if limit < 1 or offset < 0:
         raise ValueError(f"limit must be at least 1 and offset at least 0, got limit={limit}, offset={offset}")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -42,6 +41,7 @@ from headwater.store.schema import (
     observations,
     runs,
 )
+from headwater.store.types import Row, Select
 from headwater.store.watermark import projected_seq
 
 PropValue = str | int | float | bool | None
@@ -121,11 +121,11 @@ class Scope:
 EVERYTHING = Scope()
 
 
-def _rows(conn: sa.Connection, query: sa.Select[Any], column: sa.ColumnElement[str], ids: Iterable[str] | None) -> list[sa.Row[Any]]:  # fmt: skip
+def _rows(conn: sa.Connection, query: Select, column: sa.ColumnElement[str], ids: Iterable[str] | None) -> list[Row]:  # fmt: skip
     """``query`` for every row (ids None) or for the rows whose ``column`` is one of ``ids`` (chunked)."""
     if ids is None:
         return list(conn.execute(query))
-    out: list[sa.Row[Any]] = []
+    out: list[Row] = []
     for chunk in chunks(ids):
         out.extend(conn.execute(query.where(column.in_(chunk))))
     return out
@@ -216,7 +216,7 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     every = scope.everything
 
     # datasets: one vertex each, valid from the first version; closed when the newest version deletes it
-    versions: dict[str, list[sa.Row[Any]]] = {}
+    versions: dict[str, list[Row]] = {}
     for row in _rows(
         conn,
         sa.select(
@@ -399,7 +399,7 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
             yield Edge(f"{PARENT_OF}|{parent}|{node}", PARENT_OF, parent, node, started, None)
 
 
-def _column_edges(conn: sa.Connection, scope: Scope) -> list[sa.Row[Any]]:
+def _column_edges(conn: sa.Connection, scope: Scope) -> list[Row]:
     query = sa.select(column_edges)
     if scope.everything:
         rows = list(conn.execute(query))

@@ -9,11 +9,11 @@ that observed the dataset (``observations``), its entry for the dataset (an outp
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import Facets, JSONMapping, JSONValue
 from headwater.model.nodeid import NodeRef
 from headwater.store import codec
 from headwater.store.schema import events, observations
@@ -21,8 +21,8 @@ from headwater.store.schema import events, observations
 _ROLES = ("output", "input", "dataset")
 
 
-def _entry(payload: Mapping[str, Any], namespace: str, name: str) -> Mapping[str, Any] | None:
-    candidates: list[Any] = []
+def _entry(payload: JSONMapping, namespace: str, name: str) -> JSONMapping | None:
+    candidates: list[JSONValue] = []
     if isinstance(payload.get("dataset"), Mapping):
         candidates.append(payload["dataset"])
     for key in ("outputs", "inputs"):
@@ -35,7 +35,7 @@ def _entry(payload: Mapping[str, Any], namespace: str, name: str) -> Mapping[str
     return None
 
 
-def latest_dataset_facets(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
+def latest_dataset_facets(conn: sa.Connection, ref: NodeRef) -> Facets:
     """The ``facets`` of the newest event's entry for dataset ``ref`` (``{}`` when none is known)."""
     seq = conn.scalar(
         sa.select(observations.c.event_seq)

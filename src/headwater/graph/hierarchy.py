@@ -15,13 +15,14 @@ a known node stays as it is.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import EdgeType, GraphNode, LineageAnswer
 from headwater.graph.common import nodes_for, select_in
 from headwater.model.nodeid import JOB
 from headwater.store.schema import jobs, runs
+from headwater.store.types import Select
 
 MAX_DEPTH = 8  # levels of nesting followed up (DAG → task → query → ... is three)
 
@@ -32,10 +33,10 @@ def parents(conn: sa.Connection, job_ids: Iterable[str], t: int | None) -> dict[
     if not wanted:
         return {}
     if t is None:
-        query: sa.Select[Any] = sa.select(jobs.c.id, jobs.c.parent_job).where(jobs.c.parent_job.is_not(None))
+        query: Select = sa.select(jobs.c.id, jobs.c.parent_job).where(jobs.c.parent_job.is_not(None))
         return {r.id: r.parent_job for r in select_in(conn, query, jobs.c.id, wanted)}
     latest: dict[str, tuple[int, str, str | None]] = {}
-    at_t: sa.Select[Any] = sa.select(runs.c.job, runs.c.started_at, runs.c.run_id, runs.c.parent_job).where(
+    at_t: Select = sa.select(runs.c.job, runs.c.started_at, runs.c.run_id, runs.c.parent_job).where(
         runs.c.started_at <= t
     )
     for r in select_in(conn, at_t, runs.c.job, wanted):
@@ -74,7 +75,7 @@ def children(conn: sa.Connection, job_id: str, t: int | None) -> list[str]:
     return sorted(j for j, p in parents(conn, candidates, t).items() if p == job_id)
 
 
-def collapse(conn: sa.Connection, answer: dict[str, Any], t: int | None) -> dict[str, Any]:
+def collapse(conn: sa.Connection, answer: LineageAnswer, t: int | None) -> LineageAnswer:
     """A lineage answer with every job shown as its top ancestor (see the module docstring)."""
     present = [n["id"] for n in answer["nodes"] if n["id"].startswith(JOB)]
     via_jobs = {j for e in answer["edges"] for j in e["via"]}
@@ -84,18 +85,22 @@ def collapse(conn: sa.Connection, answer: dict[str, Any], t: int | None) -> dict
     if all(a == j for j, a in top.items()):
         return answer
     by_id = {n["id"]: n for n in answer["nodes"]}
-    merged: dict[str, dict[str, Any]] = {}
+    merged: dict[str, GraphNode] = {}
     members: dict[str, set[str]] = {}
     for node in answer["nodes"]:
         target = top.get(node["id"], node["id"])
         if target not in merged:
-            base = by_id.get(target) or {
-                **known[target],
-                "level": node["level"],
-                "hasMoreUpstream": False,
-                "hasMoreDownstream": False,
-            }
-            merged[target] = dict(base)
+            found = by_id.get(target)
+            if found is None:
+                base: GraphNode = {
+                    **known[target],  # type: ignore[typeddict-item]  # ``children``: set below
+                    "level": node["level"],
+                    "hasMoreUpstream": False,
+                    "hasMoreDownstream": False,
+                }
+                merged[target] = base
+            else:
+                merged[target] = {**found}
         item = merged[target]
         item["level"] = _nearer(item["level"], node["level"])
         item["hasMoreUpstream"] = bool(item["hasMoreUpstream"] or node["hasMoreUpstream"])
@@ -104,7 +109,7 @@ def collapse(conn: sa.Connection, answer: dict[str, Any], t: int | None) -> dict
             members.setdefault(target, set()).add(node["id"])
     for parent, kids in members.items():
         merged[parent]["children"] = sorted(kids)
-    edges: dict[tuple[str, str, str], set[str]] = {}
+    edges: dict[tuple[str, str, EdgeType], set[str]] = {}
     for e in answer["edges"]:
         source, target = top.get(e["source"], e["source"]), top.get(e["target"], e["target"])
         lifted = {j for j in (e["source"], e["target"]) if top.get(j, j) != j}

@@ -12,12 +12,20 @@ show a nullability change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import (
+    DatasetHistoryVersion,
+    HistoryAnswer,
+    MadeBy,
+    SchemaChanges,
+    SchemaField,
+    Version,
+)
 from headwater.graph.common import NodeNotFound, is_absent, root_ref, version_shape
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import Facets
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, job_versions, runs
@@ -25,7 +33,7 @@ from headwater.store.schema import dataset_versions, job_versions, runs
 COLUMNS_FACET = "headwater_columns"
 
 
-def history(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
+def history(conn: sa.Connection, ref: NodeRef) -> HistoryAnswer:
     ref = root_ref(ref)
     if ref.type == "dataset":
         table, key, is_job = dataset_versions, dataset_versions.c.dataset, False
@@ -38,16 +46,23 @@ def history(conn: sa.Connection, ref: NodeRef) -> dict[str, Any]:
         raise NodeNotFound(f"{ref.type} {ref.id!r} not found")
     versions = [version_shape(r, is_job=is_job) for r in rows]
     if is_job:
-        return {"versions": versions}
+        return {"versions": list(versions)}
     made_by = _runs(conn, {r.run_id for r in rows if r.run_id})
+    described: list[DatasetHistoryVersion | Version] = []
     for i, version in enumerate(versions):
         older = versions[i + 1] if i + 1 < len(versions) else None
-        version["schemaChanges"] = None if older is None else schema_changes(older, version)
-        version["madeBy"] = made_by.get(version["runId"]) if version["runId"] else None
-    return {"versions": versions}
+        run_id = version["runId"]
+        described.append(
+            {
+                **version,
+                "schemaChanges": None if older is None else schema_changes(older, version),
+                "madeBy": made_by.get(run_id) if run_id else None,
+            }
+        )
+    return {"versions": described}
 
 
-def _flat(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> dict[str, str | None]:
+def _flat(fields: Sequence[SchemaField], prefix: str = "") -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for f in fields:
         name = f"{prefix}{f['name']}"
@@ -57,7 +72,7 @@ def _flat(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> dict[str, st
     return out
 
 
-def _nullability(facets: Mapping[str, Any]) -> dict[str, bool]:
+def _nullability(facets: Facets) -> dict[str, bool]:
     facet = facets.get(COLUMNS_FACET)
     columns = facet.get("columns") if isinstance(facet, Mapping) else None
     if not isinstance(columns, Mapping):
@@ -69,7 +84,7 @@ def _nullability(facets: Mapping[str, Any]) -> dict[str, bool]:
     }
 
 
-def schema_changes(older: Mapping[str, Any], newer: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def schema_changes(older: Version, newer: Version) -> SchemaChanges:
     """What ``newer``'s schema changed versus ``older``'s (both version shapes), columns in schema order."""
     before, after = _flat(older["fields"]), _flat(newer["fields"])
     null_before, null_after = _nullability(older["facets"]), _nullability(newer["facets"])
@@ -89,13 +104,13 @@ def schema_changes(older: Mapping[str, Any], newer: Mapping[str, Any]) -> dict[s
     }
 
 
-def _runs(conn: sa.Connection, run_ids: set[str]) -> dict[str, dict[str, Any]]:
+def _runs(conn: sa.Connection, run_ids: set[str]) -> dict[str, MadeBy]:
     if not run_ids:
         return {}
     query = sa.select(
         runs.c.run_id, runs.c.job, runs.c.state, runs.c.started_at, runs.c.ended_at, runs.c.job_facets
     ).where(runs.c.run_id.in_(sorted(run_ids)))
-    found = {}
+    found: dict[str, MadeBy] = {}
     for row in conn.execute(query):
         job = parse_node_id(row.job)
         job_type = (loads_text(row.job_facets) or {}).get("jobType") or {}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import ImpactAnswer, ImpactItem, ImpactSummary, ItemType
 from headwater.graph.columns import Field, column_step, root_fields
 from headwater.graph.common import (
     NodeNotFound,
@@ -22,6 +22,7 @@ from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
 from headwater.model.nodeid import DATASET, NodeRef
 from headwater.model.times import iso
 from headwater.store.schema import datasets
+from headwater.store.types import Row
 
 
 def _dataset_paths(
@@ -36,7 +37,7 @@ def _dataset_paths(
             for n in sorted(found.get(node, ())):
                 yield node, n, None
 
-    def reach(src: str, node: str | None, _edge: Any, _hop: int) -> Reached:
+    def reach(src: str, node: str | None, _edge: None, _hop: int) -> Reached:
         if node is None or node in paths:
             return Reached.SEEN
         if len(paths) > max_nodes:
@@ -55,10 +56,10 @@ def _field_paths(
     jobs: dict[str, list[str]] = {}
     whole: dict[str, list[str]] = {}
 
-    def expand(frontier: set[Field]) -> list[tuple[Field, Field | None, Any]]:
+    def expand(frontier: set[Field]) -> list[tuple[Field, Field | None, Row]]:
         return sorted(column_step(conn, frontier, "downstream", t), key=lambda s: repr(s[:2]))
 
-    def reach(src: Field, other: Field | None, row: Any, _hop: int) -> Reached:
+    def reach(src: Field, other: Field | None, row: Row, _hop: int) -> Reached:
         via = [*fields[src], row.job]
         jobs.setdefault(row.job, via)
         if other is None:
@@ -81,18 +82,18 @@ def _field_paths(
 
 def impact(
     conn: sa.Connection, node: NodeRef, *, depth: int = 20, at: datetime | None = None, max_nodes: int = 5000
-) -> dict[str, Any]:
+) -> ImpactAnswer:
     if node.type not in ("dataset", "datasetField"):
         raise NodeNotFound(f"impact needs a dataset or datasetField node, got {node.id!r}")
     t = micros(at)
     require_node(conn, node.dataset, t)
-    items: dict[str, dict[str, Any]] = {}
+    items: dict[str, ImpactItem] = {}
     truncated = False
 
-    def add(item_id: str, type_: str, path: list[str], ds: str | None = None, field: str | None = None) -> None:
+    def add(item_id: str, type_: ItemType, path: list[str], ds: str | None = None, field: str | None = None) -> None:
         if item_id == node.id or (item_id in items and len(items[item_id]["path"]) <= len(path)):
             return
-        namespace, name = names.get(ds or item_id) or (None, None)
+        namespace, name = names[ds or item_id]  # every item's dataset or job is named below
         items[item_id] = {
             "id": item_id,
             "type": type_,
@@ -129,7 +130,7 @@ def impact(
     for (ds, column), path in fields.items():
         add(field_id(ds, column), "FIELD", path, ds=ds, field=column)
     ordered = sorted(items.values(), key=lambda i: (i["depth"], i["type"], i["id"]))
-    summary = {
+    summary: ImpactSummary = {
         "datasets": sum(i["type"] == "DATASET" for i in ordered),
         "jobs": sum(i["type"] == "JOB" for i in ordered),
         "fields": sum(i["type"] == "FIELD" for i in ordered),

@@ -34,17 +34,35 @@ an affected published asset is at least a warning. The report's severity is the 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 
 from headwater.graph.classify import Policy, TagSource, column_tags, edge_kind, propagate
 from headwater.graph.columns import Field, column_step, dataset_field_types, root_fields
 from headwater.graph.common import dataset_nodes, field_id, node_names, select_in, split_dataset_id, valid_at
-from headwater.graph.visibility import RESTRICTED, Redactor
+from headwater.graph.impactreport import (
+    BREAKING,
+    GONE,
+    INFO,
+    NONE,
+    RANK,
+    RETYPED,
+    SEVERITIES,
+    VALUES,
+    WARNING,
+    Affected,
+    ChangeResult,
+    ImpactReport,
+    Stewardship,
+    ValuesChange,
+    at_least,
+    redact,
+    report_from_json,
+    type_counts,
+    worst,
+)
 from headwater.model.changes import (
     DROP_COLUMN,
     DROP_DATASET,
@@ -65,93 +83,6 @@ from headwater.store.schema import (
     column_edges,
     edges,
 )
-
-INFO, WARNING, BREAKING = "info", "warning", "breaking"
-NONE = "none"
-SEVERITIES = (INFO, WARNING, BREAKING)
-_RANK = {NONE: 0, INFO: 1, WARNING: 2, BREAKING: 3}
-
-GONE, RETYPED, VALUES = "gone", "retyped", "new values"
-
-
-def worst(*levels: str) -> str:
-    return max(levels, key=lambda s: _RANK[s], default=NONE)
-
-
-def at_least(level: str, floor: str) -> bool:
-    """Whether ``level`` is ``floor`` or worse (``floor`` one of :data:`SEVERITIES`)."""
-    return _RANK[level] >= _RANK[floor]
-
-
-@dataclass(frozen=True)
-class Stewardship:
-    """What the catalog says about a dataset: its asset, owning project, owners, subscribers, published."""
-
-    asset: str | None = None
-    project: str | None = None
-    owners: tuple[str, ...] = ()
-    subscribers: tuple[str, ...] = ()
-    published: bool = False
-
-
-@dataclass
-class Affected:
-    """One downstream column, dataset or job and how the change reaches it."""
-
-    id: str
-    type: str  # FIELD | DATASET | JOB
-    namespace: str
-    name: str
-    field: str | None
-    severity: str
-    # DIRECT | INDIRECT (column lineage of the path), READS (a job), MAY_READ (a job reading the dataset without
-    # column lineage), WRITTEN (by a breaking job), TAGGED (a tag would flow into a published asset)
-    effect: str
-    reason: str
-    change: int  # index of the change in the request
-    depth: int  # edges from the changed column
-    path: list[str]  # node ids from the changed column to this item (fields and the jobs between them)
-    transformations: list[str]  # per column edge on the path: TYPE/SUBTYPE (+ masking)
-    project: str | None = None
-    owners: list[str] = dataclasses.field(default_factory=list)  # (``field`` is a column name here)
-    subscribers: list[str] = dataclasses.field(default_factory=list)
-    published: bool = False
-
-
-@dataclass
-class ValuesChange:
-    column: str
-    before: list[str]  # DIRECT source field ids the graph holds
-    after: list[str]  # DIRECT source field ids of the proposed script
-
-
-@dataclass
-class ChangeResult:
-    """A change as the graph sees it: found or not, the columns it changes, its own severity."""
-
-    index: int
-    change: dict[str, Any]
-    found: bool
-    severity: str
-    gone: list[str] = field(default_factory=list)  # field ids
-    retyped: list[str] = field(default_factory=list)
-    values: list[ValuesChange] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)  # columns the change adds (nothing downstream reads them yet)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class ImpactReport:
-    at: str | None
-    severity: str  # the worst item's, or none
-    changes: list[ChangeResult]
-    items: list[Affected]
-    published: list[str]  # ids of affected published datasets
-    summary: dict[str, int]
-    truncated: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -194,8 +125,8 @@ class _Walk:
         old = self.items.get(item.id)
         if (
             old is None
-            or _RANK[item.severity] > _RANK[old.severity]
-            or _RANK[item.severity] == _RANK[old.severity]
+            or RANK[item.severity] > RANK[old.severity]
+            or RANK[item.severity] == RANK[old.severity]
             and old.change == item.change
             and item.depth < old.depth
         ):
@@ -345,7 +276,7 @@ def _dataset_rollup(items: dict[str, Affected]) -> None:
     for item in [i for i in items.values() if i.type == "FIELD"]:
         ds = _dataset_of(item)
         old = items.get(ds)
-        if old is None or _RANK[item.severity] > _RANK[old.severity]:
+        if old is None or RANK[item.severity] > RANK[old.severity]:
             items[ds] = Affected(
                 ds, "DATASET", "", "", None, item.severity, item.effect, f"column {item.field}: {item.reason}",
                 item.change, item.depth, [*item.path[:-1], ds], item.transformations,
@@ -605,9 +536,9 @@ def check(
         for item in walked.values():
             _Walk(index, items).add(item)
         result.severity = worst(*(i.severity for i in walked.values()))
-    ordered = sorted(items.values(), key=lambda i: (-_RANK[i.severity], i.depth, i.type, i.id))
+    ordered = sorted(items.values(), key=lambda i: (-RANK[i.severity], i.depth, i.type, i.id))
     summary = {s: sum(i.severity == s for i in ordered) for s in SEVERITIES}
-    summary.update(_type_counts(ordered))
+    summary.update(type_counts(ordered))
     return ImpactReport(
         iso(t),
         worst(*(i.severity for i in ordered)),
@@ -617,15 +548,6 @@ def check(
         summary,
         truncated,
     )
-
-
-def _type_counts(items: Sequence[Affected]) -> dict[str, int]:
-    return {
-        "datasets": sum(i.type == "DATASET" for i in items),
-        "jobs": sum(i.type == "JOB" for i in items),
-        "fields": sum(i.type == "FIELD" for i in items),
-        "restricted": sum(i.type == RESTRICTED for i in items),
-    }
 
 
 def _describe(conn: sa.Connection, items: dict[str, Affected], t: int | None) -> None:
@@ -654,57 +576,21 @@ def _describe(conn: sa.Connection, items: dict[str, Affected], t: int | None) ->
             item.reason += "; reaches a published asset"
 
 
-def redact(report: ImpactReport, policy: Redactor) -> ImpactReport:
-    """The report as ``policy``'s viewer may see it: a hidden item is a restricted node (no name, column,
-    owners or reason), hidden nodes on paths and in the changes' source lists are restricted ids."""
-    items = []
-    restricted: set[str] = set()  # a hidden dataset and its columns are one restricted node: listed once, worst first
-    for item in report.items:
-        path = [policy.id(p) for p in item.path]
-        if policy.hidden.hides(item.id):
-            alias = policy.id(item.id)
-            if alias not in restricted:
-                restricted.add(alias)
-                items.append(
-                    Affected(
-                        alias, RESTRICTED, "", "", None, item.severity, item.effect, "restricted", item.change,
-                        item.depth, path[: path.index(alias) + 1] if alias in path else path, item.transformations,
-                    )
-                )  # fmt: skip
-            continue
-        reason = item.reason
-        for p in item.path:
-            if policy.hidden.hides(p):
-                reason = reason.replace(p, policy.id(p))
-        items.append(Affected(**{**asdict(item), "path": path, "reason": reason}))
-    changes = []
-    for result in report.changes:
-        values = [ValuesChange(v.column, policy.ids(v.before), policy.ids(v.after)) for v in result.values]
-        changes.append(ChangeResult(**{**asdict(result), "values": values}))
-    summary = {sev: sum(i.severity == sev for i in items) for sev in SEVERITIES}
-    summary.update(_type_counts(items))
-    return ImpactReport(
-        report.at,
-        report.severity,
-        changes,
-        items,
-        [i.id for i in items if i.type == "DATASET" and i.published],
-        summary,
-        report.truncated,
-    )
-
-
-def report_from_json(doc: Any) -> ImpactReport:
-    """An :class:`ImpactReport` from its JSON form (the API's answer); ValueError when it is not one."""
-    try:
-        return ImpactReport(
-            doc["at"],
-            doc["severity"],
-            [ChangeResult(**{**c, "values": [ValuesChange(**v) for v in c.get("values", [])]}) for c in doc["changes"]],
-            [Affected(**i) for i in doc["items"]],
-            list(doc["published"]),
-            dict(doc["summary"]),
-            bool(doc["truncated"]),
-        )
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"not an impact report: {exc}") from None
+__all__ = [
+    "BREAKING",
+    "INFO",
+    "NONE",
+    "SEVERITIES",
+    "WARNING",
+    "Affected",
+    "ChangeResult",
+    "ImpactReport",
+    "Stewardship",
+    "ValuesChange",
+    "at_least",
+    "check",
+    "redact",
+    "report_from_json",
+    "stewardship",
+    "worst",
+]

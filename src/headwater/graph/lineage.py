@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
 from headwater.graph import hierarchy
+from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
@@ -49,11 +49,11 @@ def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
 
 def _record_levels(
     levels: dict[str, int], direction: str, max_nodes: int
-) -> Callable[[str, str | None, Any, int], Reached]:
+) -> Callable[[str, str | None, object, int], Reached]:
     """A node's level is its signed hop count (upstream negative); the walk stops at ``max_nodes``."""
     sign = -1 if direction == "upstream" else 1
 
-    def reach(_src: str, node: str | None, _edge: Any, hop: int) -> Reached:
+    def reach(_src: str, node: str | None, _edge: object, hop: int) -> Reached:
         if node is None or node in levels:
             return Reached.SEEN
         if len(levels) >= max_nodes:
@@ -92,7 +92,7 @@ def _datasets_only_bfs(
     return breadth_first(start, expand, depth, _record_levels(levels, direction, max_nodes))
 
 
-def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[dict[str, Any]]:
+def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[ColumnEdge]:
     query = sa.select(column_edges).where(valid_at(column_edges, t))
     rows = select_in(conn, query, column_edges.c.src_dataset, datasets)
     shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
@@ -110,7 +110,7 @@ def lineage(
     at: datetime | None = None,
     max_nodes: int = 5000,
     collapse_jobs: bool = False,
-) -> dict[str, Any]:
+) -> LineageAnswer:
     """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py)."""
     check_direction(direction)
     if depth < 0:
@@ -141,14 +141,16 @@ def lineage(
     present = set(nodes)
     edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
     more_up, more_down = _more(index, present, datasets_only)
-    out_nodes = []
-    for node_id in sorted(present, key=lambda n: (levels[n], n)):
-        item = dict(nodes[node_id])
-        item["level"] = levels[node_id]
-        item["hasMoreUpstream"] = node_id in more_up
-        item["hasMoreDownstream"] = node_id in more_down
-        out_nodes.append(item)
-    answer: dict[str, Any] = {
+    out_nodes: list[GraphNode] = [
+        {
+            **nodes[node_id],  # type: ignore[typeddict-item]  # ``children``: only when jobs are collapsed
+            "level": levels[node_id],
+            "hasMoreUpstream": node_id in more_up,
+            "hasMoreDownstream": node_id in more_down,
+        }
+        for node_id in sorted(present, key=lambda n: (levels[n], n))
+    ]
+    answer: LineageAnswer = {
         "root": node.id,
         "at": iso(t),
         "depth": depth,
@@ -164,10 +166,10 @@ def lineage(
     return answer
 
 
-def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
+def _edges(index: EdgeIndex, present: set[str]) -> list[GraphEdge]:
     jobs = {n for n in present if n.startswith(JOB)}
     inc = index.load(jobs)
-    out: list[dict[str, Any]] = []
+    out: list[GraphEdge] = []
     for job in sorted(jobs):
         for ds in sorted(inc.inputs.get(job, ())):
             if ds in present:
@@ -178,7 +180,7 @@ def _edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _derived_edges(index: EdgeIndex, present: set[str]) -> list[dict[str, Any]]:
+def _derived_edges(index: EdgeIndex, present: set[str]) -> list[GraphEdge]:
     datasets = {n for n in present if n.startswith(DATASET)}
     inc = index.load(datasets)
     via: dict[tuple[str, str], set[str]] = {}

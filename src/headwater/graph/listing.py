@@ -6,11 +6,11 @@ graph/visibility.py): counts, pages and totals are of the others.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Callable, Collection
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import NamespacesAnswer, NamespaceSummary, Node, NodePage, RecentAnswer
 from headwater.graph.common import dataset_nodes, job_nodes
 from headwater.model.nodeid import DATASET, JOB
 from headwater.model.times import iso
@@ -33,8 +33,8 @@ def hidden_field_count(conn: sa.Connection, dataset_ids: Collection[str]) -> int
     return int(conn.scalar(query) or 0)
 
 
-def namespaces(conn: sa.Connection, *, exclude: Collection[str] = NONE) -> dict[str, Any]:
-    found: dict[str, dict[str, Any]] = {}
+def namespaces(conn: sa.Connection, *, exclude: Collection[str] = NONE) -> NamespacesAnswer:
+    found: dict[str, dict[str, int]] = {}  # namespace -> datasets, jobs, updatedAt (epoch microseconds)
     for key, table in (("datasets", datasets), ("jobs", jobs)):
         query = (
             sa.select(table.c.namespace, sa.func.count().label("n"), sa.func.max(table.c.updated_at).label("u"))
@@ -42,10 +42,14 @@ def namespaces(conn: sa.Connection, *, exclude: Collection[str] = NONE) -> dict[
             .group_by(table.c.namespace)
         )
         for r in conn.execute(query):
-            item = found.setdefault(r.namespace, {"name": r.namespace, "datasets": 0, "jobs": 0, "updatedAt": r.u})
+            item = found.setdefault(r.namespace, {"datasets": 0, "jobs": 0, "updatedAt": r.u})
             item[key] = r.n
             item["updatedAt"] = max(item["updatedAt"], r.u)
-    return {"namespaces": [{**v, "updatedAt": iso(v["updatedAt"])} for _, v in sorted(found.items())]}
+    summaries: list[NamespaceSummary] = [
+        {"name": name, "datasets": v["datasets"], "jobs": v["jobs"], "updatedAt": iso(v["updatedAt"])}
+        for name, v in sorted(found.items())
+    ]
+    return {"namespaces": summaries}
 
 
 def _page(
@@ -68,6 +72,21 @@ def _page(
     return ids, total
 
 
+def _node_page(
+    conn: sa.Connection,
+    table: sa.Table,
+    nodes: Callable[[sa.Connection, list[str], int | None], dict[str, Node]],
+    namespace: str | None,
+    limit: int,
+    offset: int,
+    exclude: Collection[str],
+) -> NodePage:
+    """One page of ``table``'s nodes (datasets or jobs) in name order, and how many there are in all."""
+    ids, total = _page(conn, table, namespace, limit, offset, exclude)
+    found = nodes(conn, ids, None)
+    return {"items": [found[i] for i in ids if i in found], "total": total}
+
+
 def dataset_list(
     conn: sa.Connection,
     *,
@@ -75,10 +94,8 @@ def dataset_list(
     limit: int = 100,
     offset: int = 0,
     exclude: Collection[str] = NONE,
-) -> dict[str, Any]:
-    ids, total = _page(conn, datasets, namespace, limit, offset, exclude)
-    found = dataset_nodes(conn, ids, None)
-    return {"items": [found[i] for i in ids if i in found], "total": total}
+) -> NodePage:
+    return _node_page(conn, datasets, dataset_nodes, namespace, limit, offset, exclude)
 
 
 def job_list(
@@ -88,13 +105,11 @@ def job_list(
     limit: int = 100,
     offset: int = 0,
     exclude: Collection[str] = NONE,
-) -> dict[str, Any]:
-    ids, total = _page(conn, jobs, namespace, limit, offset, exclude)
-    found = job_nodes(conn, ids, None)
-    return {"items": [found[i] for i in ids if i in found], "total": total}
+) -> NodePage:
+    return _node_page(conn, jobs, job_nodes, namespace, limit, offset, exclude)
 
 
-def recent(conn: sa.Connection, *, limit: int = 20, exclude: Collection[str] = NONE) -> dict[str, Any]:
+def recent(conn: sa.Connection, *, limit: int = 20, exclude: Collection[str] = NONE) -> RecentAnswer:
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
     newest: list[tuple[int, str]] = []

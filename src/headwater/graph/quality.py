@@ -31,6 +31,7 @@ from headwater.graph.common import latest_runs, select_in, valid_at
 from headwater.graph.traverse import EdgeIndex
 from headwater.graph.visibility import Redactor
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import JSONMapping, JSONValue
 from headwater.model.nodeid import DATASET, JOB, parse_node_id
 from headwater.model.times import iso
 from headwater.store import codec
@@ -121,11 +122,11 @@ class QualityAnswer:
     truncated: bool
 
 
-def _text(value: Any) -> str | None:
+def _text(value: JSONValue) -> str | None:
     return None if value is None else str(value)
 
 
-def _entries(payload: Mapping[str, Any], namespace: str, name: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _entries(payload: JSONMapping, namespace: str, name: str) -> Iterator[tuple[str, JSONMapping]]:
     """(role, facets incl. input facets) of each entry of the event for the dataset."""
     for role in ("inputs", "outputs"):
         for item in payload.get(role) or []:

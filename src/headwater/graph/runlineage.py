@@ -7,10 +7,9 @@ before the reading run started, other than the run itself: the version the run c
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 
+from headwater.graph.answers import Run, UpstreamInput, UpstreamStep
 from headwater.graph.details import run
 from headwater.model.times import parse_time, to_micros
 from headwater.store.schema import events, observations
@@ -33,18 +32,18 @@ def _producer(conn: sa.Connection, dataset_id: str, before: int, reader: str) ->
     return None if found is None else str(found)
 
 
-def upstream_runs(conn: sa.Connection, run_id: str, depth: int) -> list[dict[str, Any]]:
+def upstream_runs(conn: sa.Connection, run_id: str, depth: int) -> list[UpstreamStep]:
     """``[{run: Run, inputs: [{dataset, producedByRunId}]}]``: the run first, then upstream, breadth first
     (each run once); ``depth`` hops of producers at most. Raises NodeNotFound for an unknown run."""
-    steps: list[dict[str, Any]] = []
+    steps: list[UpstreamStep] = []
     frontier = [run(conn, run_id)]
     seen = {run_id}
     for level in range(depth + 1):
-        following: list[dict[str, Any]] = []
+        following: list[Run] = []
         for current in frontier:
             started = current.get("startedAt")
             when = to_micros(parse_time(started)) if isinstance(started, str) else 0
-            inputs = []
+            inputs: list[UpstreamInput] = []
             for dataset_id in current.get("inputs") or []:
                 producer = _producer(conn, dataset_id, when, current["runId"])
                 inputs.append({"dataset": dataset_id, "producedByRunId": producer})

@@ -10,13 +10,14 @@ the index's case folding), used only when it is selective (see ``MAX_CANDIDATES`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import ItemType, SearchAnswer, SearchResult
 from headwater.graph.common import field_id
 from headwater.model.times import iso
 from headwater.store.schema import dataset_fields, datasets, jobs
+from headwater.store.types import Row, Select
 
 TYPES = ("dataset", "job", "field")
 
@@ -63,7 +64,7 @@ def _phrase(q: str) -> str:
 
 def _candidates(
     conn: sa.Connection, table: sa.Table, q: str, indexes: frozenset[str], bound: int = MAX_CANDIDATES
-) -> sa.Select[Any] | None:
+) -> Select | None:
     """The rowids the SQLite trigram index finds for ``q``, or None when the scan is as good
     (no index, ``q`` too short, or more than ``bound`` candidates).
 
@@ -88,7 +89,7 @@ def _name_rows(
     namespace: str | None,
     scan: int,
     indexes: frozenset[str],
-) -> list[Any]:
+) -> list[Row]:
     """Datasets or jobs whose name matches, ``ORDER BY length(name), name, id``, at most ``scan``."""
     kind = table.c.kind if table is datasets else sa.null()
     query = sa.select(table.c.id, table.c.namespace, table.c.name, table.c.updated_at, kind.label("kind")).where(
@@ -127,9 +128,9 @@ def _matching_field_names(conn: sa.Connection, pattern: str) -> list[str]:
     return [name for _, _, name in sorted((len(name), i, name) for i, name in enumerate(names))]
 
 
-def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: int) -> list[Any]:
+def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: int) -> list[Row]:
     """The current fields whose name matches, ``ORDER BY length(field), field``, at most ``scan``."""
-    rows: list[Any] = []
+    rows: list[Row] = []
     names = _matching_field_names(conn, pattern)
     query = (
         sa.select(
@@ -161,7 +162,7 @@ def _field_rows(conn: sa.Connection, pattern: str, namespace: str | None, scan: 
 
 def search(
     conn: sa.Connection, q: str, *, types: Sequence[str] = TYPES, namespace: str | None = None, limit: int = 20
-) -> dict[str, Any]:
+) -> SearchAnswer:
     q = q.strip().lower()
     if not q:
         raise ValueError("search text q must not be empty")
@@ -172,9 +173,10 @@ def search(
         raise ValueError(f"limit must be at least 1, got {limit}")
     pattern = _like(q)
     scan = max(limit * 10, 200)
-    found: list[tuple[tuple[int, int, str], dict[str, Any]]] = []
+    found: list[tuple[tuple[int, int, str], SearchResult]] = []
     indexes = _sqlite_name_indexes(conn) if {"dataset", "job"} & set(types) else frozenset()
-    for type_, table in (("dataset", datasets), ("job", jobs)):
+    kinds: tuple[tuple[str, ItemType, sa.Table], ...] = (("dataset", "DATASET", datasets), ("job", "JOB", jobs))
+    for type_, item_type, table in kinds:
         if type_ not in types:
             continue
         for r in _name_rows(conn, table, q, pattern, namespace, scan, indexes):
@@ -183,7 +185,7 @@ def search(
                     (_rank(r.name, q), len(r.name), r.id),
                     {
                         "id": r.id,
-                        "type": type_.upper(),
+                        "type": item_type,
                         "namespace": r.namespace,
                         "name": r.name,
                         "field": None,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import StatsBucket
 from headwater.model.times import iso, to_micros
 from headwater.store.schema import datasets, events, jobs, observations
 
@@ -62,16 +62,16 @@ def _created_by(conn: sa.Connection, kind: str, end: int, hidden: Collection[str
 
 def stats(
     conn: sa.Connection, kind: str, intervals: list[tuple[datetime, datetime]], *, hidden: Collection[str] = ()
-) -> list[dict[str, Any]]:
+) -> list[StatsBucket]:
     """One record per interval: ``{startInterval, endInterval, count}``, or for ``lineage-events``
     ``{startInterval, endInterval, fail, start, complete, abort}``. ``hidden``: dataset and job ids counted as
     if they did not exist, and the events that observed them (graph/visibility.py)."""
     if kind not in KINDS:
         raise ValueError(f"no statistics of {kind!r}; there are {', '.join(KINDS)}")
-    out: list[dict[str, Any]] = []
+    out: list[StatsBucket] = []
     for start, end in intervals:
         s, e = to_micros(start), to_micros(end)
-        record: dict[str, Any] = {"startInterval": iso(s), "endInterval": iso(e)}
+        record: StatsBucket = {"startInterval": iso(s), "endInterval": iso(e)}
         if kind == "lineage-events":
             counted = dict.fromkeys(_EVENT_TYPES, 0)
             query = sa.select(events.c.event_type, sa.func.count()).where(
@@ -83,7 +83,8 @@ def stats(
             rows = conn.execute(query.group_by(events.c.event_type))
             for event_type, count in rows:
                 counted[str(event_type)] = int(count)
-            record.update({key.lower(): value for key, value in counted.items()})
+            record["fail"], record["start"] = counted["FAIL"], counted["START"]
+            record["complete"], record["abort"] = counted["COMPLETE"], counted["ABORT"]
         else:
             record["count"] = _created_by(conn, kind, e, hidden)
         out.append(record)

@@ -17,7 +17,7 @@ import enum
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import sqlalchemy as sa
 
@@ -26,6 +26,7 @@ from headwater.model.nodeid import DATASET, JOB
 from headwater.store.schema import edges
 
 N = TypeVar("N", bound=Hashable)
+E = TypeVar("E")  # what a question keeps of an edge (a row, nothing)
 
 
 class Reached(enum.Enum):
@@ -38,9 +39,9 @@ class Reached(enum.Enum):
 
 def breadth_first(
     start: Iterable[N],
-    expand: Callable[[set[N]], Iterable[tuple[N, N | None, Any]]],
+    expand: Callable[[set[N]], Iterable[tuple[N, N | None, E]]],
     depth: int,
-    reach: Callable[[N, N | None, Any, int], Reached],
+    reach: Callable[[N, N | None, E, int], Reached],
 ) -> bool:
     """Walk at most ``depth`` levels out from ``start``; True when ``reach`` stopped the walk (truncated).
 

@@ -26,12 +26,30 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar, cast
 
 import sqlalchemy as sa
 
+from headwater.graph.answers import (
+    ColumnEdge,
+    ColumnLineageAnswer,
+    ColumnNode,
+    CompareAnswer,
+    DatasetDetails,
+    DatasetHistoryVersion,
+    GraphEdge,
+    ImpactAnswer,
+    ImpactItem,
+    ImpactSummary,
+    JobDetails,
+    LineageAnswer,
+    Node,
+    Run,
+    Version,
+)
 from headwater.graph.common import NodeNotFound
 from headwater.model.catalog_roles import ALIAS, PUBLISH_JOB, PUBLISHED, SOURCE
+from headwater.model.jsontypes import JSONValue
 from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef, dataset_of_prefix, field_prefix, format_node_id
 from headwater.store.schema import (
     catalog_assets,
@@ -181,6 +199,11 @@ def not_found(node: NodeRef) -> NodeNotFound:
     return NodeNotFound(f"{node.type} {node.id!r} not found")
 
 
+N = TypeVar("N", bound=Node)  # a node, or a node of a graph answer (with its level)
+D = TypeVar("D", DatasetDetails, JobDetails, Run)
+V = TypeVar("V", Version, DatasetHistoryVersion)
+
+
 class Redactor:
     """Rewrites answers for one viewer's :class:`Hidden` set; restricted ids are numbered per
     answer (one per hidden dataset or job: a hidden dataset's columns are its one restricted node)."""
@@ -206,11 +229,13 @@ class Redactor:
         if self.hidden.hides(node.id) or self.hidden.hides(node.dataset.id):
             raise not_found(node)
 
-    def node(self, item: Mapping[str, Any]) -> dict[str, Any]:
-        """A Node (docs/api.md) as the viewer may see it: itself, or an opaque restricted node."""
+    def node(self, item: N) -> N:
+        """A Node (docs/api.md) as the viewer may see it: itself, or an opaque restricted node (keeping the
+        keys of its place in a graph answer: level, hasMore*, children)."""
         if not self.hidden.hides(item["id"]):
-            return dict(item)
-        out: dict[str, Any] = {
+            return cast(N, dict(item))
+        given = cast(dict[str, object], item)
+        out: dict[str, object] = {
             "id": self.alias(item["id"]),
             "type": RESTRICTED,
             "namespace": "",
@@ -223,13 +248,13 @@ class Redactor:
             "deleted": False,
         }
         for key in ("level", "hasMoreUpstream", "hasMoreDownstream"):
-            if key in item:
-                out[key] = item[key]
-        if "children" in item:
-            out["children"] = self.ids(item["children"] or [])
-        return out
+            if key in given:
+                out[key] = given[key]
+        if "children" in given:
+            out["children"] = self.ids(cast(list[str] | None, given["children"]) or [])
+        return cast(N, out)
 
-    def facets(self, value: Any) -> Any:
+    def facets(self, value: JSONValue) -> JSONValue:
         """Facets (any JSON) with every ``{namespace, name}`` of a hidden node and every hidden id replaced."""
         if isinstance(value, Mapping):
             ns, name = value.get("namespace"), value.get("name")
@@ -245,7 +270,7 @@ class Redactor:
             return self.alias(value)
         return value
 
-    def event_hidden(self, event: Any) -> bool:
+    def event_hidden(self, event: JSONValue) -> bool:
         """Whether a raw event (parsed JSON) names a hidden dataset or job anywhere (job, inputs, outputs,
         column lineage, symlinks, parent facet ...)."""
         if isinstance(event, Mapping):
@@ -264,12 +289,12 @@ class Redactor:
 
     # --- one method per answer shape -------------------------------------------------------------
 
-    def edge(self, e: Mapping[str, Any]) -> dict[str, Any]:
+    def edge(self, e: GraphEdge) -> GraphEdge:
         source, target = self.id(e["source"]), self.id(e["target"])
         return {**e, "id": f"{source}->{target}", "source": source, "target": target, "via": self.ids(e["via"])}
 
-    def edges(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        seen: dict[tuple[str, str, str], dict[str, Any]] = {}
+    def edges(self, items: Iterable[GraphEdge]) -> list[GraphEdge]:
+        seen: dict[tuple[str, str, str], GraphEdge] = {}
         for e in items:
             shaped = self.edge(e)
             key = (shaped["source"], shaped["target"], shaped["type"])
@@ -279,21 +304,26 @@ class Redactor:
                 seen[key] = shaped
         return list(seen.values())
 
-    def column_edges(self, items: Iterable[Mapping[str, Any]], *, keep_restricted: bool) -> list[dict[str, Any]]:
+    def column_edges(self, items: Iterable[ColumnEdge], *, keep_restricted: bool) -> list[ColumnEdge]:
         """Column edges: ends in hidden datasets become their restricted node (``keep_restricted``) or the
         edge is left out; a hidden job is its restricted id."""
-        out: dict[tuple[str, str, str], dict[str, Any]] = {}
+        out: dict[tuple[str, str, str], ColumnEdge] = {}
         for e in items:
             hides_end = self.hidden.hides(e["source"]) or self.hidden.hides(e["target"])
             if hides_end and not keep_restricted:
                 continue
-            shaped = {**e, "source": self.id(e["source"]), "target": self.id(e["target"]), "job": self.id(e["job"])}
+            shaped: ColumnEdge = {
+                **e,
+                "source": self.id(e["source"]),
+                "target": self.id(e["target"]),
+                "job": self.id(e["job"]),
+            }
             if hides_end:
                 shaped["transformations"] = []
             out.setdefault((shaped["source"], shaped["target"], shaped["job"]), shaped)
         return list(out.values())
 
-    def lineage(self, answer: dict[str, Any]) -> dict[str, Any]:
+    def lineage(self, answer: LineageAnswer) -> LineageAnswer:
         nodes = [self.node(n) for n in answer["nodes"]]
         return {
             **answer,
@@ -302,8 +332,8 @@ class Redactor:
             "columnEdges": self.column_edges(answer["columnEdges"], keep_restricted=False),
         }
 
-    def column_lineage(self, answer: dict[str, Any]) -> dict[str, Any]:
-        nodes: dict[str, dict[str, Any]] = {}
+    def column_lineage(self, answer: ColumnLineageAnswer) -> ColumnLineageAnswer:
+        nodes: dict[str, ColumnNode] = {}
         for n in answer["nodes"]:
             if not self.hidden.hides(n["id"]):
                 nodes[n["id"]] = n
@@ -326,22 +356,22 @@ class Redactor:
             "edges": self.column_edges(answer["edges"], keep_restricted=True),
         }
 
-    def impact(self, answer: dict[str, Any]) -> dict[str, Any]:
-        items = []
+    def impact(self, answer: ImpactAnswer) -> ImpactAnswer:
+        items: list[ImpactItem] = []
         for item in answer["items"]:
             if self.hidden.hides(item["id"]):
                 continue
             items.append({**item, "path": [self.id(p) for p in item["path"]]})
-        summary = {
+        summary: ImpactSummary = {
             "datasets": sum(i["type"] == "DATASET" for i in items),
             "jobs": sum(i["type"] == "JOB" for i in items),
             "fields": sum(i["type"] == "FIELD" for i in items),
         }
         return {**answer, "items": items, "summary": summary}
 
-    def details(self, answer: dict[str, Any]) -> dict[str, Any]:
+    def details(self, answer: D) -> D:
         """A dataset's, job's or run's details (the node itself is visible)."""
-        out = dict(answer)
+        out = cast(dict[str, JSONValue], dict(answer))
         for key in ("producers", "consumers", "inputs", "outputs", "children"):
             if key in out and isinstance(out[key], list):
                 out[key] = self.ids(out[key])
@@ -352,10 +382,10 @@ class Redactor:
             out["facets"] = self.facets(out["facets"])
         if isinstance(out.get("currentVersion"), Mapping):
             out["currentVersion"] = self.version(out["currentVersion"])
-        return out
+        return cast(D, out)
 
-    def version(self, version: Mapping[str, Any]) -> dict[str, Any]:
-        out = {**version, "facets": self.facets(version["facets"])}
+    def version(self, version: V) -> V:
+        out = cast(dict[str, JSONValue], {**version, "facets": self.facets(version["facets"])})
         for key in ("inputs", "outputs"):  # a job version's datasets
             if isinstance(out.get(key), list):
                 out[key] = self.ids(out[key])
@@ -363,17 +393,25 @@ class Redactor:
         if isinstance(made_by, Mapping) and self.hidden.hides(str(made_by.get("job"))):
             out["madeBy"] = None
             out["runId"] = None
-        return out
+        return cast(V, out)
 
-    def compare(self, answer: dict[str, Any]) -> dict[str, Any]:
-        def keep(item: Mapping[str, Any]) -> bool:
-            return not self.hidden.hides(item["dataset"])
-
-        cols = answer["columns"]
+    def compare(self, answer: CompareAnswer) -> CompareAnswer:
+        hides = self.hidden.hides
+        nodes, edges, cols, col_edges = answer["nodes"], answer["edges"], answer["columns"], answer["columnEdges"]
         return {
             **answer,
-            "nodes": {k: [self.node(n) for n in v] for k, v in answer["nodes"].items()},
-            "edges": {k: self.edges(v) for k, v in answer["edges"].items()},
-            "columns": {k: [c for c in v if keep(c)] for k, v in cols.items()},
-            "columnEdges": {k: self.column_edges(v, keep_restricted=False) for k, v in answer["columnEdges"].items()},
+            "nodes": {
+                "added": [self.node(n) for n in nodes["added"]],
+                "removed": [self.node(n) for n in nodes["removed"]],
+            },
+            "edges": {"added": self.edges(edges["added"]), "removed": self.edges(edges["removed"])},
+            "columns": {
+                "added": [c for c in cols["added"] if not hides(c["dataset"])],
+                "removed": [c for c in cols["removed"] if not hides(c["dataset"])],
+                "changed": [c for c in cols["changed"] if not hides(c["dataset"])],
+            },
+            "columnEdges": {
+                "added": self.column_edges(col_edges["added"], keep_restricted=False),
+                "removed": self.column_edges(col_edges["removed"], keep_restricted=False),
+            },
         }

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
 import sqlalchemy as sa
+
+if TYPE_CHECKING:
+    import neo4j
 
 from headwater.graph.export import (
     EVERYTHING,
@@ -44,6 +47,7 @@ from headwater.graph.export import (
     touched_since,
 )
 from headwater.graphdb.formats import label_of, properties
+from headwater.model.jsontypes import JSONMapping, JSONObject
 from headwater.model.times import iso, now_micros
 
 STATE_LABEL = "HeadwaterSync"
@@ -57,7 +61,7 @@ class ReadSource(Protocol):
 class GraphTarget(Protocol):
     """A graph database that runs openCypher with parameters and answers rows as dicts."""
 
-    def run(self, query: str, params: Mapping[str, Any]) -> list[dict[str, Any]]: ...
+    def run(self, query: str, params: JSONMapping) -> list[JSONObject]: ...
 
     def prepare(self) -> None:
         """Make what the upserts need (indexes on ``id``) where the database supports it; idempotent."""
@@ -94,12 +98,12 @@ def write_position(target: GraphTarget, name: str, seq: int) -> None:
     )
 
 
-def _batches(rows: Sequence[dict[str, Any]], size: int) -> Iterable[list[dict[str, Any]]]:
+def _batches(rows: Sequence[JSONObject], size: int) -> Iterable[list[JSONObject]]:
     for start in range(0, len(rows), size):
         yield list(rows[start : start + size])
 
 
-def upsert_statements(found: Iterable[Element]) -> list[tuple[str, list[dict[str, Any]]]]:
+def upsert_statements(found: Iterable[Element]) -> list[tuple[str, list[JSONObject]]]:
     """One parameterised statement per vertex label and per (edge label, end labels), with its rows."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for e in found:
@@ -117,7 +121,7 @@ def upsert_statements(found: Iterable[Element]) -> list[tuple[str, list[dict[str
     return [(q, groups[q]) for q in vertex_first]
 
 
-def removal_statements(found: Sequence[Element], datasets: Iterable[str], jobs: Iterable[str]) -> list[tuple[str, list[dict[str, Any]]]]:  # fmt: skip
+def removal_statements(found: Sequence[Element], datasets: Iterable[str], jobs: Iterable[str]) -> list[tuple[str, list[JSONObject]]]:  # fmt: skip
     """Statements that delete the edges of touched jobs and datasets the store no longer has."""
     job_edges: dict[str, list[str]] = {j: [] for j in jobs}
     job_flows: dict[str, list[str]] = {j: [] for j in job_edges}
@@ -217,8 +221,8 @@ class BoltTarget:
         self._driver = neo4j.GraphDatabase.driver(url, auth=auth, max_transaction_retry_time=retry_seconds)
         self._database = database
 
-    def run(self, query: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        def work(tx: Any) -> list[dict[str, Any]]:
+    def run(self, query: str, params: JSONMapping) -> list[JSONObject]:
+        def work(tx: neo4j.ManagedTransaction) -> list[JSONObject]:
             return [dict(r) for r in tx.run(query, dict(params)).data()]
 
         try:
@@ -273,7 +277,7 @@ class NeptuneTarget:
         SigV4Auth(credentials, "neptune-db", region).add_auth(request)
         return dict(request.headers.items())
 
-    def run(self, query: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def run(self, query: str, params: JSONMapping) -> list[JSONObject]:
         import httpx
 
         body = urlencode({"query": query, "parameters": json.dumps(dict(params))}).encode()

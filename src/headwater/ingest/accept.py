@@ -16,12 +16,13 @@ them (``model.openlineage.batch_body``), so the embedded door sees the text the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from headwater.ingest.limits import Limits
 from headwater.ingest.parse import ParsedEvent, parse_batch, parse_event
+from headwater.model.jsontypes import JSONMapping
 from headwater.model.openlineage import batch_body
 from headwater.spec import EventValidator
 
@@ -70,6 +71,6 @@ class Door:
     def accept(self, text: str, *, batch: bool) -> list[ParsedEvent]:
         return accept(text, self.policy, self.validator, batch=batch)
 
-    def accept_events(self, events: Sequence[Mapping[str, Any]]) -> list[ParsedEvent]:
+    def accept_events(self, events: Sequence[JSONMapping]) -> list[ParsedEvent]:
         """Events built as Python values, as one batch (written as the HTTP client writes them)."""
         return self.accept(batch_body(events), batch=True)

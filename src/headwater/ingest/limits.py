@@ -24,14 +24,16 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema_rs
 
+from headwater.model.jsontypes import JSONMapping, JSONValue
 from headwater.model.times import from_micros, parse_time, to_micros
 from headwater.spec import Problem
+from headwater.spec.validator import FastValidator
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,8 @@ class Limits:
     max_name_bytes: int = 512
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Limits:
+    def from_settings(cls, settings: object) -> Limits:
+        """The limits named as the settings name them (any object with those attributes: the server's Settings)."""
         return cls(**{name: int(getattr(settings, name)) for name in cls.__dataclass_fields__})
 
 
@@ -62,14 +65,18 @@ def key_path(where: str, key: str) -> str:
     return f"{where}[{json.dumps(key, ensure_ascii=lone)}]"
 
 
-def _path(entry: tuple[Any, ...] | None) -> str:
-    parts: list[str] = []
+_Entry = tuple[JSONValue, int, "_Entry | None", "str | int"]
+"""A value met by the structure walk: (value, depth, the entry it is in, its key or index there)."""
+
+
+def _path(entry: _Entry | None) -> str:
+    parts: list[str | int] = []
     while entry is not None:
         _value, _depth, parent, step = entry
         parts.append(step)
         entry = parent
     root, *rest = reversed(parts)
-    path = root
+    path = str(root)  # the walk starts at a path (``$``, ``$[3]``)
     for step in rest:
         path = f"{path}[{step}]" if isinstance(step, int) else key_path(path, step)
     return path
@@ -80,7 +87,9 @@ def _shown(text: str) -> str:
 
 
 @functools.cache
-def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_string: int | None, nul: bool) -> Any:
+def _structure_validator(
+    max_depth: int, max_keys: int, max_items: int, max_string: int | None, nul: bool
+) -> FastValidator:
     """A compiled JSON Schema that holds exactly when no container is nested ``max_depth`` deep or deeper (the
     root is at depth 0), no object has more than ``max_keys`` keys and no array more than ``max_items`` items,
     (``max_string`` given) no string or key is longer than ``max_string`` characters, and (``nul``) none holds
@@ -102,7 +111,7 @@ def _structure_validator(max_depth: int, max_keys: int, max_items: int, max_stri
     return jsonschema_rs.Draft202012Validator({"$defs": defs, "$ref": "#/$defs/d0"})
 
 
-def within_structure_limits(value: Any, limits: Limits, check_text: bool = False, nul: bool = True) -> bool:
+def within_structure_limits(value: JSONValue, limits: Limits, check_text: bool = False, nul: bool = True) -> bool:
     """True when ``value`` certainly breaks no structure limit (depth, keys, items, finite numbers; with
     ``check_text`` the text rules too: length, and NUL unless ``nul`` is False because the JSON text holds no
     ``\\u0000`` escape); False when it may (then :func:`structure_problems` walks it and says where)."""
@@ -122,7 +131,7 @@ def within_structure_limits(value: Any, limits: Limits, check_text: bool = False
 
 
 def structure_problems(
-    value: Any, root: str, limits: Limits, check_text: bool = True, *, nul: bool = True
+    value: JSONValue, root: str, limits: Limits, check_text: bool = True, *, nul: bool = True
 ) -> list[Problem]:
     """Every place ``value`` exceeds a structure limit or holds what no store can keep (NUL, a non-finite number).
 
@@ -136,7 +145,7 @@ def structure_problems(
         return []
     problems: list[Problem] = []
     # entries: (value, depth, parent entry, step); paths are written only for problems
-    stack: list[tuple[Any, int, Any, Any]] = [(value, 0, None, root)]
+    stack: list[_Entry] = [(value, 0, None, root)]
     max_depth, max_string = limits.max_json_depth, limits.max_string_length
     walked = (str, dict, list, float) if check_text else (dict, list, float)
     while stack and len(problems) < MAX_PROBLEMS:
@@ -227,15 +236,15 @@ def text_needs_checking(text: str, limits: Limits) -> bool:
 # --- the names the graph indexes ---------------------------------------------------------------
 
 
-def _map(value: Any) -> Mapping[str, Any]:
+def _map(value: JSONValue) -> JSONMapping:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: JSONValue) -> list[JSONValue]:
     return value if isinstance(value, list) else []
 
 
-def _named(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _named(event: JSONMapping, root: str) -> Iterator[tuple[str, JSONMapping]]:
     """(path, object with ``namespace`` and ``name``) for every dataset or job reference in the event."""
     if "job" in event:
         yield f"{root}.job", _map(event["job"])
@@ -249,7 +258,7 @@ def _named(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mapping[s
             yield f"{root}.{io}[{i}]", _map(ds)
 
 
-def _datasets(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+def _datasets(event: JSONMapping, root: str) -> Iterator[tuple[str, JSONMapping]]:
     if "dataset" in event:
         yield f"{root}.dataset", _map(event["dataset"])
     for io in ("inputs", "outputs"):
@@ -257,7 +266,7 @@ def _datasets(event: Mapping[str, Any], root: str) -> Iterator[tuple[str, Mappin
             yield f"{root}.{io}[{i}]", _map(ds)
 
 
-def _schema_field_paths(fields: Any, where: str, prefix: str = "") -> Iterator[tuple[str, int, str, str]]:
+def _schema_field_paths(fields: JSONValue, where: str, prefix: str = "") -> Iterator[tuple[str, int, str, str]]:
     """(where the list is, index, dotted path, own name) of every named field, nested ones included."""
     stack = [(fields, where, prefix)]
     while stack:
@@ -278,7 +287,7 @@ def _too_long(text: str, limit: int) -> int | None:
     return size if size > limit else None
 
 
-def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
+def name_problems(event: JSONValue, root: str, limits: Limits) -> list[Problem]:
     """Names that are empty or too long to index (see the module's docstring), and an ``eventTime`` outside
     the store's time axis (a valid RFC 3339 time whose UTC form falls before year 1 or after 9999);
     ``event`` passed the schema."""
@@ -287,7 +296,7 @@ def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
     limit = limits.max_name_bytes
     problems: list[Problem] = []
 
-    def check_pair(at: str, obj: Mapping[str, Any]) -> None:
+    def check_pair(at: str, obj: JSONMapping) -> None:
         namespace, name = obj.get("namespace"), obj.get("name")
         if not isinstance(namespace, str) or not isinstance(name, str):
             return
@@ -328,7 +337,7 @@ def name_problems(event: Any, root: str, limits: Limits) -> list[Problem]:
     def fine(text: str) -> bool:  # no problem for check_field: its path need not be written
         return text != "" and len(text) <= short
 
-    def fine_pair(obj: Mapping[str, Any]) -> bool:  # nor for check_pair
+    def fine_pair(obj: JSONMapping) -> bool:  # nor for check_pair
         namespace, name = obj.get("namespace"), obj.get("name")
         return (
             not isinstance(namespace, str)

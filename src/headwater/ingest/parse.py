@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from headwater.ingest.errors import IngestError
 from headwater.ingest.limits import (
@@ -21,6 +21,7 @@ from headwater.ingest.limits import (
     text_needs_checking,
 )
 from headwater.model.jsontext import dumps, loads_text
+from headwater.model.jsontypes import JSONValue
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
 
@@ -43,7 +44,7 @@ class ParsedEvent:
         return [{"path": "$" + w.path[cut:], "message": w.message} for w in self.warnings]
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -52,7 +53,7 @@ def _too_deep(limits: Limits) -> IngestError:
     return IngestError(422, "invalid_event", f"$: {message}", [Problem("$", message)])
 
 
-def parse_json(text: str, limits: Limits | None = None) -> Any:
+def parse_json(text: str, limits: Limits | None = None) -> JSONValue:
     """Parse JSON text; 400 ``invalid_json`` with line and column when it is not JSON.
 
     Nesting too deep for the parsers (orjson stops at 1024 levels, the standard library at the
@@ -92,7 +93,7 @@ def _is_surrogate(text: str) -> bool:
     return any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def lone_surrogates(value: Any, path: str) -> list[Problem]:
+def lone_surrogates(value: JSONValue, path: str) -> list[Problem]:
     """Where ``value`` holds text with a lone UTF-16 surrogate (keys and strings), as problems."""
     found: list[Problem] = []
     message = (
@@ -117,7 +118,7 @@ def lone_surrogates(value: Any, path: str) -> list[Problem]:
 
 
 def _checked(
-    payload: Any,
+    payload: JSONValue,
     raw: str,
     validator: EventValidator,
     root: str,
@@ -178,7 +179,7 @@ def parse_event(
     return result
 
 
-def _batch_items(payload: Any) -> tuple[list[Any], str]:
+def _batch_items(payload: JSONValue) -> tuple[list[JSONValue], str]:
     if isinstance(payload, list):
         return payload, "$"
     if isinstance(payload, dict) and isinstance(payload.get("events"), list):

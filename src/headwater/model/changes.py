@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id, node_kind
 
 DROP_COLUMN = "drop_column"
@@ -51,7 +52,7 @@ class SourceColumn:
     subtype: str = "IDENTITY"
     masking: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "namespace": self.namespace,
             "name": self.name,
@@ -69,7 +70,7 @@ class ProposedColumn:
     name: str
     sources: tuple[SourceColumn, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"name": self.name, "sources": [s.to_json() for s in self.sources]}
 
 
@@ -78,7 +79,7 @@ class SchemaField:
     name: str
     type: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"name": self.name, "type": self.type}
 
 
@@ -101,7 +102,7 @@ class Change:
     def dataset_id(self) -> str:
         return format_node_id("dataset", self.namespace, self.name)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         out: dict[str, Any] = {"kind": self.kind, "namespace": self.namespace, "name": self.name}
         for key, value in (("column", self.column), ("newName", self.new_name), ("newType", self.new_type)):
             if value is not None:
@@ -120,7 +121,7 @@ class Change:
         return out
 
 
-def _text(doc: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
+def _text(doc: JSONMapping, key: str, where: str, *, required: bool = True) -> str | None:
     value = doc.get(key)
     if value is None and not required:
         return None
@@ -129,19 +130,19 @@ def _text(doc: Mapping[str, Any], key: str, where: str, *, required: bool = True
     return value
 
 
-def _object(value: Any, where: str) -> Mapping[str, Any]:
+def _object(value: JSONValue, where: str) -> JSONMapping:
     if not isinstance(value, Mapping):
         raise ValueError(f"{where}: an object is required")
     return value
 
 
-def _list(value: Any, where: str) -> Sequence[Any]:
+def _list(value: JSONValue, where: str) -> Sequence[JSONValue]:
     if not isinstance(value, list):
         raise ValueError(f"{where}: a list is required")
     return value
 
 
-def _source(value: Any, where: str) -> SourceColumn:
+def _source(value: JSONValue, where: str) -> SourceColumn:
     doc = _object(value, where)
     kind = doc.get("type", "DIRECT")
     if kind not in ("DIRECT", "INDIRECT"):
@@ -156,7 +157,7 @@ def _source(value: Any, where: str) -> SourceColumn:
     )  # fmt: skip
 
 
-def change_from_json(value: Any, where: str = "change") -> Change:
+def change_from_json(value: JSONValue, where: str = "change") -> Change:
     """One change from its JSON form (``to_json``'s shape); ValueError naming the path of a problem."""
     doc = _object(value, where)
     kind = doc.get("kind")
@@ -198,5 +199,5 @@ def change_from_json(value: Any, where: str = "change") -> Change:
     )  # fmt: skip
 
 
-def changes_from_json(value: Any, where: str = "changes") -> list[Change]:
+def changes_from_json(value: JSONValue, where: str = "changes") -> list[Change]:
     return [change_from_json(c, f"{where}[{i}]") for i, c in enumerate(_list(value, where))]

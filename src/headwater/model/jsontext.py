@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 import orjson
+
+from headwater.model.jsontypes import JSONValue
 
 # orjson reads integers beyond 64 bits as floats; any such integer has at least 20 digits.
 # Finding 20 digits in a row: map every digit to "0", then one substring search (~30x faster than a regex).
@@ -31,7 +32,7 @@ def has_long_digit_run(text: str) -> bool:
     return _TWENTY_DIGITS in text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO)
 
 
-def loads_text(text: str, *, parse_constant: Callable[[str], Any] | None = None) -> Any:
+def loads_text(text: str, *, parse_constant: Callable[[str], JSONValue] | None = None) -> JSONValue:
     """Parse JSON text exactly as ``json.loads(text, parse_constant=...)`` would, with orjson when that is the same.
 
     ``parse_constant`` is the standard library's hook for ``NaN``/``Infinity``/``-Infinity`` (orjson
@@ -48,12 +49,12 @@ def loads_text(text: str, *, parse_constant: Callable[[str], Any] | None = None)
     return json.loads(text, parse_constant=parse_constant)
 
 
-def loads(text: str | None) -> Any:
+def loads(text: str | None) -> JSONValue:
     """:func:`loads_text`, with ``None`` for ``None`` (a nullable JSON column)."""
     return None if text is None else loads_text(text)
 
 
-def dumps_sorted(value: Any) -> str:
+def dumps_sorted(value: JSONValue) -> str:
     """Compact JSON text with keys sorted (a stored document whose text should not depend on key order)."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
@@ -61,7 +62,7 @@ def dumps_sorted(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def dumps(value: Any) -> str:
+def dumps(value: JSONValue) -> str:
     """Compact JSON text (key order kept, non-ASCII kept)."""
     try:
         return orjson.dumps(value).decode()

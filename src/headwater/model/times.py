@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from typing import overload
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _LONG_FRACTION = re.compile(r"(\.\d{6})\d+")
@@ -68,6 +69,12 @@ def from_micros(micros: int) -> datetime:
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 
 
+@overload
+def iso(micros: int) -> str: ...
+@overload
+def iso(micros: None) -> None: ...
+@overload
+def iso(micros: int | None) -> str | None: ...
 def iso(micros: int | None) -> str | None:
     """Epoch microseconds → ISO 8601 UTC with ``Z``: seconds, then milliseconds or microseconds as needed.
 

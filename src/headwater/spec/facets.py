@@ -10,7 +10,9 @@ bases (``RunFacet``, ``JobFacet``, ``DatasetFacet``, ``InputDatasetFacet``,
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from typing import Literal
+
+from headwater.model.jsontypes import JSONMapping
 
 Slot = Literal["run", "job", "dataset", "input", "output"]
 
@@ -23,7 +25,7 @@ BASE_TO_SLOT: Mapping[str, Slot] = {
 }
 
 
-def _refs(node: Mapping[str, Any]) -> Iterator[str]:
+def _refs(node: JSONMapping) -> Iterator[str]:
     if "$ref" in node:
         yield node["$ref"]
     for key in ("anyOf", "oneOf"):
@@ -31,7 +33,7 @@ def _refs(node: Mapping[str, Any]) -> Iterator[str]:
             yield from _refs(sub)
 
 
-def _local_def(schema: Mapping[str, Any], ref: str) -> tuple[str, Mapping[str, Any]] | None:
+def _local_def(schema: JSONMapping, ref: str) -> tuple[str, JSONMapping] | None:
     if not ref.startswith("#/$defs/"):
         return None
     name = ref.removeprefix("#/$defs/")
@@ -39,7 +41,7 @@ def _local_def(schema: Mapping[str, Any], ref: str) -> tuple[str, Mapping[str, A
     return (name, definition) if isinstance(definition, Mapping) else None
 
 
-def _slots(definition: Mapping[str, Any]) -> set[Slot]:
+def _slots(definition: JSONMapping) -> set[Slot]:
     found: set[Slot] = set()
     for part in definition.get("allOf", []):
         ref = part.get("$ref", "") if isinstance(part, Mapping) else ""
@@ -49,7 +51,7 @@ def _slots(definition: Mapping[str, Any]) -> set[Slot]:
     return found
 
 
-def _definitions(schema: Mapping[str, Any], node: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, Slot]]:
+def _definitions(schema: JSONMapping, node: JSONMapping, depth: int = 0) -> Iterator[tuple[str, Slot]]:
     """(definition name, slot) for each facet definition reachable through local refs/anyOf/oneOf."""
     for ref in _refs(node):
         local = _local_def(schema, ref)
@@ -64,7 +66,7 @@ def _definitions(schema: Mapping[str, Any], node: Mapping[str, Any], depth: int 
             yield from _definitions(schema, definition, depth + 1)
 
 
-def facet_catalog(schemas: Mapping[str, Mapping[str, Any]]) -> dict[Slot, dict[str, str]]:
+def facet_catalog(schemas: Mapping[str, JSONMapping]) -> dict[Slot, dict[str, str]]:
     """``{slot: {facet name: "<schema $id>#/$defs/<Definition>"}}`` for every standard facet."""
     catalog: dict[Slot, dict[str, str]] = {slot: {} for slot in BASE_TO_SLOT.values()}
     for schema_id, schema in schemas.items():

@@ -10,6 +10,8 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from headwater.model.jsontypes import JSONMapping, JSONValue
+
 CORE_ID = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 
 
@@ -18,7 +20,7 @@ def schema_dir() -> Path:
     return Path(__file__).resolve().parent / "schemas"
 
 
-def load_schemas(directory: Path | None = None) -> dict[str, Mapping[str, Any]]:
+def load_schemas(directory: Path | None = None) -> dict[str, JSONMapping]:
     """Read ``OpenLineage.json`` and ``facets/*.json`` from ``directory``: ``{$id: schema}``."""
     folder = directory or schema_dir()
     files = [folder / "OpenLineage.json", *sorted((folder / "facets").glob("*.json"))]
@@ -35,7 +37,7 @@ def load_schemas(directory: Path | None = None) -> dict[str, Mapping[str, Any]]:
     return schemas
 
 
-def build_registry(schemas: Mapping[str, Mapping[str, Any]]) -> Registry[Any]:
+def build_registry(schemas: Mapping[str, JSONMapping]) -> Registry[JSONValue]:
     """A Registry resolving every schema by its ``$id`` (draft 2020-12), and nothing from the network."""
     resources = [(sid, Resource.from_contents(s, default_specification=DRAFT202012)) for sid, s in schemas.items()]
     return Registry().with_resources(resources)

@@ -39,12 +39,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.times import InvalidTime, parse_time
 from headwater.spec.facets import Slot, facet_catalog
 from headwater.spec.formats import format_checker, is_date_time, is_uri, is_uuid
@@ -65,6 +66,12 @@ GRAPH_FACETS = frozenset({"schema", "columnLineage", "parent", "errorMessage"})
 _LENIENT_TOP = frozenset({"schemaURL", "producer"})  # an event's provenance, not its content
 _FACET_META = frozenset({"_producer", "_schemaURL", "_deleted"})
 _CONTAINERS = frozenset({"facets", "inputFacets", "outputFacets"})
+
+
+class FastValidator(Protocol):
+    """A schema compiled by jsonschema-rs (an untyped extension module): asked only whether a value is valid."""
+
+    def is_valid(self, instance: object) -> bool: ...
 
 
 @dataclass(frozen=True, order=True)
@@ -91,7 +98,7 @@ def _facet_at(parts: list[str | int]) -> tuple[str, list[str | int]] | None:
     return None
 
 
-def is_lenient(parts: list[str | int], kind: str, event: Mapping[str, Any]) -> bool:
+def is_lenient(parts: list[str | int], kind: str, event: JSONMapping) -> bool:
     """Whether a problem at ``parts`` (found by validator ``kind``) may be a warning in lenient mode."""
     if len(parts) == 1 and parts[0] in _LENIENT_TOP:
         return True
@@ -108,7 +115,7 @@ def is_lenient(parts: list[str | int], kind: str, event: Mapping[str, Any]) -> b
     return name not in GRAPH_FACETS or (bool(inside) and inside[0] in _FACET_META)
 
 
-def classify(event: Mapping[str, Any]) -> EventKind | None:
+def classify(event: JSONMapping) -> EventKind | None:
     """The kind of an event by its top-level keys, following the core schema's ``oneOf``.
 
     Returns None when no kind fits (no ``run``, ``dataset`` or ``job``); raises
@@ -131,7 +138,7 @@ def classify(event: Mapping[str, Any]) -> EventKind | None:
     return None
 
 
-def _short(value: Any) -> str:
+def _short(value: JSONValue) -> str:
     text = repr(value)
     return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
 
@@ -180,7 +187,7 @@ def _leaves(error: ValidationError) -> Iterator[ValidationError]:
     yield error
 
 
-def _facet_places(kind: EventKind, event: Mapping[str, Any]) -> Iterator[tuple[Slot, list[str | int], Any]]:
+def _facet_places(kind: EventKind, event: JSONMapping) -> Iterator[tuple[Slot, list[str | int], JSONValue]]:
     """(slot, path of the facets object, facets object) for every facet container in the event."""
     if kind == "RUN":
         run = event.get("run")
@@ -204,7 +211,7 @@ def _facet_places(kind: EventKind, event: Mapping[str, Any]) -> Iterator[tuple[S
             yield "dataset", ["dataset", "facets"], dataset.get("facets")
 
 
-def _stripped(facets: Any) -> Any:
+def _stripped(facets: JSONValue) -> JSONValue:
     """A facet container with each facet cut to the keys the core schema checks (BaseFacet's: every
     facet there is ``{"$ref": "#/$defs/<Slot>Facet"}``, additionalProperties true); what is not an
     object stays as it is, so the core's messages about it are unchanged."""
@@ -219,7 +226,7 @@ def _stripped(facets: Any) -> Any:
 _PLACEHOLDER_URI = "https://headwater.invalid/placeholder"
 
 
-def _missing_base_keys(facet: Any) -> list[str]:
+def _missing_base_keys(facet: JSONValue) -> list[str]:
     """The BaseFacet keys every standard facet requires (``_producer``, ``_schemaURL``) that ``facet`` lacks:
     the usual lenient case. When the facet is valid with them filled in, they are its only problems."""
     if not isinstance(facet, Mapping):
@@ -227,7 +234,7 @@ def _missing_base_keys(facet: Any) -> list[str]:
     return [k for k in ("_producer", "_schemaURL") if k not in facet]
 
 
-def _core_view(event: Mapping[str, Any]) -> dict[str, Any]:
+def _core_view(event: JSONMapping) -> JSONObject:
     """``event`` as the core schema sees it: the same problems at the same paths, without walking the
     facets' contents (the standard facets are checked against their own schemas separately)."""
     view = dict(event)
@@ -255,7 +262,7 @@ class EventValidator:
         fast_registry = jsonschema_rs.Registry([(sid, dict(schema)) for sid, schema in schemas.items()])
         fast_formats = {"date-time": is_date_time, "uri": is_uri, "uuid": is_uuid}
 
-        def compile_ref(ref: str) -> tuple[Any, Draft202012Validator]:
+        def compile_ref(ref: str) -> tuple[FastValidator, Draft202012Validator]:
             fast = jsonschema_rs.Draft202012Validator(
                 {"$ref": ref}, registry=fast_registry, formats=fast_formats, validate_formats=True
             )
@@ -275,13 +282,13 @@ class EventValidator:
         """The schema reference (``<$id>#/$defs/<Definition>``) a facet named ``name`` at ``slot`` is checked against."""
         return self._catalog[slot].get(name)
 
-    def validate(self, event: Any, root: str = "$") -> list[Problem]:
+    def validate(self, event: JSONValue, root: str = "$") -> list[Problem]:
         """Every problem with ``event`` (empty when valid); paths start at ``root`` (``$`` or ``$[i]``)."""
         if isinstance(event, Mapping) and self.fast_accepts(event):
             return []
         return sorted({problem for _, _, problem in self._problems(event, root)})[:MAX_PROBLEMS]
 
-    def fast_accepts(self, event: Mapping[str, Any]) -> bool:
+    def fast_accepts(self, event: JSONMapping) -> bool:
         """True when jsonschema-rs finds the event and its standard facets valid (no messages)."""
         try:
             kind = classify(event)
@@ -298,7 +305,7 @@ class EventValidator:
                     return False
         return True
 
-    def check(self, event: Any, root: str = "$", *, lenient: bool = False) -> tuple[list[Problem], list[Problem]]:
+    def check(self, event: JSONValue, root: str = "$", *, lenient: bool = False) -> tuple[list[Problem], list[Problem]]:
         """(errors, warnings) for ``event``: strictly every problem is an error; leniently the problems
         outside the core (module docstring, :func:`is_lenient`) are warnings, when the core has no error."""
         if isinstance(event, Mapping) and self.fast_accepts(event):
@@ -311,13 +318,13 @@ class EventValidator:
             (warnings if is_lenient(parts, kind, event) else errors).add(problem)
         return sorted(errors)[:MAX_PROBLEMS], ([] if errors else sorted(warnings)[:MAX_PROBLEMS])
 
-    def validate_thorough(self, event: Any, root: str = "$") -> list[Problem]:
+    def validate_thorough(self, event: JSONValue, root: str = "$") -> list[Problem]:
         """Like :meth:`validate`, always with jsonschema over the whole event (no fast path, no shortcut):
         the oracle the tests compare the fast ways with."""
         return sorted({problem for _, _, problem in self._problems(event, root, shortcuts=False)})[:MAX_PROBLEMS]
 
     def _problems(
-        self, event: Any, root: str, *, shortcuts: bool = True
+        self, event: JSONValue, root: str, *, shortcuts: bool = True
     ) -> Iterator[tuple[list[str | int], str, Problem]]:
         """Every problem with its path segments (relative to the event) and the schema keyword that found it."""
         if not isinstance(event, Mapping):

@@ -47,10 +47,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.model.jsontypes import JSONObject
 from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
 from headwater.store.projection_failures import failed_events, mark_failed, retry_failed
@@ -185,12 +185,12 @@ class BackgroundProjector:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def failed(self, limit: int = 100) -> tuple[int, list[dict[str, Any]]]:
+    def failed(self, limit: int = 100) -> tuple[int, list[JSONObject]]:
         """Events the projector could not derive: how many, and the oldest ``limit`` ``{seq, id, error}``."""
         with self._engine.connect() as conn:
             return failed_events(conn, limit)
 
-    def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
+    def retry_failed(self) -> tuple[int, list[JSONObject]]:
         """Derive the failed events again (under the writers' locks); (now derived, still failing)."""
         with self._write_lock, self._write() as conn, conn.begin():
             self._lock_writers(conn)

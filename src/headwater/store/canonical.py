@@ -27,6 +27,7 @@ import orjson
 import rfc8785
 
 from headwater.model.jsontext import loads_text
+from headwater.model.jsontypes import JSONValue
 
 MAX_SAFE_INTEGER = 2**53 - 1  # JCS's integers: the ones an IEEE 754 double holds exactly
 
@@ -35,7 +36,7 @@ class NotCanonical(ValueError):
     """A value with no canonical JSON form (a lone surrogate in a string, NaN or an infinity)."""
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: JSONValue) -> JSONValue:
     """Subclasses of JSON's types (an IntEnum, a str subclass) and tuples as the plain values they stand for."""
     if isinstance(value, bool) or value is None:
         return value
@@ -54,7 +55,7 @@ def _plain(value: Any) -> Any:
     raise NotCanonical(f"{type(value).__name__} is not a JSON value")
 
 
-def jcs_bytes(value: Any) -> bytes:
+def jcs_bytes(value: JSONValue) -> bytes:
     """The RFC 8785 form of ``value`` (the ``rfc8785`` library), integers beyond the safe range in full."""
     value = _plain(value)
     try:
@@ -67,7 +68,7 @@ def jcs_bytes(value: Any) -> bytes:
     token = uuid.uuid4().hex
     numbers: dict[str, int] = {}
 
-    def stand_in(v: Any) -> Any:
+    def stand_in(v: JSONValue) -> JSONValue:
         if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_SAFE_INTEGER:
             key = f"{token}-{len(numbers)}"
             numbers[key] = v
@@ -128,7 +129,7 @@ _SHAPE = _shape_table()
 _FLOAT_SHAPE = re.compile(rb":-?0+\.[-+.0]*[:,]")
 
 
-def canonical_bytes(value: Any, *, parsed: bool = False) -> bytes:
+def canonical_bytes(value: JSONValue, *, parsed: bool = False) -> bytes:
     """The RFC 8785 bytes of ``value`` (see the module docstring), with orjson where that is provably the same.
 
     orjson's key-sorted output *is* the JCS form for objects with ASCII keys (UTF-16 order is byte
@@ -165,7 +166,7 @@ def canonical_bytes(value: Any, *, parsed: bool = False) -> bytes:
     return out
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: JSONValue) -> bool:
     """No NaN or infinity anywhere in ``value``: orjson writes those as ``null``, like a real ``None``
     (common in derived content: a field with no type). The standard library's C encoder refuses them."""
     try:
@@ -175,17 +176,17 @@ def _finite(value: Any) -> bool:
     return True
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: JSONValue) -> str:
     """The canonical form as text."""
     return canonical_bytes(value).decode("utf-8")
 
 
-def content_hash(value: Any, *, parsed: bool = False) -> str:
+def content_hash(value: JSONValue, *, parsed: bool = False) -> str:
     """SHA-256 (hex) of the canonical JSON of ``value`` (``parsed``: as in :func:`canonical_bytes`)."""
     return hashlib.sha256(canonical_bytes(value, parsed=parsed)).hexdigest()
 
 
-def event_id(payload: Any) -> str:
+def event_id(payload: JSONValue) -> str:
     """An event's stable id: the content hash of its canonical JSON (same event twice, same id)."""
     return content_hash(payload)
 
@@ -212,7 +213,7 @@ class JsonMemo:
         """How many parsed texts are remembered (at most ``size``)."""
         return len(self._answers)
 
-    def loads(self, text: str | None) -> Any:
+    def loads(self, text: str | None) -> JSONValue:
         if text is None:
             return None
         if len(text) < self.min_length:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.store.canonical import content_hash
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
@@ -27,7 +28,7 @@ class DatasetObservation:
     data: Mapping[str, Any]
 
 
-def _comparable(facets: Mapping[str, Any]) -> dict[str, Any]:
+def _comparable(facets: JSONMapping) -> JSONObject:
     """Facets without the producer bookkeeping that changes with every producer release."""
     out: dict[str, Any] = {}
     for name, value in facets.items():
@@ -38,7 +39,7 @@ def _comparable(facets: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _changes(prev: Mapping[str, Any] | None, fields: Any, facets: Mapping[str, Any], dropped: bool) -> list[str]:
+def _changes(prev: JSONMapping | None, fields: JSONValue, facets: JSONMapping, dropped: bool) -> list[str]:
     if prev is None or (prev["deleted"] and not dropped):
         return ["created"]
     if dropped:
@@ -52,8 +53,8 @@ def _changes(prev: Mapping[str, Any] | None, fields: Any, facets: Mapping[str, A
 
 
 def derive_dataset_versions(
-    dataset: str, observations: Sequence[DatasetObservation], start: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
+    dataset: str, observations: Sequence[DatasetObservation], start: JSONMapping | None = None
+) -> list[JSONObject]:
     """Versions oldest first as ``dataset_versions`` rows (JSON values as Python objects).
 
     ``start`` continues the fold from a stored open version (all ``observations`` are newer):
@@ -103,7 +104,7 @@ def derive_dataset_versions(
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
 
 
-def flatten_fields(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> list[tuple[str, str | None]]:
+def flatten_fields(fields: Sequence[JSONMapping], prefix: str = "") -> list[tuple[str, str | None]]:
     """Nested schema fields → ``(dotted.name, type)``."""
     out: dict[str, str | None] = {}
     for f in fields:
@@ -114,9 +115,7 @@ def flatten_fields(fields: Sequence[Mapping[str, Any]], prefix: str = "") -> lis
     return list(out.items())
 
 
-def derive_field_spans(
-    dataset: str, namespace: str, name: str, versions: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def derive_field_spans(dataset: str, namespace: str, name: str, versions: Sequence[JSONMapping]) -> list[JSONObject]:
     """``dataset_fields`` rows: each (field, type) with its merged validity."""
     spans = merge_intervals(
         [(v["valid_from"], v["valid_to"], [] if v["deleted"] else flatten_fields(v["fields"])) for v in versions]

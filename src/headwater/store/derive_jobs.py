@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.store.canonical import content_hash
 from headwater.store.derive_runs import job_content
 from headwater.store.intervals import merge_intervals
@@ -27,7 +28,7 @@ class JobSample:
     facets: Mapping[str, Any]  # job facets
 
 
-def _changes(prev: Mapping[str, Any] | None, cur: Mapping[str, Any]) -> list[str]:
+def _changes(prev: JSONMapping | None, cur: JSONMapping) -> list[str]:
     if prev is None:
         return ["created"]
     changes = [name for name in ("inputs", "outputs") if prev[name] != cur[name]]
@@ -38,14 +39,12 @@ def _changes(prev: Mapping[str, Any] | None, cur: Mapping[str, Any]) -> list[str
     return changes
 
 
-def version_content(version: Mapping[str, Any]) -> dict[str, Any]:
+def version_content(version: JSONMapping) -> JSONObject:
     """The content a stored version was made from (what ``job_content`` gave for its first sample)."""
     return job_content(version["inputs"], version["outputs"], version["facets"], version["column_lineage"])
 
 
-def derive_job_versions(
-    job: str, samples: Sequence[JobSample], start: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
+def derive_job_versions(job: str, samples: Sequence[JobSample], start: JSONMapping | None = None) -> list[JSONObject]:
     """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects).
 
     ``start`` continues from a stored version (all ``samples`` come after it); the answer then
@@ -80,7 +79,7 @@ def derive_job_versions(
     return [v for v in versions if v["valid_to"] is None or v["valid_to"] > v["valid_from"]]
 
 
-def derive_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def derive_edges(job: str, versions: Sequence[JSONMapping]) -> list[JSONObject]:
     """``edges`` rows: dataset→job (INPUT) and job→dataset (OUTPUT) with merged validity."""
     spans = merge_intervals(
         [
@@ -98,13 +97,13 @@ def derive_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[s
     ]
 
 
-def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def derive_column_edges(job: str, versions: Sequence[JSONMapping]) -> list[JSONObject]:
     """``column_edges`` rows from the versions' column lineage, with merged validity."""
 
     transformations: dict[str, Any] = {}  # content hash → the transformations
     hashes: dict[bytes, str] = {}  # their bytes → their hash: a wide job repeats a few lists 100,000 times
 
-    def hashed(value: Any) -> str:
+    def hashed(value: JSONValue) -> str:
         try:
             raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         except TypeError:  # not plain JSON: no shortcut
@@ -114,7 +113,7 @@ def derive_column_edges(job: str, versions: Sequence[Mapping[str, Any]]) -> list
             found = hashes[raw] = content_hash(value)
         return found
 
-    def keys(v: Mapping[str, Any]) -> list[tuple[str, str, str, str, str]]:
+    def keys(v: JSONMapping) -> list[tuple[str, str, str, str, str]]:
         out = []
         for dst, items in v["column_lineage"].items():
             for e in items:

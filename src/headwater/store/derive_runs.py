@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
 from headwater.store.canonical import content_hash
 from headwater.store.observe import RUN_STATES, TERMINAL_STATES
@@ -18,7 +19,7 @@ class RunObservation:
     data: Mapping[str, Any]
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def _mapping(value: JSONValue) -> JSONMapping:
     """``value`` when it is a JSON object, else an empty one (facets are what producers sent)."""
     return value if isinstance(value, Mapping) else {}
 
@@ -35,7 +36,7 @@ def sort_key(o: RunObservation) -> tuple[int, int, str]:
     return (o.time, _rank(o.data.get("eventType")), o.event_id)
 
 
-def job_code(job_facets: Mapping[str, Any]) -> dict[str, Any]:
+def job_code(job_facets: JSONMapping) -> JSONObject:
     """The parts of the job facets that define what the job does (SQL, source code)."""
     code: dict[str, Any] = {}
     sql = job_facets.get("sql")
@@ -48,8 +49,8 @@ def job_code(job_facets: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def job_content(
-    inputs: Sequence[str], outputs: Sequence[str], job_facets: Mapping[str, Any], column_lineage: Mapping[str, Any]
-) -> dict[str, Any]:
+    inputs: Sequence[str], outputs: Sequence[str], job_facets: JSONMapping, column_lineage: JSONMapping
+) -> JSONObject:
     """What makes a job version: inputs, outputs, SQL/source code and column lineage."""
     return {
         "inputs": sorted(inputs),
@@ -59,7 +60,7 @@ def job_content(
     }
 
 
-def derive_run(run_id: str, observations: Sequence[RunObservation]) -> dict[str, Any]:
+def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObject:
     """The run as a dict of ``runs`` table columns (JSON values still as Python objects)."""
     obs = sorted(observations, key=sort_key)
     if not obs:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from headwater.model import naming
+from headwater.model.jsontypes import JSONMapping
 
 FILE_SCHEMES = frozenset(
     {
@@ -80,7 +80,7 @@ def scheme(namespace: str) -> str:
     return naming.scheme(namespace, family=True)
 
 
-def dataset_kind(namespace: str, facets: Mapping[str, Any]) -> str:
+def dataset_kind(namespace: str, facets: JSONMapping) -> str:
     s = scheme(namespace)
     if s in JDBC_SCHEMES:
         return "jdbc"

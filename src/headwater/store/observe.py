@@ -10,12 +10,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id, parse_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
 
@@ -61,7 +62,7 @@ class EventHeader:
     run_id: str | None
 
 
-def event_kind(payload: Mapping[str, Any]) -> str:
+def event_kind(payload: JSONMapping) -> str:
     if "run" in payload:
         return "RUN"
     if "dataset" in payload:
@@ -71,7 +72,7 @@ def event_kind(payload: Mapping[str, Any]) -> str:
     raise ValueError("not an OpenLineage event: it has none of 'run', 'job' or 'dataset'")
 
 
-def header(payload: Mapping[str, Any]) -> EventHeader:
+def header(payload: JSONMapping) -> EventHeader:
     kind = event_kind(payload)
     job = payload.get("job")
     job_id = format_node_id("job", job["namespace"], job["name"]) if isinstance(job, _MAP) else None
@@ -80,11 +81,11 @@ def header(payload: Mapping[str, Any]) -> EventHeader:
     return EventHeader(kind, to_micros(parse_time(payload["eventTime"])), event_type, job_id, run_id)
 
 
-def dataset_id(ds: Mapping[str, Any]) -> str:
+def dataset_id(ds: JSONMapping) -> str:
     return format_node_id("dataset", ds["namespace"], ds["name"])
 
 
-def normalize_fields(fields: Any) -> list[dict[str, Any]]:
+def normalize_fields(fields: JSONValue) -> list[JSONObject]:
     out: list[dict[str, Any]] = []
     for f in fields or []:
         if not isinstance(f, _MAP) or "name" not in f:
@@ -101,7 +102,7 @@ def normalize_fields(fields: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _transformations(item: JSONMapping, legacy: JSONMapping) -> list[JSONObject]:
     given = item.get("transformations")
     if isinstance(given, list) and given:
         return [
@@ -128,7 +129,7 @@ def _transformations(item: Mapping[str, Any], legacy: Mapping[str, Any]) -> list
     return []
 
 
-def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
+def column_lineage_edges(facet: JSONValue) -> list[JSONObject]:
     """A ``columnLineage`` facet → sorted edges ``{src, srcField, dstField, transformations}``.
 
     ``dstField`` is ``""`` for the dataset-level (INDIRECT) dependencies of the ``dataset`` list.
@@ -139,7 +140,7 @@ def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
     edges: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     ids: dict[tuple[Any, Any], str] = {}  # (namespace, name) -> dataset id: the same few inputs recur
 
-    def source(item: Any) -> str | None:
+    def source(item: JSONValue) -> str | None:
         if not isinstance(item, _MAP) or "namespace" not in item or "name" not in item or "field" not in item:
             return None
         pair = (item["namespace"], item["name"])
@@ -171,10 +172,10 @@ def column_lineage_edges(facet: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _dedupe(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dedupe(items: list[JSONObject]) -> list[JSONObject]:
     if len(items) < 2:
         return items
-    seen: list[dict[str, Any]] = []
+    seen: list[JSONObject] = []
     for item in items:
         if item not in seen:
             seen.append(item)
@@ -204,7 +205,7 @@ class ObserveMemo:
         """How many answers are remembered (at most ``size``)."""
         return len(self._answers)
 
-    def get(self, kind: str, value: Any, compute: Callable[[Any], Any]) -> Any:
+    def get(self, kind: str, value: JSONValue, compute: Callable[[JSONValue], JSONValue]) -> JSONValue:
         try:
             key = (kind, orjson.dumps(value, option=self._OPTIONS))
         except TypeError:
@@ -225,7 +226,7 @@ class ObserveMemo:
 _MISSING = object()
 
 
-def _fields_of(schema: Any, memo: ObserveMemo | None) -> list[dict[str, Any]] | None:
+def _fields_of(schema: JSONValue, memo: ObserveMemo | None) -> list[JSONObject] | None:
     if not isinstance(schema, _MAP):
         return None
     fields = schema.get("fields")
@@ -235,14 +236,14 @@ def _fields_of(schema: Any, memo: ObserveMemo | None) -> list[dict[str, Any]] | 
     return answer
 
 
-def _lineage_of(facet: Any, memo: ObserveMemo | None) -> list[dict[str, Any]]:
+def _lineage_of(facet: JSONValue, memo: ObserveMemo | None) -> list[JSONObject]:
     if memo is None or not isinstance(facet, _MAP):
         return column_lineage_edges(facet)
     answer: list[dict[str, Any]] = memo.get("columnLineage", facet, column_lineage_edges)
     return answer
 
 
-def _dataset_observation(ds: Mapping[str, Any], run_id: str | None, memo: ObserveMemo | None = None) -> dict[str, Any]:
+def _dataset_observation(ds: JSONMapping, run_id: str | None, memo: ObserveMemo | None = None) -> JSONObject:
     raw_facets = ds.get("facets")
     facets: Mapping[str, Any] = raw_facets if isinstance(raw_facets, _MAP) else {}
     fields = _fields_of(facets.get("schema"), memo)
@@ -259,18 +260,18 @@ def _dataset_observation(ds: Mapping[str, Any], run_id: str | None, memo: Observ
     }
 
 
-def _facets(obj: Any) -> dict[str, Any]:
+def _facets(obj: JSONValue) -> JSONObject:
     if isinstance(obj, _MAP) and isinstance(obj.get("facets"), _MAP):
         return dict(obj["facets"])
     return {}
 
 
-def _io(payload: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+def _io(payload: JSONMapping, key: str) -> list[JSONMapping]:
     items = payload.get(key) or []
     return [d for d in items if isinstance(d, _MAP) and "namespace" in d and "name" in d]
 
 
-def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None = None) -> list[Observation]:
+def observe(payload: JSONMapping, event_id: str, memo: ObserveMemo | None = None) -> list[Observation]:
     """Everything one event says, as observations per node (pure; ``memo`` only saves work)."""
     head = header(payload)
     t = head.event_time
@@ -362,7 +363,7 @@ def observe(payload: Mapping[str, Any], event_id: str, memo: ObserveMemo | None 
     return obs
 
 
-def _implied_inputs(lineage: Mapping[str, list[dict[str, Any]]], named: set[str]) -> dict[str, set[str]]:
+def _implied_inputs(lineage: Mapping[str, Sequence[JSONMapping]], named: set[str]) -> dict[str, set[str]]:
     """Datasets an output's column lineage reads that the event does not list as inputs (dbt-ol seeds,
     other producers that name a source only in ``inputFields``) → the columns read from each. They
     become inputs of the run, with those columns, so the graph has them as nodes."""

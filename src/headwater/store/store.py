@@ -6,10 +6,10 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.model.jsontypes import JSONObject
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import codec, eventlog, health, migrate, retention
@@ -310,7 +310,7 @@ class Store:
         """This process's database connection pool, as it is now."""
         return health.pool_state(self._engine)
 
-    def retry_failed(self) -> tuple[int, list[dict[str, Any]]]:
+    def retry_failed(self) -> tuple[int, list[JSONObject]]:
         """Derive again the events recorded as failed; answers (how many are derived now, those still failing)."""
         return self._projector.retry_failed()
 

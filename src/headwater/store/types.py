@@ -5,10 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import sqlalchemy as sa
 
 if TYPE_CHECKING:
     from headwater.ingest import ParsedEvent
+
+# Rows and statements of queries built by hand: SQLAlchemy cannot know their column types (a select of
+# chosen columns, a join, a label), so their tuple type stays open; the column names are the contract.
+Row: TypeAlias = "sa.Row[*tuple[Any, ...]]"
+"""A result row of a hand-built query (attributes named as the selected columns)."""
+Select: TypeAlias = "sa.Select[*tuple[Any, ...]]"
+"""A hand-built SELECT statement."""
+Column: TypeAlias = sa.ColumnElement[Any]
+"""A column or SQL expression of any SQL type."""
 
 
 @dataclass(frozen=True)
