@@ -18,8 +18,7 @@ RSS, open file descriptors, database connections (PostgreSQL: ``pg_stat_activity
 SQLite: the pool's checked-out connections from ``/metrics``), projection lag, and the machine's load
 average. Per minute it reports p50/p99 latency per kind of request and errors (any answer but 2xx, or no
 answer). Writes bench/results/soak_<db>.json; the verdict checks the issue's targets: no error, RSS growth
-< 5 % after the first 5 minutes, p99 flat (last 5 minutes' median
-p99 within 1.5x of minutes 5-10's).
+< 5 % after the first 5 minutes, p99 flat (last 5 minutes' median p99 within 1.5x of minutes 5-10's).
 """
 
 from __future__ import annotations

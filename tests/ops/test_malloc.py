@@ -1,4 +1,4 @@
-"""The server's bound on glibc's kept memory (headwater.cli.memory), each in a fresh interpreter (arenas and
+"""The server's bound on glibc's kept memory (headwater.cli._memory), each in a fresh interpreter (arenas and
 the trimming thread are per process, and glibc makes arenas only once)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from headwater.cli.memory import glibc
+from headwater.cli._memory import glibc
 
 pytestmark = pytest.mark.skipif(glibc() is None, reason="glibc's malloc only (musl and macOS: nothing to bound)")
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(glibc() is None, reason="glibc's malloc only (mu
 # allocated while the others were alive: without a limit each gets an arena of its own.
 _COUNT_ARENAS = """
 import ctypes, os, sys, tempfile, threading
-from headwater.cli import memory
+from headwater.cli import _memory as memory
 if sys.argv[1] == "limit":
     assert memory.limit_arenas(), "mallopt refused"
 libc = memory.glibc()
@@ -47,7 +47,7 @@ print(open(path).read().count("<heap nr="))
 # that stays: freeing the big ones leaves free memory between live blocks, which free() keeps.
 _TRIM = """
 import sys
-from headwater.cli import memory
+from headwater.cli import _memory as memory
 def rss_mb():
     for line in open("/proc/self/status"):
         if line.startswith("RssAnon:"):
@@ -90,7 +90,7 @@ def test_trim_hands_freed_heap_memory_back() -> None:
 
 
 def test_an_operators_arena_setting_is_left_alone() -> None:
-    code = "import os; from headwater.cli import memory; print(memory.limit_arenas())"
+    code = "import os; from headwater.cli import _memory as memory; print(memory.limit_arenas())"
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

@@ -118,7 +118,7 @@ def worker_app() -> Any:
     import atexit
 
     from headwater.api import create_app
-    from headwater.cli.memory import bound_malloc
+    from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
@@ -211,7 +211,7 @@ def run(settings: Settings) -> None:
     import uvicorn
 
     from headwater.api import create_app
-    from headwater.cli.memory import bound_malloc
+    from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
