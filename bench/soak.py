@@ -13,12 +13,12 @@ The load, all at once, paced (a steady load, not a saturation test):
 - the UI's home page polling every 5 s: ``/api/v1/graph/recent``, ``/api/v1/graph/namespaces``,
   ``/api/v1/status``.
 
-Every 10 s it samples the server process: RSS (and the parse worker's), open file descriptors, database
-connections (PostgreSQL: ``pg_stat_activity`` rows of the server; SQLite: the pool's checked-out
-connections from ``/metrics``), projection lag. Per minute it reports p50/p99 latency per kind of request
-and errors (any answer but 2xx, or no answer). Writes bench/results/soak_<db>.json; the verdict checks the
-issue's targets: no error, RSS growth < 5 % after the first 5 minutes, p99 flat (last 5 minutes' median
-p99 within 1.5x of minutes 5-10's).
+Every 10 s it samples the server process: RSS (all, and its anonymous part: the heap), the parse worker's
+RSS, open file descriptors, database connections (PostgreSQL: ``pg_stat_activity`` rows of the server;
+SQLite: the pool's checked-out connections from ``/metrics``), projection lag, and the machine's load
+average. Per minute it reports p50/p99 latency per kind of request and errors (any answer but 2xx, or no
+answer). Writes bench/results/soak_<db>.json; the verdict checks the issue's targets: no error, RSS growth
+< 5 % after the first 5 minutes, p99 flat (last 5 minutes' median p99 within 1.5x of minutes 5-10's).
 """
 
 from __future__ import annotations
@@ -135,9 +135,9 @@ def ui_poller(url: str, rec: Recorder, stop: threading.Event) -> None:
             stop.wait(max(0.0, 5.0 - (time.monotonic() - began)))
 
 
-def _rss_kb(pid: int) -> int:
+def _rss_kb(pid: int, field: str = "VmRSS") -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(field + ":"):
             return int(line.split()[1])
     return 0
 
@@ -192,11 +192,14 @@ def sampler(pid: int, url: str, db_url: str, start: float, stop: threading.Event
                 {
                     "t": round(time.monotonic() - start, 1),
                     "rss_mb": round(_rss_kb(pid) / 1024, 1),
+                    # the heap's part of it (RssFile is the mapped code and libraries: constant)
+                    "rss_anon_mb": round(_rss_kb(pid, "RssAnon") / 1024, 1),
                     "workers_rss_mb": round(sum(_rss_kb(c) for c in _children(pid)) / 1024, 1),
                     "fds": len(os.listdir(f"/proc/{pid}/fd")),
                     "connections": connections,
                     "lag_events": _metric(metrics, "headwater_projection_lag_events"),
                     "log_position": _metric(metrics, "headwater_log_position"),
+                    "load1": os.getloadavg()[0],  # the machine's, for reading the latencies
                 }
             )
             stop.wait(10)
@@ -228,6 +231,7 @@ def report(rec: Recorder, samples: list[dict[str, Any]], minutes: int) -> dict[s
             row["fds"] = in_minute[-1]["fds"]
             row["connections"] = in_minute[-1]["connections"]
             row["lag_events"] = in_minute[-1]["lag_events"]
+            row["load1"] = in_minute[-1]["load1"]
         per_minute.append(row)
     after5 = [s["rss_mb"] for s in samples if s["t"] >= 300]
     growth = (after5[-1] - after5[0]) / after5[0] * 100 if len(after5) >= 2 else None
@@ -271,7 +275,7 @@ def main() -> None:
             )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180  # a busy machine starts slowly
             while True:
                 try:
                     if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
@@ -300,7 +304,9 @@ def main() -> None:
             load_before = os.getloadavg()
             try:
                 for m in range(args.minutes):
-                    stop.wait(60)
+                    time.sleep(
+                        60
+                    )  # not stop.wait: a Ctrl-C inside it can leave the event's lock held, and stop.set() below hangs
                     print(f"minute {m + 1}: {samples[-1] if samples else ''}", flush=True)
             finally:
                 stop.set()
@@ -333,6 +339,7 @@ def main() -> None:
             f"rss {row.get('rss_mb')} MB",
             f"fds {row.get('fds')}",
             f"conns {row.get('connections')}",
+            f"load {row.get('load1')}",
         ]
         cells += [f"{k} {v['p50_ms']}/{v['p99_ms']} ms" for k, v in row.items() if isinstance(v, dict)]
         cells.append(f"errors {row['errors']}")

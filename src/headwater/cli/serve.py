@@ -119,9 +119,11 @@ def worker_app() -> Any:
     import atexit
 
     from headwater.api import create_app
+    from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
+    bound_malloc()  # before the store's and the server's threads make their arenas
     settings = load_settings()
     store = Store.open(
         settings.db_url,
@@ -219,11 +221,13 @@ def run(settings: Settings) -> None:
     import uvicorn
 
     from headwater.api import create_app
+    from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
     from headwater.store import Store
 
     host, port = str(settings.host), int(settings.port)
     check_port(host, port)
+    bound_malloc()  # before the store's and the server's threads make their arenas
     db_url = settings.db_url
     try:
         _prepare_sqlite_folder(db_url)
