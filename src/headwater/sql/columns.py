@@ -642,11 +642,18 @@ def _children(e: exp.Expr) -> Iterator[exp.Expr]:
 def _joins(select: exp.Select) -> list[exp.Join]:
     """The joins of ``select``: its own, and those of a parenthesized join in FROM or a join
     (``FROM (a JOIN b ON …)``, as PostgreSQL and MariaDB print view definitions)."""
-    joins: list[exp.Join] = list(select.args.get("joins") or ())
-    nested = [t for t in select.find_all(exp.Table) if t.args.get("joins") and t.find_ancestor(exp.Select) is select]
-    for table in nested:
-        joins.extend(table.args["joins"])
+    own: list[exp.Join] = list(select.args.get("joins") or ())
+    joins = list(own)
+    from_ = select.args.get("from_")
+    for clause in [from_, *own] if from_ is not None else own:  # FROM and JOIN sources, not inner queries
+        for node in clause.walk(prune=_is_select):
+            if isinstance(node, exp.Table) and node.args.get("joins"):
+                joins.extend(node.args["joins"])
     return joins
+
+
+def _is_select(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Select)
 
 
 def _field_path(dot: exp.Dot) -> tuple[exp.Column, list[str]] | None:

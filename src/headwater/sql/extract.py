@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
@@ -25,9 +24,9 @@ from headwater.model.column_lineage import CONDITIONAL, JOIN, TInfo, indirect
 from headwater.model.naming import default_table_schema, path_dataset, sql_table_dataset, table_levels
 
 from .columns import Analyzer, Deps, Relation, add_all
-from .dialects import Dialect
+from .dialects import Dialect, sqlglot_dialect
 from .schema import Catalog
-from .script import Statement
+from .script import Statement, parse_one
 
 # EXEC/EXECUTE of a string: T-SQL ``EXEC('…')`` / ``EXEC sp_executesql N'…'``, ``EXECUTE IMMEDIATE '…'``,
 # PL/pgSQL ``EXECUTE '…'``; group 1 is the one literal when the whole argument is a constant string
@@ -94,7 +93,7 @@ class Extractor:
     ) -> None:
         self.dialect = dialect
         self.read = dialect.sqlglot or None
-        self.sg = sqlglot.Dialect.get_or_raise(self.read)  # resolved once: every sqlglot call gets the instance
+        self.sg = sqlglot_dialect(self.read)  # resolved once: every sqlglot call gets the instance
         self.namespace = namespace
         self.default_database = default_database
         self.default_schema = default_schema
@@ -144,7 +143,7 @@ class Extractor:
                 inner = self._statement(stmt.expression, out)
             except _Unqualified:
                 out = StatementLineage(stmt)
-                again = sqlglot.parse_one(stmt.sql, read=self.read)
+                again = parse_one(stmt.sql, self.read or "")
                 self._qualify_columns = False
                 try:
                     inner = self._statement(again, out)
@@ -259,7 +258,7 @@ class Extractor:
             and re.match(r"(?i)\s*into\b", e.text("expression"))
         ):
             # MySQL/MariaDB REPLACE INTO t … SELECT: for lineage, the INSERT it is (rows with a taken key replaced)
-            insert = sqlglot.parse_one(f"INSERT {e.text('expression')}", read=self.read)
+            insert = parse_one(f"INSERT {e.text('expression')}", self.read or "")
             if isinstance(insert, exp.Insert):
                 self._insert(normalize_identifiers(insert, dialect=self.sg), out)
                 out.verb = "replace_into"
@@ -633,7 +632,7 @@ class Extractor:
             return
         out.verb = "unload"
         try:
-            query = sqlglot.parse_one(found.group(1).replace("''", "'"), read=self.read)
+            query = parse_one(found.group(1).replace("''", "'"), self.read or "")
         except ParseError as exc:
             out.statement.error = f"UNLOAD: cannot parse its query: {str(exc).splitlines()[0]}"
             return
@@ -881,7 +880,7 @@ def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> 
 def _norm(name: str | None, dialect: str | None) -> str | None:
     if not name:
         return None
-    return normalize_identifiers(exp.to_identifier(name), dialect=dialect).name
+    return normalize_identifiers(exp.to_identifier(name), dialect=sqlglot_dialect(dialect)).name
 
 
 def _strip_block(text: str) -> str:

@@ -16,13 +16,17 @@ ones the parser cannot read are named.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.parser import Parser
 from sqlglot.tokenizer_core import TokenType
+from sqlglot.tokens import Token, Tokenizer
+
+from .dialects import sqlglot_dialect
 
 
 @dataclass
@@ -35,6 +39,42 @@ class Statement:
     error: str | None = None  # why it could not be parsed (with line and column in the script)
     block: list[Statement] | None = None  # a procedural piece: the statements found inside, each parsed on its own
     variables: frozenset[str] = frozenset()  # names a procedural piece declares (DECLARE, LET, IS/AS sections)
+
+
+class _Tools(threading.local):
+    """Each thread's tokenizer and parser per dialect: sqlglot's are reusable (each call starts afresh) but not
+    shareable between threads, and making them is a good part of a short statement's cost."""
+
+    def __init__(self) -> None:
+        self.tokenizers: dict[str, Tokenizer] = {}
+        self.parsers: dict[str, Parser] = {}
+
+
+_TOOLS = _Tools()
+
+
+def tokenize(text: str, dialect: str) -> list[Token]:
+    """sqlglot's tokens of ``text`` (raises TokenError, or ValueError for a dialect sqlglot does not know)."""
+    tokenizer = _TOOLS.tokenizers.get(dialect)
+    if tokenizer is None:
+        tokenizer = _TOOLS.tokenizers[dialect] = sqlglot_dialect(dialect).tokenizer()
+    return tokenizer.tokenize(text)
+
+
+def parse(text: str, dialect: str, tokens: list[Token] | None = None) -> list[exp.Expr]:
+    """The statements of ``text`` (its ``tokens`` when already read), as sqlglot parses them."""
+    parser = _TOOLS.parsers.get(dialect)
+    if parser is None:
+        parser = _TOOLS.parsers[dialect] = sqlglot_dialect(dialect).parser()
+    return [e for e in parser.parse(tokens if tokens is not None else tokenize(text, dialect), text) if e is not None]
+
+
+def parse_one(text: str, dialect: str) -> exp.Expr:
+    """The one statement of ``text`` (ParseError when there is none)."""
+    parsed = parse(text, dialect)
+    if not parsed:
+        raise ParseError(f"no statement in {text[:40]!r}")
+    return parsed[0]
 
 
 _OPENERS = {TokenType.BEGIN, TokenType.CASE}
@@ -59,7 +99,7 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
 def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Any] | None]:
     """The pieces of :func:`split` and the tokens of ``text`` (None when it cannot be tokenized)."""
     try:
-        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+        tokens = tokenize(text, dialect)
     except (TokenError, ValueError):
         stripped = text.strip()
         return ([(stripped, 1, 1)] if stripped else []), None
@@ -166,9 +206,9 @@ def _one_identifier(m: re.Match[str]) -> str:
 def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
     try:
         if tokens is not None:
-            parsed = [e for e in sqlglot.Dialect.get_or_raise(dialect).parser().parse(tokens, text) if e is not None]
+            parsed = parse(text, dialect, tokens)
         else:
-            parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
+            parsed = parse(stmt.sql, dialect)
     except (ParseError, TokenError) as exc:
         stmt.error = _message(exc, stmt.line)
         named = _OUTPUT_INTO.sub(_one_identifier, stmt.sql) if dialect in ("tsql", "fabric") else stmt.sql
@@ -178,7 +218,7 @@ def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text
             named = f"INSERT INTO {into} SELECT {values} FROM {target} AS deleted {rest or ''}"
         if named != stmt.sql:  # sqlglot reads OUTPUT … INTO only with a one-part name: the name as one identifier
             try:
-                parsed = [e for e in sqlglot.parse(named, read=dialect) if e is not None]
+                parsed = parse(named, dialect)
             except (ParseError, TokenError):
                 return stmt
             stmt.error = None
@@ -243,7 +283,7 @@ def block_statements(
     not procedural. Only statements starting with a DML/DDL keyword are kept (control flow is skipped). The names
     the block declares (``DECLARE n INT``, ``LET n :=``, a PL/SQL ``IS`` section) are added to ``variables``."""
     try:
-        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+        tokens = tokenize(sql, dialect)
     except (TokenError, ValueError):
         return None
     if not _is_procedural(tokens, dialect):
@@ -358,7 +398,7 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
                 body = body[len("IMMEDIATE") :].strip().strip("'")
             if _DML_TEXT.search(body):
                 try:
-                    inner = sqlglot.Dialect.get_or_raise(dialect).tokenize(body)
+                    inner = tokenize(body, dialect)
                 except (TokenError, ValueError):
                     continue
                 offset = tok.text.find(body[:40]) if body[:40] else 0
