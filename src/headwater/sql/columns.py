@@ -162,10 +162,19 @@ class Analyzer:
     its :class:`Relation` (lineage passes through it); ``notes`` collects what could not be resolved.
     """
 
-    def __init__(self, table_name: Callable[[exp.Table], str], temps: dict[str, Relation], notes: list[str]) -> None:
+    def __init__(
+        self,
+        table_name: Callable[[exp.Table], str],
+        temps: dict[str, Relation],
+        notes: list[str],
+        table_columns: Callable[[exp.Table], list[str] | None] | None = None,
+    ) -> None:
         self.table_name = table_name
         self.temps = temps
         self.notes = notes
+        # given when sqlglot's column qualification was skipped: a table's columns (as sqlglot's schema names
+        # them), with which this analyzer expands ``*`` and positional ORDER BY itself, as qualification would
+        self.table_columns = table_columns
         self._memo: dict[int, Relation] = {}
         self._by_expression: dict[int, Relation] = {}
         self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
@@ -286,16 +295,23 @@ class Analyzer:
     def _select_into(self, scope: Scope, rel: Relation) -> None:
         select = cast(exp.Select, scope.expression)
         aliases: dict[str, Deps] = {}
+        expanding = self.table_columns is not None
         for position, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
             ):
+                if expanding:
+                    for name, deps in self._expand_star(scope, projection):
+                        rel.columns.append((name, deps))
+                        aliases.setdefault(name, deps)
+                    continue
                 rel.complete = False
                 self._star(scope, projection, rel)
                 continue
             deps: Deps = {}
             self.walk(projection, IDENTITY_T, scope, deps)  # lateral aliases were expanded by qualify
-            name = projection.alias_or_name or f"_col_{position}"  # unnamed: as sqlglot/Spark name it
+            # unnamed: as sqlglot/Spark name it (by its place once every star is expanded)
+            name = projection.alias_or_name or f"_col_{len(rel.columns) if expanding else position}"
             rel.columns.append((name, deps))
             aliases.setdefault(name, deps)
         for _node, src in scope.selected_sources.values():
@@ -329,7 +345,16 @@ class Analyzer:
         order = select.args.get("order")
         if order is not None:
             for o in order.expressions:
-                self.walk(o, _SORT, scope, rel.rows, aliases)
+                position = _position(o) if expanding else None
+                if position is None:
+                    self.walk(o, _SORT, scope, rel.rows, aliases)
+                    continue
+                # ORDER BY 2: the second output column (as qualification rewrites it: by its name, when unique)
+                if not 1 <= position <= len(rel.columns):
+                    raise NeedsQualification(f"ORDER BY {position}: no such output column")
+                name, deps = rel.columns[position - 1]
+                if sum(1 for n, _ in rel.columns if n == name) == 1:
+                    add_all(rel.rows, deps, _SORT)
         for sub in scope.subquery_scopes:  # tables read only by subqueries
             rel.tables |= self.relation(sub).tables
         self._unread_tables(scope, select, rel)
@@ -371,6 +396,38 @@ class Analyzer:
             rel.tables |= temp.tables
         elif name:
             rel.tables.add(name)
+
+    def _expand_star(self, scope: Scope, star: exp.Expr) -> list[tuple[str, Deps]]:
+        """The columns a ``*`` / ``t.*`` selects, as sqlglot's qualification expands it (in the order of the
+        sources, each table's columns as its schema lists them); NeedsQualification where that expansion is not
+        certain (a source without a known schema, duplicate names, a set operation matched by name)."""
+        only = star.table if isinstance(star, exp.Column) else ""
+        if only and only not in scope.selected_sources:
+            raise NeedsQualification(f"{only}.*: not a source of its SELECT")
+        columns: list[tuple[str, Deps]] = []
+        for alias, (_node, src) in scope.selected_sources.items():
+            if only and alias != only:
+                continue
+            if isinstance(src, Scope):
+                inner = self.relation(src)
+                by_name = isinstance(src.expression, exp.Union) and src.expression.args.get("by_name")
+                names = [n for n, _ in inner.columns]
+                if not inner.complete or by_name or not isinstance(src.expression, _QUERY):
+                    raise NeedsQualification("a star over a source whose columns are not all known")
+                if len(set(names)) != len(names):
+                    raise NeedsQualification("a star over a source with duplicate column names")
+                columns.extend((n, {k: set(v) for k, v in d.items()}) for n, d in inner.columns)
+            elif isinstance(src, exp.Table):
+                known = self.table_columns(src) if self.table_columns is not None else None
+                if not known:
+                    raise NeedsQualification("a star over a table without a known schema")
+                for name in known:
+                    deps: Deps = {}
+                    self._source_column(src, name, IDENTITY_T, deps)
+                    columns.append((name, deps))
+            else:
+                raise NeedsQualification("a star over a source of another kind")
+        return columns
 
     def _star(self, scope: Scope, star: exp.Expr, rel: Relation) -> None:
         """A ``*`` / ``t.*`` qualify could not expand (no schema): what it selects passes through by name; the
@@ -627,6 +684,17 @@ class Analyzer:
                     add_all(out, deps, t)
                 return
             add(out, (dataset, name), t)
+
+
+class NeedsQualification(Exception):
+    """The analyzer cannot do what sqlglot's column qualification would (expand this star, this position):
+    the query is to be qualified by sqlglot and read again."""
+
+
+def _position(ordered: exp.Expr) -> int | None:
+    """``ORDER BY 2``: 2 (an integer literal, which sqlglot's qualification reads as an output position)."""
+    key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+    return int(key.name) if isinstance(key, exp.Literal) and key.is_int else None
 
 
 def _children(e: exp.Expr) -> Iterator[exp.Expr]:

@@ -23,7 +23,7 @@ from sqlglot.optimizer.scope import build_scope
 from headwater.model.column_lineage import CONDITIONAL, JOIN, TInfo, indirect
 from headwater.model.naming import default_table_schema, path_dataset, sql_table_dataset, table_levels
 
-from .columns import Analyzer, Deps, Relation, add_all
+from .columns import Analyzer, Deps, NeedsQualification, Relation, add_all
 from .dialects import Dialect, sqlglot_dialect
 from .schema import Catalog
 from .script import Statement, parse_one
@@ -697,21 +697,30 @@ class Extractor:
             query = query.this
         # in place: the statement's tree is this run's own (a retry parses the text again)
         query = qualify_tables(query, db=self._q_db, catalog=self._q_catalog, dialect=self.sg)
-        mapping = self._schema_for(query)
-        try:
-            query = self._qualify(query, mapping, columns=self._qualify_columns and _needs_qualify(query))
-        except SqlglotError as exc:
-            if self._qualify_columns:
-                # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: the
-                # statement is read again qualifying everything but the columns, which the analyzer resolves itself
-                raise _Unqualified from exc
-            out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
+        # sqlglot's column qualification only where the analyzer cannot do its work itself (which it then does
+        # as qualification would: stars of known schemas, positional ORDER BY), or tries and finds it cannot
+        qualify = self._qualify_columns and _needs_qualify(query)
+        if qualify:
+            query = self._qualify(query)
+        elif self._qualify_columns:
+            root = build_scope(query)
+            if root is None:
+                return Relation(complete=False)
+            notes: list[str] = []
+            analyzer = Analyzer(self.table_name, self.temps, notes, self._table_columns)
+            try:
+                return self._record(analyzer, analyzer.relation(root), notes, out)
+            except NeedsQualification:
+                query = self._qualify(query)
         root = build_scope(query)
         if root is None:
             return Relation(complete=False)
-        notes: list[str] = []
+        notes = []
         analyzer = Analyzer(self.table_name, self.temps, notes)
-        rel = analyzer.relation(root)
+        return self._record(analyzer, analyzer.relation(root), notes, out)
+
+    def _record(self, analyzer: Analyzer, rel: Relation, notes: list[str], out: StatementLineage) -> Relation:
+        """What the analysis of one query adds to the statement's record: notes, candidates, inputs."""
         for n in notes:
             if n not in out.notes:
                 out.notes.append(n)
@@ -724,15 +733,38 @@ class Extractor:
                 out.inputs.append(ds)
         return rel
 
-    def _qualify(self, query: exp.Expr, mapping: dict[str, Any], *, columns: bool) -> exp.Expr:
+    def _qualify(self, query: exp.Expr) -> exp.Expr:
         """sqlglot's ``qualify`` without the steps already done (identifiers normalised, tables qualified) or not
-        needed (quoting, validation)."""
-        if columns:
-            # imported here: it brings sqlglot's type annotator, which a one-statement call rarely needs
-            from sqlglot.optimizer.qualify_columns import qualify_columns
+        needed (quoting, validation): its column qualification against the schemas of the tables read."""
+        # imported here: it brings sqlglot's type annotator, which a one-statement call rarely needs
+        from sqlglot.optimizer.qualify_columns import qualify_columns
 
-            query = qualify_columns(query, self.catalog.sqlglot_schema(mapping, self.sg))
-        return query
+        try:
+            return qualify_columns(query, self.catalog.sqlglot_schema(self._schema_for(query), self.sg))
+        except SqlglotError as exc:
+            # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: the
+            # statement is read again qualifying everything but the columns, which the analyzer resolves itself
+            raise _Unqualified from exc
+
+    def _table_columns(self, table: exp.Table) -> list[str] | None:
+        """The columns of a table the query reads, as sqlglot's schema of :meth:`_schema_for` would name them
+        (None: unknown, or a name that schema would not find)."""
+        if self.levels != 3 and table.catalog:
+            return None
+        name = self.table_name(table)
+        temp = self.temps.get(name)
+        found = [c for c, _ in temp.columns] if temp is not None and temp.columns else None
+        if found is None:
+            found = [c for c, _ in self.catalog.columns(name) or []]
+        if not found:
+            return None
+        try:
+            names = list(dict.fromkeys(_schema_column(c, self.read or "") for c in found))
+        except SqlglotError:
+            return None
+        if self.sg.EXCLUDES_PSEUDOCOLUMNS_FROM_STAR and self.sg.PSEUDOCOLUMNS:
+            names = [n for n in names if n.upper() not in self.sg.PSEUDOCOLUMNS]
+        return names
 
     def _write(
         self,
@@ -789,18 +821,26 @@ def _with_into_query(e: exp.Expr) -> None:
 
 
 def _needs_qualify(query: exp.Expr) -> bool:
-    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no star is to be expanded,
-    no USING or positional GROUP/ORDER BY is to be rewritten, and every column is qualified or its SELECT reads
-    one source without naming an alias of its own (the analyzer resolves those the same way, faster)."""
+    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no USING or positional
+    GROUP BY is to be rewritten, every star is a plain ``*`` / ``t.*`` of a SELECT list, every positional ORDER BY
+    is a SELECT's (the analyzer expands those as qualification would, or finds it cannot and asks for it), and
+    every column is qualified or its SELECT reads one source without naming an alias of its own (the analyzer
+    resolves those the same way, faster)."""
     for node in query.walk():
-        if isinstance(node, (exp.Star, exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
+        if isinstance(node, exp.Star):
+            if not _plain_star(node):
+                return True
+            continue
+        if isinstance(node, (exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
             return True
         if isinstance(node, exp.Join) and node.args.get("using"):
             return True
         if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
             return True
-        if isinstance(node, (exp.Group, exp.Order)) and any(
-            isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions
+        if (
+            isinstance(node, (exp.Group, exp.Order))
+            and not (isinstance(node, exp.Order) and isinstance(node.parent, exp.Select))
+            and any(isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions)
         ):
             return True
         if isinstance(node, exp.Column) and not node.table:
@@ -815,6 +855,18 @@ def _needs_qualify(query: exp.Expr) -> bool:
             if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
                 return True
     return False
+
+
+def _plain_star(star: exp.Star) -> bool:
+    """A ``*`` qualification leaves alone (``COUNT(*)``) or the analyzer expands as it would: a plain ``*`` or
+    ``t.*`` of a SELECT list (no EXCEPT/REPLACE/RENAME/ILIKE)."""
+    holder: exp.Expr = star
+    parent = star.parent
+    if isinstance(parent, exp.Column) and parent.this is star:
+        holder, parent = parent, parent.parent
+    if isinstance(parent, exp.Select):
+        return holder.arg_key == "expressions" and not any(star.args.values())
+    return holder is star and not isinstance(parent, exp.Dot)  # a function's argument
 
 
 @functools.lru_cache(maxsize=4096)
@@ -874,6 +926,14 @@ def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> 
     """The values of SET/INSERT pairs, then their WHEN conditions, as one SELECT list (matched by position)."""
     values = [_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
     return values + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_column(name: str, dialect: str) -> str:
+    """A column's name as sqlglot's schema keeps it (normalised as an identifier of the dialect)."""
+    from sqlglot.schema import normalize_name
+
+    return normalize_name(name, dialect=sqlglot_dialect(dialect), is_table=False, normalize=True).name
 
 
 @functools.lru_cache(maxsize=256)
