@@ -301,9 +301,9 @@ class Analyzer:
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
             ):
                 if expanding:
-                    for name, deps in self._expand_star(scope, projection):
-                        rel.columns.append((name, deps))
-                        aliases.setdefault(name, deps)
+                    for star_name, star_deps in self._expand_star(scope, projection):
+                        rel.columns.append((star_name, star_deps))
+                        aliases.setdefault(star_name, star_deps)
                     continue
                 rel.complete = False
                 self._star(scope, projection, rel)
@@ -345,14 +345,14 @@ class Analyzer:
         order = select.args.get("order")
         if order is not None:
             for o in order.expressions:
-                position = _position(o) if expanding else None
-                if position is None:
+                at = _position(o) if expanding else None
+                if at is None:
                     self.walk(o, _SORT, scope, rel.rows, aliases)
                     continue
                 # ORDER BY 2: the second output column (as qualification rewrites it: by its name, when unique)
-                if not 1 <= position <= len(rel.columns):
-                    raise NeedsQualification(f"ORDER BY {position}: no such output column")
-                name, deps = rel.columns[position - 1]
+                if not 1 <= at <= len(rel.columns):
+                    raise NeedsQualification(f"ORDER BY {at}: no such output column")
+                name, deps = rel.columns[at - 1]
                 if sum(1 for n, _ in rel.columns if n == name) == 1:
                     add_all(rel.rows, deps, _SORT)
         for sub in scope.subquery_scopes:  # tables read only by subqueries

@@ -17,7 +17,6 @@ from typing import Any, cast
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.qualify_tables import qualify_tables
 from sqlglot.optimizer.scope import build_scope
 
 from headwater.model.column_lineage import CONDITIONAL, JOIN, TInfo, indirect
@@ -25,6 +24,7 @@ from headwater.model.naming import default_table_schema, path_dataset, sql_table
 
 from .columns import Analyzer, Deps, NeedsQualification, Relation, add_all
 from .dialects import Dialect, sqlglot_dialect
+from .qualify import needs_qualify, qualify_tables
 from .schema import Catalog
 from .script import Statement, parse_one
 
@@ -696,10 +696,10 @@ class Extractor:
         if isinstance(query, exp.Subquery) and isinstance(query.this, (exp.Select, exp.SetOperation)):
             query = query.this
         # in place: the statement's tree is this run's own (a retry parses the text again)
-        query = qualify_tables(query, db=self._q_db, catalog=self._q_catalog, dialect=self.sg)
+        query = qualify_tables(query, self._q_db, self._q_catalog, self.read or "")
         # sqlglot's column qualification only where the analyzer cannot do its work itself (which it then does
         # as qualification would: stars of known schemas, positional ORDER BY), or tries and finds it cannot
-        qualify = self._qualify_columns and _needs_qualify(query)
+        qualify = self._qualify_columns and needs_qualify(query)
         if qualify:
             query = self._qualify(query)
         elif self._qualify_columns:
@@ -818,55 +818,6 @@ def _with_into_query(e: exp.Expr) -> None:
         if cte.args.get("recursive"):
             inner.set("recursive", True)
     e.set(key, None)
-
-
-def _needs_qualify(query: exp.Expr) -> bool:
-    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no USING or positional
-    GROUP BY is to be rewritten, every star is a plain ``*`` / ``t.*`` of a SELECT list, every positional ORDER BY
-    is a SELECT's (the analyzer expands those as qualification would, or finds it cannot and asks for it), and
-    every column is qualified or its SELECT reads one source without naming an alias of its own (the analyzer
-    resolves those the same way, faster)."""
-    for node in query.walk():
-        if isinstance(node, exp.Star):
-            if not _plain_star(node):
-                return True
-            continue
-        if isinstance(node, (exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
-            return True
-        if isinstance(node, exp.Join) and node.args.get("using"):
-            return True
-        if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
-            return True
-        if (
-            isinstance(node, (exp.Group, exp.Order))
-            and not (isinstance(node, exp.Order) and isinstance(node.parent, exp.Select))
-            and any(isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions)
-        ):
-            return True
-        if isinstance(node, exp.Column) and not node.table:
-            select = node.find_ancestor(exp.Select)
-            if select is None:
-                return True
-            from_ = select.args.get("from_") or select.args.get("from")
-            if from_ is None or select.args.get("joins") or from_.expressions:
-                return True
-            if node.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
-                return True
-            if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
-                return True
-    return False
-
-
-def _plain_star(star: exp.Star) -> bool:
-    """A ``*`` qualification leaves alone (``COUNT(*)``) or the analyzer expands as it would: a plain ``*`` or
-    ``t.*`` of a SELECT list (no EXCEPT/REPLACE/RENAME/ILIKE)."""
-    holder: exp.Expr = star
-    parent = star.parent
-    if isinstance(parent, exp.Column) and parent.this is star:
-        holder, parent = parent, parent.parent
-    if isinstance(parent, exp.Select):
-        return holder.arg_key == "expressions" and not any(star.args.values())
-    return holder is star and not isinstance(parent, exp.Dot)  # a function's argument
 
 
 @functools.lru_cache(maxsize=4096)

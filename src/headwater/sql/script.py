@@ -23,8 +23,8 @@ from typing import Any
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.parser import Parser
-from sqlglot.tokenizer_core import TokenType
-from sqlglot.tokens import Token, Tokenizer
+from sqlglot.tokenizer_core import Token, TokenType
+from sqlglot.tokens import Tokenizer
 
 from .dialects import sqlglot_dialect
 
