@@ -169,7 +169,9 @@ class Analyzer:
         notes: list[str],
         table_columns: Callable[[exp.Table], list[str] | None] | None = None,
     ) -> None:
-        self.table_name = table_name
+        self._table_name = table_name
+        self._names: dict[int, str] = {}  # id of an exp.Table of the query → its dataset name
+        self._joins: dict[int, list[exp.Join]] = {}  # id of a SELECT → its joins
         self.temps = temps
         self.notes = notes
         # given when sqlglot's column qualification was skipped: a table's columns (as sqlglot's schema names
@@ -180,6 +182,21 @@ class Analyzer:
         self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
         self._subqueries: dict[int, Scope] = {}
         self._rows: Deps | None = None  # the dataset-level deps of the SELECT being read (COUNT(*) goes there)
+
+    def table_name(self, table: exp.Table) -> str:
+        """The dataset name of a table of the query (the tree lives as long as this analyzer: ids are stable)."""
+        key = id(table)
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = self._table_name(table)
+        return name
+
+    def _joins_of(self, select: exp.Select) -> list[exp.Join]:
+        key = id(select)
+        found = self._joins.get(key)
+        if found is None:
+            found = self._joins[key] = _joins(select)
+        return found
 
     # --- scopes -----------------------------------------------------------------------------------------------
 
@@ -329,7 +346,7 @@ class Analyzer:
             clause = select.args.get(key)
             if clause is not None:
                 self.walk(clause.this, _FILTER, scope, rel.rows, aliases)
-        for join in _joins(select):
+        for join in self._joins_of(select):
             on = join.args.get("on")
             if on is not None:
                 self.walk(on, _JOIN, scope, rel.rows, aliases)
@@ -366,7 +383,7 @@ class Analyzer:
         if rel.passthrough:
             return
         read = {ds for deps in (*(d for _n, d in rel.columns), rel.rows) for ds, _f in deps}
-        joined = {id(j.this) for j in _joins(select)}
+        joined = {id(j.this) for j in self._joins_of(select)}
         for _alias, (node, src) in scope.selected_sources.items():
             if not isinstance(src, exp.Table):
                 continue

@@ -483,7 +483,7 @@ class Extractor:
             and any(isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
         ):
             # BigQuery INSERT ROW, or INSERT * with no schema: the target is written, its columns are unknown
-            probe = exp.select("1").from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+            probe = exp.select("1").from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
             rel = self._query(probe, out)
             out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
             out.notes.append(f"MERGE into {name}: the columns it inserts are unknown (INSERT ROW or no schema)")
@@ -491,7 +491,7 @@ class Extractor:
             self._write(out, name, None, Relation(rows=rows), None, append=True)
             return
         select = exp.Select(expressions=_set_expressions(pairs))
-        select = select.from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+        select = select.from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
         with_ = e.args.get("with_") or e.args.get("with")
         if with_ is not None:
             select.set("with_", with_.copy())
@@ -537,23 +537,23 @@ class Extractor:
         real = named if named is not None else target
         name = self.table_name(self._qualified_table(real.copy()))
         if named is not None:
-            select = exp.Select(expressions=_set_expressions(pairs)).from_(from_tables[0].copy())
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(from_tables[0].copy(), copy=False)
             for t in from_tables[1:]:
-                select = select.join(t.copy(), join_type="cross")
+                select = select.join(t.copy(), join_type="cross", copy=False)
         else:
             base = target.copy()
             table_joins = base.args.get("joins") or []  # MySQL: UPDATE a JOIN b ON ... SET ...
             base.set("joins", None)
-            select = exp.Select(expressions=_set_expressions(pairs)).from_(base)
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(base, copy=False)
             for join in table_joins:
-                select = select.join(join.copy())
+                select = select.join(join.copy(), copy=False)
             for t in from_tables:
-                select = select.join(t.copy(), join_type="cross")
+                select = select.join(t.copy(), join_type="cross", copy=False)
         for join in joins:
-            select = select.join(join.copy())
+            select = select.join(join.copy(), copy=False)
         where = e.args.get("where")
         if where is not None:
-            select = select.where(where.this.copy())
+            select = select.where(where.this.copy(), copy=False)
         with_ = e.args.get("with_") or e.args.get("with")
         if with_ is not None:
             select.set("with_", with_.copy())
@@ -613,7 +613,7 @@ class Extractor:
             return
         out.verb = "copy_to"
         if isinstance(this, exp.Table):
-            query = exp.select("*").from_(this.copy())
+            query = exp.select("*").from_(this.copy(), copy=False)
         elif isinstance(this, exp.Subquery):
             query = this.this
         else:
@@ -870,7 +870,7 @@ def _positional(names: list[str], rel: Relation, out: StatementLineage, target: 
 
 
 def _hw_alias(value: exp.Expr, i: int | str) -> exp.Expr:
-    return exp.alias_(value.copy(), f"__hw_{i}")
+    return exp.alias_(value.copy(), f"__hw_{i}", copy=False)
 
 
 def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> list[exp.Expr]:

@@ -19,6 +19,7 @@ ways in tests/sql/test_qualify.py).
 from __future__ import annotations
 
 import functools
+from typing import cast
 
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
@@ -26,8 +27,34 @@ from sqlglot.optimizer.qualify_tables import qualify_tables as sqlglot_qualify_t
 
 from .dialects import sqlglot_dialect
 
-# nodes only sqlglot's table qualification handles (aliases it makes up, sources it rewrites)
-_SQLGLOT_ONLY = (exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF, exp.Values, exp.TableFromRows)
+# what a node is to these walks, by its class (looked up once per class: most nodes are none of these)
+_OTHER, _STAR, _SOURCE_FORM, _JOIN, _TABLE_ALIAS, _GROUP_ORDER, _COLUMN, _WITH, _SUBQUERY, _TABLE = range(10)
+_KINDS: dict[type, int] = {}
+
+
+def _kind(node: exp.Expr) -> int:
+    cls = type(node)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = next(
+            (k for k, bases in _KIND_BASES if issubclass(cls, bases)),
+            _OTHER,
+        )
+    return kind
+
+
+_KIND_BASES: tuple[tuple[int, type | tuple[type, ...]], ...] = (
+    (_STAR, exp.Star),
+    # pivots and table functions (LATERAL, UNNEST, VALUES...): sources only sqlglot's qualification handles
+    (_SOURCE_FORM, (exp.Pivot, exp.UDTF)),
+    (_JOIN, exp.Join),
+    (_TABLE_ALIAS, exp.TableAlias),
+    (_GROUP_ORDER, (exp.Group, exp.Order)),
+    (_COLUMN, exp.Column),
+    (_WITH, exp.With),
+    (_SUBQUERY, exp.Subquery),
+    (_TABLE, exp.Table),
+)
 
 
 def qualify_tables(query: exp.Expr, db: str, catalog: str | None, dialect: str) -> exp.Expr:
@@ -90,17 +117,20 @@ def _plain_tables(query: exp.Expr) -> list[tuple[exp.Table, bool]] | None:
     tables: list[tuple[exp.Table, exp.Expr | None]] = []  # each table and the SELECT it is a source of
     aliases: set[str] = set()
     for node in query.walk():
-        if isinstance(node, _SQLGLOT_ONLY):
+        kind = _kind(node)
+        if kind in (_OTHER, _STAR, _JOIN, _GROUP_ORDER):
+            continue
+        if kind == _SOURCE_FORM:
             return None
-        if isinstance(node, exp.With) and node is not with_:
+        if kind == _WITH and node is not with_:
             return None
-        if isinstance(node, exp.Column) and node.args.get("db") is not None:
+        if kind == _COLUMN and node.args.get("db") is not None:
             return None  # db.table.column: sqlglot rewrites it to the table's alias
-        if isinstance(node, exp.TableAlias):
+        if kind == _TABLE_ALIAS:
             if not node.name:
                 return None
             aliases.add(node.name)
-        elif isinstance(node, exp.Subquery):
+        elif kind == _SUBQUERY:
             parent = node.parent
             if isinstance(parent, exp.Subquery) or not isinstance(node.this, exp.Query):
                 return None  # nested parentheses, a join construct
@@ -108,7 +138,7 @@ def _plain_tables(query: exp.Expr) -> list[tuple[exp.Table, bool]] | None:
                 return None  # a derived table without an alias: sqlglot names it
             if node.args.get("pivots") or node.args.get("joins"):
                 return None
-        elif isinstance(node, exp.Table):
+        elif kind == _TABLE:
             parent = node.parent
             if (
                 not isinstance(parent, (exp.From, exp.Join))
@@ -117,7 +147,7 @@ def _plain_tables(query: exp.Expr) -> list[tuple[exp.Table, bool]] | None:
                 or node.args.get("pivots")
             ):
                 return None
-            tables.append((node, parent.parent))
+            tables.append((cast(exp.Table, node), parent.parent))
     plan: list[tuple[exp.Table, bool]] = []
     seen: dict[tuple[int, str], exp.Table] = {}
     for table, select in tables:
@@ -155,34 +185,40 @@ def needs_qualify(query: exp.Expr) -> bool:
     every column is qualified or its SELECT reads one source without naming an alias of its own (the analyzer
     resolves those the same way, faster)."""
     for node in query.walk():
-        if isinstance(node, exp.Star):
-            if not _plain_star(node):
-                return True
+        kind = _kind(node)
+        if kind == _OTHER:
             continue
-        if isinstance(node, (exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
-            return True
-        if isinstance(node, exp.Join) and node.args.get("using"):
-            return True
-        if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
-            return True
-        if (
-            isinstance(node, (exp.Group, exp.Order))
-            and not (isinstance(node, exp.Order) and isinstance(node.parent, exp.Select))
-            and any(isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions)
-        ):
-            return True
-        if isinstance(node, exp.Column) and not node.table:
-            select = node.find_ancestor(exp.Select)
-            if select is None:
+        if kind == _STAR:
+            if not _plain_star(cast(exp.Star, node)):
                 return True
-            from_ = select.args.get("from_")
-            if from_ is None or select.args.get("joins") or from_.expressions:
+        elif kind == _SOURCE_FORM:
+            return True
+        elif kind == _JOIN:
+            if node.args.get("using"):
                 return True
-            if node.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
+        elif kind == _TABLE_ALIAS:
+            if node.args.get("columns"):  # WITH c (x, y) / (…) AS s (x, y): renamed columns
                 return True
-            if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
+        elif kind == _GROUP_ORDER:
+            if not (isinstance(node, exp.Order) and isinstance(node.parent, exp.Select)) and any(
+                isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions
+            ):
                 return True
+        elif kind == _COLUMN and not cast(exp.Column, node).table and _unqualified_needs_qualify(node):
+            return True
     return False
+
+
+def _unqualified_needs_qualify(column: exp.Expr) -> bool:
+    select = column.find_ancestor(exp.Select)
+    if select is None:
+        return True
+    from_ = select.args.get("from_")
+    if from_ is None or select.args.get("joins") or from_.expressions:
+        return True
+    if column.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
+        return True
+    return not isinstance(from_.this, (exp.Table, exp.Subquery))
 
 
 def _plain_star(star: exp.Star) -> bool:
