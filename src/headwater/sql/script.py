@@ -103,6 +103,8 @@ def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[An
     except (TokenError, ValueError):
         stripped = text.strip()
         return ([(stripped, 1, 1)] if stripped else []), None
+    if ";" not in text:  # no statement end: one piece, whatever blocks it opens (the usual one-statement call)
+        return ([_piece(text, tokens[0], tokens[-1])] if tokens else []), tokens
     pieces: list[tuple[str, int, int]] = []
     start = None
     depth = 0
