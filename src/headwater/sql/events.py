@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from operator import attrgetter
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from headwater.model import openlineage as ol

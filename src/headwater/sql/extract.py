@@ -483,7 +483,9 @@ class Extractor:
             and any(isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
         ):
             # BigQuery INSERT ROW, or INSERT * with no schema: the target is written, its columns are unknown
-            probe = exp.select("1").from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
+            probe = (
+                exp.select("1").from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
+            )
             rel = self._query(probe, out)
             out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
             out.notes.append(f"MERGE into {name}: the columns it inserts are unknown (INSERT ROW or no schema)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,7 @@ class Statement:
     sql: str  # the statement's own text, as written
     line: int  # 1-based position of its first token in the script
     col: int
-    expression: exp.Expr | None = None
+    expression: exp.Expr | None = None  # the syntax tree (analyze_script lets it go once the statement is read)
     error: str | None = None  # why it could not be parsed (with line and column in the script)
     block: list[Statement] | None = None  # a procedural piece: the statements found inside, each parsed on its own
     variables: frozenset[str] = frozenset()  # names a procedural piece declares (DECLARE, LET, IS/AS sections)
@@ -170,8 +171,25 @@ _UNLOAD = re.compile(r"(?is)^\s*unload\b(.*)$")
 
 
 def parse_script(text: str, dialect: str) -> list[Statement]:
-    out: list[Statement] = []
+    return list(iter_script(text, dialect))
+
+
+def iter_script(text: str, dialect: str) -> Iterator[Statement]:
+    return read_script(text, dialect)[1]
+
+
+def read_script(text: str, dialect: str) -> tuple[int, Iterator[Statement]]:
+    """How many statements ``text`` has, and the statements in order, each parsed when it is asked for (a long
+    script's syntax trees need not all be in memory at once)."""
     pieces, tokens = _split(text, dialect)
+    # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
+    reuse = tokens if len(pieces) == 1 and pieces[0][1] == 1 else None
+    return len(pieces), _statements(text, dialect, pieces, reuse)
+
+
+def _statements(
+    text: str, dialect: str, pieces: list[tuple[str, int, int]], reuse: list[Token] | None
+) -> Iterator[Statement]:
     for index, (sql, line, col) in enumerate(pieces):
         stmt = Statement(index, sql, line, col)
         variables: set[str] = set()
@@ -179,17 +197,14 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
         if inner is not None:
             stmt.block = [_parsed(Statement(index, piece, ln, c), dialect) for piece, ln, c in inner]
             stmt.variables = frozenset(variables)
-            out.append(stmt)
+            yield stmt
             continue
         unload = _UNLOAD.match(sql)
         if unload:  # Redshift UNLOAD: sqlglot has no grammar for it (it would log a warning and keep a Command)
             stmt.expression = exp.Command(this="UNLOAD", expression=exp.Literal.string(unload.group(1)))
-            out.append(stmt)
+            yield stmt
             continue
-        # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
-        reuse = tokens if len(pieces) == 1 and line == 1 else None
-        out.append(_parsed(stmt, dialect, reuse, text))
-    return out
+        yield _parsed(stmt, dialect, reuse, text)
 
 
 _OUTPUT_INTO = re.compile(r"(?is)(\bOUTPUT\b[^;]*?\bINTO\s+)((?:\[[^\]]+\]|\w+)(?:\.(?:\[[^\]]+\]|\w+))+)")
