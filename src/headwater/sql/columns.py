@@ -17,6 +17,11 @@ Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USI
 SELECT DISTINCT's columns) → GROUP_BY,
 ORDER BY → SORT, INTERSECT/EXCEPT → JOIN on both sides' columns; row deps of a derived table, CTE or
 temporary table read in FROM pass through to the query reading it.
+
+Why one module of this size: the analyzer is one recursion (a scope's relation needs its columns' expressions,
+an expression's subquery needs that scope's relation) over one memo of the query's scopes; its parts — scopes,
+stars, expressions, column resolution — are methods of that one object, and splitting them over modules would
+only pass the object around.
 """
 
 from __future__ import annotations
@@ -28,31 +33,25 @@ from typing import cast
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from headwater.model.column_lineage import (
-    AGGREGATION_T,
-    CONDITIONAL,
-    FILTER,
-    GROUP_BY,
-    IDENTITY_T,
-    JOIN,
-    SORT,
-    TRANSFORMATION,
-    WINDOW,
-    TInfo,
-    direct,
-    indirect,
-)
+from headwater.model import column_lineage as vocabulary
+from headwater.model.column_lineage import AGGREGATION_T, IDENTITY_T, TRANSFORMATION, TInfo, direct
 
 Leaf = tuple[str, str]  # (dataset name, column)
 Deps = dict[Leaf, set[TInfo]]
 
+# the transformations the rules below apply, made once
 _TRANSFORMATION_T = direct(TRANSFORMATION)
-_CONDITIONAL = indirect(CONDITIONAL)
-_WINDOW = indirect(WINDOW)
-_FILTER = indirect(FILTER)
-_JOIN = indirect(JOIN)
-_GROUP_BY = indirect(GROUP_BY)
-_SORT = indirect(SORT)
+_CONDITIONAL, _WINDOW, _FILTER, _JOIN, _GROUP_BY, _SORT = (
+    vocabulary.indirect(subtype)
+    for subtype in (
+        vocabulary.CONDITIONAL,
+        vocabulary.WINDOW,
+        vocabulary.FILTER,
+        vocabulary.JOIN,
+        vocabulary.GROUP_BY,
+        vocabulary.SORT,
+    )
+)
 
 RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
 MASKING_TYPES = (exp.MD5, exp.MD5Digest, exp.SHA, exp.SHA2, exp.FarmFingerprint, exp.StandardHash, exp.Count)

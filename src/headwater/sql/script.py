@@ -19,7 +19,6 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -97,7 +96,7 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     return _split(text, dialect)[0]
 
 
-def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Any] | None]:
+def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Token] | None]:
     """The pieces of :func:`split` and the tokens of ``text`` (None when it cannot be tokenized)."""
     try:
         tokens = tokenize(text, dialect)
@@ -149,7 +148,7 @@ _BODY_STRINGS = {TokenType.STRING, TokenType.HEREDOC_STRING, TokenType.RAW_STRIN
 _ROUTINES = {"PROCEDURE", "PROC", "FUNCTION", "TRIGGER", "PACKAGE"}
 
 
-def _block_header(tokens: list[Any], i: int, dialect: str) -> bool:
+def _block_header(tokens: list[Token], i: int, dialect: str) -> bool:
     """Does the statement starting at ``tokens[i]`` open its block at a later BEGIN (its ``;`` before it are not
     statement ends)? A ``DECLARE`` section (not T-SQL's ``DECLARE @v``) and a routine header outside T-SQL."""
     first = tokens[i].text.upper()
@@ -162,7 +161,7 @@ def _block_header(tokens: list[Any], i: int, dialect: str) -> bool:
     return any(w in _ROUTINES for w in words)
 
 
-def _piece(text: str, first: Any, last: Any) -> tuple[str, int, int]:  # two sqlglot Tokens
+def _piece(text: str, first: Token, last: Token) -> tuple[str, int, int]:
     line_start = text.rfind("\n", 0, first.start) + 1
     return text[first.start : last.end + 1].strip(), first.line, first.start - line_start + 1
 
@@ -220,7 +219,7 @@ def _one_identifier(m: re.Match[str]) -> str:
     return m.group(1) + "[" + ".".join(p.strip("[]") for p in m.group(2).split(".")) + "]"
 
 
-def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
+def _parsed(stmt: Statement, dialect: str, tokens: list[Token] | None = None, text: str = "") -> Statement:
     try:
         if tokens is not None:
             parsed = parse(text, dialect, tokens)
@@ -277,7 +276,7 @@ _DML_TEXT = re.compile(r"(?is)\b(insert|update|merge|create|select|delete|replac
 _BODY = re.compile(r"(?is)^\s*(?:immediate\s+)?(\$[A-Za-z0-9_]*\$)(.*)\1\s*;?\s*$")
 
 
-def _is_procedural(tokens: list[Any], dialect: str) -> bool:
+def _is_procedural(tokens: list[Token], dialect: str) -> bool:
     words = [t.text.upper() for t in tokens[:6]]
     if not words:
         return False
@@ -308,7 +307,7 @@ def block_statements(
     return _scan(sql, tokens, dialect, line, variables if variables is not None else set())
 
 
-def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[str]) -> list[tuple[str, int, int]]:
+def _scan(text: str, tokens: list[Token], dialect: str, line: int, variables: set[str]) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     declaring = False  # in a DECLARE section: each declaration's first name is a variable
     declare_next = False
@@ -455,7 +454,7 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
     return found
 
 
-def _is_body(tokens: list[Any], i: int) -> bool:
+def _is_body(tokens: list[Token], i: int) -> bool:
     """A string at ``tokens[i]``: ``EXECUTE IMMEDIATE '…'`` / ``$$ … $$`` is read in place (its body scanned)."""
     return i < len(tokens) and tokens[i].token_type in _BODY_STRINGS
 
