@@ -1,7 +1,7 @@
 """SQL lineage benchmark: statements per second through the SQL engine (parse → qualify → column lineage →
 OpenLineage event), on a TPC-H/TPC-DS-like mix in several dialects.
 
-    python bench/sql_lineage.py [--statements 1200] [--rounds 3] [--against OLD_SRC] [--script 10000]
+    python bench/sql_lineage.py [--statements 1200] [--rounds 3] [--against OLD_SRC] [--script 10000] [--calls 20]
 
 The mix (generated, deterministic): INSERT … SELECT with joins and aggregates over TPC-H tables, CTAS with
 CASE/COALESCE and window functions, CTE chains, UNION ALL, MERGE, UPDATE … FROM, views, each in postgres,
@@ -14,7 +14,9 @@ Target: >= 1,000 statements/s on one core.
 ``--against OLD_SRC`` (a ``src`` directory holding other code, e.g. ``git worktree add /tmp/old <commit>``) runs
 each round twice, the other code and this one alternating (one fresh process each), and prints both sides' medians:
 the way to compare on a machine whose load moves. ``--script N`` times one ``headwater sql lineage`` call on a
-script of N statements of the mix (PostgreSQL; schemas from a ``--schema-from`` file) instead.
+script of N statements of the mix (PostgreSQL; schemas from a ``--schema-from`` file) instead, and ``--calls N``
+times N one-statement calls (wall and CPU of each process: what a hook calling it per statement waits; with
+``--against``, the two codes alternate).
 
 The 100,000-statement harvest end to end (csvlog → harvester → a real server) is bench/harvest.py.
 """
@@ -187,14 +189,50 @@ def one_script(count: int) -> None:
     )
 
 
+def calls(count: int, old_src: str | None) -> None:
+    """``headwater sql lineage`` on one statement, ``count`` times (per side): median wall and CPU per call."""
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    sides = [("before", old_src), ("now", here)] if old_src else [("now", here)]
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in sides}
+    loads = []
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "one.sql"
+        script.write_text(workload(3)[2][1])
+        for _ in range(count):
+            for name, src in sides:
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "headwater", "sql", "lineage", "--dialect", "postgres", str(script)],
+                    env=env, capture_output=True, check=True,
+                )  # fmt: skip
+                took = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                times[name].append((took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+                loads.append(os.getloadavg()[0])
+    for name, runs in times.items():
+        wall = sorted(w for w, _ in runs)
+        cpu = sorted(c for _, c in runs)
+        print(
+            f"{name:6s} one-statement call: wall median {statistics.median(wall):.3f} s ({wall[0]:.3f}-{wall[-1]:.3f}), "
+            f"CPU median {statistics.median(cpu):.3f} s ({cpu[0]:.3f}-{cpu[-1]:.3f}), {len(runs)} calls"
+        )
+    print(f"load average {min(loads):.1f}-{max(loads):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--statements", type=int, default=1200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--against", default=None, help="a src directory of other code, run alternately")
     parser.add_argument("--script", type=int, default=0, help="time one CLI call on a script of N statements")
+    parser.add_argument("--calls", type=int, default=0, help="time N one-statement CLI calls")
     parser.add_argument("--one-json", action="store_true", help=argparse.SUPPRESS)  # a round of --against
     args = parser.parse_args()
+    if args.calls:
+        calls(args.calls, args.against)
+        return
     if args.against:
         against(args.against, args.statements, args.rounds)
         return
