@@ -1,7 +1,7 @@
 """SQL lineage benchmark: statements per second through the SQL engine (parse → qualify → column lineage →
 OpenLineage event), on a TPC-H/TPC-DS-like mix in several dialects.
 
-    python bench/sql_lineage.py [--statements 1200] [--rounds 3]
+    python bench/sql_lineage.py [--statements 1200] [--rounds 3] [--against OLD_SRC] [--script 10000] [--calls 20]
 
 The mix (generated, deterministic): INSERT … SELECT with joins and aggregates over TPC-H tables, CTAS with
 CASE/COALESCE and window functions, CTE chains, UNION ALL, MERGE, UPDATE … FROM, views, each in postgres,
@@ -10,6 +10,13 @@ is expanded and every column resolved). Figure: statements / second, median of t
 core), wall clock and CPU time of the process (the shared machine's load moves the first much more than the
 second: both are printed, with the load average). Writes bench/results/sql_lineage.json.
 Target: >= 1,000 statements/s on one core.
+
+``--against OLD_SRC`` (a ``src`` directory holding other code, e.g. ``git worktree add /tmp/old <commit>``) runs
+each round twice, the other code and this one alternating (one fresh process each), and prints both sides' medians:
+the way to compare on a machine whose load moves. ``--script N`` times one ``headwater sql lineage`` call on a
+script of N statements of the mix (PostgreSQL; schemas from a ``--schema-from`` file) instead, and ``--calls N``
+times N one-statement calls (wall and CPU of each process: what a hook calling it per statement waits; with
+``--against``, the two codes alternate).
 
 The 100,000-statement harvest end to end (csvlog → harvester → a real server) is bench/harvest.py.
 """
@@ -20,7 +27,11 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -120,12 +131,120 @@ def run(statements: list[tuple[str, str]]) -> tuple[float, float, int]:
     return time.perf_counter() - start, time.process_time() - cpu, events
 
 
+def _side(src: str, statements: int) -> dict[str, float]:
+    """One round in a fresh process with ``src`` first on the path: its wall and CPU rates."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, __file__, "--statements", str(statements), "--rounds", "1", "--one-json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def against(old_src: str, statements: int, rounds: int) -> None:
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    sides: dict[str, list[dict[str, float]]] = {"before": [], "now": []}
+    loads = []
+    for r in range(rounds):
+        for name, src in (("before", old_src), ("now", here)):
+            sides[name].append(_side(src, statements))
+            loads.append(os.getloadavg()[0])
+            got = sides[name][-1]
+            print(f"round {r + 1} {name:6s}: {got['rate']:.0f} statements/s, {got['cpu_rate']:.0f} per CPU second")
+    for name, runs in sides.items():
+        wall = [x["rate"] for x in runs]
+        cpu = [x["cpu_rate"] for x in runs]
+        print(
+            f"{name:6s} median {statistics.median(wall):.0f} statements/s ({min(wall):.0f}-{max(wall):.0f}), "
+            f"{statistics.median(cpu):.0f} per CPU second ({min(cpu):.0f}-{max(cpu):.0f})"
+        )
+    print(f"load average {min(loads):.1f}-{max(loads):.1f}")
+
+
+def one_script(count: int) -> None:
+    """``headwater sql lineage`` on one script of ``count`` statements: its wall and CPU time, events printed."""
+    statements = [sql for dialect, sql in workload(count * len(DIALECTS)) if dialect == "postgres"][:count]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "script.sql"
+        script.write_text(";\n".join(statements) + ";\n")
+        schemas = Path(tmp) / "schemas.json"
+        schemas.write_text(json.dumps({f"tpch.public.{t}": cols for t, cols in TABLES.items()}))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "headwater", "sql", "lineage", "--dialect", "postgres", "--namespace",
+             "postgres://wh:5432", "--default-database", "tpch", "--schema-from", str(schemas), str(script)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    events = len(done.stdout.splitlines())
+    print(
+        f"one call, {len(statements)} statements: exit {done.returncode}, {events} events, {elapsed:.1f} s wall "
+        f"({len(statements) / elapsed:.0f} statements/s), {cpu:.1f} s CPU; load average {os.getloadavg()[0]:.1f}"
+    )
+
+
+def calls(count: int, old_src: str | None) -> None:
+    """``headwater sql lineage`` on one statement, ``count`` times (per side): median wall and CPU per call."""
+    here = str(Path(__file__).resolve().parents[1] / "src")
+    sides = [("before", old_src), ("now", here)] if old_src else [("now", here)]
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in sides}
+    loads = []
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "one.sql"
+        script.write_text(workload(3)[2][1])
+        for _ in range(count):
+            for name, src in sides:
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "headwater", "sql", "lineage", "--dialect", "postgres", str(script)],
+                    env=env, capture_output=True, check=True,
+                )  # fmt: skip
+                took = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                times[name].append((took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime))
+                loads.append(os.getloadavg()[0])
+    for name, runs in times.items():
+        wall = sorted(w for w, _ in runs)
+        cpu = sorted(c for _, c in runs)
+        print(
+            f"{name:6s} one-statement call: wall median {statistics.median(wall):.3f} s ({wall[0]:.3f}-{wall[-1]:.3f}), "
+            f"CPU median {statistics.median(cpu):.3f} s ({cpu[0]:.3f}-{cpu[-1]:.3f}), {len(runs)} calls"
+        )
+    print(f"load average {min(loads):.1f}-{max(loads):.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--statements", type=int, default=1200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--against", default=None, help="a src directory of other code, run alternately")
+    parser.add_argument("--script", type=int, default=0, help="time one CLI call on a script of N statements")
+    parser.add_argument("--calls", type=int, default=0, help="time N one-statement CLI calls")
+    parser.add_argument("--one-json", action="store_true", help=argparse.SUPPRESS)  # a round of --against
     args = parser.parse_args()
+    if args.calls:
+        calls(args.calls, args.against)
+        return
+    if args.against:
+        against(args.against, args.statements, args.rounds)
+        return
+    if args.script:
+        one_script(args.script)
+        return
     statements = workload(args.statements)
+    if args.one_json:
+        run(statements[: min(100, len(statements))])  # warm: the first statements of a dialect load its code
+        elapsed, cpu, _events = run(statements)
+        print(json.dumps({"rate": len(statements) / elapsed, "cpu_rate": len(statements) / cpu}))
+        return
     rates, cpu_rates = [], []
     for r in range(args.rounds):
         elapsed, cpu, events = run(statements)

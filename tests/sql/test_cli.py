@@ -4,6 +4,7 @@ read back through its API (the schema of a table Headwater knows resolves a late
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,3 +124,78 @@ def test_posts_to_headwater_and_resolves_star_with_its_schemas(served: str, tmp_
     answer = httpx.get(f"{served}/api/v1/graph/node", params={"nodeId": f"dataset:{NS}:shop.mart.orders"})
     assert answer.status_code == 200, answer.text
     assert [f["name"] for f in answer.json()["fields"]] == ["id", "amount", "customer"]
+
+
+# what a one-statement call must not import: the server, its store and HTTP stack, data frames
+_HEAVY = ("sqlalchemy", "pyarrow", "httpx", "fastapi", "starlette", "uvicorn", "pydantic", "numpy", "pandas")
+_HEAVY_OWN = ("headwater.api", "headwater.store", "headwater.graph", "headwater.client", "headwater.harvest")
+
+
+def test_a_one_statement_call_imports_only_the_sql_engine(tmp_path: Path) -> None:
+    """``headwater sql lineage`` is called per statement from hooks and CI: it imports the SQL engine and click,
+    not the server's parts (what it loaded is read from the process itself, after it answered)."""
+    import subprocess
+    import sys
+
+    import headwater
+
+    script = tmp_path / "one.sql"
+    script.write_text("INSERT INTO rpt.t (x) SELECT a + 1 FROM s WHERE b > 0")
+    code = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: sys.stderr.write('MODULES ' + json.dumps(sorted(sys.modules)) + '\\n'))\n"
+        "from headwater.cli import main\n"
+        "main()\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(headwater.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code, "sql", "lineage", "--dialect", "postgres", str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    (event,) = [json.loads(line) for line in done.stdout.splitlines()]
+    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
+    assert [(f["name"], f["field"]) for f in fields["x"]["inputFields"]] == [("public.s", "a")]
+    modules = json.loads(done.stderr.split("MODULES ", 1)[1])
+    assert "headwater.sql.extract" in modules and "sqlglot" in modules  # the list is the answering process's
+    heavy = [m for m in modules if m.split(".")[0] in _HEAVY or m.startswith(_HEAVY_OWN)]
+    assert heavy == []
+
+
+def test_a_script_of_ten_thousand_statements_in_one_call(tmp_path: Path) -> None:
+    """One invocation reads a 10,000-statement script: an event per statement in order, the lineage of the
+    statements that read tables, and the position of a bad statement near its end."""
+    statements = []
+    for i in range(10_000):
+        if i == 9_998:
+            statements.append("INSERT INTO (oops")
+        elif i % 1000 == 0:
+            statements.append(f"INSERT INTO rpt.r{i} (x) SELECT a + b FROM s WHERE c > {i}")
+        else:
+            statements.append(f"INSERT INTO t{i % 7} VALUES ({i})")
+    script = tmp_path / "big.sql"
+    script.write_text(";\n".join(statements) + ";\n")
+    result = _run(["--dialect", "postgres", "--namespace", NS, "--default-database", "shop", str(script)])
+    assert result.exit_code == 2
+    assert "statement 9999 (line 9999, column 1)" in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(events) == 10_000
+    assert [e["job"]["facets"]["sql"]["query"] for e in events] == statements
+    assert [e["outputs"][0]["name"] for e in events[:3]] == ["shop.rpt.r0", "shop.public.t1", "shop.public.t2"]
+    for i in range(0, 10_000, 1000):
+        (out,) = events[i]["outputs"]
+        assert out["name"] == f"shop.rpt.r{i}"
+        lineage = out["facets"]["columnLineage"]
+        assert [
+            (f["name"], f["field"], f["transformations"][0]["subtype"]) for f in lineage["fields"]["x"]["inputFields"]
+        ] == [
+            ("shop.public.s", "a", "TRANSFORMATION"),
+            ("shop.public.s", "b", "TRANSFORMATION"),
+        ]
+        assert [(f["field"], f["transformations"][0]["subtype"]) for f in lineage["dataset"]] == [("c", "FILTER")]

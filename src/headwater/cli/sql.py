@@ -64,6 +64,21 @@ def _providers(schema_from: tuple[str, ...], token: str | None) -> tuple[list[Pr
     return providers, tables
 
 
+def _send(client: Any, events: list[dict[str, Any]]) -> int:
+    """Sends ``events``: how many were sent."""
+    if not events:
+        return 0
+    try:
+        client.send(events)
+    except Exception as exc:
+        from headwater.client import SendError
+
+        if isinstance(exc, SendError):
+            raise click.ClickException(str(exc)) from None
+        raise
+    return len(events)
+
+
 @command.command("lineage")
 @click.argument("files", nargs=-1, required=True)
 @click.option(
@@ -116,7 +131,7 @@ def lineage_command(
     Statements that cannot be read are reported on stderr (file, statement number, position), get an event with
     an extractionError facet, and make the exit status 2; the other statements are still processed.
     """
-    from headwater.sql import Catalog, get_dialect, script_events
+    from headwater.sql import Catalog, get_dialect, stream_events
 
     d = get_dialect(dialect)
     if d.warning:  # an unknown name is read as ANSI, said once
@@ -133,45 +148,37 @@ def lineage_command(
             client = open_client(url=url, token=token, project=project)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+    # events go out as the script is read (printed one by one, sent in batches): a long script is never all in
+    # memory, records, trees and events
+    batch = 1 if url is None and project is None else 500
     with client:
         for file in files:
             text = sys.stdin.read() if file == "-" else Path(file).read_text()
-            from headwater.sql import analyze_script
-
-            records = analyze_script(
+            pending: list[dict[str, Any]] = []
+            sent = 0
+            streamed = stream_events(
                 text,
                 dialect=d,
                 namespace=ns,
                 default_database=default_database,
                 default_schema=default_schema,
                 catalog=catalog,
+                job_namespace=job_namespace,
             )
-            for r in records:
+            for r, event in streamed:
+                where = f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column {r.statement.col})"
                 if r.skipped:  # not a failure, but never silent
-                    click.echo(
-                        f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column "
-                        f"{r.statement.col}): {r.skipped}",
-                        err=True,
-                    )
+                    click.echo(f"{where}: {r.skipped}", err=True)
                 if r.error:
                     failed += 1
-                    click.echo(
-                        f"{file}: statement {r.statement.index + 1} (line {r.statement.line}, column "
-                        f"{r.statement.col}): {r.error}",
-                        err=True,
-                    )
-            events = script_events(
-                text, dialect=d, namespace=ns, catalog=catalog, job_namespace=job_namespace, records=records
-            )
-            try:
-                client.send(events)
-            except Exception as exc:
-                from headwater.client import SendError
-
-                if isinstance(exc, SendError):
-                    raise click.ClickException(str(exc)) from None
-                raise
+                    click.echo(f"{where}: {r.error}", err=True)
+                if event is not None:
+                    pending.append(event)
+                if len(pending) >= batch:
+                    sent += _send(client, pending)
+                    pending = []
+            sent += _send(client, pending)
             if url:
-                click.echo(f"{file}: {len(events)} events sent to {url}", err=True)
+                click.echo(f"{file}: {sent} events sent to {url}", err=True)
     if failed:
         sys.exit(2)

@@ -16,15 +16,16 @@ Dataset names come from :mod:`headwater.model.naming`, transformation kinds from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from .dialects import DIALECTS, Dialect, get_dialect
 from .events import PRODUCER, to_event
 from .extract import Extractor, Output, StatementLineage, statement_digest
 from .schema import Catalog, Column, Provider
-from .script import Statement, parse_script
+from .script import Statement, parse_script, read_script
 
 __all__ = [
     "DIALECTS",
@@ -36,11 +37,13 @@ __all__ = [
     "Output",
     "Provider",
     "Statement",
+    "ScriptOptions",
     "StatementLineage",
     "analyze_script",
     "get_dialect",
     "parse_script",
     "script_events",
+    "stream_events",
     "statement_digest",
     "to_event",
     "default_namespace",
@@ -51,68 +54,109 @@ def default_namespace(dialect: Dialect) -> str:
     return dialect.system
 
 
-def analyze_script(
-    sql: str,
-    *,
-    dialect: str | Dialect = "ansi",
-    namespace: str | None = None,
-    default_database: str | None = None,
-    default_schema: str | None = None,
-    catalog: Catalog | None = None,
-    extractor: Extractor | None = None,
-) -> list[StatementLineage]:
-    """Every statement of ``sql`` in order, with its lineage (or its error). Never raises on bad SQL."""
-    d = dialect if isinstance(dialect, Dialect) else get_dialect(dialect)
+class ScriptOptions(TypedDict, total=False):
+    """How a script is read: its dialect (a name or a :class:`Dialect`), the datasets' namespace (default: the
+    dialect's system), the database and schema of unqualified names, the schemas known (:class:`Catalog`)."""
+
+    dialect: str | Dialect
+    namespace: str | None
+    default_database: str | None
+    default_schema: str | None
+    catalog: Catalog | None
+
+
+@dataclass
+class _Reading:
+    dialect: Dialect
+    namespace: str
+    catalog: Catalog
+    extractor: Extractor
+
+
+def _reading(options: ScriptOptions, extractor: Extractor | None = None) -> _Reading:
+    given = options.get("dialect") or "ansi"
+    d = given if isinstance(given, Dialect) else get_dialect(given)
+    ns = options.get("namespace") or default_namespace(d)
+    found = options.get("catalog")
+    cat = found if found is not None else Catalog(namespace=ns)
     ex = extractor or Extractor(
         d,
-        namespace or default_namespace(d),
-        default_database=default_database,
-        default_schema=default_schema,
-        catalog=catalog,
+        ns,
+        default_database=options.get("default_database"),
+        default_schema=options.get("default_schema"),
+        catalog=cat,
     )
-    records: list[StatementLineage] = []
-    for stmt in parse_script(sql, d.sqlglot):
-        records.extend(ex.run(stmt))
-    return records
+    return _Reading(d, ns, cat, ex)
+
+
+def _records(reading: _Reading, sql: str) -> tuple[int, Iterator[StatementLineage]]:
+    """How many statements ``sql`` has, and their records in order, each statement read when asked for."""
+    count, statements = read_script(sql, reading.dialect.sqlglot)
+
+    def records() -> Iterator[StatementLineage]:
+        for stmt in statements:
+            found = reading.extractor.run(stmt)
+            for statement in (stmt, *(stmt.block or ()), *(r.statement for r in found)):
+                statement.expression = None  # its tree is no longer needed (see analyze_script)
+            yield from found
+
+    return count, records()
+
+
+def analyze_script(
+    sql: str, *, extractor: Extractor | None = None, **options: Unpack[ScriptOptions]
+) -> list[StatementLineage]:
+    """Every statement of ``sql`` in order, with its lineage (or its error). Never raises on bad SQL.
+
+    The records keep each statement's text and place, not its syntax tree (``Statement.expression`` is None once
+    read): a script of thousands of statements would otherwise hold every tree until the end."""
+    return list(_records(_reading(options, extractor), sql)[1])
+
+
+def _event(
+    reading: _Reading, r: StatementLineage, total: int, job_namespace: str | None, event_time: datetime | None
+) -> dict[str, Any] | None:
+    if not (r.writes or r.error):
+        return None
+    schemas = {name: cols for _ns, name in r.inputs if (cols := reading.catalog.columns(name))}
+    return to_event(
+        r,
+        dialect=reading.dialect.name,
+        job_namespace=job_namespace or reading.namespace,
+        event_time=event_time,
+        input_schemas=schemas,
+        total_tasks=total,
+    )
+
+
+def stream_events(
+    sql: str, *, job_namespace: str | None = None, event_time: datetime | None = None, **options: Unpack[ScriptOptions]
+) -> Iterator[tuple[StatementLineage, dict[str, Any] | None]]:
+    """Each record of ``sql`` in order with its COMPLETE event (None: the statement neither writes nor failed),
+    made as the script is read: a script of thousands of statements is never all in memory."""
+    reading = _reading(options)
+    total, records = _records(reading, sql)
+    for r in records:
+        yield r, _event(reading, r, total, job_namespace, event_time)
 
 
 def script_events(
     sql: str,
     *,
-    dialect: str | Dialect = "ansi",
-    namespace: str | None = None,
-    default_database: str | None = None,
-    default_schema: str | None = None,
-    catalog: Catalog | None = None,
     job_namespace: str | None = None,
     event_time: datetime | None = None,
     records: Sequence[StatementLineage] | None = None,
+    **options: Unpack[ScriptOptions],
 ) -> list[dict[str, Any]]:
-    """COMPLETE events for every statement that writes and every statement that could not be read."""
-    d = dialect if isinstance(dialect, Dialect) else get_dialect(dialect)
-    ns = namespace or default_namespace(d)
-    cat = catalog if catalog is not None else Catalog(namespace=ns)
+    """COMPLETE events for every statement that writes and every statement that could not be read (of ``records``
+    when given: the records of ``sql`` read with the same options)."""
     if records is None:
-        records = analyze_script(
-            sql, dialect=d, namespace=ns, default_database=default_database, default_schema=default_schema, catalog=cat
-        )
+        streamed = stream_events(sql, job_namespace=job_namespace, event_time=event_time, **options)
+        return [event for _r, event in streamed if event is not None]
+    reading = _reading(options)
     total = len({r.statement.index for r in records})
-    events = []
-    for r in records:
-        if not (r.writes or r.error):
-            continue
-        schemas = {name: cols for _ns, name in r.inputs if (cols := cat.columns(name))}
-        events.append(
-            to_event(
-                r,
-                dialect=d.name,
-                job_namespace=job_namespace or ns,
-                event_time=event_time,
-                input_schemas=schemas,
-                total_tasks=total,
-            )
-        )
-    return events
+    found = (_event(reading, r, total, job_namespace, event_time) for r in records)
+    return [event for event in found if event is not None]
 
 
 from .views import view_lineage  # noqa: E402 - uses analyze_script above

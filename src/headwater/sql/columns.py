@@ -17,6 +17,11 @@ Dataset-wide (row) deps of a query: WHERE/HAVING/QUALIFY → FILTER, JOIN ON/USI
 SELECT DISTINCT's columns) → GROUP_BY,
 ORDER BY → SORT, INTERSECT/EXCEPT → JOIN on both sides' columns; row deps of a derived table, CTE or
 temporary table read in FROM pass through to the query reading it.
+
+Why one module of this size: the analyzer is one recursion (a scope's relation needs its columns' expressions,
+an expression's subquery needs that scope's relation) over one memo of the query's scopes; its parts — scopes,
+stars, expressions, column resolution — are methods of that one object, and splitting them over modules would
+only pass the object around.
 """
 
 from __future__ import annotations
@@ -28,31 +33,25 @@ from typing import cast
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from headwater.model.column_lineage import (
-    AGGREGATION_T,
-    CONDITIONAL,
-    FILTER,
-    GROUP_BY,
-    IDENTITY_T,
-    JOIN,
-    SORT,
-    TRANSFORMATION,
-    WINDOW,
-    TInfo,
-    direct,
-    indirect,
-)
+from headwater.model import column_lineage as vocabulary
+from headwater.model.column_lineage import AGGREGATION_T, IDENTITY_T, TRANSFORMATION, TInfo, direct
 
 Leaf = tuple[str, str]  # (dataset name, column)
 Deps = dict[Leaf, set[TInfo]]
 
+# the transformations the rules below apply, made once
 _TRANSFORMATION_T = direct(TRANSFORMATION)
-_CONDITIONAL = indirect(CONDITIONAL)
-_WINDOW = indirect(WINDOW)
-_FILTER = indirect(FILTER)
-_JOIN = indirect(JOIN)
-_GROUP_BY = indirect(GROUP_BY)
-_SORT = indirect(SORT)
+_CONDITIONAL, _WINDOW, _FILTER, _JOIN, _GROUP_BY, _SORT = (
+    vocabulary.indirect(subtype)
+    for subtype in (
+        vocabulary.CONDITIONAL,
+        vocabulary.WINDOW,
+        vocabulary.FILTER,
+        vocabulary.JOIN,
+        vocabulary.GROUP_BY,
+        vocabulary.SORT,
+    )
+)
 
 RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile)
 MASKING_TYPES = (exp.MD5, exp.MD5Digest, exp.SHA, exp.SHA2, exp.FarmFingerprint, exp.StandardHash, exp.Count)
@@ -162,15 +161,41 @@ class Analyzer:
     its :class:`Relation` (lineage passes through it); ``notes`` collects what could not be resolved.
     """
 
-    def __init__(self, table_name: Callable[[exp.Table], str], temps: dict[str, Relation], notes: list[str]) -> None:
-        self.table_name = table_name
+    def __init__(
+        self,
+        table_name: Callable[[exp.Table], str],
+        temps: dict[str, Relation],
+        notes: list[str],
+        table_columns: Callable[[exp.Table], list[str] | None] | None = None,
+    ) -> None:
+        self._table_name = table_name
+        self._names: dict[int, str] = {}  # id of an exp.Table of the query → its dataset name
+        self._joins: dict[int, list[exp.Join]] = {}  # id of a SELECT → its joins
         self.temps = temps
         self.notes = notes
+        # given when sqlglot's column qualification was skipped: a table's columns (as sqlglot's schema names
+        # them), with which this analyzer expands ``*`` and positional ORDER BY itself, as qualification would
+        self.table_columns = table_columns
         self._memo: dict[int, Relation] = {}
         self._by_expression: dict[int, Relation] = {}
         self.candidates: list[tuple[str, list[str]]] = []  # unresolved columns → the dataset columns they may be
         self._subqueries: dict[int, Scope] = {}
         self._rows: Deps | None = None  # the dataset-level deps of the SELECT being read (COUNT(*) goes there)
+
+    def table_name(self, table: exp.Table) -> str:
+        """The dataset name of a table of the query (the tree lives as long as this analyzer: ids are stable)."""
+        key = id(table)
+        name = self._names.get(key)
+        if name is None:
+            name = self._names[key] = self._table_name(table)
+        return name
+
+    def _joins_of(self, select: exp.Select) -> list[exp.Join]:
+        key = id(select)
+        found = self._joins.get(key)
+        if found is None:
+            found = self._joins[key] = _joins(select)
+        return found
 
     # --- scopes -----------------------------------------------------------------------------------------------
 
@@ -286,16 +311,23 @@ class Analyzer:
     def _select_into(self, scope: Scope, rel: Relation) -> None:
         select = cast(exp.Select, scope.expression)
         aliases: dict[str, Deps] = {}
+        expanding = self.table_columns is not None
         for position, projection in enumerate(select.expressions):
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
             ):
+                if expanding:
+                    for star_name, star_deps in self._expand_star(scope, projection):
+                        rel.columns.append((star_name, star_deps))
+                        aliases.setdefault(star_name, star_deps)
+                    continue
                 rel.complete = False
                 self._star(scope, projection, rel)
                 continue
             deps: Deps = {}
             self.walk(projection, IDENTITY_T, scope, deps)  # lateral aliases were expanded by qualify
-            name = projection.alias_or_name or f"_col_{position}"  # unnamed: as sqlglot/Spark name it
+            # unnamed: as sqlglot/Spark name it (by its place once every star is expanded)
+            name = projection.alias_or_name or f"_col_{len(rel.columns) if expanding else position}"
             rel.columns.append((name, deps))
             aliases.setdefault(name, deps)
         for _node, src in scope.selected_sources.values():
@@ -313,7 +345,7 @@ class Analyzer:
             clause = select.args.get(key)
             if clause is not None:
                 self.walk(clause.this, _FILTER, scope, rel.rows, aliases)
-        for join in _joins(select):
+        for join in self._joins_of(select):
             on = join.args.get("on")
             if on is not None:
                 self.walk(on, _JOIN, scope, rel.rows, aliases)
@@ -329,7 +361,16 @@ class Analyzer:
         order = select.args.get("order")
         if order is not None:
             for o in order.expressions:
-                self.walk(o, _SORT, scope, rel.rows, aliases)
+                at = _position(o) if expanding else None
+                if at is None:
+                    self.walk(o, _SORT, scope, rel.rows, aliases)
+                    continue
+                # ORDER BY 2: the second output column (as qualification rewrites it: by its name, when unique)
+                if not 1 <= at <= len(rel.columns):
+                    raise NeedsQualification(f"ORDER BY {at}: no such output column")
+                name, deps = rel.columns[at - 1]
+                if sum(1 for n, _ in rel.columns if n == name) == 1:
+                    add_all(rel.rows, deps, _SORT)
         for sub in scope.subquery_scopes:  # tables read only by subqueries
             rel.tables |= self.relation(sub).tables
         self._unread_tables(scope, select, rel)
@@ -341,7 +382,7 @@ class Analyzer:
         if rel.passthrough:
             return
         read = {ds for deps in (*(d for _n, d in rel.columns), rel.rows) for ds, _f in deps}
-        joined = {id(j.this) for j in _joins(select)}
+        joined = {id(j.this) for j in self._joins_of(select)}
         for _alias, (node, src) in scope.selected_sources.items():
             if not isinstance(src, exp.Table):
                 continue
@@ -371,6 +412,38 @@ class Analyzer:
             rel.tables |= temp.tables
         elif name:
             rel.tables.add(name)
+
+    def _expand_star(self, scope: Scope, star: exp.Expr) -> list[tuple[str, Deps]]:
+        """The columns a ``*`` / ``t.*`` selects, as sqlglot's qualification expands it (in the order of the
+        sources, each table's columns as its schema lists them); NeedsQualification where that expansion is not
+        certain (a source without a known schema, duplicate names, a set operation matched by name)."""
+        only = star.table if isinstance(star, exp.Column) else ""
+        if only and only not in scope.selected_sources:
+            raise NeedsQualification(f"{only}.*: not a source of its SELECT")
+        columns: list[tuple[str, Deps]] = []
+        for alias, (_node, src) in scope.selected_sources.items():
+            if only and alias != only:
+                continue
+            if isinstance(src, Scope):
+                inner = self.relation(src)
+                by_name = isinstance(src.expression, exp.Union) and src.expression.args.get("by_name")
+                names = [n for n, _ in inner.columns]
+                if not inner.complete or by_name or not isinstance(src.expression, _QUERY):
+                    raise NeedsQualification("a star over a source whose columns are not all known")
+                if len(set(names)) != len(names):
+                    raise NeedsQualification("a star over a source with duplicate column names")
+                columns.extend((n, {k: set(v) for k, v in d.items()}) for n, d in inner.columns)
+            elif isinstance(src, exp.Table):
+                known = self.table_columns(src) if self.table_columns is not None else None
+                if not known:
+                    raise NeedsQualification("a star over a table without a known schema")
+                for name in known:
+                    deps: Deps = {}
+                    self._source_column(src, name, IDENTITY_T, deps)
+                    columns.append((name, deps))
+            else:
+                raise NeedsQualification("a star over a source of another kind")
+        return columns
 
     def _star(self, scope: Scope, star: exp.Expr, rel: Relation) -> None:
         """A ``*`` / ``t.*`` qualify could not expand (no schema): what it selects passes through by name; the
@@ -629,6 +702,17 @@ class Analyzer:
             add(out, (dataset, name), t)
 
 
+class NeedsQualification(Exception):
+    """The analyzer cannot do what sqlglot's column qualification would (expand this star, this position):
+    the query is to be qualified by sqlglot and read again."""
+
+
+def _position(ordered: exp.Expr) -> int | None:
+    """``ORDER BY 2``: 2 (an integer literal, which sqlglot's qualification reads as an output position)."""
+    key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+    return int(key.name) if isinstance(key, exp.Literal) and key.is_int else None
+
+
 def _children(e: exp.Expr) -> Iterator[exp.Expr]:
     for value in e.args.values():
         if isinstance(value, exp.Expr):
@@ -642,11 +726,18 @@ def _children(e: exp.Expr) -> Iterator[exp.Expr]:
 def _joins(select: exp.Select) -> list[exp.Join]:
     """The joins of ``select``: its own, and those of a parenthesized join in FROM or a join
     (``FROM (a JOIN b ON …)``, as PostgreSQL and MariaDB print view definitions)."""
-    joins: list[exp.Join] = list(select.args.get("joins") or ())
-    nested = [t for t in select.find_all(exp.Table) if t.args.get("joins") and t.find_ancestor(exp.Select) is select]
-    for table in nested:
-        joins.extend(table.args["joins"])
+    own: list[exp.Join] = list(select.args.get("joins") or ())
+    joins = list(own)
+    from_ = select.args.get("from_")
+    for clause in [from_, *own] if from_ is not None else own:  # FROM and JOIN sources, not inner queries
+        for node in clause.walk(prune=_is_select):
+            if isinstance(node, exp.Table) and node.args.get("joins"):
+                joins.extend(node.args["joins"])
     return joins
+
+
+def _is_select(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Select)
 
 
 def _field_path(dot: exp.Dot) -> tuple[exp.Column, list[str]] | None:

@@ -6,7 +6,12 @@ dialect's name."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlglot
 
 
 @dataclass(frozen=True)
@@ -84,3 +89,12 @@ def get_dialect(name: str | None) -> Dialect:
             warning=f"unknown SQL dialect {name!r}: read as ansi (one of: {', '.join(sorted(DIALECTS))})",
         )
     return Dialect(key, key, key)
+
+
+@functools.lru_cache(maxsize=64)
+def sqlglot_dialect(name: str | None) -> sqlglot.Dialect:
+    """sqlglot's dialect object for one of its names ("" or None: its default), made once: sqlglot makes a new
+    one each time a call is given a dialect's name, a good part of a short statement's cost."""
+    import sqlglot
+
+    return sqlglot.Dialect.get_or_raise(name or None)

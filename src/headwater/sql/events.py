@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any
 
 from headwater.model import openlineage as ol
@@ -21,7 +22,11 @@ def _facet(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def _transformations(kinds: set[TInfo]) -> list[dict[str, Any]]:
-    return [{"type": k.type, "subtype": k.subtype, "description": "", "masking": k.masking} for k in sorted(kinds)]
+    ordered = kinds if len(kinds) == 1 else sorted(kinds, key=_order)  # most columns have one kind
+    return [{"type": k.type, "subtype": k.subtype, "description": "", "masking": k.masking} for k in ordered]
+
+
+_order = attrgetter("type", "subtype", "masking")  # TInfo's own order, without its generated comparisons
 
 
 def _input_fields(deps: Deps, namespaces: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -40,17 +45,7 @@ def column_lineage_facet(
     for name, deps in columns:
         if not deps:
             continue
-        fields[name] = {
-            "inputFields": [
-                {
-                    "namespace": namespaces.get(ds, ""),
-                    "name": ds,
-                    "field": col,
-                    "transformations": _transformations(kinds),
-                }
-                for (ds, col), kinds in sorted(deps.items())
-            ]
-        }
+        fields[name] = {"inputFields": _input_fields(deps, namespaces)}
     if not fields and not dataset:
         return None
     return _facet("columnLineage", fields=fields, dataset=_input_fields(dataset or {}, namespaces))

@@ -1,33 +1,31 @@
-"""Statements → lineage records (pure apart from the schema look-ups of the catalog).
+"""Statements → lineage records: what each statement form writes, from what (pure apart from the catalog's look-ups).
 
 :class:`Extractor` reads the statements of one script in order, keeping what earlier statements made:
 table schemas (``CREATE TABLE``, ``CREATE TABLE AS``, views) and temporary tables, through which lineage
-passes (a temporary table is not a dataset: a statement reading it depends on what it was made of).
+passes (a temporary table is not a dataset: a statement reading it depends on what it was made of). How one
+query is read, tables named and writes recorded is :mod:`.reader`'s; this module is the statement forms: INSERT,
+CREATE … AS, SELECT INTO, MERGE, UPDATE, COPY, UNLOAD, OUTPUT INTO, procedural blocks, EXEC of a constant.
+
+Why one module of this size: each form is one method of one dispatch (``_statement``), and MERGE and UPDATE share
+the rewrite into a SELECT (``_set_like``); splitting the forms over modules would split that one contract.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.qualify_tables import qualify_tables
-from sqlglot.optimizer.scope import build_scope
 
 from headwater.model.column_lineage import CONDITIONAL, JOIN, TInfo, indirect
-from headwater.model.naming import default_table_schema, path_dataset, sql_table_dataset, table_levels
+from headwater.model.naming import path_dataset
 
-from .columns import Analyzer, Deps, Relation, add_all
-from .dialects import Dialect
-from .schema import Catalog
-from .script import Statement
+from .columns import Deps, Relation, add_all
+from .reader import Output, Reader, StatementLineage, _copy_deps, _norm, _Unqualified, statement_digest
+from .script import Statement, parse_one
 
 # EXEC/EXECUTE of a string: T-SQL ``EXEC('…')`` / ``EXEC sp_executesql N'…'``, ``EXECUTE IMMEDIATE '…'``,
 # PL/pgSQL ``EXECUTE '…'``; group 1 is the one literal when the whole argument is a constant string
@@ -36,98 +34,9 @@ _EXEC_LITERAL = re.compile(
     r"(?is)^\s*exec(?:ute)?\s*(?:immediate\s+|sp_executesql\s+)?\(?\s*N?'((?:[^']|'')*)'\s*\)?\s*;?\s*$"
 )
 _WRITES = re.compile(r"(?is)^\s*(insert|update|merge|create|replace|copy|unload|select\b.*\binto\b)")
-_UNSET = "_"  # a name part the script does not give and no default fills (never part of a dataset name)
 
 
-@dataclass
-class Output:
-    namespace: str
-    name: str
-    # None: the output's columns are unknown. A column named ``*`` is a whole-table mapping: a ``SELECT *`` whose
-    # columns no schema gave; its inputs are ``<dataset>.*`` (every column of the dataset, by the same name)
-    columns: list[tuple[str, Deps]] | None
-    lifecycle: str | None = None  # CREATE / OVERWRITE (lifecycleStateChange)
-    kind: str = "TABLE"  # TABLE, VIEW, FILE
-    # dataset-wide INDIRECT deps (WHERE, JOIN, GROUP BY, ORDER BY...): the facet's ``dataset`` list, not every field
-    dataset: Deps = field(default_factory=dict)
-
-
-@dataclass
-class StatementLineage:
-    statement: Statement
-    verb: str = ""  # insert, create_table_as, create_view, merge, update, select_into, copy, unload
-    inputs: list[tuple[str, str]] = field(default_factory=list)
-    outputs: list[Output] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what could not be resolved (no schema, ambiguity)
-    # unqualified columns over several sources with no schema: (column, the ``dataset.column`` it may be)
-    candidates: list[tuple[str, list[str]]] = field(default_factory=list)
-    # a statement that may write but is not analysed (dynamic SQL built at run time, a procedure call): why
-    skipped: str | None = None
-
-    @property
-    def error(self) -> str | None:
-        return self.statement.error
-
-    @property
-    def writes(self) -> bool:
-        return bool(self.outputs)
-
-    def job_name(self) -> str:
-        """Stable per distinct statement: the verb, the first output and a digest of the normalised text."""
-        target = self.outputs[0].name if self.outputs else "statement"
-        return f"{self.verb or 'sql'}.{target}.{statement_digest(self.statement.sql)[:10]}"
-
-
-def statement_digest(sql: str) -> str:
-    return hashlib.sha256(" ".join(sql.split()).encode("utf-8")).hexdigest()
-
-
-class Extractor:
-    def __init__(
-        self,
-        dialect: Dialect,
-        namespace: str,
-        *,
-        default_database: str | None = None,
-        default_schema: str | None = None,
-        catalog: Catalog | None = None,
-    ) -> None:
-        self.dialect = dialect
-        self.read = dialect.sqlglot or None
-        self.sg = sqlglot.Dialect.get_or_raise(self.read)  # resolved once: every sqlglot call gets the instance
-        self.namespace = namespace
-        self.default_database = default_database
-        self.default_schema = default_schema
-        self.levels = table_levels(namespace)
-        self.catalog = catalog if catalog is not None else Catalog(namespace=namespace)
-        self.catalog.namespace = namespace
-        self.temps: dict[str, Relation] = {}
-        self._qualify_columns = True  # False while a statement is read again without sqlglot's column qualification
-        self._variables: set[str] = set()  # the variables of the procedural block being read
-        self._script_variables: set[str] = set()  # declared by a script's own DECLARE statements (BigQuery, T-SQL)
-        if self.levels == 3:
-            self._q_catalog: str | None = _norm(default_database, self.read) or _UNSET
-            self._q_db = _norm(default_schema, self.read) or default_table_schema(namespace) or _UNSET
-        else:
-            self._q_catalog = None
-            self._q_db = _norm(default_database, self.read) or _UNSET
-
-    # --- naming -----------------------------------------------------------------------------------------------
-
-    def table_name(self, table: exp.Table) -> str:
-        name = table.name
-        if not name:
-            return ""
-        if name.startswith("#"):  # T-SQL temporary table: not a dataset of any database
-            return name
-        return _dataset_name(self.namespace, table.catalog, table.db, name, self.default_database, self.default_schema)
-
-    def dataset_of(self, table: exp.Table) -> str:
-        """The dataset name of a table as a statement of this script names it (defaults applied)."""
-        return self.table_name(self._qualified_table(table))
-
-    # --- statements -------------------------------------------------------------------------------------------
-
+class Extractor(Reader):
     def run(self, stmt: Statement) -> list[StatementLineage]:
         """The lineage of one parsed statement (a procedure body gives one record per inner statement)."""
         if _EXEC.match(stmt.sql):
@@ -144,7 +53,7 @@ class Extractor:
                 inner = self._statement(stmt.expression, out)
             except _Unqualified:
                 out = StatementLineage(stmt)
-                again = sqlglot.parse_one(stmt.sql, read=self.read)
+                again = parse_one(stmt.sql, self.read or "")
                 self._qualify_columns = False
                 try:
                     inner = self._statement(again, out)
@@ -259,7 +168,7 @@ class Extractor:
             and re.match(r"(?i)\s*into\b", e.text("expression"))
         ):
             # MySQL/MariaDB REPLACE INTO t … SELECT: for lineage, the INSERT it is (rows with a taken key replaced)
-            insert = sqlglot.parse_one(f"INSERT {e.text('expression')}", read=self.read)
+            insert = parse_one(f"INSERT {e.text('expression')}", self.read or "")
             if isinstance(insert, exp.Insert):
                 self._insert(normalize_identifiers(insert, dialect=self.sg), out)
                 out.verb = "replace_into"
@@ -484,7 +393,9 @@ class Extractor:
             and any(isinstance(w.args.get("then"), exp.Insert) for w in whens.expressions)
         ):
             # BigQuery INSERT ROW, or INSERT * with no schema: the target is written, its columns are unknown
-            probe = exp.select("1").from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+            probe = (
+                exp.select("1").from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
+            )
             rel = self._query(probe, out)
             out.inputs = [ds for ds in out.inputs if ds != (self.namespace, name)]
             out.notes.append(f"MERGE into {name}: the columns it inserts are unknown (INSERT ROW or no schema)")
@@ -492,7 +403,7 @@ class Extractor:
             self._write(out, name, None, Relation(rows=rows), None, append=True)
             return
         select = exp.Select(expressions=_set_expressions(pairs))
-        select = select.from_(using.copy()).join(target.copy(), on=e.args["on"].copy())
+        select = select.from_(using.copy(), copy=False).join(target.copy(), on=e.args["on"].copy(), copy=False)
         with_ = e.args.get("with_") or e.args.get("with")
         if with_ is not None:
             select.set("with_", with_.copy())
@@ -514,7 +425,7 @@ class Extractor:
         if not isinstance(target, exp.Table):
             return
         out.verb = "update"
-        pairs = [
+        pairs: list[tuple[str, exp.Expr, exp.Expr | None]] = [
             (eq.this.name, eq.expression, None)
             for eq in e.expressions
             if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)
@@ -538,23 +449,23 @@ class Extractor:
         real = named if named is not None else target
         name = self.table_name(self._qualified_table(real.copy()))
         if named is not None:
-            select = exp.Select(expressions=_set_expressions(pairs)).from_(from_tables[0].copy())
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(from_tables[0].copy(), copy=False)
             for t in from_tables[1:]:
-                select = select.join(t.copy(), join_type="cross")
+                select = select.join(t.copy(), join_type="cross", copy=False)
         else:
             base = target.copy()
             table_joins = base.args.get("joins") or []  # MySQL: UPDATE a JOIN b ON ... SET ...
             base.set("joins", None)
-            select = exp.Select(expressions=_set_expressions(pairs)).from_(base)
+            select = exp.Select(expressions=_set_expressions(pairs)).from_(base, copy=False)
             for join in table_joins:
-                select = select.join(join.copy())
+                select = select.join(join.copy(), copy=False)
             for t in from_tables:
-                select = select.join(t.copy(), join_type="cross")
+                select = select.join(t.copy(), join_type="cross", copy=False)
         for join in joins:
-            select = select.join(join.copy())
+            select = select.join(join.copy(), copy=False)
         where = e.args.get("where")
         if where is not None:
-            select = select.where(where.this.copy())
+            select = select.where(where.this.copy(), copy=False)
         with_ = e.args.get("with_") or e.args.get("with")
         if with_ is not None:
             select.set("with_", with_.copy())
@@ -564,7 +475,7 @@ class Extractor:
         self,
         out: StatementLineage,
         name: str,
-        pairs: list[tuple[str, Any, Any]],
+        pairs: list[tuple[str, exp.Expr, exp.Expr | None]],
         select: exp.Select,
         *,
         matched: exp.Expr | None = None,
@@ -614,7 +525,7 @@ class Extractor:
             return
         out.verb = "copy_to"
         if isinstance(this, exp.Table):
-            query = exp.select("*").from_(this.copy())
+            query = exp.select("*").from_(this.copy(), copy=False)
         elif isinstance(this, exp.Subquery):
             query = this.this
         else:
@@ -633,7 +544,7 @@ class Extractor:
             return
         out.verb = "unload"
         try:
-            query = sqlglot.parse_one(found.group(1).replace("''", "'"), read=self.read)
+            query = parse_one(found.group(1).replace("''", "'"), self.read or "")
         except ParseError as exc:
             out.statement.error = f"UNLOAD: cannot parse its query: {str(exc).splitlines()[0]}"
             return
@@ -642,123 +553,6 @@ class Extractor:
         ns, path = path_dataset(found.group(2))
         cols = _star_columns(rel) if rel.passthrough else (list(rel.columns) if rel.columns else None)
         out.outputs.append(Output(ns, path, cols, "OVERWRITE", kind="FILE", dataset=_copy_deps(rel.rows)))
-
-    # --- helpers ----------------------------------------------------------------------------------------------
-
-    def _file_dataset(self, f: exp.Expr) -> tuple[str, str] | None:
-        if isinstance(f, exp.Literal) and f.is_string:
-            return path_dataset(f.name)
-        text = f.sql(dialect=self.sg)
-        if text.startswith("@"):  # a Snowflake stage
-            return self.namespace, text
-        return None
-
-    def _known_columns(self, name: str) -> list[str] | None:
-        temp = self.temps.get(name)
-        if temp is not None and temp.columns:
-            return [c for c, _ in temp.columns]
-        cols = self.catalog.columns(name)
-        return [c for c, _ in cols] if cols else None
-
-    def _qualified_table(self, table: exp.Table) -> exp.Table:
-        if self.levels == 3:
-            if not table.args.get("db"):
-                table.set("db", exp.to_identifier(self._q_db))
-            if not table.args.get("catalog"):
-                table.set("catalog", exp.to_identifier(self._q_catalog))
-        elif not table.args.get("db"):
-            table.set("db", exp.to_identifier(self._q_db))
-        return table
-
-    def _schema_for(self, query: exp.Expr) -> dict[str, Any]:
-        mapping: dict[str, Any] = {}
-        for table in query.find_all(exp.Table):
-            if not table.args.get("db"):
-                continue  # a CTE reference (qualify_tables qualified every real table)
-            name = self.table_name(table)
-            if not name:
-                continue
-            temp = self.temps.get(name)
-            cols = (
-                [(c, None) for c, _ in temp.columns]
-                if temp is not None and temp.columns
-                else self.catalog.columns(name)
-            )
-            if not cols:
-                continue
-            parts = [table.catalog, table.db, table.name] if self.levels == 3 else [table.db, table.name]
-            node = mapping
-            for p in parts[:-1]:
-                node = node.setdefault(p, {})
-            node[parts[-1]] = {c: "UNKNOWN" for c, _ in cols}
-        return mapping
-
-    def _query(self, query: exp.Expr, out: StatementLineage) -> Relation:
-        if isinstance(query, exp.Subquery) and isinstance(query.this, (exp.Select, exp.SetOperation)):
-            query = query.this
-        # in place: the statement's tree is this run's own (a retry parses the text again)
-        query = qualify_tables(query, db=self._q_db, catalog=self._q_catalog, dialect=self.sg)
-        mapping = self._schema_for(query)
-        try:
-            query = self._qualify(query, mapping, columns=self._qualify_columns and _needs_qualify(query))
-        except SqlglotError as exc:
-            if self._qualify_columns:
-                # sqlglot refuses an unqualified column of a correlated subquery when a source has no schema: the
-                # statement is read again qualifying everything but the columns, which the analyzer resolves itself
-                raise _Unqualified from exc
-            out.notes.append(f"columns not qualified: {str(exc).splitlines()[0]}")
-        root = build_scope(query)
-        if root is None:
-            return Relation(complete=False)
-        notes: list[str] = []
-        analyzer = Analyzer(self.table_name, self.temps, notes)
-        rel = analyzer.relation(root)
-        for n in notes:
-            if n not in out.notes:
-                out.notes.append(n)
-        for c in analyzer.candidates:
-            if c not in out.candidates:
-                out.candidates.append(c)
-        for t in sorted(rel.tables):
-            ds = (self.namespace, t)
-            if ds not in out.inputs and not t.startswith("#"):
-                out.inputs.append(ds)
-        return rel
-
-    def _qualify(self, query: exp.Expr, mapping: dict[str, Any], *, columns: bool) -> exp.Expr:
-        """sqlglot's ``qualify`` without the steps already done (identifiers normalised, tables qualified) or not
-        needed (quoting, validation)."""
-        if columns:
-            # imported here: it brings sqlglot's type annotator, which a one-statement call rarely needs
-            from sqlglot.optimizer.qualify_columns import qualify_columns
-
-            query = qualify_columns(query, self.catalog.sqlglot_schema(mapping, self.sg))
-        return query
-
-    def _write(
-        self,
-        out: StatementLineage,
-        name: str,
-        columns: list[tuple[str, Deps]] | None,
-        rel: Relation,
-        lifecycle: str | None,
-        *,
-        kind: str = "TABLE",
-        append: bool = False,
-    ) -> None:
-        if name in self.temps:  # lineage passes through a temporary table: no dataset, no event
-            temp = self.temps[name]
-            if append and columns is not None:
-                merged = dict(temp.columns)
-                for col, deps in columns:
-                    add_all(merged.setdefault(col, {}), deps)
-                temp.columns = list(merged.items())
-                add_all(temp.rows, rel.rows)
-                temp.tables |= rel.tables
-            out.outputs.clear()
-            out.verb = ""
-            return
-        out.outputs.append(Output(self.namespace, name, columns, lifecycle, kind, dataset=_copy_deps(rel.rows)))
 
 
 def _set_operation_into(e: exp.Expr) -> bool:
@@ -787,55 +581,6 @@ def _with_into_query(e: exp.Expr) -> None:
         if cte.args.get("recursive"):
             inner.set("recursive", True)
     e.set(key, None)
-
-
-def _needs_qualify(query: exp.Expr) -> bool:
-    """Does the analyzer need sqlglot's column qualification for ``query``? Not when no star is to be expanded,
-    no USING or positional GROUP/ORDER BY is to be rewritten, and every column is qualified or its SELECT reads
-    one source without naming an alias of its own (the analyzer resolves those the same way, faster)."""
-    for node in query.walk():
-        if isinstance(node, (exp.Star, exp.Pivot, exp.Lateral, exp.Unnest, exp.UDTF)):
-            return True
-        if isinstance(node, exp.Join) and node.args.get("using"):
-            return True
-        if isinstance(node, exp.TableAlias) and node.columns:  # WITH c (x, y) / (…) AS s (x, y): renamed columns
-            return True
-        if isinstance(node, (exp.Group, exp.Order)) and any(
-            isinstance(e.this if isinstance(e, exp.Ordered) else e, exp.Literal) for e in node.expressions
-        ):
-            return True
-        if isinstance(node, exp.Column) and not node.table:
-            select = node.find_ancestor(exp.Select)
-            if select is None:
-                return True
-            from_ = select.args.get("from_") or select.args.get("from")
-            if from_ is None or select.args.get("joins") or from_.expressions:
-                return True
-            if node.name in {e.alias for e in select.expressions if isinstance(e, exp.Alias)}:
-                return True
-            if not isinstance(from_.this, exp.Table) and not isinstance(from_.this, exp.Subquery):
-                return True
-    return False
-
-
-@functools.lru_cache(maxsize=4096)
-def _dataset_name(
-    namespace: str, catalog: str, db: str, name: str, default_database: str | None, default_schema: str | None
-) -> str:
-    """A table's dataset name (naming.sql_table_dataset), remembered: the same few tables recur in every script."""
-    if catalog and catalog != _UNSET and db == _UNSET:
-        db = ""
-        catalog = ""  # no schema is known: the name stays relative rather than misplacing the database
-    parts = [p for p in (catalog, db, name) if p and p != _UNSET]
-    return sql_table_dataset(namespace, parts, default_database=default_database, default_schema=default_schema)[1]
-
-
-class _Unqualified(Exception):
-    """sqlglot could not qualify a statement's columns: it is read again without that step."""
-
-
-def _copy_deps(deps: Deps) -> Deps:
-    return {k: set(v) for k, v in deps.items()}
 
 
 def _star_columns(rel: Relation) -> list[tuple[str, Deps]]:
@@ -868,20 +613,13 @@ def _positional(names: list[str], rel: Relation, out: StatementLineage, target: 
 
 
 def _hw_alias(value: exp.Expr, i: int | str) -> exp.Expr:
-    return exp.alias_(value.copy(), f"__hw_{i}")
+    return exp.alias_(value.copy(), f"__hw_{i}", copy=False)
 
 
 def _set_expressions(pairs: Sequence[tuple[str, exp.Expr, exp.Expr | None]]) -> list[exp.Expr]:
     """The values of SET/INSERT pairs, then their WHEN conditions, as one SELECT list (matched by position)."""
     values = [_hw_alias(v, i) for i, (_, v, _c) in enumerate(pairs)]
     return values + [_hw_alias(c, f"c{i}") for i, (_, _v, c) in enumerate(pairs) if c is not None]
-
-
-@functools.lru_cache(maxsize=256)
-def _norm(name: str | None, dialect: str | None) -> str | None:
-    if not name:
-        return None
-    return normalize_identifiers(exp.to_identifier(name), dialect=dialect).name
 
 
 def _strip_block(text: str) -> str:

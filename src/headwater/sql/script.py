@@ -16,13 +16,17 @@ ones the parser cannot read are named.
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokenizer_core import TokenType
+from sqlglot.parser import Parser
+from sqlglot.tokenizer_core import Token, TokenType
+from sqlglot.tokens import Tokenizer
+
+from .dialects import sqlglot_dialect
 
 
 @dataclass
@@ -31,10 +35,46 @@ class Statement:
     sql: str  # the statement's own text, as written
     line: int  # 1-based position of its first token in the script
     col: int
-    expression: exp.Expr | None = None
+    expression: exp.Expr | None = None  # the syntax tree (analyze_script lets it go once the statement is read)
     error: str | None = None  # why it could not be parsed (with line and column in the script)
     block: list[Statement] | None = None  # a procedural piece: the statements found inside, each parsed on its own
     variables: frozenset[str] = frozenset()  # names a procedural piece declares (DECLARE, LET, IS/AS sections)
+
+
+class _Tools(threading.local):
+    """Each thread's tokenizer and parser per dialect: sqlglot's are reusable (each call starts afresh) but not
+    shareable between threads, and making them is a good part of a short statement's cost."""
+
+    def __init__(self) -> None:
+        self.tokenizers: dict[str, Tokenizer] = {}
+        self.parsers: dict[str, Parser] = {}
+
+
+_TOOLS = _Tools()
+
+
+def tokenize(text: str, dialect: str) -> list[Token]:
+    """sqlglot's tokens of ``text`` (raises TokenError, or ValueError for a dialect sqlglot does not know)."""
+    tokenizer = _TOOLS.tokenizers.get(dialect)
+    if tokenizer is None:
+        tokenizer = _TOOLS.tokenizers[dialect] = sqlglot_dialect(dialect).tokenizer()
+    return tokenizer.tokenize(text)
+
+
+def parse(text: str, dialect: str, tokens: list[Token] | None = None) -> list[exp.Expr]:
+    """The statements of ``text`` (its ``tokens`` when already read), as sqlglot parses them."""
+    parser = _TOOLS.parsers.get(dialect)
+    if parser is None:
+        parser = _TOOLS.parsers[dialect] = sqlglot_dialect(dialect).parser()
+    return [e for e in parser.parse(tokens if tokens is not None else tokenize(text, dialect), text) if e is not None]
+
+
+def parse_one(text: str, dialect: str) -> exp.Expr:
+    """The one statement of ``text`` (ParseError when there is none)."""
+    parsed = parse(text, dialect)
+    if not parsed:
+        raise ParseError(f"no statement in {text[:40]!r}")
+    return parsed[0]
 
 
 _OPENERS = {TokenType.BEGIN, TokenType.CASE}
@@ -56,13 +96,15 @@ def split(text: str, dialect: str) -> list[tuple[str, int, int]]:
     return _split(text, dialect)[0]
 
 
-def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Any] | None]:
+def _split(text: str, dialect: str) -> tuple[list[tuple[str, int, int]], list[Token] | None]:
     """The pieces of :func:`split` and the tokens of ``text`` (None when it cannot be tokenized)."""
     try:
-        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(text)
+        tokens = tokenize(text, dialect)
     except (TokenError, ValueError):
         stripped = text.strip()
         return ([(stripped, 1, 1)] if stripped else []), None
+    if ";" not in text:  # no statement end: one piece, whatever blocks it opens (the usual one-statement call)
+        return ([_piece(text, tokens[0], tokens[-1])] if tokens else []), tokens
     pieces: list[tuple[str, int, int]] = []
     start = None
     depth = 0
@@ -106,7 +148,7 @@ _BODY_STRINGS = {TokenType.STRING, TokenType.HEREDOC_STRING, TokenType.RAW_STRIN
 _ROUTINES = {"PROCEDURE", "PROC", "FUNCTION", "TRIGGER", "PACKAGE"}
 
 
-def _block_header(tokens: list[Any], i: int, dialect: str) -> bool:
+def _block_header(tokens: list[Token], i: int, dialect: str) -> bool:
     """Does the statement starting at ``tokens[i]`` open its block at a later BEGIN (its ``;`` before it are not
     statement ends)? A ``DECLARE`` section (not T-SQL's ``DECLARE @v``) and a routine header outside T-SQL."""
     first = tokens[i].text.upper()
@@ -119,7 +161,7 @@ def _block_header(tokens: list[Any], i: int, dialect: str) -> bool:
     return any(w in _ROUTINES for w in words)
 
 
-def _piece(text: str, first: Any, last: Any) -> tuple[str, int, int]:  # two sqlglot Tokens
+def _piece(text: str, first: Token, last: Token) -> tuple[str, int, int]:
     line_start = text.rfind("\n", 0, first.start) + 1
     return text[first.start : last.end + 1].strip(), first.line, first.start - line_start + 1
 
@@ -128,8 +170,25 @@ _UNLOAD = re.compile(r"(?is)^\s*unload\b(.*)$")
 
 
 def parse_script(text: str, dialect: str) -> list[Statement]:
-    out: list[Statement] = []
+    return list(iter_script(text, dialect))
+
+
+def iter_script(text: str, dialect: str) -> Iterator[Statement]:
+    return read_script(text, dialect)[1]
+
+
+def read_script(text: str, dialect: str) -> tuple[int, Iterator[Statement]]:
+    """How many statements ``text`` has, and the statements in order, each parsed when it is asked for (a long
+    script's syntax trees need not all be in memory at once)."""
     pieces, tokens = _split(text, dialect)
+    # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
+    reuse = tokens if len(pieces) == 1 and pieces[0][1] == 1 else None
+    return len(pieces), _statements(text, dialect, pieces, reuse)
+
+
+def _statements(
+    text: str, dialect: str, pieces: list[tuple[str, int, int]], reuse: list[Token] | None
+) -> Iterator[Statement]:
     for index, (sql, line, col) in enumerate(pieces):
         stmt = Statement(index, sql, line, col)
         variables: set[str] = set()
@@ -137,17 +196,14 @@ def parse_script(text: str, dialect: str) -> list[Statement]:
         if inner is not None:
             stmt.block = [_parsed(Statement(index, piece, ln, c), dialect) for piece, ln, c in inner]
             stmt.variables = frozenset(variables)
-            out.append(stmt)
+            yield stmt
             continue
         unload = _UNLOAD.match(sql)
         if unload:  # Redshift UNLOAD: sqlglot has no grammar for it (it would log a warning and keep a Command)
             stmt.expression = exp.Command(this="UNLOAD", expression=exp.Literal.string(unload.group(1)))
-            out.append(stmt)
+            yield stmt
             continue
-        # one statement starting on the script's first line: parsed from the tokens already read (not tokenized twice)
-        reuse = tokens if len(pieces) == 1 and line == 1 else None
-        out.append(_parsed(stmt, dialect, reuse, text))
-    return out
+        yield _parsed(stmt, dialect, reuse, text)
 
 
 _OUTPUT_INTO = re.compile(r"(?is)(\bOUTPUT\b[^;]*?\bINTO\s+)((?:\[[^\]]+\]|\w+)(?:\.(?:\[[^\]]+\]|\w+))+)")
@@ -163,12 +219,12 @@ def _one_identifier(m: re.Match[str]) -> str:
     return m.group(1) + "[" + ".".join(p.strip("[]") for p in m.group(2).split(".")) + "]"
 
 
-def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text: str = "") -> Statement:
+def _parsed(stmt: Statement, dialect: str, tokens: list[Token] | None = None, text: str = "") -> Statement:
     try:
         if tokens is not None:
-            parsed = [e for e in sqlglot.Dialect.get_or_raise(dialect).parser().parse(tokens, text) if e is not None]
+            parsed = parse(text, dialect, tokens)
         else:
-            parsed = [e for e in sqlglot.parse(stmt.sql, read=dialect or None) if e is not None]
+            parsed = parse(stmt.sql, dialect)
     except (ParseError, TokenError) as exc:
         stmt.error = _message(exc, stmt.line)
         named = _OUTPUT_INTO.sub(_one_identifier, stmt.sql) if dialect in ("tsql", "fabric") else stmt.sql
@@ -178,7 +234,7 @@ def _parsed(stmt: Statement, dialect: str, tokens: list[Any] | None = None, text
             named = f"INSERT INTO {into} SELECT {values} FROM {target} AS deleted {rest or ''}"
         if named != stmt.sql:  # sqlglot reads OUTPUT … INTO only with a one-part name: the name as one identifier
             try:
-                parsed = [e for e in sqlglot.parse(named, read=dialect) if e is not None]
+                parsed = parse(named, dialect)
             except (ParseError, TokenError):
                 return stmt
             stmt.error = None
@@ -220,7 +276,7 @@ _DML_TEXT = re.compile(r"(?is)\b(insert|update|merge|create|select|delete|replac
 _BODY = re.compile(r"(?is)^\s*(?:immediate\s+)?(\$[A-Za-z0-9_]*\$)(.*)\1\s*;?\s*$")
 
 
-def _is_procedural(tokens: list[Any], dialect: str) -> bool:
+def _is_procedural(tokens: list[Token], dialect: str) -> bool:
     words = [t.text.upper() for t in tokens[:6]]
     if not words:
         return False
@@ -243,7 +299,7 @@ def block_statements(
     not procedural. Only statements starting with a DML/DDL keyword are kept (control flow is skipped). The names
     the block declares (``DECLARE n INT``, ``LET n :=``, a PL/SQL ``IS`` section) are added to ``variables``."""
     try:
-        tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
+        tokens = tokenize(sql, dialect)
     except (TokenError, ValueError):
         return None
     if not _is_procedural(tokens, dialect):
@@ -251,7 +307,7 @@ def block_statements(
     return _scan(sql, tokens, dialect, line, variables if variables is not None else set())
 
 
-def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[str]) -> list[tuple[str, int, int]]:
+def _scan(text: str, tokens: list[Token], dialect: str, line: int, variables: set[str]) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
     declaring = False  # in a DECLARE section: each declaration's first name is a variable
     declare_next = False
@@ -358,7 +414,7 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
                 body = body[len("IMMEDIATE") :].strip().strip("'")
             if _DML_TEXT.search(body):
                 try:
-                    inner = sqlglot.Dialect.get_or_raise(dialect).tokenize(body)
+                    inner = tokenize(body, dialect)
                 except (TokenError, ValueError):
                     continue
                 offset = tok.text.find(body[:40]) if body[:40] else 0
@@ -398,7 +454,7 @@ def _scan(text: str, tokens: list[Any], dialect: str, line: int, variables: set[
     return found
 
 
-def _is_body(tokens: list[Any], i: int) -> bool:
+def _is_body(tokens: list[Token], i: int) -> bool:
     """A string at ``tokens[i]``: ``EXECUTE IMMEDIATE '…'`` / ``$$ … $$`` is read in place (its body scanned)."""
     return i < len(tokens) and tokens[i].token_type in _BODY_STRINGS
 
