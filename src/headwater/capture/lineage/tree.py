@@ -75,6 +75,9 @@ class PlanNode:
     exprs: dict[str, list[Expr]] = field(default_factory=dict)
     plans: dict[str, PlanNode] = field(default_factory=dict)
     leaf_index: int | None = None  # position among the tree's leaves, pre-order (matches collectLeaves)
+    # :func:`subquery_plans` of this node, kept by its first call (the snapshot's leaf reading and the analysis
+    # both ask; on a wide plan the walk over every expression node is the cost); not part of equality
+    subqueries: list[PlanNode] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -115,7 +118,14 @@ def _is_tree(value: Any) -> bool:
 
 
 def _is_tree_seq(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_tree(v) for v in value)
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(v, list) and v and isinstance(v[0], dict) and "class" in v[0] and "num-children" in v[0]
+            for v in value
+        )
+    )
 
 
 def _is_expression_class(cls: str) -> bool:
@@ -145,7 +155,7 @@ class _Reader:
         nodes, where = self.nodes, self.where
         end = len(nodes)
         raw = self._next()
-        expr = Expr(str(raw["class"]), *_expr_fields(raw, where))
+        expr = _expr(raw, where)
         count = int(raw["num-children"])
         if not count:
             return expr
@@ -162,10 +172,11 @@ class _Reader:
                 if pos >= end:
                     raise TreeFormatError(f"{where}: tree ends early at node {pos}")
                 raw = nodes[pos]
-                if not (isinstance(raw, dict) and "class" in raw and "num-children" in raw):
-                    raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
+                if raw.__class__ is not dict or "class" not in raw or "num-children" not in raw:
+                    if not _is_node(raw):
+                        raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
                 pos += 1
-                child = Expr(str(raw["class"]), *_expr_fields(raw, where))
+                child = _expr(raw, where)
                 parents[-1].children.append(child)
                 count = int(raw["num-children"])
                 if count:
@@ -194,15 +205,15 @@ class _Reader:
         return plan
 
 
-def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Expr], dict[str, PlanNode]]:
-    """(fields, no children yet, plans) of one expression node: every constructor field as it is, except a
-    field holding a plan that is not an expression tree (a subquery's ``plan``), which is parsed."""
-    fields: dict[str, Any] = {}
+def _expr(raw: dict[str, Any], where: str) -> Expr:
+    """One expression node, without its children: every constructor field as it is, except a field holding a
+    plan that is not an expression tree (a subquery's ``plan``), which is parsed. The fields are a C-level copy
+    of the node; only list values are looked at (a plan is a non-empty list of nodes)."""
+    fields = raw.copy()
+    del fields["class"], fields["num-children"]
     plans: dict[str, PlanNode] = {}
-    for key, value in raw.items():
-        if key == "class" or key == "num-children":
-            continue
-        if isinstance(value, list) and value:
+    for key, value in fields.items():
+        if value.__class__ is list and value:
             first = value[0]
             if (
                 isinstance(first, dict)
@@ -211,10 +222,9 @@ def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[
                 and _EXPRESSION_PACKAGE not in str(first["class"])
             ):
                 plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
-                fields[key] = "__plan__"
-                continue
-        fields[key] = value
-    return fields, [], plans
+    for key in plans:
+        fields[key] = "__plan__"
+    return Expr(str(raw["class"]), fields, [], plans)
 
 
 def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
@@ -245,6 +255,10 @@ def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
 
 
 def parse_expr(nodes: list[dict[str, Any]], *, where: str = "expression") -> Expr:
+    if len(nodes) == 1:  # a lone leaf (most of a wide projection: attribute references): no reader needed
+        raw = nodes[0]
+        if raw.__class__ is dict and "class" in raw and raw.get("num-children") == 0:
+            return _expr(raw, where)
     reader = _Reader(nodes, where)
     expr = reader.read_expr()
     if reader.pos != len(nodes):
@@ -284,10 +298,15 @@ def expr_rows(plan: PlanNode, name: str) -> list[list[Expr]]:
 
 def subquery_plans(node: PlanNode) -> list[PlanNode]:
     """Plans held by subquery expressions of ``node``, in Spark's ``QueryPlan.subqueries`` order
-    (expression fields in constructor order, each expression pre-order)."""
+    (expression fields in constructor order, each expression pre-order). Walked once per node: the tree is not
+    changed after parsing, so the answer is kept on the node."""
+    if node.subqueries is not None:
+        return node.subqueries
     out: list[PlanNode] = []
     for key in node.fields:
         for expr in node.exprs.get(key, []):
             for e in expr.walk():
-                out.extend(e.plans.values())
+                if e.plans:
+                    out.extend(e.plans.values())
+    node.subqueries = out
     return out
