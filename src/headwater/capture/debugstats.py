@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from headwater.capture.jvmtypes import JavaObject
+
 log = logging.getLogger("headwater.capture")
 
 
@@ -41,7 +43,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 class DebugStats:
     """Counters filled from the listener thread and the worker thread; ``report()`` summarises them."""
 
-    def __init__(self, target: str, jvm: Any = None, *, trace_memory: bool = False) -> None:
+    def __init__(self, target: str, jvm: JavaObject = None, *, trace_memory: bool = False) -> None:
         self.target = target  # "true" (log) or a file path
         self._lock = threading.Lock()
         self._mx: Any = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from headwater.capture.delivery import OnceLogger, log
 from headwater.capture.events import Failure
+from headwater.capture.jvmtypes import JavaObject
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class QueryListener:
         deliver: Callable[[Observed], None],
         errors: OnceLogger,
         *,
-        jvm: Any = None,
+        jvm: JavaObject = None,
         fail_for_test: bool = False,
         stats: Any = None,
         wants_session: Callable[[], bool] | None = None,
@@ -70,12 +71,12 @@ class QueryListener:
         return self.token
 
     # py4j entry points: never raise
-    def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:  # noqa: N802, N803
+    def onSuccess(self, funcName: str, qe: JavaObject, durationNs: int) -> None:  # noqa: N802, N803
         ended = time.time()
         started = ended - max(0, int(durationNs)) / 1e9
         self._handle(funcName, qe, started, ended, None)
 
-    def onFailure(self, funcName: str, qe: Any, exception: Any) -> None:  # noqa: N802, N803
+    def onFailure(self, funcName: str, qe: JavaObject, exception: JavaObject) -> None:  # noqa: N802, N803
         ended = time.time()
         failure = None
         try:
@@ -85,7 +86,7 @@ class QueryListener:
         self._handle(funcName, qe, ended, ended, failure)
 
     def bus_execution_end(
-        self, func_name: str, qe: Any, started: float, ended: float, exception: Any, connect: Any
+        self, func_name: str, qe: JavaObject, started: float, ended: float, exception: JavaObject, connect: Any
     ) -> None:
         """An execution end heard on the listener bus (a Spark Connect server: :class:`headwater.capture.connect.
         BusListener`), with the Java exception it failed with and the client session that ran it."""
@@ -98,7 +99,7 @@ class QueryListener:
         self._handle(func_name, qe, started, ended, failure, connect)
 
     def _handle(
-        self, func_name: str, qe: Any, started: float, ended: float, failure: Failure | None, connect: Any = None
+        self, func_name: str, qe: JavaObject, started: float, ended: float, failure: Failure | None, connect: Any = None
     ) -> None:
         if not self.enabled:
             return
@@ -133,21 +134,21 @@ class QueryListener:
                 self._stats.listener_end(token)
 
 
-def _execution_id(qe: Any) -> int | None:
+def _execution_id(qe: JavaObject) -> int | None:
     try:
         return int(qe.id())
     except Exception:  # noqa: BLE001 - older Sparks have no QueryExecution.id
         return None
 
 
-def _session_uuid(qe: Any) -> str | None:
+def _session_uuid(qe: JavaObject) -> str | None:
     try:
         return str(qe.sparkSession().sessionUUID())
     except Exception:  # noqa: BLE001
         return None
 
 
-def _submission_time(qe: Any, execution_id: int | None) -> float | None:
+def _submission_time(qe: JavaObject, execution_id: int | None) -> float | None:
     """The execution's real start, from Spark's SQL status store (failed executions carry no duration)."""
     if execution_id is None:
         return None
@@ -161,7 +162,7 @@ def _submission_time(qe: Any, execution_id: int | None) -> float | None:
     return None
 
 
-def _java_failure(exception: Any, jvm: Any) -> Failure:
+def _java_failure(exception: JavaObject, jvm: JavaObject) -> Failure:
     """The Java exception's message and stack trace (two py4j calls)."""
     message = str(exception.toString())
     trace: str | None = None
@@ -173,7 +174,7 @@ def _java_failure(exception: Any, jvm: Any) -> Failure:
     return Failure(message=message, stack_trace=trace, language="JAVA")
 
 
-def unregister(listener_manager: Any, listener: QueryListener) -> bool:
+def unregister(listener_manager: JavaObject, listener: QueryListener) -> bool:
     """Remove our listener from a session's ``ExecutionListenerManager``.
 
     py4j wraps the Python object in a new Java proxy each time it crosses over, so ``unregister(listener)``

@@ -32,6 +32,8 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
+from headwater.capture.jvmtypes import JavaObject
+
 _SCALARS = frozenset({str, int, float, bool})
 
 
@@ -88,7 +90,9 @@ class PlainConverter:
             raise Unsupported(f"enum {kind.__name__} with a {type(inner).__name__} value")
         raise Unsupported(kind.__name__)
 
-    def _object(self, obj: Any, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]) -> dict[str, Any]:
+    def _object(
+        self, obj: JavaObject, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+    ) -> dict[str, Any]:
         key = id(obj)
         done = self._memo.get(key)
         if done is not None:

@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
 log = logging.getLogger("headwater.capture")
 
 SAVE_METHODS = (
@@ -43,17 +45,17 @@ _INSTALL_LOCK = threading.Lock()
 _INSTALLED = False
 
 
-def _class_name(rdd: Any) -> str:
+def _class_name(rdd: JavaObject) -> str:
     return str(rdd.getClass().getSimpleName())
 
 
-def _class_part(rdd: Any) -> str:
+def _class_part(rdd: JavaObject) -> str:
     """``MapPartitionsRDD`` → ``map_partitions`` (the integration's rule: no trailing RDD, camel to snake)."""
     simple = re.sub(r"RDD\d*$", "", _class_name(rdd))
     return _CAMEL_TO_SNAKE.sub(r"_\1", simple).lower()
 
 
-def name_rdd(rdd: Any, budget: list[int] | None = None) -> str:
+def name_rdd(rdd: JavaObject, budget: list[int] | None = None) -> str:
     """``RddExecutionContext.nameRDD`` over py4j: the RDD's own name (a HadoopRDD named after its path, or a
     map named like its parent, uses its class instead), then its dependencies' names joined by ``_``."""
     budget = budget if budget is not None else [MAX_NAMED_RDDS]
@@ -116,7 +118,7 @@ def _outermost() -> bool:
     return getattr(_DEPTH, "value", 0) == 0
 
 
-def next_job_id(sc: Any) -> int | None:
+def next_job_id(sc: PySparkObject) -> int | None:
     """The id Spark's scheduler gives its next job (one py4j call), to find the jobs a call ran: those between
     the value before and after it. None when it cannot be read."""
     try:
@@ -125,7 +127,7 @@ def next_job_id(sc: Any) -> int | None:
         return None
 
 
-def _jobs(sc: Any, first: int | None) -> tuple[int, int] | None:
+def _jobs(sc: PySparkObject, first: int | None) -> tuple[int, int] | None:
     """The ids ``[first, next)`` of the jobs run since ``first`` was read, or None."""
     if first is None:
         return None
@@ -133,7 +135,7 @@ def _jobs(sc: Any, first: int | None) -> tuple[int, int] | None:
     return (first, last) if last is not None and last > first else None
 
 
-def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[str, int]:
+def job_statistics(sc: PySparkObject, jobs: tuple[int, int], wait: float = 2.0) -> dict[str, int]:
     """Records and bytes the jobs ``jobs`` read and wrote, summed over their stages from Spark's status store (what
     the integration's JobMetricsHolder sums from task metrics): ``inputRecords``, ``inputBytes``,
     ``outputRecords``, ``outputBytes``. Runs on the agent's worker thread; waits (bounded) for the listener bus,
@@ -167,7 +169,7 @@ def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[st
 
 def _call_and_report(
     call: Callable[[], Any],
-    rdd: Any,
+    rdd: JavaObject,
     tracker: Any,
     report: Callable[[Any, float, BaseException | None, tuple[int, int] | None], None],
     what: str,

@@ -44,6 +44,7 @@ from headwater.capture.events import (
     StreamRun,
     stream_event,
 )
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
 
 log = logging.getLogger("headwater.capture")
 
@@ -87,17 +88,17 @@ class StreamPlan:
     """A ``QueryExecution``-shaped view of a running query for :func:`headwater.capture.lineage.take_snapshot`: the
     sink node of the plan the query runs, over the query as the user defined it."""
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: JavaObject) -> None:
         self._plan = plan
 
-    def analyzed(self) -> Any:
+    def analyzed(self) -> JavaObject:
         return self._plan
 
-    def logical(self) -> Any:
+    def logical(self) -> JavaObject:
         return self._plan
 
 
-def stream_plan(stream_execution: Any, jvm: Any) -> StreamPlan:
+def stream_plan(stream_execution: JavaObject, jvm: JavaObject) -> StreamPlan:
     """The plan to analyse for a query: its running plan's sink node (``WriteToMicroBatchDataSource[V1]``) with the
     analysed query as its child (that query's leaves keep the sources' options, which the running plan has
     replaced by the source objects). Builds a new plan object; the running query is not touched."""
@@ -253,16 +254,16 @@ def make_listener(tracker: Any) -> Any:
     class QueryEvents(StreamingQueryListener):
         """Spark's listener thread: copy plain values, hand over, return; never raise."""
 
-        def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - PySpark's name
+        def onQueryStarted(self, event: PySparkObject) -> None:  # noqa: N802 - PySpark's name
             tracker.stream_callback(lambda: tracker.stream_started(event))
 
-        def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+        def onQueryProgress(self, event: PySparkObject) -> None:  # noqa: N802
             tracker.stream_callback(lambda: tracker.stream_progress(event.progress))
 
-        def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+        def onQueryIdle(self, event: PySparkObject) -> None:  # noqa: N802
             return None
 
-        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+        def onQueryTerminated(self, event: PySparkObject) -> None:  # noqa: N802
             tracker.stream_callback(lambda: tracker.stream_terminated(event))
 
     return QueryEvents()

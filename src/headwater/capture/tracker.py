@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openlineage.client.event_v2 import RunState as EventType
 from openlineage.client.transport import Transport
@@ -49,6 +49,7 @@ from headwater.capture.events import (
     execution_events,
     session_event,
 )
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
@@ -58,11 +59,14 @@ from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
+if TYPE_CHECKING:
+    from headwater.capture.lineage.rdd_job import RddJobLineage
+
 log = logging.getLogger("headwater.capture")
 ATTR = "_headwater_tracker"
 
 
-def _live_tracker(sc: Any) -> Tracker | None:
+def _live_tracker(sc: PySparkObject) -> Tracker | None:
     """The live tracker of a SparkContext (the RDD save hooks ask), or None."""
     tracker = getattr(sc, ATTR, None) if sc is not None else None
     return tracker if isinstance(tracker, Tracker) and not tracker.stopped else None
@@ -73,7 +77,7 @@ class Tracker:
     at any time, any number of times; nothing here ever raises into the caller."""
 
     def __init__(
-        self, spark: Any, config: AgentConfig, conf: Mapping[str, str], *, transport: Transport | None = None
+        self, spark: PySparkObject, config: AgentConfig, conf: Mapping[str, str], *, transport: Transport | None = None
     ) -> None:
         self.config = config
         self._spark = spark
@@ -314,12 +318,12 @@ class Tracker:
                 exc_info=True,
             )
 
-    def _query(self, query_id: str) -> Any:
+    def _query(self, query_id: str) -> JavaObject:
         """The running query's ``StreamExecution`` (py4j), or None."""
         query = self._spark.streams.get(query_id)
         return query._jsq.streamingQuery() if query is not None else None
 
-    def stream_started(self, event: Any) -> None:
+    def stream_started(self, event: PySparkObject) -> None:
         from headwater.capture.streaming import QueryStarted, spark_time
 
         query_id = str(event.id)
@@ -332,7 +336,7 @@ class Tracker:
         info = QueryStarted(query_id, str(event.runId), event.name or None, spark_time(event.timestamp), session)
         self.emitter.submit(self._item(lambda: self.streams.started(info)))
 
-    def stream_progress(self, progress: Any) -> None:
+    def stream_progress(self, progress: PySparkObject) -> None:
         from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
 
         query_id, run = str(progress.id), str(progress.runId)
@@ -360,7 +364,7 @@ class Tracker:
 
         self.emitter.submit(self._item(events))
 
-    def stream_terminated(self, event: Any) -> None:
+    def stream_terminated(self, event: PySparkObject) -> None:
         message = getattr(event, "exception", None)
         failure = Failure(message=str(message).splitlines()[0], stack_trace=str(message)) if message else None
         ended = time.time()
@@ -496,7 +500,7 @@ class Tracker:
 
     def rdd_saved(
         self,
-        rdd: Any,
+        rdd: PySparkObject,
         path: str | None,
         started: float,
         ended: float,
@@ -508,7 +512,7 @@ class Tracker:
 
     def rdd_action(
         self,
-        rdd: Any,
+        rdd: PySparkObject,
         python_map: bool,
         started: float,
         ended: float,
@@ -520,7 +524,13 @@ class Tracker:
         self._submit_rdd(rdd, None, started, ended, failure, action=True, python_map=python_map, jobs=jobs)
 
     def _submit_rdd(
-        self, rdd: Any, path: str | None, started: float, ended: float, failure: BaseException | None, **how: Any
+        self,
+        rdd: PySparkObject,
+        path: str | None,
+        started: float,
+        ended: float,
+        failure: BaseException | None,
+        **how: Any,
     ) -> None:
         """On the job's thread: the RDD's JVM handle and the failure, handed to the worker (:meth:`_rdd_events`)."""
         if self._stopped or self.config.rdd_events_disabled:
@@ -531,7 +541,7 @@ class Tracker:
 
     def _rdd_events(
         self,
-        jrdd: Any,
+        jrdd: JavaObject,
         path: str | None,
         started: float,
         ended: float,
@@ -541,65 +551,48 @@ class Tracker:
         python_map: bool = False,
         jobs: tuple[int, int] | None = None,
     ) -> list[Any]:
-        """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB. An action
-        (no output) is reported when it reads files (``spark.headwater.emitReadOnly``) or with
-        ``spark.headwater.emitWithoutOutput``, as a read-only SQL execution is."""
-        from openlineage.client.event_v2 import InputDataset, OutputDataset
-
-        from headwater.capture.lineage.facets import datasource_facet
+        """Worker thread: the RDD's input files and name over py4j, then the pure analysis
+        (:func:`headwater.capture.lineage.rdd_job.rdd_job_lineage`) → START + COMPLETE/FAIL of an RDD_JOB."""
         from headwater.capture.lineage.handlers.reads import rdd_input_paths
-        from headwater.capture.lineage.relations import path_dataset
-        from headwater.capture.lineage.resolvers import resolve_namespace
-        from headwater.capture.naming import normalize
+        from headwater.capture.lineage.rdd_job import RddJobRead, RddReporting, rdd_job_lineage, wants_statistics
         from headwater.capture.rdd import name_rdd
 
         root = jrdd.rdd()
-        resolvers = self.config.namespace_resolvers
-
-        def named(p: str) -> tuple[str, str]:
-            ns, name = path_dataset(p)
-            return resolve_namespace(resolvers, ns), name
-
-        inputs, seen = [], set()
-        for p in rdd_input_paths(root):
-            ns, name = named(p)
-            if (ns, name) not in seen:
-                seen.add((ns, name))
-                inputs.append(InputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
-        if action and not self.config.emit_without_output and not (inputs and self.config.emit_read_only):
+        config = self.config
+        read = RddJobRead(
+            app_job=application_job_name(self.app_name, config.job_name_style),
+            rdd_name=name_rdd(root),
+            input_paths=rdd_input_paths(root),
+            output_path=path,
+            action=action,
+            python_map=python_map,
+        )
+        reporting = RddReporting(
+            namespace_resolvers=config.namespace_resolvers,
+            emit_read_only=config.emit_read_only,
+            emit_without_output=config.emit_without_output,
+            disabled_facets=config.disabled_facets,
+        )
+        lineage = rdd_job_lineage(read, reporting)
+        if lineage is None:
             return []
-        outputs = []
-        if path:
-            ns, name = named(path)
-            outputs.append(OutputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
-        self._rdd_statistics(jobs, inputs, outputs)
-        suffix = name_rdd(root)
-        if action:  # runJob maps the partitions with Python first: the job's final RDD is that PythonRDD
-            if python_map and not suffix.startswith("python"):
-                suffix = f"python_{suffix}"
-        elif not suffix.startswith("map_partitions"):
-            # the save itself maps the partitions (Scala's saveAsTextFile/saveAsObjectFile): the job's final RDD
-            suffix = f"map_partitions_{suffix}"
-        job = f"{application_job_name(self.app_name, self.config.job_name_style)}.{normalize(suffix)}"
+        if jobs is not None and wants_statistics(lineage):
+            self._rdd_statistics(jobs, lineage)
         execution = Execution(
             run_id=str(generate_new_uuid()),
-            job_name=job,
+            job_name=lineage.job_name,
             started=started,
             ended=ended,
-            inputs=inputs,
-            outputs=outputs,
+            inputs=list(lineage.inputs),
+            outputs=list(lineage.outputs),
             failure=failure,
             job_type=RDD_JOB,
         )
         return self._events([execution])
 
-    def _rdd_statistics(self, jobs: tuple[int, int] | None, inputs: list[Any], outputs: list[Any]) -> None:
-        """``inputStatistics`` / ``outputStatistics`` of an RDD job from its Spark jobs' stage metrics, only for a
-        single input / output, as the integration's RddExecutionContext attaches them."""
-        if jobs is None or (len(inputs) != 1 and len(outputs) != 1):
-            return
-        from openlineage.client.facet_v2 import input_statistics_input_dataset, output_statistics_output_dataset
-
+    def _rdd_statistics(self, jobs: tuple[int, int], lineage: RddJobLineage) -> None:
+        """``inputStatistics`` / ``outputStatistics`` of an RDD job from its Spark jobs' stage metrics (py4j)."""
+        from headwater.capture.lineage.rdd_job import JobTotals, with_statistics
         from headwater.capture.rdd import job_statistics
 
         try:
@@ -607,19 +600,8 @@ class Tracker:
         except Exception as exc:  # noqa: BLE001 - statistics are left out
             log.debug("headwater: RDD job statistics not read: %s", exc)
             return
-        disabled = self.config.disabled_facets
-        if len(inputs) == 1 and "inputStatistics" not in disabled:
-            inputs[0].inputFacets = {
-                "inputStatistics": input_statistics_input_dataset.InputStatisticsInputDatasetFacet(
-                    rowCount=totals["inputRecords"], size=totals["inputBytes"], producer=PRODUCER
-                )
-            }
-        if len(outputs) == 1 and "outputStatistics" not in disabled:
-            outputs[0].outputFacets = {
-                "outputStatistics": output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
-                    rowCount=totals["outputRecords"], size=totals["outputBytes"], producer=PRODUCER
-                )
-            }
+        read = JobTotals(totals["inputRecords"], totals["inputBytes"], totals["outputRecords"], totals["outputBytes"])
+        with_statistics(lineage, read, self.config.disabled_facets, PRODUCER)
 
     def _events(self, executions: list[Execution]) -> list[Any]:
         events = [event for ex in executions for event in execution_events(self.context, ex)]
@@ -658,7 +640,7 @@ class Tracker:
 
 
 def track(
-    spark: Any,
+    spark: PySparkObject,
     *,
     conf: Mapping[str, str] | None = None,
     defaults: Mapping[str, str] | None = None,
@@ -728,7 +710,7 @@ def _install_excepthook() -> None:
 
 
 def _lineage_functions(
-    spark: Any, config: AgentConfig
+    spark: PySparkObject, config: AgentConfig
 ) -> tuple[Callable[[Any, int | None], Any], Callable[[Any], Any]]:
     """(snapshot, analyze): the plan helper's py4j snapshot (listener thread) and pure analysis (worker)."""
     try:
@@ -747,7 +729,7 @@ def _lineage_functions(
         disabled_facets=config.disabled_facets,
     )
 
-    def snapshot(qe: Any, execution_id: int | None) -> Any:
+    def snapshot(qe: JavaObject, execution_id: int | None) -> Any:
         return take_snapshot(qe, spark)
 
     def analyze_snapshot(snap: Any) -> Any:
@@ -763,7 +745,7 @@ def _number(value: Any, kind: Callable[[Any], Any]) -> Any:
         return None
 
 
-def _wait_listener_bus(sc: Any, timeout: float) -> None:
+def _wait_listener_bus(sc: PySparkObject, timeout: float) -> None:
     """Let Spark's listener bus deliver pending events (our callbacks) — bounded, errors ignored."""
     try:
         jsc = sc._jsc
@@ -774,7 +756,7 @@ def _wait_listener_bus(sc: Any, timeout: float) -> None:
         pass
 
 
-def _app_start_time(sc: Any) -> float:
+def _app_start_time(sc: PySparkObject) -> float:
     try:
         return int(sc.startTime) / 1000.0
     except Exception:  # noqa: BLE001

@@ -172,9 +172,8 @@ class _Reader:
                 if pos >= end:
                     raise TreeFormatError(f"{where}: tree ends early at node {pos}")
                 raw = nodes[pos]
-                if raw.__class__ is not dict or "class" not in raw or "num-children" not in raw:
-                    if not _is_node(raw):
-                        raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
+                if not (isinstance(raw, dict) and "class" in raw and "num-children" in raw):
+                    raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
                 pos += 1
                 child = _expr(raw, where)
                 parents[-1].children.append(child)
