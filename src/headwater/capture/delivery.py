@@ -18,12 +18,15 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openlineage.client.event_v2 import RunEvent
 from openlineage.client.serde import Serde
 from openlineage.client.transport import Transport
 
+from headwater.capture.plain import Outgoing
 from headwater.capture.spool import Rejected, Spool
 
 log = logging.getLogger("headwater.capture")
@@ -100,7 +103,7 @@ class Emitter:
         self._thread.start()
 
     # -- producer side (any thread, never blocks) -----------------------------------------------
-    def submit(self, event: Any) -> bool:
+    def submit(self, event: Outgoing | Callable[[], Sequence[Outgoing]]) -> bool:
         if self._closed:
             return self._spool_now(self._materialize(event))
         try:
@@ -192,7 +195,7 @@ class Emitter:
                     with self._idle:
                         self._idle.notify_all()
 
-    def _materialize(self, item: Any) -> list[Any]:
+    def _materialize(self, item: Outgoing | Callable[[], Sequence[Outgoing]]) -> list[Outgoing]:
         """A queued item is an event, or a callable that builds a list of events (built here, off the job)."""
         if not callable(item):
             self.stats.built += 1
@@ -212,7 +215,7 @@ class Emitter:
             )
             return []
 
-    def _deliver(self, event: Any) -> None:
+    def _deliver(self, event: Outgoing) -> None:
         if self._spooling:
             self._spool_now([event])
             return
@@ -225,7 +228,7 @@ class Emitter:
             return
         error: Exception | None = None
         try:
-            self.transport.emit(event)
+            self.transport.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
         except Exception as exc:  # noqa: BLE001
             error = exc
         with self._lock:
@@ -243,7 +246,7 @@ class Emitter:
         self._failed(error)
         self._spool_now([event])
 
-    def _reject(self, event: Any, reason: str) -> None:
+    def _reject(self, event: Outgoing, reason: str) -> None:
         self.stats.rejected += 1
         self.errors.warning(
             "rejected",
@@ -316,7 +319,7 @@ class Emitter:
         except Exception:  # noqa: BLE001
             return False
 
-    def _spool_now(self, events: list[Any]) -> bool:
+    def _spool_now(self, events: list[Outgoing]) -> bool:
         try:
             lines = [e if isinstance(e, str) else Serde.to_json(e) for e in events]
             with self._spool_lock:
@@ -342,7 +345,7 @@ class Emitter:
         return written == len(events)
 
 
-def event_json(event: Any) -> dict[str, Any]:
+def event_json(event: RunEvent) -> dict[str, object]:
     """The JSON form of an openlineage-python event (what is sent and what is spooled)."""
-    answer: dict[str, Any] = json.loads(Serde.to_json(event))
+    answer: dict[str, object] = json.loads(Serde.to_json(event))
     return answer

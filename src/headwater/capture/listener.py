@@ -14,25 +14,32 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from headwater.capture.delivery import OnceLogger, log
 from headwater.capture.events import Failure
 from headwater.capture.jvmtypes import JavaObject
+
+if TYPE_CHECKING:
+    from headwater.capture.connect import ConnectSession
+    from headwater.capture.debugstats import DebugStats
+    from headwater.capture.lineage import PlanSnapshot
 
 
 @dataclass(frozen=True)
 class Observed:
     """What the listener saw of one execution; ``snapshot`` is a ``headwater.capture.lineage.PlanSnapshot``."""
 
-    snapshot: Any
+    snapshot: PlanSnapshot | None
     func_name: str
     started: float
     ended: float
     execution_id: int | None
     failure: Failure | None
     session_uuid: str | None = None  # the executing session's id, read only while streaming queries run
-    connect: Any = None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
+    connect: ConnectSession | None = (
+        None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
+    )
 
 
 class CaptureDisabled(RuntimeError):
@@ -47,13 +54,13 @@ class QueryListener:
 
     def __init__(
         self,
-        snapshot: Callable[[Any, int | None], Any],
+        snapshot: Callable[[JavaObject, int | None], PlanSnapshot | None],
         deliver: Callable[[Observed], None],
         errors: OnceLogger,
         *,
         jvm: JavaObject = None,
         fail_for_test: bool = False,
-        stats: Any = None,
+        stats: DebugStats | None = None,
         wants_session: Callable[[], bool] | None = None,
     ) -> None:
         self._jvm = jvm
@@ -86,7 +93,13 @@ class QueryListener:
         self._handle(funcName, qe, ended, ended, failure)
 
     def bus_execution_end(
-        self, func_name: str, qe: JavaObject, started: float, ended: float, exception: JavaObject, connect: Any
+        self,
+        func_name: str,
+        qe: JavaObject,
+        started: float,
+        ended: float,
+        exception: JavaObject,
+        connect: ConnectSession | None,
     ) -> None:
         """An execution end heard on the listener bus (a Spark Connect server: :class:`headwater.capture.connect.
         BusListener`), with the Java exception it failed with and the client session that ran it."""
@@ -99,7 +112,13 @@ class QueryListener:
         self._handle(func_name, qe, started, ended, failure, connect)
 
     def _handle(
-        self, func_name: str, qe: JavaObject, started: float, ended: float, failure: Failure | None, connect: Any = None
+        self,
+        func_name: str,
+        qe: JavaObject,
+        started: float,
+        ended: float,
+        failure: Failure | None,
+        connect: ConnectSession | None = None,
     ) -> None:
         if not self.enabled:
             return
@@ -130,7 +149,7 @@ class QueryListener:
                 exc_info=True,
             )
         finally:
-            if token is not None:
+            if token is not None and self._stats is not None:
                 self._stats.listener_end(token)
 
 

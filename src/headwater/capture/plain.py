@@ -30,11 +30,18 @@ from collections.abc import Callable, Iterable
 from enum import Enum
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from openlineage.client.event_v2 import RunEvent
 
 from headwater.capture.jvmtypes import JavaObject
 
 _SCALARS = frozenset({str, int, float, bool})
+
+PlainEvent: TypeAlias = dict[str, object]
+# what the agent hands to a transport or the spool: an event object, its plain form, or (replayed from the spool) its JSON
+Outgoing: TypeAlias = "RunEvent | PlainEvent | str"
 
 
 class Unsupported(TypeError):
@@ -64,7 +71,7 @@ class PlainConverter:
     def __init__(self) -> None:
         self._memo: dict[int, dict[str, Any]] = {}
 
-    def event(self, event: Any) -> dict[str, Any]:
+    def event(self, event: RunEvent) -> PlainEvent:
         """``event`` (an attrs event) as plain JSON values with arrays as tuples; raises :class:`Unsupported`."""
         value = self._value(event)
         if type(value) is not dict:
@@ -137,11 +144,11 @@ class PlainConverter:
         return out
 
 
-def plain_events(events: Iterable[Any]) -> list[Any]:
+def plain_events(events: Iterable[Outgoing]) -> list[Outgoing]:
     """The events of one batch in plain form; an event the converter cannot reproduce exactly is kept as it
     is (the transport's ``Serde`` then serialises it the ordinary way), and so is one already plain (a dict)."""
     converter = PlainConverter()
-    out: list[Any] = []
+    out: list[Outgoing] = []
     for event in events:
         if isinstance(event, (dict, str)):
             out.append(event)

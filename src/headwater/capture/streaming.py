@@ -29,7 +29,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openlineage.client.event_v2 import InputDataset, OutputDataset, RunEvent
 from openlineage.client.event_v2 import RunState as EventType
@@ -45,6 +45,10 @@ from headwater.capture.events import (
     stream_event,
 )
 from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
+if TYPE_CHECKING:
+    from headwater.capture.lineage import QueryLineage
+    from headwater.capture.tracker import Tracker
 
 log = logging.getLogger("headwater.capture")
 
@@ -111,7 +115,7 @@ def stream_plan(stream_execution: JavaObject, jvm: JavaObject) -> StreamPlan:
         return StreamPlan(running)
 
 
-def stream_job_suffix(name: str | None, lineage: Any, sink: str | None = None) -> str:
+def stream_job_suffix(name: str | None, lineage: QueryLineage | None, sink: str | None = None) -> str:
     """What names the job: the query name, else the sink's output (its job-name suffix), else the kind of sink
     (``ForeachBatchSink`` → ``foreach_batch_sink``), else ``stream``."""
     from headwater.capture.naming import normalize
@@ -119,7 +123,7 @@ def stream_job_suffix(name: str | None, lineage: Any, sink: str | None = None) -
     if name:
         return normalize(name) or "stream"
     if lineage is not None:
-        suffix = getattr(lineage, "job_suffix", None) or getattr(lineage, "output_name", None)
+        suffix = lineage.job_suffix or lineage.output_name
         if suffix:
             return str(suffix)
     if sink:
@@ -247,7 +251,7 @@ def spark_time(text: str | None) -> float:
         return time.time()
 
 
-def make_listener(tracker: Any) -> Any:
+def make_listener(tracker: Tracker) -> PySparkObject:
     """A PySpark ``StreamingQueryListener`` reporting to ``tracker`` (imports PySpark's class only when called)."""
     from pyspark.sql.streaming.listener import StreamingQueryListener
 

@@ -13,10 +13,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage.client.event_v2 import RunState as EventType
 from openlineage.client.transport import Transport
@@ -53,14 +53,17 @@ from headwater.capture.jvmtypes import JavaObject, PySparkObject
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
-from headwater.capture.plain import plain_events
+from headwater.capture.plain import Outgoing, plain_events
 from headwater.capture.spool import Spool
 from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
 if TYPE_CHECKING:
+    from headwater.capture.lineage import PlanSnapshot, QueryLineage
     from headwater.capture.lineage.rdd_job import RddJobLineage
+
+N = TypeVar("N", int, float)
 
 log = logging.getLogger("headwater.capture")
 ATTR = "_headwater_tracker"
@@ -271,7 +274,7 @@ class Tracker:
         if seen.snapshot is not None:
             self.emitter.submit(self._item(lambda: self._events_for(seen)))
 
-    def _item(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+    def _item(self, build: Callable[[], Sequence[Outgoing]]) -> Callable[[], Sequence[Outgoing]]:
         """A worker item, timed when ``spark.headwater.debug.stats`` is on."""
         return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
@@ -348,7 +351,7 @@ class Tracker:
             if execution is not None:
                 snap = self._snapshot(stream_plan(execution, self._sc._jvm), None)
 
-        def events() -> list[Any]:
+        def events() -> list[Outgoing]:
             lineage = self._analyze(snap) if snap is not None else None
             info = QueryProgress(
                 query_id,
@@ -371,16 +374,17 @@ class Tracker:
         query_id = str(event.id)
         self.emitter.submit(self._item(lambda: self._plain_if(self.streams.terminated(query_id, failure, ended))))
 
-    def _plain_if(self, events: list[Any]) -> list[Any]:
-        return plain_events(events) if self._plain else events
+    def _plain_if(self, events: Sequence[Outgoing]) -> list[Outgoing]:
+        return plain_events(events) if self._plain else list(events)
 
-    def _events_for(self, seen: Observed) -> list[Any]:
+    def _events_for(self, seen: Observed) -> list[Outgoing]:
         """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
 
         Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
         reported as part of that command (``headwater.capture.nesting``)."""
-        lineage = self._analyze(seen.snapshot)
-        if lineage is None:
+        snapshot = seen.snapshot
+        lineage = self._analyze(snapshot) if snapshot is not None else None
+        if snapshot is None or lineage is None:
             return []
         stream = self.streams.sessions.get(seen.session_uuid) if seen.session_uuid else None
         if stream is not None:  # a write of a streaming query's foreachBatch function: the query's output
@@ -417,7 +421,7 @@ class Tracker:
             execution_id=seen.execution_id,
             unhandled_command=getattr(lineage, "unhandled_command", None),
             call_site=self._call_site(seen.started),
-            logical_plan=self._logical_plan(seen.snapshot),
+            logical_plan=self._logical_plan(snapshot),
             parent=parent,
             extra_run_facets=extra,
         )
@@ -428,7 +432,7 @@ class Tracker:
         return [*self._plain_if(session_events), *events] if seen.connect is not None else events
 
     # -- Spark Connect client sessions (headwater.capture.connect) -----------------------------
-    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Any], RunRef, SparkConnectRunFacet]:
+    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Outgoing], RunRef, SparkConnectRunFacet]:
         """The run of a client session (worker thread): its START the first time the session is seen."""
         known = self._sessions.get(connect.session_id)
         if known is not None:
@@ -451,7 +455,7 @@ class Tracker:
     def _session_closed(self, session_id: str, at: float) -> None:
         """Spark's listener thread: a client session ended; its run completes (on the worker)."""
 
-        def end() -> list[Any]:
+        def end() -> list[Outgoing]:
             known = self._sessions.pop(session_id, None)
             if known is None:
                 return []
@@ -460,7 +464,7 @@ class Tracker:
         self.emitter.submit(self._item(self._release_all))
         self.emitter.submit(self._item(end))
 
-    def _end_sessions(self, at: float) -> list[Any]:
+    def _end_sessions(self, at: float) -> list[Outgoing]:
         sessions, self._sessions = self._sessions, {}
         return [session_event(self.context, ref, facet, EventType.COMPLETE, at) for ref, facet in sessions.values()]
 
@@ -473,7 +477,7 @@ class Tracker:
         site = callsite.find(started)
         return (site.file, site.line, site.function) if site is not None else None
 
-    def _logical_plan(self, snapshot: Any) -> list[Any] | None:
+    def _logical_plan(self, snapshot: PlanSnapshot) -> list[object] | None:
         """The optimized plan for the ``spark.logicalPlan`` facet, when it is on and not larger than its cap."""
         plan = getattr(snapshot, "query", None) if self.config.logical_plan else None
         if not plan:
@@ -490,7 +494,7 @@ class Tracker:
             return None
         return list(plan)
 
-    def _reported(self, lineage: Any) -> bool:
+    def _reported(self, lineage: QueryLineage) -> bool:
         """Writes always; executions that only read (``collect()``, ``show()`` over a file or table) when they
         read a dataset, as the OpenLineage Spark integration reports them (``spark.headwater.emitReadOnly``,
         default true); executions that touch no dataset only with ``spark.headwater.emitWithoutOutput``."""
@@ -530,14 +534,23 @@ class Tracker:
         started: float,
         ended: float,
         failure: BaseException | None,
-        **how: Any,
+        *,
+        action: bool = False,
+        python_map: bool = False,
+        jobs: tuple[int, int] | None = None,
     ) -> None:
         """On the job's thread: the RDD's JVM handle and the failure, handed to the worker (:meth:`_rdd_events`)."""
         if self._stopped or self.config.rdd_events_disabled:
             return
         jrdd = rdd._jrdd
         fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail, **how)))
+        self.emitter.submit(
+            self._item(
+                lambda: self._rdd_events(
+                    jrdd, path, started, ended, fail, action=action, python_map=python_map, jobs=jobs
+                )
+            )
+        )
 
     def _rdd_events(
         self,
@@ -550,7 +563,7 @@ class Tracker:
         action: bool = False,
         python_map: bool = False,
         jobs: tuple[int, int] | None = None,
-    ) -> list[Any]:
+    ) -> list[Outgoing]:
         """Worker thread: the RDD's input files and name over py4j, then the pure analysis
         (:func:`headwater.capture.lineage.rdd_job.rdd_job_lineage`) → START + COMPLETE/FAIL of an RDD_JOB."""
         from headwater.capture.lineage.handlers.reads import rdd_input_paths
@@ -603,17 +616,17 @@ class Tracker:
         read = JobTotals(totals["inputRecords"], totals["inputBytes"], totals["outputRecords"], totals["outputBytes"])
         with_statistics(lineage, read, self.config.disabled_facets, PRODUCER)
 
-    def _events(self, executions: list[Execution]) -> list[Any]:
-        events = [event for ex in executions for event in execution_events(self.context, ex)]
+    def _events(self, executions: list[Execution]) -> list[Outgoing]:
+        events: list[Outgoing] = [event for ex in executions for event in execution_events(self.context, ex)]
         return plain_events(events) if self._plain else events
 
-    def _release_due(self) -> list[Any]:
+    def _release_due(self) -> list[Outgoing]:
         ready = self.nesting.due()
         if self.nesting.holding:
             self._schedule_release()
         return self._events(ready)
 
-    def _release_all(self) -> list[Any]:
+    def _release_all(self) -> list[Outgoing]:
         return self._events(self.nesting.drain())
 
     def _schedule_release(self) -> None:
@@ -711,7 +724,7 @@ def _install_excepthook() -> None:
 
 def _lineage_functions(
     spark: PySparkObject, config: AgentConfig
-) -> tuple[Callable[[Any, int | None], Any], Callable[[Any], Any]]:
+) -> tuple[Callable[[JavaObject, int | None], PlanSnapshot | None], Callable[[PlanSnapshot], QueryLineage | None]]:
     """(snapshot, analyze): the plan helper's py4j snapshot (listener thread) and pure analysis (worker)."""
     try:
         from headwater.capture.lineage import LineageOptions, analyze, take_snapshot
@@ -729,16 +742,16 @@ def _lineage_functions(
         disabled_facets=config.disabled_facets,
     )
 
-    def snapshot(qe: JavaObject, execution_id: int | None) -> Any:
+    def snapshot(qe: JavaObject, execution_id: int | None) -> PlanSnapshot | None:
         return take_snapshot(qe, spark)
 
-    def analyze_snapshot(snap: Any) -> Any:
+    def analyze_snapshot(snap: PlanSnapshot) -> QueryLineage | None:
         return analyze(snap, options)
 
     return snapshot, analyze_snapshot
 
 
-def _number(value: Any, kind: Callable[[Any], Any]) -> Any:
+def _number(value: PySparkObject, kind: Callable[[PySparkObject], N]) -> N | None:
     try:
         return None if value is None else kind(value)
     except (TypeError, ValueError):
