@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from headwater.capture.delivery import OnceLogger
 from headwater.capture.jvmtypes import JavaObject, PySparkObject
 
 log = logging.getLogger("headwater.capture")
@@ -115,7 +116,7 @@ class BusListener:
         self,
         handle: Callable[[str, Any, float, float, Any, ConnectSession | None], None],
         session_closed: Callable[[str, float], None],
-        errors: Any,
+        errors: OnceLogger,
         jvm: JavaObject,
     ) -> None:
         self._handle = handle  # QueryListener.handle: snapshot → tracker
@@ -150,13 +151,7 @@ class BusListener:
             elif kind == "SparkListenerConnectSessionClosed":
                 self._session_closed(str(event.sessionId()), int(event.eventTime()) / 1000.0)
         except Exception as exc:  # noqa: BLE001 - capture never fails the server
-            self._errors.warning(
-                "connect",
-                "headwater: lineage capture failed for a Spark Connect event (%s: %s); the server is not affected",
-                type(exc).__name__,
-                exc,
-                exc_info=True,
-            )
+            self._errors.capture_failed("connect", "a Spark Connect event", "the server", exc)
 
     def _operation_started(self, event: JavaObject) -> None:
         client = ""

@@ -80,6 +80,17 @@ class OnceLogger:
             self._seen.add(kind)
         self._logger.warning(message, *args, exc_info=exc_info)
 
+    def capture_failed(self, kind: str, what: str, unaffected: str, exc: Exception) -> None:
+        """Capture failed inside a Spark callback: said once per ``kind``, with the traceback, and that ``unaffected``
+        (the job, the query, the server) is not."""
+        self.warning(
+            kind,
+            f"headwater: lineage capture failed for {what} (%s: %s); {unaffected} is not affected",
+            type(exc).__name__,
+            exc,
+            exc_info=True,
+        )
+
 
 class Emitter:
     def __init__(
@@ -246,7 +257,7 @@ class Emitter:
         self._failed(error)
         self._spool_now([event])
 
-    def _reject(self, event: Outgoing, reason: str) -> None:
+    def _rejected(self, reason: str) -> None:
         self.stats.rejected += 1
         self.errors.warning(
             "rejected",
@@ -254,6 +265,9 @@ class Emitter:
             reason,
             self.spool.directory / "rejected.ndjson",
         )
+
+    def _reject(self, event: Outgoing, reason: str) -> None:
+        self._rejected(reason)
         try:
             with self._spool_lock:
                 self.spool.reject(event if isinstance(event, str) else Serde.to_json(event), reason)
@@ -284,13 +298,7 @@ class Emitter:
                 reason = permanent_rejection(exc)
                 if reason is None:
                     raise
-                self.stats.rejected += 1
-                self.errors.warning(
-                    "rejected",
-                    "headwater: the lineage backend refused an event (%s); it is kept in %s and not retried",
-                    reason,
-                    self.spool.directory / "rejected.ndjson",
-                )
+                self._rejected(reason)
                 raise Rejected(reason) from exc
             self.stats.sent += 1
 

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 if TYPE_CHECKING:
     from openlineage.client.event_v2 import RunEvent
 
-from headwater.capture.jvmtypes import JavaObject
 
 _SCALARS = frozenset({str, int, float, bool})
 
@@ -69,7 +68,7 @@ class PlainConverter:
     events (which hold those objects) are alive — use one converter per batch, then drop it."""
 
     def __init__(self) -> None:
-        self._memo: dict[int, dict[str, Any]] = {}
+        self._memo: dict[int, dict[str, object]] = {}
 
     def event(self, event: RunEvent) -> PlainEvent:
         """``event`` (an attrs event) as plain JSON values with arrays as tuples; raises :class:`Unsupported`."""
@@ -98,15 +97,21 @@ class PlainConverter:
         raise Unsupported(kind.__name__)
 
     def _object(
-        self, obj: JavaObject, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
-    ) -> dict[str, Any]:
+        self, obj: object, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+    ) -> dict[str, object]:
         key = id(obj)
         done = self._memo.get(key)
         if done is not None:
             return done
         names, values = reader
-        out: dict[str, Any] = {}
-        for name, item in zip(names, values(obj)):
+        out = self._fields(zip(names, values(obj)))
+        self._memo[key] = out
+        return out
+
+    def _fields(self, pairs: Iterable[tuple[str, object]]) -> dict[str, object]:
+        """An object's fields or a mapping's items, converted; Serde drops null values."""
+        out: dict[str, object] = {}
+        for name, item in pairs:
             if item is None:
                 continue
             if type(item) not in _SCALARS:
@@ -114,7 +119,6 @@ class PlainConverter:
                 if item is None:
                     continue
             out[name] = item
-        self._memo[key] = out
         return out
 
     def _array(self, items: Iterable[Any]) -> tuple[Any, ...]:
@@ -129,19 +133,11 @@ class PlainConverter:
             out.append(item)
         return tuple(out)
 
-    def _mapping(self, mapping: dict[Any, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, item in mapping.items():
+    def _mapping(self, mapping: dict[Any, Any]) -> dict[str, object]:
+        for key in mapping:
             if type(key) is not str:
                 raise Unsupported(f"{type(key).__name__} key")
-            if item is None:
-                continue
-            if type(item) not in _SCALARS:
-                item = self._value(item)
-                if item is None:
-                    continue
-            out[key] = item
-        return out
+        return self._fields(mapping.items())
 
 
 def plain_events(events: Iterable[Outgoing]) -> list[Outgoing]:

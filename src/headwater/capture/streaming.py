@@ -48,7 +48,7 @@ from headwater.capture.jvmtypes import JavaObject, PySparkObject
 
 if TYPE_CHECKING:
     from headwater.capture.lineage import QueryLineage
-    from headwater.capture.tracker import Tracker
+    from headwater.capture.stream_events import StreamEvents
 
 log = logging.getLogger("headwater.capture")
 
@@ -251,23 +251,23 @@ def spark_time(text: str | None) -> float:
         return time.time()
 
 
-def make_listener(tracker: Tracker) -> PySparkObject:
-    """A PySpark ``StreamingQueryListener`` reporting to ``tracker`` (imports PySpark's class only when called)."""
+def make_listener(events: StreamEvents) -> PySparkObject:
+    """A PySpark ``StreamingQueryListener`` reporting to ``events`` (imports PySpark's class only when called)."""
     from pyspark.sql.streaming.listener import StreamingQueryListener
 
     class QueryEvents(StreamingQueryListener):
         """Spark's listener thread: copy plain values, hand over, return; never raise."""
 
         def onQueryStarted(self, event: PySparkObject) -> None:  # noqa: N802 - PySpark's name
-            tracker.stream_callback(lambda: tracker.stream_started(event))
+            events.callback(lambda: events.started(event))
 
         def onQueryProgress(self, event: PySparkObject) -> None:  # noqa: N802
-            tracker.stream_callback(lambda: tracker.stream_progress(event.progress))
+            events.callback(lambda: events.progress(event.progress))
 
         def onQueryIdle(self, event: PySparkObject) -> None:  # noqa: N802
             return None
 
         def onQueryTerminated(self, event: PySparkObject) -> None:  # noqa: N802
-            tracker.stream_callback(lambda: tracker.stream_terminated(event))
+            events.callback(lambda: events.terminated(event))
 
     return QueryEvents()

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,7 +38,6 @@ from headwater.capture.events import (
     CALL_SITE_FACET,
     CONNECT_FACET,
     PRODUCER,
-    RDD_JOB,
     AppContext,
     Execution,
     Failure,
@@ -54,14 +52,16 @@ from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
 from headwater.capture.plain import Outgoing, plain_events
+from headwater.capture.rdd_jobs import RddCall, RddJobs
+from headwater.capture.script import script_url, source_code
 from headwater.capture.spool import Spool
+from headwater.capture.stream_events import StreamEvents
 from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
 
 if TYPE_CHECKING:
     from headwater.capture.lineage import PlanSnapshot, QueryLineage
-    from headwater.capture.lineage.rdd_job import RddJobLineage
 
 N = TypeVar("N", int, float)
 
@@ -101,8 +101,8 @@ class Tracker:
             job_owners=config.job_owners,
             parent=RunRef(*config.parent) if config.parent else None,
             root=RunRef(*config.root_parent) if config.root_parent else None,
-            script_url=_script_url(),
-            source_code=_source_code(config),
+            script_url=script_url(),
+            source_code=source_code(config),
             disabled_facets=config.disabled_facets,
             environment={name: os.environ.get(name) for name in config.environment_variables},
         )
@@ -119,9 +119,16 @@ class Tracker:
         self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
+        self._rdd = RddJobs(
+            self._sc,
+            config,
+            app_name,
+            stopped=lambda: self._stopped,
+            hand_over=self.emitter.submit,
+            item=self._item,
+            events=self._events,
+        )
         self.streams = Streams(self.context, self._stream_job_name, config.stream_progress_interval)
-        self._stream_listener: Any = None
-        self._stream_lineage: set[str] = set()  # query runs whose plan was read (listener threads only)
         # a Spark Connect server's driver: every client session's executions are heard on the listener bus
         self.connect_server = PLUGIN in str(conf.get("spark.plugins", ""))
         self._bus_listener: BusListener | None = None
@@ -136,6 +143,16 @@ class Tracker:
             fail_for_test=config.debug_fail_capture,
             stats=self.debug_stats,
             wants_session=lambda: bool(self.streams.sessions),
+        )
+        self._stream_events = StreamEvents(
+            spark,
+            self.streams,
+            self._snapshot,
+            self._analyze,
+            submit=lambda build: self.emitter.submit(self._item(build)),
+            plain_if=self._plain_if,
+            errors=self.emitter.errors,
+            enabled=lambda: self.listener.enabled,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -172,7 +189,7 @@ class Tracker:
                 callsite.install()
             except Exception as exc:  # noqa: BLE001 - runs then carry no call site; nothing else changes
                 log.debug("headwater: call-site hooks not installed: %s", exc)
-        self._listen_to_streams()
+        self._stream_events.start()
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -220,7 +237,7 @@ class Tracker:
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             self._cancel_timer()
-            self._stop_listening_to_streams()
+            self._stream_events.stop()
             self.emitter.submit(self._item(self._release_all))
             ended = time.time()
             self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
@@ -279,23 +296,6 @@ class Tracker:
         return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
     # -- streaming queries (headwater.capture.streaming) ----------------------------------------
-    def _listen_to_streams(self) -> None:
-        try:
-            from headwater.capture.streaming import make_listener
-
-            self._stream_listener = make_listener(self)
-            self._spark.streams.addListener(self._stream_listener)
-        except Exception as exc:  # noqa: BLE001 - streaming queries are then not reported; nothing else changes
-            self._stream_listener = None
-            log.debug("headwater: streaming query listener not registered: %s", exc)
-
-    def _stop_listening_to_streams(self) -> None:
-        if self._stream_listener is not None:
-            try:
-                self._spark.streams.removeListener(self._stream_listener)
-            except Exception:  # noqa: BLE001 - the JVM may already be gone
-                pass
-
     def _stream_job_name(self, suffix: str) -> str:
         return execution_job_name(
             self.app_name,
@@ -304,75 +304,6 @@ class Tracker:
             style=self.config.job_name_style,
             replace_dot_with_underscore=self.config.replace_dot_with_underscore,
         )
-
-    def stream_callback(self, handle: Callable[[], None]) -> None:
-        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise. Events still
-        arriving while ``stop`` drains the listener bus are taken (the listener is switched off after that)."""
-        if not self.listener.enabled:
-            return
-        try:
-            handle()
-        except Exception as exc:  # noqa: BLE001 - capture never fails the job
-            self.emitter.errors.warning(
-                "streaming",
-                "headwater: lineage capture failed for a streaming query event (%s: %s); the query is not affected",
-                type(exc).__name__,
-                exc,
-                exc_info=True,
-            )
-
-    def _query(self, query_id: str) -> JavaObject:
-        """The running query's ``StreamExecution`` (py4j), or None."""
-        query = self._spark.streams.get(query_id)
-        return query._jsq.streamingQuery() if query is not None else None
-
-    def stream_started(self, event: PySparkObject) -> None:
-        from headwater.capture.streaming import QueryStarted, spark_time
-
-        query_id = str(event.id)
-        session = None
-        try:
-            execution = self._query(query_id)
-            session = str(execution.sparkSessionForStream().sessionUUID()) if execution is not None else None
-        except Exception as exc:  # noqa: BLE001 - foreachBatch writes are then reported as jobs of their own
-            log.debug("headwater: the streaming query's session is not known: %s", exc)
-        info = QueryStarted(query_id, str(event.runId), event.name or None, spark_time(event.timestamp), session)
-        self.emitter.submit(self._item(lambda: self.streams.started(info)))
-
-    def stream_progress(self, progress: PySparkObject) -> None:
-        from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
-
-        query_id, run = str(progress.id), str(progress.runId)
-        sink = getattr(getattr(progress, "sink", None), "description", None)
-        snap = None
-        if run not in self._stream_lineage:
-            self._stream_lineage.add(run)
-            execution = self._query(query_id)
-            if execution is not None:
-                snap = self._snapshot(stream_plan(execution, self._sc._jvm), None)
-
-        def events() -> list[Outgoing]:
-            lineage = self._analyze(snap) if snap is not None else None
-            info = QueryProgress(
-                query_id,
-                int(progress.batchId),
-                _number(progress.numInputRows, int),
-                _number(progress.inputRowsPerSecond, float),
-                _number(progress.processedRowsPerSecond, float),
-                spark_time(progress.timestamp),
-                lineage,
-                sink,
-            )
-            return self._plain_if(self.streams.progress(info))
-
-        self.emitter.submit(self._item(events))
-
-    def stream_terminated(self, event: PySparkObject) -> None:
-        message = getattr(event, "exception", None)
-        failure = Failure(message=str(message).splitlines()[0], stack_trace=str(message)) if message else None
-        ended = time.time()
-        query_id = str(event.id)
-        self.emitter.submit(self._item(lambda: self._plain_if(self.streams.terminated(query_id, failure, ended))))
 
     def _plain_if(self, events: Sequence[Outgoing]) -> list[Outgoing]:
         return plain_events(events) if self._plain else list(events)
@@ -512,7 +443,7 @@ class Tracker:
         jobs: tuple[int, int] | None = None,
     ) -> None:
         """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
-        self._submit_rdd(rdd, path, started, ended, failure, jobs=jobs)
+        self._rdd.submit(rdd, RddCall(path, started, ended, _failure_of(failure), jobs=jobs))
 
     def rdd_action(
         self,
@@ -525,96 +456,8 @@ class Tracker:
     ) -> None:
         """Called by the RDD action wrappers (``collect``, ``toLocalIterator``, ``SparkContext.runJob``) on the job's
         thread: hand over, return. ``python_map``: Spark ran a Python map over ``rdd`` (runJob)."""
-        self._submit_rdd(rdd, None, started, ended, failure, action=True, python_map=python_map, jobs=jobs)
-
-    def _submit_rdd(
-        self,
-        rdd: PySparkObject,
-        path: str | None,
-        started: float,
-        ended: float,
-        failure: BaseException | None,
-        *,
-        action: bool = False,
-        python_map: bool = False,
-        jobs: tuple[int, int] | None = None,
-    ) -> None:
-        """On the job's thread: the RDD's JVM handle and the failure, handed to the worker (:meth:`_rdd_events`)."""
-        if self._stopped or self.config.rdd_events_disabled:
-            return
-        jrdd = rdd._jrdd
-        fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(
-            self._item(
-                lambda: self._rdd_events(
-                    jrdd, path, started, ended, fail, action=action, python_map=python_map, jobs=jobs
-                )
-            )
-        )
-
-    def _rdd_events(
-        self,
-        jrdd: JavaObject,
-        path: str | None,
-        started: float,
-        ended: float,
-        failure: Failure | None,
-        *,
-        action: bool = False,
-        python_map: bool = False,
-        jobs: tuple[int, int] | None = None,
-    ) -> list[Outgoing]:
-        """Worker thread: the RDD's input files and name over py4j, then the pure analysis
-        (:func:`headwater.capture.lineage.rdd_job.rdd_job_lineage`) → START + COMPLETE/FAIL of an RDD_JOB."""
-        from headwater.capture.lineage.handlers.reads import rdd_input_paths
-        from headwater.capture.lineage.rdd_job import RddJobRead, RddReporting, rdd_job_lineage, wants_statistics
-        from headwater.capture.rdd import name_rdd
-
-        root = jrdd.rdd()
-        config = self.config
-        read = RddJobRead(
-            app_job=application_job_name(self.app_name, config.job_name_style),
-            rdd_name=name_rdd(root),
-            input_paths=rdd_input_paths(root),
-            output_path=path,
-            action=action,
-            python_map=python_map,
-        )
-        reporting = RddReporting(
-            namespace_resolvers=config.namespace_resolvers,
-            emit_read_only=config.emit_read_only,
-            emit_without_output=config.emit_without_output,
-            disabled_facets=config.disabled_facets,
-        )
-        lineage = rdd_job_lineage(read, reporting)
-        if lineage is None:
-            return []
-        if jobs is not None and wants_statistics(lineage):
-            self._rdd_statistics(jobs, lineage)
-        execution = Execution(
-            run_id=str(generate_new_uuid()),
-            job_name=lineage.job_name,
-            started=started,
-            ended=ended,
-            inputs=list(lineage.inputs),
-            outputs=list(lineage.outputs),
-            failure=failure,
-            job_type=RDD_JOB,
-        )
-        return self._events([execution])
-
-    def _rdd_statistics(self, jobs: tuple[int, int], lineage: RddJobLineage) -> None:
-        """``inputStatistics`` / ``outputStatistics`` of an RDD job from its Spark jobs' stage metrics (py4j)."""
-        from headwater.capture.lineage.rdd_job import JobTotals, with_statistics
-        from headwater.capture.rdd import job_statistics
-
-        try:
-            totals = job_statistics(self._sc, jobs)
-        except Exception as exc:  # noqa: BLE001 - statistics are left out
-            log.debug("headwater: RDD job statistics not read: %s", exc)
-            return
-        read = JobTotals(totals["inputRecords"], totals["inputBytes"], totals["outputRecords"], totals["outputBytes"])
-        with_statistics(lineage, read, self.config.disabled_facets, PRODUCER)
+        call = RddCall(None, started, ended, _failure_of(failure), action=True, python_map=python_map, jobs=jobs)
+        self._rdd.submit(rdd, call)
 
     def _events(self, executions: list[Execution]) -> list[Outgoing]:
         events: list[Outgoing] = [event for ex in executions for event in execution_events(self.context, ex)]
@@ -751,11 +594,8 @@ def _lineage_functions(
     return snapshot, analyze_snapshot
 
 
-def _number(value: PySparkObject, kind: Callable[[PySparkObject], N]) -> N | None:
-    try:
-        return None if value is None else kind(value)
-    except (TypeError, ValueError):
-        return None
+def _failure_of(exc: BaseException | None) -> Failure | None:
+    return Failure.from_exception(exc) if exc is not None else None
 
 
 def _wait_listener_bus(sc: PySparkObject, timeout: float) -> None:
@@ -774,41 +614,3 @@ def _app_start_time(sc: PySparkObject) -> float:
         return int(sc.startTime) / 1000.0
     except Exception:  # noqa: BLE001
         return time.time()
-
-
-def _script_path() -> Path | None:
-    script = sys.argv[0] if sys.argv else ""
-    if script and script.endswith(".py") and os.path.isfile(script):
-        return Path(script).resolve()
-    return None
-
-
-def _script_url() -> str | None:
-    script = _script_path()
-    return script.as_uri() if script is not None else None
-
-
-SOURCE_CODE_FACET = "sourceCode"
-
-
-def _source_code(config: AgentConfig) -> tuple[str, str] | None:
-    """("python", the script's text) for the ``sourceCode`` job facet: cut at the last line that fits in
-    ``spark.headwater.sourceCode.maxBytes`` (a last comment line says so); None when off or unreadable."""
-    limit = config.source_code_max_bytes
-    script = _script_path()
-    if script is None or limit <= 0 or SOURCE_CODE_FACET in config.disabled_facets:
-        return None
-    try:
-        with script.open("rb") as f:
-            raw = f.read(limit + 1)
-    except OSError as exc:
-        log.debug("headwater: the script's source is not sent: %s", exc)
-        return None
-    if len(raw) > limit:
-        cut = raw.rfind(b"\n", 0, limit)
-        raw = raw[: cut + 1 if cut >= 0 else limit]
-        text = raw.decode("utf-8", errors="replace")
-        text += f"# ... cut by Headwater at {limit} bytes (spark.headwater.sourceCode.maxBytes)\n"
-    else:
-        text = raw.decode("utf-8", errors="replace")
-    return ("python", text)

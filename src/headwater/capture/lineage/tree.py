@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Self
 
 _EXPRESSION_PACKAGE = ".expressions."
 
@@ -26,8 +26,30 @@ def short_name(cls: str) -> str:
     return cls.rsplit(".", 1)[-1].rstrip("$")
 
 
+class _TreeNode:
+    """What expression and plan nodes share: a pre-order walk over the node and its children (not into nested
+    plans), and the child a constructor field names by its index."""
+
+    fields: dict[str, Any]
+    children: list[Self]
+
+    def walk(self) -> Iterator[Self]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def child_field(self, name: str) -> Self | None:
+        """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``, ``child`` of a plan node)."""
+        idx = self.fields.get(name)
+        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
+            return self.children[idx]
+        return None
+
+
 @dataclass
-class Expr:
+class Expr(_TreeNode):
     """One Catalyst expression node."""
 
     cls: str
@@ -50,23 +72,9 @@ class Expr:
     def attr_name(self) -> str:
         return str(self.fields.get("name", ""))
 
-    def walk(self) -> Iterator[Expr]:
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def child_field(self, name: str) -> Expr | None:
-        """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``)."""
-        idx = self.fields.get(name)
-        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
-            return self.children[idx]
-        return None
-
 
 @dataclass
-class PlanNode:
+class PlanNode(_TreeNode):
     """One logical-plan node: its class, raw fields, parsed expression fields and children."""
 
     cls: str
@@ -83,26 +91,12 @@ class PlanNode:
     def name(self) -> str:
         return short_name(self.cls)
 
-    def walk(self) -> Iterator[PlanNode]:
-        """Pre-order over the node and its children (not into nested plans)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
     def expr(self, name: str) -> Expr | None:
         values = self.exprs.get(name)
         return values[0] if values and self.fields.get(name) == "__single__" else None
 
     def expr_list(self, name: str) -> list[Expr]:
         return list(self.exprs.get(name, []))
-
-    def child_field(self, name: str) -> PlanNode | None:
-        idx = self.fields.get(name)
-        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
-            return self.children[idx]
-        return None
 
 
 class TreeFormatError(ValueError):
