@@ -3,6 +3,11 @@
 :func:`track` is the one entry point (the notebook call, the ``headwater run`` bootstrap and the
 ``.pth`` auto mode all end here). It is idempotent per SparkContext: the live :class:`Tracker` is kept
 on the SparkContext object it belongs to (``sc._headwater_tracker``), not in a module global.
+
+Why ~600 lines: what stays here shares the tracker's state (the run, the emitter, the nesting of writes, the
+Connect sessions) — start and stop, executions → events; the parts that only hand values over are modules of
+their own: RDD jobs (:mod:`.rdd_jobs`, pure analysis in :mod:`.lineage.rdd_job`), streaming query events
+(:mod:`.stream_events`), the script's facets (:mod:`.script`).
 """
 
 from __future__ import annotations
