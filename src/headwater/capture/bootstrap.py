@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from headwater.capture.jvmtypes import PySparkObject
+
 log = logging.getLogger("headwater.capture")
 
 SESSION_MODULE = "pyspark.sql.session"
@@ -110,7 +112,7 @@ def _prefetch_during_jvm_start() -> None:
         pass
 
 
-def _auto_track(session: Any) -> None:
+def _auto_track(session: PySparkObject) -> None:
     try:
         from headwater.capture.tracker import track
 

@@ -28,6 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from headwater.capture.delivery import OnceLogger
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
 log = logging.getLogger("headwater.capture")
 
 CONNECT_MESSAGE = (
@@ -43,7 +46,7 @@ QUEUE = "headwater"
 PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
 
 
-def is_connect_session(spark: Any) -> bool:
+def is_connect_session(spark: PySparkObject) -> bool:
     """True for a Spark Connect session object, False for a classic (py4j) one."""
     module = type(spark).__module__ or ""
     if module.startswith("pyspark.sql.connect"):
@@ -54,11 +57,11 @@ def is_connect_session(spark: Any) -> bool:
     return hasattr(spark, "client") and not hasattr(spark, "_jvm")
 
 
-def describe(spark: Any) -> str:
+def describe(spark: PySparkObject) -> str:
     return f"{type(spark).__module__}.{type(spark).__qualname__}"
 
 
-def local_server_session() -> Any:
+def local_server_session() -> JavaObject:
     """The classic session of the Connect server PySpark started in this process (``remote("local[*]")``), or
     None when there is none (a client of a remote server)."""
     try:
@@ -96,7 +99,7 @@ class _Operation:
     client_type: str
 
 
-def _option(value: Any) -> Any:
+def _option(value: JavaObject) -> JavaObject:
     if value is None:
         return None
     return value.get() if value.isDefined() else None
@@ -113,8 +116,8 @@ class BusListener:
         self,
         handle: Callable[[str, Any, float, float, Any, ConnectSession | None], None],
         session_closed: Callable[[str, float], None],
-        errors: Any,
-        jvm: Any,
+        errors: OnceLogger,
+        jvm: JavaObject,
     ) -> None:
         self._handle = handle  # QueryListener.handle: snapshot → tracker
         self._session_closed = session_closed
@@ -132,7 +135,7 @@ class BusListener:
             return _ignore
         raise AttributeError(name)
 
-    def onOtherEvent(self, event: Any) -> None:  # noqa: N802 - Spark's name
+    def onOtherEvent(self, event: JavaObject) -> None:  # noqa: N802 - Spark's name
         if not self.enabled:
             return
         try:
@@ -148,15 +151,9 @@ class BusListener:
             elif kind == "SparkListenerConnectSessionClosed":
                 self._session_closed(str(event.sessionId()), int(event.eventTime()) / 1000.0)
         except Exception as exc:  # noqa: BLE001 - capture never fails the server
-            self._errors.warning(
-                "connect",
-                "headwater: lineage capture failed for a Spark Connect event (%s: %s); the server is not affected",
-                type(exc).__name__,
-                exc,
-                exc_info=True,
-            )
+            self._errors.capture_failed("connect", "a Spark Connect event", "the server", exc)
 
-    def _operation_started(self, event: Any) -> None:
+    def _operation_started(self, event: JavaObject) -> None:
         client = ""
         request = _option(event.planRequest())
         if request is not None:
@@ -165,7 +162,7 @@ class BusListener:
             str(event.sessionId()), str(event.userId() or ""), str(event.userName() or ""), client
         )
 
-    def _execution_start(self, event: Any) -> None:
+    def _execution_start(self, event: JavaObject) -> None:
         try:
             tags = str(event.jobTags().mkString("\u0001")).split("\u0001")
         except Exception:  # noqa: BLE001 - a Spark without job tags on the event: executions are not attributed
@@ -175,7 +172,7 @@ class BusListener:
                 self._executions[int(event.executionId())] = tag
                 return
 
-    def _execution_end(self, event: Any) -> None:
+    def _execution_end(self, event: JavaObject) -> None:
         execution_id = int(event.executionId())
         tag = self._executions.pop(execution_id, None)
         name = _option(event.executionName())

@@ -25,9 +25,16 @@ import statistics
 import threading
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+from headwater.capture.jvmtypes import JavaObject
+
+if TYPE_CHECKING:
+    from openlineage.client.transport import Transport
+
+    from headwater.capture.plain import Outgoing
 
 log = logging.getLogger("headwater.capture")
 
@@ -41,7 +48,7 @@ def _summary(values: list[float]) -> dict[str, float]:
 class DebugStats:
     """Counters filled from the listener thread and the worker thread; ``report()`` summarises them."""
 
-    def __init__(self, target: str, jvm: Any = None, *, trace_memory: bool = False) -> None:
+    def __init__(self, target: str, jvm: JavaObject = None, *, trace_memory: bool = False) -> None:
         self.target = target  # "true" (log) or a file path
         self._lock = threading.Lock()
         self._mx: Any = None
@@ -78,10 +85,10 @@ class DebugStats:
             self.listener.append(row)
 
     # -- worker thread ----------------------------------------------------------------------------
-    def timed_item(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+    def timed_item(self, build: Callable[[], Sequence[Outgoing]]) -> Callable[[], Sequence[Outgoing]]:
         """Wrap a worker item (analysis + event building) so its CPU, wall time and heap peak are recorded."""
 
-        def run() -> list[Any]:
+        def run() -> Sequence[Outgoing]:
             tracing = tracemalloc.is_tracing()
             base = tracemalloc.get_traced_memory()[0] if tracing else 0
             if tracing:
@@ -98,8 +105,8 @@ class DebugStats:
 
         return run
 
-    def timed_transport(self, transport: Any) -> Any:
-        return _TimedTransport(transport, self)
+    def timed_transport(self, transport: Transport) -> Transport:
+        return cast("Transport", _TimedTransport(transport, self))  # duck-typed: delegates everything else
 
     def report(self) -> dict[str, Any]:
         with self._lock:
@@ -143,14 +150,14 @@ class DebugStats:
 class _TimedTransport:
     """Delegates to the real transport; records the CPU and wall time of each ``emit``."""
 
-    def __init__(self, inner: Any, stats: DebugStats) -> None:
+    def __init__(self, inner: Transport, stats: DebugStats) -> None:
         self._inner = inner
         self._stats = stats
 
-    def emit(self, event: Any) -> Any:
+    def emit(self, event: Outgoing) -> object:
         cpu0, wall0 = time.thread_time(), time.perf_counter()
         try:
-            return self._inner.emit(event)
+            return self._inner.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
         finally:
             row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
             with self._stats._lock:

@@ -18,12 +18,15 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openlineage.client.event_v2 import RunEvent
 from openlineage.client.serde import Serde
 from openlineage.client.transport import Transport
 
+from headwater.capture.plain import Outgoing
 from headwater.capture.spool import Rejected, Spool
 
 log = logging.getLogger("headwater.capture")
@@ -77,6 +80,17 @@ class OnceLogger:
             self._seen.add(kind)
         self._logger.warning(message, *args, exc_info=exc_info)
 
+    def capture_failed(self, kind: str, what: str, unaffected: str, exc: Exception) -> None:
+        """Capture failed inside a Spark callback: said once per ``kind``, with the traceback, and that ``unaffected``
+        (the job, the query, the server) is not."""
+        self.warning(
+            kind,
+            f"headwater: lineage capture failed for {what} (%s: %s); {unaffected} is not affected",
+            type(exc).__name__,
+            exc,
+            exc_info=True,
+        )
+
 
 class Emitter:
     def __init__(
@@ -100,7 +114,7 @@ class Emitter:
         self._thread.start()
 
     # -- producer side (any thread, never blocks) -----------------------------------------------
-    def submit(self, event: Any) -> bool:
+    def submit(self, event: Outgoing | Callable[[], Sequence[Outgoing]]) -> bool:
         if self._closed:
             return self._spool_now(self._materialize(event))
         try:
@@ -192,7 +206,7 @@ class Emitter:
                     with self._idle:
                         self._idle.notify_all()
 
-    def _materialize(self, item: Any) -> list[Any]:
+    def _materialize(self, item: Outgoing | Callable[[], Sequence[Outgoing]]) -> list[Outgoing]:
         """A queued item is an event, or a callable that builds a list of events (built here, off the job)."""
         if not callable(item):
             self.stats.built += 1
@@ -212,7 +226,7 @@ class Emitter:
             )
             return []
 
-    def _deliver(self, event: Any) -> None:
+    def _deliver(self, event: Outgoing) -> None:
         if self._spooling:
             self._spool_now([event])
             return
@@ -225,7 +239,7 @@ class Emitter:
             return
         error: Exception | None = None
         try:
-            self.transport.emit(event)
+            self.transport.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
         except Exception as exc:  # noqa: BLE001
             error = exc
         with self._lock:
@@ -243,7 +257,7 @@ class Emitter:
         self._failed(error)
         self._spool_now([event])
 
-    def _reject(self, event: Any, reason: str) -> None:
+    def _rejected(self, reason: str) -> None:
         self.stats.rejected += 1
         self.errors.warning(
             "rejected",
@@ -251,6 +265,9 @@ class Emitter:
             reason,
             self.spool.directory / "rejected.ndjson",
         )
+
+    def _reject(self, event: Outgoing, reason: str) -> None:
+        self._rejected(reason)
         try:
             with self._spool_lock:
                 self.spool.reject(event if isinstance(event, str) else Serde.to_json(event), reason)
@@ -281,13 +298,7 @@ class Emitter:
                 reason = permanent_rejection(exc)
                 if reason is None:
                     raise
-                self.stats.rejected += 1
-                self.errors.warning(
-                    "rejected",
-                    "headwater: the lineage backend refused an event (%s); it is kept in %s and not retried",
-                    reason,
-                    self.spool.directory / "rejected.ndjson",
-                )
+                self._rejected(reason)
                 raise Rejected(reason) from exc
             self.stats.sent += 1
 
@@ -316,7 +327,7 @@ class Emitter:
         except Exception:  # noqa: BLE001
             return False
 
-    def _spool_now(self, events: list[Any]) -> bool:
+    def _spool_now(self, events: list[Outgoing]) -> bool:
         try:
             lines = [e if isinstance(e, str) else Serde.to_json(e) for e in events]
             with self._spool_lock:
@@ -342,7 +353,7 @@ class Emitter:
         return written == len(events)
 
 
-def event_json(event: Any) -> dict[str, Any]:
+def event_json(event: RunEvent) -> dict[str, object]:
     """The JSON form of an openlineage-python event (what is sent and what is spooled)."""
-    answer: dict[str, Any] = json.loads(Serde.to_json(event))
+    answer: dict[str, object] = json.loads(Serde.to_json(event))
     return answer

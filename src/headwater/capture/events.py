@@ -261,12 +261,29 @@ def application_event(ctx: AppContext, event_type: EventType, at: float, failure
     job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
     _add_config_facets(ctx, run_facets, job_facets)
     _add_code_facets(ctx, job_facets)
+    return _run_event(ctx, event_type, at, ctx.app_run_id, ctx.app_job, run_facets, job_facets)
+
+
+def _run_event(
+    ctx: AppContext,
+    event_type: EventType,
+    at: float,
+    run_id: str,
+    job_name: str,
+    run_facets: Mapping[str, RunFacet],
+    job_facets: Mapping[str, JobFacet],
+    inputs: Iterable[InputDataset] = (),
+    outputs: Iterable[OutputDataset] = (),
+) -> RunEvent:
+    """One event of a run of ``ctx``'s namespace, its facets kept unless disabled."""
     return RunEvent(
         eventType=event_type,
         eventTime=iso(at),
         producer=PRODUCER,
-        run=event_v2.Run(runId=ctx.app_run_id, facets=_keep(run_facets, ctx.disabled_facets)),
-        job=event_v2.Job(namespace=ctx.namespace, name=ctx.app_job, facets=_keep(job_facets, ctx.disabled_facets)),
+        run=event_v2.Run(runId=run_id, facets=_keep(dict(run_facets), ctx.disabled_facets)),
+        job=event_v2.Job(namespace=ctx.namespace, name=job_name, facets=_keep(dict(job_facets), ctx.disabled_facets)),
+        inputs=list(inputs),
+        outputs=list(outputs),
     )
 
 
@@ -429,14 +446,8 @@ def stream_event(
     _add_config_facets(ctx, run_facets, job_facets)
     _add_code_facets(ctx, job_facets)
     outputs = _start_outputs(stream.outputs) if event_type == EventType.START else stream.outputs
-    return RunEvent(
-        eventType=event_type,
-        eventTime=iso(at),
-        producer=PRODUCER,
-        run=event_v2.Run(runId=stream.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
-        job=event_v2.Job(namespace=ctx.namespace, name=stream.job_name, facets=_keep(job_facets, ctx.disabled_facets)),
-        inputs=list(stream.inputs),
-        outputs=list(outputs),
+    return _run_event(
+        ctx, event_type, at, stream.run_id, stream.job_name, run_facets, job_facets, stream.inputs, outputs
     )
 
 
@@ -474,10 +485,4 @@ def session_event(
     }
     job_facets: dict[str, Any] = {"jobType": _job_type(ctx, APPLICATION)}
     _add_config_facets(ctx, run_facets, job_facets)
-    return RunEvent(
-        eventType=event_type,
-        eventTime=iso(at),
-        producer=PRODUCER,
-        run=event_v2.Run(runId=session.run_id, facets=_keep(run_facets, ctx.disabled_facets)),
-        job=event_v2.Job(namespace=ctx.namespace, name=session.name, facets=_keep(job_facets, ctx.disabled_facets)),
-    )
+    return _run_event(ctx, event_type, at, session.run_id, session.name, run_facets, job_facets)

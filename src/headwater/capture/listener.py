@@ -14,24 +14,32 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from headwater.capture.delivery import OnceLogger, log
 from headwater.capture.events import Failure
+from headwater.capture.jvmtypes import JavaObject
+
+if TYPE_CHECKING:
+    from headwater.capture.connect import ConnectSession
+    from headwater.capture.debugstats import DebugStats
+    from headwater.capture.lineage import PlanSnapshot
 
 
 @dataclass(frozen=True)
 class Observed:
     """What the listener saw of one execution; ``snapshot`` is a ``headwater.capture.lineage.PlanSnapshot``."""
 
-    snapshot: Any
+    snapshot: PlanSnapshot | None
     func_name: str
     started: float
     ended: float
     execution_id: int | None
     failure: Failure | None
     session_uuid: str | None = None  # the executing session's id, read only while streaming queries run
-    connect: Any = None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
+    connect: ConnectSession | None = (
+        None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
+    )
 
 
 class CaptureDisabled(RuntimeError):
@@ -46,13 +54,13 @@ class QueryListener:
 
     def __init__(
         self,
-        snapshot: Callable[[Any, int | None], Any],
+        snapshot: Callable[[JavaObject, int | None], PlanSnapshot | None],
         deliver: Callable[[Observed], None],
         errors: OnceLogger,
         *,
-        jvm: Any = None,
+        jvm: JavaObject = None,
         fail_for_test: bool = False,
-        stats: Any = None,
+        stats: DebugStats | None = None,
         wants_session: Callable[[], bool] | None = None,
     ) -> None:
         self._jvm = jvm
@@ -70,12 +78,12 @@ class QueryListener:
         return self.token
 
     # py4j entry points: never raise
-    def onSuccess(self, funcName: str, qe: Any, durationNs: int) -> None:  # noqa: N802, N803
+    def onSuccess(self, funcName: str, qe: JavaObject, durationNs: int) -> None:  # noqa: N802, N803
         ended = time.time()
         started = ended - max(0, int(durationNs)) / 1e9
         self._handle(funcName, qe, started, ended, None)
 
-    def onFailure(self, funcName: str, qe: Any, exception: Any) -> None:  # noqa: N802, N803
+    def onFailure(self, funcName: str, qe: JavaObject, exception: JavaObject) -> None:  # noqa: N802, N803
         ended = time.time()
         failure = None
         try:
@@ -85,7 +93,13 @@ class QueryListener:
         self._handle(funcName, qe, ended, ended, failure)
 
     def bus_execution_end(
-        self, func_name: str, qe: Any, started: float, ended: float, exception: Any, connect: Any
+        self,
+        func_name: str,
+        qe: JavaObject,
+        started: float,
+        ended: float,
+        exception: JavaObject,
+        connect: ConnectSession | None,
     ) -> None:
         """An execution end heard on the listener bus (a Spark Connect server: :class:`headwater.capture.connect.
         BusListener`), with the Java exception it failed with and the client session that ran it."""
@@ -98,7 +112,13 @@ class QueryListener:
         self._handle(func_name, qe, started, ended, failure, connect)
 
     def _handle(
-        self, func_name: str, qe: Any, started: float, ended: float, failure: Failure | None, connect: Any = None
+        self,
+        func_name: str,
+        qe: JavaObject,
+        started: float,
+        ended: float,
+        failure: Failure | None,
+        connect: ConnectSession | None = None,
     ) -> None:
         if not self.enabled:
             return
@@ -129,25 +149,25 @@ class QueryListener:
                 exc_info=True,
             )
         finally:
-            if token is not None:
+            if token is not None and self._stats is not None:
                 self._stats.listener_end(token)
 
 
-def _execution_id(qe: Any) -> int | None:
+def _execution_id(qe: JavaObject) -> int | None:
     try:
         return int(qe.id())
     except Exception:  # noqa: BLE001 - older Sparks have no QueryExecution.id
         return None
 
 
-def _session_uuid(qe: Any) -> str | None:
+def _session_uuid(qe: JavaObject) -> str | None:
     try:
         return str(qe.sparkSession().sessionUUID())
     except Exception:  # noqa: BLE001
         return None
 
 
-def _submission_time(qe: Any, execution_id: int | None) -> float | None:
+def _submission_time(qe: JavaObject, execution_id: int | None) -> float | None:
     """The execution's real start, from Spark's SQL status store (failed executions carry no duration)."""
     if execution_id is None:
         return None
@@ -161,7 +181,7 @@ def _submission_time(qe: Any, execution_id: int | None) -> float | None:
     return None
 
 
-def _java_failure(exception: Any, jvm: Any) -> Failure:
+def _java_failure(exception: JavaObject, jvm: JavaObject) -> Failure:
     """The Java exception's message and stack trace (two py4j calls)."""
     message = str(exception.toString())
     trace: str | None = None
@@ -173,7 +193,7 @@ def _java_failure(exception: Any, jvm: Any) -> Failure:
     return Failure(message=message, stack_trace=trace, language="JAVA")
 
 
-def unregister(listener_manager: Any, listener: QueryListener) -> bool:
+def unregister(listener_manager: JavaObject, listener: QueryListener) -> bool:
     """Remove our listener from a session's ``ExecutionListenerManager``.
 
     py4j wraps the Python object in a new Java proxy each time it crosses over, so ``unregister(listener)``

@@ -30,9 +30,17 @@ from collections.abc import Callable, Iterable
 from enum import Enum
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from openlineage.client.event_v2 import RunEvent
+
 
 _SCALARS = frozenset({str, int, float, bool})
+
+PlainEvent: TypeAlias = dict[str, object]
+# what the agent hands to a transport or the spool: an event object, its plain form, or (replayed from the spool) its JSON
+Outgoing: TypeAlias = "RunEvent | PlainEvent | str"
 
 
 class Unsupported(TypeError):
@@ -60,9 +68,9 @@ class PlainConverter:
     events (which hold those objects) are alive — use one converter per batch, then drop it."""
 
     def __init__(self) -> None:
-        self._memo: dict[int, dict[str, Any]] = {}
+        self._memo: dict[int, dict[str, object]] = {}
 
-    def event(self, event: Any) -> dict[str, Any]:
+    def event(self, event: RunEvent) -> PlainEvent:
         """``event`` (an attrs event) as plain JSON values with arrays as tuples; raises :class:`Unsupported`."""
         value = self._value(event)
         if type(value) is not dict:
@@ -88,14 +96,22 @@ class PlainConverter:
             raise Unsupported(f"enum {kind.__name__} with a {type(inner).__name__} value")
         raise Unsupported(kind.__name__)
 
-    def _object(self, obj: Any, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]) -> dict[str, Any]:
+    def _object(
+        self, obj: object, reader: tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+    ) -> dict[str, object]:
         key = id(obj)
         done = self._memo.get(key)
         if done is not None:
             return done
         names, values = reader
-        out: dict[str, Any] = {}
-        for name, item in zip(names, values(obj)):
+        out = self._fields(zip(names, values(obj)))
+        self._memo[key] = out
+        return out
+
+    def _fields(self, pairs: Iterable[tuple[str, object]]) -> dict[str, object]:
+        """An object's fields or a mapping's items, converted; Serde drops null values."""
+        out: dict[str, object] = {}
+        for name, item in pairs:
             if item is None:
                 continue
             if type(item) not in _SCALARS:
@@ -103,7 +119,6 @@ class PlainConverter:
                 if item is None:
                     continue
             out[name] = item
-        self._memo[key] = out
         return out
 
     def _array(self, items: Iterable[Any]) -> tuple[Any, ...]:
@@ -118,26 +133,18 @@ class PlainConverter:
             out.append(item)
         return tuple(out)
 
-    def _mapping(self, mapping: dict[Any, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, item in mapping.items():
+    def _mapping(self, mapping: dict[Any, Any]) -> dict[str, object]:
+        for key in mapping:
             if type(key) is not str:
                 raise Unsupported(f"{type(key).__name__} key")
-            if item is None:
-                continue
-            if type(item) not in _SCALARS:
-                item = self._value(item)
-                if item is None:
-                    continue
-            out[key] = item
-        return out
+        return self._fields(mapping.items())
 
 
-def plain_events(events: Iterable[Any]) -> list[Any]:
+def plain_events(events: Iterable[Outgoing]) -> list[Outgoing]:
     """The events of one batch in plain form; an event the converter cannot reproduce exactly is kept as it
     is (the transport's ``Serde`` then serialises it the ordinary way), and so is one already plain (a dict)."""
     converter = PlainConverter()
-    out: list[Any] = []
+    out: list[Outgoing] = []
     for event in events:
         if isinstance(event, (dict, str)):
             out.append(event)

@@ -36,6 +36,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from headwater.capture.jvmtypes import PySparkObject
+
 # what the agent imports when a session is tracked (headwater.capture.tracker pulls openlineage-python)
 AGENT_MODULES: tuple[str, ...] = ("headwater.capture.tracker", "headwater.capture.lineage")
 JOIN_TIMEOUT = 30.0
@@ -104,7 +106,7 @@ def prefetching(
     return launch_gateway
 
 
-def wrap_gateway_launch(spark_context_class: Any) -> bool:
+def wrap_gateway_launch(spark_context_class: PySparkObject) -> bool:
     """Wrap the ``launch_gateway`` that ``SparkContext._ensure_initialized`` calls (a global of the module that
     defines it: ``pyspark.context`` on 3.5, ``pyspark.core.context`` on 4.x). Idempotent; False when PySpark
     does not look as expected (then nothing is changed)."""

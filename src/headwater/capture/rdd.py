@@ -25,7 +25,18 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
+if TYPE_CHECKING:
+    from headwater.capture.tracker import Tracker
+
+R = TypeVar("R")
+# the live tracker of a SparkContext, or None
+FindTracker = Callable[[PySparkObject], "Tracker | None"]
+# what to report once a wrapped call returned: (tracker, started, failure, the Spark jobs it ran)
+Report = Callable[["Tracker", float, BaseException | None, tuple[int, int] | None], None]
 
 log = logging.getLogger("headwater.capture")
 
@@ -43,17 +54,17 @@ _INSTALL_LOCK = threading.Lock()
 _INSTALLED = False
 
 
-def _class_name(rdd: Any) -> str:
+def _class_name(rdd: JavaObject) -> str:
     return str(rdd.getClass().getSimpleName())
 
 
-def _class_part(rdd: Any) -> str:
+def _class_part(rdd: JavaObject) -> str:
     """``MapPartitionsRDD`` → ``map_partitions`` (the integration's rule: no trailing RDD, camel to snake)."""
     simple = re.sub(r"RDD\d*$", "", _class_name(rdd))
     return _CAMEL_TO_SNAKE.sub(r"_\1", simple).lower()
 
 
-def name_rdd(rdd: Any, budget: list[int] | None = None) -> str:
+def name_rdd(rdd: JavaObject, budget: list[int] | None = None) -> str:
     """``RddExecutionContext.nameRDD`` over py4j: the RDD's own name (a HadoopRDD named after its path, or a
     map named like its parent, uses its class instead), then its dependencies' names joined by ``_``."""
     budget = budget if budget is not None else [MAX_NAMED_RDDS]
@@ -84,7 +95,7 @@ ACTION_METHODS = ("collect", "toLocalIterator")  # RDD methods every other actio
 _DEPTH = threading.local()  # RDD calls under way on this thread: only the outermost is reported
 
 
-def install(find_tracker: Callable[[Any], Any]) -> None:
+def install(find_tracker: FindTracker) -> None:
     """Wrap PySpark's RDD save and action methods once per process; ``find_tracker(sc)`` answers the live tracker
     or None."""
     global _INSTALLED
@@ -116,7 +127,7 @@ def _outermost() -> bool:
     return getattr(_DEPTH, "value", 0) == 0
 
 
-def next_job_id(sc: Any) -> int | None:
+def next_job_id(sc: PySparkObject) -> int | None:
     """The id Spark's scheduler gives its next job (one py4j call), to find the jobs a call ran: those between
     the value before and after it. None when it cannot be read."""
     try:
@@ -125,7 +136,7 @@ def next_job_id(sc: Any) -> int | None:
         return None
 
 
-def _jobs(sc: Any, first: int | None) -> tuple[int, int] | None:
+def _jobs(sc: PySparkObject, first: int | None) -> tuple[int, int] | None:
     """The ids ``[first, next)`` of the jobs run since ``first`` was read, or None."""
     if first is None:
         return None
@@ -133,7 +144,7 @@ def _jobs(sc: Any, first: int | None) -> tuple[int, int] | None:
     return (first, last) if last is not None and last > first else None
 
 
-def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[str, int]:
+def job_statistics(sc: PySparkObject, jobs: tuple[int, int], wait: float = 2.0) -> dict[str, int]:
     """Records and bytes the jobs ``jobs`` read and wrote, summed over their stages from Spark's status store (what
     the integration's JobMetricsHolder sums from task metrics): ``inputRecords``, ``inputBytes``,
     ``outputRecords``, ``outputBytes``. Runs on the agent's worker thread; waits (bounded) for the listener bus,
@@ -166,12 +177,12 @@ def job_statistics(sc: Any, jobs: tuple[int, int], wait: float = 2.0) -> dict[st
 
 
 def _call_and_report(
-    call: Callable[[], Any],
-    rdd: Any,
-    tracker: Any,
-    report: Callable[[Any, float, BaseException | None, tuple[int, int] | None], None],
+    call: Callable[[], R],
+    rdd: PySparkObject,
+    tracker: Tracker | None,
+    report: Report,
     what: str,
-) -> Any:
+) -> R:
     """Run ``call`` (the wrapped PySpark method) one level deeper on this thread; afterwards, when a ``tracker``
     was found, ``report(tracker, started, failure, jobs)`` with the Spark jobs it ran. The call's own result or
     exception is returned unchanged: an error in capture is only logged."""
@@ -193,9 +204,9 @@ def _call_and_report(
             log.debug("headwater: RDD %s not captured: %s", what, exc)
 
 
-def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any], Any]) -> Callable[..., Any]:
+def _wrap(method: str, original: Callable[..., R], find_tracker: FindTracker) -> Callable[..., R]:
     @functools.wraps(original)
-    def save(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def save(self: PySparkObject, *args: object, **kwargs: object) -> R:
         tracker = None
         try:
             tracker = find_tracker(getattr(self, "ctx", None)) if _outermost() else None
@@ -203,7 +214,9 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
             log.debug("headwater: RDD save not captured: %s", exc)
         path = args[0] if args else kwargs.get("path")
 
-        def report(tracker: Any, started: float, failure: BaseException | None, jobs: tuple[int, int] | None) -> None:
+        def report(
+            tracker: Tracker, started: float, failure: BaseException | None, jobs: tuple[int, int] | None
+        ) -> None:
             tracker.rdd_saved(self, str(path) if path is not None else None, started, time.time(), failure, jobs=jobs)
 
         return _call_and_report(lambda: original(self, *args, **kwargs), self, tracker, report, "save")
@@ -213,18 +226,18 @@ def _wrap(method: str, original: Callable[..., Any], find_tracker: Callable[[Any
 
 
 def _wrap_action(
-    original: Callable[..., Any],
-    find_tracker: Callable[[Any], Any],
-    job_rdd: Callable[[Any, tuple[Any, ...]], tuple[Any, bool]],
-) -> Callable[..., Any]:
+    original: Callable[..., R],
+    find_tracker: FindTracker,
+    job_rdd: Callable[[PySparkObject, tuple[object, ...]], tuple[PySparkObject, bool]],
+) -> Callable[..., R]:
     """``collect``/``toLocalIterator`` (``self`` is the RDD Spark runs) or ``SparkContext.runJob`` (it runs a Python
     map over its first argument): the outermost call of a thread is reported as an RDD job that reads."""
 
     @functools.wraps(original)
-    def action(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def action(self: PySparkObject, *args: object, **kwargs: object) -> R:
         if not _outermost():
             return original(self, *args, **kwargs)
-        rdd: Any = None
+        rdd: PySparkObject = None
         python_map = False
         tracker = None
         try:
@@ -233,7 +246,9 @@ def _wrap_action(
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             log.debug("headwater: RDD action not captured: %s", exc)
 
-        def report(tracker: Any, started: float, failure: BaseException | None, jobs: tuple[int, int] | None) -> None:
+        def report(
+            tracker: Tracker, started: float, failure: BaseException | None, jobs: tuple[int, int] | None
+        ) -> None:
             tracker.rdd_action(rdd, python_map, started, time.time(), failure, jobs=jobs)
 
         return _call_and_report(lambda: original(self, *args, **kwargs), rdd, tracker, report, "action")

@@ -29,7 +29,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openlineage.client.event_v2 import InputDataset, OutputDataset, RunEvent
 from openlineage.client.event_v2 import RunState as EventType
@@ -44,6 +44,11 @@ from headwater.capture.events import (
     StreamRun,
     stream_event,
 )
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
+if TYPE_CHECKING:
+    from headwater.capture.lineage import QueryLineage
+    from headwater.capture.stream_events import StreamEvents
 
 log = logging.getLogger("headwater.capture")
 
@@ -87,17 +92,17 @@ class StreamPlan:
     """A ``QueryExecution``-shaped view of a running query for :func:`headwater.capture.lineage.take_snapshot`: the
     sink node of the plan the query runs, over the query as the user defined it."""
 
-    def __init__(self, plan: Any) -> None:
+    def __init__(self, plan: JavaObject) -> None:
         self._plan = plan
 
-    def analyzed(self) -> Any:
+    def analyzed(self) -> JavaObject:
         return self._plan
 
-    def logical(self) -> Any:
+    def logical(self) -> JavaObject:
         return self._plan
 
 
-def stream_plan(stream_execution: Any, jvm: Any) -> StreamPlan:
+def stream_plan(stream_execution: JavaObject, jvm: JavaObject) -> StreamPlan:
     """The plan to analyse for a query: its running plan's sink node (``WriteToMicroBatchDataSource[V1]``) with the
     analysed query as its child (that query's leaves keep the sources' options, which the running plan has
     replaced by the source objects). Builds a new plan object; the running query is not touched."""
@@ -110,7 +115,7 @@ def stream_plan(stream_execution: Any, jvm: Any) -> StreamPlan:
         return StreamPlan(running)
 
 
-def stream_job_suffix(name: str | None, lineage: Any, sink: str | None = None) -> str:
+def stream_job_suffix(name: str | None, lineage: QueryLineage | None, sink: str | None = None) -> str:
     """What names the job: the query name, else the sink's output (its job-name suffix), else the kind of sink
     (``ForeachBatchSink`` → ``foreach_batch_sink``), else ``stream``."""
     from headwater.capture.naming import normalize
@@ -118,7 +123,7 @@ def stream_job_suffix(name: str | None, lineage: Any, sink: str | None = None) -
     if name:
         return normalize(name) or "stream"
     if lineage is not None:
-        suffix = getattr(lineage, "job_suffix", None) or getattr(lineage, "output_name", None)
+        suffix = lineage.job_suffix or lineage.output_name
         if suffix:
             return str(suffix)
     if sink:
@@ -246,23 +251,23 @@ def spark_time(text: str | None) -> float:
         return time.time()
 
 
-def make_listener(tracker: Any) -> Any:
-    """A PySpark ``StreamingQueryListener`` reporting to ``tracker`` (imports PySpark's class only when called)."""
+def make_listener(events: StreamEvents) -> PySparkObject:
+    """A PySpark ``StreamingQueryListener`` reporting to ``events`` (imports PySpark's class only when called)."""
     from pyspark.sql.streaming.listener import StreamingQueryListener
 
     class QueryEvents(StreamingQueryListener):
         """Spark's listener thread: copy plain values, hand over, return; never raise."""
 
-        def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - PySpark's name
-            tracker.stream_callback(lambda: tracker.stream_started(event))
+        def onQueryStarted(self, event: PySparkObject) -> None:  # noqa: N802 - PySpark's name
+            events.callback(lambda: events.started(event))
 
-        def onQueryProgress(self, event: Any) -> None:  # noqa: N802
-            tracker.stream_callback(lambda: tracker.stream_progress(event.progress))
+        def onQueryProgress(self, event: PySparkObject) -> None:  # noqa: N802
+            events.callback(lambda: events.progress(event.progress))
 
-        def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+        def onQueryIdle(self, event: PySparkObject) -> None:  # noqa: N802
             return None
 
-        def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
-            tracker.stream_callback(lambda: tracker.stream_terminated(event))
+        def onQueryTerminated(self, event: PySparkObject) -> None:  # noqa: N802
+            events.callback(lambda: events.terminated(event))
 
     return QueryEvents()

@@ -3,6 +3,11 @@
 :func:`track` is the one entry point (the notebook call, the ``headwater run`` bootstrap and the
 ``.pth`` auto mode all end here). It is idempotent per SparkContext: the live :class:`Tracker` is kept
 on the SparkContext object it belongs to (``sc._headwater_tracker``), not in a module global.
+
+Why ~600 lines: what stays here shares the tracker's state (the run, the emitter, the nesting of writes, the
+Connect sessions) — start and stop, executions → events; the parts that only hand values over are modules of
+their own: RDD jobs (:mod:`.rdd_jobs`, pure analysis in :mod:`.lineage.rdd_job`), streaming query events
+(:mod:`.stream_events`), the script's facets (:mod:`.script`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from openlineage.client.event_v2 import RunState as EventType
 from openlineage.client.transport import Transport
@@ -39,7 +43,6 @@ from headwater.capture.events import (
     CALL_SITE_FACET,
     CONNECT_FACET,
     PRODUCER,
-    RDD_JOB,
     AppContext,
     Execution,
     Failure,
@@ -49,20 +52,29 @@ from headwater.capture.events import (
     execution_events,
     session_event,
 )
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
 from headwater.capture.listener import Observed, QueryListener, unregister
 from headwater.capture.naming import application_job_name, execution_job_name
 from headwater.capture.nesting import NestedWrites
-from headwater.capture.plain import plain_events
+from headwater.capture.plain import Outgoing, plain_events
+from headwater.capture.rdd_jobs import RddCall, RddJobs
+from headwater.capture.script import script_url, source_code
 from headwater.capture.spool import Spool
+from headwater.capture.stream_events import StreamEvents
 from headwater.capture.streaming import Streams
 from headwater.capture.transports import accepts_plain, build_transport
 from headwater.capture.transports import describe as describe_transport
+
+if TYPE_CHECKING:
+    from headwater.capture.lineage import PlanSnapshot, QueryLineage
+
+N = TypeVar("N", int, float)
 
 log = logging.getLogger("headwater.capture")
 ATTR = "_headwater_tracker"
 
 
-def _live_tracker(sc: Any) -> Tracker | None:
+def _live_tracker(sc: PySparkObject) -> Tracker | None:
     """The live tracker of a SparkContext (the RDD save hooks ask), or None."""
     tracker = getattr(sc, ATTR, None) if sc is not None else None
     return tracker if isinstance(tracker, Tracker) and not tracker.stopped else None
@@ -73,7 +85,7 @@ class Tracker:
     at any time, any number of times; nothing here ever raises into the caller."""
 
     def __init__(
-        self, spark: Any, config: AgentConfig, conf: Mapping[str, str], *, transport: Transport | None = None
+        self, spark: PySparkObject, config: AgentConfig, conf: Mapping[str, str], *, transport: Transport | None = None
     ) -> None:
         self.config = config
         self._spark = spark
@@ -94,8 +106,8 @@ class Tracker:
             job_owners=config.job_owners,
             parent=RunRef(*config.parent) if config.parent else None,
             root=RunRef(*config.root_parent) if config.root_parent else None,
-            script_url=_script_url(),
-            source_code=_source_code(config),
+            script_url=script_url(),
+            source_code=source_code(config),
             disabled_facets=config.disabled_facets,
             environment={name: os.environ.get(name) for name in config.environment_variables},
         )
@@ -112,9 +124,16 @@ class Tracker:
         self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
+        self._rdd = RddJobs(
+            self._sc,
+            config,
+            app_name,
+            stopped=lambda: self._stopped,
+            hand_over=self.emitter.submit,
+            item=self._item,
+            events=self._events,
+        )
         self.streams = Streams(self.context, self._stream_job_name, config.stream_progress_interval)
-        self._stream_listener: Any = None
-        self._stream_lineage: set[str] = set()  # query runs whose plan was read (listener threads only)
         # a Spark Connect server's driver: every client session's executions are heard on the listener bus
         self.connect_server = PLUGIN in str(conf.get("spark.plugins", ""))
         self._bus_listener: BusListener | None = None
@@ -129,6 +148,16 @@ class Tracker:
             fail_for_test=config.debug_fail_capture,
             stats=self.debug_stats,
             wants_session=lambda: bool(self.streams.sessions),
+        )
+        self._stream_events = StreamEvents(
+            spark,
+            self.streams,
+            self._snapshot,
+            self._analyze,
+            submit=lambda build: self.emitter.submit(self._item(build)),
+            plain_if=self._plain_if,
+            errors=self.emitter.errors,
+            enabled=lambda: self.listener.enabled,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -165,7 +194,7 @@ class Tracker:
                 callsite.install()
             except Exception as exc:  # noqa: BLE001 - runs then carry no call site; nothing else changes
                 log.debug("headwater: call-site hooks not installed: %s", exc)
-        self._listen_to_streams()
+        self._stream_events.start()
         self._wrap_context_stop()
         atexit.register(self._at_exit)
 
@@ -213,7 +242,7 @@ class Tracker:
             except Exception:  # noqa: BLE001 - the JVM may already be gone
                 pass
             self._cancel_timer()
-            self._stop_listening_to_streams()
+            self._stream_events.stop()
             self.emitter.submit(self._item(self._release_all))
             ended = time.time()
             self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
@@ -267,28 +296,11 @@ class Tracker:
         if seen.snapshot is not None:
             self.emitter.submit(self._item(lambda: self._events_for(seen)))
 
-    def _item(self, build: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
+    def _item(self, build: Callable[[], Sequence[Outgoing]]) -> Callable[[], Sequence[Outgoing]]:
         """A worker item, timed when ``spark.headwater.debug.stats`` is on."""
         return self.debug_stats.timed_item(build) if self.debug_stats is not None else build
 
     # -- streaming queries (headwater.capture.streaming) ----------------------------------------
-    def _listen_to_streams(self) -> None:
-        try:
-            from headwater.capture.streaming import make_listener
-
-            self._stream_listener = make_listener(self)
-            self._spark.streams.addListener(self._stream_listener)
-        except Exception as exc:  # noqa: BLE001 - streaming queries are then not reported; nothing else changes
-            self._stream_listener = None
-            log.debug("headwater: streaming query listener not registered: %s", exc)
-
-    def _stop_listening_to_streams(self) -> None:
-        if self._stream_listener is not None:
-            try:
-                self._spark.streams.removeListener(self._stream_listener)
-            except Exception:  # noqa: BLE001 - the JVM may already be gone
-                pass
-
     def _stream_job_name(self, suffix: str) -> str:
         return execution_job_name(
             self.app_name,
@@ -298,85 +310,17 @@ class Tracker:
             replace_dot_with_underscore=self.config.replace_dot_with_underscore,
         )
 
-    def stream_callback(self, handle: Callable[[], None]) -> None:
-        """Spark's streaming listener thread: run ``handle`` (copy values, hand over); never raise. Events still
-        arriving while ``stop`` drains the listener bus are taken (the listener is switched off after that)."""
-        if not self.listener.enabled:
-            return
-        try:
-            handle()
-        except Exception as exc:  # noqa: BLE001 - capture never fails the job
-            self.emitter.errors.warning(
-                "streaming",
-                "headwater: lineage capture failed for a streaming query event (%s: %s); the query is not affected",
-                type(exc).__name__,
-                exc,
-                exc_info=True,
-            )
+    def _plain_if(self, events: Sequence[Outgoing]) -> list[Outgoing]:
+        return plain_events(events) if self._plain else list(events)
 
-    def _query(self, query_id: str) -> Any:
-        """The running query's ``StreamExecution`` (py4j), or None."""
-        query = self._spark.streams.get(query_id)
-        return query._jsq.streamingQuery() if query is not None else None
-
-    def stream_started(self, event: Any) -> None:
-        from headwater.capture.streaming import QueryStarted, spark_time
-
-        query_id = str(event.id)
-        session = None
-        try:
-            execution = self._query(query_id)
-            session = str(execution.sparkSessionForStream().sessionUUID()) if execution is not None else None
-        except Exception as exc:  # noqa: BLE001 - foreachBatch writes are then reported as jobs of their own
-            log.debug("headwater: the streaming query's session is not known: %s", exc)
-        info = QueryStarted(query_id, str(event.runId), event.name or None, spark_time(event.timestamp), session)
-        self.emitter.submit(self._item(lambda: self.streams.started(info)))
-
-    def stream_progress(self, progress: Any) -> None:
-        from headwater.capture.streaming import QueryProgress, spark_time, stream_plan
-
-        query_id, run = str(progress.id), str(progress.runId)
-        sink = getattr(getattr(progress, "sink", None), "description", None)
-        snap = None
-        if run not in self._stream_lineage:
-            self._stream_lineage.add(run)
-            execution = self._query(query_id)
-            if execution is not None:
-                snap = self._snapshot(stream_plan(execution, self._sc._jvm), None)
-
-        def events() -> list[Any]:
-            lineage = self._analyze(snap) if snap is not None else None
-            info = QueryProgress(
-                query_id,
-                int(progress.batchId),
-                _number(progress.numInputRows, int),
-                _number(progress.inputRowsPerSecond, float),
-                _number(progress.processedRowsPerSecond, float),
-                spark_time(progress.timestamp),
-                lineage,
-                sink,
-            )
-            return self._plain_if(self.streams.progress(info))
-
-        self.emitter.submit(self._item(events))
-
-    def stream_terminated(self, event: Any) -> None:
-        message = getattr(event, "exception", None)
-        failure = Failure(message=str(message).splitlines()[0], stack_trace=str(message)) if message else None
-        ended = time.time()
-        query_id = str(event.id)
-        self.emitter.submit(self._item(lambda: self._plain_if(self.streams.terminated(query_id, failure, ended))))
-
-    def _plain_if(self, events: list[Any]) -> list[Any]:
-        return plain_events(events) if self._plain else events
-
-    def _events_for(self, seen: Observed) -> list[Any]:
+    def _events_for(self, seen: Observed) -> list[Outgoing]:
         """Runs on the emitter's worker thread: pure-Python lineage analysis → START + COMPLETE/FAIL.
 
         Writes pass through :class:`NestedWrites` first, so an execution Spark ran inside a command is
         reported as part of that command (``headwater.capture.nesting``)."""
-        lineage = self._analyze(seen.snapshot)
-        if lineage is None:
+        snapshot = seen.snapshot
+        lineage = self._analyze(snapshot) if snapshot is not None else None
+        if snapshot is None or lineage is None:
             return []
         stream = self.streams.sessions.get(seen.session_uuid) if seen.session_uuid else None
         if stream is not None:  # a write of a streaming query's foreachBatch function: the query's output
@@ -413,7 +357,7 @@ class Tracker:
             execution_id=seen.execution_id,
             unhandled_command=getattr(lineage, "unhandled_command", None),
             call_site=self._call_site(seen.started),
-            logical_plan=self._logical_plan(seen.snapshot),
+            logical_plan=self._logical_plan(snapshot),
             parent=parent,
             extra_run_facets=extra,
         )
@@ -424,7 +368,7 @@ class Tracker:
         return [*self._plain_if(session_events), *events] if seen.connect is not None else events
 
     # -- Spark Connect client sessions (headwater.capture.connect) -----------------------------
-    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Any], RunRef, SparkConnectRunFacet]:
+    def _session_of(self, connect: ConnectSession, at: float) -> tuple[list[Outgoing], RunRef, SparkConnectRunFacet]:
         """The run of a client session (worker thread): its START the first time the session is seen."""
         known = self._sessions.get(connect.session_id)
         if known is not None:
@@ -447,7 +391,7 @@ class Tracker:
     def _session_closed(self, session_id: str, at: float) -> None:
         """Spark's listener thread: a client session ended; its run completes (on the worker)."""
 
-        def end() -> list[Any]:
+        def end() -> list[Outgoing]:
             known = self._sessions.pop(session_id, None)
             if known is None:
                 return []
@@ -456,7 +400,7 @@ class Tracker:
         self.emitter.submit(self._item(self._release_all))
         self.emitter.submit(self._item(end))
 
-    def _end_sessions(self, at: float) -> list[Any]:
+    def _end_sessions(self, at: float) -> list[Outgoing]:
         sessions, self._sessions = self._sessions, {}
         return [session_event(self.context, ref, facet, EventType.COMPLETE, at) for ref, facet in sessions.values()]
 
@@ -469,7 +413,7 @@ class Tracker:
         site = callsite.find(started)
         return (site.file, site.line, site.function) if site is not None else None
 
-    def _logical_plan(self, snapshot: Any) -> list[Any] | None:
+    def _logical_plan(self, snapshot: PlanSnapshot) -> list[object] | None:
         """The optimized plan for the ``spark.logicalPlan`` facet, when it is on and not larger than its cap."""
         plan = getattr(snapshot, "query", None) if self.config.logical_plan else None
         if not plan:
@@ -486,7 +430,7 @@ class Tracker:
             return None
         return list(plan)
 
-    def _reported(self, lineage: Any) -> bool:
+    def _reported(self, lineage: QueryLineage) -> bool:
         """Writes always; executions that only read (``collect()``, ``show()`` over a file or table) when they
         read a dataset, as the OpenLineage Spark integration reports them (``spark.headwater.emitReadOnly``,
         default true); executions that touch no dataset only with ``spark.headwater.emitWithoutOutput``."""
@@ -496,7 +440,7 @@ class Tracker:
 
     def rdd_saved(
         self,
-        rdd: Any,
+        rdd: PySparkObject,
         path: str | None,
         started: float,
         ended: float,
@@ -504,11 +448,11 @@ class Tracker:
         jobs: tuple[int, int] | None = None,
     ) -> None:
         """Called by the RDD save wrapper (:mod:`headwater.capture.rdd`) on the job's thread: hand over, return."""
-        self._submit_rdd(rdd, path, started, ended, failure, jobs=jobs)
+        self._rdd.submit(rdd, RddCall(path, started, ended, _failure_of(failure), jobs=jobs))
 
     def rdd_action(
         self,
-        rdd: Any,
+        rdd: PySparkObject,
         python_map: bool,
         started: float,
         ended: float,
@@ -517,121 +461,20 @@ class Tracker:
     ) -> None:
         """Called by the RDD action wrappers (``collect``, ``toLocalIterator``, ``SparkContext.runJob``) on the job's
         thread: hand over, return. ``python_map``: Spark ran a Python map over ``rdd`` (runJob)."""
-        self._submit_rdd(rdd, None, started, ended, failure, action=True, python_map=python_map, jobs=jobs)
+        call = RddCall(None, started, ended, _failure_of(failure), action=True, python_map=python_map, jobs=jobs)
+        self._rdd.submit(rdd, call)
 
-    def _submit_rdd(
-        self, rdd: Any, path: str | None, started: float, ended: float, failure: BaseException | None, **how: Any
-    ) -> None:
-        """On the job's thread: the RDD's JVM handle and the failure, handed to the worker (:meth:`_rdd_events`)."""
-        if self._stopped or self.config.rdd_events_disabled:
-            return
-        jrdd = rdd._jrdd
-        fail = Failure.from_exception(failure) if failure is not None else None
-        self.emitter.submit(self._item(lambda: self._rdd_events(jrdd, path, started, ended, fail, **how)))
-
-    def _rdd_events(
-        self,
-        jrdd: Any,
-        path: str | None,
-        started: float,
-        ended: float,
-        failure: Failure | None,
-        *,
-        action: bool = False,
-        python_map: bool = False,
-        jobs: tuple[int, int] | None = None,
-    ) -> list[Any]:
-        """Worker thread: the RDD's input files and name over py4j → START + COMPLETE/FAIL of an RDD_JOB. An action
-        (no output) is reported when it reads files (``spark.headwater.emitReadOnly``) or with
-        ``spark.headwater.emitWithoutOutput``, as a read-only SQL execution is."""
-        from openlineage.client.event_v2 import InputDataset, OutputDataset
-
-        from headwater.capture.lineage.facets import datasource_facet
-        from headwater.capture.lineage.handlers.reads import rdd_input_paths
-        from headwater.capture.lineage.relations import path_dataset
-        from headwater.capture.lineage.resolvers import resolve_namespace
-        from headwater.capture.naming import normalize
-        from headwater.capture.rdd import name_rdd
-
-        root = jrdd.rdd()
-        resolvers = self.config.namespace_resolvers
-
-        def named(p: str) -> tuple[str, str]:
-            ns, name = path_dataset(p)
-            return resolve_namespace(resolvers, ns), name
-
-        inputs, seen = [], set()
-        for p in rdd_input_paths(root):
-            ns, name = named(p)
-            if (ns, name) not in seen:
-                seen.add((ns, name))
-                inputs.append(InputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
-        if action and not self.config.emit_without_output and not (inputs and self.config.emit_read_only):
-            return []
-        outputs = []
-        if path:
-            ns, name = named(path)
-            outputs.append(OutputDataset(namespace=ns, name=name, facets={"dataSource": datasource_facet(ns)}))
-        self._rdd_statistics(jobs, inputs, outputs)
-        suffix = name_rdd(root)
-        if action:  # runJob maps the partitions with Python first: the job's final RDD is that PythonRDD
-            if python_map and not suffix.startswith("python"):
-                suffix = f"python_{suffix}"
-        elif not suffix.startswith("map_partitions"):
-            # the save itself maps the partitions (Scala's saveAsTextFile/saveAsObjectFile): the job's final RDD
-            suffix = f"map_partitions_{suffix}"
-        job = f"{application_job_name(self.app_name, self.config.job_name_style)}.{normalize(suffix)}"
-        execution = Execution(
-            run_id=str(generate_new_uuid()),
-            job_name=job,
-            started=started,
-            ended=ended,
-            inputs=inputs,
-            outputs=outputs,
-            failure=failure,
-            job_type=RDD_JOB,
-        )
-        return self._events([execution])
-
-    def _rdd_statistics(self, jobs: tuple[int, int] | None, inputs: list[Any], outputs: list[Any]) -> None:
-        """``inputStatistics`` / ``outputStatistics`` of an RDD job from its Spark jobs' stage metrics, only for a
-        single input / output, as the integration's RddExecutionContext attaches them."""
-        if jobs is None or (len(inputs) != 1 and len(outputs) != 1):
-            return
-        from openlineage.client.facet_v2 import input_statistics_input_dataset, output_statistics_output_dataset
-
-        from headwater.capture.rdd import job_statistics
-
-        try:
-            totals = job_statistics(self._sc, jobs)
-        except Exception as exc:  # noqa: BLE001 - statistics are left out
-            log.debug("headwater: RDD job statistics not read: %s", exc)
-            return
-        disabled = self.config.disabled_facets
-        if len(inputs) == 1 and "inputStatistics" not in disabled:
-            inputs[0].inputFacets = {
-                "inputStatistics": input_statistics_input_dataset.InputStatisticsInputDatasetFacet(
-                    rowCount=totals["inputRecords"], size=totals["inputBytes"], producer=PRODUCER
-                )
-            }
-        if len(outputs) == 1 and "outputStatistics" not in disabled:
-            outputs[0].outputFacets = {
-                "outputStatistics": output_statistics_output_dataset.OutputStatisticsOutputDatasetFacet(
-                    rowCount=totals["outputRecords"], size=totals["outputBytes"], producer=PRODUCER
-                )
-            }
-
-    def _events(self, executions: list[Execution]) -> list[Any]:
-        events = [event for ex in executions for event in execution_events(self.context, ex)]
+    def _events(self, executions: list[Execution]) -> list[Outgoing]:
+        events: list[Outgoing] = [event for ex in executions for event in execution_events(self.context, ex)]
         return plain_events(events) if self._plain else events
 
-    def _release_due(self) -> list[Any]:
+    def _release_due(self) -> list[Outgoing]:
         ready = self.nesting.due()
         if self.nesting.holding:
             self._schedule_release()
         return self._events(ready)
 
-    def _release_all(self) -> list[Any]:
+    def _release_all(self) -> list[Outgoing]:
         return self._events(self.nesting.drain())
 
     def _schedule_release(self) -> None:
@@ -658,7 +501,7 @@ class Tracker:
 
 
 def track(
-    spark: Any,
+    spark: PySparkObject,
     *,
     conf: Mapping[str, str] | None = None,
     defaults: Mapping[str, str] | None = None,
@@ -728,8 +571,8 @@ def _install_excepthook() -> None:
 
 
 def _lineage_functions(
-    spark: Any, config: AgentConfig
-) -> tuple[Callable[[Any, int | None], Any], Callable[[Any], Any]]:
+    spark: PySparkObject, config: AgentConfig
+) -> tuple[Callable[[JavaObject, int | None], PlanSnapshot | None], Callable[[PlanSnapshot], QueryLineage | None]]:
     """(snapshot, analyze): the plan helper's py4j snapshot (listener thread) and pure analysis (worker)."""
     try:
         from headwater.capture.lineage import LineageOptions, analyze, take_snapshot
@@ -747,23 +590,20 @@ def _lineage_functions(
         disabled_facets=config.disabled_facets,
     )
 
-    def snapshot(qe: Any, execution_id: int | None) -> Any:
+    def snapshot(qe: JavaObject, execution_id: int | None) -> PlanSnapshot | None:
         return take_snapshot(qe, spark)
 
-    def analyze_snapshot(snap: Any) -> Any:
+    def analyze_snapshot(snap: PlanSnapshot) -> QueryLineage | None:
         return analyze(snap, options)
 
     return snapshot, analyze_snapshot
 
 
-def _number(value: Any, kind: Callable[[Any], Any]) -> Any:
-    try:
-        return None if value is None else kind(value)
-    except (TypeError, ValueError):
-        return None
+def _failure_of(exc: BaseException | None) -> Failure | None:
+    return Failure.from_exception(exc) if exc is not None else None
 
 
-def _wait_listener_bus(sc: Any, timeout: float) -> None:
+def _wait_listener_bus(sc: PySparkObject, timeout: float) -> None:
     """Let Spark's listener bus deliver pending events (our callbacks) — bounded, errors ignored."""
     try:
         jsc = sc._jsc
@@ -774,46 +614,8 @@ def _wait_listener_bus(sc: Any, timeout: float) -> None:
         pass
 
 
-def _app_start_time(sc: Any) -> float:
+def _app_start_time(sc: PySparkObject) -> float:
     try:
         return int(sc.startTime) / 1000.0
     except Exception:  # noqa: BLE001
         return time.time()
-
-
-def _script_path() -> Path | None:
-    script = sys.argv[0] if sys.argv else ""
-    if script and script.endswith(".py") and os.path.isfile(script):
-        return Path(script).resolve()
-    return None
-
-
-def _script_url() -> str | None:
-    script = _script_path()
-    return script.as_uri() if script is not None else None
-
-
-SOURCE_CODE_FACET = "sourceCode"
-
-
-def _source_code(config: AgentConfig) -> tuple[str, str] | None:
-    """("python", the script's text) for the ``sourceCode`` job facet: cut at the last line that fits in
-    ``spark.headwater.sourceCode.maxBytes`` (a last comment line says so); None when off or unreadable."""
-    limit = config.source_code_max_bytes
-    script = _script_path()
-    if script is None or limit <= 0 or SOURCE_CODE_FACET in config.disabled_facets:
-        return None
-    try:
-        with script.open("rb") as f:
-            raw = f.read(limit + 1)
-    except OSError as exc:
-        log.debug("headwater: the script's source is not sent: %s", exc)
-        return None
-    if len(raw) > limit:
-        cut = raw.rfind(b"\n", 0, limit)
-        raw = raw[: cut + 1 if cut >= 0 else limit]
-        text = raw.decode("utf-8", errors="replace")
-        text += f"# ... cut by Headwater at {limit} bytes (spark.headwater.sourceCode.maxBytes)\n"
-    else:
-        text = raw.decode("utf-8", errors="replace")
-    return ("python", text)

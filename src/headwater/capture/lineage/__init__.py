@@ -8,7 +8,8 @@ whatever cannot be read or understood degrades to the inputs/outputs that could 
 from __future__ import annotations
 
 import logging
-from typing import Any
+
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
 
 from .build import LineageOptions, QueryLineage, analyze, snake_case
 from .snapshot import PlanSnapshot, take_snapshot
@@ -19,7 +20,7 @@ __all__ = ["LineageOptions", "PlanSnapshot", "QueryLineage", "analyze", "from_qu
 
 
 def from_query_execution(
-    qe: Any, *, spark: Any, options: LineageOptions | None = None, execution_id: int | None = None
+    qe: JavaObject, *, spark: PySparkObject, options: LineageOptions | None = None, execution_id: int | None = None
 ) -> QueryLineage:
     """Lineage of a ``QueryExecution`` (py4j ``JavaObject``). Never raises."""
     options = options or LineageOptions()

@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
 from .columns import QUERY_OPERATORS
 from .handlers import REGISTRY, Jvm, Query, Registry, guarded
 from .handlers.jvm import call, class_name, scala_option, struct_json, text
@@ -89,7 +91,7 @@ class PlanSnapshot:
 
 
 def _describe_plan_leaves(
-    jvm: Jvm, registry: Registry, jplan: Any, plan: PlanNode, out: dict[str, RelationInfo], prefix: str = ""
+    jvm: Jvm, registry: Registry, jplan: JavaObject, plan: PlanNode, out: dict[str, RelationInfo], prefix: str = ""
 ) -> None:
     """Describe the leaves of ``plan`` (the parsed ``jplan``) and of the subqueries inside it."""
     leaves = [n for n in plan.walk() if not n.children]
@@ -122,7 +124,7 @@ def _describe_plan_leaves(
             _describe_plan_leaves(jvm, registry, jsubs.apply(k), sub, out, f"{prefix}{pos}.{k}/")
 
 
-def _navigate(jplan: Any, plan: PlanNode, target: PlanNode) -> Any:
+def _navigate(jplan: JavaObject, plan: PlanNode, target: PlanNode) -> JavaObject:
     path: list[int] = []
 
     def find(node: PlanNode) -> bool:
@@ -143,7 +145,7 @@ def _navigate(jplan: Any, plan: PlanNode, target: PlanNode) -> Any:
     return j
 
 
-def _query_of(registry: Registry, root: Any, name: str) -> Any:
+def _query_of(registry: Registry, root: JavaObject, name: str) -> JavaObject:
     """The plan the root ``name`` stands for (its handler says which), or None when it reads nothing."""
     query = registry.query_of(name)
     if query is Query.FIELD:
@@ -151,18 +153,18 @@ def _query_of(registry: Registry, root: Any, name: str) -> Any:
     return root if query is Query.ROOT else None
 
 
-def describe_command(jvm: Jvm, root: Any, name: str, registry: Registry = REGISTRY) -> CommandInfo | None:
+def describe_command(jvm: Jvm, root: JavaObject, name: str, registry: Registry = REGISTRY) -> CommandInfo | None:
     """The write/DDL target of the root command (its handler's ``describe``), or None for a plain query."""
     handler = registry.command_for(name)
     return handler.describe(jvm, root, name) if handler is not None else None
 
 
-def describe_leaf(jvm: Jvm, leaf: Any, name: str, registry: Registry = REGISTRY) -> RelationInfo:
+def describe_leaf(jvm: Jvm, leaf: JavaObject, name: str, registry: Registry = REGISTRY) -> RelationInfo:
     """What the leaf relation ``name`` names (its handler's ``describe``); unknown without a handler."""
     return registry.describe_leaf(jvm, leaf, name)
 
 
-def _executed_root(qe: Any) -> Any:
+def _executed_root(qe: JavaObject) -> JavaObject:
     """The executed physical root, unwrapped from adaptive execution's wrappers."""
     plan = call(qe, "executedPlan")
     for _ in range(4):
@@ -185,7 +187,7 @@ def _executed_root(qe: Any) -> Any:
     return plan
 
 
-def _action_node(qe: Any, executed: Any) -> str:
+def _action_node(qe: JavaObject, executed: JavaObject) -> str:
     """The ``nodeName`` the integration's job names use (``JobNameBuilder.sparkNodeName``): the executed plan's
     root, unwrapped from ``WholeStageCodegen`` only (an adaptive root stays ``AdaptiveSparkPlan``)."""
     plan = call(qe, "executedPlan")
@@ -196,7 +198,7 @@ def _action_node(qe: Any, executed: Any) -> str:
     return (text(plan, "nodeName") or "") if plan is not None else ""
 
 
-def _metrics(plan: Any) -> dict[str, int]:
+def _metrics(plan: JavaObject) -> dict[str, int]:
     if plan is None:
         return {}
     holder = (
@@ -217,7 +219,7 @@ _ATTR_SEP = "\u0001"
 _ATTR_ID = re.compile(r"#(\d+)L?$")
 
 
-def _output_ids(jquery: Any) -> list[int] | None:
+def _output_ids(jquery: JavaObject) -> list[int] | None:
     """The exprIds of ``jquery.output()`` (``name#12``, ``count#13L``), or None when one cannot be read."""
     raw = guarded(lambda: str(jquery.output().mkString(_ATTR_SEP)))
     if raw is None:
@@ -231,7 +233,7 @@ def _output_ids(jquery: Any) -> list[int] | None:
     return ids
 
 
-def _sql_text(qe: Any) -> str | None:
+def _sql_text(qe: JavaObject) -> str | None:
     for plan in ("logical", "analyzed"):
         sql = guarded(lambda: scala_option(getattr(qe, plan)().origin().sqlText()))
         if sql:
@@ -271,7 +273,7 @@ MAX_PLAN_JSON_BYTES = 32 * 1024 * 1024
 _BYTES_PER_ATTRIBUTE = 350  # one AttributeReference in toJSON, with its exprId and metadata
 
 
-def estimated_json_bytes(jplan: Any) -> int:
+def estimated_json_bytes(jplan: JavaObject) -> int:
     """A cheap upper estimate of ``jplan.toJSON()``'s size: operators × output width × attribute size.
 
     ``toString`` is bounded (Spark truncates each node's field list), so counting its lines costs
@@ -281,7 +283,7 @@ def estimated_json_bytes(jplan: Any) -> int:
     return lines * width * _BYTES_PER_ATTRIBUTE * 2
 
 
-def _leaves_only(jvm: Jvm, registry: Registry, jquery: Any, snap: PlanSnapshot) -> None:
+def _leaves_only(jvm: Jvm, registry: Registry, jquery: JavaObject, snap: PlanSnapshot) -> None:
     """Too large to read: describe just the leaf relations (inputs, no column lineage)."""
     jleaves = jquery.collectLeaves()
     for i in range(int(jleaves.size())):
@@ -294,7 +296,7 @@ def _leaves_only(jvm: Jvm, registry: Registry, jquery: Any, snap: PlanSnapshot) 
         snap.leaf_columns[f"L{i}"] = [[f.get("name", ""), f.get("type")] for f in schema.get("fields", [])]
 
 
-def take_snapshot(qe: Any, spark: Any, registry: Registry = REGISTRY) -> PlanSnapshot:
+def take_snapshot(qe: JavaObject, spark: PySparkObject, registry: Registry = REGISTRY) -> PlanSnapshot:
     """Read one QueryExecution into a :class:`PlanSnapshot` (a handful of py4j calls); ``registry``: the
     plan-node handlers (tests pass their own)."""
     jvm = Jvm(spark)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Self
 
 _EXPRESSION_PACKAGE = ".expressions."
 
@@ -26,8 +26,30 @@ def short_name(cls: str) -> str:
     return cls.rsplit(".", 1)[-1].rstrip("$")
 
 
+class _TreeNode:
+    """What expression and plan nodes share: a pre-order walk over the node and its children (not into nested
+    plans), and the child a constructor field names by its index."""
+
+    fields: dict[str, Any]
+    children: list[Self]
+
+    def walk(self) -> Iterator[Self]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def child_field(self, name: str) -> Self | None:
+        """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``, ``child`` of a plan node)."""
+        idx = self.fields.get(name)
+        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
+            return self.children[idx]
+        return None
+
+
 @dataclass
-class Expr:
+class Expr(_TreeNode):
     """One Catalyst expression node."""
 
     cls: str
@@ -50,23 +72,9 @@ class Expr:
     def attr_name(self) -> str:
         return str(self.fields.get("name", ""))
 
-    def walk(self) -> Iterator[Expr]:
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def child_field(self, name: str) -> Expr | None:
-        """The child held in constructor field ``name`` (e.g. ``predicate`` of ``If``)."""
-        idx = self.fields.get(name)
-        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
-            return self.children[idx]
-        return None
-
 
 @dataclass
-class PlanNode:
+class PlanNode(_TreeNode):
     """One logical-plan node: its class, raw fields, parsed expression fields and children."""
 
     cls: str
@@ -75,18 +83,13 @@ class PlanNode:
     exprs: dict[str, list[Expr]] = field(default_factory=dict)
     plans: dict[str, PlanNode] = field(default_factory=dict)
     leaf_index: int | None = None  # position among the tree's leaves, pre-order (matches collectLeaves)
+    # :func:`subquery_plans` of this node, kept by its first call (the snapshot's leaf reading and the analysis
+    # both ask; on a wide plan the walk over every expression node is the cost); not part of equality
+    subqueries: list[PlanNode] | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
         return short_name(self.cls)
-
-    def walk(self) -> Iterator[PlanNode]:
-        """Pre-order over the node and its children (not into nested plans)."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
 
     def expr(self, name: str) -> Expr | None:
         values = self.exprs.get(name)
@@ -94,12 +97,6 @@ class PlanNode:
 
     def expr_list(self, name: str) -> list[Expr]:
         return list(self.exprs.get(name, []))
-
-    def child_field(self, name: str) -> PlanNode | None:
-        idx = self.fields.get(name)
-        if isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < len(self.children):
-            return self.children[idx]
-        return None
 
 
 class TreeFormatError(ValueError):
@@ -115,7 +112,14 @@ def _is_tree(value: Any) -> bool:
 
 
 def _is_tree_seq(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_tree(v) for v in value)
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(v, list) and v and isinstance(v[0], dict) and "class" in v[0] and "num-children" in v[0]
+            for v in value
+        )
+    )
 
 
 def _is_expression_class(cls: str) -> bool:
@@ -145,7 +149,7 @@ class _Reader:
         nodes, where = self.nodes, self.where
         end = len(nodes)
         raw = self._next()
-        expr = Expr(str(raw["class"]), *_expr_fields(raw, where))
+        expr = _expr(raw, where)
         count = int(raw["num-children"])
         if not count:
             return expr
@@ -165,7 +169,7 @@ class _Reader:
                 if not (isinstance(raw, dict) and "class" in raw and "num-children" in raw):
                     raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
                 pos += 1
-                child = Expr(str(raw["class"]), *_expr_fields(raw, where))
+                child = _expr(raw, where)
                 parents[-1].children.append(child)
                 count = int(raw["num-children"])
                 if count:
@@ -194,15 +198,15 @@ class _Reader:
         return plan
 
 
-def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[Expr], dict[str, PlanNode]]:
-    """(fields, no children yet, plans) of one expression node: every constructor field as it is, except a
-    field holding a plan that is not an expression tree (a subquery's ``plan``), which is parsed."""
-    fields: dict[str, Any] = {}
+def _expr(raw: dict[str, Any], where: str) -> Expr:
+    """One expression node, without its children: every constructor field as it is, except a field holding a
+    plan that is not an expression tree (a subquery's ``plan``), which is parsed. The fields are a C-level copy
+    of the node; only list values are looked at (a plan is a non-empty list of nodes)."""
+    fields = raw.copy()
+    del fields["class"], fields["num-children"]
     plans: dict[str, PlanNode] = {}
-    for key, value in raw.items():
-        if key == "class" or key == "num-children":
-            continue
-        if isinstance(value, list) and value:
+    for key, value in fields.items():
+        if value.__class__ is list and value:
             first = value[0]
             if (
                 isinstance(first, dict)
@@ -211,10 +215,9 @@ def _expr_fields(raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[
                 and _EXPRESSION_PACKAGE not in str(first["class"])
             ):
                 plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
-                fields[key] = "__plan__"
-                continue
-        fields[key] = value
-    return fields, [], plans
+    for key in plans:
+        fields[key] = "__plan__"
+    return Expr(str(raw["class"]), fields, [], plans)
 
 
 def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
@@ -245,6 +248,10 @@ def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
 
 
 def parse_expr(nodes: list[dict[str, Any]], *, where: str = "expression") -> Expr:
+    if len(nodes) == 1:  # a lone leaf (most of a wide projection: attribute references): no reader needed
+        raw = nodes[0]
+        if raw.__class__ is dict and "class" in raw and raw.get("num-children") == 0:
+            return _expr(raw, where)
     reader = _Reader(nodes, where)
     expr = reader.read_expr()
     if reader.pos != len(nodes):
@@ -284,10 +291,15 @@ def expr_rows(plan: PlanNode, name: str) -> list[list[Expr]]:
 
 def subquery_plans(node: PlanNode) -> list[PlanNode]:
     """Plans held by subquery expressions of ``node``, in Spark's ``QueryPlan.subqueries`` order
-    (expression fields in constructor order, each expression pre-order)."""
+    (expression fields in constructor order, each expression pre-order). Walked once per node: the tree is not
+    changed after parsing, so the answer is kept on the node."""
+    if node.subqueries is not None:
+        return node.subqueries
     out: list[PlanNode] = []
     for key in node.fields:
         for expr in node.exprs.get(key, []):
             for e in expr.walk():
-                out.extend(e.plans.values())
+                if e.plans:
+                    out.extend(e.plans.values())
+    node.subqueries = out
     return out

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import CommandInfo, RelationInfo
 from ..tree import short_name
@@ -13,7 +13,7 @@ from .targets import logical_relation
 
 
 @REGISTRY.command("SaveIntoDataSourceCommand", query=Query.FIELD)
-def _save_into_data_source(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _save_into_data_source(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The JDBC table (``url`` + ``dbtable`` options) or the ``path``; OVERWRITE in overwrite mode."""
     cmd = CommandInfo(name=name)
     opts = root.options()
@@ -32,7 +32,7 @@ def _save_into_data_source(jvm: Jvm, root: Any, name: str) -> CommandInfo | None
 
 
 @REGISTRY.command("InsertIntoDataSourceCommand", query=Query.FIELD)
-def _insert_into_data_source(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _insert_into_data_source(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The relation inserted into; OVERWRITE for INSERT OVERWRITE."""
     cmd = CommandInfo(name=name)
     cmd.target = guarded(lambda: logical_relation(jvm, root.logicalRelation()))

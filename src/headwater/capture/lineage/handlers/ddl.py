@@ -4,7 +4,7 @@ no output statistics."""
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import CommandInfo
 from .jvm import Jvm, call, guarded, struct_json
@@ -15,7 +15,7 @@ from .targets import catalog_table, resolved_identifier, table_identifier
 @REGISTRY.command(
     "CreateDataSourceTableCommand", "CreateTableCommand", ddl=True, lifecycle=always("CREATE"), catalog=True
 )
-def _create_v1(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _create_v1(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The new table and its schema."""
     cmd = CommandInfo(name=name)
     ct = root.table()
@@ -24,7 +24,7 @@ def _create_v1(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     return cmd
 
 
-def _create_v2(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _create_v2(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The table named by the resolved identifier and the schema of the statement."""
     cmd = CommandInfo(name=name)
     cmd.target = guarded(lambda: resolved_identifier(jvm, root.name(), load=True))
@@ -37,7 +37,7 @@ REGISTRY.command("CreateTable", ddl=True, lifecycle=always("CREATE"))(_create_v2
 REGISTRY.command("ReplaceTable", ddl=True, lifecycle=always("OVERWRITE"))(_create_v2)
 
 
-def _v2_child(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _v2_child(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The table of the V2 command's ``child`` (a resolved identifier; the table is not loaded: it may be gone)."""
     return CommandInfo(name=name, target=guarded(lambda: resolved_identifier(jvm, root.child(), load=False)))
 
@@ -46,7 +46,7 @@ REGISTRY.command("DropTable", ddl=True, lifecycle=always("DROP"))(_v2_child)
 REGISTRY.command("TruncateTable", ddl=True, lifecycle=always("TRUNCATE"))(_v2_child)
 
 
-def _v1_table_name(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _v1_table_name(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The table of the V1 command's ``tableName``."""
     return CommandInfo(name=name, target=guarded(lambda: table_identifier(jvm, root.tableName())))
 
@@ -56,7 +56,7 @@ REGISTRY.command("TruncateTableCommand", ddl=True, lifecycle=always("TRUNCATE"),
 
 
 @REGISTRY.command("AlterTableRenameCommand", ddl=True, lifecycle=always("RENAME"))
-def _rename(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _rename(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The new name as the target, the old one as ``previousIdentifier``."""
     cmd = CommandInfo(name=name)
     cmd.previous = guarded(lambda: table_identifier(jvm, root.oldName()))
@@ -65,7 +65,7 @@ def _rename(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     return cmd
 
 
-def _current_schema(jvm: Jvm, ident: Any) -> Any:
+def _current_schema(jvm: Jvm, ident: JavaObject) -> JavaObject:
     """The table's schema as the catalog has it now: after the command (the listener runs once it is done)."""
     if ident is None:
         return None
@@ -74,7 +74,7 @@ def _current_schema(jvm: Jvm, ident: Any) -> Any:
 
 
 @REGISTRY.command("LoadDataCommand", ddl=True, catalog=True)
-def _load_data(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _load_data(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """``LOAD DATA [LOCAL] INPATH ... [OVERWRITE] INTO TABLE t``: the table with its schema, as the integration's
     LoadDataCommandVisitor reports it (OVERWRITE as the lifecycle of ``OVERWRITE``; the loaded path is not an
     input there either)."""
@@ -90,7 +90,7 @@ def _is_alter_table(name: str) -> bool:
 
 
 @REGISTRY.command(ddl=True, lifecycle=always("ALTER"), pattern=_is_alter_table)
-def _alter(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _alter(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """Any other ``AlterTable*Command``: the table (``tableName`` or ``table``) with its current schema."""
     cmd = CommandInfo(name=name)
     ident = call(root, "tableName") or call(root, "table")

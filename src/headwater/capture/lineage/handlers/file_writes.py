@@ -3,7 +3,7 @@ part of CTAS / ``saveAsTable``; writes to a directory (``INSERT OVERWRITE DIRECT
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import CommandInfo, RelationInfo
 from .jvm import Jvm, flag, option, string_list, text
@@ -12,7 +12,7 @@ from .targets import catalog_table
 
 
 @REGISTRY.command("InsertIntoHadoopFsRelationCommand", query=Query.FIELD)
-def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _insert_into_hadoop_fs(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The output path, or the catalog table it belongs to; OVERWRITE in overwrite mode, nothing on append."""
     cmd = CommandInfo(name=name)
     ct = option(root, "catalogTable")
@@ -31,7 +31,7 @@ def _insert_into_hadoop_fs(jvm: Jvm, root: Any, name: str) -> CommandInfo | None
 
 @REGISTRY.command("InsertIntoHiveDirCommand", query=Query.FIELD, catalog=True)  # InsertIntoHiveDirVisitor: catalog()
 @REGISTRY.command("InsertIntoDataSourceDirCommand", query=Query.FIELD)
-def _insert_into_dir(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _insert_into_dir(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """``INSERT OVERWRITE [LOCAL] DIRECTORY '<path>'``: the directory (``storage.locationUri``) as a path dataset,
     OVERWRITE when it overwrites (the integration's InsertIntoHiveDirVisitor, pysparkHiveOverwriteDirCompleteEvent)."""
     cmd = CommandInfo(name=name)

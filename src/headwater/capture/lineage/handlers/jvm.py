@@ -24,6 +24,8 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
+from headwater.capture.jvmtypes import JavaObject, PySparkObject
+
 log = logging.getLogger("headwater.capture.lineage.snapshot")  # the logger these reads always used
 
 T = TypeVar("T")
@@ -50,20 +52,20 @@ def guarded(fn: Callable[[], Any], default: Any = None) -> Any:
         return default
 
 
-def scala_option(value: Any) -> Any:
+def scala_option(value: JavaObject) -> JavaObject:
     """A Scala ``Option``'s value or None (unguarded: use inside a guarded read)."""
     if value is None:
         return None
     return value.get() if value.isDefined() else None
 
 
-def _chain(obj: Any, methods: tuple[str, ...]) -> Any:
+def _chain(obj: JavaObject, methods: tuple[str, ...]) -> JavaObject:
     for name in methods:
         obj = getattr(obj, name)()
     return obj
 
 
-def call(obj: Any, *methods: str) -> Any:
+def call(obj: JavaObject, *methods: str) -> JavaObject:
     """``obj.m1().m2()...``, or None when any step fails."""
     try:
         return _chain(obj, methods)
@@ -72,7 +74,7 @@ def call(obj: Any, *methods: str) -> Any:
         return None
 
 
-def text(obj: Any, *methods: str) -> str | None:
+def text(obj: JavaObject, *methods: str) -> str | None:
     """``str(obj.m1().m2()...)``, or None when any step fails or the value is null."""
     try:
         value = _chain(obj, methods)
@@ -82,7 +84,7 @@ def text(obj: Any, *methods: str) -> str | None:
     return None if value is None else str(value)
 
 
-def option(obj: Any, *methods: str) -> Any:
+def option(obj: JavaObject, *methods: str) -> JavaObject:
     """The value of the Scala ``Option`` that ``obj.m1().m2()...`` returns, or None (empty, or the read failed)."""
     try:
         return scala_option(_chain(obj, methods))
@@ -91,7 +93,7 @@ def option(obj: Any, *methods: str) -> Any:
         return None
 
 
-def flag(obj: Any, *methods: str) -> bool | None:
+def flag(obj: JavaObject, *methods: str) -> bool | None:
     """``bool(obj.m1().m2()...)``, or None when the read fails."""
     try:
         return bool(_chain(obj, methods))
@@ -100,7 +102,7 @@ def flag(obj: Any, *methods: str) -> bool | None:
         return None
 
 
-def struct_json(obj: Any, *methods: str) -> Any:
+def struct_json(obj: JavaObject, *methods: str) -> Any:
     """The Spark ``StructType`` that ``obj.m1()...`` returns, as its JSON (``{"type": "struct", ...}``), or None."""
     try:
         return json.loads(str(_chain(obj, methods).json()))
@@ -109,13 +111,13 @@ def struct_json(obj: Any, *methods: str) -> Any:
         return None
 
 
-def string_list(obj: Any, *methods: str) -> list[str] | None:
+def string_list(obj: JavaObject, *methods: str) -> list[str] | None:
     """A Scala ``Seq[String]`` that ``obj.m1()...`` returns, as a list (one py4j call for the whole list), or None."""
     raw = guarded(lambda: _chain(obj, methods).mkString(SEP))
     return None if raw is None else ([c for c in str(raw).split(SEP)] if raw != "" else [])
 
 
-def class_name(obj: Any) -> str:
+def class_name(obj: JavaObject) -> str:
     """The Java class name of a py4j object (unguarded)."""
     return str(obj.getClass().getName())
 
@@ -128,7 +130,7 @@ COMMAND_TRAIT = "org.apache.spark.sql.catalyst.plans.logical.Command"
 class Jvm:
     """The tracked session's JVM side: its configuration, its session catalog, the metastore namespace."""
 
-    def __init__(self, spark: Any) -> None:
+    def __init__(self, spark: PySparkObject) -> None:
         self.spark = spark
         self.jsession = spark._jsparkSession
         self._metastore: str | None = None
@@ -172,9 +174,9 @@ class Jvm:
             facet["metadataUri"] = metadata
         return facet
 
-    def session_catalog(self) -> Any:
+    def session_catalog(self) -> JavaObject:
         return self.jsession.sessionState().catalog()
 
-    def is_command(self, plan: Any) -> bool:
+    def is_command(self, plan: JavaObject) -> bool:
         """Whether ``plan`` is a Spark logical ``Command`` (one py4j call); False when that cannot be read."""
         return bool(guarded(lambda: self.spark._jvm.py4j.reflection.TypeUtil.isInstanceOf(COMMAND_TRAIT, plan), False))

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import RelationInfo
 from .jvm import Jvm, call, class_name, guarded
@@ -36,11 +36,11 @@ MAX_SCANNED_FILES = 100  # files looked at per file-scan RDD (their directories 
 _INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 
 
-def _short(obj: Any) -> str:
+def _short(obj: JavaObject) -> str:
     return class_name(obj).rsplit(".", 1)[-1]
 
 
-def _scan_dirs(rdd: Any, out: list[str]) -> None:
+def _scan_dirs(rdd: JavaObject, out: list[str]) -> None:
     """``FileScanRDD``: the directories of the files its partitions read."""
     parts = rdd.filePartitions()
     seen = 0
@@ -55,7 +55,7 @@ def _scan_dirs(rdd: Any, out: list[str]) -> None:
                 return
 
 
-def rdd_input_paths(rdd: Any) -> list[str]:
+def rdd_input_paths(rdd: JavaObject) -> list[str]:
     """The files an RDD reads, by walking its dependency graph (as the integration's RddPathUtils does): a
     ``HadoopRDD``/``NewHadoopRDD`` names its input directories, a ``FileScanRDD`` (a DataFrame read turned
     into an RDD) the directories of its files. At most :data:`MAX_RDD_NODES` RDDs are visited."""
@@ -91,7 +91,7 @@ def rdd_input_paths(rdd: Any) -> list[str]:
 
 
 @REGISTRY.leaf("LogicalRDD", "ExternalRDD")
-def _rdd(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _rdd(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     """A DataFrame made from an RDD: the files that RDD reads (no schema or columns: the RDD's rows are opaque)."""
     root = call(leaf, "rdd")
     paths = rdd_input_paths(root) if root is not None else []
@@ -101,12 +101,12 @@ def _rdd(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
 
 
 @REGISTRY.leaf("LogicalRelation")
-def _logical_relation(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _logical_relation(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     return logical_relation(jvm, leaf)
 
 
 @REGISTRY.leaf("HiveTableRelation", catalog=True)  # HiveTableRelationVisitor: catalog()
-def _hive_table(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _hive_table(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     info = catalog_table(jvm, leaf.tableMeta())
     info.cls = name  # the leaf's class, which decides the catalog facet (not the CatalogTable it holds)
     info.format = info.format or "hive"
@@ -114,18 +114,18 @@ def _hive_table(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
 
 
 @REGISTRY.leaf("DataSourceV2Relation")
-def _v2_relation(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _v2_relation(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     return v2_relation(jvm, leaf)
 
 
 # a V2 scan may have absorbed filters pushed down into it (e.g. the JDBC table catalog): the analyzed plan
 # still shows them
 @REGISTRY.leaf("DataSourceV2ScanRelation", analyzed_instead=True)
-def _v2_scan(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _v2_scan(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     return v2_relation(jvm, leaf.relation())
 
 
 # a cached DataFrame: the optimized plan shows only the cache, the analyzed plan still has the real sources
 @REGISTRY.leaf("InMemoryRelation", analyzed_instead=True)
-def _in_memory(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _in_memory(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     return RelationInfo(kind="unknown", cls=name)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
+from headwater.capture.jvmtypes import JavaObject
+
 from ..model import CommandInfo, RelationInfo
 from .jvm import Jvm
 
@@ -65,7 +67,7 @@ def always(change: str) -> Lifecycle:
     return lifecycle
 
 
-def no_command(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def no_command(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """``describe`` of a command that writes no dataset Headwater names."""
     return None
 
@@ -211,7 +213,7 @@ class Registry:
     def leaf_names(self) -> frozenset[str]:
         return frozenset(self._leaves)
 
-    def describe_leaf(self, jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+    def describe_leaf(self, jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
         """What the leaf ``name`` (py4j object ``leaf``) names; unguarded (the caller guards the whole read)."""
         handler = self._leaves.get(name)
         if handler is None:

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
+from headwater.capture.jvmtypes import JavaObject
 from headwater.model.naming import kafka_dataset
 
 from ..model import CommandInfo, RelationInfo
@@ -68,7 +68,7 @@ def kafka_names(options: dict[str, str], *, sink: bool = False) -> list[list[str
     return [list(kafka_dataset(servers, t)) for t in topics]
 
 
-def scala_map(value: Any) -> dict[str, str]:
+def scala_map(value: JavaObject) -> dict[str, str]:
     """A Scala ``Map[String, String]`` (or a Java map) → dict with lower-case keys, in one py4j call."""
     if value is None:
         return {}
@@ -96,7 +96,7 @@ def _source(kind: str, options: dict[str, str], paths: list[str], cls: str) -> R
 
 
 @REGISTRY.leaf("StreamingRelation")
-def _streaming_relation(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _streaming_relation(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     """A V1 streaming source (``readStream.json(dir)``, ``.format("parquet").load(dir)``, ``readStream.table``)."""
     ds = leaf.dataSource()
     table = option(ds, "catalogTable")
@@ -108,7 +108,7 @@ def _streaming_relation(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
 
 
 @REGISTRY.leaf("StreamingRelationV2")
-def _streaming_relation_v2(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
+def _streaming_relation_v2(jvm: Jvm, leaf: JavaObject, name: str) -> RelationInfo:
     """A V2 streaming source (rate, Kafka, a V2 catalog table)."""
     source = text(leaf, "sourceName") or ""
     options = guarded(lambda: scala_map(leaf.extraOptions()), {})
@@ -123,7 +123,7 @@ def _streaming_relation_v2(jvm: Jvm, leaf: Any, name: str) -> RelationInfo:
     return info
 
 
-def _stream_options(root: Any) -> dict[str, str]:
+def _stream_options(root: JavaObject) -> dict[str, str]:
     return guarded(lambda: scala_map(root.writeOptions()), {})
 
 
@@ -132,7 +132,7 @@ def _query_name(options: dict[str, str]) -> str | None:
 
 
 @REGISTRY.command("WriteToMicroBatchDataSourceV1", query=Query.FIELD)
-def _write_v1_sink(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _write_v1_sink(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """A V1 streaming sink: files (``FileStreamSink``), a catalog table (``toTable``), Kafka; ``foreachBatch``
     names nothing here."""
     cmd = CommandInfo(name=name, mode="Append")
@@ -152,13 +152,13 @@ def _write_v1_sink(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
     return cmd
 
 
-def _file_format(sink: Any) -> str | None:
+def _file_format(sink: JavaObject) -> str | None:
     fmt = text(sink, "fileFormat", "toString") or ""
     return fmt.lower() or None
 
 
 @REGISTRY.command("WriteToMicroBatchDataSource", query=Query.FIELD)
-def _write_v2_sink(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _write_v2_sink(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """A V2 streaming sink: memory, Kafka, console, ``toTable`` on a V2 catalog."""
     cmd = CommandInfo(name=name, mode="Append")
     relation = call(root, "relation")  # Spark 3.5: Option[DataSourceV2Relation]; Spark 4: the relation

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import CommandInfo
 from .jvm import Jvm, call, flag, string_list, text
@@ -31,7 +31,7 @@ def _create_as_select(cmd: CommandInfo) -> str | None:
     lifecycle=_create_as_select,
     catalog=True,
 )
-def _table_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _table_as_select(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The table (``table`` or, for Hive CTAS, ``tableDesc``), the save mode and the written column names."""
     cmd = CommandInfo(name=name)
     ct = call(root, "table") or call(root, "tableDesc")
@@ -42,7 +42,7 @@ def _table_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
 
 
 @REGISTRY.command("InsertIntoHiveTable", query=Query.FIELD, catalog=True)
-def _insert_into_hive_table(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _insert_into_hive_table(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The Hive table; OVERWRITE for INSERT OVERWRITE."""
     cmd = CommandInfo(name=name)
     cmd.target = catalog_table(jvm, root.table())

@@ -6,14 +6,14 @@ left undescribed); the reads that are allowed to be missing are guarded here.
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import RelationInfo
 from ..tree import short_name
 from .jvm import SEP, Jvm, call, class_name, guarded, option, scala_option, text
 
 
-def catalog_table(jvm: Jvm, ct: Any, kind_hint: str = "table") -> RelationInfo:
+def catalog_table(jvm: Jvm, ct: JavaObject, kind_hint: str = "table") -> RelationInfo:
     """A ``CatalogTable`` (session catalog / Hive metastore) → its location, ``db.table`` and provider."""
     ident = ct.identifier()
     db = option(ident, "database") or guarded(lambda: str(jvm.session_catalog().getCurrentDatabase()))
@@ -34,7 +34,7 @@ def catalog_table(jvm: Jvm, ct: Any, kind_hint: str = "table") -> RelationInfo:
     )
 
 
-def table_identifier(jvm: Jvm, ident: Any) -> RelationInfo:
+def table_identifier(jvm: Jvm, ident: JavaObject) -> RelationInfo:
     """A ``TableIdentifier`` → its table, looked up in the session catalog when it still exists."""
     meta = guarded(lambda: jvm.session_catalog().getTableMetadata(ident))
     if meta is not None:
@@ -52,7 +52,7 @@ def table_identifier(jvm: Jvm, ident: Any) -> RelationInfo:
     )
 
 
-def v2_table(jvm: Jvm, table: Any, catalog_name: str | None, ident: str | None) -> RelationInfo:
+def v2_table(jvm: Jvm, table: JavaObject, catalog_name: str | None, ident: str | None) -> RelationInfo:
     """A DataSource V2 ``Table``: the JDBC table catalog's url and table, else its location and provider."""
     tcls = short_name(class_name(table))
     info = RelationInfo(kind="v2", cls=tcls, catalog=catalog_name, table=ident or str(table.name()))
@@ -73,14 +73,14 @@ def v2_table(jvm: Jvm, table: Any, catalog_name: str | None, ident: str | None) 
     return info
 
 
-def v2_relation(jvm: Jvm, rel: Any) -> RelationInfo:
+def v2_relation(jvm: Jvm, rel: JavaObject) -> RelationInfo:
     """A ``DataSourceV2Relation`` → its table, with the catalog name and identifier it was resolved by."""
     catalog = guarded(lambda: str(scala_option(rel.catalog()).name()))
     ident = guarded(lambda: str(scala_option(rel.identifier())))
     return v2_table(jvm, rel.table(), catalog, ident)
 
 
-def logical_relation(jvm: Jvm, leaf: Any) -> RelationInfo:
+def logical_relation(jvm: Jvm, leaf: JavaObject) -> RelationInfo:
     """A ``LogicalRelation`` → files (``HadoopFsRelation``), a JDBC table, or the catalog table it reads."""
     rel = leaf.relation()
     rcls = short_name(class_name(rel))
@@ -101,7 +101,7 @@ def logical_relation(jvm: Jvm, leaf: Any) -> RelationInfo:
     return RelationInfo(kind="unknown", cls=rcls)
 
 
-def resolved_identifier(jvm: Jvm, rid: Any, *, load: bool) -> RelationInfo | None:
+def resolved_identifier(jvm: Jvm, rid: JavaObject, *, load: bool) -> RelationInfo | None:
     """A V2 ``ResolvedIdentifier`` (catalog + identifier): a session-catalog table, a loaded V2 table
     (``load``), a JDBC table catalog's table named from its configured url, or just catalog + name."""
     catalog = rid.catalog()

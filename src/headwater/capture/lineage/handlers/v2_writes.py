@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from headwater.capture.jvmtypes import JavaObject
 
 from ..model import CommandInfo
 from .jvm import Jvm, guarded
@@ -10,7 +10,7 @@ from .registry import REGISTRY, Query, always
 from .targets import resolved_identifier, v2_relation
 
 
-def _v2_write(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _v2_write(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The V2 relation written; Append for AppendData, Overwrite for the others."""
     cmd = CommandInfo(name=name)
     cmd.target = guarded(lambda: v2_relation(jvm, root.table()))
@@ -24,7 +24,7 @@ REGISTRY.command(
 )(_v2_write)
 
 
-def _v2_as_select(jvm: Jvm, root: Any, name: str) -> CommandInfo | None:
+def _v2_as_select(jvm: Jvm, root: JavaObject, name: str) -> CommandInfo | None:
     """The table named by the resolved identifier (loaded from its catalog when it exists)."""
     cmd = CommandInfo(name=name)
     cmd.target = guarded(lambda: resolved_identifier(jvm, root.name(), load=True))
