@@ -12,7 +12,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { OVERVIEW_AT, OverviewCanvas, type OverviewHandle } from "./OverviewCanvas";
 import { LayoutClient } from "../layout/client";
-import { ELK_MAX_NODES, type LayoutResult } from "../layout/types";
+import { ELK_MAX_NODES, type LayoutResult, type Point } from "../layout/types";
 import type { Elements } from "./elements";
 import { CanvasMiniMap } from "./CanvasMiniMap";
 import { DatasetNode } from "./DatasetNode";
@@ -88,6 +88,8 @@ export function Canvas({
   const overviewRef = useRef<OverviewHandle>(null);
   const lowDetail = useStore((st) => st.transform[2] < LOD_ZOOM);
   const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
+  // ELK's routes of the edges around the boxes (none from the fast layout: those edges are curves)
+  const [routes, setRoutes] = useState<Record<string, Point[]> | null>(null);
   // bumped with every layout applied: new positions are viewed again
   const [layoutSeq, setLayoutSeq] = useState(0);
   const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
@@ -196,7 +198,7 @@ export function Canvas({
     () =>
       elements.layoutNodes.map((n) => `${n.id}:${n.height}:${n.level}`).join("|") +
       "#" +
-      elements.layoutEdges.map((e) => e.id).join("|"),
+      elements.layoutEdges.map((e) => `${e.id}:${e.sourcePort ?? ""}:${e.targetPort ?? ""}`).join("|"),
     [elements.layoutNodes, elements.layoutEdges],
   );
   // progressive: the fast layered layout paints at once, ELK refines small graphs when it is done
@@ -236,6 +238,7 @@ export function Canvas({
         fittedFor.current = "placed";
       }
       setPositions(r.positions);
+      setRoutes(r.routes ?? null);
       setLayoutSeq((n) => n + 1);
       if (final) setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
     };
@@ -258,6 +261,14 @@ export function Canvas({
         ? []
         : elements.nodes.filter((n) => positions[n.id]).map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
     [elements.nodes, positions, overview],
+  );
+  // each edge with its route, when the layout gave one
+  const edges = useMemo(
+    () =>
+      routes
+        ? elements.edges.map((e) => (routes[e.id] && e.data ? { ...e, data: { ...e.data, route: routes[e.id] } } : e))
+        : elements.edges,
+    [elements.edges, routes],
   );
   const placedCount = overview ? elements.nodes.filter((n) => positions[n.id]).length : nodes.length;
   const placed = placedCount === elements.nodes.length && placedCount > 0;
@@ -380,7 +391,7 @@ export function Canvas({
         ) : (
         <ReactFlow
           nodes={nodes}
-          edges={placed ? elements.edges : []}
+          edges={placed ? edges : []}
           nodeTypes={nodeTypes}
           edgeTypes={edgeTypes}
           onlyRenderVisibleElements={big}
