@@ -41,8 +41,10 @@ from .fixtures.layout_events import (
     EMP_ATT,
     EMP_COMP,
     EMPLOYEES,
+    SIXTY_NS,
     T_CRAWL2,
     layout_events,
+    sixty_name,
     sixty_root,
     wide_root,
 )
@@ -457,11 +459,29 @@ def test_sixty_node_graph_opens_readable(browser: Any, server: str, size: tuple[
         else:
             check(page, root, every=True)
         check_toolbar(page)
+        # opened at depth 1 (20 nodes), an input expanded upstream (its job and the 6 datasets it reads): the
+        # node stays where it was on screen, at the same zoom
+        page.goto("/asset?" + urlencode([("node", root), ("depth", 1)]))
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "20")
+        expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+        expect_still(page)
+        source = f"dataset:{SIXTY_NS}:{sixty_name(1, 0)}"
+        before = screen_box(page, source)
+        page.locator(f'.react-flow__node[data-id="{source}"]').get_by_test_id("expand-upstream").dispatch_event("click")
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "27")
+        expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+        page.wait_for_timeout(400)  # through both layouts (fast, then ELK)
+        expect_still(page)
+        assert_kept(before, screen_box(page, source), "expanding a 60-node graph's input upstream")
+        check(page, None)
     finally:
         finish(context, page, errors, f"layout_sixty_{size[0]}x{size[1]}")
 
 
-def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, server: str) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_before_and_after_the_recrawl_shows_one_change(
+    browser: Any, server: str, size: tuple[int, int]
+) -> None:
     employees = f"dataset:{DEMO_NS}:{EMPLOYEES}"
     iso = lambda t: t.isoformat().replace("+00:00", "Z")  # noqa: E731
     url = "/asset?" + urlencode(
@@ -472,7 +492,7 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
             ("cmp", iso(T_CRAWL2 - timedelta(minutes=1))),
         ]
     )
-    context, page, errors = open_view(browser, server, SIZES[0], url)
+    context, page, errors = open_view(browser, server, size, url)
     try:
         bar = page.get_by_test_id("compare-bar")
         # the crawler spells Spark's integer and decimal(12,2) as bigint and double: not a change
@@ -485,7 +505,7 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
         )
         expect(page.locator('.react-flow__node .col-row[data-mark="changed"]')).to_have_count(0)
     finally:
-        finish(context, page, errors, "layout_compare_recrawl")
+        finish(context, page, errors, f"layout_compare_recrawl_{size[0]}x{size[1]}")
 
 
 def test_compare_picks_its_moments_from_the_version_list(browser: Any, server: str) -> None:
