@@ -174,7 +174,14 @@ class Handler(SimpleHTTPRequestHandler):
             nid = q["nodeId"][0]
             self._json({"id": nid, "type": "DATASET", "namespace": "bench", "name": nid, "fields": [], "facets": {}})
         elif url.path.startswith("/api/"):
-            self._json({})
+            # what the stub does not serve (tags, quality, the catalog's badges): a 404, which the explorer
+            # takes as "none" (an empty object crashed the node badges: a quality answer without `quality`)
+            data = json.dumps({"error": {"code": "not_found", "message": url.path, "details": []}}).encode()
+            self.send_response(404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif (Path(self.directory) / url.path.lstrip("/")).is_file():
             super().do_GET()
         else:
@@ -231,7 +238,13 @@ def measure(browser: Any, base: str, size: int, screenshot: str, with_fps: bool 
     """One navigation to the asset page of a ``size``-node graph; seconds since navigation start."""
     graph = Handler.graphs.setdefault(size, synthetic_lineage(size))
     page = browser.new_page(viewport={"width": 1600, "height": 1000})
-    page.on("console", lambda m: m.type == "error" and print("  browser:", m.text))
+    # (the stub's 404s for what it does not serve are not worth a line)
+    page.on(
+        "console",
+        lambda m: (
+            m.type == "error" and not m.text.startswith("Failed to load resource") and print("  browser:", m.text)
+        ),
+    )
     page.goto(f"{base}/asset?node={ROOT_PREFIX}{size}")
     frames = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(performance.now()))))"
     # React Flow's first node in the DOM, or the overview canvas (huge graphs) drawn once

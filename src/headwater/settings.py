@@ -62,6 +62,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated bearer tokens allowed to read. Empty: reads need no token. Write tokens can always read.",
     ),
     Setting(
+        "public_projects",
+        "",
+        "HEADWATER_PUBLIC_PROJECTS",
+        "Comma-separated catalog projects every reader reads as a viewer member of them (their inventory, "
+        "subscriptions and audit), signed in or not: a demo or a sandbox. Empty: none.",
+    ),
+    Setting(
         "datazone_access_keys",
         "",
         "HEADWATER_DATAZONE_ACCESS_KEYS",
@@ -245,6 +252,8 @@ class Settings:
         @property
         def read_tokens(self) -> str: ...
         @property
+        def public_projects(self) -> str: ...
+        @property
         def datazone_access_keys(self) -> str: ...
         @property
         def max_body_bytes(self) -> int: ...
@@ -317,6 +326,10 @@ class Settings:
     @property
     def read_token_set(self) -> frozenset[str]:
         return _tokens(self.values["read_tokens"])
+
+    @property
+    def public_project_set(self) -> frozenset[str]:
+        return _tokens(self.values["public_projects"])
 
     @property
     def datazone_keys(self) -> dict[str, str]:

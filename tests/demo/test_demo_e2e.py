@@ -10,6 +10,7 @@ it with Ctrl-C (or SIGTERM).
 
 from __future__ import annotations
 
+import json
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,6 +143,7 @@ def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
         "✔ Running job 1",
         "✔ Running job 2",
         "✔ Checking the captured lineage",
+        "✔ Setting up the catalog: a domain, a producer and a consumer project",
         "✔ Summarising by department in PostgreSQL: hr.compensation_by_department",
         "✔ Adding the column Email to employees.csv and crawling again",
     )
@@ -149,7 +151,20 @@ def test_demo_shows_its_steps_and_the_lineage_page(demo: DemoProcess) -> None:
     assert at == sorted(at), out
     assert "catalog hr: added: attendance, bonus_payments, employees, salary_adjustments" in out
     assert "catalog hr: updated: employees; 3 unchanged" in out
+    # the catalog by default: its sign-in tokens printed, each one signs its user in
+    tokens = json.loads((demo.data_dir / "catalog-tokens.json").read_text())
+    assert sorted(tokens) == ["finance-analyst", "payroll-owner"]
+    assert f"{demo.url}/catalog — Sign in with a token:" in out
+    for user, token in tokens.items():
+        assert f"{user} (" in out and token in out
+        me = httpx.get(f"{demo.url}/api/v1/catalog/me", headers={"Authorization": f"Bearer {token}"}, timeout=30.0)
+        assert me.json()["user"] == user, me.text
+    # published and subscribed: the published node is downstream of employee_compensation, and a reader
+    # who is not signed in sees it all (the rest of these tests read the pipeline signed out too)
     comp = Pipeline(demo.data_dir).compensation
+    down = get(demo, "/api/v1/graph/lineage", nodeId=comp, direction="downstream", depth=4)
+    assert not [n for n in down["nodes"] if n["type"] == "RESTRICTED"], down["nodes"]
+    assert len([n for n in down["nodes"] if n["type"] == "JOB"]) >= 2, down["nodes"]  # publish and subscribe
     page = demo.page_url()
     assert page == f"{demo.url}/asset?node={quote(comp, safe='')}&depth=4&col=TotalCompensation"
     answer = httpx.get(page, timeout=30.0)

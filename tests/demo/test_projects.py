@@ -64,6 +64,17 @@ def test_set_up_makes_an_explorable_catalog_and_is_idempotent(tmp_path: Path) ->
         assert (asset["state"], asset["access"], asset["dataset"]) == ("published", "member", DATASET)
         anonymous = api.get("/assets").json()["assets"]
         assert [(a["id"], a["state"]) for a in anonymous] == [(made.asset, "published")]
+        # the demo's server makes its projects public (setting public_projects): a reader who is not signed
+        # in sees the inventory node and its lineage on to the published node, as a payroll viewer would
+        node = httpx.get(server.url + "/api/v1/graph/node", params={"nodeId": DATASET}, timeout=10)
+        assert node.status_code == 200, node.text
+        assert node.json()["name"] == "/demo/warehouse/employee_compensation"
+        down = httpx.get(
+            server.url + "/api/v1/graph/lineage", params={"nodeId": DATASET, "direction": "downstream"}, timeout=10
+        ).json()
+        assert any(n["type"] == "JOB" for n in down["nodes"]) and not any(
+            n["type"] == "RESTRICTED" for n in down["nodes"]
+        ), down["nodes"]
 
         subs = api.get("/subscriptions", headers=analyst).json()["subscriptions"]
         assert [(s["id"], s["asset"], s["project"], s["state"], s["target"]) for s in subs] == [

@@ -37,6 +37,8 @@ def save(frame):
 
 
 save(df)
+# a line longer than the side pane is wide: the full-width overlay shows it whole, not cut at ~45 characters
+RENAMES = {"EmployeeID": "employee_id", "Department": "department", "Salary": "salary", "Role": "role"}
 """
 CODE_JOB = "code.execute_insert_into_hadoop_fs_relation_command.data_out"
 
@@ -60,6 +62,10 @@ def events() -> list[dict[str, Any]]:
             "line": 8,
             "function": "save",
         }
+        # a streaming job (a Structured Streaming query): the pane says so with a badge
+        e["job"]["facets"]["jobType"] = _facet(
+            "2-0-4/JobTypeJobFacet.json", processingType="STREAMING", integration="SPARK", jobType="SQL_JOB"
+        )
         e["job"]["facets"]["sourceCodeLocation"] = _facet(
             "1-1-0/SourceCodeLocationJobFacet.json", type="file", url="file:///jobs/code.py"
         )
@@ -88,6 +94,18 @@ def test_source_code_with_the_line_that_ran_the_action(page: Any) -> None:
     # the marked line is scrolled into the block's view
     box, line = code.bounding_box(), marked.bounding_box()
     assert box and line and box["y"] <= line["y"] and line["y"] + line["height"] <= box["y"] + box["height"]
+    # the streaming badge beside the job's type
+    expect(page.get_by_test_id("job-streaming-badge")).to_have_text("streaming")
+    expect(page.get_by_test_id("job-info")).to_contain_text("SPARK · STREAMING · SQL_JOB")
+    # full width: the overlay shows the longest line whole; Esc closes it
+    clipped = "p => p.scrollWidth - p.clientWidth"
+    page.get_by_test_id("job-code-wide").click()
+    full = page.get_by_test_id("job-code-full")
+    expect(full).to_be_visible()
+    assert full.evaluate(clipped) <= 0, "the overlay cuts the code's longest line"
+    expect(full.locator(".code-line")).to_have_count(SCRIPT.count("\n"))
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("job-code-overlay")).to_have_count(0)
 
 
 def test_sql_is_highlighted_in_the_details_pane(page: Any) -> None:

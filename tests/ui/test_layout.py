@@ -14,7 +14,8 @@ sample from elementsFromPoint) and the test fails when:
 - TotalCompensation's column path lists anything but the columns whose values flow into it;
 - comparing the demo before and after its re-crawl shows anything but the added Email;
 - an edge is painted over a node's text (an edge under an opaque node is fine);
-- a floating control (minimap, panels) covers a node's text;
+- an edge is not routed around the node boxes (ELK's orthogonal route), or passes through a box;
+- a floating control (minimap, panels) covers a node's text, or an edge's card covers the selected node;
 - the focus node is not fully inside the canvas after the view opens, after a node is shown from
   the details pane, and after the impact panel opens;
 - the toolbar wraps or overflows, or the impact table cuts its Path column off.
@@ -40,8 +41,10 @@ from .fixtures.layout_events import (
     EMP_ATT,
     EMP_COMP,
     EMPLOYEES,
+    SIXTY_NS,
     T_CRAWL2,
     layout_events,
+    sixty_name,
     sixty_root,
     wide_root,
 )
@@ -58,7 +61,7 @@ DEMO_WRITER = f"job:{DEMO_JOB_NS}:{ACT2}"
 
 # Returns a list of problems (strings); empty when nothing covers anything.
 GEOMETRY = r"""
-({ focus, fonts, every }) => {
+({ focus, fonts, every, routed }) => {
   const problems = [];
   const flowEl = document.querySelector('.canvas-flow');
   const flow = flowEl.getBoundingClientRect();
@@ -120,6 +123,27 @@ GEOMETRY = r"""
       }
     }
     if (samples === 0) problems.push('no edge on screen');
+    // 2b. edges go around the boxes: a routed edge (ELK's route, the graphs it lays out) never passes
+    // through a node's box, its own ends' nodes included (it leaves and enters by their sides)
+    const boxes = [...document.querySelectorAll('.react-flow__node')].map((n) => [n.getAttribute('data-id'), n.getBoundingClientRect()]);
+    for (const path of document.querySelectorAll('.react-flow__edge path.react-flow__edge-path')) {
+      const edge = path.closest('.react-flow__edge');
+      if (edge.querySelector('[data-routed]')?.getAttribute('data-routed') !== 'true') {
+        if (routed) problems.push(`edge ${edge.getAttribute('data-id')} not routed`);
+        continue;
+      }
+      const len = path.getTotalLength();
+      const m = path.getScreenCTM();
+      const inset = 2 * zoom;
+      for (let d = 0; d <= len; d += 3) {
+        const p = new DOMPoint(path.getPointAtLength(d).x, path.getPointAtLength(d).y).matrixTransform(m);
+        const hit = boxes.find(([, r]) => p.x > r.left + inset && p.x < r.right - inset && p.y > r.top + inset && p.y < r.bottom - inset);
+        if (hit) {
+          problems.push(`edge ${edge.getAttribute('data-id')} crosses the box of ${hit[0]}`);
+          break;
+        }
+      }
+    }
   } finally {
     style.remove();
   }
@@ -173,13 +197,13 @@ def expect_still(page: Any) -> None:
     )
 
 
-def check(page: Any, focus: str | None, fonts: bool = False, every: bool = False) -> None:
+def check(page: Any, focus: str | None, fonts: bool = False, every: bool = False, routed: bool = True) -> None:
     """The geometry holds once the view has settled: the final layout (ELK) may replace the first one a moment
     after the viewport stops moving, so a failing look is taken again (the same viewport, up to 10 s)."""
     expect_still(page)
     deadline = time.monotonic() + 10
     while (
-        problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts, "every": every})
+        problems := page.evaluate(GEOMETRY, {"focus": focus, "fonts": fonts, "every": every, "routed": routed})
     ) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
         expect_still(page)
@@ -301,11 +325,52 @@ def test_demo_opens_whole_and_readable(browser: Any, server: str, size: tuple[in
         writer.get_by_test_id("show-in-graph").click()
         expect(page.get_by_test_id("details-name")).to_contain_text("write employee_compensation")
         check(page, DEMO_WRITER)
+        # an edge's card, hovered where a column edge passes the job just selected, is not drawn over the job
+        hit = page.locator('.react-flow__edge[data-id^="c:"] .ledge-hit').first
+        at = hit.evaluate("""p => {
+            const job = document.querySelector('.lnode.is-selected').getBoundingClientRect();
+            const m = p.getScreenCTM(), len = p.getTotalLength();
+            let best = null;
+            for (let d = 0; d <= len; d += 2) {
+              const q = new DOMPoint(p.getPointAtLength(d).x, p.getPointAtLength(d).y).matrixTransform(m);
+              const far = Math.hypot(q.x - (job.left + job.right) / 2, q.y - (job.top + job.bottom) / 2);
+              if (!best || far < best.far) best = { x: q.x, y: q.y, far };
+            }
+            return best; }""")
+        page.mouse.move(at["x"], at["y"])
+        card = page.get_by_test_id("edge-card")
+        expect(card).to_be_visible()
+        covered = card.evaluate("""c => { const a = c.getBoundingClientRect();
+            const b = document.querySelector('.lnode.is-selected').getBoundingClientRect();
+            return Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
+              * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)); }""")
+        assert covered == 0, f"the edge card covers {covered:.0f} px² of the selected job"
+        page.mouse.move(5, 5)
+        expect(card).to_have_count(0)
         # the impact panel opens below: the focus stays fully visible in what is left
         page.get_by_test_id("impact-button").click()
-        expect(page.get_by_test_id("impact-panel")).to_be_visible()
+        panel = page.get_by_test_id("impact-panel")
+        expect(panel).to_be_visible()
         check(page, DEMO_WRITER)
         check_toolbar(page)
+        # dragged 100 px taller by its top edge: the canvas shrinks, the focus stays in what is left
+        h0 = panel.bounding_box()["height"]
+        grip = page.get_by_test_id("impact-grip").bounding_box()
+        page.mouse.move(grip["x"] + 200, grip["y"] + grip["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(grip["x"] + 200, grip["y"] + grip["height"] / 2 - 100, steps=5)
+        page.mouse.up()
+        assert abs(panel.bounding_box()["height"] - (h0 + 100)) <= 2, (h0, panel.bounding_box())
+        check(page, DEMO_WRITER)
+        # folded to its header line: the graph gets the room back
+        page.get_by_test_id("impact-fold").click()
+        expect(panel).to_have_attribute("data-folded", "true")
+        assert panel.bounding_box()["height"] <= 50
+        expect(panel.get_by_test_id("whatif-drop")).to_have_count(0)
+        check(page, DEMO_WRITER)
+        page.get_by_test_id("impact-fold").click()
+        expect(panel.get_by_test_id("whatif-drop")).to_be_visible()
+        assert abs(panel.bounding_box()["height"] - (h0 + 100)) <= 2
         # Esc closes the topmost pane first
         page.keyboard.press("Escape")
         expect(page.get_by_test_id("impact-panel")).to_have_count(0)
@@ -394,11 +459,29 @@ def test_sixty_node_graph_opens_readable(browser: Any, server: str, size: tuple[
         else:
             check(page, root, every=True)
         check_toolbar(page)
+        # opened at depth 1 (20 nodes), an input expanded upstream (its job and the 6 datasets it reads): the
+        # node stays where it was on screen, at the same zoom
+        page.goto("/asset?" + urlencode([("node", root), ("depth", 1)]))
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "20")
+        expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+        expect_still(page)
+        source = f"dataset:{SIXTY_NS}:{sixty_name(1, 0)}"
+        before = screen_box(page, source)
+        page.locator(f'.react-flow__node[data-id="{source}"]').get_by_test_id("expand-upstream").dispatch_event("click")
+        expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "27")
+        expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+        page.wait_for_timeout(400)  # through both layouts (fast, then ELK)
+        expect_still(page)
+        assert_kept(before, screen_box(page, source), "expanding a 60-node graph's input upstream")
+        check(page, None)
     finally:
         finish(context, page, errors, f"layout_sixty_{size[0]}x{size[1]}")
 
 
-def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, server: str) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_before_and_after_the_recrawl_shows_one_change(
+    browser: Any, server: str, size: tuple[int, int]
+) -> None:
     employees = f"dataset:{DEMO_NS}:{EMPLOYEES}"
     iso = lambda t: t.isoformat().replace("+00:00", "Z")  # noqa: E731
     url = "/asset?" + urlencode(
@@ -409,7 +492,7 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
             ("cmp", iso(T_CRAWL2 - timedelta(minutes=1))),
         ]
     )
-    context, page, errors = open_view(browser, server, SIZES[0], url)
+    context, page, errors = open_view(browser, server, size, url)
     try:
         bar = page.get_by_test_id("compare-bar")
         # the crawler spells Spark's integer and decimal(12,2) as bigint and double: not a change
@@ -422,7 +505,7 @@ def test_compare_before_and_after_the_recrawl_shows_one_change(browser: Any, ser
         )
         expect(page.locator('.react-flow__node .col-row[data-mark="changed"]')).to_have_count(0)
     finally:
-        finish(context, page, errors, "layout_compare_recrawl")
+        finish(context, page, errors, f"layout_compare_recrawl_{size[0]}x{size[1]}")
 
 
 def test_compare_picks_its_moments_from_the_version_list(browser: Any, server: str) -> None:

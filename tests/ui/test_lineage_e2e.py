@@ -216,17 +216,18 @@ def test_column_click_highlights_exactly_its_path(page: Any) -> None:
     card = page.get_by_test_id("edge-card")
     cards = []
     for hit in edges.all():
-        # edges run under the nodes: hover the first point of the edge's middle half no node covers
+        # hover the first point, from the edge's middle on, where it is on top: no node covers it and no other
+        # edge shares it (routed edges from one column share their first segments, into one row their last)
         x, y = hit.evaluate("""p => {
             const m = p.getScreenCTM(), len = p.getTotalLength();
-            for (let f = 0.5; f < 1.5; f += 0.02) {
-              const d = len * (f < 1 ? f : f - 0.75);
+            for (let f = 0.5; f < 1.49; f += 0.01) {
+              const d = len * (f < 1 ? f : f - 1);
               const pt = new DOMPoint(p.getPointAtLength(d).x, p.getPointAtLength(d).y).matrixTransform(m);
               if (document.elementFromPoint(pt.x, pt.y) === p) return [pt.x, pt.y];
             }
             return [NaN, NaN];
         }""")
-        assert x == x, "a highlighted column edge is hidden under nodes along its whole middle"
+        assert x == x, "a highlighted column edge is hidden under nodes or other edges along its whole length"
         page.mouse.move(x, y)
         expect(card).to_have_count(1)  # every column edge carries transformations: hovering one shows its card
         cards.append(card.inner_text())

@@ -87,6 +87,9 @@ def test_direct_and_indirect_column_edges(page: Any) -> None:
     direct = page.locator('[data-testid="edge-column"][data-dependency="direct"]')
     expect(indirect.first).to_be_attached()
     expect(direct.first).to_be_attached()
+    # the final layout has landed (ELK's routes): the edges are not redrawn while their style is read
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    expect(page.locator('[data-testid="edge-column"][data-routed="false"]')).to_have_count(0)
     dashed = page.locator(".react-flow__edge-path.dep-indirect").first.evaluate(
         "p => getComputedStyle(p).strokeDasharray"
     )

@@ -33,7 +33,7 @@ from headwater.api.errors import ApiError, catalog_error
 from headwater.api.state import PRINCIPAL, app_state
 from headwater.catalog import CatalogError, Principal
 from headwater.catalog.access import ADMIN, ANONYMOUS, holder_of, managed_kinds
-from headwater.model.catalog_roles import WRITERS
+from headwater.model.catalog_roles import WRITERS, MemberRole
 from headwater.settings import Settings
 
 if TYPE_CHECKING:
@@ -121,10 +121,32 @@ def _in_context(principal: Principal, project: str | None) -> Principal:
         raise catalog_error(exc) from None
 
 
-def principal_of(settings: Settings, store: Store, token: str | None, project: str | None, *, write: bool) -> Principal:
+def _reading_public(settings: Settings, principal: Principal, reading: bool) -> Principal:
+    """A reader (not an admin) with the ``public_projects`` setting's projects as a viewer member of each
+    (a role it already has is kept); a write is decided by the principal's own memberships alone."""
+    public = settings.public_project_set
+    if not reading or principal.admin or not public:
+        return principal
+    viewer: MemberRole = "viewer"
+    memberships = {**dict.fromkeys(sorted(public), viewer), **principal.memberships}
+    return Principal(principal.user, False, memberships, principal.context)
+
+
+def principal_of(
+    settings: Settings,
+    store: Store,
+    token: str | None,
+    project: str | None,
+    *,
+    write: bool,
+    reading: bool | None = None,
+) -> Principal:
     """Who holds ``token`` (None: no token) in ``project``'s context, by the rules of the module docstring;
     :class:`ApiError` 401/403 as :func:`check_read`/:func:`check_write`. Every door that reads the graph for a
-    caller (the HTTP API, the MCP server) decides with this one function."""
+    caller (the HTTP API, the MCP server) decides with this one function. A read (``reading``, by default
+    ``not write``; the catalog's routes take a write's principal as a reader's) also sees the projects of
+    the ``public_projects`` setting as their viewer would."""
+    reading = not write if reading is None else reading
     tokens = _tokens_of(settings, store)
     if token is not None and _known(token, tokens.write):
         return _in_context(ADMIN, project)
@@ -135,13 +157,13 @@ def principal_of(settings: Settings, store: Store, token: str | None, project: s
             raise _read_only()
         if write and holder.kind == "user" and not any(r in WRITERS for r in holder.principal.memberships.values()):
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
-        return _in_context(holder.principal, project)
+        return _in_context(_reading_public(settings, holder.principal, reading), project)
     tokens = _tokens_of(settings, store, managed=True)
     if write:
         check_write(tokens, token)
     else:
         check_read(tokens, token)
-    return _in_context(ANONYMOUS, project)
+    return _in_context(_reading_public(settings, ANONYMOUS, reading), project)
 
 
 def _project(request: Request) -> str | None:
@@ -152,10 +174,10 @@ def _context(request: Request, principal: Principal) -> Principal:
     return _in_context(principal, _project(request))
 
 
-def principal_for(request: Request, token: str | None, *, write: bool) -> Principal:
+def principal_for(request: Request, token: str | None, *, write: bool, reading: bool | None = None) -> Principal:
     """Who sends this request (see the module docstring); 401/403 as :func:`check_read`/:func:`check_write`."""
     state = app_state(request)
-    return principal_of(state.settings, state.store, token, _project(request), write=write)
+    return principal_of(state.settings, state.store, token, _project(request), write=write, reading=reading)
 
 
 def _remember(request: Request, principal: Principal) -> None:
@@ -184,7 +206,8 @@ def require_catalog(request: Request, credentials: HTTPAuthorizationCredentials 
     ):
         _remember(request, _context(request, ADMIN))
         return
-    _remember(request, principal_for(request, token, write=False))
+    # a catalog change is checked against the principal's own memberships (public projects only read)
+    _remember(request, principal_for(request, token, write=False, reading=request.method in ("GET", "HEAD")))
 
 
 def principal(request: Request) -> Principal:

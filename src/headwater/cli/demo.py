@@ -68,11 +68,10 @@ def _interrupt_on_signals() -> None:
 )
 @click.option(
     "--catalog/--no-catalog",
-    default=False,
-    show_default=True,
-    help="Also make a catalog: domain people, producer project payroll publishing employee_compensation, "
-    "consumer project finance subscribed, and print their sign-in tokens. Cataloguing hides "
-    "employee_compensation and job 2 from readers who are not signed in as a payroll member.",
+    default=None,
+    help="Make the demo's catalog: domain people, producer project payroll publishing employee_compensation, "
+    "consumer project finance subscribed, and print their sign-in tokens. Default: on when the demo starts "
+    "its own server (whose readers see the demo's projects: setting public_projects), off with --url.",
 )
 @click.option(
     "--serve/--no-serve",
@@ -90,7 +89,7 @@ def command(
     seed: int,
     jdbc: str | None,
     warehouse: str | None,
-    catalog: bool,
+    catalog: bool | None,
     serve: bool,
 ) -> None:
     """Run the HR payroll pipeline with lineage captured, then show it in the web UI.

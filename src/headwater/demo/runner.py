@@ -51,9 +51,10 @@ class DemoConfig:
     seed: int = sample_data.DEFAULT_SEED
     jdbc: str | None = None  # postgresql://user:pass@host:port/db: run the JDBC (Glue-style) variant
     warehouse: str | None = None  # postgresql://user:pass@host:port/db: publish to it and summarise there
-    catalog: bool = (
-        False  # also make the demo's catalog (demo/projects.py); hides employee_compensation from anonymous readers
-    )
+    # make the demo's catalog (demo/projects.py); None: when the demo starts its own server (whose readers
+    # see the demo's projects: setting public_projects), not on an existing --url server (it would hide
+    # employee_compensation from readers who are not payroll members there)
+    catalog: bool | None = None
 
 
 @dataclass
@@ -171,7 +172,7 @@ def run_demo(config: DemoConfig, console: Console) -> DemoResult:
                     ) from None
                 step.done = output_node
 
-            if config.catalog:
+            if config.catalog if config.catalog is not None else config.url is None:
                 with steps.step("Setting up the catalog: a domain, a producer and a consumer project") as step:
                     try:
                         made_catalog = demo_projects.set_up(server.url, data_dir, output_node)

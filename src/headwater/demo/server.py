@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from headwater.demo import projects
 from headwater.demo.checks import DemoError, check_port_free
 
 READY_PATH = "/openapi.json"
@@ -83,6 +84,9 @@ def start(data_dir: Path, host: str, port: int, *, timeout_s: float = START_TIME
     env = dict(os.environ)
     # the server's settings (src/headwater/settings.py), passed the documented way: environment variables
     env.update(HEADWATER_DATA_DIR=str(data_dir), HEADWATER_HOST=host, HEADWATER_PORT=str(port))
+    # the demo's catalog projects are public on its own server: a reader who is not signed in sees the
+    # whole pipeline (employee_compensation is a payroll asset), a signed-in user acts per role
+    env["HEADWATER_PUBLIC_PROJECTS"] = f"{projects.PRODUCER},{projects.CONSUMER}"
     env.pop("HEADWATER_DB", None)  # the demo's store is the SQLite file in its data dir
     with log_path.open("wb") as log:
         proc = subprocess.Popen(

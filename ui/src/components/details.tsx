@@ -1,5 +1,6 @@
 // Building blocks shared by the asset tabs and the details pane: schema, versions, runs, events, facets.
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { createPortal } from "react-dom";
 import { api } from "../api/client";
 import type { DatasetDetails, EventSummary, Field, JobDetails, Run, Version } from "../api/types";
 import { CodeBlock } from "../lib/highlight";
@@ -363,6 +364,49 @@ function filePath(url: string | null): string | null {
   }
 }
 
+/**
+ * A code block with a button that shows it at full width, over the page (a side pane is too narrow
+ * for most lines of a script or a query); Esc or a click beside it closes the overlay.
+ */
+function WideCode(props: Parameters<typeof CodeBlock>[0] & { title: string }) {
+  const [wide, setWide] = useState(false);
+  useEffect(() => {
+    if (!wide) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      e.preventDefault();
+      setWide(false);
+    };
+    // before the lineage view's own Esc (which closes panes)
+    window.addEventListener("keydown", onKey, true);
+    return () => window.removeEventListener("keydown", onKey, true);
+  }, [wide]);
+  const { title, ...block } = props;
+  return (
+    <div className="code-wrap">
+      <button className="tb-btn code-widen" onClick={() => setWide(true)} data-testid={`${block.testId}-wide`} title="Show the code at full width">
+        ⤢ Full width
+      </button>
+      <CodeBlock {...block} />
+      {wide &&
+        createPortal(
+          <div className="modal-backdrop" onClick={() => setWide(false)} data-testid={`${block.testId}-overlay`}>
+            <div className="code-overlay" role="dialog" aria-label={title} onClick={(e) => e.stopPropagation()}>
+              <div className="code-overlay-head">
+                <b>{title}</b>
+                <button className="icon-btn" onClick={() => setWide(false)} aria-label="Close">
+                  ✕
+                </button>
+              </div>
+              <CodeBlock {...block} testId={`${block.testId}-full`} />
+            </div>
+          </div>,
+          document.body,
+        )}
+    </div>
+  );
+}
+
 /** The job's source, highlighted, with the line that ran its latest run's action marked (when in this file). */
 function SourceCode({ code, language, scriptUrl, runId }: { code: string; language: string | null; scriptUrl: string | null; runId: string | null }) {
   const run = useAsync((sig) => (runId ? api.run(runId, sig) : Promise.resolve(null)), [runId]);
@@ -389,7 +433,8 @@ function SourceCode({ code, language, scriptUrl, runId }: { code: string; langua
           {here ? " (marked below)." : "."}
         </div>
       )}
-      <CodeBlock
+      <WideCode
+        title="Source code"
         code={code}
         language={LANGS[(language ?? "").toLowerCase()] ?? "plain"}
         testId="job-code"
@@ -413,6 +458,11 @@ export function JobInfo({ node }: { node: JobDetails }) {
         <dt>Type</dt>
         <dd>
           {[node.jobType?.integration, node.jobType?.processingType, node.jobType?.jobType].filter(Boolean).join(" · ") || "—"}
+          {(node.jobType?.processingType ?? "").toUpperCase() === "STREAMING" && (
+            <span className="pill pill-stream" data-testid="job-streaming-badge" title="jobType facet: processingType STREAMING">
+              streaming
+            </span>
+          )}
         </dd>
         {node.parent && (
           <>
@@ -445,7 +495,7 @@ export function JobInfo({ node }: { node: JobDetails }) {
       {c.sql && (
         <>
           <h4>SQL {c.dialect && <span className="muted small">({c.dialect})</span>}</h4>
-          <CodeBlock code={c.sql} language="sql" testId="job-sql" />
+          <WideCode title="SQL" code={c.sql} language="sql" testId="job-sql" />
         </>
       )}
       {c.code && <SourceCode code={c.code} language={c.language} scriptUrl={c.location?.url ?? null} runId={node.latestRun?.runId ?? null} />}

@@ -10,8 +10,8 @@ export async function computeLayout(req: LayoutRequest): Promise<LayoutResult> {
       // ELK's bundle made itself this worker's `onmessage` handler: drop it (no task can run
       // between the bundle's evaluation and this line), requests go to layout.worker.ts's listener
       if (typeof self !== "undefined" && "onmessage" in self) (self as { onmessage: unknown }).onmessage = null;
-      const positions = await elkLayout(req.nodes, req.edges);
-      return { seq: req.seq, positions, engine: "elk", ms: performance.now() - t0 };
+      const { positions, routes } = await elkLayout(req.nodes, req.edges);
+      return { seq: req.seq, positions, routes, engine: "elk", ms: performance.now() - t0 };
     } catch {
       // fall through to the simple layout: a layout problem must never blank the graph
     }

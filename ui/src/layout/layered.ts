@@ -26,6 +26,7 @@ export function layeredLayout(
   const src: number[] = [];
   const dst: number[] = [];
   for (const e of edges) {
+    if (e.routeOnly) continue;
     const s = index.get(e.source);
     const t = index.get(e.target);
     if (s !== undefined && t !== undefined) {

@@ -4,13 +4,32 @@ export interface LayoutNode {
   height: number;
   /** hops from the root; the fast layout uses it as the layer */
   level: number;
+  /** where edges attach (the node's handles): ELK routes edges to these points, the fast layout ignores them */
+  ports?: LayoutPort[];
+}
+
+/** An edge's end on a node: on its left (`in`) or right (`out`) side, `y` px below its top. */
+export interface LayoutPort {
+  id: string;
+  side: "in" | "out";
+  y: number;
 }
 
 export interface LayoutEdge {
   id: string;
   source: string;
   target: string;
+  /** the port ids (LayoutPort.id) the edge leaves and enters by; the node's middle when absent */
+  sourcePort?: string;
+  targetPort?: string;
+  /**
+   * a column edge: ELK lays it out and routes it around the boxes like any other; the fast layout
+   * (big graphs) orders nodes by the dataset-to-dataset edges alone
+   */
+  routeOnly?: boolean;
 }
+
+export type Point = { x: number; y: number };
 
 export type Engine = "elk" | "layered";
 
@@ -24,6 +43,8 @@ export interface LayoutRequest {
 export interface LayoutResult {
   seq: number;
   positions: Record<string, { x: number; y: number }>;
+  /** ELK only: each edge's route around the node boxes, start to end (graph coordinates) */
+  routes?: Record<string, Point[]>;
   engine: Engine;
   ms: number;
 }

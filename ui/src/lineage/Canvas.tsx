@@ -12,7 +12,7 @@ import {
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { OVERVIEW_AT, OverviewCanvas, type OverviewHandle } from "./OverviewCanvas";
 import { LayoutClient } from "../layout/client";
-import { ELK_MAX_NODES, type LayoutResult } from "../layout/types";
+import { ELK_MAX_NODES, type LayoutResult, type Point } from "../layout/types";
 import type { Elements } from "./elements";
 import { CanvasMiniMap } from "./CanvasMiniMap";
 import { DatasetNode } from "./DatasetNode";
@@ -88,6 +88,8 @@ export function Canvas({
   const overviewRef = useRef<OverviewHandle>(null);
   const lowDetail = useStore((st) => st.transform[2] < LOD_ZOOM);
   const [positions, setPositions] = useState<Record<string, { x: number; y: number }>>({});
+  // ELK's routes of the edges around the boxes (none from the fast layout: those edges are curves)
+  const [routes, setRoutes] = useState<Record<string, Point[]> | null>(null);
   // bumped with every layout applied: new positions are viewed again
   const [layoutSeq, setLayoutSeq] = useState(0);
   const [ready, setReady] = useState<{ seq: number; ms: number; engine: string } | null>(null);
@@ -116,6 +118,8 @@ export function Canvas({
     if (anchor) touched.current = true;
   }, [anchor]);
   const [outside, setOutside] = useState(0);
+  /** the nodes a column path or an impact set highlights (the opening view shows them when not all fits) */
+  const highlighted = useMemo(() => elements.nodes.filter((n) => n.data.emphasis === "highlight").map((n) => n.id), [elements.nodes]);
 
   const boxOf = useCallback(
     (id: string, pos: Record<string, { x: number; y: number }>): Box | null => {
@@ -144,12 +148,13 @@ export function Canvas({
   );
 
   /**
-   * The opening view: the whole graph when it fits at a readable zoom; else the focus node and its
+   * The opening view: the whole graph when it fits at a readable zoom; else the highlighted nodes (a
+   * column path's datasets and jobs) with the focus when they fit so; else the focus node and its
    * nearest neighbours (two hops: the jobs and the datasets beyond them, then one hop) at the most
    * readable zoom that shows them; else the focus node alone. `fits` says whether everything is in view.
    */
   const viewFor = useCallback(
-    (pos: Record<string, { x: number; y: number }>, focusId: string, width: number, height: number): (Viewport & { fits: boolean }) | null => {
+    (pos: Record<string, { x: number; y: number }>, focusId: string, width: number, height: number): (Viewport & { fits: boolean; story?: boolean }) | null => {
       const all = boundsOf(pos, null);
       if (!all || width <= 0 || height <= 0) return null;
       const zoomFor = (b: { x0: number; y0: number; x1: number; y1: number }) =>
@@ -163,6 +168,14 @@ export function Canvas({
       if (fit >= READABLE_ZOOM) return { ...centre(all, fit), fits: true };
       const f = pos[focusId] ? focusId : root;
       if (!pos[f]) return null;
+      // a column path drawn (the demo's link): its datasets and jobs with the focus, when they fit readable
+      const story = [f, ...highlighted];
+      if (highlighted.length) {
+        const b = boundsOf(pos, story);
+        const z = b ? zoomFor(b) : 0;
+        // (no minimap then: it would take the room the path needs; the outside count says what is left out)
+        if (b && z >= READABLE_ZOOM) return { ...centre(b, z), fits: false, story: true };
+      }
       const near = (hops: number) => {
         const seen = new Set([f]);
         let frontier = [f];
@@ -188,7 +201,7 @@ export function Canvas({
       }
       return { ...centre(fb, Math.max(0.2, Math.min(1, zoomFor(fb)))), fits: false };
     },
-    [boundsOf, root, neighbours],
+    [boundsOf, root, neighbours, highlighted],
   );
 
   // re-layout only when the boxes or the edges change, not on every highlight
@@ -196,7 +209,7 @@ export function Canvas({
     () =>
       elements.layoutNodes.map((n) => `${n.id}:${n.height}:${n.level}`).join("|") +
       "#" +
-      elements.layoutEdges.map((e) => e.id).join("|"),
+      elements.layoutEdges.map((e) => `${e.id}:${e.sourcePort ?? ""}:${e.targetPort ?? ""}`).join("|"),
     [elements.layoutNodes, elements.layoutEdges],
   );
   // progressive: the fast layered layout paints at once, ELK refines small graphs when it is done
@@ -219,7 +232,7 @@ export function Canvas({
           const o = viewFor(r.positions, focus, el.clientWidth, el.clientHeight);
           if (o) {
             v = { x: o.x, y: o.y, zoom: o.zoom };
-            if (!o.fits && Object.keys(prev).length === 0) setShowMap(true);
+            if (!o.fits && !o.story && Object.keys(prev).length === 0) setShowMap(true);
           }
         } else {
           // the user's place: the node they acted on (else the focus, else the root) stays where it is on screen
@@ -236,6 +249,7 @@ export function Canvas({
         fittedFor.current = "placed";
       }
       setPositions(r.positions);
+      setRoutes(r.routes ?? null);
       setLayoutSeq((n) => n + 1);
       if (final) setReady({ seq: r.seq, ms: Math.round(r.ms), engine: r.engine });
     };
@@ -258,6 +272,14 @@ export function Canvas({
         ? []
         : elements.nodes.filter((n) => positions[n.id]).map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
     [elements.nodes, positions, overview],
+  );
+  // each edge with its route, when the layout gave one
+  const edges = useMemo(
+    () =>
+      routes
+        ? elements.edges.map((e) => (routes[e.id] && e.data ? { ...e, data: { ...e.data, route: routes[e.id] } } : e))
+        : elements.edges,
+    [elements.edges, routes],
   );
   const placedCount = overview ? elements.nodes.filter((n) => positions[n.id]).length : nodes.length;
   const placed = placedCount === elements.nodes.length && placedCount > 0;
@@ -380,7 +402,7 @@ export function Canvas({
         ) : (
         <ReactFlow
           nodes={nodes}
-          edges={placed ? elements.edges : []}
+          edges={placed ? edges : []}
           nodeTypes={nodeTypes}
           edgeTypes={edgeTypes}
           onlyRenderVisibleElements={big}

@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useMemo, useState, type PointerEvent as ReactPointerEvent } from "react";
 import type { ImpactAnswer, ImpactType } from "../api/types";
 import { CloseIcon, DownloadIcon } from "../components/Icons";
 import { impactCsv, sortImpact } from "../model/impact";
@@ -18,6 +18,19 @@ export function shortNodeName(id: string): string {
   }
 }
 
+/** An impact path as a table cell: the distinguishing end of each node, the whole ids on hover (the impact and what-if tables). */
+export function PathCell({ path }: { path: string[] }) {
+  return (
+    <td className="path" title={path.join(" → ")}>
+      {path.map(shortNodeName).join(" → ")}
+    </td>
+  );
+}
+
+/** The panel's height range (px) when dragged; folded, only its header shows. */
+const MIN_HEIGHT = 120;
+const MAX_SHARE = 0.7;
+
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
   const a = document.createElement("a");
@@ -36,6 +49,10 @@ export function ImpactPanel({
   onClose,
   onPick,
   onOpen,
+  height,
+  onResize,
+  folded,
+  onFold,
 }: {
   target: string;
   answer: ImpactAnswer | null;
@@ -44,6 +61,11 @@ export function ImpactPanel({
   onPick: (id: string) => void;
   /** open an asset's page */
   onOpen: (id: string) => void;
+  /** the panel's height (dragged by its top edge), and whether it is folded to its header */
+  height: number;
+  onResize: (height: number) => void;
+  folded: boolean;
+  onFold: (folded: boolean) => void;
 }) {
   const all = useMemo(() => (answer ? sortImpact(answer.items) : []), [answer]);
   const [maxDepth, setMaxDepth] = useState(0); // 0 = any depth
@@ -54,8 +76,29 @@ export function ImpactPanel({
   const items = all.filter(
     (i) => (maxDepth === 0 || i.depth <= maxDepth) && (type === "" || i.type === type) && (namespace === "" || i.namespace === namespace),
   );
+  const startDrag = (e: ReactPointerEvent) => {
+    e.preventDefault();
+    const y0 = e.clientY;
+    const h0 = height;
+    const max = Math.max(MIN_HEIGHT, window.innerHeight * MAX_SHARE);
+    const move = (ev: PointerEvent) => onResize(Math.min(max, Math.max(MIN_HEIGHT, h0 + (y0 - ev.clientY))));
+    const up = () => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+  };
   return (
-    <section className="impact" data-testid="impact-panel">
+    <section
+      className={`impact${folded ? " impact-folded" : ""}`}
+      data-testid="impact-panel"
+      data-folded={folded ? "true" : "false"}
+      style={folded ? undefined : { height }}
+    >
+      {!folded && (
+        <div className="impact-grip" onPointerDown={startDrag} role="separator" aria-orientation="horizontal" aria-label="Resize the impact panel" title="Drag to resize" data-testid="impact-grip" />
+      )}
       <header className="impact-head">
         <h3>
           Impact of <span className="mono">{target}</span>
@@ -76,11 +119,20 @@ export function ImpactPanel({
         >
           <DownloadIcon /> Export CSV
         </button>
+        <button
+          className="icon-btn"
+          onClick={() => onFold(!folded)}
+          aria-label={folded ? "Unfold the impact panel" : "Fold the impact panel"}
+          title={folded ? "Unfold" : "Fold to this line (the graph gets the room)"}
+          data-testid="impact-fold"
+        >
+          {folded ? "▴" : "▾"}
+        </button>
         <button className="icon-btn" onClick={onClose} aria-label="Close impact analysis">
           <CloseIcon />
         </button>
       </header>
-      {answer && all.length > 0 && (
+      {!folded && answer && all.length > 0 && (
         <div className="impact-filters" data-testid="impact-filters">
           <label>
             Depth{" "}
@@ -118,11 +170,11 @@ export function ImpactPanel({
           </span>
         </div>
       )}
-      {target.startsWith("datasetField:") && <WhatIfDrop target={target} />}
-      {error && <div className="error">Impact analysis failed: {error.message}</div>}
-      {!answer && !error && <div className="muted pad">Computing impact…</div>}
-      {answer && items.length === 0 && <div className="empty">Nothing downstream.</div>}
-      {answer && items.length > 0 && (
+      {!folded && target.startsWith("datasetField:") && <WhatIfDrop target={target} />}
+      {!folded && error && <div className="error">Impact analysis failed: {error.message}</div>}
+      {!folded && !answer && !error && <div className="muted pad">Computing impact…</div>}
+      {!folded && answer && items.length === 0 && <div className="empty">Nothing downstream.</div>}
+      {!folded && answer && items.length > 0 && (
         <div className="impact-table-wrap">
           <table className="table impact-table" data-testid="impact-table">
             <thead>
@@ -148,9 +200,7 @@ export function ImpactPanel({
                     <div className="muted small">{it.namespace}</div>
                   </td>
                   <td className="mono">{it.field ?? ""}</td>
-                  <td className="path" title={it.path.join(" → ")}>
-                    {it.path.map(shortNodeName).join(" → ")}
-                  </td>
+                  <PathCell path={it.path} />
                 </tr>
               ))}
             </tbody>

@@ -75,6 +75,11 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
   // the side pane: its width (dragged, kept in the browser) and whether it is folded to a strip
   const [paneWidth, setPaneWidth] = useState(() => Number(localStorage.getItem("headwater.paneWidth")) || 340);
   const [paneFolded, setPaneFolded] = useState(() => typeof window !== "undefined" && window.innerWidth < 1440);
+  // the impact panel: its height (dragged, kept in the browser) and whether it is folded to its header
+  const [impactHeight, setImpactHeight] = useState(
+    () => Number(localStorage.getItem("headwater.impactHeight")) || Math.round((typeof window === "undefined" ? 900 : window.innerHeight) * 0.3),
+  );
+  const [impactFolded, setImpactFolded] = useState(false);
   const [columnUi, setColumnUi] = useState<Map<string, ColumnUi>>(new Map());
   const [compare, setCompare] = useState<{ answer: CompareAnswer | null; error: Error | null } | null>(null);
   const [impact, setImpact] = useState<{ answer: ImpactAnswer | null; error: Error | null } | null>(null);
@@ -386,6 +391,13 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             onClose={() => setView({ impact: false })}
             onPick={(id) => setSelected(isField(id) ? datasetOfField(id) : id)}
             onOpen={(id) => navigate(nodeHref(id))}
+            height={impactHeight}
+            onResize={(h) => {
+              setImpactHeight(h);
+              localStorage.setItem("headwater.impactHeight", String(Math.round(h)));
+            }}
+            folded={impactFolded}
+            onFold={setImpactFolded}
           />
         )}
       </div>

@@ -2,7 +2,7 @@
 // what would break (a value flows from it), what would warn (rows depend on it), with owners and paths.
 import { useEffect, useState } from "react";
 import { checkDrop, type AffectedItem, type ImpactReport } from "../api/impactCheck";
-import { shortNodeName } from "./ImpactPanel";
+import { PathCell, shortNodeName } from "./ImpactPanel";
 
 const SHOWN = 50;
 
@@ -71,9 +71,7 @@ export function WhatIfDrop({ target, at }: { target: string; at?: string | null 
                   {it.published && <span className="pill"> published</span>}
                 </td>
                 <td>{it.owners.join(", ")}</td>
-                <td className="path" title={it.path.join(" → ")}>
-                  {it.path.map(shortNodeName).join(" → ")}
-                </td>
+                <PathCell path={it.path} />
               </tr>
             ))}
           </tbody>

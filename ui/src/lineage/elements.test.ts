@@ -107,4 +107,16 @@ describe("React Flow elements", () => {
     expect(n.handles?.[2].y).toBe(53 + 11 - 3);
     expect(node(JOB1).id).toBe(JOB1);
   });
+  it("gives ELK every drawn edge with its ports where the handles are, column edges routed only", () => {
+    const el = buildElements(input({ openColumns: new Set([ds("employees.csv"), ds("employee_attendance")]) }));
+    // employees.csv Name (2nd row) -> employee_attendance Name (2nd row): the rows' handles, 53 + 11 + 22 px down
+    const name = el.layoutEdges.find((e) => e.sourcePort === "out:Name");
+    expect(name).toMatchObject({ source: ds("employees.csv"), target: ds("employee_attendance"), targetPort: "in:Name", routeOnly: true });
+    const ports = el.layoutNodes.find((n) => n.id === ds("employees.csv"))?.ports ?? [];
+    expect(ports.find((p) => p.id === "out:Name")).toEqual({ id: "out:Name", side: "out", y: 86 });
+    expect(ports.find((p) => p.id === "in")).toEqual({ id: "in", side: "in", y: 25 });
+    // every drawn edge is laid out (so routed), the dataset/job edges by the header's ports
+    expect(new Set(el.layoutEdges.map((e) => e.id))).toEqual(new Set(el.edges.map((e) => e.id)));
+    expect(el.layoutEdges.filter((e) => e.id.startsWith("f:")).every((e) => e.sourcePort === "out" && e.targetPort === "in" && !e.routeOnly)).toBe(true);
+  });
 });

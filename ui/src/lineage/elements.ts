@@ -8,8 +8,8 @@ import { columnKey, edgeMark, type CompareMarks } from "../model/compare";
 import { datasetOfField, fieldId, fieldName, isField, splitName } from "../model/nodeid";
 import { placeOf, sharedFolder } from "../model/names";
 import { push } from "../lib/multimap";
-import type { LayoutEdge, LayoutNode } from "../layout/types";
-import { DATASET_WIDTH, JOB_HEIGHT, JOB_WIDTH, datasetHeight, handleBoxes, pathRowsHeight } from "./sizes";
+import { ELK_MAX_NODES, type LayoutEdge, type LayoutNode, type LayoutPort } from "../layout/types";
+import { DATASET_WIDTH, FILTER_HEIGHT, FIRST_ROW_Y, JOB_HEIGHT, JOB_WIDTH, NODE_HANDLE_Y, ROW_HEIGHT, datasetHeight, handleBoxes, pathRowsHeight } from "./sizes";
 import type { ColumnView, Emphasis, LineageFlowEdge, LineageFlowNode } from "./types";
 
 export interface ColumnUi {
@@ -61,9 +61,29 @@ function countFields(fields: { fields?: unknown[] | null }[] | null | undefined)
   return n;
 }
 
+/** The node-level ports (the header's handles): where flow and dataset-wide edges attach. */
+const NODE_PORTS: LayoutPort[] = [
+  { id: "in", side: "in", y: NODE_HANDLE_Y },
+  { id: "out", side: "out", y: NODE_HANDLE_Y },
+];
+
+/** A dataset's ports: the header's and each column row's on screen (the handles sizes.ts places). */
+function datasetPorts(paths: string[], paged: boolean): LayoutPort[] {
+  const top = FIRST_ROW_Y + (paged ? FILTER_HEIGHT : 0) + ROW_HEIGHT / 2;
+  return [
+    ...NODE_PORTS,
+    ...paths.flatMap((p, i): LayoutPort[] => [
+      { id: `in:${p}`, side: "in", y: top + i * ROW_HEIGHT },
+      { id: `out:${p}`, side: "out", y: top + i * ROW_HEIGHT },
+    ]),
+  ];
+}
+
 export function buildElements(inp: ElementsInput): Elements {
   const { graph, path, impact, marks } = inp;
   const ids = new Set(graph.nodes.map((n) => n.id));
+  // graphs ELK lays out get their edges routed around the boxes: the ports say where edges attach
+  const routed = graph.nodes.length <= ELK_MAX_NODES;
   const pathJobs = new Set<string>();
   if (path) {
     graph.columnEdges.forEach((e, i) => {
@@ -124,7 +144,7 @@ export function buildElements(inp: ElementsInput): Elements {
         ...(inp.precomputeHandles ? { handles: handleBoxes([], false, JOB_WIDTH) } : {}),
         data: { ...common, groupedIn: inp.openedParentOf?.get(n.id) ?? null },
       });
-      layoutNodes.push({ id: n.id, width: JOB_WIDTH, height: JOB_HEIGHT, level });
+      layoutNodes.push({ id: n.id, width: JOB_WIDTH, height: JOB_HEIGHT, level, ...(routed ? { ports: NODE_PORTS } : {}) });
       continue;
     }
     const open = inp.openColumns.has(n.id);
@@ -192,7 +212,13 @@ export function buildElements(inp: ElementsInput): Elements {
         place: placeOf(n.namespace, splitName(n.name).context, shared.get(n.namespace) ?? ""),
       },
     });
-    layoutNodes.push({ id: n.id, width: DATASET_WIDTH, height, level });
+    layoutNodes.push({
+      id: n.id,
+      width: DATASET_WIDTH,
+      height,
+      level,
+      ...(routed ? { ports: datasetPorts(columns.map((c) => c.path), mode === "all" && count > PAGE_SIZE) } : {}),
+    });
   }
 
   const edges: LineageFlowEdge[] = [];
@@ -218,7 +244,7 @@ export function buildElements(inp: ElementsInput): Elements {
       // every edge is drawn under the nodes (React Flow's edge layer), never across a node's text
       zIndex: 0,
     });
-    layoutEdges.push({ id, source: e.source, target: e.target });
+    layoutEdges.push({ id, source: e.source, target: e.target, sourcePort: "out", targetPort: "in" });
   }
 
   // dataset-wide dependencies (join, filter, group-by, sort keys; the facet's dataset-level list): one
@@ -272,6 +298,7 @@ export function buildElements(inp: ElementsInput): Elements {
       },
       zIndex: 0,
     });
+    if (routed) layoutEdges.push({ id: `c:${i}`, source: srcDs, target: tgtDs, sourcePort: sourceHandle, targetPort: targetHandle, routeOnly: true });
   });
   for (const [key, pair] of pairs) {
     const onPath = path ? pair.idx.some((i) => path.edges.has(i)) : false;
@@ -296,6 +323,7 @@ export function buildElements(inp: ElementsInput): Elements {
       },
       zIndex: 0,
     });
+    if (routed) layoutEdges.push({ id: `d:${key}`, source: pair.src, target: pair.tgt, sourcePort: "out", targetPort: "in", routeOnly: true });
   }
   // highlighted edges last: drawn on top of the other edges (all of them under the nodes)
   const rank = (e: LineageFlowEdge) => (e.data?.emphasis === "highlight" ? 2 : e.data?.emphasis === "dim" ? 0 : 1);

@@ -64,6 +64,8 @@ export interface LineageEdgeData extends Record<string, unknown> {
   job?: string | null;
   via?: string[];
   label: string;
+  /** the layout's route around the node boxes (graph coordinates, start to end); a curve when absent */
+  route?: { x: number; y: number }[];
 }
 
 export type DatasetFlowNode = Node<DatasetNodeData, "dataset">;
