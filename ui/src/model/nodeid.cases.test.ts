@@ -11,11 +11,6 @@ interface Case {
   error?: string;
 }
 
-// Ids the Python parser refuses and this parser still accepts (empty namespace, name, field or run id).
-// Each is run with it.fails: when the parser learns to refuse it, the test fails until the id is taken
-// off this list.
-const ACCEPTED_HERE_ONLY = new Set(["dataset::name", "dataset:ns:", "run:", "datasetField:ns:t:"]);
-
 describe("node ids: the table shared with the Python parser", () => {
   const cases = (table as { cases: Case[] }).cases;
   it("has cases of every kind and refusals", () => {
@@ -31,8 +26,7 @@ describe("node ids: the table shared with the Python parser", () => {
         expect(parseNodeId(c.id)).toEqual(c.node);
       });
     } else {
-      const test = ACCEPTED_HERE_ONLY.has(c.id) ? it.fails : it;
-      test(`refuses ${name} (${c.error})`, () => {
+      it(`refuses ${name} (${c.error})`, () => {
         expect(() => parseNodeId(c.id)).toThrow();
       });
     }

@@ -29,14 +29,22 @@ export function parseNodeId(id: string): NodeRef {
   if (i === -1) throw new Error(`invalid node id ${JSON.stringify(id)}`);
   const type = id.slice(0, i);
   const rest = id.slice(i + 1);
-  if (type === "run") return { type, namespace: "", name: rest, field: null };
+  if (type === "run") {
+    if (!rest) throw new Error(`invalid node id ${JSON.stringify(id)}: no run id`);
+    return { type, namespace: "", name: rest, field: null };
+  }
   if (type !== "dataset" && type !== "job" && type !== "datasetField") {
     throw new Error(`invalid node id ${JSON.stringify(id)}: unknown type ${JSON.stringify(type)}`);
   }
   const [namespace, nameAndField] = splitNamespace(rest);
+  if (!namespace || !nameAndField) {
+    throw new Error(`invalid node id ${JSON.stringify(id)}: an empty namespace or name`);
+  }
   if (type === "datasetField") {
     const j = nameAndField.lastIndexOf(":");
-    if (j === -1) throw new Error(`invalid node id ${JSON.stringify(id)}: a datasetField id ends with ':<field>'`);
+    if (j === -1 || j === nameAndField.length - 1 || j === 0) {
+      throw new Error(`invalid node id ${JSON.stringify(id)}: a datasetField id ends with ':<name>:<field>'`);
+    }
     return { type, namespace, name: nameAndField.slice(0, j), field: nameAndField.slice(j + 1) };
   }
   return { type, namespace, name: nameAndField, field: null };
