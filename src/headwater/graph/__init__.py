@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Protocol, cast
+from typing import Protocol, Unpack, cast
 
 import sqlalchemy as sa
 
@@ -56,6 +56,7 @@ from headwater.graph.answers import (
     UpstreamStep,
 )
 from headwater.graph.common import NodeNotFound, absent, require_node
+from headwater.graph.lineage import LineageOptions, TraversalOptions
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
 from headwater.model.changes import Change
 from headwater.model.jsontypes import Facets
@@ -130,52 +131,23 @@ class GraphReader:
         with self._connect() as conn:
             return self._policy(conn).hidden
 
-    def lineage(
-        self,
-        node: NodeRef,
-        *,
-        direction: str = "both",
-        depth: int = 2,
-        datasets_only: bool = False,
-        columns: bool = False,
-        at: datetime | None = None,
-        max_nodes: int = 5000,
-        collapse_jobs: bool = False,
-    ) -> LineageAnswer:
+    def lineage(self, node: NodeRef, **options: Unpack[LineageOptions]) -> LineageAnswer:
+        """:func:`headwater.graph.lineage.lineage` (its options and defaults) as this reader's viewer sees it."""
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
-                answer = lineage.lineage(
-                    conn,
-                    node,
-                    direction=direction,
-                    depth=depth,
-                    datasets_only=datasets_only,
-                    columns=columns,
-                    at=at,
-                    max_nodes=max_nodes,
-                    collapse_jobs=collapse_jobs,
-                )
+                answer = lineage.lineage(conn, node, **options)
             if not policy.hidden:
                 return answer
             policy.check_root(node)
             return policy.lineage(answer)
 
-    def column_lineage(
-        self,
-        node: NodeRef,
-        *,
-        direction: str = "both",
-        depth: int = 10,
-        at: datetime | None = None,
-        max_nodes: int = 5000,
-    ) -> ColumnLineageAnswer:
+    def column_lineage(self, node: NodeRef, **options: Unpack[TraversalOptions]) -> ColumnLineageAnswer:
+        """:func:`headwater.graph.columns.column_lineage` (its options and defaults) as this reader's viewer sees it."""
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
-                answer = columns.column_lineage(
-                    conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes
-                )
+                answer = columns.column_lineage(conn, node, **options)
             policy.check_root(node)
             return policy.column_lineage(answer) if policy.hidden else answer
 
