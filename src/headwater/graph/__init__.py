@@ -321,12 +321,12 @@ class GraphReader:
     def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.datasets
-            return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
+            return listing.node_list(conn, "dataset", namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.jobs
-            return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
+            return listing.node_list(conn, "job", namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def datasets_known(self, ids: Sequence[str]) -> set[str]:
         """Which of these dataset ids the graph holds, as the viewer sees it (a hidden dataset is not held)."""
