@@ -63,6 +63,7 @@ from headwater.model.jsontypes import Facets
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
+from headwater.store.eventlog import EventQuery
 from headwater.store.schema import datasets as datasets_table
 from headwater.store.types import StoredEvent
 
@@ -341,31 +342,16 @@ class GraphReader:
 
     # --- the event log, through the same policy --------------------------------------------------
 
-    def events(
-        self,
-        *,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        node: NodeRef | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> tuple[list[StoredEvent], str | None]:
-        """Raw events newest first (the store's cursor paging), without those naming a hidden node: a page
-        may hold fewer than ``limit`` events while ``nextCursor`` says more follow. ``node`` hidden: no events."""
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+    def events(self, **query: Unpack[EventQuery]) -> tuple[list[StoredEvent], str | None]:
+        """Raw events newest first (the store's cursor paging, :func:`headwater.store.eventlog.list_events`),
+        without those naming a hidden node: a page may hold fewer than ``limit`` events while ``nextCursor``
+        says more follow. ``node`` hidden: no events."""
+        node = query.get("node")
         with self._connect() as conn:
             policy = self._policy(conn)
             if node is not None and (policy.hidden.hides(node.id) or policy.hidden.hides(node.dataset.id)):
                 return [], None  # as for a node that does not exist: no events
-            found, next_cursor = eventlog.list_events(
-                conn,
-                since=None if since is None else to_micros(since),
-                until=None if until is None else to_micros(until),
-                node=node,
-                limit=limit,
-                cursor=cursor,
-            )
+            found, next_cursor = eventlog.list_events(conn, **query)
             if policy.hidden:
                 found = [e for e in found if not policy.event_hidden(json.loads(e.raw))]
             return found, next_cursor
