@@ -1,10 +1,10 @@
-"""The API's response models describe exactly the graph's typed answer records, field by field.
+"""The graph's answers are declared once: the API's response models are the records, bar two narrowings.
 
-``headwater.graph.answers`` declares each GraphReader answer once as a ``TypedDict``; ``headwater.api.models``
-describes the same answers for OpenAPI (and the UI's generated types). Each model here is held to the record
-of the same name: the same keys, the same required keys, and the same JSON schema for each key's value
-(references resolved, titles and descriptions left aside). The few places where a model is narrower than its
-record are listed in :data:`NARROWER` with the reason; there the model's values must be a subset of the record's.
+``headwater.graph.answers`` declares each GraphReader answer as a ``TypedDict`` (with the descriptions the
+OpenAPI document shows); ``headwater.api.models`` re-exports those records as the graph routes' response
+models. The only graph shapes ``api/models.py`` declares itself are the deliberate narrowings of
+:data:`NARROWER` (what ``GET /graph/node`` always holds for a dataset or a job); each must keep its record's
+keys and requiredness, differ only in the listed keys, and allow there only values its record allows.
 """
 
 from __future__ import annotations
@@ -13,28 +13,13 @@ import typing
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
 
 from headwater.api import models
+from headwater.api.graph import router
 from headwater.graph import answers
 
-# Models that are not answers of the graph (ingest, the event log, status, errors): no record to match.
-NOT_GRAPH_ANSWERS = {
-    "ApiModel",
-    "ValidationWarning",
-    "EventSummary",
-    "EventPage",
-    "FailedEvent",
-    "ProjectionHealth",
-    "ValidationHealth",
-    "ClockHealth",
-    "StatusAnswer",
-    "IngestAnswer",
-    "BatchAnswer",
-    "ErrorDetail",
-    "ErrorInfo",
-    "ErrorBody",
-}
 # (model, key): why the model's value is narrower than the record's
 NARROWER = {
     ("DatasetDetails", "type"): "a dataset's details are of a DATASET node (the record keeps Node's type)",
@@ -42,80 +27,62 @@ NARROWER = {
     ("JobDetails", "type"): "a job's details are of a JOB node",
     ("JobDetails", "kind"): "a job has no kind",
 }
-_DROP = {"title", "description", "default", "additionalProperties"}
+NARROWED = sorted({name for name, _ in NARROWER})
 
 
-def _model_classes() -> dict[str, type[BaseModel]]:
+def _declared_in_api() -> set[str]:
+    """Names of the TypedDicts and classes api/models.py declares itself (not the records it re-exports)."""
     return {
-        name: value
+        name
         for name, value in vars(models).items()
-        if isinstance(value, type)
-        and issubclass(value, BaseModel)
-        and value.__module__ == models.__name__
-        and name.isidentifier()  # not pydantic's RootModel[...] (NodeDetails' base), kept in the module too
+        if isinstance(value, type) and value.__module__ == models.__name__ and name.isidentifier()
     }
 
 
-def _resolve(schema: Any, defs: dict[str, Any], within: tuple[str, ...] = ()) -> Any:
-    """The schema with every $ref replaced by its definition (a recursive one, e.g. a struct column's fields,
-    stays a reference by name) and documentation keys dropped."""
-    if isinstance(schema, dict):
-        if "$ref" in schema:
-            name = schema["$ref"].rsplit("/", 1)[-1]
-            return {"$ref": name} if name in within else _resolve(defs[name], defs, (*within, name))
-        return {k: _resolve(v, defs, within) for k, v in schema.items() if k not in _DROP and k != "$defs"}
-    if isinstance(schema, list):
-        return [_resolve(v, defs, within) for v in schema]
-    return schema
+def test_no_record_is_declared_again_in_the_api() -> None:
+    """A graph answer's shape has one declaration: api/models.py declares no record's name but the narrowings."""
+    again = sorted(name for name in _declared_in_api() if hasattr(answers, name) and name not in {"NodeDetails"})
+    assert again == NARROWED
 
 
-def _schema(tp: Any) -> dict[str, Any]:
-    schema = TypeAdapter(tp).json_schema(mode="serialization", by_alias=True)
-    return dict(_resolve(schema, schema.get("$defs", {})))
-
-
-def _record_schema(record: Any) -> dict[str, Any]:
-    return _schema(record)
-
-
-def _union_members(schema: dict[str, Any]) -> list[Any]:
-    members: list[Any] = schema.get("anyOf", [schema])
-    return members
-
-
-def test_every_graph_answer_model_has_its_record() -> None:
-    classes = _model_classes()
-    described = set(classes) - NOT_GRAPH_ANSWERS
-    missing = sorted(name for name in described if not hasattr(answers, name))
-    assert missing == []
-    assert len(described) >= 40
-
-
-@pytest.mark.parametrize("name", sorted(set(_model_classes()) - NOT_GRAPH_ANSWERS))
-def test_model_and_record_agree_field_by_field(name: str) -> None:
-    model = _model_classes()[name]
-    record = getattr(answers, name)
-    if issubclass(model, models.RootModel):  # NodeDetails: a union of answers, one member per record
-        want = [_record_schema(m) for m in typing.get_args(record)]
-        got = _union_members(_schema(model))
-        assert [sorted(s["properties"]) for s in got] == [sorted(s["properties"]) for s in want]
-        return
-    got, want = _schema(model), _record_schema(record)
-    assert sorted(got["properties"]) == sorted(want["properties"]), name
-    assert sorted(got.get("required", [])) == sorted(want.get("required", [])), name
-    for key, value in got["properties"].items():
-        if (name, key) in NARROWER:
+def test_every_graph_route_answers_a_record() -> None:
+    """Each graph route's response model is a record of graph/answers.py, or NodeDetails over records."""
+    seen = set()
+    for route in router.routes:
+        model: Any = getattr(route, "response_model", None)
+        assert model is not None, route
+        if model is models.NodeDetails:
+            members = typing.get_args(model.model_fields["root"].annotation)
+            assert [m.__name__ for m in members] == ["DatasetDetails", "JobDetails", "Run"]
+            assert members[2] is answers.Run
             continue
-        assert value == want["properties"][key], (name, key)
+        assert is_typeddict(model) and model.__module__ == answers.__name__, (route, model)
+        assert getattr(answers, model.__name__) is model
+        seen.add(model.__name__)
+    assert {"LineageAnswer", "ImpactAnswer", "CompareAnswer", "HistoryAnswer", "SearchAnswer"} <= seen
+
+
+@pytest.mark.parametrize("name", NARROWED)
+def test_a_narrowing_keeps_its_records_keys(name: str) -> None:
+    narrowed, record = getattr(models, name), getattr(answers, name)
+    assert is_typeddict(narrowed) and record in narrowed.__orig_bases__
+    assert narrowed.__required_keys__ == record.__required_keys__
+    assert narrowed.__optional_keys__ == record.__optional_keys__
+    mine, theirs = typing.get_type_hints(narrowed), typing.get_type_hints(record)
+    differ = {key for key in mine if mine[key] != theirs[key]}
+    assert differ == {key for n, key in NARROWER if n == name}
+    assert narrowed.__pydantic_config__ == {"extra": "forbid"}  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("name", "key"), sorted(NARROWER))
 def test_narrower_model_values_are_values_of_the_record(name: str, key: str) -> None:
     """Where a model is narrower, each value it allows is one its record allows too."""
-    model_field = _model_classes()[name].model_fields[key]
+    narrowed_type = typing.get_type_hints(getattr(models, name))[key]
     record_type = typing.get_type_hints(getattr(answers, name))[key]
-    allowed = typing.get_args(model_field.annotation) or (None,)
+    allowed = typing.get_args(narrowed_type) or (None,)
     for value in allowed:
         TypeAdapter(record_type).validate_python(value)
+    with pytest.raises(ValidationError):
+        TypeAdapter(narrowed_type).validate_python("RESTRICTED")
     with pytest.raises(ValidationError):
         TypeAdapter(record_type).validate_python("not a value")

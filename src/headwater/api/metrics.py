@@ -105,39 +105,49 @@ class _StoreCollector(Collector):
             yield GaugeMetricFamily(
                 "headwater_events_with_warnings", "Events in the log accepted with validation warnings", value=warned
             )
-            ahead = GaugeMetricFamily(
+            yield _labelled(
                 "headwater_clock_skew_seconds",
                 "Newest events' eventTime against their arrival: the most ahead and the most behind",
-                labels=["direction"],
+                ["direction"],
+                [(["ahead"], skew.ahead_seconds), (["behind"], skew.behind_seconds)],
             )
-            ahead.add_metric(["ahead"], skew.ahead_seconds)
-            ahead.add_metric(["behind"], skew.behind_seconds)
-            yield ahead
-            skewed = GaugeMetricFamily(
+            yield _labelled(
                 "headwater_clock_skewed_events",
                 "Of the newest events, those whose eventTime is more than 5 minutes off their arrival",
-                labels=["direction"],
+                ["direction"],
+                [(["ahead"], skew.skewed_ahead), (["behind"], skew.skewed_behind)],
             )
-            skewed.add_metric(["ahead"], skew.skewed_ahead)
-            skewed.add_metric(["behind"], skew.skewed_behind)
-            yield skewed
         workers = self._parse_pool.state()
-        parse = GaugeMetricFamily(
-            "headwater_parse_workers", "This process's parse worker processes", labels=["pid", "state"]
+        yield _labelled(
+            "headwater_parse_workers",
+            "This process's parse worker processes",
+            ["pid", "state"],
+            [
+                ([pid, "configured"], workers.configured),
+                ([pid, "started"], workers.started),
+                ([pid, "busy"], workers.busy),
+            ],
         )
-        parse.add_metric([pid, "configured"], workers.configured)
-        parse.add_metric([pid, "started"], workers.started)
-        parse.add_metric([pid, "busy"], workers.busy)
-        yield parse
         pool = self._store.pool_state()
-        conns = GaugeMetricFamily(
-            "headwater_db_connections", "This process's database connection pool", labels=["pid", "state"]
+        yield _labelled(
+            "headwater_db_connections",
+            "This process's database connection pool",
+            ["pid", "state"],
+            [
+                ([pid, "size"], pool.size),
+                ([pid, "checked_out"], pool.checked_out),
+                ([pid, "idle"], pool.idle),
+                ([pid, "overflow"], pool.overflow),
+            ],
         )
-        conns.add_metric([pid, "size"], pool.size)
-        conns.add_metric([pid, "checked_out"], pool.checked_out)
-        conns.add_metric([pid, "idle"], pool.idle)
-        conns.add_metric([pid, "overflow"], pool.overflow)
-        yield conns
+
+
+def _labelled(name: str, documentation: str, labels: list[str], samples: list[tuple[list[str], float]]) -> Metric:
+    """One gauge family with a sample per label-value list (the skew, parse-worker and pool gauges)."""
+    family = GaugeMetricFamily(name, documentation, labels=labels)
+    for values, value in samples:
+        family.add_metric(values, value)
+    return family
 
 
 class Metrics:

@@ -3,9 +3,11 @@
 The graph reads build their answers as plain dicts typed as records (``headwater.graph.answers``,
 the shapes of docs/api.md) and the handlers encode those dicts themselves
 (:func:`headwater.api.answers.json_answer`): these models are **the description only**, never used to
-validate or re-encode an answer, so the bytes on the wire do not depend on them. Each graph model is
-held equal to its record of the same name, field by field (tests/api/test_answer_records.py), and
-kept honest on real answers by tests/api/test_api_openapi_models.py (the document's schemas) and
+validate or re-encode an answer, so the bytes on the wire do not depend on them. The graph answers'
+models ARE those records (re-exported here; pydantic reads a ``TypedDict`` as a model, with the
+descriptions declared on it), except two deliberate narrowings (:class:`DatasetDetails`,
+:class:`JobDetails`, held to their records by tests/api/test_answer_records.py). All are kept honest
+on real answers by tests/api/test_api_openapi_models.py (the document's schemas) and
 tests/catalog/test_route_models.py (every route of the app): every model forbids keys it does not
 declare and requires every key it declares (a key that is always present but may be ``null`` is
 ``X | None`` without a default).
@@ -21,8 +23,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-from headwater.graph.answers import DatasetKind, EdgeType, ItemType, NodeType, RunState, Time, VersionChange
-from headwater.model.jsontypes import Facets, JSONObject
+from headwater.graph import answers
+from headwater.graph.answers import (
+    ColumnLineageAnswer,
+    CompareAnswer,
+    DatasetKind,
+    HistoryAnswer,
+    ImpactAnswer,
+    LineageAnswer,
+    NamespacesAnswer,
+    NodePage,
+    RecentAnswer,
+    Run,
+    RunsAnswer,
+    RunState,
+    SearchAnswer,
+    Time,
+    api_shape,
+)
+from headwater.model.jsontypes import JSONObject
 
 # the value vocabularies are the answer records' own (graph/answers.py)
 EventKind = Literal["RUN", "DATASET", "JOB"]
@@ -34,365 +53,45 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# --- nodes ------------------------------------------------------------------------------------
+# --- graph answers: the records of graph/answers.py, each declared there once ----------------------
+
+# re-exported: the routes of api/graph.py name these as their response models
+__all__ = [
+    "ColumnLineageAnswer",
+    "CompareAnswer",
+    "HistoryAnswer",
+    "ImpactAnswer",
+    "LineageAnswer",
+    "NamespacesAnswer",
+    "NodePage",
+    "RecentAnswer",
+    "RunsAnswer",
+    "SearchAnswer",
+]
 
 
-class SchemaField(ApiModel):
-    """A column of a dataset's schema facet; ``fields`` holds the nested columns of a struct."""
-
-    name: str
-    type: str | None
-    description: str | None
-    fields: list[SchemaField]
-
-
-class JobType(ApiModel):
-    """The job's ``jobType`` facet."""
-
-    integration: str | None
-    processingType: str | None
-    jobType: str | None
-
-
-class LatestRun(ApiModel):
-    """The job's latest run (as of ``at``); ``RUNNING`` when it had not ended by then."""
-
-    runId: str
-    state: RunState
-    startedAt: Time
-    endedAt: Time | None
-    durationMs: int | None
-
-
-class Node(ApiModel):
-    """A dataset or a job (docs/api.md, "Node"). Datasets have ``kind`` and ``fields``; jobs have
-    ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty). A ``RESTRICTED`` node (hidden from the
-    reader by the catalog) has the id ``dataset:restricted://hidden:<n>`` or ``job:restricted://hidden:<n>``,
-    empty ``namespace``, ``name`` and ``fields`` and a null ``updatedAt``."""
-
-    id: str = Field(description="dataset:<ns>:<name> or job:<ns>:<name>")
-    type: NodeType
-    namespace: str
-    name: str
-    kind: DatasetKind | None
-    fields: list[SchemaField]
-    jobType: JobType | None
-    latestRun: LatestRun | None
-    updatedAt: Time | None = Field(description="Null only for a RESTRICTED node")
-    deleted: bool
-
-
-class GraphNode(Node):
-    """A node of a graph answer: its place relative to the root and whether edges go beyond the answer."""
-
-    level: int = Field(description="Hops from the root; negative = upstream")
-    hasMoreUpstream: bool
-    hasMoreDownstream: bool
-    children: list[str] | None = Field(None, description="collapseJobs=true: the child jobs this parent job stands for")
-
-
-class GraphEdge(ApiModel):
-    """``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the
-    jobs). With collapseJobs, ``via`` of an edge lifted to a parent job lists the child jobs it stands for."""
-
-    id: str
-    source: str
-    target: str
-    type: EdgeType
-    via: list[str]
-
-
-class Transformation(ApiModel):
-    """How a column edge's target is made from its source (the columnLineage facet)."""
-
-    type: str = Field(description="DIRECT | INDIRECT")
-    subtype: str | None = Field(description="IDENTITY, TRANSFORMATION, AGGREGATION, JOIN, FILTER, GROUP_BY, ...")
-    description: str | None
-    masking: bool
-
-
-class ColumnEdge(ApiModel):
-    """A column-level edge; a ``target`` that is a dataset id is a dataset-level (INDIRECT) dependency."""
-
-    source: str = Field(description="datasetField:<ns>:<name>:<field>")
-    target: str = Field(description="datasetField:... or dataset:...")
-    job: str
-    transformations: list[Transformation]
-
-
-# --- graph answers ----------------------------------------------------------------------------
-
-
-class LineageAnswer(ApiModel):
-    """``GET /api/v1/graph/lineage``."""
-
-    root: str
-    at: Time | None
-    depth: int
-    truncated: bool
-    nodes: list[GraphNode]
-    edges: list[GraphEdge]
-    columnEdges: list[ColumnEdge] = Field(description="Empty unless columns=true")
-
-
-class ColumnNode(ApiModel):
-    """One column of a column-lineage answer."""
-
-    id: str = Field(description="datasetField:<ns>:<name>:<field>")
-    dataset: str
-    namespace: str
-    name: str
-    field: str
-    type: str | None
-    level: int
-
-
-class ColumnLineageAnswer(ApiModel):
-    """``GET /api/v1/graph/column-lineage``."""
-
-    root: str
-    at: Time | None
-    nodes: list[ColumnNode]
-    edges: list[ColumnEdge]
-    truncated: bool
-
-
-class ImpactItem(ApiModel):
-    """Something downstream of the root, with the path that reaches it (root first)."""
-
-    id: str
-    type: ItemType
-    namespace: str = Field(description="For a field: its dataset's")
-    name: str = Field(description="For a field: its dataset's")
-    field: str | None
-    depth: int
-    path: list[str]
-
-
-class ImpactSummary(ApiModel):
-    datasets: int
-    jobs: int
-    fields: int
-
-
-class ImpactAnswer(ApiModel):
-    """``GET /api/v1/graph/impact`` (``format=json``)."""
-
-    root: str
-    at: Time | None
-    truncated: bool
-    items: list[ImpactItem]
-    summary: ImpactSummary
-
-
-class Version(ApiModel):
-    """A version of a dataset or job, valid over ``[validFrom, validTo)`` in event time."""
-
-    version: str
-    validFrom: Time
-    validTo: Time | None
-    runId: str | None
-    fields: list[SchemaField] = Field(description="Datasets: the schema of this version; jobs: empty")
-    facets: Facets
-    changes: list[VersionChange]
-    inputs: list[str] | None = Field(None, description="Jobs: the datasets this version reads (ids); datasets: null")
-    outputs: list[str] | None = Field(None, description="Jobs: the datasets this version writes (ids); datasets: null")
-
-
-class DatasetDetails(Node):
+# The two deliberate narrowings of a record: GraphReader.node types a dataset's and a job's details with
+# Node's ``type`` and ``kind``, and the document says what each one always holds. A TypedDict key is
+# invariant for mypy (it could be written through the base type), hence the ignores; pydantic reads the
+# subclass's annotation, so the schema is the narrower one.
+@api_shape
+class DatasetDetails(answers.DatasetDetails):
     """``GET /api/v1/graph/node`` for a dataset."""
 
-    type: Literal["DATASET"]
-    kind: DatasetKind
-    facets: Facets
-    currentVersion: Version
-    producers: list[str]
-    consumers: list[str]
-    createdAt: Time
+    type: Literal["DATASET"]  # type: ignore[misc]
+    kind: DatasetKind  # type: ignore[misc]
 
 
-class JobDetails(Node):
+@api_shape
+class JobDetails(answers.JobDetails):
     """``GET /api/v1/graph/node`` for a job."""
 
-    type: Literal["JOB"]
-    kind: None
-    facets: Facets
-    currentVersion: Version
-    inputs: list[str]
-    outputs: list[str]
-    parent: str | None
-    children: list[str] = Field(description="Jobs whose parent (at the asked moment) is this job")
-    createdAt: Time
-
-
-class Run(ApiModel):
-    """A run of a job (never versioned: a fact)."""
-
-    runId: str
-    job: str
-    state: RunState
-    startedAt: Time
-    endedAt: Time | None
-    durationMs: int | None
-    errorMessage: str | None
-    stackTrace: str | None
-    parentRunId: str | None
-    parentJob: str | None
-    facets: Facets
-    inputs: list[str]
-    outputs: list[str]
+    type: Literal["JOB"]  # type: ignore[misc]
+    kind: None  # type: ignore[misc]
 
 
 class NodeDetails(RootModel[DatasetDetails | JobDetails | Run]):
     """``GET /api/v1/graph/node``: a dataset, a job, or a run (``run:<id>``)."""
-
-
-class FieldAdded(ApiModel):
-    field: str = Field(description="Dotted for nested fields (``address.city``)")
-    type: str | None
-    nullable: bool | None = Field(description="From the ``headwater_columns`` facet; null when not reported")
-
-
-class FieldTypeChange(ApiModel):
-    field: str
-    fromType: str | None
-    toType: str | None
-
-
-class FieldNullabilityChange(ApiModel):
-    field: str
-    fromNullable: bool
-    toNullable: bool
-
-
-class SchemaChanges(ApiModel):
-    """What a dataset version's schema changed versus the version before it."""
-
-    added: list[FieldAdded]
-    removed: list[FieldAdded]
-    typeChanged: list[FieldTypeChange]
-    nullabilityChanged: list[FieldNullabilityChange]
-
-
-class MadeBy(ApiModel):
-    """The run whose event made a version (a crawler run, a Spark run, a SQL statement...) and its job."""
-
-    runId: str
-    job: str
-    jobNamespace: str
-    jobName: str
-    jobType: str | None
-    state: RunState
-    startedAt: Time
-    endedAt: Time | None
-
-
-class DatasetHistoryVersion(Version):
-    """A dataset's version in its history: the schema diff with the version before and the run that made it."""
-
-    schemaChanges: SchemaChanges | None = Field(description="Null for the first (oldest) version")
-    madeBy: MadeBy | None = Field(description="Null when no run made it (a DatasetEvent) or the run is unknown")
-
-
-class HistoryAnswer(ApiModel):
-    """``GET /api/v1/graph/history``: newest first (datasets: with schema diffs and the runs that made them)."""
-
-    versions: list[DatasetHistoryVersion | Version]
-
-
-class RunsAnswer(ApiModel):
-    """``GET /api/v1/graph/runs``: newest first; ``total`` counts every run, not just this page."""
-
-    runs: list[Run]
-    total: int
-
-
-class SearchResult(ApiModel):
-    id: str
-    type: ItemType
-    namespace: str
-    name: str
-    field: str | None
-    kind: DatasetKind | None = Field(description="The dataset's kind (a field's: its dataset's); null for jobs")
-    updatedAt: Time
-
-
-class SearchAnswer(ApiModel):
-    """``GET /api/v1/graph/search``: best matches first."""
-
-    results: list[SearchResult]
-
-
-class ColumnRef(ApiModel):
-    dataset: str
-    field: str
-    type: str | None
-
-
-class ColumnTypeChange(ApiModel):
-    dataset: str
-    field: str
-    fromType: str | None
-    toType: str | None
-
-
-class NodeChanges(ApiModel):
-    added: list[GraphNode]
-    removed: list[GraphNode]
-
-
-class EdgeChanges(ApiModel):
-    added: list[GraphEdge]
-    removed: list[GraphEdge]
-
-
-class ColumnChanges(ApiModel):
-    added: list[ColumnRef]
-    removed: list[ColumnRef]
-    changed: list[ColumnTypeChange]
-
-
-class ColumnEdgeChanges(ApiModel):
-    added: list[ColumnEdge]
-    removed: list[ColumnEdge]
-
-
-class CompareAnswer(ApiModel):
-    """``GET /api/v1/graph/compare``: what changed around the node between ``from`` and ``to``."""
-
-    from_: Time = Field(alias="from")
-    to: Time
-    root: str
-    nodes: NodeChanges
-    edges: EdgeChanges
-    columns: ColumnChanges
-    columnEdges: ColumnEdgeChanges
-
-
-class NamespaceSummary(ApiModel):
-    name: str
-    datasets: int
-    jobs: int
-    updatedAt: Time
-
-
-class NamespacesAnswer(ApiModel):
-    """``GET /api/v1/graph/namespaces``."""
-
-    namespaces: list[NamespaceSummary]
-
-
-class NodePage(ApiModel):
-    """``GET /api/v1/graph/datasets`` and ``/jobs``: one page; ``total`` counts them all."""
-
-    items: list[Node]
-    total: int
-
-
-class RecentAnswer(ApiModel):
-    """``GET /api/v1/graph/recent``: most recently updated first."""
-
-    items: list[Node]
 
 
 # --- raw events -------------------------------------------------------------------------------

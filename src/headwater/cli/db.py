@@ -18,18 +18,22 @@ def _url(db: str | None) -> str:
     return load_settings({"db": db}).db_url
 
 
+# every subcommand's store: the same option, one definition
+_DB = click.option(
+    "--db",
+    "db",
+    default=None,
+    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
+)
+
+
 @click.group("db")
 def command() -> None:
     """Manage the store: schema migrations, graph rebuilds, backups, compaction of the log."""
 
 
 @command.command("upgrade")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def upgrade_command(db: str | None) -> None:
     """Migrate the store's schema to the newest version."""
     url = _url(db)
@@ -52,12 +56,7 @@ def upgrade_command(db: str | None) -> None:
 
 
 @command.command("rebuild")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def rebuild_command(db: str | None) -> None:
     """Re-derive the whole lineage graph from the event log."""
     try:
@@ -70,12 +69,7 @@ def rebuild_command(db: str | None) -> None:
 
 
 @command.command("retry-failed")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def retry_failed_command(db: str | None) -> None:
     """Derive again the events the projector recorded as failed (after upgrading to a fixed version).
 
@@ -97,12 +91,7 @@ def retry_failed_command(db: str | None) -> None:
 
 
 @command.command("status")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def status_command(db: str | None) -> None:
     """Projection lag and the events that could not be derived (what GET /api/v1/status answers)."""
     try:
@@ -131,12 +120,7 @@ def _before(text: str) -> datetime:
 
 @command.command("prune")
 @click.option("--before", "before", required=True, help="Event time (ISO 8601; no zone: UTC): prune history before it.")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def prune_command(before: str, db: str | None) -> None:
     """Remove raw events and run history older than --before; keep the graph's current state.
 
@@ -160,12 +144,7 @@ def prune_command(before: str, db: str | None) -> None:
 
 @command.command("backup")
 @click.argument("target", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def backup_command(target: Path, db: str | None) -> None:
     """Copy the store to TARGET while servers run (online).
 
@@ -191,12 +170,7 @@ def backup_command(target: Path, db: str | None) -> None:
 @click.option("--batch", default=500, show_default=True, help="Rows rewritten per transaction (appends wait for one).")
 @click.option("--no-train", "no_train", is_flag=True, help="Use the newest dictionary as it is; train no new one.")
 @click.option("--vacuum", is_flag=True, help="Then give the freed space back (SQLite: VACUUM of the log's file).")
-@click.option(
-    "--db",
-    "db",
-    default=None,
-    help="Store URL (sqlite:///path or postgresql://...). Default: HEADWATER_DB or the data dir.",
-)
+@_DB
 def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) -> None:
     """Train a zstd dictionary on the newest events and recompress the log with it.
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Protocol, cast
+from typing import Protocol, Unpack, cast
 
 import sqlalchemy as sa
 
@@ -56,12 +56,14 @@ from headwater.graph.answers import (
     UpstreamStep,
 )
 from headwater.graph.common import NodeNotFound, absent, require_node
+from headwater.graph.lineage import LineageOptions, TraversalOptions
 from headwater.graph.visibility import ADMIN, ANONYMOUS, NOTHING, Hidden, Redactor, Viewer, hidden_for
 from headwater.model.changes import Change
 from headwater.model.jsontypes import Facets
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import to_micros
 from headwater.store import eventlog
+from headwater.store.eventlog import EventQuery
 from headwater.store.schema import datasets as datasets_table
 from headwater.store.types import StoredEvent
 
@@ -130,52 +132,23 @@ class GraphReader:
         with self._connect() as conn:
             return self._policy(conn).hidden
 
-    def lineage(
-        self,
-        node: NodeRef,
-        *,
-        direction: str = "both",
-        depth: int = 2,
-        datasets_only: bool = False,
-        columns: bool = False,
-        at: datetime | None = None,
-        max_nodes: int = 5000,
-        collapse_jobs: bool = False,
-    ) -> LineageAnswer:
+    def lineage(self, node: NodeRef, **options: Unpack[LineageOptions]) -> LineageAnswer:
+        """:func:`headwater.graph.lineage.lineage` (its options and defaults) as this reader's viewer sees it."""
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
-                answer = lineage.lineage(
-                    conn,
-                    node,
-                    direction=direction,
-                    depth=depth,
-                    datasets_only=datasets_only,
-                    columns=columns,
-                    at=at,
-                    max_nodes=max_nodes,
-                    collapse_jobs=collapse_jobs,
-                )
+                answer = lineage.lineage(conn, node, **options)
             if not policy.hidden:
                 return answer
             policy.check_root(node)
             return policy.lineage(answer)
 
-    def column_lineage(
-        self,
-        node: NodeRef,
-        *,
-        direction: str = "both",
-        depth: int = 10,
-        at: datetime | None = None,
-        max_nodes: int = 5000,
-    ) -> ColumnLineageAnswer:
+    def column_lineage(self, node: NodeRef, **options: Unpack[TraversalOptions]) -> ColumnLineageAnswer:
+        """:func:`headwater.graph.columns.column_lineage` (its options and defaults) as this reader's viewer sees it."""
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
-                answer = columns.column_lineage(
-                    conn, node, direction=direction, depth=depth, at=at, max_nodes=max_nodes
-                )
+                answer = columns.column_lineage(conn, node, **options)
             policy.check_root(node)
             return policy.column_lineage(answer) if policy.hidden else answer
 
@@ -349,12 +322,12 @@ class GraphReader:
     def datasets(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.datasets
-            return listing.dataset_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
+            return listing.node_list(conn, "dataset", namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def jobs(self, *, namespace: str | None = None, limit: int = 100, offset: int = 0) -> NodePage:
         with self._connect() as conn:
             hidden = self._policy(conn).hidden.jobs
-            return listing.job_list(conn, namespace=namespace, limit=limit, offset=offset, exclude=hidden)
+            return listing.node_list(conn, "job", namespace=namespace, limit=limit, offset=offset, exclude=hidden)
 
     def datasets_known(self, ids: Sequence[str]) -> set[str]:
         """Which of these dataset ids the graph holds, as the viewer sees it (a hidden dataset is not held)."""
@@ -369,31 +342,16 @@ class GraphReader:
 
     # --- the event log, through the same policy --------------------------------------------------
 
-    def events(
-        self,
-        *,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        node: NodeRef | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> tuple[list[StoredEvent], str | None]:
-        """Raw events newest first (the store's cursor paging), without those naming a hidden node: a page
-        may hold fewer than ``limit`` events while ``nextCursor`` says more follow. ``node`` hidden: no events."""
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+    def events(self, **query: Unpack[EventQuery]) -> tuple[list[StoredEvent], str | None]:
+        """Raw events newest first (the store's cursor paging, :func:`headwater.store.eventlog.list_events`),
+        without those naming a hidden node: a page may hold fewer than ``limit`` events while ``nextCursor``
+        says more follow. ``node`` hidden: no events."""
+        node = query.get("node")
         with self._connect() as conn:
             policy = self._policy(conn)
             if node is not None and (policy.hidden.hides(node.id) or policy.hidden.hides(node.dataset.id)):
                 return [], None  # as for a node that does not exist: no events
-            found, next_cursor = eventlog.list_events(
-                conn,
-                since=None if since is None else to_micros(since),
-                until=None if until is None else to_micros(until),
-                node=node,
-                limit=limit,
-                cursor=cursor,
-            )
+            found, next_cursor = eventlog.list_events(conn, **query)
             if policy.hidden:
                 found = [e for e in found if not policy.event_hidden(json.loads(e.raw))]
             return found, next_cursor

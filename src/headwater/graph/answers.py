@@ -2,9 +2,10 @@
 
 Each :class:`~headwater.graph.GraphReader` answer is one of these ``TypedDict`` records: plain dicts
 at run time (no cost, and the bytes the API writes are those dicts encoded), checked by mypy where
-they are built and read. The API's response models (``headwater.api.models``) describe the same
-shapes for OpenAPI; tests/api/test_answer_records.py holds each model equal to its record field by
-field (names, requiredness and JSON schema), so the two cannot drift apart.
+they are built and read. The same records are the API's response models (``headwater.api.models``
+re-exports them; pydantic reads a ``TypedDict`` as a model): a record's docstring is its schema's
+description in ``/openapi.json``, ``Annotated[T, Field(description=...)]`` a key's, and
+:data:`api_shape` closes it (``additionalProperties: false``), so each key is declared here only.
 
 Keys are the API's (camelCase). A key whose value may be absent is ``X | None`` (always present);
 ``NotRequired`` marks the few keys only some answers carry.
@@ -12,13 +13,19 @@ Keys are the API's (camelCase). A key whose value may be absent is ``X | None`` 
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired
+from typing import Annotated, Literal, NotRequired
 
-# typing_extensions' TypedDict: pydantic reads these records (tests, the API's schema checks) and on Python
+# pydantic only as annotations read when the API builds its schema: nothing here validates at run time
+from pydantic import ConfigDict, Field, with_config
+
+# typing_extensions' TypedDict: pydantic reads these records (the API's schema, tests) and on Python
 # 3.11 it needs this one to see NotRequired keys and the records' own annotations
 from typing_extensions import TypedDict
 
 from headwater.model.jsontypes import Facets
+
+api_shape = with_config(ConfigDict(extra="forbid"))
+"""Decorates each record the API documents: pydantic's schema of it forbids undeclared keys."""
 
 NodeType = Literal["DATASET", "JOB", "RESTRICTED"]
 """RESTRICTED: a node the reader may not see, on a path it may (docs/catalog.md, "Visibility"): no name, no columns."""
@@ -33,20 +40,29 @@ Time = str
 # --- nodes ------------------------------------------------------------------------------------
 
 
+@api_shape
 class SchemaField(TypedDict):
+    """A column of a dataset's schema facet; ``fields`` holds the nested columns of a struct."""
+
     name: str
     type: str | None
     description: str | None
     fields: list[SchemaField]
 
 
+@api_shape
 class JobType(TypedDict):
+    """The job's ``jobType`` facet."""
+
     integration: str | None
     processingType: str | None
     jobType: str | None
 
 
+@api_shape
 class LatestRun(TypedDict):
+    """The job's latest run (as of ``at``); ``RUNNING`` when it had not ended by then."""
+
     runId: str
     state: RunState
     startedAt: Time
@@ -54,8 +70,14 @@ class LatestRun(TypedDict):
     durationMs: int | None
 
 
+@api_shape
 class Node(TypedDict):
-    id: str
+    """A dataset or a job (docs/api.md, "Node"). Datasets have ``kind`` and ``fields``; jobs have
+    ``jobType`` and ``latestRun`` (``kind`` null, ``fields`` empty). A ``RESTRICTED`` node (hidden from the
+    reader by the catalog) has the id ``dataset:restricted://hidden:<n>`` or ``job:restricted://hidden:<n>``,
+    empty ``namespace``, ``name`` and ``fields`` and a null ``updatedAt``."""
+
+    id: Annotated[str, Field(description="dataset:<ns>:<name> or job:<ns>:<name>")]
     type: NodeType
     namespace: str
     name: str
@@ -63,18 +85,27 @@ class Node(TypedDict):
     fields: list[SchemaField]
     jobType: JobType | None
     latestRun: LatestRun | None
-    updatedAt: Time | None
+    updatedAt: Annotated[Time | None, Field(description="Null only for a RESTRICTED node")]
     deleted: bool
 
 
+@api_shape
 class GraphNode(Node):
-    level: int
+    """A node of a graph answer: its place relative to the root and whether edges go beyond the answer."""
+
+    level: Annotated[int, Field(description="Hops from the root; negative = upstream")]
     hasMoreUpstream: bool
     hasMoreDownstream: bool
-    children: NotRequired[list[str] | None]
+    children: NotRequired[
+        Annotated[list[str] | None, Field(description="collapseJobs=true: the child jobs this parent job stands for")]
+    ]
 
 
+@api_shape
 class GraphEdge(TypedDict):
+    """``INPUT`` dataset → job, ``OUTPUT`` job → dataset, ``DERIVED`` dataset → dataset (datasetsOnly; ``via`` lists the
+    jobs). With collapseJobs, ``via`` of an edge lifted to a parent job lists the child jobs it stands for."""
+
     id: str
     source: str
     target: str
@@ -82,16 +113,24 @@ class GraphEdge(TypedDict):
     via: list[str]
 
 
+@api_shape
 class Transformation(TypedDict):
-    type: str
-    subtype: str | None
+    """How a column edge's target is made from its source (the columnLineage facet)."""
+
+    type: Annotated[str, Field(description="DIRECT | INDIRECT")]
+    subtype: Annotated[
+        str | None, Field(description="IDENTITY, TRANSFORMATION, AGGREGATION, JOIN, FILTER, GROUP_BY, ...")
+    ]
     description: str | None
     masking: bool
 
 
+@api_shape
 class ColumnEdge(TypedDict):
-    source: str
-    target: str
+    """A column-level edge; a ``target`` that is a dataset id is a dataset-level (INDIRECT) dependency."""
+
+    source: Annotated[str, Field(description="datasetField:<ns>:<name>:<field>")]
+    target: Annotated[str, Field(description="datasetField:... or dataset:...")]
     job: str
     transformations: list[Transformation]
 
@@ -99,18 +138,24 @@ class ColumnEdge(TypedDict):
 # --- graph answers ----------------------------------------------------------------------------
 
 
+@api_shape
 class LineageAnswer(TypedDict):
+    """``GET /api/v1/graph/lineage``."""
+
     root: str
     at: Time | None
     depth: int
     truncated: bool
     nodes: list[GraphNode]
     edges: list[GraphEdge]
-    columnEdges: list[ColumnEdge]
+    columnEdges: Annotated[list[ColumnEdge], Field(description="Empty unless columns=true")]
 
 
+@api_shape
 class ColumnNode(TypedDict):
-    id: str
+    """One column of a column-lineage answer."""
+
+    id: Annotated[str, Field(description="datasetField:<ns>:<name>:<field>")]
     dataset: str
     namespace: str
     name: str
@@ -119,7 +164,10 @@ class ColumnNode(TypedDict):
     level: int
 
 
+@api_shape
 class ColumnLineageAnswer(TypedDict):
+    """``GET /api/v1/graph/column-lineage``."""
+
     root: str
     at: Time | None
     nodes: list[ColumnNode]
@@ -127,23 +175,30 @@ class ColumnLineageAnswer(TypedDict):
     truncated: bool
 
 
+@api_shape
 class ImpactItem(TypedDict):
+    """Something downstream of the root, with the path that reaches it (root first)."""
+
     id: str
     type: ItemType
-    namespace: str
-    name: str
+    namespace: Annotated[str, Field(description="For a field: its dataset's")]
+    name: Annotated[str, Field(description="For a field: its dataset's")]
     field: str | None
     depth: int
     path: list[str]
 
 
+@api_shape
 class ImpactSummary(TypedDict):
     datasets: int
     jobs: int
     fields: int
 
 
+@api_shape
 class ImpactAnswer(TypedDict):
+    """``GET /api/v1/graph/impact`` (``format=json``)."""
+
     root: str
     at: Time | None
     truncated: bool
@@ -151,19 +206,29 @@ class ImpactAnswer(TypedDict):
     summary: ImpactSummary
 
 
+@api_shape
 class Version(TypedDict):
+    """A version of a dataset or job, valid over ``[validFrom, validTo)`` in event time."""
+
     version: str
     validFrom: Time
     validTo: Time | None
     runId: str | None
-    fields: list[SchemaField]
+    fields: Annotated[list[SchemaField], Field(description="Datasets: the schema of this version; jobs: empty")]
     facets: Facets
     changes: list[VersionChange]
-    inputs: NotRequired[list[str] | None]
-    outputs: NotRequired[list[str] | None]
+    inputs: NotRequired[
+        Annotated[list[str] | None, Field(description="Jobs: the datasets this version reads (ids); datasets: null")]
+    ]
+    outputs: NotRequired[
+        Annotated[list[str] | None, Field(description="Jobs: the datasets this version writes (ids); datasets: null")]
+    ]
 
 
+@api_shape
 class DatasetDetails(Node):
+    """A dataset's details (the API narrows ``type`` and ``kind``: headwater.api.models)."""
+
     facets: Facets
     currentVersion: Version
     producers: list[str]
@@ -171,17 +236,23 @@ class DatasetDetails(Node):
     createdAt: Time
 
 
+@api_shape
 class JobDetails(Node):
+    """A job's details (the API narrows ``type`` and ``kind``: headwater.api.models)."""
+
     facets: Facets
     currentVersion: Version
     inputs: list[str]
     outputs: list[str]
     parent: str | None
-    children: list[str]
+    children: Annotated[list[str], Field(description="Jobs whose parent (at the asked moment) is this job")]
     createdAt: Time
 
 
+@api_shape
 class Run(TypedDict):
+    """A run of a job (never versioned: a fact)."""
+
     runId: str
     job: str
     state: RunState
@@ -200,32 +271,41 @@ class Run(TypedDict):
 NodeDetails = DatasetDetails | JobDetails | Run
 
 
+@api_shape
 class FieldAdded(TypedDict):
-    field: str
+    field: Annotated[str, Field(description="Dotted for nested fields (``address.city``)")]
     type: str | None
-    nullable: bool | None
+    nullable: Annotated[bool | None, Field(description="From the ``headwater_columns`` facet; null when not reported")]
 
 
+@api_shape
 class FieldTypeChange(TypedDict):
     field: str
     fromType: str | None
     toType: str | None
 
 
+@api_shape
 class FieldNullabilityChange(TypedDict):
     field: str
     fromNullable: bool
     toNullable: bool
 
 
+@api_shape
 class SchemaChanges(TypedDict):
+    """What a dataset version's schema changed versus the version before it."""
+
     added: list[FieldAdded]
     removed: list[FieldAdded]
     typeChanged: list[FieldTypeChange]
     nullabilityChanged: list[FieldNullabilityChange]
 
 
+@api_shape
 class MadeBy(TypedDict):
+    """The run whose event made a version (a crawler run, a Spark run, a SQL statement...) and its job."""
+
     runId: str
     job: str
     jobNamespace: str
@@ -236,40 +316,59 @@ class MadeBy(TypedDict):
     endedAt: Time | None
 
 
+@api_shape
 class DatasetHistoryVersion(Version):
-    schemaChanges: SchemaChanges | None
-    madeBy: MadeBy | None
+    """A dataset's version in its history: the schema diff with the version before and the run that made it."""
+
+    schemaChanges: Annotated[SchemaChanges | None, Field(description="Null for the first (oldest) version")]
+    madeBy: Annotated[
+        MadeBy | None, Field(description="Null when no run made it (a DatasetEvent) or the run is unknown")
+    ]
 
 
+@api_shape
 class HistoryAnswer(TypedDict):
+    """``GET /api/v1/graph/history``: newest first (datasets: with schema diffs and the runs that made them)."""
+
     versions: list[DatasetHistoryVersion | Version]
 
 
+@api_shape
 class RunsAnswer(TypedDict):
+    """``GET /api/v1/graph/runs``: newest first; ``total`` counts every run, not just this page."""
+
     runs: list[Run]
     total: int
 
 
+@api_shape
 class SearchResult(TypedDict):
     id: str
     type: ItemType
     namespace: str
     name: str
     field: str | None
-    kind: DatasetKind | None
+    kind: Annotated[
+        DatasetKind | None, Field(description="The dataset's kind (a field's: its dataset's); null for jobs")
+    ]
     updatedAt: Time
 
 
+@api_shape
 class SearchAnswer(TypedDict):
+    """``GET /api/v1/graph/search``: best matches first."""
+
     results: list[SearchResult]
 
 
+@api_shape
 class ColumnRef(TypedDict):
     dataset: str
     field: str
     type: str | None
 
 
+@api_shape
 class ColumnTypeChange(TypedDict):
     dataset: str
     field: str
@@ -277,22 +376,26 @@ class ColumnTypeChange(TypedDict):
     toType: str | None
 
 
+@api_shape
 class NodeChanges(TypedDict):
     added: list[GraphNode]
     removed: list[GraphNode]
 
 
+@api_shape
 class EdgeChanges(TypedDict):
     added: list[GraphEdge]
     removed: list[GraphEdge]
 
 
+@api_shape
 class ColumnChanges(TypedDict):
     added: list[ColumnRef]
     removed: list[ColumnRef]
     changed: list[ColumnTypeChange]
 
 
+@api_shape
 class ColumnEdgeChanges(TypedDict):
     added: list[ColumnEdge]
     removed: list[ColumnEdge]
@@ -311,8 +414,11 @@ CompareAnswer = TypedDict(
         "columnEdges": ColumnEdgeChanges,
     },
 )
+CompareAnswer.__doc__ = "``GET /api/v1/graph/compare``: what changed around the node between ``from`` and ``to``."
+api_shape(CompareAnswer)
 
 
+@api_shape
 class NamespaceSummary(TypedDict):
     name: str
     datasets: int
@@ -320,16 +426,25 @@ class NamespaceSummary(TypedDict):
     updatedAt: Time
 
 
+@api_shape
 class NamespacesAnswer(TypedDict):
+    """``GET /api/v1/graph/namespaces``."""
+
     namespaces: list[NamespaceSummary]
 
 
+@api_shape
 class NodePage(TypedDict):
+    """``GET /api/v1/graph/datasets`` and ``/jobs``: one page; ``total`` counts them all."""
+
     items: list[Node]
     total: int
 
 
+@api_shape
 class RecentAnswer(TypedDict):
+    """``GET /api/v1/graph/recent``: most recently updated first."""
+
     items: list[Node]
 
 

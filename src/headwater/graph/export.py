@@ -30,17 +30,7 @@ import sqlalchemy as sa
 from headwater.graph.common import chunks, field_id
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB, RUN, NodeRef, parse_node_id, run_node_id
-from headwater.store.schema import (
-    column_edges,
-    dataset_fields,
-    dataset_versions,
-    datasets,
-    edges,
-    job_versions,
-    jobs,
-    observations,
-    runs,
-)
+from headwater.store import schema
 from headwater.store.types import Row, Select
 from headwater.store.watermark import projected_seq
 
@@ -133,11 +123,11 @@ def _rows(conn: sa.Connection, query: Select, column: sa.ColumnElement[str], ids
 
 def namespace_scope(conn: sa.Connection, namespace: str) -> Scope:
     """The datasets and jobs of ``namespace`` and their direct neighbours (at any time)."""
-    ds = set(conn.scalars(sa.select(datasets.c.id).where(datasets.c.namespace == namespace)))
-    jb = set(conn.scalars(sa.select(jobs.c.id).where(jobs.c.namespace == namespace)))
-    for row in _rows(conn, sa.select(edges.c.job, edges.c.dataset), edges.c.job, jb):
+    ds = set(conn.scalars(sa.select(schema.datasets.c.id).where(schema.datasets.c.namespace == namespace)))
+    jb = set(conn.scalars(sa.select(schema.jobs.c.id).where(schema.jobs.c.namespace == namespace)))
+    for row in _rows(conn, sa.select(schema.edges.c.job, schema.edges.c.dataset), schema.edges.c.job, jb):
         ds.add(str(row.dataset))
-    for row in _rows(conn, sa.select(edges.c.job, edges.c.dataset), edges.c.dataset, ds):
+    for row in _rows(conn, sa.select(schema.edges.c.job, schema.edges.c.dataset), schema.edges.c.dataset, ds):
         jb.add(str(row.job))
     return Scope(frozenset(ds), frozenset(jb))
 
@@ -147,11 +137,11 @@ def reachable_scope(conn: sa.Connection, node: NodeRef) -> Scope:
     through edges valid at any time. :class:`LookupError` when the node is not in the graph."""
     root = node.dataset if node.type == "datasetField" else node
     if root.type == "run":
-        job = conn.scalar(sa.select(runs.c.job).where(runs.c.run_id == root.name))
+        job = conn.scalar(sa.select(schema.runs.c.job).where(schema.runs.c.run_id == root.name))
         if job is None:
             raise LookupError(f"run {root.name!r} not found")
         root = parse_node_id(str(job))
-    table, key = (datasets, datasets.c.id) if root.type == "dataset" else (jobs, jobs.c.id)
+    table, key = (schema.datasets, schema.datasets.c.id) if root.type == "dataset" else (schema.jobs, schema.jobs.c.id)
     if conn.scalar(sa.select(sa.func.count()).select_from(table).where(key == root.id)) == 0:
         raise LookupError(f"{root.type} {root.id!r} not found")
     found: set[str] = {root.id}
@@ -164,10 +154,10 @@ def reachable_scope(conn: sa.Connection, node: NodeRef) -> Scope:
             job_front = {n for n in frontier if n.startswith(JOB)}
             nxt: set[str] = set()
             ds_dir, job_dir = ("OUTPUT", "INPUT") if toward_inputs else ("INPUT", "OUTPUT")
-            query = sa.select(edges.c.job, edges.c.dataset)
-            for row in _rows(conn, query.where(edges.c.direction == ds_dir), edges.c.dataset, ds_front):
+            query = sa.select(schema.edges.c.job, schema.edges.c.dataset)
+            for row in _rows(conn, query.where(schema.edges.c.direction == ds_dir), schema.edges.c.dataset, ds_front):
                 nxt.add(str(row.job))
-            for row in _rows(conn, query.where(edges.c.direction == job_dir), edges.c.job, job_front):
+            for row in _rows(conn, query.where(schema.edges.c.direction == job_dir), schema.edges.c.job, job_front):
                 nxt.add(str(row.dataset))
             frontier = nxt - seen
             seen |= frontier
@@ -185,14 +175,14 @@ def touched_since(conn: sa.Connection, seq: int, until: int) -> Scope:
     (their derived rows may have changed), as an incident scope; a run's job is in it too."""
     nodes = set(
         conn.scalars(
-            sa.select(observations.c.node)
-            .where(observations.c.event_seq > seq, observations.c.event_seq <= until)
+            sa.select(schema.observations.c.node)
+            .where(schema.observations.c.event_seq > seq, schema.observations.c.event_seq <= until)
             .distinct()
         )
     )
     run_ids = frozenset(parse_node_id(n).name for n in nodes if n.startswith(RUN))
     jb = {n for n in nodes if n.startswith(JOB)}
-    for row in _rows(conn, sa.select(runs.c.job), runs.c.run_id, run_ids):
+    for row in _rows(conn, sa.select(schema.runs.c.job), schema.runs.c.run_id, run_ids):
         jb.add(str(row.job))
     return Scope(frozenset(n for n in nodes if n.startswith(DATASET)), frozenset(jb), run_ids, incident=True)
 
@@ -220,17 +210,17 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     for row in _rows(
         conn,
         sa.select(
-            dataset_versions.c.dataset,
-            dataset_versions.c.valid_from,
-            dataset_versions.c.valid_to,
-            dataset_versions.c.deleted,
+            schema.dataset_versions.c.dataset,
+            schema.dataset_versions.c.valid_from,
+            schema.dataset_versions.c.valid_to,
+            schema.dataset_versions.c.deleted,
         ),
-        dataset_versions.c.dataset,
+        schema.dataset_versions.c.dataset,
         ds_ids,
     ):
         versions.setdefault(str(row.dataset), []).append(row)
     exported_ds: set[str] = set()
-    for row in _rows(conn, sa.select(datasets), datasets.c.id, ds_ids):
+    for row in _rows(conn, sa.select(schema.datasets), schema.datasets.c.id, ds_ids):
         rows = sorted(versions.get(row.id, []), key=lambda v: int(v.valid_from))
         start = int(rows[0].valid_from) if rows else int(row.created_at)
         end = int(rows[-1].valid_from) if rows and rows[-1].deleted else None
@@ -244,7 +234,7 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
         )
 
     # columns: from the schema versions and from the ends of column edges
-    field_rows = _rows(conn, sa.select(dataset_fields), dataset_fields.c.dataset, ds_ids)
+    field_rows = _rows(conn, sa.select(schema.dataset_fields), schema.dataset_fields.c.dataset, ds_ids)
     col_edges = _column_edges(conn, scope)
     spans: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
     types: dict[tuple[str, str], tuple[int, str | None]] = {}
@@ -284,14 +274,14 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
     job_starts: dict[str, int] = {}
     for row in _rows(
         conn,
-        sa.select(job_versions.c.job, sa.func.min(job_versions.c.valid_from).label("start")).group_by(
-            job_versions.c.job
+        sa.select(schema.job_versions.c.job, sa.func.min(schema.job_versions.c.valid_from).label("start")).group_by(
+            schema.job_versions.c.job
         ),
-        job_versions.c.job,
+        schema.job_versions.c.job,
         job_ids,
     ):
         job_starts[str(row.job)] = int(row.start)
-    job_rows = _rows(conn, sa.select(jobs), jobs.c.id, job_ids)
+    job_rows = _rows(conn, sa.select(schema.jobs), schema.jobs.c.id, job_ids)
     exported_jobs: set[str] = set()
     for row in job_rows:
         exported_jobs.add(row.id)
@@ -305,10 +295,15 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
 
     # runs: facts, valid while they ran
     run_query = sa.select(
-        runs.c.run_id, runs.c.job, runs.c.state, runs.c.started_at, runs.c.ended_at, runs.c.parent_run_id
+        schema.runs.c.run_id,
+        schema.runs.c.job,
+        schema.runs.c.state,
+        schema.runs.c.started_at,
+        schema.runs.c.ended_at,
+        schema.runs.c.parent_run_id,
     )
-    run_rows = {str(r.run_id): r for r in _rows(conn, run_query, runs.c.job, job_ids)}
-    for r in _rows(conn, run_query, runs.c.run_id, scope.runs):
+    run_rows = {str(r.run_id): r for r in _rows(conn, run_query, schema.runs.c.job, job_ids)}
+    for r in _rows(conn, run_query, schema.runs.c.run_id, scope.runs):
         run_rows[str(r.run_id)] = r
     for run_id in sorted(run_rows):
         r = run_rows[run_id]
@@ -326,12 +321,12 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
         return (a in a_known or b in b_known) if scope.incident else (a in a_known and b in b_known)
 
     # dataset <-> job edges
-    edge_query = sa.select(edges)
+    edge_query = sa.select(schema.edges)
     edge_rows = {
-        (r.job, r.dataset, r.direction, r.valid_from): r for r in _rows(conn, edge_query, edges.c.job, job_ids)
+        (r.job, r.dataset, r.direction, r.valid_from): r for r in _rows(conn, edge_query, schema.edges.c.job, job_ids)
     }
     if not every and scope.incident:
-        for r in _rows(conn, edge_query, edges.c.dataset, ds_ids):
+        for r in _rows(conn, edge_query, schema.edges.c.dataset, ds_ids):
             edge_rows[(r.job, r.dataset, r.direction, r.valid_from)] = r
     for edge_key in sorted(edge_rows, key=repr):
         r = edge_rows[edge_key]
@@ -400,13 +395,13 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
 
 
 def _column_edges(conn: sa.Connection, scope: Scope) -> list[Row]:
-    query = sa.select(column_edges)
+    query = sa.select(schema.column_edges)
     if scope.everything:
         rows = list(conn.execute(query))
     else:
-        found = {tuple(r): r for r in _rows(conn, query, column_edges.c.job, scope.jobs)}
+        found = {tuple(r): r for r in _rows(conn, query, schema.column_edges.c.job, scope.jobs)}
         if scope.incident:
-            for col in (column_edges.c.src_dataset, column_edges.c.dst_dataset):
+            for col in (schema.column_edges.c.src_dataset, schema.column_edges.c.dst_dataset):
                 for r in _rows(conn, query, col, scope.datasets):
                     found[tuple(r)] = r
         rows = list(found.values())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import TypedDict
 
 import sqlalchemy as sa
 
@@ -97,6 +98,24 @@ def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) 
     rows = select_in(conn, query, column_edges.c.src_dataset, datasets)
     shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
     return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
+
+
+class TraversalOptions(TypedDict, total=False):
+    """The options :func:`lineage` and :func:`headwater.graph.columns.column_lineage` both take (each function's
+    defaults apply to those left out), for those who pass them on."""
+
+    direction: str
+    depth: int
+    at: datetime | None
+    max_nodes: int
+
+
+class LineageOptions(TraversalOptions, total=False):
+    """The options of :func:`lineage`: a traversal's, and what it shows."""
+
+    datasets_only: bool
+    columns: bool
+    collapse_jobs: bool
 
 
 def lineage(

@@ -7,6 +7,7 @@ graph/visibility.py): counts, pages and totals are of the others.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from typing import Literal
 
 import sqlalchemy as sa
 
@@ -72,41 +73,27 @@ def _page(
     return ids, total
 
 
-def _node_page(
+# a listing's kind → its table, and how its nodes are read
+_LISTED: dict[str, tuple[sa.Table, Callable[[sa.Connection, list[str], int | None], dict[str, Node]]]] = {
+    "dataset": (datasets, dataset_nodes),
+    "job": (jobs, job_nodes),
+}
+
+
+def node_list(
     conn: sa.Connection,
-    table: sa.Table,
-    nodes: Callable[[sa.Connection, list[str], int | None], dict[str, Node]],
-    namespace: str | None,
-    limit: int,
-    offset: int,
-    exclude: Collection[str],
+    kind: Literal["dataset", "job"],
+    *,
+    namespace: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+    exclude: Collection[str] = NONE,
 ) -> NodePage:
-    """One page of ``table``'s nodes (datasets or jobs) in name order, and how many there are in all."""
+    """One page of the datasets or jobs (``kind``) in name order, and how many there are in all."""
+    table, nodes = _LISTED[kind]
     ids, total = _page(conn, table, namespace, limit, offset, exclude)
     found = nodes(conn, ids, None)
     return {"items": [found[i] for i in ids if i in found], "total": total}
-
-
-def dataset_list(
-    conn: sa.Connection,
-    *,
-    namespace: str | None = None,
-    limit: int = 100,
-    offset: int = 0,
-    exclude: Collection[str] = NONE,
-) -> NodePage:
-    return _node_page(conn, datasets, dataset_nodes, namespace, limit, offset, exclude)
-
-
-def job_list(
-    conn: sa.Connection,
-    *,
-    namespace: str | None = None,
-    limit: int = 100,
-    offset: int = 0,
-    exclude: Collection[str] = NONE,
-) -> NodePage:
-    return _node_page(conn, jobs, job_nodes, namespace, limit, offset, exclude)
 
 
 def recent(conn: sa.Connection, *, limit: int = 20, exclude: Collection[str] = NONE) -> RecentAnswer:

@@ -138,27 +138,18 @@ def removal_statements(found: Sequence[Element], datasets: Iterable[str], jobs: 
         elif e.label == HAS_COLUMN and e.source in ds_columns:
             ds_columns[e.source].append(e.id)
     return [
-        (
-            f"UNWIND $rows AS row MATCH (:Dataset)-[r:{READ_BY}]->(j:Job {{id: row.node}}) "
-            "WHERE NOT r.id IN row.keep DELETE r RETURN count(r) AS removed",
-            [{"node": j, "keep": keep} for j, keep in sorted(job_edges.items())],
-        ),
-        (
-            f"UNWIND $rows AS row MATCH (j:Job {{id: row.node}})-[r:{WRITES}]->(:Dataset) "
-            "WHERE NOT r.id IN row.keep DELETE r RETURN count(r) AS removed",
-            [{"node": j, "keep": keep} for j, keep in sorted(job_edges.items())],
-        ),
-        (
-            f"UNWIND $rows AS row MATCH ()-[r:{FLOWS_TO}]->() WHERE r.job = row.node AND NOT r.id IN row.keep "
-            "DELETE r RETURN count(r) AS removed",
-            [{"node": j, "keep": keep} for j, keep in sorted(job_flows.items())],
-        ),
-        (
-            f"UNWIND $rows AS row MATCH (d:Dataset {{id: row.node}})-[r:{HAS_COLUMN}]->(:Column) "
-            "WHERE NOT r.id IN row.keep DELETE r RETURN count(r) AS removed",
-            [{"node": d, "keep": keep} for d, keep in sorted(ds_columns.items())],
-        ),
+        _prune(f"(:Dataset)-[r:{READ_BY}]->(j:Job {{id: row.node}})", job_edges),
+        _prune(f"(j:Job {{id: row.node}})-[r:{WRITES}]->(:Dataset)", job_edges),
+        _prune(f"()-[r:{FLOWS_TO}]->()", job_flows, also="r.job = row.node AND "),
+        _prune(f"(d:Dataset {{id: row.node}})-[r:{HAS_COLUMN}]->(:Column)", ds_columns),
     ]
+
+
+def _prune(match: str, keep: dict[str, list[str]], also: str = "") -> tuple[str, list[JSONObject]]:
+    """The statement that deletes the edges ``r`` that ``match`` finds of each node (``row.node``; ``also``: a
+    further condition) but those whose ids ``keep`` names for it."""
+    query = f"UNWIND $rows AS row MATCH {match} WHERE {also}NOT r.id IN row.keep DELETE r RETURN count(r) AS removed"
+    return query, [{"node": node, "keep": ids} for node, ids in sorted(keep.items())]
 
 
 def sync(

@@ -45,6 +45,7 @@ from headwater.mcpserver.tools import (
     do_quality,
     do_search,
     do_sql_lineage,
+    proposed_changes,
     ui_link,
 )
 from headwater.model.jsontypes import JSONObject
@@ -138,7 +139,7 @@ def build_server(caller: Callable[[ToolContext], Caller]) -> FastMCP:
         (docs/impact.md); and/or sql: DDL (ALTER TABLE ... DROP/RENAME/ALTER COLUMN, DROP TABLE) or a changed
         script (CREATE OR REPLACE VIEW, INSERT ...), read by the SQL engine with dialect, namespace (required
         with sql), default_database, default_schema, and job (the graph's job the script is)."""
-        return await run(ctx, lambda c: do_impact_check(c, changes, sql, dialect, namespace, default_database, default_schema, job, depth, at, limit, offset))  # fmt: skip
+        return await run(ctx, lambda c: do_impact_check(c, proposed_changes(changes, sql, dialect, namespace, default_database, default_schema, job), depth, at, limit, offset))  # fmt: skip
 
     @server.tool()
     async def classification_report(ctx: ToolContext, tag: str | None = None, dataset: str | None = None, at: str | None = None, limit: int = 100, offset: int = 0) -> ToolAnswer:  # fmt: skip

@@ -374,7 +374,7 @@ def do_sql_lineage(sql: str, dialect: str, namespace: str | None, default_schema
     }
 
 
-def _changes(
+def proposed_changes(
     changes: Sequence[JSONMapping] | None,
     sql: str | None,
     dialect: str,
@@ -411,20 +411,9 @@ def _changes(
 
 
 def do_impact_check(
-    c: Caller,
-    changes: Sequence[JSONMapping] | None,
-    sql: str | None,
-    dialect: str,
-    namespace: str | None,
-    default_database: str | None,
-    default_schema: str | None,
-    job: str | None,
-    depth: int,
-    at: str | None,
-    limit: int,
-    offset: int,
+    c: Caller, proposed: list[Change], depth: int, at: str | None, limit: int, offset: int
 ) -> ToolAnswer:
-    proposed = _changes(changes, sql, dialect, namespace, default_database, default_schema, job)
+    """The impact check of ``proposed`` (:func:`proposed_changes` reads them from the tool's arguments)."""
     report = c.graph.impact_check(
         proposed, at=_time("at", at), depth=max(1, min(depth, 100)), max_nodes=int(c.settings.max_graph_nodes),
         policy=c.classify_policy(),

@@ -8,13 +8,14 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, TypedDict
 
 import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import NodeRef
-from headwater.model.times import from_micros
+from headwater.model.times import from_micros, to_micros
 from headwater.store import codec
 from headwater.store.canonical import event_id
 from headwater.store.observe import Observation, header
@@ -186,20 +187,36 @@ def node_key(node: NodeRef) -> str:
     return node.id
 
 
+class EventQuery(TypedDict, total=False):
+    """The filters and paging of :func:`list_events` (its defaults apply to those left out), for those who
+    pass them on (``Store.list_events``, ``GraphReader.events``)."""
+
+    since: datetime | None
+    until: datetime | None
+    node: NodeRef | None
+    limit: int
+    cursor: str | None
+
+
 def list_events(
     conn: sa.Connection,
     *,
-    since: int | None,
-    until: int | None,
-    node: NodeRef | None,
-    limit: int,
-    cursor: str | None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    node: NodeRef | None = None,
+    limit: int = 100,
+    cursor: str | None = None,
 ) -> tuple[list[StoredEvent], str | None]:
+    """Events newest first (by event time) in [since, until], a page of ``limit`` (at least 1, else
+    ValueError) after ``cursor``, and the cursor of the next page (None: no more); ``node`` limits to the
+    events that touched it (through the projected observations)."""
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")
     query = sa.select(*_COLUMNS).select_from(_WITH_WARNINGS)
     if since is not None:
-        query = query.where(events.c.event_time >= since)
+        query = query.where(events.c.event_time >= to_micros(since))
     if until is not None:
-        query = query.where(events.c.event_time <= until)
+        query = query.where(events.c.event_time <= to_micros(until))
     if node is not None:
         touched = sa.select(observations.c.event_seq).where(observations.c.node == node_key(node))
         query = query.where(events.c.seq.in_(touched))

@@ -6,11 +6,11 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Unpack
 
 import sqlalchemy as sa
 
 from headwater.model.jsontypes import JSONObject
-from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import codec, eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
@@ -323,29 +323,13 @@ class Store:
         with self._engine.connect() as conn:
             return eventlog.get_event(conn, event_id)
 
-    def list_events(
-        self,
-        *,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        node: NodeRef | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> tuple[list[StoredEvent], str | None]:
-        """Events newest first (by event time); ``node`` limits to the events that touched it."""
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        if node is not None:  # the events of a node are found through the projected observations
+    def list_events(self, **query: Unpack[eventlog.EventQuery]) -> tuple[list[StoredEvent], str | None]:
+        """:func:`headwater.store.eventlog.list_events`: events newest first (by event time); ``node`` limits to
+        the events that touched it."""
+        if query.get("node") is not None:  # the events of a node are found through the projected observations
             self.caught_up()
         with self._engine.connect() as conn:
-            return eventlog.list_events(
-                conn,
-                since=None if since is None else to_micros(since),
-                until=None if until is None else to_micros(until),
-                node=node,
-                limit=limit,
-                cursor=cursor,
-            )
+            return eventlog.list_events(conn, **query)
 
     def rebuild(self) -> int:
         """Re-derive the whole graph from the event log; returns the number of events replayed."""
