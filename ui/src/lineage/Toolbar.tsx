@@ -196,6 +196,19 @@ export function Toolbar({
         <span className="switch-track" />
         <span>Group jobs</span>
       </label>
+      <label
+        className="tb-item switch"
+        title="Draw the catalog's nodes (publishing, the published dataset, subscriptions); off: they are summed up as a chip on the dataset they hang from"
+      >
+        <input
+          type="checkbox"
+          checked={view.catalogNodes}
+          onChange={(e) => setView({ catalogNodes: e.target.checked })}
+          data-testid="toggle-catalog-nodes"
+        />
+        <span className="switch-track" />
+        <span>Catalog nodes</span>
+      </label>
       <button className="tb-btn" onClick={toggleAllColumns} data-testid="toggle-all-columns">
         {allColumnsOpen ? "Hide columns" : "All columns"}
       </button>
