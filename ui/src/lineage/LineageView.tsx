@@ -9,7 +9,7 @@ import { columnPath } from "../model/columns";
 import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, currentHierarchy, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { groupJobs, topParent } from "../model/hierarchy";
-import { foldCatalog, type CatalogChip } from "../model/catalogFold";
+import { foldCatalog, isCatalogId, type CatalogChip } from "../model/catalogFold";
 import { datasetOfField, isField } from "../model/nodeid";
 import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
@@ -341,6 +341,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
           allColumnsOpen={allOpen}
           toggleAllColumns={() => setView({ openColumns: allOpen ? [] : datasetIds, column: allOpen ? null : view.column })}
           canImpact={!root.startsWith("job:") || Boolean(view.column)}
+          catalogSwitch={Boolean(catalogChips?.size) || Boolean(graph?.nodes.some((n) => isCatalogId(n.id)))}
         />
         {view.at && !view.compareFrom && (
           <div className="banner banner-time" data-testid="time-banner">
