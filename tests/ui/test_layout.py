@@ -77,6 +77,7 @@ def server(server: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     projects.set_up(server, tmp_path_factory.mktemp("demo-catalog"), DEMO_ROOT)
     return server
 
+
 # Returns a list of problems (strings); empty when nothing covers anything.
 GEOMETRY = r"""
 ({ focus, fonts, every, routed }) => {
