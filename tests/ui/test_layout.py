@@ -2,12 +2,15 @@
 
 For the demo's graph (fixtures/layout_events.demo_events: the Spark integration's job names, join and
 group-by keys both as the facet's dataset-level list and folded into every output column, the demo
-link's view with TotalCompensation selected), a generated 60-node graph and a 197-node layered graph,
+link's view with TotalCompensation selected; then the demo's own catalog set-up, headwater.demo.projects,
+run against the server: employee_compensation published and subscribed, so the catalog draws its
+publish job, published node, subscription job and target), a generated 60-node graph and a 197-node layered graph,
 at 1600x1000 and 1280x720, the page's real geometry is read (getBoundingClientRect of every node's
 text, edge paths sampled with getPointAtLength and mapped to the screen, the stacking order at each
 sample from elementsFromPoint) and the test fails when:
 
-- on open, a node of the demo's lineage is not wholly inside the canvas;
+- on open, a node of the demo's lineage is not wholly inside the canvas (the catalog's nodes folded to
+  a chip on employee_compensation); the chip or the "Catalog nodes" switch does not draw them;
 - a node name is drawn under 11 px (a column name under 10 px, a type under 9 px) at the opening zoom;
 - a node moves more than 8 px on screen when it is expanded, when a column is selected, when the
   side pane is folded;
@@ -31,6 +34,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from headwater.demo import projects
+
 from .fixtures.layout_events import (
     ACT2,
     ADJUSTMENTS,
@@ -52,12 +57,26 @@ from .fixtures.layout_events import (
 pytestmark = [pytest.mark.browser]
 
 EVENTS = layout_events
+# as `headwater demo` serves (demo/server.py): readers see the demo's catalog projects
+SERVER_ENV = {"HEADWATER_PUBLIC_PROJECTS": f"{projects.PRODUCER},{projects.CONSUMER}"}
 SIZES = [(1600, 1000), (1280, 720)]
 CANVAS = '[data-testid="lineage-canvas"]'
 
 DEMO_ROOT = f"dataset:{DEMO_NS}:{EMP_COMP}"
 DEMO_COL = f"datasetField:{DEMO_NS}:{EMP_COMP}:TotalCompensation"
 DEMO_WRITER = f"job:{DEMO_JOB_NS}:{ACT2}"
+# the catalog's nodes the demo's set-up makes (docs/catalog.md: headwater-catalog://<domain>)
+CATALOG_NS = "headwater-catalog://people"
+PUBLISHED = f"dataset:{CATALOG_NS}:payroll/{EMP_COMP}"
+SUB_TARGET = f"dataset:{CATALOG_NS}:finance/finance-warehouse/{EMP_COMP}"
+
+
+@pytest.fixture(scope="module")
+def server(server: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The events' server, with the demo's catalog made on it as `headwater demo` makes it."""
+    projects.set_up(server, tmp_path_factory.mktemp("demo-catalog"), DEMO_ROOT)
+    return server
+
 
 # Returns a list of problems (strings); empty when nothing covers anything.
 GEOMETRY = r"""
@@ -289,7 +308,10 @@ def test_demo_opens_whole_and_readable(browser: Any, server: str, size: tuple[in
     url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 4), ("col", "TotalCompensation")])
     context, page, errors = open_view(browser, server, size, url)
     try:
+        # the demo's 12 nodes less the catalog's 4, folded to a chip on the dataset they hang from
         expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "8")
+        chip = page.locator(f'.react-flow__node[data-id="{DEMO_ROOT}"]').get_by_test_id("catalog-chip")
+        expect(chip).to_have_text("published · 1 subscription")
         # every node of the lineage inside the canvas, names >= 11 px, no edge over any text
         check(page, DEMO_ROOT, fonts=True, every=True)
         check_toolbar(page)
@@ -378,6 +400,18 @@ def test_demo_opens_whole_and_readable(browser: Any, server: str, size: tuple[in
         page.keyboard.press("Escape")
         expect(pane).to_have_count(0)
         check(page, DEMO_ROOT)
+        if size[0] >= 1440:
+            # the catalog's four nodes are one click away: the chip draws them, the switch folds them again
+            page.get_by_test_id("catalog-chip").click()
+            expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "12")
+            assert parse_qs(urlsplit(page.url).query)["cat"] == ["1"]
+            for node_id in (PUBLISHED, SUB_TARGET):
+                expect(page.locator(f'.react-flow__node[data-id="{node_id}"]')).to_have_count(1)
+            expect(page.get_by_test_id("catalog-chip")).to_have_count(0)
+            page.get_by_test_id("toolbar-menu").click()  # the switches are in the "View" menu
+            page.get_by_test_id("toggle-catalog-nodes").uncheck(force=True)
+            expect(page.locator(CANVAS)).to_have_attribute("data-node-count", "8")
+            assert "cat" not in parse_qs(urlsplit(page.url).query)
     finally:
         finish(context, page, errors, f"layout_demo_{size[0]}x{size[1]}")
 
@@ -386,7 +420,10 @@ def test_demo_keys_drawn_once_per_dataset_pair(browser: Any, server: str) -> Non
     url = "/asset?" + urlencode([("node", DEMO_ROOT), ("depth", 4)])
     context, page, errors = open_view(browser, server, SIZES[0], url)
     try:
+        # with the catalog's switch the switches no longer fit one row at 1600 px: they are in the "View" menu
+        page.get_by_test_id("toolbar-menu").click()
         page.get_by_test_id("toggle-all-columns").click()
+        page.keyboard.press("Escape")
         # 7 dataset/job edges; the DIRECT column edges between rows on screen: 26 (12 of job 1, 14 of
         # job 2) less the 4 of OvertimeHours, the 11th column of employee_attendance, on its list's
         # second page (1 into it, 3 out of it); the join and group-by keys of the 5 input -> output

@@ -100,6 +100,21 @@ function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
             </button>
           </span>
           <DatasetBadges nodeId={n.id} />
+          {data.catalogChip && (
+            <span className="node-badges cat-chip-row">
+              <button
+                className="nbadge cat-chip nodrag"
+                data-testid="catalog-chip"
+                title={`The catalog's ${data.catalogChip.nodes.length} nodes hanging from this dataset are folded: draw them`}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  a.showCatalogNodes();
+                }}
+              >
+                {data.catalogChip.label}
+              </button>
+            </span>
+          )}
         </span>
       </div>
       {data.columnsMode !== "none" && (

@@ -9,6 +9,7 @@ import { columnPath } from "../model/columns";
 import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, currentHierarchy, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { groupJobs, topParent } from "../model/hierarchy";
+import { foldCatalog, isCatalogId, type CatalogChip } from "../model/catalogFold";
 import { datasetOfField, isField } from "../model/nodeid";
 import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
@@ -124,14 +125,18 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     if (rootParent) s.add(rootParent);
     return s;
   }, [view.openJobs, hierarchy, view.node]);
-  const graph = useMemo(() => {
-    if (!state) return null;
+  // what is drawn: the catalog's nodes folded to a chip on the node they hang from unless `cat=1`;
+  // the overview, impact marks and the column path all follow this graph
+  const { graph, catalogChips } = useMemo(() => {
+    if (!state) return { graph: null, catalogChips: null };
     let g = currentGraph(state);
     if (hierarchy) g = groupJobs(g, hierarchy, openJobs, view.node);
     if (compare?.answer) g = withRemoved(g, compare.answer);
+    let chips: Map<string, CatalogChip> | null = null;
+    if (!view.catalogNodes) ({ graph: g, chips } = foldCatalog(g));
     if (view.datasetsOnly) g = datasetsOnly(g);
-    return g;
-  }, [state, hierarchy, openJobs, view.node, compare, view.datasetsOnly]);
+    return { graph: g, catalogChips: chips };
+  }, [state, hierarchy, openJobs, view.node, compare, view.datasetsOnly, view.catalogNodes]);
   /** the parent a drawn child job belongs to, when the user opened that parent (it can be grouped again) */
   const openedParentOf = useMemo(() => {
     const m = new Map<string, string>();
@@ -243,9 +248,10 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             directOnly: view.directOnly,
             hiddenDownstream: hidden ?? undefined,
             openedParentOf,
+            catalogChips: catalogChips ?? undefined,
           })
         : null,
-    [graph, root, lv, elementsSelected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf],
+    [graph, root, lv, elementsSelected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf, catalogChips],
   );
 
   // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)
@@ -314,6 +320,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
       setColumnFilter: (id, filter) => setColumnUi((m) => new Map(m).set(id, { filter, page: 0 })),
       openAsset: (id) => navigate(nodeHref(id)),
       openJob: (id) => setView({ openJobs: [...view.openJobs.filter((j) => j !== id), id] }),
+      showCatalogNodes: () => setView({ catalogNodes: true }),
       closeJob: (id) => {
         setView({ openJobs: view.openJobs.filter((j) => j !== id) });
         if (selected && hierarchy?.top.get(selected) === id) setSelected(id);
@@ -334,6 +341,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
           allColumnsOpen={allOpen}
           toggleAllColumns={() => setView({ openColumns: allOpen ? [] : datasetIds, column: allOpen ? null : view.column })}
           canImpact={!root.startsWith("job:") || Boolean(view.column)}
+          catalogSwitch={Boolean(catalogChips?.size) || Boolean(graph?.nodes.some((n) => isCatalogId(n.id)))}
         />
         {view.at && !view.compareFrom && (
           <div className="banner banner-time" data-testid="time-banner">

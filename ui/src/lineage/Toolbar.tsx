@@ -121,12 +121,15 @@ export function Toolbar({
   allColumnsOpen,
   toggleAllColumns,
   canImpact,
+  catalogSwitch,
 }: {
   view: ViewState;
   setView: (p: Partial<ViewState>) => void;
   allColumnsOpen: boolean;
   toggleAllColumns: () => void;
   canImpact: boolean;
+  /** the graph has catalog nodes (drawn or folded): offer the "Catalog nodes" switch */
+  catalogSwitch: boolean;
 }) {
   const utc = useUtcSetting();
   const bar = useRef<HTMLDivElement>(null);
@@ -149,13 +152,16 @@ export function Toolbar({
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+  // the catalog switch comes or goes with the graph: measure the one-row width again (before the
+  // measuring effect below, which runs after it in the same commit)
+  useLayoutEffect(() => setFullWidth(0), [catalogSwitch]);
   useLayoutEffect(() => {
     const el = bar.current;
     if (!el || narrow) return;
     // laid out in full: remember how wide that is (content changes, such as a Now button, re-measure)
     if (el.scrollWidth > el.clientWidth) setFullWidth(el.scrollWidth + 1);
     else if (fullWidth !== 0 && fullWidth > el.clientWidth) setFullWidth(0);
-  }, [narrow, fullWidth, width, view.at, view.compareFrom, utc, atText, picking]);
+  }, [narrow, fullWidth, width, view.at, view.compareFrom, utc, atText, picking, catalogSwitch]);
 
   const applyAt = (form: HTMLFormElement, key: "at" | "compareFrom") => {
     const input = form.querySelector("input.tb-time") as HTMLInputElement | null;
@@ -196,6 +202,21 @@ export function Toolbar({
         <span className="switch-track" />
         <span>Group jobs</span>
       </label>
+      {catalogSwitch && (
+        <label
+          className="tb-item switch"
+          title="Draw the catalog's nodes (publishing, the published dataset, subscriptions); off: they are summed up as a chip on the dataset they hang from"
+        >
+          <input
+            type="checkbox"
+            checked={view.catalogNodes}
+            onChange={(e) => setView({ catalogNodes: e.target.checked })}
+            data-testid="toggle-catalog-nodes"
+          />
+          <span className="switch-track" />
+          <span>Catalog nodes</span>
+        </label>
+      )}
       <button className="tb-btn" onClick={toggleAllColumns} data-testid="toggle-all-columns">
         {allColumnsOpen ? "Hide columns" : "All columns"}
       </button>

@@ -15,6 +15,8 @@ export interface LineageActions {
   openJob: (parentId: string) => void;
   /** job grouping: draw the children of a parent as the parent again */
   closeJob: (parentId: string) => void;
+  /** draw the catalog's nodes (the chip of folded ones was clicked) */
+  showCatalogNodes: () => void;
 }
 
 export const LineageContext = createContext<LineageActions | null>(null);

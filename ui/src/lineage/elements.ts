@@ -11,6 +11,7 @@ import { push } from "../lib/multimap";
 import { ELK_MAX_NODES, type LayoutEdge, type LayoutNode, type LayoutPort } from "../layout/types";
 import { DATASET_WIDTH, FILTER_HEIGHT, FIRST_ROW_Y, JOB_HEIGHT, JOB_WIDTH, NODE_HANDLE_Y, ROW_HEIGHT, datasetHeight, handleBoxes, pathRowsHeight } from "./sizes";
 import type { ColumnView, Emphasis, LineageFlowEdge, LineageFlowNode } from "./types";
+import type { CatalogChip } from "../model/catalogFold";
 
 export interface ColumnUi {
   page: number;
@@ -37,6 +38,8 @@ export interface ElementsInput {
   hiddenDownstream?: Map<string, number>;
   /** job grouping: child job -> the opened parent it belongs to */
   openedParentOf?: Map<string, string>;
+  /** catalog nodes folded: drawn node -> the chip of those hanging from it */
+  catalogChips?: Map<string, CatalogChip>;
 }
 
 /** A job, or the catalog's opaque restricted node standing for a hidden job (`job:restricted://hidden:<n>`). */
@@ -209,6 +212,7 @@ export function buildElements(inp: ElementsInput): Elements {
         filter: ui.filter,
         hiddenHighlighted,
         height,
+        catalogChip: inp.catalogChips?.get(n.id) ?? null,
         place: placeOf(n.namespace, splitName(n.name).context, shared.get(n.namespace) ?? ""),
       },
     });

@@ -2,6 +2,7 @@ import type { Node, Edge } from "@xyflow/react";
 import type { GraphNode, Transformation } from "../api/types";
 import type { FlatField } from "../model/columns";
 import type { Mark } from "../model/compare";
+import type { CatalogChip } from "../model/catalogFold";
 
 export type Emphasis = "normal" | "dim" | "highlight";
 
@@ -37,6 +38,8 @@ export interface DatasetNodeData extends Record<string, unknown> {
   /** impact analysis on: downstream datasets/jobs not drawn, reached through this node */
   hiddenDown: number;
   height: number;
+  /** the catalog's nodes folded onto this one (published, subscriptions), else null */
+  catalogChip: CatalogChip | null;
 }
 
 export interface JobNodeData extends Record<string, unknown> {

@@ -7,6 +7,7 @@
 import type { ColumnEdge, GraphEdge, GraphNode, LineageAnswer } from "../api/types";
 import { push } from "../lib/multimap";
 import { mergeHierarchies, type Hierarchy } from "./hierarchy";
+import { datasetOfField, isField } from "./nodeid";
 
 export type Direction = "upstream" | "downstream";
 
@@ -159,63 +160,113 @@ export function currentHierarchy(state: GraphState): Hierarchy {
   return mergeHierarchies([state.base, ...state.expansions.map(([, f]) => f)].flatMap((f) => (f.hierarchy ? [f.hierarchy] : [])));
 }
 
+/** What `foldNodes` returns: the graph without the folded nodes, and which drawn node each hangs from. */
+export interface Folded {
+  graph: Graph;
+  /** drawn node -> the folded nodes reached downstream of it through folded nodes only (graph order) */
+  hanging: Map<string, string[]>;
+}
+
+/**
+ * Fold the nodes `hide` picks away (the one machinery behind "Datasets only" and the catalog fold):
+ * a drawn node that reaches another drawn node only through folded nodes gets a DERIVED edge to it,
+ * with the folded nodes on those paths in `via` (graph order); an edge between drawn nodes stays as it
+ * is (a folded path beside it adds its nodes to the edge's `via`). A folded node's "has more" side
+ * passes to the drawn nodes it reaches on the other side (they have more beyond it). Column edges
+ * whose source or target dataset is folded go too.
+ */
+export function foldNodes(graph: Graph, hide: (n: GraphNode) => boolean): Folded {
+  const hidden = new Set(graph.nodes.filter(hide).map((n) => n.id));
+  if (!hidden.size) return { graph, hanging: new Map() };
+  const order = new Map(graph.nodes.map((n, i) => [n.id, i]));
+  const down = new Map<string, string[]>();
+  const up = new Map<string, string[]>();
+  const edges = new Map<string, GraphEdge>();
+  for (const e of graph.edges) {
+    push(down, e.source, e.target);
+    push(up, e.target, e.source);
+    if (!hidden.has(e.source) && !hidden.has(e.target)) edges.set(`${e.source}->${e.target}`, e);
+  }
+  /** folded nodes reached from `from` over `adj` through folded nodes only, and the drawn nodes at the ends */
+  const walk = (from: string, adj: Map<string, string[]>): { folded: Set<string>; ends: Set<string> } => {
+    const folded = new Set<string>();
+    const ends = new Set<string>();
+    // from a folded node, its drawn neighbours are ends too; from a drawn one they are plain edges
+    const stack = hidden.has(from) ? [from] : (adj.get(from) ?? []).filter((n) => hidden.has(n));
+    for (const n of stack) folded.add(n);
+    while (stack.length) {
+      for (const m of adj.get(stack.pop()!) ?? []) {
+        if (!hidden.has(m)) ends.add(m);
+        else if (!folded.has(m)) {
+          folded.add(m);
+          stack.push(m);
+        }
+      }
+    }
+    return { folded, ends };
+  };
+  const byOrder = (ids: Iterable<string>): string[] => [...ids].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+  const hanging = new Map<string, string[]>();
+  const upWalks = new Map<string, Set<string>>();
+  for (const n of graph.nodes) {
+    if (hidden.has(n.id)) continue;
+    const fwd = walk(n.id, down);
+    if (!fwd.folded.size) continue;
+    hanging.set(n.id, byOrder(fwd.folded));
+    for (const dst of fwd.ends) {
+      if (dst === n.id) continue;
+      let back = upWalks.get(dst);
+      if (!back) upWalks.set(dst, (back = walk(dst, up).folded));
+      const via = byOrder([...fwd.folded].filter((h) => back.has(h)));
+      const key = `${n.id}->${dst}`;
+      const seen = edges.get(key);
+      edges.set(
+        key,
+        seen
+          ? { ...seen, via: [...(seen.via ?? []), ...via.filter((h) => !seen.via?.includes(h))] }
+          : { id: `derived:${key}`, source: n.id, target: dst, type: "DERIVED", via },
+      );
+    }
+  }
+  // a column edge's end is a column or (dataset-wide dependencies) a dataset
+  const datasetOf = (id: string): string => (isField(id) ? datasetOfField(id) : id);
+  // a folded node that has more beyond it means the drawn nodes past it have more too
+  const moreUp = new Set<string>();
+  const moreDown = new Set<string>();
+  for (const n of graph.nodes) {
+    if (!hidden.has(n.id)) continue;
+    if (n.hasMoreUpstream) for (const d of walk(n.id, down).ends) moreUp.add(d);
+    if (n.hasMoreDownstream) for (const d of walk(n.id, up).ends) moreDown.add(d);
+  }
+  return {
+    graph: {
+      nodes: graph.nodes
+        .filter((n) => !hidden.has(n.id))
+        .map((n) =>
+          moreUp.has(n.id) || moreDown.has(n.id)
+            ? {
+                ...n,
+                hasMoreUpstream: Boolean(n.hasMoreUpstream || moreUp.has(n.id)),
+                hasMoreDownstream: Boolean(n.hasMoreDownstream || moreDown.has(n.id)),
+              }
+            : n,
+        ),
+      edges: [...edges.values()],
+      columnEdges: graph.columnEdges.filter((c) => !hidden.has(datasetOf(c.source)) && !hidden.has(datasetOf(c.target))),
+      truncated: graph.truncated,
+    },
+    hanging,
+  };
+}
+
 /**
  * Fold jobs away: every input dataset of a job gets a DERIVED edge to each of its outputs,
  * with the job in `via`. Jobs with no dataset on one side disappear (nothing to connect).
  */
 export function datasetsOnly(graph: Graph): Graph {
-  const jobs = new Set(graph.nodes.filter((n) => n.type === "JOB" || n.id.startsWith("job:")).map((n) => n.id));
-  const inputsOf = new Map<string, string[]>();
-  const outputsOf = new Map<string, string[]>();
-  const direct: GraphEdge[] = [];
-  for (const e of graph.edges) {
-    if (jobs.has(e.target) && !jobs.has(e.source)) {
-      push(inputsOf, e.target, e.source);
-    } else if (jobs.has(e.source) && !jobs.has(e.target)) {
-      push(outputsOf, e.source, e.target);
-    } else if (!jobs.has(e.source) && !jobs.has(e.target)) {
-      direct.push(e);
-    }
-  }
-  const derived = new Map<string, GraphEdge>();
-  for (const e of direct) derived.set(`${e.source}->${e.target}`, { ...e, type: "DERIVED", via: e.via ?? [] });
-  for (const job of jobs) {
-    for (const src of inputsOf.get(job) ?? []) {
-      for (const dst of outputsOf.get(job) ?? []) {
-        const key = `${src}->${dst}`;
-        const seen = derived.get(key);
-        if (seen) {
-          if (!seen.via?.includes(job)) derived.set(key, { ...seen, via: [...(seen.via ?? []), job] });
-        } else {
-          derived.set(key, { id: `derived:${key}`, source: src, target: dst, type: "DERIVED", via: [job] });
-        }
-      }
-    }
-  }
-  // a hidden job that has more beyond it means its dataset neighbours have more too
-  const moreUp = new Set<string>();
-  const moreDown = new Set<string>();
-  for (const n of graph.nodes) {
-    if (n.type !== "JOB") continue;
-    if (n.hasMoreUpstream) for (const d of outputsOf.get(n.id) ?? []) moreUp.add(d);
-    if (n.hasMoreDownstream) for (const d of inputsOf.get(n.id) ?? []) moreDown.add(d);
-  }
-  return {
-    nodes: graph.nodes
-      .filter((n) => !jobs.has(n.id))
-      .map((n) =>
-        moreUp.has(n.id) || moreDown.has(n.id)
-          ? {
-              ...n,
-              hasMoreUpstream: Boolean(n.hasMoreUpstream || moreUp.has(n.id)),
-              hasMoreDownstream: Boolean(n.hasMoreDownstream || moreDown.has(n.id)),
-            }
-          : n,
-      ),
-    edges: [...derived.values()],
-    columnEdges: graph.columnEdges,
-    truncated: graph.truncated,
-  };
+  const g = foldNodes(graph, (n) => n.type === "JOB" || n.id.startsWith("job:")).graph;
+  // every edge left joins two datasets: drawn as derived
+  return { ...g, edges: g.edges.map((e) => (e.type === "DERIVED" ? e : { ...e, type: "DERIVED", via: e.via ?? [] })) };
 }
 
 /**

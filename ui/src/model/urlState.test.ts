@@ -18,6 +18,7 @@ describe("URL state", () => {
       indirect: true,
       groupJobs: true,
       openJobs: ["job:airflow:dag.one", "job:spark:app&x"],
+      catalogNodes: true,
     };
     expect(decodeView(encodeView(v))).toEqual(v);
     expect(decodeView(`?${encodeView(v)}`)).toEqual(v);
@@ -31,6 +32,22 @@ describe("URL state", () => {
 
   it("keeps the default view short", () => {
     expect(encodeView(defaultView("job:ns:j"))).toBe("node=job%3Ans%3Aj");
+  });
+
+  it("folds the catalog's nodes unless the asset is one of them; `cat` says otherwise", () => {
+    const plain = "dataset:file:/w/pay";
+    const published = "dataset:headwater-catalog://hr:payroll/pay";
+    expect(defaultView(plain).catalogNodes).toBe(false);
+    expect(defaultView(published).catalogNodes).toBe(true);
+    expect(defaultView("job:headwater-catalog://hr:subscription/7").catalogNodes).toBe(true);
+    expect(decodeView(`node=${plain}`)?.catalogNodes).toBe(false);
+    expect(decodeView(`node=${plain}&cat=1`)?.catalogNodes).toBe(true);
+    expect(decodeView(`node=${published}`)?.catalogNodes).toBe(true);
+    expect(decodeView(`node=${published}&cat=0`)?.catalogNodes).toBe(false);
+    // only a choice that differs from the asset's default goes into the URL
+    expect(encodeView({ ...defaultView(plain), catalogNodes: true })).toBe("node=dataset%3Afile%3A%2Fw%2Fpay&cat=1");
+    expect(encodeView(defaultView(published))).not.toContain("cat=");
+    expect(encodeView({ ...defaultView(published), catalogNodes: false })).toContain("cat=0");
   });
 
   it("ignores malformed values", () => {

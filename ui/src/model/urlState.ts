@@ -3,7 +3,9 @@
 //
 //   /asset?node=dataset:file:/data/x.csv&tab=lineage&depth=2&col=datasetField:...&exp=u:job:...
 //          &cols=dataset:...&at=2026-01-01T00:00:00Z&cmp=2025-12-01T00:00:00Z&dso=1&impact=1&direct=1
-//          &group=1&open=job:...
+//          &group=1&open=job:...&cat=1
+
+import { isCatalogId } from "./catalogFold";
 
 export type Tab = "lineage" | "schema" | "history" | "events" | "runs" | "job";
 const TABS: readonly Tab[] = ["lineage", "schema", "history", "events", "runs", "job"];
@@ -27,6 +29,9 @@ export interface ViewState {
   groupJobs: boolean;
   /** with groupJobs: the parent jobs opened to show their children (`open=job:...`) */
   openJobs: string[];
+  /** the catalog's nodes (publish, published, subscription) drawn (`cat=1`) rather than folded to a chip;
+   * on by default when the asset is one of them (`cat=0` then folds them) */
+  catalogNodes: boolean;
 }
 
 export const DEFAULT_DEPTH = 2;
@@ -48,6 +53,7 @@ export function defaultView(node: string): ViewState {
     indirect: false,
     groupJobs: false,
     openJobs: [],
+    catalogNodes: isCatalogId(node),
   };
 }
 
@@ -69,6 +75,7 @@ export function encodeView(v: ViewState): string {
     q.set("group", "1");
     for (const j of v.openJobs) q.append("open", j);
   }
+  if (v.catalogNodes !== isCatalogId(v.node)) q.set("cat", v.catalogNodes ? "1" : "0");
   return q.toString();
 }
 
@@ -105,6 +112,7 @@ export function decodeView(search: string): ViewState | null {
     indirect: q.get("ind") === "1",
     groupJobs: q.get("group") === "1",
     openJobs: q.get("group") === "1" ? [...new Set(q.getAll("open").filter((j) => j.startsWith("job:")))] : [],
+    catalogNodes: q.get("cat") === "1" || (q.get("cat") !== "0" && isCatalogId(node)),
   };
 }
 
