@@ -4,49 +4,25 @@ pipeline the SQL engine reported, a failing assertion and a steward's tags facet
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
-from headwater.sql import script_events
+from .fixtures.steward_events import NS, steward_events
 
 pytestmark = [pytest.mark.browser]
 
-NS = "postgres://warehouse:5432"
 SQL = """
 CREATE TABLE raw.customers (id int, email text, phone text);
 CREATE TABLE mart.contacts AS SELECT id, lower(email) AS email, md5(phone) AS phone_hash FROM raw.customers;
 """
 RAW, MART = f"dataset:{NS}:shop.raw.customers", f"dataset:{NS}:shop.mart.contacts"
-PRODUCER = "https://example.com/steward"
 
 
 def events() -> list[dict[str, Any]]:
-    pipeline = script_events(
-        SQL, dialect="postgres", namespace=NS, default_database="shop", event_time=datetime(2026, 4, 1, tzinfo=UTC)
-    )
-    dq = "https://openlineage.io/spec/facets/1-0-1/DataQualityAssertionsDatasetFacet.json#/$defs/DataQualityAssertionsDatasetFacet"
-    tags = "https://openlineage.io/spec/facets/1-0-0/TagsDatasetFacet.json#/$defs/TagsDatasetFacet"
-    validation = {
-        "eventType": "COMPLETE", "eventTime": "2026-04-02T00:00:00Z", "producer": PRODUCER,
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
-        "run": {"runId": "01960000-0000-7000-8000-000000000001"}, "job": {"namespace": NS, "name": "validate_raw"},
-        "inputs": [{"namespace": NS, "name": "shop.raw.customers", "inputFacets": {"dataQualityAssertions": {
-            "_producer": PRODUCER, "_schemaURL": dq,
-            "assertions": [{"assertion": "not_null", "success": False, "column": "email"}]}}}],
-        "outputs": [],
-    }  # fmt: skip
-    tagged = {
-        "eventTime": "2026-04-02T00:00:00Z", "producer": PRODUCER,
-        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
-        "dataset": {"namespace": NS, "name": "shop.raw.customers", "facets": {"tags": {
-            "_producer": PRODUCER, "_schemaURL": tags,
-            "tags": [{"key": "PII", "value": "true", "field": "email"}, {"key": "PII", "value": "true", "field": "phone"}]}}},
-    }  # fmt: skip
-    return [*pipeline, validation, tagged]
+    return steward_events(SQL)
 
 
 EVENTS = events
