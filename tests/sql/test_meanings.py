@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from headwater.sql import Catalog, analyze_script
+from headwater.sql import Catalog, StatementLineage, analyze_script
 
 from .golden_util import kind
 from .meanings import MEANINGS, ROW_MEANINGS
@@ -16,30 +16,27 @@ NS = "postgres://h:5432"
 SPARK_GOLDEN = Path(__file__).resolve().parent.parent / "capture" / "lineage" / "golden"
 
 
-def _columns(sql: str) -> dict[str, dict[str, set[str]]]:
-    records = analyze_script(
+def _record(sql: str) -> StatementLineage:
+    """The one statement of ``sql``, over a known ``people`` table."""
+    (record,) = analyze_script(
         sql,
         dialect="postgres",
         namespace=NS,
         default_database="db",
         catalog=Catalog(tables={"db.public.people": ["id", "name", "dept", "pay"]}),
     )
-    (record,) = records
+    return record
+
+
+def _columns(sql: str) -> dict[str, dict[str, set[str]]]:
+    record = _record(sql)
     assert record.notes == []
     (output,) = record.outputs
     return {col: {f: {kind(k) for k in kinds} for (_ds, f), kinds in deps.items()} for col, deps in output.columns}
 
 
 def _dataset(sql: str) -> dict[str, set[str]]:
-    records = analyze_script(
-        sql,
-        dialect="postgres",
-        namespace=NS,
-        default_database="db",
-        catalog=Catalog(tables={"db.public.people": ["id", "name", "dept", "pay"]}),
-    )
-    (record,) = records
-    (output,) = record.outputs
+    (output,) = _record(sql).outputs
     return {f: {kind(k) for k in kinds} for (_ds, f), kinds in output.dataset.items()}
 
 
