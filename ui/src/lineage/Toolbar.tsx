@@ -11,6 +11,29 @@ import type { ViewState } from "../model/urlState";
 import { choiceLabel, comparePick, pickedChoices, type VersionChoice, versionChoices } from "../model/versionPicker";
 
 /** Compare two of the node's versions: two pickers fed by its history (no time typed by hand). */
+/** A labelled on/off switch of the toolbar. */
+function Switch({
+  label,
+  title,
+  checked,
+  onChange,
+  testId,
+}: {
+  label: string;
+  title?: string;
+  checked: boolean;
+  onChange: (on: boolean) => void;
+  testId: string;
+}) {
+  return (
+    <label className="tb-item switch" title={title}>
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid={testId} />
+      <span className="switch-track" />
+      <span>{label}</span>
+    </label>
+  );
+}
+
 function VersionPicker({
   view,
   setView,
@@ -179,57 +202,38 @@ export function Toolbar({
 
   const switches = (
     <>
-      <label className="tb-item switch">
-        <input
-          type="checkbox"
-          checked={view.datasetsOnly}
-          onChange={(e) => setView({ datasetsOnly: e.target.checked })}
-          data-testid="toggle-datasets-only"
-        />
-        <span className="switch-track" />
-        <span>Datasets only</span>
-      </label>
-      <label
-        className="tb-item switch"
+      <Switch
+        label="Datasets only"
+        checked={view.datasetsOnly}
+        onChange={(on) => setView({ datasetsOnly: on })}
+        testId="toggle-datasets-only"
+      />
+      <Switch
+        label="Group jobs"
         title="Job level: draw child jobs (a Spark application's actions, an Airflow DAG's tasks) as their parent job; open a parent on its node to see its children"
-      >
-        <input
-          type="checkbox"
-          checked={view.groupJobs}
-          onChange={(e) => setView({ groupJobs: e.target.checked, openJobs: [] })}
-          data-testid="toggle-group-jobs"
-        />
-        <span className="switch-track" />
-        <span>Group jobs</span>
-      </label>
+        checked={view.groupJobs}
+        onChange={(on) => setView({ groupJobs: on, openJobs: [] })}
+        testId="toggle-group-jobs"
+      />
       {catalogSwitch && (
-        <label
-          className="tb-item switch"
+        <Switch
+          label="Catalog nodes"
           title="Draw the catalog's nodes (publishing, the published dataset, subscriptions); off: they are summed up as a chip on the dataset they hang from"
-        >
-          <input
-            type="checkbox"
-            checked={view.catalogNodes}
-            onChange={(e) => setView({ catalogNodes: e.target.checked })}
-            data-testid="toggle-catalog-nodes"
-          />
-          <span className="switch-track" />
-          <span>Catalog nodes</span>
-        </label>
+          checked={view.catalogNodes}
+          onChange={(on) => setView({ catalogNodes: on })}
+          testId="toggle-catalog-nodes"
+        />
       )}
       <button className="tb-btn" onClick={toggleAllColumns} data-testid="toggle-all-columns">
         {allColumnsOpen ? "Hide columns" : "All columns"}
       </button>
-      <label className="tb-item switch" title="Column edges: show only DIRECT dependencies (the value flows), not INDIRECT ones (join, filter, group-by keys)">
-        <input
-          type="checkbox"
-          checked={view.directOnly}
-          onChange={(e) => setView({ directOnly: e.target.checked })}
-          data-testid="toggle-direct-only"
-        />
-        <span className="switch-track" />
-        <span>Direct only</span>
-      </label>
+      <Switch
+        label="Direct only"
+        title="Column edges: show only DIRECT dependencies (the value flows), not INDIRECT ones (join, filter, group-by keys)"
+        checked={view.directOnly}
+        onChange={(on) => setView({ directOnly: on })}
+        testId="toggle-direct-only"
+      />
       <span className="tb-legend" data-testid="edge-legend" aria-label="Column edges: solid = direct, dashed = indirect">
         <svg width="16" height="8" aria-hidden="true">
           <line x1="0" y1="4" x2="16" y2="4" className="legend-direct" />
@@ -306,11 +310,13 @@ export function Toolbar({
           </button>
         )}
       </form>
-      <label className="tb-item switch" title="Show and type times in UTC instead of your browser's zone">
-        <input type="checkbox" checked={utc} onChange={(e) => setUtc(e.target.checked)} data-testid="toggle-utc" />
-        <span className="switch-track" />
-        <span>UTC</span>
-      </label>
+      <Switch
+        label="UTC"
+        title="Show and type times in UTC instead of your browser's zone"
+        checked={utc}
+        onChange={setUtc}
+        testId="toggle-utc"
+      />
       {!narrow && compare}
       {atText !== null && (
         <span className="error small" role="alert" data-testid="time-error">
