@@ -8,6 +8,12 @@ openlineage-python's transport factory. Two adjustments, both documented in docs
   configured ``retry`` explicitly the transport is built with ``retry.total = 0`` (one attempt, fail fast).
 - console: openlineage-python's ConsoleTransport logs at INFO, which is invisible under Python's default
   logging; the agent's :class:`StreamTransport` prints one JSON line per event to stderr instead.
+- HTTP environment read once: ``requests`` looks at the process environment on every POST (every ``*_proxy``
+  variable and ``no_proxy``, ``~/.netrc``, ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``), a walk over the whole
+  environment per event. The agent resolves these once, for the one URL the transport posts to, when the
+  transport is built: the session it gives the transport carries the resolved proxies and netrc credentials and
+  does not read the environment again (``trust_env`` off); a CA bundle named there becomes the transport's
+  ``verify``. Requests go where they went before; a change to the environment after capture started is not seen.
 """
 
 from __future__ import annotations
@@ -87,7 +93,35 @@ def _adjust(transport: Transport, *, user_retry: bool) -> Transport:
         return StreamTransport()
     if isinstance(transport, HttpTransport) and not user_retry:
         transport.config.retry = {**transport.config.retry, "total": 0}
+    if type(transport) is HttpTransport and transport.config.session is None:
+        _environment_once(transport)
     return transport
+
+
+def _environment_once(transport: Any) -> None:
+    """Give an openlineage-python ``HttpTransport`` a session that does not read the environment per POST: what
+    ``requests`` would read there (proxies honouring ``no_proxy``, netrc credentials, a CA bundle) is resolved
+    now with ``requests``' own functions, for the URL the transport posts to. Left as it is when that fails."""
+    from urllib.parse import urljoin
+
+    import requests
+    from requests.utils import get_environ_proxies, get_netrc_auth
+
+    try:
+        url = urljoin(transport.url, transport.endpoint)
+        session = requests.Session()
+        session.trust_env = False
+        session.proxies.update(get_environ_proxies(url))
+        netrc = get_netrc_auth(url)
+        if netrc:
+            session.auth = netrc
+        if transport.verify is True:
+            bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+            if bundle:
+                transport.verify = bundle
+        transport.session = session  # the transport mounts its retry adapter on it
+    except Exception as exc:  # noqa: BLE001 - the transport then reads the environment per POST, as requests does
+        log.debug("headwater: HTTP environment not resolved once: %s", exc)
 
 
 def accepts_plain(transport: Transport) -> bool:

@@ -6,6 +6,7 @@ These run the real openlineage-python HTTP transport against a real server on 12
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 from pathlib import Path
@@ -212,3 +213,37 @@ def test_http_keys_reach_the_wire(spool_dir: Path) -> None:
         assert headers["authorization"] == "Bearer tok-123"
         assert headers["content-encoding"] == "gzip"
         assert headers["x-team"] == "payroll"
+
+
+def _clear_proxy_environment(monkeypatch: Any) -> None:
+    for name in list(os.environ):
+        if name.lower().endswith("_proxy") or name in ("NETRC", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+            monkeypatch.delenv(name)
+
+
+def test_http_environment_is_resolved_once_as_requests_would(monkeypatch: Any, tmp_path: Path) -> None:
+    """The proxy, no_proxy and netrc settings of the environment apply as ``requests`` applies them, read once when
+    the transport is built (not per POST): a real proxy hop (the proxy receives the absolute URL) with the netrc
+    credentials of the target host, still taken after the variables are gone; a host in no_proxy is posted to
+    directly."""
+    _clear_proxy_environment(monkeypatch)
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine lineage.invalid login agent password s3cret\n", encoding="utf-8")
+    netrc.chmod(0o600)
+    with Sink() as proxy, Sink() as direct:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        monkeypatch.setenv("NETRC", str(netrc))
+        through_proxy = http("http://lineage.invalid:5000")
+        straight = http(direct.url)
+        monkeypatch.delenv("HTTP_PROXY")
+        monkeypatch.delenv("NETRC")
+        first, second = events(2)
+        through_proxy.emit(first)
+        straight.emit(second)
+        assert proxy.paths == ["http://lineage.invalid:5000/api/v1/lineage"]
+        assert proxy.headers[0]["authorization"] == "Basic YWdlbnQ6czNjcmV0"  # agent:s3cret
+        assert times(proxy.bodies) == [first.eventTime]
+        assert direct.paths == ["/api/v1/lineage"]
+        assert "authorization" not in direct.headers[0]
+        assert times(direct.bodies) == [second.eventTime]

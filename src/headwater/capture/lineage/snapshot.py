@@ -164,13 +164,12 @@ def describe_leaf(jvm: Jvm, leaf: JavaObject, name: str, registry: Registry = RE
     return registry.describe_leaf(jvm, leaf, name)
 
 
-def _executed_root(qe: JavaObject) -> JavaObject:
-    """The executed physical root, unwrapped from adaptive execution's wrappers."""
-    plan = call(qe, "executedPlan")
+def _executed_root(top: JavaObject, top_name: str) -> JavaObject:
+    """The executed physical root (``top``, named ``top_name``), unwrapped from adaptive execution's wrappers."""
+    plan, name = top, top_name
     for _ in range(4):
         if plan is None:
             break
-        name = short_name(class_name(plan))
         if name == "AdaptiveSparkPlanExec":
             plan = call(plan, "executedPlan") or plan
             if short_name(class_name(plan)) == "AdaptiveSparkPlanExec":
@@ -184,14 +183,15 @@ def _executed_root(qe: JavaObject) -> JavaObject:
             plan = call(plan, "plan")
         else:
             break
+        name = short_name(class_name(plan)) if plan is not None else ""
     return plan
 
 
-def _action_node(qe: JavaObject, executed: JavaObject) -> str:
+def _action_node(top: JavaObject, top_name: str, executed: JavaObject) -> str:
     """The ``nodeName`` the integration's job names use (``JobNameBuilder.sparkNodeName``): the executed plan's
-    root, unwrapped from ``WholeStageCodegen`` only (an adaptive root stays ``AdaptiveSparkPlan``)."""
-    plan = call(qe, "executedPlan")
-    if plan is not None and short_name(class_name(plan)) == "WholeStageCodegenExec":
+    root ``top``, unwrapped from ``WholeStageCodegen`` only (an adaptive root stays ``AdaptiveSparkPlan``)."""
+    plan = top
+    if plan is not None and top_name == "WholeStageCodegenExec":
         plan = call(plan, "child")
     if plan is None:
         plan = executed
@@ -339,8 +339,10 @@ def take_snapshot(qe: JavaObject, spark: PySparkObject, registry: Registry = REG
         _describe_plan_leaves(jvm, registry, jquery, plan, snap.relations)
     if registry.catalog_command(name) or any(registry.catalog_leaf(r.cls) for r in snap.relations.values()):
         snap.catalog = guarded(jvm.hive_catalog)
-    executed = _executed_root(qe)
+    top = call(qe, "executedPlan")  # read once: its root names the action, its unwrapped root has the metrics
+    top_name = short_name(class_name(top)) if top is not None else ""
+    executed = _executed_root(top, top_name)
     snap.metrics = _metrics(executed)
-    snap.action_node = _action_node(qe, executed)
+    snap.action_node = _action_node(top, top_name, executed)
     snap.sql = _sql_text(qe)
     return snap

@@ -129,10 +129,11 @@ def _is_expression_class(cls: str) -> bool:
 class _Reader:
     """Consumes one flat pre-order list; iterative on the spine so deep plans cannot overflow."""
 
-    def __init__(self, nodes: list[dict[str, Any]], where: str) -> None:
+    def __init__(self, nodes: list[dict[str, Any]], where: str, hosts: list[Expr] | None = None) -> None:
         self.nodes = nodes
         self.pos = 0
         self.where = where
+        self.hosts = hosts  # expressions read that hold a plan (see _expr)
 
     def _next(self) -> dict[str, Any]:
         if self.pos >= len(self.nodes):
@@ -146,10 +147,10 @@ class _Reader:
     def read_expr(self) -> Expr:
         """One expression tree. The hot loop of a wide plan (tens of thousands of nodes): node checks and field
         reading are inlined, and leaves (most nodes: attribute references, literals) are never pushed."""
-        nodes, where = self.nodes, self.where
+        nodes, where, hosts = self.nodes, self.where, self.hosts
         end = len(nodes)
         raw = self._next()
-        expr = _expr(raw, where)
+        expr = _expr(raw, where, hosts)
         count = int(raw["num-children"])
         if not count:
             return expr
@@ -169,7 +170,7 @@ class _Reader:
                 if not (isinstance(raw, dict) and "class" in raw and "num-children" in raw):
                     raise TreeFormatError(f"{where}: node {pos} has no 'class'/'num-children'")
                 pos += 1
-                child = _expr(raw, where)
+                child = _expr(raw, where, hosts)
                 parents[-1].children.append(child)
                 count = int(raw["num-children"])
                 if count:
@@ -198,10 +199,11 @@ class _Reader:
         return plan
 
 
-def _expr(raw: dict[str, Any], where: str) -> Expr:
+def _expr(raw: dict[str, Any], where: str, hosts: list[Expr] | None = None) -> Expr:
     """One expression node, without its children: every constructor field as it is, except a field holding a
     plan that is not an expression tree (a subquery's ``plan``), which is parsed. The fields are a C-level copy
-    of the node; only list values are looked at (a plan is a non-empty list of nodes)."""
+    of the node; only list values are looked at (a plan is a non-empty list of nodes). An expression holding a
+    plan is also appended to ``hosts`` (so a plan node whose expressions hold none needs no walk for them)."""
     fields = raw.copy()
     del fields["class"], fields["num-children"]
     plans: dict[str, PlanNode] = {}
@@ -215,44 +217,71 @@ def _expr(raw: dict[str, Any], where: str) -> Expr:
                 and _EXPRESSION_PACKAGE not in str(first["class"])
             ):
                 plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
+    if not plans:
+        return Expr(str(raw["class"]), fields, [], plans)
     for key in plans:
         fields[key] = "__plan__"
-    return Expr(str(raw["class"]), fields, [], plans)
+    expr = Expr(str(raw["class"]), fields, [], plans)
+    if hosts is not None:
+        hosts.append(expr)
+    return expr
+
+
+def _expression_seq(value: Any) -> bool | None:
+    """For a list of trees (a ``Seq[...]`` field): True when every tree is an expression, False when one is not,
+    None when ``value`` is not a non-empty list of trees (one pass over the list)."""
+    if not isinstance(value, list) or not value:
+        return None
+    expressions = True
+    for v in value:
+        if not (isinstance(v, list) and v):
+            return None
+        head = v[0]
+        if not (isinstance(head, dict) and "class" in head and "num-children" in head):
+            return None
+        if expressions and _EXPRESSION_PACKAGE not in str(head["class"]):
+            expressions = False
+    return expressions
 
 
 def _fill_plan_fields(plan: PlanNode, raw: dict[str, Any], where: str) -> None:
+    hosts: list[Expr] = []  # expressions of this node holding a plan: none means no subqueries to look for
     for key, value in raw.items():
         if key in ("class", "num-children"):
             continue
         here = f"{where} > {short_name(plan.cls)}.{key}"
         if _is_tree(value):
             if _is_expression_class(str(value[0]["class"])):
-                plan.exprs[key] = [parse_expr(value, where=here)]
+                plan.exprs[key] = [parse_expr(value, where=here, hosts=hosts)]
                 plan.fields[key] = "__single__"
             else:
                 plan.plans[key] = parse_plan(value, where=here)
                 plan.fields[key] = "__plan__"
-        elif _is_tree_seq(value):
-            if all(_is_expression_class(str(v[0]["class"])) for v in value):
-                plan.exprs[key] = [parse_expr(v, where=here) for v in value]
-                plan.fields[key] = "__seq__"
-            else:
-                plan.fields[key] = value
+            continue
+        seq = _expression_seq(value)
+        if seq is True:
+            plan.exprs[key] = [parse_expr(v, where=here, hosts=hosts) for v in value]
+            plan.fields[key] = "__seq__"
+        elif seq is False:
+            plan.fields[key] = value
         elif isinstance(value, list) and value and all(_is_tree_seq(v) or v == [] for v in value):
             # Seq[Seq[Expression]] (Expand.projections): flatten with a marker per row
-            rows = [[parse_expr(e, where=here) for e in row] for row in value]
+            rows = [[parse_expr(e, where=here, hosts=hosts) for e in row] for row in value]
             plan.fields[key] = {"__rows__": [len(r) for r in rows]}
             plan.exprs[key] = [e for row in rows for e in row]
         else:
             plan.fields[key] = value
+    if not hosts:
+        plan.subqueries = []
 
 
-def parse_expr(nodes: list[dict[str, Any]], *, where: str = "expression") -> Expr:
+def parse_expr(nodes: list[dict[str, Any]], *, where: str = "expression", hosts: list[Expr] | None = None) -> Expr:
+    """One expression tree; expressions in it that hold a plan are appended to ``hosts`` when given."""
     if len(nodes) == 1:  # a lone leaf (most of a wide projection: attribute references): no reader needed
         raw = nodes[0]
         if raw.__class__ is dict and "class" in raw and raw.get("num-children") == 0:
-            return _expr(raw, where)
-    reader = _Reader(nodes, where)
+            return _expr(raw, where, hosts)
+    reader = _Reader(nodes, where, hosts)
     expr = reader.read_expr()
     if reader.pos != len(nodes):
         raise TreeFormatError(f"{where}: {len(nodes) - reader.pos} node(s) left after the expression")
