@@ -25,8 +25,8 @@ from .tree import Expr, PlanNode, expr_rows, subquery_plans
 SourceKey = tuple[str, str]  # (leaf key, column name)
 
 
-@dataclass(frozen=True)
-class Attr:
+@dataclass(unsafe_hash=True)  # equal and hashable by value like a frozen one; never changed after it is made,
+class Attr:  # but not frozen: a frozen dataclass's __init__ is ~6x slower (a wide plan makes thousands of these)
     expr_id: int
     name: str
     data_type: Any = None

@@ -14,19 +14,16 @@ leaves of the plan and its subqueries, the executed plan's metrics, the SQL text
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import orjson
-
 from headwater.capture.jvmtypes import JavaObject, PySparkObject
 
 from .columns import QUERY_OPERATORS
 from .handlers import REGISTRY, Jvm, Query, Registry, guarded
-from .handlers.jvm import call, class_name, scala_option, struct_json, text
+from .handlers.jvm import call, class_name, loads_json, scala_option, struct_json, text
 from .model import CommandInfo, RelationInfo
 from .tree import PlanNode, parse_plan, short_name, subquery_plans
 
@@ -216,7 +213,7 @@ def _metrics(plan: JavaObject) -> dict[str, int]:
 
 
 _ATTR_SEP = "\u0001"
-_ATTR_ID = re.compile(r"#(\d+)L?$")
+_ATTR_IDS = re.compile(r"#(\d+)L?(?=\u0001|\Z)")  # the exprId ending each item (``name#12``, ``count#13L``)
 
 
 def _output_ids(jquery: JavaObject) -> list[int] | None:
@@ -224,13 +221,12 @@ def _output_ids(jquery: JavaObject) -> list[int] | None:
     raw = guarded(lambda: str(jquery.output().mkString(_ATTR_SEP)))
     if raw is None:
         return None
-    ids: list[int] = []
-    for item in raw.split(_ATTR_SEP) if raw else []:
-        m = _ATTR_ID.search(item)
-        if m is None:
-            return None
-        ids.append(int(m.group(1)))
-    return ids
+    if not raw:
+        return []
+    ids = _ATTR_IDS.findall(raw)  # one match per item exactly when every item ends with its exprId
+    if len(ids) != raw.count(_ATTR_SEP) + 1:
+        return None
+    return [int(i) for i in ids]
 
 
 def _sql_text(qe: JavaObject) -> str | None:
@@ -251,20 +247,7 @@ def _needs_analyzed(registry: Registry, plan: PlanNode) -> str | None:
     return None
 
 
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-
-
-def _loads_plan(text: str) -> Any:
-    """``toJSON`` text → exactly what ``json.loads`` returns, faster: orjson (a wide plan is ~1 MB, ~3× faster),
-    and the standard library where orjson would differ — a run of 20+ digits (an integer beyond 64 bits,
-    which orjson reads as a float; a decimal literal in a plan can be one) — or refuses (NaN, Infinity).
-    The same rule as the server's ``headwater.store.canonical.loads_text``; the agent does not import the store."""
-    if b"0" * 20 not in text.encode("utf-8", "surrogatepass").translate(_DIGITS_TO_ZERO):
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(text)
+_loads_plan = loads_json  # the plan's toJSON text → exactly what json.loads returns (orjson where identical)
 
 
 # Largest plan JSON we ask the JVM for. toJSON materialises the whole document on the driver heap:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, Self
 
 _EXPRESSION_PACKAGE = ".expressions."
+_ATTRIBUTE_REFERENCE = "org.apache.spark.sql.catalyst.expressions.AttributeReference"
 
 
 @lru_cache(maxsize=4096)
@@ -206,6 +207,9 @@ def _expr(raw: dict[str, Any], where: str, hosts: list[Expr] | None = None) -> E
     plan is also appended to ``hosts`` (so a plan node whose expressions hold none needs no walk for them)."""
     fields = raw.copy()
     del fields["class"], fields["num-children"]
+    cls = raw["class"]
+    if cls == _ATTRIBUTE_REFERENCE:  # most nodes of a wide plan; its fields (name, type, ids) never hold a plan
+        return Expr(cls, fields, [], {})
     plans: dict[str, PlanNode] = {}
     for key, value in fields.items():
         if value.__class__ is list and value:
