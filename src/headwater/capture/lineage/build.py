@@ -256,9 +256,13 @@ def analyze(snap: PlanSnapshot, options: LineageOptions | None = None, registry:
         ]
         per_field: dict[str, dict[F.DatasetField, set[Any]]] = {}
         for n, resolved in zip(out_names, lineage.fields):
-            per_field.setdefault(n, {})
-            for k, v in F.name_resolved(resolved, names).items():
-                per_field[n].setdefault(k, set()).update(v)
+            named = F.name_resolved(resolved, names)  # a new mapping of new sets: kept as it is when the name is new
+            known = per_field.get(n)
+            if known is None:
+                per_field[n] = named
+                continue
+            for k, v in named.items():
+                known.setdefault(k, set()).update(v)
         column_facet = F.column_lineage_facet(
             per_field, F.name_resolved(lineage.dataset, names), dataset_lineage_enabled=options.dataset_lineage_enabled
         )

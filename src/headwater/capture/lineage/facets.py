@@ -164,9 +164,11 @@ def column_lineage_facet(
     """
     out: dict[str, column_lineage_dataset.Fields] = {}
     made: _Made = {}
+    fold = bool(dataset) and not dataset_lineage_enabled  # dataset-wide inputs folded into every field
     for name, deps in fields.items():
-        merged: dict[DatasetField, set[TInfo]] = {k: set(v) for k, v in deps.items()}
-        if not dataset_lineage_enabled:
+        merged: dict[DatasetField, set[TInfo]] = deps  # only read below; copied when the folding adds to it
+        if fold:
+            merged = {k: set(v) for k, v in deps.items()}
             for key, kinds in dataset.items():
                 merged.setdefault(key, set()).update(kinds)
         if merged:
