@@ -404,6 +404,7 @@ export function Canvas({
       data-detail={lowDetail && !overview ? "boxes" : "full"}
       data-ready={placed && ready ? "true" : "false"}
       data-node-count={placedCount}
+      data-edge-count={placed ? edges.length : 0}
       data-renderer={overview ? "overview" : "flow"}
       data-layout-ms={ready?.ms ?? ""}
       data-layout-engine={ready?.engine ?? ""}
