@@ -1,9 +1,13 @@
-import { layeredLayout } from "./layered";
-import { ELK_MAX_NODES, type LayoutRequest, type LayoutResult } from "./types";
+import { layeredLayout, layeredPacked } from "./layered";
+import { ELK_MAX_NODES, type LayoutRequest, type LayoutResult, type PackedResult } from "./types";
 
-export async function computeLayout(req: LayoutRequest): Promise<LayoutResult> {
+export async function computeLayout(req: LayoutRequest): Promise<LayoutResult | PackedResult> {
   const t0 = performance.now();
-  if (req.engine === "elk" && req.nodes.length <= ELK_MAX_NODES) {
+  if (req.engine === "layered") {
+    const { x, y } = layeredPacked(req.packed);
+    return { seq: req.seq, engine: "layered", x, y, ms: performance.now() - t0 };
+  }
+  if (req.nodes.length <= ELK_MAX_NODES) {
     try {
       // loaded on first use: big graphs never pay for parsing ELK
       const { elkLayout } = await import("./elk");

@@ -2,7 +2,7 @@
 // by the barycentre of their neighbours (a few down and up sweeps), columns centred on y = 0.
 // Linear-ish in nodes + edges: nodes are numbered and the sweeps work on typed arrays (no maps or
 // strings in the inner loops), so 50,000 nodes lay out in a fraction of a second.
-import { LAYER_GAP, NODE_GAP, type LayoutEdge, type LayoutNode } from "./types";
+import { LAYER_GAP, NODE_GAP, type LayoutEdge, type LayoutNode, type PackedGraph } from "./types";
 
 /** Neighbour lists of every node as one flat array (compressed sparse rows). */
 function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; list: Int32Array } {
@@ -15,14 +15,21 @@ function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32A
   return { start, list };
 }
 
-export function layeredLayout(
-  nodes: LayoutNode[],
-  edges: LayoutEdge[],
-  sweeps = 4,
-): Record<string, { x: number; y: number }> {
+/** The graph as typed arrays (PackedGraph): edges by node index, column edges (routeOnly) left out. */
+export function packGraph(nodes: LayoutNode[], edges: LayoutEdge[]): PackedGraph {
   const n = nodes.length;
   const index = new Map<string, number>();
-  nodes.forEach((node, i) => index.set(node.id, i));
+  const ids = new Array<string>(n);
+  const width = new Float64Array(n);
+  const height = new Float64Array(n);
+  const level = new Float64Array(n);
+  nodes.forEach((node, i) => {
+    index.set(node.id, i);
+    ids[i] = node.id;
+    width[i] = node.width;
+    height[i] = node.height;
+    level[i] = node.level;
+  });
   const src: number[] = [];
   const dst: number[] = [];
   for (const e of edges) {
@@ -34,23 +41,43 @@ export function layeredLayout(
       dst.push(t);
     }
   }
-  const from = Int32Array.from(src);
-  const to = Int32Array.from(dst);
+  return { ids, width, height, level, from: Int32Array.from(src), to: Int32Array.from(dst) };
+}
+
+/** Node positions by id from the packed answer. */
+export function unpackPositions(ids: string[], x: Float64Array, y: Float64Array): Record<string, { x: number; y: number }> {
+  const positions: Record<string, { x: number; y: number }> = {};
+  for (let i = 0; i < ids.length; i++) positions[ids[i]] = { x: x[i], y: y[i] };
+  return positions;
+}
+
+export function layeredLayout(nodes: LayoutNode[], edges: LayoutEdge[], sweeps = 4): Record<string, { x: number; y: number }> {
+  const g = packGraph(nodes, edges);
+  const { x, y } = layeredPacked(g, sweeps);
+  return unpackPositions(g.ids, x, y);
+}
+
+/** The layout of a packed graph: node i's top left corner at (x[i], y[i]). */
+export function layeredPacked(g: PackedGraph, sweeps = 4): { x: Float64Array; y: Float64Array } {
+  const { ids, width, height, level, from, to } = g;
+  const n = ids.length;
   const succ = adjacency(n, from, to);
   const pred = adjacency(n, to, from);
 
   const byLevel = new Map<number, number[]>();
-  nodes.forEach((node, i) => {
-    const layer = byLevel.get(node.level);
+  for (let i = 0; i < n; i++) {
+    const layer = byLevel.get(level[i]);
     if (layer) layer.push(i);
-    else byLevel.set(node.level, [i]);
-  });
+    else byLevel.set(level[i], [i]);
+  }
   const levels = [...byLevel.keys()].sort((a, b) => a - b);
   const order = new Float64Array(n);
   for (const l of levels) byLevel.get(l)!.forEach((i, pos) => (order[i] = pos));
   // ties keep the id order (code units: stable, and cheaper than localeCompare)
   const rank = new Int32Array(n);
-  [...nodes.keys()].sort((a, b) => (nodes[a].id < nodes[b].id ? -1 : nodes[a].id > nodes[b].id ? 1 : 0)).forEach((i, r) => (rank[i] = r));
+  Array.from({ length: n }, (_, i) => i)
+    .sort((a, b) => (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0))
+    .forEach((i, r) => (rank[i] = r));
   const bary = new Float64Array(n);
 
   const reorder = (layer: number[], adj: { start: Int32Array; list: Int32Array }) => {
@@ -74,21 +101,22 @@ export function layeredLayout(
   let x = 0;
   for (const l of levels) {
     let w = 0;
-    for (const i of byLevel.get(l)!) w = Math.max(w, nodes[i].width);
+    for (const i of byLevel.get(l)!) w = Math.max(w, width[i]);
     left.set(l, x);
     x += w + LAYER_GAP;
   }
-  const positions: Record<string, { x: number; y: number }> = {};
+  const xs = new Float64Array(n);
+  const ys = new Float64Array(n);
   for (const l of levels) {
     const layer = byLevel.get(l)!;
     let total = NODE_GAP * Math.max(0, layer.length - 1);
-    for (const i of layer) total += nodes[i].height;
+    for (const i of layer) total += height[i];
     let y = -total / 2;
     for (const i of layer) {
-      const node = nodes[i];
-      positions[node.id] = { x: left.get(l)!, y };
-      y += node.height + NODE_GAP;
+      xs[i] = left.get(l)!;
+      ys[i] = y;
+      y += height[i] + NODE_GAP;
     }
   }
-  return positions;
+  return { x: xs, y: ys };
 }

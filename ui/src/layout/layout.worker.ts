@@ -7,5 +7,8 @@ import type { LayoutRequest } from "./types";
 // loading or laying out — a new graph's layout was then lost and the canvas stayed "Laying out…"
 // (compute.ts removes ELK's handler as soon as the bundle is loaded)
 self.addEventListener("message", (ev: MessageEvent<LayoutRequest>) => {
-  void computeLayout(ev.data).then((result) => (self as unknown as Worker).postMessage(result));
+  void computeLayout(ev.data).then((result) =>
+    // the fast layout's coordinates are handed over, not copied
+    (self as unknown as Worker).postMessage(result, "x" in result ? [result.x.buffer, result.y.buffer] : []),
+  );
 });

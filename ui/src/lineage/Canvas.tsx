@@ -6,6 +6,8 @@ import {
   ReactFlow,
   useReactFlow,
   useStore,
+  useStoreApi,
+  useUpdateNodeInternals,
   type NodeTypes,
   type EdgeTypes,
 } from "@xyflow/react";
@@ -266,13 +268,33 @@ export function Canvas({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [layoutKey]);
 
-  const nodes: LineageFlowNode[] = useMemo(
-    () =>
-      overview
-        ? []
-        : elements.nodes.filter((n) => positions[n.id]).map((n) => ({ ...n, position: positions[n.id] }) as LineageFlowNode),
-    [elements.nodes, positions, overview],
-  );
+  // React Flow measures each node's box and its handles in the DOM; edges are drawn and "fit view" works only
+  // for measured nodes. A node object handed over without `measured` tells it to forget that measurement and
+  // measure again, which its node wrapper notices only on its next render: when new node objects land after
+  // the measurement but before that render (a relayout, a highlight and a fetched column path in quick
+  // succession), the nodes stay unmeasured for good — no edge drawn, fit view waiting forever. So every node
+  // object carries the size React Flow last measured for it (its handles stay measured with it: a box that
+  // changes size is measured again by React Flow's ResizeObserver, a node whose handles change at the same
+  // size asks for it, DatasetNode), and a node still without handle bounds after an update is measured at once.
+  // (The size is read from React Flow's store when the node objects are made.)
+  const store = useStoreApi<LineageFlowNode>();
+  const nodes: LineageFlowNode[] = useMemo(() => {
+    if (overview) return [];
+    const { nodeLookup } = store.getState();
+    return elements.nodes
+      .filter((n) => positions[n.id])
+      .map((n) => {
+        const m = nodeLookup.get(n.id)?.measured;
+        return { ...n, position: positions[n.id], ...(m?.width && m.height ? { measured: { width: m.width, height: m.height } } : {}) } as LineageFlowNode;
+      });
+  }, [elements.nodes, positions, overview, store]);
+  const updateNodeInternals = useUpdateNodeInternals();
+  useEffect(() => {
+    // (React Flow's own effect has handed these nodes to its store: the canvas is its parent)
+    const { nodeLookup } = store.getState();
+    const unmeasured = nodes.filter((n) => !n.handles && nodeLookup.get(n.id)?.internals.handleBounds === undefined).map((n) => n.id);
+    if (unmeasured.length) updateNodeInternals(unmeasured);
+  }, [nodes, store, updateNodeInternals]);
   // each edge with its route, when the layout gave one
   const edges = useMemo(
     () =>
@@ -382,6 +404,7 @@ export function Canvas({
       data-detail={lowDetail && !overview ? "boxes" : "full"}
       data-ready={placed && ready ? "true" : "false"}
       data-node-count={placedCount}
+      data-edge-count={placed ? edges.length : 0}
       data-renderer={overview ? "overview" : "flow"}
       data-layout-ms={ready?.ms ?? ""}
       data-layout-engine={ready?.engine ?? ""}

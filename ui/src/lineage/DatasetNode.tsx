@@ -1,5 +1,5 @@
-import { Handle, Position, type NodeProps } from "@xyflow/react";
-import { memo } from "react";
+import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
+import { memo, useEffect, useRef } from "react";
 import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
 import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
@@ -41,9 +41,25 @@ function DatasetNodeView(props: NodeProps<DatasetFlowNode>) {
   return <VisibleDatasetNode {...props} />;
 }
 
-function VisibleDatasetNode({ data }: NodeProps<DatasetFlowNode>) {
+/**
+ * React Flow keeps a node's measured handles while its box keeps its size (Canvas): when other column rows
+ * (and so other handles) are drawn at the same size — another page, a filter, another column path — it is
+ * asked to measure the node's handles again, else the edges to the new rows would have no end.
+ */
+function useHandlesMeasured(id: string, handles: string) {
+  const update = useUpdateNodeInternals();
+  const last = useRef(handles);
+  useEffect(() => {
+    if (last.current === handles) return; // (a new node is measured by React Flow itself)
+    last.current = handles;
+    update(id);
+  }, [id, handles, update]);
+}
+
+function VisibleDatasetNode({ id, data }: NodeProps<DatasetFlowNode>) {
   const a = useLineageActions();
   const n = data.node;
+  useHandlesMeasured(id, data.columnsMode === "none" ? "" : `${data.columnsMode}\n${data.columns.map((c) => c.path).join("\n")}`);
   const cat = useCatalogNode(n.id);
   const label = splitName(n.name);
   const src = sourceMark(n.namespace);
