@@ -115,6 +115,16 @@ class BackgroundProjector:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def derive_now(self, chunk: int) -> int:
+        """Project the next ``chunk`` events of the log in the caller's thread, as one step of this projector
+        (the same code, locks and failure handling, in a bigger transaction); answers how many were projected.
+        For a projector whose thread is not started (the bulk load: ``headwater db load``)."""
+        saved, self._chunk = self._chunk, chunk
+        try:
+            return self._step()
+        finally:
+            self._chunk = saved
+
     def notify(self, seq: int) -> None:
         """Events up to ``seq`` were appended: project them."""
         with self._cond:
