@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import zstandard
 from click.testing import CliRunner
 
 from fixtures.stories.load import derived_state, story
@@ -58,7 +59,9 @@ def _event(run: str, job: str, source: str, target: str, pairs: dict[str, str], 
 
 FIRST = _event("01930000-0000-7000-8000-0000000000a1", "stage", "/in/a", "/out/b", {"z": "x", "y": "y"}, 1)
 SECOND = _event("01930000-0000-7000-8000-0000000000a2", "report", "/out/b", "/out/c", {"w": "z"}, 2)
-NO_TIME = {k: v for k, v in _event("01930000-0000-7000-8000-0000000000a3", "x", "/a", "/b", {}, 3).items() if k != "eventTime"}
+NO_TIME = {
+    k: v for k, v in _event("01930000-0000-7000-8000-0000000000a3", "x", "/a", "/b", {}, 3).items() if k != "eventTime"
+}
 THIRD = _event("01930000-0000-7000-8000-0000000000a4", "copy", "/out/c", "/out/d", {"w": "w"}, 4)
 
 
@@ -100,13 +103,13 @@ def test_a_small_file_loads_its_good_lines_and_lists_the_bad_ones(store_url: str
         "datasetField:file:/in/a:x": -3,
     }
 
-    again = runner.invoke(cli, ["db", "load", str(events_file), "--db", store_url, "--workers", "0"])
+    packed = tmp_path / "history.ndjson.zst"  # the same lines zstd-compressed: the same events, all loaded already
+    packed.write_bytes(zstandard.ZstdCompressor().compress(events_file.read_bytes()))
+    again = runner.invoke(cli, ["db", "load", str(packed), "--db", store_url, "--workers", "0"])
     assert again.exit_code == 1, again.output
     assert "5 non-blank line(s) read: 0 event(s) appended, 3 already in the log, 2 rejected" in again.output
 
-    stop = runner.invoke(
-        cli, ["db", "load", str(events_file), "--db", store_url, "--workers", "0", "--stop-at-error"]
-    )
+    stop = runner.invoke(cli, ["db", "load", str(events_file), "--db", store_url, "--workers", "0", "--stop-at-error"])
     assert stop.exit_code == 1 and "stopped at line 3" in stop.output, stop.output
     assert "2 non-blank line(s) read: 0 event(s) appended, 1 already in the log, 1 rejected" in stop.output
 
@@ -122,7 +125,10 @@ def test_bulk_load_gives_the_graph_of_one_by_one_http_ingest(store_url: str, tmp
     assert f"{len(events)} event(s) appended" in loaded.output
 
     settings = load_settings({"parse_processes": 0}, environ={})
-    with Store.open(f"sqlite:///{tmp_path / 'http.db'}") as posted, ThreadServer(create_app(settings, posted)) as server:
+    with (
+        Store.open(f"sqlite:///{tmp_path / 'http.db'}") as posted,
+        ThreadServer(create_app(settings, posted)) as server,
+    ):
         for e in events:
             answer = httpx.post(f"{server.url}/api/v1/lineage", content=json.dumps(e), headers=JSON, timeout=30)
             assert answer.status_code in (200, 201), answer.text

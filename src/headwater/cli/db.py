@@ -286,5 +286,7 @@ def load_command(
             click.echo(f"  ... {len(report.rejected) - 20:,} more", err=True)
         click.echo(f"rejected lines listed in {target}", err=True)
         if report.stopped_at is not None:
-            click.echo(f"stopped at line {report.stopped_at} (--stop-at-error); the lines before it are loaded", err=True)
+            click.echo(
+                f"stopped at line {report.stopped_at} (--stop-at-error); the lines before it are loaded", err=True
+            )
         raise SystemExit(1)

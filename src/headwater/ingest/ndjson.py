@@ -14,7 +14,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 import zstandard
 
@@ -35,20 +35,20 @@ class LineRejected:
 
 
 def open_events_file(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed by its suffix: ``.gz`` gzip, ``.zst`` zstd, anything else as it is."""
-    raw = path.open("rb")
+    """The file's bytes, decompressed by its suffix: ``.gz`` gzip, ``.zst`` zstd, anything else as it is;
+    buffered, so it is read line by line."""
     if path.suffix == ".gz":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        return cast("IO[bytes]", gzip.open(path, "rb"))
     if path.suffix in (".zst", ".zstd"):
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
-    return raw
+        reader = zstandard.ZstdDecompressor().stream_reader(path.open("rb"), closefd=True)
+        return cast("IO[bytes]", io.BufferedReader(cast("io.RawIOBase", reader)))  # zstd's reader is a raw stream
+    return path.open("rb")
 
 
 def read_lines(path: Path, start: int = 1) -> Iterator[tuple[int, bytes]]:
     """``(line number, the line's bytes without its end)`` of every non-blank line, from line ``start`` on."""
     with open_events_file(path) as stream:
-        buffered = stream if isinstance(stream, io.BufferedIOBase) else io.BufferedReader(stream)  # type: ignore[arg-type]  # zstd's reader is a raw stream
-        for number, line in enumerate(buffered, 1):
+        for number, line in enumerate(stream, 1):
             if number < start:
                 continue
             text = line.rstrip(b"\r\n")
