@@ -34,8 +34,10 @@ from pathlib import Path
 
 from headwater.ingest.accept import Policy
 from headwater.ingest.ndjson import LineRejected, accept_line, read_lines
+from headwater.model.jsontext import loads_text
 from headwater.spec import EventValidator
 from headwater.store.eventlog import PreparedEvent, prepare
+from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
@@ -78,7 +80,18 @@ class _Task:
     max_bytes: int
 
 
+@dataclass(frozen=True)
+class _Ready:
+    """A line's event ready to append: its log row, and its observations made from the text the log will hold
+    (what the projector would make of the logged event: it uses them instead of parsing the text again)."""
+
+    line: int
+    prepared: PreparedEvent
+    observations: list[Observation] | None  # None: observing failed (the projector finds and records why)
+
+
 _validator: EventValidator | None = None  # each worker process's own
+_memo = ObserveMemo()  # each process's own: schemas and column lineage that repeat, normalized once
 
 
 def _worker_start() -> None:
@@ -86,19 +99,22 @@ def _worker_start() -> None:
     _validator = EventValidator()
 
 
-def _prepare_lines(
-    task: _Task, validator: EventValidator | None = None
-) -> list[tuple[int, PreparedEvent] | LineRejected]:
-    """A task's lines as log rows ready to append (each with its line number), or their rejections; pure."""
+def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list[_Ready | LineRejected]:
+    """A task's lines as log rows ready to append, with their observations, or their rejections; pure."""
     checker = validator or _validator
     assert checker is not None, "a load worker starts with _worker_start"
-    out: list[tuple[int, PreparedEvent] | LineRejected] = []
+    out: list[_Ready | LineRejected] = []
     for number, line in task.lines:
         verdict = accept_line(number, line, task.policy, checker, task.max_bytes)
         if isinstance(verdict, LineRejected):
             out.append(verdict)
-        else:
-            out.append((number, prepare([IncomingEvent.accepted(verdict)])[0]))
+            continue
+        prepared = prepare([IncomingEvent.accepted(verdict)])[0]
+        try:
+            seen: list[Observation] | None = observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo)
+        except Exception:  # noqa: BLE001 - the projector observes it again, and records why it cannot be derived
+            seen = None
+        out.append(_Ready(number, prepared, seen))
     return out
 
 
@@ -108,9 +124,7 @@ def _tasks(lines: Iterable[tuple[int, bytes]], policy: Policy, max_bytes: int) -
         yield _Task(chunk, policy, max_bytes)
 
 
-def _results(
-    tasks: Iterator[_Task], workers: int, validator: EventValidator
-) -> Iterator[tuple[int, PreparedEvent] | LineRejected]:
+def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) -> Iterator[_Ready | LineRejected]:
     """The tasks' results in file order: in ``workers`` processes, at most :data:`AHEAD` tasks ahead (memory
     stays bounded however big the file); ``workers`` 0 in this process."""
     if workers <= 0:
@@ -118,7 +132,7 @@ def _results(
             yield from _prepare_lines(task, validator)
         return
     with ProcessPoolExecutor(workers, initializer=_worker_start) as pool:
-        pending: deque[Future[list[tuple[int, PreparedEvent] | LineRejected]]] = deque()
+        pending: deque[Future[list[_Ready | LineRejected]]] = deque()
         for task in tasks:
             pending.append(pool.submit(_prepare_lines, task))
             if len(pending) >= AHEAD:
@@ -165,23 +179,28 @@ def load_file(
                 )
             )
 
+    observed: dict[str, list[Observation]] = {}  # appended events' observations, until their step takes them
+
     def derive(limit: int) -> None:
-        while limit > 0 and (done := store.derive_step(min(step, limit))):
+        while limit > 0 and (done := store.derive_step(min(step, limit), observed)):
             report.derived += done
             limit -= done
             tell("derive")
 
-    def flush(buffer: list[PreparedEvent]) -> None:
+    def flush(buffer: list[_Ready]) -> None:
         if not buffer:
             return
-        results = store.append_prepared(buffer)
+        results = store.append_prepared([r.prepared for r in buffer])
+        for ready, result in zip(buffer, results, strict=True):
+            if not result.duplicate and ready.observations is not None:
+                observed[result.id] = ready.observations
         fresh = sum(1 for r in results if not r.duplicate)
         report.appended += fresh
         report.duplicates += len(results) - fresh
         tell("append")
         derive(fresh)  # the graph follows the log step by step, while the workers parse the next lines
 
-    buffer: list[PreparedEvent] = []
+    buffer: list[_Ready] = []
     for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator):
         report.lines += 1
         if isinstance(result, LineRejected):
@@ -190,7 +209,7 @@ def load_file(
                 report.stopped_at = result.line
                 break
             continue
-        buffer.append(result[1])
+        buffer.append(result)
         if len(buffer) >= batch:
             flush(buffer)
             buffer = []

@@ -15,6 +15,7 @@ from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import codec, eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
+from headwater.store.observe import Observation
 from headwater.store.projector import project_rows
 from headwater.store.rebuild import rebuild_all
 from headwater.store.retention import PruneResult
@@ -289,10 +290,11 @@ class Store:
             fresh.discard(eid)  # the same event twice: the second is a duplicate
         return results
 
-    def derive_step(self, events: int) -> int:
+    def derive_step(self, events: int, observed: dict[str, list[Observation]] | None = None) -> int:
         """Derive the next ``events`` events of the log in this thread, in one transaction of the projector's
-        own step (:meth:`BackgroundProjector.derive_now`); answers how many (0: the graph has caught up)."""
-        return self._projector.derive_now(events)
+        own step (:meth:`BackgroundProjector.derive_now`, ``observed``: observations made ahead, by event id);
+        answers how many (0: the graph has caught up)."""
+        return self._projector.derive_now(events, observed)
 
     def projection_status(self, limit: int = 100) -> ProjectionStatus:
         """Where the graph stands, without waiting: log and graph positions, and the events the projector
