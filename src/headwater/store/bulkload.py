@@ -23,6 +23,7 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from collections import deque
@@ -131,7 +132,10 @@ def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) ->
         for task in tasks:
             yield from _prepare_lines(task, validator)
         return
-    with ProcessPoolExecutor(workers, initializer=_worker_start) as pool:
+    # spawned, not forked: this process has threads (the store's), and a fork copies their locks held
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
+    ) as pool:
         pending: deque[Future[list[_Ready | LineRejected]]] = deque()
         for task in tasks:
             pending.append(pool.submit(_prepare_lines, task))
