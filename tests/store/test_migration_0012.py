@@ -1,4 +1,5 @@
-"""Migration 0012: column edges move from repeated dataset/field texts to ids of the ``fields`` dictionary.
+"""Migration 0012: column edges move from repeated dataset/field and transformation texts to ids of the ``fields``
+and ``column_transformations`` dictionaries.
 
 A store is brought to revision 0011 holding the HR story's graph, as a 0011 server wrote it (its column edges
 name their ends as text), plus one edge written by hand. Upgrading converts it in place: every edge reads back
@@ -16,9 +17,9 @@ from alembic import command
 from fixtures.stories.load import EA, EMP, J1, derived_state, incoming, story
 from headwater.store import Store
 from headwater.store.engine import create_store_engine
-from headwater.store.fields import edge_select, field_key
+from headwater.store.fields import edge_select, field_key, transformations_key
 from headwater.store.migrate import alembic_config, current_revision, head_revision, upgrade
-from headwater.store.schema import fields
+from headwater.store.schema import column_transformations, fields
 
 OLD_COLUMNS = "job, src_dataset, src_field, dst_dataset, dst_field, valid_from, valid_to, transformations"
 BY_HAND = (
@@ -64,6 +65,8 @@ def test_upgrade_converts_column_edges_in_place_and_a_rebuild_agrees(store_url: 
             assert held[field_key("dataset:file:/by/hand/b", "")] == ("dataset:file:/by/hand/b", "")
             assert held[field_key(EMP, "EmployeeID")] == (EMP, "EmployeeID")
             assert all(field_key(*pair) == key for key, pair in held.items())
+            lists = {r.id: r.body for r in conn.execute(sa.select(column_transformations))}
+            assert lists == {transformations_key(r[7]): r[7] for r in [*old, BY_HAND]}
     finally:
         engine.dispose()
     with Store.open(store_url) as store:
@@ -72,7 +75,13 @@ def test_upgrade_converts_column_edges_in_place_and_a_rebuild_agrees(store_url: 
             k: v for k, v in expected.items() if k != "column_edges"
         }
         assert set(upgraded["column_edges"]) - set(expected["column_edges"]) == {
-            ("job:hand:made", field_key(*BY_HAND[1:3]), field_key(*BY_HAND[3:5]), *BY_HAND[5:])
+            (
+                "job:hand:made",
+                field_key(*BY_HAND[1:3]),
+                field_key(*BY_HAND[3:5]),
+                *BY_HAND[5:7],
+                transformations_key(BY_HAND[7]),
+            )
         }
         store.rebuild()
         assert derived_state(store) == expected

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -95,9 +96,17 @@ _validator: EventValidator | None = None  # each worker process's own
 _memo = ObserveMemo()  # each process's own: schemas and column lineage that repeat, normalized once
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
     global _validator  # one per worker process, made once when it starts
+    threading.Thread(target=_exit_with, args=(parent,), name="headwater-load-parent", daemon=True).start()
     _validator = EventValidator()
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker when the load that started it is gone (killed: a worker waiting for work never notices)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list[_Ready | LineRejected]:
@@ -134,7 +143,7 @@ def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) ->
         return
     # spawned, not forked: this process has threads (the store's), and a fork copies their locks held
     with ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start, initargs=(os.getpid(),)
     ) as pool:
         pending: deque[Future[list[_Ready | LineRejected]]] = deque()
         for task in tasks:
@@ -186,7 +195,11 @@ def load_file(
     observed: dict[str, list[Observation]] = {}  # appended events' observations, until their step takes them
 
     def derive(limit: int) -> None:
-        while limit > 0 and (done := store.derive_step(min(step, limit), observed)):
+        while limit > 0:
+            done = store.derive_step(min(step, limit), observed)
+            if not done:  # caught up: what is left was derived by another process (a server on the store)
+                observed.clear()
+                return
             report.derived += done
             limit -= done
             tell("derive")

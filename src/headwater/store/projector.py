@@ -396,7 +396,7 @@ _DATASET_UPDATE = (
     .values(updated_at=sa.bindparam("b_updated_at"), kind=sa.bindparam("b_kind"), deleted=sa.bindparam("b_deleted"))
 )
 _EDGE_KEY = ("dataset", "direction")
-_COLUMN_KEY = ("src_field_id", "dst_field_id", "transformations")
+_COLUMN_KEY = ("src_field_id", "dst_field_id", "transformations_id")
 
 
 def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> set[str]:

@@ -185,8 +185,18 @@ fields = sa.Table(
     sa.Index("ix_fields_dataset", "dataset", "field"),
 )
 
-# Column lineage edges, their ends as ``fields`` ids (migration 0012; the texts were repeated on every edge
-# before); read joined with both ends' texts through store/fields.py.
+# The transformation lists column edges carry (store/fields.py, migration 0012): each distinct list's JSON text once,
+# under a 64-bit id that hashes it. A graph has a few dozen distinct lists and millions of edges.
+column_transformations = sa.Table(
+    "column_transformations",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=False),
+    sa.Column("body", sa.Text, nullable=False),
+)
+
+# Column lineage edges, their ends as ``fields`` ids and their transformations as a ``column_transformations`` id
+# (migration 0012; the texts were repeated on every edge before); read joined with the texts through
+# store/fields.py.
 column_edges = sa.Table(
     "column_edges",
     metadata,
@@ -195,7 +205,7 @@ column_edges = sa.Table(
     sa.Column("dst_field_id", sa.BigInteger, primary_key=True),
     sa.Column("valid_from", sa.BigInteger, primary_key=True),
     sa.Column("valid_to", sa.BigInteger),
-    sa.Column("transformations", sa.Text, nullable=False),
+    sa.Column("transformations_id", sa.BigInteger, nullable=False),
     sa.Index("ix_column_edges_src", "src_field_id"),
     sa.Index("ix_column_edges_dst", "dst_field_id"),
 )

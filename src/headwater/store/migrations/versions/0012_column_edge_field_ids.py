@@ -1,13 +1,15 @@
-"""Column edges keyed by field ids: the ``fields`` dictionary, and ``column_edges`` naming its ends by its ids.
+"""Column edges keyed by ids: the ``fields`` and ``column_transformations`` dictionaries, and ``column_edges``
+naming its ends and its transformations by their ids.
 
 Before this revision every column edge repeated its ends' dataset ids and field names as text (and again in its
-primary key and its two indexes); now it holds two 64-bit ids of ``fields`` (store/fields.py: the id hashes the
-pair, so it is the same in every store). Upgrade converts in place: the dictionary is filled with the distinct
-ends of the stored edges (their ids computed here, in batches), then the edges are copied into the new table by
-one ``INSERT … SELECT`` joining the dictionary, the old table is dropped and the new one takes its name and
-indexes. No event is read: the graph stays what it was (``headwater db rebuild`` derives the same rows).
+primary key and its two indexes), and its transformation list's JSON; now it holds three 64-bit ids
+(store/fields.py: each id hashes its text, so it is the same in every store). Upgrade converts in place: the
+dictionaries are filled with the stored edges' distinct ends and transformation lists (their ids computed here,
+in batches), then the edges are copied into the new table by one ``INSERT … SELECT`` joining the dictionaries,
+the old table is dropped and the new one takes its name and indexes. No event is read: the graph stays what it
+was (``headwater db rebuild`` derives the same rows).
 
-Downgrade copies the edges back into the text form and drops the dictionary.
+Downgrade copies the edges back into the text form and drops the dictionaries.
 
 Revision ID: 0012
 Revises: 0011
@@ -18,7 +20,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from headwater.store.fields import FieldCollision, field_key
+from headwater.store.fields import FieldCollision, field_key, transformations_key
 
 revision = "0012"
 down_revision = "0011"
@@ -70,6 +72,25 @@ def upgrade() -> None:
             pending = []
     if pending:
         bind.execute(fields.insert(), pending)
+    if not sa.inspect(bind).has_table("column_transformations"):
+        op.create_table(
+            "column_transformations",
+            sa.Column("id", _ID, primary_key=True, autoincrement=False),
+            sa.Column("body", sa.Text, nullable=False),
+        )
+    lists = sa.table("column_transformations", sa.column("id"), sa.column("body"))
+    known = {r.id: r.body for r in bind.execute(sa.select(lists))}
+    fresh: list[dict[str, object]] = []
+    for (body,) in bind.execute(sa.text("SELECT DISTINCT transformations FROM column_edges")):
+        key = transformations_key(body)
+        if key in known:
+            if known[key] != body:
+                raise FieldCollision(f"column_transformations: {known[key]!r} and {body!r} hash to one id ({key})")
+            continue
+        known[key] = body
+        fresh.append({"id": key, "body": body})
+    for start in range(0, len(fresh), BATCH):
+        bind.execute(lists.insert(), fresh[start : start + BATCH])
     op.create_table(
         "column_edges_new",
         sa.Column("job", sa.Text, primary_key=True),
@@ -77,13 +98,14 @@ def upgrade() -> None:
         sa.Column("dst_field_id", sa.BigInteger, primary_key=True),
         sa.Column("valid_from", sa.BigInteger, primary_key=True),
         sa.Column("valid_to", sa.BigInteger),
-        sa.Column("transformations", sa.Text, nullable=False),
+        sa.Column("transformations_id", sa.BigInteger, nullable=False),
     )
     bind.exec_driver_sql(
-        "INSERT INTO column_edges_new (job, src_field_id, dst_field_id, valid_from, valid_to, transformations) "
-        "SELECT e.job, s.id, d.id, e.valid_from, e.valid_to, e.transformations FROM column_edges e "
+        "INSERT INTO column_edges_new (job, src_field_id, dst_field_id, valid_from, valid_to, transformations_id) "
+        "SELECT e.job, s.id, d.id, e.valid_from, e.valid_to, t.id FROM column_edges e "
         "JOIN fields s ON s.dataset = e.src_dataset AND s.field = e.src_field "
-        "JOIN fields d ON d.dataset = e.dst_dataset AND d.field = e.dst_field"
+        "JOIN fields d ON d.dataset = e.dst_dataset AND d.field = e.dst_field "
+        "JOIN column_transformations t ON t.body = e.transformations"
     )
     op.drop_index("ix_column_edges_src", table_name="column_edges")
     op.drop_index("ix_column_edges_dst", table_name="column_edges")
@@ -112,8 +134,8 @@ def downgrade() -> None:
     bind.exec_driver_sql(
         "INSERT INTO column_edges_old (job, src_dataset, src_field, dst_dataset, dst_field, valid_from, valid_to, "
         "transformations) SELECT e.job, s.dataset, s.field, d.dataset, d.field, e.valid_from, e.valid_to, "
-        "e.transformations FROM column_edges e JOIN fields s ON s.id = e.src_field_id "
-        "JOIN fields d ON d.id = e.dst_field_id"
+        "t.body FROM column_edges e JOIN fields s ON s.id = e.src_field_id "
+        "JOIN fields d ON d.id = e.dst_field_id JOIN column_transformations t ON t.id = e.transformations_id"
     )
     op.drop_index("ix_column_edges_src", table_name="column_edges")
     op.drop_index("ix_column_edges_dst", table_name="column_edges")
@@ -124,3 +146,4 @@ def downgrade() -> None:
     op.create_index("ix_column_edges_src", "column_edges", ["src_dataset", "src_field"], unique=False)
     op.drop_index("ix_fields_dataset", table_name="fields")
     op.drop_table("fields")
+    op.drop_table("column_transformations")
