@@ -52,7 +52,7 @@ def upgrade() -> None:
             sa.Column("dataset", sa.Text, nullable=False),
             sa.Column("field", sa.Text, nullable=False),
         )
-        op.create_index("ix_fields_dataset", "fields", ["dataset", "field"], unique=False)
+        op.create_index("ix_fields_dataset", "fields", ["dataset"], unique=False, postgresql_using="hash")
     fields = sa.table("fields", sa.column("id"), sa.column("dataset"), sa.column("field"))
     held = {r.id: (r.dataset, r.field) for r in bind.execute(sa.select(fields))}
     ends = sa.text(
