@@ -45,6 +45,7 @@ from headwater.graph import GraphReader
 from headwater.model.nodeid import NodeRef
 from headwater.settings import SETTINGS_BY_NAME
 from headwater.store import IncomingEvent, Store
+from headwater.store.engine import events_file
 from headwater.store.schema import events as events_table
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -80,6 +81,37 @@ def load(store: Store, shape: synthetic.Shape, batch: int = 1000, skip: int = 0)
     return n, time.perf_counter() - t0
 
 
+def bulk_load(url: str, shape: synthetic.Shape) -> tuple[int, float]:
+    """``headwater db load``'s path: the shape's events written to an NDJSON file (not timed), then loaded from it
+    (parsed and validated like the HTTP door, in worker processes; appended in durable batches; the graph derived
+    in big steps). Answers (events, seconds until the graph is derived)."""
+    from headwater.ingest.accept import Policy
+    from headwater.settings import load_settings
+    from headwater.store.bulkload import Progress, load_file
+
+    path = RESULTS / f"graph-{shape.jobs}x{shape.outputs_per_job}x{shape.columns}.ndjson"
+    if not path.exists():
+        with path.open("w") as out:
+            for event in synthetic.events(shape):
+                out.write(json.dumps(event) + "\n")
+    settings = load_settings({}, environ={})
+    last = [0.0]
+
+    def progress(p: Progress) -> None:
+        if p.seconds - last[0] >= 30:
+            last[0] = p.seconds
+            print(
+                f"  {p.phase}: {p.appended:,} appended, graph derived for {p.derived:,} ({p.seconds:,.0f} s)",
+                flush=True,
+            )
+
+    with Store.open(url, background=False) as store:
+        report = load_file(
+            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), progress=progress
+        )
+    return report.appended, report.seconds
+
+
 def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile of ``values`` (p in 0..100)."""
     ordered = sorted(values)
@@ -92,8 +124,9 @@ def fresh_database(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme.startswith("sqlite"):
         path = Path(url.split(":///", 1)[1])
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        for file in (path, events_file(path)):  # the store's main file and its event log's
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{file}{suffix}").unlink(missing_ok=True)
         path.parent.mkdir(parents=True, exist_ok=True)
         return
     import psycopg
@@ -209,6 +242,12 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=5, help="untimed rounds before the timed ones (default 5)")
     ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
     ap.add_argument(
+        "--bulk",
+        action="store_true",
+        help="load through `headwater db load` (an NDJSON file, validated, parsed in worker processes, derived in "
+        "big steps) instead of Store.append in batches of 1,000",
+    )
+    ap.add_argument(
         "--resume",
         action="store_true",
         help="with --keep: a store holding the first part of this shape (an interrupted load) gets "
@@ -245,11 +284,18 @@ def main() -> None:
         print(f"reusing the loaded store ({want:,} events)")
     else:
         fresh_database(url)
-        store = Store.open(url)
-        print(f"loading {want:,} events through the real ingest path (Store.append, batches of 1,000) ...")
-        n, secs = load(store, shape)
+        if args.bulk:
+            print(f"loading {want:,} events through headwater db load's path ...")
+            n, secs = bulk_load(url, shape)
+            store = Store.open(url)
+        else:
+            store = Store.open(url)
+            print(f"loading {want:,} events through the real ingest path (Store.append, batches of 1,000) ...")
+            n, secs = load(store, shape)
         load_info = {
-            "method": "Store.append in batches of 1,000 (real ingest path)",
+            "method": "headwater db load (NDJSON file, validated)"
+            if args.bulk
+            else "Store.append in batches of 1,000 (real ingest path)",
             "events": n,
             "seconds": round(secs, 1),
             "events_per_s": round(n / secs),

@@ -219,7 +219,7 @@ def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, f
     """Per event: the log's data, the derived tables' data, every index; and the total."""
     from headwater.store.schema import DERIVED_TABLES
 
-    derived = {t.name for t in DERIVED_TABLES} | {"observations"}
+    derived = {t.name for t in DERIVED_TABLES} | {"observations", "fields"}  # fields: column edges' dictionary
     log = sum(v["data"] for k, v in sizes.items() if k in LOG_TABLES)
     graph = sum(v["data"] for k, v in sizes.items() if k in derived)
     indexes = sum(v["indexes"] for k, v in sizes.items() if k in derived or k in LOG_TABLES)
@@ -333,6 +333,19 @@ def bytes_main(args: argparse.Namespace) -> None:
         print(
             f"{kind} observations.data: {what['text'] / found[-1]['events']:,.0f} B/event of text, "
             f"{what['zstd'] / found[-1]['events']:,.0f} B/event if each were zstd-compressed (not done: derived)"
+        )
+    for (
+        kind,
+        found,
+    ) in runs.items():  # column lineage's own bytes: its edges, and (migration 0012) their field dictionary
+        sizes, events = found[-1]["ingested"], found[-1]["events"]
+        print(
+            f"{kind} column lineage (data + indexes, B/event): "
+            + ", ".join(
+                f"{t} {(sizes[t]['data'] + sizes[t]['indexes']) / events:,.0f}"
+                for t in ("column_edges", "fields")
+                if t in sizes
+            )
         )
     for kind, tables in largest.items():
         events = runs[kind][-1]["events"]

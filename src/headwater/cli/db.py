@@ -206,3 +206,87 @@ def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) ->
         if vacuum:
             codec.vacuum(store.engine)
             click.echo("freed space returned (VACUUM)")
+
+
+@command.command("load")
+@click.argument("events_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--rejects",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where rejected lines are listed, one JSON object a line (line, code, reason). "
+    "Default: beside EVENTS_FILE, its name + .rejects.jsonl.",
+)
+@click.option("--stop-at-error", "stop_at_error", is_flag=True, help="End the load at the first bad line.")
+@click.option("--batch", default=5000, show_default=True, help="Events per append transaction (one sync each).")
+@click.option("--workers", type=int, default=None, help="Parse processes (default: cores less one; 0: none).")
+@_DB
+def load_command(
+    events_file: Path, rejects: Path | None, stop_at_error: bool, batch: int, workers: int | None, db: str | None
+) -> None:
+    """Load a big history of OpenLineage events: EVENTS_FILE holds one event per line (NDJSON; .gz or .zst
+    compressed by its suffix).
+
+    Every line is checked as POST /api/v1/lineage checks it posted alone, and stored as that post stores it.
+    A bad line is skipped and listed (line number and reason, on screen and in the --rejects file), and the
+    command exits with code 1; --stop-at-error ends the load at the first one instead. Events are appended in
+    durable batches (a counted event is in the log) and the graph is derived in big steps as they come, the
+    same graph as one-by-one ingest. Running it again skips the events already in the log (an interrupted load
+    is finished by running it again). Safe while servers run; fastest with none.
+    """
+    import json
+
+    from headwater.ingest.accept import Policy
+    from headwater.store.bulkload import Progress, load_file
+
+    if batch < 1:
+        raise click.BadParameter(f"--batch must be at least 1, got {batch}")
+    settings = load_settings({"db": db})
+    try:
+        store = Store.open(settings.db_url, background=False)
+    except InvalidStoreUrl as exc:
+        raise click.UsageError(str(exc)) from None
+    shown = [0.0]
+
+    def progress(p: Progress) -> None:
+        if p.seconds - shown[0] < 2.0:
+            return
+        shown[0] = p.seconds
+        click.echo(
+            f"  {p.seconds:7.0f} s  line {p.lines:,}: {p.appended:,} appended, {p.duplicates:,} already in the log, "
+            f"{p.rejected:,} rejected; graph derived for {p.derived:,} ({p.appended / max(p.seconds, 1e-9):,.0f} events/s)",
+            err=True,
+        )
+
+    with store:
+        report = load_file(
+            store,
+            events_file,
+            Policy.from_settings(settings),
+            max_bytes=int(settings.max_body_bytes),
+            workers=workers,
+            batch=batch,
+            stop_at_error=stop_at_error,
+            progress=progress,
+        )
+    rate = report.appended / report.seconds if report.seconds else 0.0
+    click.echo(
+        f"{report.lines:,} non-blank line(s) read: {report.appended:,} event(s) appended, {report.duplicates:,} already in "
+        f"the log, {len(report.rejected):,} rejected; graph derived for {report.derived:,} event(s) "
+        f"in {report.seconds:,.1f} s ({rate:,.0f} events/s)"
+    )
+    if report.rejected:
+        target = rejects or events_file.with_name(events_file.name + ".rejects.jsonl")
+        with target.open("w", encoding="utf-8") as out:
+            for r in report.rejected:
+                out.write(json.dumps({"line": r.line, "code": r.code, "reason": r.reason}) + "\n")
+        for r in report.rejected[:20]:
+            click.echo(f"  line {r.line}: {r.code}: {r.reason[:300]}", err=True)
+        if len(report.rejected) > 20:
+            click.echo(f"  ... {len(report.rejected) - 20:,} more", err=True)
+        click.echo(f"rejected lines listed in {target}", err=True)
+        if report.stopped_at is not None:
+            click.echo(
+                f"stopped at line {report.stopped_at} (--stop-at-error); the lines before it are loaded", err=True
+            )
+        raise SystemExit(1)

@@ -22,6 +22,7 @@ from headwater.graph.lineage import check_direction
 from headwater.graph.traverse import Reached, breadth_first
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
+from headwater.store import fields as field_ids
 from headwater.store.schema import column_edges, dataset_fields, datasets
 from headwater.store.types import Row
 
@@ -45,12 +46,14 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
     if node.type != "dataset":
         raise ValueError(f"column lineage needs a dataset or datasetField node, got {node.id!r}")
     fields = {f for f in dataset_field_types(conn, [ds], t)}
-    query = sa.select(column_edges).where(valid_at(column_edges, t))
-    for r in select_in(conn, query, column_edges.c.src_dataset, [ds]):
-        fields.add((ds, r.src_field))
-    for r in select_in(conn, query, column_edges.c.dst_dataset, [ds]):
-        if r.dst_field:
-            fields.add((ds, r.dst_field))
+    for end, dataset, name in (
+        ("src", field_ids.SRC_DATASET, field_ids.SRC_FIELD),
+        ("dst", field_ids.DST_DATASET, field_ids.DST_FIELD),
+    ):
+        query = sa.select(name.label("field")).select_from(field_ids.JOINED).where(valid_at(column_edges, t))
+        for r in select_in(conn, query, dataset, [ds]):
+            if end == "src" or r.field:
+                fields.add((ds, r.field))
     return fields
 
 
@@ -62,17 +65,22 @@ def column_step(
     Upstream follows edges into the field and the dataset-level (INDIRECT) dependencies of its
     dataset; downstream follows edges out of the field.
     """
-    query = sa.select(column_edges).where(valid_at(column_edges, t))
+    query = field_ids.edge_select().where(valid_at(column_edges, t))
     ds_ids = {d for d, _ in frontier}
     out: list[tuple[Field, Field | None, Row]] = []
+    # Looked up by the ends' ids (the edges' own indexes), in the order of the ends' texts: the fields of the
+    # frontier, and upstream each frontier dataset as a whole (its INDIRECT dependencies).
     if direction == "upstream":
-        for r in select_in(conn, query, column_edges.c.dst_dataset, ds_ids):
+        ends = field_ids.ids_of([*frontier, *((d, "") for d in ds_ids)])
+        rows = sorted(select_in(conn, query, field_ids.DST_ID, ends), key=lambda r: (r.dst_dataset, r.dst_field))
+        for r in rows:
             targets = [(r.dst_dataset, r.dst_field)] if r.dst_field else [f for f in frontier if f[0] == r.dst_dataset]
             for target in targets:
                 if target in frontier:
                     out.append((target, (r.src_dataset, r.src_field), r))
     else:
-        for r in select_in(conn, query, column_edges.c.src_dataset, ds_ids):
+        rows = select_in(conn, query, field_ids.SRC_ID, field_ids.ids_of(frontier))
+        for r in sorted(rows, key=lambda r: (r.src_dataset, r.src_field)):
             src = (r.src_dataset, r.src_field)
             if src in frontier:
                 out.append((src, (r.dst_dataset, r.dst_field) if r.dst_field else None, r))

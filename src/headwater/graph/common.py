@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 
@@ -57,7 +57,10 @@ def valid_at(table: sa.Table, t: int | None) -> sa.ColumnElement[bool]:
     return sa.and_(table.c.valid_from <= t, sa.or_(table.c.valid_to.is_(None), table.c.valid_to > t))
 
 
-def chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
+Key = TypeVar("Key", str, int)  # what an IN list holds: node ids, or the store's integer ids (field ids)
+
+
+def chunks(items: Iterable[Key], size: int = CHUNK) -> Iterator[list[Key]]:
     ordered = sorted(set(items))
     for start in range(0, len(ordered), size):
         yield ordered[start : start + size]
@@ -124,7 +127,7 @@ class InQuery:
             self._compile()
         return self._direct
 
-    def _run(self, chunk: list[str]) -> Sequence[Row]:
+    def _run(self, chunk: list[Key]) -> Sequence[Row]:
         n = len(chunk)
         if n >= SMALL and not self._compiled:
             self._compile()
@@ -138,7 +141,7 @@ class InQuery:
             params = (*self._before, *chunk, *self._after)
         return self._conn.exec_driver_sql(f"{self._head}{marks}{self._tail}", params).all()
 
-    def rows(self, values: Iterable[str]) -> list[Row]:
+    def rows(self, values: Iterable[Key]) -> list[Row]:
         """Rows of ``column IN values`` (sorted, deduplicated, chunked: one query per chunk)."""
         rows: list[Row] = []
         for chunk in chunks(values):
@@ -146,7 +149,7 @@ class InQuery:
         return rows
 
 
-def select_in(conn: sa.Connection, query: Select, column: Column, values: Iterable[str]) -> list[Row]:
+def select_in(conn: sa.Connection, query: Select, column: Column, values: Iterable[Key]) -> list[Row]:
     """Run ``query`` with ``column IN values``, in chunks (one query per chunk)."""
     values = sorted(set(values))
     if not values:

@@ -30,6 +30,7 @@ import sqlalchemy as sa
 from headwater.graph.common import chunks, field_id
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB, RUN, NodeRef, parse_node_id, run_node_id
+from headwater.store import fields as field_ids
 from headwater.store import schema
 from headwater.store.types import Row, Select
 from headwater.store.watermark import projected_seq
@@ -395,13 +396,13 @@ def elements(conn: sa.Connection, scope: Scope = EVERYTHING) -> Iterator[Element
 
 
 def _column_edges(conn: sa.Connection, scope: Scope) -> list[Row]:
-    query = sa.select(schema.column_edges)
+    query = field_ids.edge_select()
     if scope.everything:
         rows = list(conn.execute(query))
     else:
         found = {tuple(r): r for r in _rows(conn, query, schema.column_edges.c.job, scope.jobs)}
         if scope.incident:
-            for col in (schema.column_edges.c.src_dataset, schema.column_edges.c.dst_dataset):
+            for col in (field_ids.SRC_DATASET, field_ids.DST_DATASET):
                 for r in _rows(conn, query, col, scope.datasets):
                     found[tuple(r)] = r
         rows = list(found.values())

@@ -75,6 +75,7 @@ from headwater.model.changes import (
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, field_splits, format_node_id, parse_node_id
 from headwater.model.times import iso
+from headwater.store import fields as field_ids
 from headwater.store.schema import (
     catalog_assets,
     catalog_members,
@@ -220,8 +221,8 @@ def _walk_roots(
 def _columns(conn: sa.Connection, dataset: str, t: int | None) -> list[Field]:
     """The columns of ``dataset`` as of ``t``: its schema's, and those column lineage writes."""
     found = set(dataset_field_types(conn, [dataset], t))
-    query = sa.select(column_edges.c.dst_dataset, column_edges.c.dst_field).where(valid_at(column_edges, t))
-    for r in select_in(conn, query, column_edges.c.dst_dataset, [dataset]):
+    query = field_ids.edge_select("dst_dataset", "dst_field").where(valid_at(column_edges, t))
+    for r in select_in(conn, query, field_ids.DST_DATASET, [dataset]):
         if r.dst_field:
             found.add((dataset, r.dst_field))
     return sorted(found)
@@ -254,8 +255,8 @@ def _opaque_readers(
     query = sa.select(edges.c.job, edges.c.dataset).where(valid_at(edges, t), edges.c.direction == "INPUT")
     for r in select_in(conn, query, edges.c.dataset, paths):
         readers.setdefault(r.dataset, set()).add(r.job)
-    known = sa.select(column_edges.c.job, column_edges.c.src_dataset).where(valid_at(column_edges, t)).distinct()
-    with_lineage = {(r.src_dataset, r.job) for r in select_in(conn, known, column_edges.c.src_dataset, readers)}
+    known = field_ids.edge_select("job", "src_dataset").where(valid_at(column_edges, t)).distinct()
+    with_lineage = {(r.src_dataset, r.job) for r in select_in(conn, known, field_ids.SRC_DATASET, readers)}
     walk = _Walk(index, items)
     for ds, jobs in sorted(readers.items()):
         for job in sorted(jobs):
@@ -347,10 +348,10 @@ def _current_writers(
 ) -> tuple[dict[str, set[str]], set[str]]:
     """What the graph holds for the writers of ``ds`` (or ``job`` alone): per output column its DIRECT
     source field ids; and the jobs found."""
-    query = sa.select(column_edges).where(valid_at(column_edges, t))
+    query = field_ids.edge_select().where(valid_at(column_edges, t))
     per_column: dict[str, set[str]] = {}
     jobs: set[str] = set()
-    for r in select_in(conn, query, column_edges.c.dst_dataset, [ds]):
+    for r in select_in(conn, query, field_ids.DST_DATASET, [ds]):
         if job is not None and r.job != job:
             continue
         jobs.add(r.job)

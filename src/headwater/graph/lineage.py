@@ -24,6 +24,7 @@ from headwater.graph.common import (
 from headwater.graph.traverse import EdgeIndex, Reached, breadth_first
 from headwater.model.nodeid import DATASET, JOB, NodeRef
 from headwater.model.times import iso
+from headwater.store import fields as field_ids
 from headwater.store.schema import column_edges, jobs, runs
 
 DIRECTIONS = ("both", "upstream", "downstream")
@@ -94,8 +95,8 @@ def _datasets_only_bfs(
 
 
 def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) -> list[ColumnEdge]:
-    query = sa.select(column_edges).where(valid_at(column_edges, t))
-    rows = select_in(conn, query, column_edges.c.src_dataset, datasets)
+    query = field_ids.edge_select().where(valid_at(column_edges, t))
+    rows = select_in(conn, query, field_ids.SRC_DATASET, datasets)
     shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
     return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
 

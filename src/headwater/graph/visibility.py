@@ -51,12 +51,12 @@ from headwater.graph.common import NodeNotFound
 from headwater.model.catalog_roles import ALIAS, PUBLISH_JOB, PUBLISHED, SOURCE
 from headwater.model.jsontypes import JSONValue
 from headwater.model.nodeid import DATASET, FIELD, JOB, NodeRef, dataset_of_prefix, field_prefix, format_node_id
+from headwater.store import fields as field_ids
 from headwater.store.schema import (
     catalog_assets,
     catalog_audit,
     catalog_nodes,
     catalog_subscriptions,
-    column_edges,
     edges,
 )
 from headwater.store.watermark import projected_seq
@@ -183,13 +183,8 @@ def _compute(conn: sa.Connection, viewer: Viewer) -> Hidden:
         for start in range(0, len(ordered), 500):
             chunk = ordered[start : start + 500]
             jobs.update(conn.scalars(sa.select(edges.c.job).where(edges.c.dataset.in_(chunk)).distinct()))
-            jobs.update(
-                conn.scalars(
-                    sa.select(column_edges.c.job)
-                    .where(sa.or_(column_edges.c.src_dataset.in_(chunk), column_edges.c.dst_dataset.in_(chunk)))
-                    .distinct()
-                )
-            )
+            for end in (field_ids.SRC_DATASET, field_ids.DST_DATASET):
+                jobs.update(conn.scalars(field_ids.edge_select("job").where(end.in_(chunk)).distinct()))
         jobs -= made_by_catalog - hidden  # the catalog's own visible jobs follow their own rule
     return Hidden(datasets, jobs)
 

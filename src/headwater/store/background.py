@@ -53,8 +53,9 @@ import sqlalchemy as sa
 from headwater.model.jsontypes import JSONObject
 from headwater.store.engine import unavailable
 from headwater.store.eventlog import NewEvent
+from headwater.store.observe import Observation
 from headwater.store.projection_failures import failed_events, mark_failed, retry_failed
-from headwater.store.projector import ProjectionMemo, observe_rows, project_observed, project_rows
+from headwater.store.projector import ProjectionMemo, observe_row, observe_rows, project_observed, project_rows
 from headwater.store.schema import events, observations
 from headwater.store.types import GraphPosition
 from headwater.store.watermark import LogEvent, pending_events, projected_seq
@@ -102,6 +103,7 @@ class BackgroundProjector:
         self.max_lag = MAX_LAG
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._observed: dict[str, list[Observation]] | None = None  # observations made ahead (derive_now)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="headwater-projector", daemon=True)
@@ -114,6 +116,18 @@ class BackgroundProjector:
             self._cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
+
+    def derive_now(self, chunk: int, observed: dict[str, list[Observation]] | None = None) -> int:
+        """Project the next ``chunk`` events of the log in the caller's thread, as one step of this projector
+        (the same code, locks and failure handling, in a bigger transaction); answers how many were projected.
+        For a projector whose thread is not started (the bulk load: ``headwater db load``). ``observed``: the
+        observations of events by id, made already from their logged text (in the bulk load's worker
+        processes); the ones the step uses are taken out of it, the others are observed here."""
+        saved, self._chunk, self._observed = self._chunk, chunk, observed
+        try:
+            return self._step()
+        finally:
+            self._chunk, self._observed = saved, None
 
     def notify(self, seq: int) -> None:
         """Events up to ``seq`` were appended: project them."""
@@ -271,6 +285,16 @@ class BackgroundProjector:
             done = projected_seq(conn)
         rows = self._pending(done)
         try:
+            given = self._observed
+            if given is not None:  # made ahead from the same logged text: what observe_rows would make
+                return (
+                    done,
+                    rows,
+                    [
+                        NewEvent(r.seq, r.id, given.pop(r.id)) if r.id in given else observe_row(r, self._memo)
+                        for r in rows
+                    ],
+                )
             return done, rows, observe_rows(rows, self._memo)
         except Exception:  # noqa: BLE001 - the step projects the rows one by one and records the failure
             return done, rows, None

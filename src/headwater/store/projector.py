@@ -27,6 +27,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import run_id_of
+from headwater.store import fields as field_ids
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
@@ -359,7 +360,7 @@ def _jobs_full(
         (jobs, job_rows),
         (job_versions, version_rows),
         (edges, edge_rows),
-        (column_edges, column_rows),
+        (column_edges, field_ids.edge_rows(conn, column_rows)),  # their ends as field ids
     ):
         insert_rows(conn, table, rows)
 
@@ -395,7 +396,7 @@ _DATASET_UPDATE = (
     .values(updated_at=sa.bindparam("b_updated_at"), kind=sa.bindparam("b_kind"), deleted=sa.bindparam("b_deleted"))
 )
 _EDGE_KEY = ("dataset", "direction")
-_COLUMN_KEY = ("src_dataset", "src_field", "dst_dataset", "dst_field", "transformations")
+_COLUMN_KEY = ("src_field_id", "dst_field_id", "transformations_id")
 
 
 def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> set[str]:
@@ -484,7 +485,9 @@ def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[RowValues], 
     conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
     new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
     insert_rows(conn, edges, new_edges)
-    derived_columns = [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
+    derived_columns = field_ids.edge_rows(
+        conn, [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
+    )
     new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
     insert_rows(conn, column_edges, new_columns)
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
+from headwater.store import fields
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.projection_failures import mark_failed
 from headwater.store.projector import ProjectionMemo, derive_nodes, node_group, observe_row
@@ -54,6 +55,7 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
     the snapshot a rebuild starts from, so they stay, and their nodes are derived again with the rest."""
     for table in DERIVED_TABLES:
         conn.execute(table.delete())
+    fields.clear(conn)  # refilled with the fields the derived column edges name
     conn.execute(observations.delete().where(observations.c.event_seq.in_(sa.select(events.c.seq))))
     count = 0
     last_seq = 0

@@ -173,19 +173,42 @@ edges = sa.Table(
     sa.Index("ix_edges_dataset_at", "dataset", "valid_to", "valid_from", "job", "direction"),
 )
 
+# The field dictionary (store/fields.py, migration 0012): every (dataset node id, field name) that column lineage
+# names, once, under a 64-bit id that hashes the pair (the same id in every store, whatever the events' order).
+# Written by the projector beside the column edges naming it; never changed; ``db rebuild`` clears and refills it.
+fields = sa.Table(
+    "fields",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=False),
+    sa.Column("dataset", sa.Text, nullable=False),
+    sa.Column("field", sa.Text, nullable=False),  # '' = the whole dataset (an INDIRECT dependency's target)
+    # by dataset (a dataset's fields); on PostgreSQL a hash index: 4-byte codes instead of the dataset id's text again
+    sa.Index("ix_fields_dataset", "dataset", postgresql_using="hash"),
+)
+
+# The transformation lists column edges carry (store/fields.py, migration 0012): each distinct list's JSON text once,
+# under a 64-bit id that hashes it. A graph has a few dozen distinct lists and millions of edges.
+column_transformations = sa.Table(
+    "column_transformations",
+    metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=False),
+    sa.Column("body", sa.Text, nullable=False),
+)
+
+# Column lineage edges, their ends as ``fields`` ids and their transformations as a ``column_transformations`` id
+# (migration 0012; the texts were repeated on every edge before); read joined with the texts through
+# store/fields.py.
 column_edges = sa.Table(
     "column_edges",
     metadata,
     sa.Column("job", sa.Text, primary_key=True),
-    sa.Column("src_dataset", sa.Text, primary_key=True),
-    sa.Column("src_field", sa.Text, primary_key=True),
-    sa.Column("dst_dataset", sa.Text, primary_key=True),
-    sa.Column("dst_field", sa.Text, primary_key=True),  # '' = the whole dataset (INDIRECT dependency)
+    sa.Column("src_field_id", sa.BigInteger, primary_key=True),
+    sa.Column("dst_field_id", sa.BigInteger, primary_key=True),
     sa.Column("valid_from", sa.BigInteger, primary_key=True),
     sa.Column("valid_to", sa.BigInteger),
-    sa.Column("transformations", sa.Text, nullable=False),
-    sa.Index("ix_column_edges_src", "src_dataset", "src_field"),
-    sa.Index("ix_column_edges_dst", "dst_dataset", "dst_field"),
+    sa.Column("transformations_id", sa.BigInteger, nullable=False),
+    sa.Index("ix_column_edges_src", "src_field_id"),
+    sa.Index("ix_column_edges_dst", "dst_field_id"),
 )
 
 # Spline execution plans as they arrived (api/spline.py): a plan comes before the execution events that

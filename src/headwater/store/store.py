@@ -15,6 +15,7 @@ from headwater.model.times import from_micros, iso, now_micros, to_micros
 from headwater.store import codec, eventlog, health, migrate, retention
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
+from headwater.store.observe import Observation
 from headwater.store.projector import project_rows
 from headwater.store.rebuild import rebuild_all
 from headwater.store.retention import PruneResult
@@ -84,6 +85,7 @@ class Store:
         max_lag: int = MAX_LAG,
         retry_failed: bool = True,
         retention_days: float | None = None,
+        background: bool = True,
     ) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
@@ -103,7 +105,8 @@ class Store:
             poll=POLL if engine.dialect.name == "postgresql" else None,  # other servers may append to the log
         )
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
-        self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
+        if background:  # else the caller derives in steps of its own (derive_step: the bulk load)
+            self._projector.start()  # derives whatever the log holds beyond the graph (crash recovery)
         self._trainer = codec.Trainer(engine)  # the log's zstd dictionaries, trained in the background
         self._retention_days = retention_days
         self._closing = threading.Event()
@@ -121,12 +124,14 @@ class Store:
         max_lag: int = MAX_LAG,
         retry_failed: bool = True,
         retention_days: float | None = None,
+        background: bool = True,
     ) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
 
         The projector first tries again the events recorded as failed (a fixed version derives
         them), unless ``retry_failed`` is False. With ``retention_days`` the store prunes history older
-        than that many days at start and every hour (:meth:`prune`)."""
+        than that many days at start and every hour (:meth:`prune`). Without ``background`` no projector
+        thread runs: the caller derives the graph with :meth:`derive_step` (the bulk load)."""
         engine = create_store_engine(url)
         moved = migrate.upgrade(engine)
         if moved and engine.url.database:
@@ -139,6 +144,7 @@ class Store:
             max_lag=max_lag,
             retry_failed=retry_failed,
             retention_days=retention_days,
+            background=background,
         )
 
     @property
@@ -283,6 +289,12 @@ class Store:
             results.append(AppendResult(eid, duplicate=eid not in fresh))
             fresh.discard(eid)  # the same event twice: the second is a duplicate
         return results
+
+    def derive_step(self, events: int, observed: dict[str, list[Observation]] | None = None) -> int:
+        """Derive the next ``events`` events of the log in this thread, in one transaction of the projector's
+        own step (:meth:`BackgroundProjector.derive_now`, ``observed``: observations made ahead, by event id);
+        answers how many (0: the graph has caught up)."""
+        return self._projector.derive_now(events, observed)
 
     def projection_status(self, limit: int = 100) -> ProjectionStatus:
         """Where the graph stands, without waiting: log and graph positions, and the events the projector

@@ -1,0 +1,154 @@
+"""Bulk-load benchmark: ``headwater db load`` of an events file against the in-process append path.
+
+    python bench/bulk_load.py                      # the default graph shape (55,000 events), SQLite, 1 round each
+    python bench/bulk_load.py --jobs 10000 --rounds 2 --pg postgresql://user:pw@host/postgres
+
+The events of bench/graph_queries.py's shape (bench/synthetic.py, ``--jobs``) are written once to an NDJSON
+file (not timed). Each round loads them into a fresh store both ways, alternating which goes first:
+
+- ``append``: ``Store.append`` in batches of 1,000 with the background projector (what bench/graph_queries.py
+  loads with: no schema validation), timed until the graph is derived;
+- ``bulk``: :func:`headwater.store.bulkload.load_file` from the file (what ``headwater db load`` runs: every line
+  parsed and validated like a post, in worker processes; durable batches of 5,000; the graph derived in steps
+  of up to 10,000), timed until the graph is derived.
+
+Reported per method: wall seconds, events/s, and CPU seconds of this process and its worker processes (wall
+time on a busy machine says more about the neighbours than about the code; CPU seconds less so), with the
+load average before and after. Writes bench/results/bulk_load.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic
+from headwater.ingest.accept import Policy
+from headwater.settings import load_settings
+from headwater.store import IncomingEvent, Store
+from headwater.store.bulkload import load_file
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its children that ended."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def fresh_url(kind: str, pg: str | None, tmp: Path, name: str) -> tuple[str, Any]:
+    if kind == "sqlite":
+        return f"sqlite:///{tmp / f'{name}.db'}", None
+    import psycopg
+
+    assert pg is not None
+    db = f"hw_bench_load_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+
+    def drop() -> None:
+        with psycopg.connect(pg, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+    return urlunsplit(urlsplit(pg)._replace(path=f"/{db}")), drop
+
+
+def by_append(url: str, path: Path) -> int:
+    n = 0
+    with Store.open(url) as store:
+        buf: list[IncomingEvent] = []
+        with path.open() as lines:
+            for line in lines:
+                buf.append(IncomingEvent(payload=json.loads(line), raw=line.rstrip("\n")))
+                if len(buf) >= 1000:
+                    store.append(buf)
+                    n, buf = n + len(buf), []
+        if buf:
+            store.append(buf)
+            n += len(buf)
+        while not store.caught_up(600):
+            pass
+    return n
+
+
+def by_bulk(url: str, path: Path) -> int:
+    settings = load_settings({}, environ={})
+    with Store.open(url, background=False) as store:
+        report = load_file(store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes))
+    assert not report.rejected, report.rejected[:3]
+    return report.appended
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", type=int, default=50_000, help="jobs of the graph shape (events ~ 1.1 x jobs)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--pg", help="PostgreSQL server URL (a fresh database per load); default SQLite only")
+    ap.add_argument("--only", choices=("append", "bulk"), help="measure one method only")
+    ap.add_argument("--tmp", type=Path, default=RESULTS / "bulk_load_tmp", help="where the SQLite stores go")
+    args = ap.parse_args()
+    shape = synthetic.Shape(jobs=args.jobs)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"graph-{shape.jobs}x{shape.outputs_per_job}x{shape.columns}.ndjson"
+    if not path.exists():
+        with path.open("w") as out:
+            for event in synthetic.events(shape):
+                out.write(json.dumps(event) + "\n")
+    args.tmp.mkdir(parents=True, exist_ok=True)
+    methods = {"append": by_append, "bulk": by_bulk}
+    if args.only:
+        methods = {args.only: methods[args.only]}
+    stores = ["sqlite"] + (["postgresql"] if args.pg else [])
+    found: dict[str, list[dict[str, float]]] = {}
+    for rnd in range(args.rounds):
+        for kind in stores:
+            order = list(methods) if rnd % 2 == 0 else list(reversed(methods))
+            for name in order:
+                url, drop = fresh_url(kind, args.pg, args.tmp, f"{name}{rnd}")
+                before, t0, c0 = os.getloadavg(), time.perf_counter(), cpu_seconds()
+                try:
+                    n = methods[name](url, path)
+                finally:
+                    if drop is not None:
+                        drop()
+                    elif url.startswith("sqlite"):
+                        for f in args.tmp.glob(f"{name}{rnd}*"):
+                            f.unlink()
+                secs, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+                row = {
+                    "events": n,
+                    "seconds": round(secs, 1),
+                    "events_per_s": round(n / secs),
+                    "cpu_seconds": round(cpu, 1),
+                    "events_per_cpu_s": round(n / cpu),
+                    "load_before": round(before[0], 1),
+                    "load_after": round(os.getloadavg()[0], 1),
+                }
+                found.setdefault(f"{kind} {name}", []).append(row)
+                print(f"round {rnd + 1} {kind:<10} {name:<7} {row}", flush=True)
+    median = {
+        k: {m: statistics.median(r[m] for r in rows) for m in ("seconds", "events_per_s", "events_per_cpu_s")}
+        for k, rows in found.items()
+    }
+    for k, v in median.items():
+        print(f"{k:<20} {v}")
+    (RESULTS / "bulk_load.json").write_text(
+        json.dumps(
+            {"jobs": shape.jobs, "events": synthetic.event_count(shape), "median": median, "raw": found}, indent=2
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""The bulk load (``headwater db load``): a big history of OpenLineage events from an events file into the store.
+
+The contract, and how it keeps the guarantees of one-by-one ingest:
+
+- **Validation**: every line gets the HTTP door's verdict for the same text posted alone
+  (:func:`headwater.ingest.ndjson.accept_line`), so a loaded event is stored as that post stores it (same text,
+  same id, same warnings). A bad line is **skipped and listed** (line number, code, reason), never silently
+  dropped: the :class:`LoadReport` lists them, and the command writes them out and exits non-zero; with
+  ``stop_at_error`` the load ends at the first bad line instead (the lines before it stay loaded).
+- **Durability**: events are appended through :meth:`Store.append_prepared` — the same insert, deduplication
+  and durable commit as an acknowledged HTTP post — in batches of ``batch`` events, one transaction and one
+  sync each. An event counted as loaded is in the log.
+- **Resumable**: ids hash the event, so a re-run of the same file finds the events already in the log and
+  skips them (counted as ``duplicates``); an interrupted load is finished by running it again.
+- **The same graph**: the graph is derived by the store's own projector code (:meth:`Store.derive_step`: the
+  background projector's step, with its locks and failure handling), in steps of ``step`` events instead of
+  the server's small ones. Its answer does not depend on how the log is cut into steps (the projector's
+  property tests), so the graph is the one one-by-one ingest gives.
+- **Fast**: parsing, validating and hashing run in ``workers`` processes (pure: text in, log rows out), ahead of
+  the main process, which appends and derives; the main process derives one step after each appended batch,
+  while the workers parse the next lines.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+
+from headwater.ingest.accept import Policy
+from headwater.ingest.ndjson import LineRejected, accept_line, read_lines
+from headwater.model.jsontext import loads_text
+from headwater.spec import EventValidator
+from headwater.store.eventlog import PreparedEvent, prepare
+from headwater.store.observe import Observation, ObserveMemo, observe
+from headwater.store.store import Store
+from headwater.store.types import IncomingEvent
+
+BATCH = 5_000  # events per append transaction (one sync each)
+STEP = 10_000  # events per derivation step at most
+CHUNK = 500  # lines per task of a worker process
+AHEAD = 8  # tasks handed to the workers ahead of the main process
+
+
+@dataclass
+class LoadReport:
+    """What a load did: lines read, events appended now, events found in the log already, lines rejected."""
+
+    lines: int = 0  # non-blank lines read
+    appended: int = 0
+    duplicates: int = 0
+    rejected: list[LineRejected] = field(default_factory=list)
+    derived: int = 0  # events the graph was derived for in this run (earlier runs' included, when resumed)
+    stopped_at: int | None = None  # the line the load stopped at (``stop_at_error``)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a running load stands (handed to the progress callback after each batch and each step)."""
+
+    phase: str  # "append" | "derive"
+    lines: int
+    appended: int
+    duplicates: int
+    rejected: int
+    derived: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class _Task:
+    lines: list[tuple[int, bytes]]
+    policy: Policy
+    max_bytes: int
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A line's event ready to append: its log row, and its observations made from the text the log will hold
+    (what the projector would make of the logged event: it uses them instead of parsing the text again)."""
+
+    line: int
+    prepared: PreparedEvent
+    observations: list[Observation] | None  # None: observing failed (the projector finds and records why)
+
+
+_validator: EventValidator | None = None  # each worker process's own
+_memo = ObserveMemo()  # each process's own: schemas and column lineage that repeat, normalized once
+
+
+def _worker_start(parent: int) -> None:
+    global _validator  # one per worker process, made once when it starts
+    threading.Thread(target=_exit_with, args=(parent,), name="headwater-load-parent", daemon=True).start()
+    _validator = EventValidator()
+
+
+def _exit_with(parent: int) -> None:
+    """End this worker when the load that started it is gone (killed: a worker waiting for work never notices)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list[_Ready | LineRejected]:
+    """A task's lines as log rows ready to append, with their observations, or their rejections; pure."""
+    checker = validator or _validator
+    assert checker is not None, "a load worker starts with _worker_start"
+    out: list[_Ready | LineRejected] = []
+    for number, line in task.lines:
+        verdict = accept_line(number, line, task.policy, checker, task.max_bytes)
+        if isinstance(verdict, LineRejected):
+            out.append(verdict)
+            continue
+        prepared = prepare([IncomingEvent.accepted(verdict)])[0]
+        try:
+            seen: list[Observation] | None = observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo)
+        except Exception:  # noqa: BLE001 - the projector observes it again, and records why it cannot be derived
+            seen = None
+        out.append(_Ready(number, prepared, seen))
+    return out
+
+
+def _tasks(lines: Iterable[tuple[int, bytes]], policy: Policy, max_bytes: int) -> Iterator[_Task]:
+    it = iter(lines)
+    while chunk := list(islice(it, CHUNK)):
+        yield _Task(chunk, policy, max_bytes)
+
+
+def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) -> Iterator[_Ready | LineRejected]:
+    """The tasks' results in file order: in ``workers`` processes, at most :data:`AHEAD` tasks ahead (memory
+    stays bounded however big the file); ``workers`` 0 in this process."""
+    if workers <= 0:
+        for task in tasks:
+            yield from _prepare_lines(task, validator)
+        return
+    # spawned, not forked: this process has threads (the store's), and a fork copies their locks held
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_start, initargs=(os.getpid(),)
+    ) as pool:
+        pending: deque[Future[list[_Ready | LineRejected]]] = deque()
+        for task in tasks:
+            pending.append(pool.submit(_prepare_lines, task))
+            if len(pending) >= AHEAD:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
+
+
+def load_file(
+    store: Store,
+    path: Path,
+    policy: Policy,
+    *,
+    max_bytes: int,
+    validator: EventValidator | None = None,
+    workers: int | None = None,
+    batch: int = BATCH,
+    step: int = STEP,
+    stop_at_error: bool = False,
+    progress: Callable[[Progress], None] | None = None,
+) -> LoadReport:
+    """Load the events file at ``path`` into ``store`` and derive the graph for them (the module docstring).
+
+    ``store`` should be opened without its background projector (``Store.open(url, background=False)``): this
+    function derives in big steps itself. ``workers``: parse processes (default: the machine's cores less one,
+    at least 1; 0 parses in this process)."""
+    started = time.perf_counter()
+    report = LoadReport()
+    validator = validator or EventValidator()
+    if workers is None:
+        workers = max(1, (os.cpu_count() or 2) - 1)
+
+    def tell(phase: str) -> None:
+        if progress is not None:
+            progress(
+                Progress(
+                    phase,
+                    report.lines,
+                    report.appended,
+                    report.duplicates,
+                    len(report.rejected),
+                    report.derived,
+                    time.perf_counter() - started,
+                )
+            )
+
+    observed: dict[str, list[Observation]] = {}  # appended events' observations, until their step takes them
+
+    def derive(limit: int) -> None:
+        while limit > 0:
+            done = store.derive_step(min(step, limit), observed)
+            if not done:  # caught up: what is left was derived by another process (a server on the store)
+                observed.clear()
+                return
+            report.derived += done
+            limit -= done
+            tell("derive")
+
+    def flush(buffer: list[_Ready]) -> None:
+        if not buffer:
+            return
+        results = store.append_prepared([r.prepared for r in buffer])
+        for ready, result in zip(buffer, results, strict=True):
+            if not result.duplicate and ready.observations is not None:
+                observed[result.id] = ready.observations
+        fresh = sum(1 for r in results if not r.duplicate)
+        report.appended += fresh
+        report.duplicates += len(results) - fresh
+        tell("append")
+        derive(fresh)  # the graph follows the log step by step, while the workers parse the next lines
+
+    buffer: list[_Ready] = []
+    for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator):
+        report.lines += 1
+        if isinstance(result, LineRejected):
+            report.rejected.append(result)
+            if stop_at_error:
+                report.stopped_at = result.line
+                break
+            continue
+        buffer.append(result)
+        if len(buffer) >= batch:
+            flush(buffer)
+            buffer = []
+    flush(buffer)
+    derive(2**62)  # what is left (an earlier run's events not derived yet, too)
+    report.seconds = time.perf_counter() - started
+    return report
