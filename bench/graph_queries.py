@@ -42,6 +42,7 @@ import sqlalchemy as sa
 
 import synthetic
 from headwater.graph import GraphReader
+from headwater.graph.adjacency import Adjacency
 from headwater.model.nodeid import NodeRef
 from headwater.settings import SETTINGS_BY_NAME
 from headwater.store import IncomingEvent, Store
@@ -207,6 +208,12 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 100; --quick 30)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed rounds before the timed ones (default 5)")
+    ap.add_argument(
+        "--adjacency",
+        choices=("on", "off"),
+        default="on",
+        help="walk lineage on the in-memory adjacency as a server does (default), or on the store alone",
+    )
     ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
     ap.add_argument(
         "--resume",
@@ -257,13 +264,30 @@ def main() -> None:
         print(f"loaded {n:,} events in {secs:,.1f} s ({n / secs:,.0f} events/s)")
     if urlsplit(url).scheme.startswith("sqlite"):
         print(f"read the SQLite file once into the OS page cache in {warm_sqlite_file(url):,.1f} s")
+    adjacency_info: dict[str, Any] = {"on": args.adjacency == "on"}
     with store:
+        adjacency = None
+        if args.adjacency == "on":  # as a server builds it at start
+            adjacency = Adjacency(store.engine)
+            t0 = time.perf_counter()
+            adjacency.build()
+            snap = adjacency.snapshot
+            assert snap is not None
+            nodes, edge_count = snap.counts()
+            adjacency_info.update(
+                build_s=round(time.perf_counter() - t0, 2), nodes=nodes, edges=edge_count, bytes=snap.memory()
+            )
+            print(
+                f"adjacency built in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
+                f"{snap.memory() / 1e6:,.1f} MB"
+            )
+        reader = GraphReader(store, adjacency=adjacency)
         print(
-            f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(GraphReader(store), shape, random.Random(0)))} "
+            f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(reader, shape, random.Random(0)))} "
             f"query kinds; load average {loadavg()}"
         )
         t0 = time.perf_counter()
-        figures = run_queries(query_kinds(GraphReader(store), shape, random.Random(1)), rounds, args.warmup)
+        figures = run_queries(query_kinds(reader, shape, random.Random(1)), rounds, args.warmup)
         elapsed = time.perf_counter() - t0
     after = loadavg()
     print(f"\n{'query':<34}{'p50 ms':>9}{'p99 ms':>9}{'nodes':>9}{'cut':>6}")
@@ -285,6 +309,7 @@ def main() -> None:
                 },
                 "store": urlsplit(url).scheme,
                 "load": load_info,
+                "adjacency": adjacency_info,
                 "rounds": rounds,
                 "warmup_rounds": args.warmup,
                 "max_nodes": MAX_NODES,

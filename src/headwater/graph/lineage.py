@@ -8,12 +8,14 @@ from typing import TypedDict
 
 import sqlalchemy as sa
 
-from headwater.graph import hierarchy
+from headwater.graph import fragments, hierarchy
+from headwater.graph.adjacency import Adjacency
 from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
     is_absent,
+    job_nodes,
     micros,
     nodes_for,
     require_node,
@@ -129,8 +131,11 @@ def lineage(
     at: datetime | None = None,
     max_nodes: int = 5000,
     collapse_jobs: bool = False,
+    adjacency: Adjacency | None = None,
 ) -> LineageAnswer:
-    """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py)."""
+    """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py).
+
+    ``adjacency``: the edges in memory (graph/adjacency.py), read instead of the store when built."""
     check_direction(direction)
     if depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
@@ -139,7 +144,7 @@ def lineage(
     require_node(conn, root, t)
     levels: dict[str, int] = {}
     truncated = False
-    index = EdgeIndex(conn, t)
+    index = EdgeIndex(conn, t, None if adjacency is None else adjacency.view(conn))
     if datasets_only:
         if root.type == "job":
             inc = index.load([root.id])
@@ -156,7 +161,11 @@ def lineage(
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
                 truncated |= _bfs(index, {root.id}, d, depth, levels, max_nodes)
-    nodes = nodes_for(conn, levels, t)
+    if adjacency is None:
+        nodes = nodes_for(conn, levels, t)
+    else:  # dataset shapes assembled from the versions rendered before; jobs (their latest run) read
+        nodes = fragments.dataset_nodes(conn, [n for n in levels if n.startswith(DATASET)], t, adjacency.fragments)
+        nodes.update(job_nodes(conn, [n for n in levels if n.startswith(JOB)], t))
     present = set(nodes)
     edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
     more_up, more_down = _more(index, present, datasets_only)

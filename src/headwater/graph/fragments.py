@@ -1,0 +1,120 @@
+"""Dataset node shapes rendered once per dataset version, and the answers' nodes assembled from them.
+
+Contract: :func:`dataset_nodes` answers exactly what :func:`headwater.graph.common.dataset_nodes` answers
+(the same dicts, the same key order, so the same JSON bytes) and reads less: one narrow query for each
+dataset's version valid at ``t`` and its ``updated_at`` (the mutable part, joined at read time), and the
+stored ``fields`` JSON only of the versions not rendered before.
+
+A dataset version's shown parts — its id's namespace and name, ``kind``, ``fields`` and ``deleted`` — are
+fixed by the version: its id is a hash of the dataset, the start and the content (fields, facets, dropped;
+store/derive_datasets.py), and the key here adds ``kind`` and ``deleted`` as read, so a row rewritten in
+place can never be answered from an older rendering. :class:`Fragments` keeps at most ``limit`` of them
+(the oldest go first); answers share the rendered ``fields`` lists (answers are read-only).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.graph import common
+from headwater.graph.answers import Node
+from headwater.graph.common import select_in, valid_at
+from headwater.model.jsontext import loads_text
+from headwater.model.times import iso
+from headwater.store.schema import dataset_versions, datasets
+
+Key = tuple[str, str, bool]  # version id, kind, deleted
+DEFAULT_LIMIT = 200_000  # rendered versions kept (~300 bytes each beside the shared fields lists)
+
+_dv = dataset_versions
+_NARROW = (datasets.c.updated_at, _dv.c.id.label("version"), _dv.c.valid_from, _dv.c.kind, _dv.c.deleted)
+
+
+class Fragments:
+    """The rendered immutable head of each dataset version's node (see the module docstring); thread-safe."""
+
+    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+        self._limit = limit
+        self._heads: dict[Key, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._heads)
+
+    def get(self, key: Key) -> dict[str, Any] | None:
+        return self._heads.get(key)
+
+    def put(self, key: Key, head: dict[str, Any]) -> None:
+        with self._lock:
+            if len(self._heads) >= self._limit:
+                for old in list(self._heads)[: max(1, self._limit // 10)]:  # the oldest tenth
+                    del self._heads[old]
+            self._heads[key] = head
+
+
+def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
+    """Each dataset's version valid at ``t`` (``lenient``: else its first), as common._node_rows picks it."""
+    query = sa.select(datasets.c.id, *_NARROW).join(_dv, _dv.c.dataset == datasets.c.id)
+    found = {r.id: r for r in select_in(conn, query.where(valid_at(_dv, t)), _dv.c.dataset, ids)}
+    missing = [i for i in ids if i not in found]
+    if lenient and missing and t is not None:
+        for r in select_in(conn, query.order_by(_dv.c.valid_from.desc()), _dv.c.dataset, missing):
+            found[r.id] = r  # the last row of an id is its earliest version
+    return found
+
+
+def _render(conn: sa.Connection, fragments: Fragments, wanted: dict[str, Key]) -> dict[Key, dict[str, Any]]:
+    """Render the versions in ``wanted`` (dataset id -> key); equal ``fields`` texts are decoded once."""
+    by_version = {key[0]: (ds_id, key) for ds_id, key in wanted.items()}
+    query = sa.select(_dv.c.id, datasets.c.namespace, datasets.c.name, _dv.c.fields).join(
+        datasets, datasets.c.id == _dv.c.dataset
+    )
+    decoded: dict[str, Any] = {}
+    out: dict[Key, dict[str, Any]] = {}
+    for row in select_in(conn, query, _dv.c.id, by_version):
+        ds_id, key = by_version[row.id]
+        fields = decoded.get(row.fields, decoded)
+        if fields is decoded:
+            fields = decoded[row.fields] = loads_text(row.fields)
+        head = {
+            "id": ds_id,
+            "type": "DATASET",
+            "namespace": row.namespace,
+            "name": row.name,
+            "kind": key[1],
+            "fields": fields,
+            "jobType": None,
+            "latestRun": None,
+        }
+        fragments.put(key, head)
+        out[key] = head
+    return out
+
+
+def dataset_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, fragments: Fragments, *, lenient: bool = True
+) -> dict[str, Node]:
+    """:func:`headwater.graph.common.dataset_nodes`, assembled from rendered versions."""
+    wanted = sorted(set(ids))
+    rows = _versions(conn, wanted, t, lenient)
+    keys = {ds_id: (row.version, row.kind, bool(row.deleted)) for ds_id, row in rows.items()}
+    heads: dict[Key, dict[str, Any] | None] = {key: fragments.get(key) for key in keys.values()}
+    missing = {ds_id: key for ds_id, key in keys.items() if heads[key] is None}
+    if missing:
+        heads.update(_render(conn, fragments, missing))
+        if any(heads[key] is None for key in missing.values()):  # rewritten between the two reads: no fragments
+            return common.dataset_nodes(conn, wanted, t, lenient=lenient)
+    out: dict[str, Node] = {}
+    for ds_id in wanted:
+        row = rows.get(ds_id)
+        if row is None:
+            continue
+        head = heads[keys[ds_id]]
+        assert head is not None
+        updated = row.updated_at if t is None or row.updated_at <= t else max(row.valid_from, min(t, row.updated_at))
+        out[ds_id] = {**head, "updatedAt": iso(updated), "deleted": keys[ds_id][2]}  # type: ignore[typeddict-item]
+    return out
