@@ -8,7 +8,7 @@ from typing import TypedDict
 
 import sqlalchemy as sa
 
-from headwater.graph import fragments, hierarchy
+from headwater.graph import fragments, hierarchy, walk
 from headwater.graph.adjacency import Adjacency
 from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer
 from headwater.graph.common import (
@@ -144,7 +144,9 @@ def lineage(
     require_node(conn, root, t)
     levels: dict[str, int] = {}
     truncated = False
-    index = EdgeIndex(conn, t, None if adjacency is None else adjacency.view(conn))
+    snap = None if adjacency is None else adjacency.view(conn)
+    index = EdgeIndex(conn, t, snap)
+    numbered: walk.Edges | None = None  # the walk on node numbers (in memory, not datasets-only)
     if datasets_only:
         if root.type == "job":
             inc = index.load([root.id])
@@ -156,6 +158,17 @@ def lineage(
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
                 truncated |= _datasets_only_bfs(index, start, d, depth, levels, max_nodes)
+    elif snap is not None:
+        numbered = walk.Edges(snap, t)
+        r = numbered.number(root.id)
+        if r is None:  # no edges at all
+            levels[root.id] = 0
+        else:
+            found = {r: 0}
+            for d in ("upstream", "downstream"):
+                if direction in (d, "both"):
+                    truncated |= walk.levels(numbered, r, d == "upstream", depth, found, max_nodes)
+            levels = {snap.name[n]: level for n, level in found.items()}
     else:
         levels[root.id] = 0
         for d in ("upstream", "downstream"):
@@ -167,8 +180,14 @@ def lineage(
         nodes = fragments.dataset_nodes(conn, [n for n in levels if n.startswith(DATASET)], t, adjacency.fragments)
         nodes.update(job_nodes(conn, [n for n in levels if n.startswith(JOB)], t))
     present = set(nodes)
-    edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
-    more_up, more_down = _more(index, present, datasets_only)
+    if numbered is not None:
+        nums = {n for n in (numbered.number(i) for i in present) if n is not None}
+        edge_list = walk.edges(numbered, nums)
+        up, down = walk.more(numbered, nums)
+        more_up, more_down = {numbered.name[n] for n in up}, {numbered.name[n] for n in down}
+    else:
+        edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
+        more_up, more_down = _more(index, present, datasets_only)
     out_nodes: list[GraphNode] = [
         {
             **nodes[node_id],  # type: ignore[typeddict-item]  # ``children``: only when jobs are collapsed
