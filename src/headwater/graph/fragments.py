@@ -8,8 +8,10 @@ stored ``fields`` JSON only of the versions not rendered before.
 A dataset version's shown parts — its id's namespace and name, ``kind``, ``fields`` and ``deleted`` — are
 fixed by the version: its id is a hash of the dataset, the start and the content (fields, facets, dropped;
 store/derive_datasets.py), and the key here adds ``kind`` and ``deleted`` as read, so a row rewritten in
-place can never be answered from an older rendering. :class:`Fragments` keeps at most ``limit`` of them
-(the oldest go first); answers share the rendered ``fields`` lists (answers are read-only).
+place can never be answered from an older rendering. :class:`Fragments` keeps them within a memory budget
+(the oldest go first): each counts :data:`ENTRY_BYTES` plus :data:`FIELDS_FACTOR` times its stored ``fields``
+text (decoded JSON takes about 4-5.5 times its text, measured on 7- and 50-column schemas). Answers share
+the rendered ``fields`` lists (answers are read-only).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, datasets
 
 Key = tuple[str, str, bool]  # version id, kind, deleted
-DEFAULT_LIMIT = 200_000  # rendered versions kept (~300 bytes each beside the shared fields lists)
+DEFAULT_BUDGET = 128 * 1024 * 1024  # bytes of rendered versions kept per store and server process
+ENTRY_BYTES = 1_300  # a rendered head without its fields: the dict, its id, name and namespace texts, the key
+FIELDS_FACTOR = 6
 
 _dv = dataset_versions
 _NARROW = (datasets.c.updated_at, _dv.c.id.label("version"), _dv.c.valid_from, _dv.c.kind, _dv.c.deleted)
@@ -37,23 +41,34 @@ _NARROW = (datasets.c.updated_at, _dv.c.id.label("version"), _dv.c.valid_from, _
 class Fragments:
     """The rendered immutable head of each dataset version's node (see the module docstring); thread-safe."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
-        self._limit = limit
-        self._heads: dict[Key, dict[str, Any]] = {}
+    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
+        self._budget = budget
+        self._heads: dict[Key, tuple[dict[str, Any], int]] = {}  # key -> (head, bytes counted)
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._heads)
 
-    def get(self, key: Key) -> dict[str, Any] | None:
-        return self._heads.get(key)
+    @property
+    def bytes(self) -> int:
+        """The memory the rendered versions are counted at (at most the budget)."""
+        return self._bytes
 
-    def put(self, key: Key, head: dict[str, Any]) -> None:
+    def get(self, key: Key) -> dict[str, Any] | None:
+        found = self._heads.get(key)
+        return None if found is None else found[0]
+
+    def put(self, key: Key, head: dict[str, Any], text_length: int) -> None:
+        size = ENTRY_BYTES + FIELDS_FACTOR * text_length
         with self._lock:
-            if len(self._heads) >= self._limit:
-                for old in list(self._heads)[: max(1, self._limit // 10)]:  # the oldest tenth
-                    del self._heads[old]
-            self._heads[key] = head
+            if key in self._heads or size > self._budget:
+                return
+            while self._bytes + size > self._budget:  # the oldest go first
+                oldest = next(iter(self._heads))
+                self._bytes -= self._heads.pop(oldest)[1]
+            self._heads[key] = (head, size)
+            self._bytes += size
 
 
 def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
@@ -90,7 +105,7 @@ def _render(conn: sa.Connection, fragments: Fragments, wanted: dict[str, Key]) -
             "jobType": None,
             "latestRun": None,
         }
-        fragments.put(key, head)
+        fragments.put(key, head, len(row.fields))
         out[key] = head
     return out
 
