@@ -11,8 +11,9 @@ Contract:
   (:func:`headwater.store.watermark.projected_seq`) in the answer's own connection and, when the watermark
   moved, re-reads the edges of every job observed since (the projector writes a job's edges in the same
   transaction as its observations, and rewrites edges only of jobs it derives from new observations), so an
-  answer never sees fewer changes than the store would give it. A watermark that went back (a re-made or
-  rebuilt database) drops the adjacency and builds it again.
+  answer never sees fewer changes than the store would give it. A reader whose snapshot is older than the
+  adjacency (another answer moved it on meanwhile) reads the store. A database replaced under a running
+  server (a restored backup) needs the server restarted, as the projector does.
 - Before it is built (a server just started) or while rebuilding, :meth:`view` answers ``None`` and the
   reads use the store (:class:`headwater.graph.traverse.EdgeIndex`'s queries): the answers are the same,
   only slower. ``graph_adjacency = false`` (settings.py) never builds one.
@@ -32,7 +33,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from headwater.graph.fragments import Fragments
+from headwater.graph.fragments import Fragments, NowNodes
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -99,6 +100,8 @@ class Adjacency:
         self._closed = False
         # dataset node shapes rendered once per version (graph/fragments.py): kept with the edges, one switch
         self.fragments = Fragments()
+        # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
+        self.now_nodes = NowNodes()
 
     # --- building -------------------------------------------------------------------------------
 
@@ -122,6 +125,7 @@ class Adjacency:
         with self._lock:
             self._closed = True
             self._snap = None
+        self.now_nodes.clear()
 
     def _build_quietly(self) -> None:
         try:
@@ -156,6 +160,7 @@ class Adjacency:
         adj: list[array[int] | None] = [array("q", x) for x in lists]
         with self._lock:
             if not self._closed:
+                self.now_nodes.advance((), seq)  # a first build: nothing kept from before
                 self._snap = Snapshot(num, name, adj, seq)
 
     # --- keeping current ------------------------------------------------------------------------
@@ -172,14 +177,10 @@ class Adjacency:
             snap = self._snap
             if snap is None:
                 return None
-            if seq < snap.seq:  # the log went back: a re-made database
-                self._snap = None
-            elif seq > snap.seq:
-                self._snap = snap = _refreshed(conn, snap, seq)
-            if self._snap is not None:
-                return snap
-        self.start()
-        return None
+            if seq < snap.seq:  # this reader's snapshot is older than the adjacency: it reads the store
+                return None
+            self._snap = snap = _refreshed(conn, snap, seq, self.now_nodes)
+            return snap
 
     @property
     def snapshot(self) -> Snapshot | None:
@@ -187,15 +188,14 @@ class Adjacency:
         return self._snap
 
 
-def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int) -> Snapshot:
-    """``snap`` with the edges of the jobs observed after its watermark read again (``seq`` is ``conn``'s)."""
-    changed = sorted(
-        conn.scalars(
-            sa.select(observations.c.node)
-            .where(observations.c.event_seq > snap.seq, observations.c.role.in_(_JOB_ROLES))
-            .distinct()
-        )
-    )
+def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNodes) -> Snapshot:
+    """``snap`` with the edges of the jobs observed after its watermark read again (``seq`` is ``conn``'s);
+    the shapes of now of every node observed since are forgotten."""
+    observed = conn.execute(
+        sa.select(observations.c.node, observations.c.role).where(observations.c.event_seq > snap.seq).distinct()
+    ).all()
+    now_nodes.advance({node for node, _ in observed}, seq)  # before the new snapshot is given out
+    changed = sorted({node for node, role in observed if role in _JOB_ROLES})
     new = Snapshot(snap.num, snap.name, list(snap.adj), seq)
     for start in range(0, len(changed), _CHUNK):
         part = changed[start : start + _CHUNK]

@@ -71,6 +71,56 @@ class Fragments:
             self._bytes += size
 
 
+class NowNodes:
+    """Whole node shapes of now (``at`` not given), by node id, valid at one watermark; thread-safe.
+
+    A node's shape now changes only when the projector derives it again, which it does only from a new
+    observation of that node (a dataset's version and ``updatedAt``; a job's facets, ``updatedAt`` and latest
+    run: every run event observes its job). :meth:`advance` to a newer watermark forgets the nodes observed
+    since the last one; shapes are given out (:meth:`get`) and kept (:meth:`put`) only for readers at the
+    current watermark, so a reader on an older snapshot neither sees nor puts back an older shape. At most
+    ``limit`` shapes (the oldest go first).
+    """
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self._limit = limit
+        self._nodes: dict[str, Node] = {}
+        self._seq: int | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def get(self, node_id: str, seq: int) -> Node | None:
+        return self._nodes.get(node_id) if seq == self._seq else None
+
+    def put(self, nodes: dict[str, Node], seq: int) -> None:
+        """Keep ``nodes``, read at watermark ``seq``, if that is the current one."""
+        with self._lock:
+            if seq != self._seq:
+                return
+            room = self._limit - len(self._nodes) - len(nodes)
+            if room < 0:
+                for old in list(self._nodes)[: -room + self._limit // 10]:
+                    del self._nodes[old]
+            self._nodes.update(nodes)
+
+    def advance(self, observed: Iterable[str], seq: int) -> None:
+        """The watermark moved to ``seq``; ``observed``: the nodes observed after the previous one."""
+        with self._lock:
+            if self._seq is None or seq < self._seq:
+                self._nodes.clear()
+            else:
+                for node_id in observed:
+                    self._nodes.pop(node_id, None)
+            self._seq = seq
+
+    def clear(self) -> None:
+        with self._lock:
+            self._nodes.clear()
+            self._seq = None
+
+
 def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
     """Each dataset's version valid at ``t`` (``lenient``: else its first), as common._node_rows picks it."""
     query = sa.select(datasets.c.id, *_NARROW).join(_dv, _dv.c.dataset == datasets.c.id)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TypedDict
 
 import sqlalchemy as sa
 
 from headwater.graph import fragments, hierarchy, walk
-from headwater.graph.adjacency import Adjacency
-from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer
+from headwater.graph.adjacency import Adjacency, Snapshot
+from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer, Node
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
@@ -174,11 +174,7 @@ def lineage(
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
                 truncated |= _bfs(index, {root.id}, d, depth, levels, max_nodes)
-    if adjacency is None:
-        nodes = nodes_for(conn, levels, t)
-    else:  # dataset shapes assembled from the versions rendered before; jobs (their latest run) read
-        nodes = fragments.dataset_nodes(conn, [n for n in levels if n.startswith(DATASET)], t, adjacency.fragments)
-        nodes.update(job_nodes(conn, [n for n in levels if n.startswith(JOB)], t))
+    nodes = nodes_for(conn, levels, t) if adjacency is None else _kept_nodes(conn, levels, t, adjacency, snap)
     present = set(nodes)
     if numbered is not None:
         nums = {n for n in (numbered.number(i) for i in present) if n is not None}
@@ -211,6 +207,34 @@ def lineage(
     if collapse_jobs:
         answer = hierarchy.collapse(conn, answer, t)
     return answer
+
+
+def _kept_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, adjacency: Adjacency, snap: Snapshot | None
+) -> dict[str, Node]:
+    """:func:`nodes_for` from what the server process keeps (graph/fragments.py): shapes of now at the
+    adjacency's watermark as they are; dataset shapes assembled from the versions rendered before, with their
+    ``updatedAt`` read; jobs read (their latest run, ``updatedAt``)."""
+    nodes: dict[str, Node] = {}
+    wanted = list(ids)
+    keep = t is None and snap is not None
+    if keep:
+        assert snap is not None
+        missing = []
+        for node_id in wanted:
+            found = adjacency.now_nodes.get(node_id, snap.seq)
+            if found is None:
+                missing.append(node_id)
+            else:
+                nodes[node_id] = found
+        wanted = missing
+    read = fragments.dataset_nodes(conn, [n for n in wanted if n.startswith(DATASET)], t, adjacency.fragments)
+    read.update(job_nodes(conn, [n for n in wanted if n.startswith(JOB)], t))
+    if keep:
+        assert snap is not None
+        adjacency.now_nodes.put(read, snap.seq)
+    nodes.update(read)
+    return nodes
 
 
 def _edges(index: EdgeIndex, present: set[str]) -> list[GraphEdge]:
