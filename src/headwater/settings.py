@@ -162,8 +162,9 @@ SETTINGS: tuple[Setting, ...] = (
         "graph_adjacency",
         "on",
         "HEADWATER_GRAPH_ADJACENCY",
-        "on: each server process holds the dataset/job edges in memory (about 40 MB per 100,000 datasets, "
-        "docs/bench-graph.md) and walks lineage there; off: every walk reads the store (same answers, slower).",
+        "on: each server process keeps the dataset/job edges in memory (~45 MB for 100,000 datasets, ~0.5 GB for "
+        "1,000,000) and up to ~370 MB of node shapes, and walks lineage there (docs/bench-graph.md); off: every "
+        "answer reads the store (the same answers, slower).",
     ),
     Setting(
         "classify_rules",

@@ -1,9 +1,9 @@
 """Dataset node shapes rendered once per dataset version, and the answers' nodes assembled from them.
 
 Contract: :func:`dataset_nodes` answers exactly what :func:`headwater.graph.common.dataset_nodes` answers
-(the same dicts, the same key order, so the same JSON bytes) and reads less: one narrow query for each
-dataset's version valid at ``t`` and its ``updated_at`` (the mutable part, joined at read time), and the
-stored ``fields`` JSON only of the versions not rendered before.
+(the same dicts, the same key order, so the same JSON bytes) from the same one query per chunk (plus the
+version's id): each dataset's version valid at ``t`` and its ``updated_at`` (the mutable part, joined at
+read time); the stored ``fields`` JSON is decoded and the head built only for versions not rendered before.
 
 A dataset version's shown parts — its id's namespace and name, ``kind``, ``fields`` and ``deleted`` — are
 fixed by the version: its id is a hash of the dataset, the start and the content (fields, facets, dropped;
@@ -22,7 +22,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.graph import common
 from headwater.graph.answers import Node
 from headwater.graph.common import select_in, valid_at
 from headwater.model.jsontext import loads_text
@@ -35,7 +34,17 @@ ENTRY_BYTES = 1_300  # a rendered head without its fields: the dict, its id, nam
 FIELDS_FACTOR = 6
 
 _dv = dataset_versions
-_NARROW = (datasets.c.updated_at, _dv.c.id.label("version"), _dv.c.valid_from, _dv.c.kind, _dv.c.deleted)
+# the store path's columns (common.dataset_nodes) and the version's id
+_COLUMNS = (
+    datasets.c.namespace,
+    datasets.c.name,
+    datasets.c.updated_at,
+    _dv.c.id.label("version"),
+    _dv.c.valid_from,
+    _dv.c.kind,
+    _dv.c.fields,
+    _dv.c.deleted,
+)
 
 
 class Fragments:
@@ -123,7 +132,7 @@ class NowNodes:
 
 def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
     """Each dataset's version valid at ``t`` (``lenient``: else its first), as common._node_rows picks it."""
-    query = sa.select(datasets.c.id, *_NARROW).join(_dv, _dv.c.dataset == datasets.c.id)
+    query = sa.select(datasets.c.id, *_COLUMNS).join(_dv, _dv.c.dataset == datasets.c.id)
     found = {r.id: r for r in select_in(conn, query.where(valid_at(_dv, t)), _dv.c.dataset, ids)}
     missing = [i for i in ids if i not in found]
     if lenient and missing and t is not None:
@@ -132,54 +141,37 @@ def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool)
     return found
 
 
-def _render(conn: sa.Connection, fragments: Fragments, wanted: dict[str, Key]) -> dict[Key, dict[str, Any]]:
-    """Render the versions in ``wanted`` (dataset id -> key); equal ``fields`` texts are decoded once."""
-    by_version = {key[0]: (ds_id, key) for ds_id, key in wanted.items()}
-    query = sa.select(_dv.c.id, datasets.c.namespace, datasets.c.name, _dv.c.fields).join(
-        datasets, datasets.c.id == _dv.c.dataset
-    )
-    decoded: dict[str, Any] = {}
-    out: dict[Key, dict[str, Any]] = {}
-    for row in select_in(conn, query, _dv.c.id, by_version):
-        ds_id, key = by_version[row.id]
-        fields = decoded.get(row.fields, decoded)
-        if fields is decoded:
-            fields = decoded[row.fields] = loads_text(row.fields)
-        head = {
-            "id": ds_id,
-            "type": "DATASET",
-            "namespace": row.namespace,
-            "name": row.name,
-            "kind": key[1],
-            "fields": fields,
-            "jobType": None,
-            "latestRun": None,
-        }
-        fragments.put(key, head, len(row.fields))
-        out[key] = head
-    return out
-
-
 def dataset_nodes(
     conn: sa.Connection, ids: Iterable[str], t: int | None, fragments: Fragments, *, lenient: bool = True
 ) -> dict[str, Node]:
-    """:func:`headwater.graph.common.dataset_nodes`, assembled from rendered versions."""
+    """:func:`headwater.graph.common.dataset_nodes`, assembled from rendered versions (rendered here when new;
+    equal ``fields`` texts decoded once per call)."""
     wanted = sorted(set(ids))
     rows = _versions(conn, wanted, t, lenient)
-    keys = {ds_id: (row.version, row.kind, bool(row.deleted)) for ds_id, row in rows.items()}
-    heads: dict[Key, dict[str, Any] | None] = {key: fragments.get(key) for key in keys.values()}
-    missing = {ds_id: key for ds_id, key in keys.items() if heads[key] is None}
-    if missing:
-        heads.update(_render(conn, fragments, missing))
-        if any(heads[key] is None for key in missing.values()):  # rewritten between the two reads: no fragments
-            return common.dataset_nodes(conn, wanted, t, lenient=lenient)
+    decoded: dict[str, Any] = {}
     out: dict[str, Node] = {}
     for ds_id in wanted:
         row = rows.get(ds_id)
         if row is None:
             continue
-        head = heads[keys[ds_id]]
-        assert head is not None
+        deleted = bool(row.deleted)
+        key = (row.version, row.kind, deleted)
+        head = fragments.get(key)
+        if head is None:
+            fields = decoded.get(row.fields, decoded)
+            if fields is decoded:
+                fields = decoded[row.fields] = loads_text(row.fields)
+            head = {
+                "id": ds_id,
+                "type": "DATASET",
+                "namespace": row.namespace,
+                "name": row.name,
+                "kind": row.kind,
+                "fields": fields,
+                "jobType": None,
+                "latestRun": None,
+            }
+            fragments.put(key, head, len(row.fields))
         updated = row.updated_at if t is None or row.updated_at <= t else max(row.valid_from, min(t, row.updated_at))
-        out[ds_id] = {**head, "updatedAt": iso(updated), "deleted": keys[ds_id][2]}  # type: ignore[typeddict-item]
+        out[ds_id] = {**head, "updatedAt": iso(updated), "deleted": deleted}  # type: ignore[typeddict-item]
     return out
