@@ -9,6 +9,7 @@
 - A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
   moment and option gives the store path's bytes.
 - An outsider's answer hides the claimed source exactly as the store path hides it.
+- A server builds its adjacency when it starts and serves the same bytes as one with ``graph_adjacency=off``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from fastapi.testclient import TestClient
+
+from headwater.api import create_app
 from headwater.catalog import Catalog
 from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
@@ -29,6 +33,7 @@ from headwater.graph.adjacency import Adjacency
 from headwater.graph.fragments import ENTRY_BYTES, FIELDS_FACTOR, Fragments
 from headwater.ingest import Door, Policy
 from headwater.model.nodeid import NodeRef
+from headwater.settings import load_settings
 from headwater.spec import EventValidator
 from headwater.store import IncomingEvent, Store
 from headwater.store.watermark import projected_seq
@@ -238,3 +243,32 @@ def test_rendered_versions_stay_within_their_budget() -> None:
     assert kept.get(("v4", "table", False)) == {"id": "dataset:t:4"}
     kept.put(("huge", "table", False), {"id": "dataset:t:huge"}, 10 * size)  # larger than the budget: not kept
     assert kept.get(("huge", "table", False)) is None and len(kept) == 3
+
+
+def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sqlite_url: str) -> None:
+    store = Store.open(sqlite_url)
+    try:
+        _send(store, [_event("make_b", T1, [_ds("a")], [_ds("b")]), _event("make_c", T2, [_ds("b")], [_ds("c")])])
+        off = create_app(load_settings({"graph_adjacency": "off"}, environ={}), store)
+        assert off.state.headwater.adjacency is None
+        app = create_app(load_settings({}, environ={}), store)
+        adjacency = app.state.headwater.adjacency
+        assert adjacency is not None and adjacency.snapshot is None  # built when the server starts
+        params = {"nodeId": C, "direction": "upstream", "depth": "5"}
+        with TestClient(app, base_url="http://localhost") as http:
+            assert adjacency.wait(60)
+            _send(store, [_event("make_b", T3, [_ds("x")], [_ds("b")])])  # after the build: a refresh
+            served = http.get("/api/v1/graph/lineage", params=params)
+            assert served.status_code == 200
+            with TestClient(off, base_url="http://localhost") as plain:
+                assert served.content == plain.get("/api/v1/graph/lineage", params=params).content
+        assert _shape(served.json())[0] == {
+            C: (0, False),
+            JB: (-1, False),
+            B: (-2, False),
+            JA: (-3, False),
+            X: (-4, False),
+        }
+        assert adjacency.snapshot is None  # closed with the app
+    finally:
+        store.close()
