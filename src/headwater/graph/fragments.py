@@ -17,6 +17,7 @@ the rendered ``fields`` lists (answers are read-only).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,7 +53,8 @@ class Fragments:
 
     def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
         self._budget = budget
-        self._heads: dict[Key, tuple[dict[str, Any], int]] = {}  # key -> (head, bytes counted)
+        # key -> (head, bytes counted), oldest first (an OrderedDict: dropping the oldest is O(1))
+        self._heads: OrderedDict[Key, tuple[dict[str, Any], int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -74,8 +76,7 @@ class Fragments:
             if key in self._heads or size > self._budget:
                 return
             while self._bytes + size > self._budget:  # the oldest go first
-                oldest = next(iter(self._heads))
-                self._bytes -= self._heads.pop(oldest)[1]
+                self._bytes -= self._heads.popitem(last=False)[1][1]
             self._heads[key] = (head, size)
             self._bytes += size
 
@@ -93,7 +94,7 @@ class NowNodes:
 
     def __init__(self, limit: int = 200_000) -> None:
         self._limit = limit
-        self._nodes: dict[str, Node] = {}
+        self._nodes: OrderedDict[str, Node] = OrderedDict()
         self._seq: int | None = None
         self._lock = threading.Lock()
 
@@ -108,11 +109,9 @@ class NowNodes:
         with self._lock:
             if seq != self._seq:
                 return
-            room = self._limit - len(self._nodes) - len(nodes)
-            if room < 0:
-                for old in list(self._nodes)[: -room + self._limit // 10]:
-                    del self._nodes[old]
             self._nodes.update(nodes)
+            while len(self._nodes) > self._limit:  # the oldest go first
+                self._nodes.popitem(last=False)
 
     def advance(self, observed: Iterable[str], seq: int) -> None:
         """The watermark moved to ``seq``; ``observed``: the nodes observed after the previous one."""
