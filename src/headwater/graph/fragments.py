@@ -19,8 +19,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
+import orjson
 import sqlalchemy as sa
 
 from headwater.graph.answers import Node
@@ -82,34 +83,57 @@ class Fragments:
 
 
 class NowNodes:
-    """Whole node shapes of now (``at`` not given), by node id, valid at one watermark; thread-safe.
+    """Whole node shapes of now (``at`` not given), by node id, valid at one watermark, kept as JSON bytes;
+    thread-safe.
 
     A node's shape now changes only when the projector derives it again, which it does only from a new
     observation of that node (a dataset's version and ``updatedAt``; a job's facets, ``updatedAt`` and latest
     run: every run event observes its job). :meth:`advance` to a newer watermark forgets the nodes observed
     since the last one; shapes are given out (:meth:`get`) and kept (:meth:`put`) only for readers at the
-    current watermark, so a reader on an older snapshot neither sees nor puts back an older shape. At most
-    ``limit`` shapes (the oldest go first).
+    current watermark, so a reader on an older snapshot neither sees nor puts back an older shape.
+
+    Kept as the node's JSON bytes (orjson), decoded on each use: a few microseconds per node, and bytes are
+    no work for Python's garbage collector (hundreds of thousands of cached dicts made every full collection
+    slower). A shape whose bytes do not decode to an equal node (a NaN, an integer beyond 64 bits) is not
+    kept. At most ``limit`` shapes (the oldest go first).
     """
 
     def __init__(self, limit: int = 200_000) -> None:
         self._limit = limit
-        self._nodes: OrderedDict[str, Node] = OrderedDict()
+        self._nodes: OrderedDict[str, bytes] = OrderedDict()
         self._seq: int | None = None
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._nodes)
 
+    @property
+    def bytes(self) -> int:
+        """The JSON bytes held (without the dict and the id texts)."""
+        return sum(len(b) for b in list(self._nodes.values()))
+
     def get(self, node_id: str, seq: int) -> Node | None:
-        return self._nodes.get(node_id) if seq == self._seq else None
+        if seq != self._seq:
+            return None
+        found = self._nodes.get(node_id)
+        return None if found is None else cast(Node, orjson.loads(found))
 
     def put(self, nodes: dict[str, Node], seq: int) -> None:
         """Keep ``nodes``, read at watermark ``seq``, if that is the current one."""
+        if seq != self._seq:
+            return
+        encoded: dict[str, bytes] = {}
+        for node_id, node in nodes.items():
+            try:
+                text = orjson.dumps(node)
+            except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
+                continue
+            if orjson.loads(text) == node:
+                encoded[node_id] = text
         with self._lock:
             if seq != self._seq:
                 return
-            self._nodes.update(nodes)
+            self._nodes.update(encoded)
             while len(self._nodes) > self._limit:  # the oldest go first
                 self._nodes.popitem(last=False)
 
