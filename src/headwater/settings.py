@@ -163,7 +163,7 @@ SETTINGS: tuple[Setting, ...] = (
         "on",
         "HEADWATER_GRAPH_ADJACENCY",
         "on: each server process keeps the dataset/job edges in memory (~45 MB for 100,000 datasets, ~0.5 GB for "
-        "1,000,000) and up to ~370 MB of node shapes, and walks lineage there (docs/bench-graph.md); off: every "
+        "1,000,000) and up to ~280 MB of node shapes, and walks lineage there (docs/bench-graph.md); off: every "
         "answer reads the store (the same answers, slower).",
     ),
     Setting(
