@@ -20,7 +20,9 @@
    ``max_graph_nodes`` (5,000), as in the server. First the steady state of a server: a SQLite
    file is read once into the OS page cache, and ``--warmup`` rounds (default 5) run untimed.
 
-Prints a table (p50, p99, mean answer size) and writes bench/results/graph_queries.json.
+Prints a table (wall-clock p50 and p99, the same of the querying thread's CPU time — what a shared, loaded machine
+disturbs least — and the mean answer size) and writes bench/results/graph_queries.json. ``--adjacency off`` walks
+the store alone (as a server with ``graph_adjacency = off``, or the code before the in-memory adjacency).
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ def warm_sqlite_file(url: str) -> float:
 def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int, warmup: int) -> dict[str, dict[str, Any]]:
     """Round robin: each round runs every kind once (in a shuffled order), after untimed warm-up rounds."""
     times: dict[str, list[float]] = {k: [] for k in kinds}
+    cpu: dict[str, list[float]] = {k: [] for k in kinds}  # this thread's CPU: what a loaded machine disturbs least
     sizes: dict[str, list[int]] = {k: [] for k in kinds}
     truncated: dict[str, int] = {k: 0 for k in kinds}
     order = list(kinds)
@@ -200,9 +203,10 @@ def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int, warmup: int) -
     for r in range(rounds):
         shuffle.shuffle(order)
         for k in order:
-            t0 = time.perf_counter()
+            c0, t0 = time.thread_time(), time.perf_counter()
             answer = kinds[k]()
             times[k].append((time.perf_counter() - t0) * 1000)
+            cpu[k].append((time.thread_time() - c0) * 1000)
             sizes[k].append(answer_size(answer))
             truncated[k] += bool(answer.get("truncated"))
         if (r + 1) % max(1, rounds // 10) == 0:
@@ -211,6 +215,8 @@ def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int, warmup: int) -
         k: {
             "p50_ms": round(percentile(v, 50), 2),
             "p99_ms": round(percentile(v, 99), 2),
+            "cpu_p50_ms": round(percentile(cpu[k], 50), 2),
+            "cpu_p99_ms": round(percentile(cpu[k], 99), 2),
             "mean_size": round(sum(sizes[k]) / len(sizes[k]), 1),
             "truncated": truncated[k],
             "n": len(v),
@@ -240,6 +246,12 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, help="rounds of every query kind (default 100; --quick 30)")
     ap.add_argument("--warmup", type=int, default=5, help="untimed rounds before the timed ones (default 5)")
+    ap.add_argument(
+        "--adjacency",
+        choices=("on", "off"),
+        default="on",
+        help="walk lineage on the in-memory adjacency as a server does (default), or on the store alone",
+    )
     ap.add_argument("--keep", action="store_true", help="reuse the database if it already holds this shape")
     ap.add_argument(
         "--bulk",
@@ -303,18 +315,40 @@ def main() -> None:
         print(f"loaded {n:,} events in {secs:,.1f} s ({n / secs:,.0f} events/s)")
     if urlsplit(url).scheme.startswith("sqlite"):
         print(f"read the SQLite file once into the OS page cache in {warm_sqlite_file(url):,.1f} s")
+    adjacency_info: dict[str, Any] = {"on": args.adjacency == "on"}
     with store:
+        adjacency = None
+        if args.adjacency == "on":  # as a server builds it at start
+            from headwater.graph.adjacency import Adjacency  # here: --adjacency off also runs older code
+
+            adjacency = Adjacency(store.engine)
+            t0 = time.perf_counter()
+            adjacency.build()
+            snap = adjacency.snapshot
+            assert snap is not None
+            nodes, edge_count = snap.counts()
+            adjacency_info.update(
+                build_s=round(time.perf_counter() - t0, 2), nodes=nodes, edges=edge_count, bytes=snap.memory()
+            )
+            print(
+                f"adjacency built in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
+                f"{snap.memory() / 1e6:,.1f} MB"
+            )
+        reader = GraphReader(store) if adjacency is None else GraphReader(store, adjacency=adjacency)
         print(
-            f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(GraphReader(store), shape, random.Random(0)))} "
+            f"{args.warmup} untimed warm-up rounds, then timing {rounds} interleaved rounds of {len(query_kinds(reader, shape, random.Random(0)))} "
             f"query kinds; load average {loadavg()}"
         )
         t0 = time.perf_counter()
-        figures = run_queries(query_kinds(GraphReader(store), shape, random.Random(1)), rounds, args.warmup)
+        figures = run_queries(query_kinds(reader, shape, random.Random(1)), rounds, args.warmup)
         elapsed = time.perf_counter() - t0
     after = loadavg()
-    print(f"\n{'query':<34}{'p50 ms':>9}{'p99 ms':>9}{'nodes':>9}{'cut':>6}")
+    print(f"\n{'query':<34}{'p50 ms':>9}{'p99 ms':>9}{'cpu p50':>9}{'cpu p99':>9}{'nodes':>9}{'cut':>6}")
     for k, f in figures.items():
-        print(f"{k:<34}{f['p50_ms']:>9.1f}{f['p99_ms']:>9.1f}{f['mean_size']:>9.0f}{f['truncated']:>6}")
+        print(
+            f"{k:<34}{f['p50_ms']:>9.1f}{f['p99_ms']:>9.1f}{f['cpu_p50_ms']:>9.1f}{f['cpu_p99_ms']:>9.1f}"
+            f"{f['mean_size']:>9.0f}{f['truncated']:>6}"
+        )
     print(f"\nqueries took {elapsed:,.0f} s; load average after: {after}")
     print(f"load: {load_info}")
     RESULTS.mkdir(exist_ok=True)
@@ -331,6 +365,7 @@ def main() -> None:
                 },
                 "store": urlsplit(url).scheme,
                 "load": load_info,
+                "adjacency": adjacency_info,
                 "rounds": rounds,
                 "warmup_rounds": args.warmup,
                 "max_nodes": MAX_NODES,

@@ -159,6 +159,14 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "graph_adjacency",
+        "on",
+        "HEADWATER_GRAPH_ADJACENCY",
+        "on: each server process keeps the dataset/job edges in memory (~45 MB for 100,000 datasets, ~0.5 GB for "
+        "1,000,000) and up to ~280 MB of node shapes, and walks lineage there (docs/bench-graph.md); off: every "
+        "answer reads the store (the same answers, slower).",
+    ),
+    Setting(
         "classify_rules",
         "",
         "HEADWATER_CLASSIFY_RULES",
@@ -279,6 +287,8 @@ class Settings:
         def allowed_hosts(self) -> str: ...
         @property
         def max_graph_nodes(self) -> int: ...
+        @property
+        def graph_adjacency(self) -> str: ...
         @property
         def classify_rules(self) -> str: ...
         @property
@@ -411,6 +421,8 @@ def load_settings(
         )
     if values["validation"] not in ("strict", "lenient"):
         raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
+    if values["graph_adjacency"] not in ("on", "off"):
+        raise SettingError(f"setting 'graph_adjacency' must be 'on' or 'off', got {values['graph_adjacency']!r}")
     if values["log_format"] not in ("text", "json"):
         raise SettingError(f"setting 'log_format' must be 'text' or 'json', got {values['log_format']!r}")
     _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting

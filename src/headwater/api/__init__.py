@@ -59,9 +59,14 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        adjacency = app.state.headwater.adjacency
+        if adjacency is not None:
+            adjacency.start()  # in the background: lineage reads the store until it is built
         try:
             yield
         finally:
+            if adjacency is not None:
+                adjacency.close()
             app.state.headwater.parse_pool.close()
             if owned:
                 close = getattr(store, "close", None)

@@ -11,6 +11,7 @@ from fastapi import Request
 
 from headwater.api.parse_pool import ParsePool
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
+from headwater.graph.adjacency import Adjacency
 from headwater.ingest import Door
 from headwater.settings import Settings
 from headwater.spec import EventValidator
@@ -43,9 +44,13 @@ class AppState:
     # the one ingest door: the policy (limits, lenient or strict, most events per body) built once from the settings
     door: Door = field(init=False)
     parse_pool: ParsePool = field(init=False)  # where large ingest bodies are parsed (closed with the app)
+    # the graph's edges in memory for lineage walks (graph/adjacency.py), built in the background; None: off
+    adjacency: Adjacency | None = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store)))
+        adjacency = Adjacency(self.store.engine) if self.settings.graph_adjacency == "on" else None
+        object.__setattr__(self, "adjacency", adjacency)
+        object.__setattr__(self, "graph", GraphReader(AfterBarrier(self.store), adjacency=adjacency))
         object.__setattr__(self, "door", Door.from_settings(self.settings, self.validator))
         object.__setattr__(self, "parse_pool", ParsePool(int(self.settings.parse_processes), self.validator))
 

@@ -37,6 +37,7 @@ from headwater.graph import (
     stats,
     version_pages,
 )
+from headwater.graph.adjacency import Adjacency
 from headwater.graph.answers import (
     ColumnLineageAnswer,
     CompareAnswer,
@@ -94,11 +95,15 @@ class GraphReader:
 
     ``GraphReader(store)``: every answer opens one connection through ``source.read_connection()``.
     ``viewer`` (default: an admin) is who reads; :meth:`viewing` gives the same reader for another viewer.
+    ``adjacency``: the source's edges held in memory (graph/adjacency.py), which lineage walks when built.
     """
 
-    def __init__(self, source: ReadSource, viewer: Viewer | Callable[[], Viewer] = ADMIN) -> None:
+    def __init__(
+        self, source: ReadSource, viewer: Viewer | Callable[[], Viewer] = ADMIN, adjacency: Adjacency | None = None
+    ) -> None:
         self._source = source
         self._viewer = viewer
+        self._adjacency = adjacency
 
     @property
     def viewer(self) -> Viewer:
@@ -107,7 +112,7 @@ class GraphReader:
 
     def viewing(self, viewer: Viewer | Callable[[], Viewer]) -> GraphReader:
         """This reader, answering as ``viewer`` sees the graph."""
-        return GraphReader(self._source, viewer)
+        return GraphReader(self._source, viewer, self._adjacency)
 
     def _connect(self) -> sa.Connection:
         return self._source.read_connection()
@@ -137,7 +142,7 @@ class GraphReader:
         with self._connect() as conn:
             policy = self._policy(conn)
             with absent(policy.hidden.hides):
-                answer = lineage.lineage(conn, node, **options)
+                answer = lineage.lineage(conn, node, adjacency=self._adjacency, **options)
             if not policy.hidden:
                 return answer
             policy.check_root(node)

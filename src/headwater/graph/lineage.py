@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TypedDict
 
 import sqlalchemy as sa
 
-from headwater.graph import hierarchy
-from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer
+from headwater.graph import fragments, hierarchy, walk
+from headwater.graph.adjacency import Adjacency, Snapshot
+from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer, Node
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
     is_absent,
+    job_nodes,
     micros,
     nodes_for,
     require_node,
@@ -130,8 +132,11 @@ def lineage(
     at: datetime | None = None,
     max_nodes: int = 5000,
     collapse_jobs: bool = False,
+    adjacency: Adjacency | None = None,
 ) -> LineageAnswer:
-    """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py)."""
+    """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py).
+
+    ``adjacency``: the edges in memory (graph/adjacency.py), read instead of the store when built."""
     check_direction(direction)
     if depth < 0:
         raise ValueError(f"depth must be 0 or more, got {depth}")
@@ -140,7 +145,9 @@ def lineage(
     require_node(conn, root, t)
     levels: dict[str, int] = {}
     truncated = False
-    index = EdgeIndex(conn, t)
+    snap = None if adjacency is None else adjacency.view(conn)
+    index = EdgeIndex(conn, t, snap)
+    numbered: walk.Edges | None = None  # the walk on node numbers (in memory, not datasets-only)
     if datasets_only:
         if root.type == "job":
             inc = index.load([root.id])
@@ -152,15 +159,32 @@ def lineage(
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
                 truncated |= _datasets_only_bfs(index, start, d, depth, levels, max_nodes)
+    elif snap is not None:
+        numbered = walk.Edges(snap, t)
+        r = numbered.number(root.id)
+        if r is None:  # no edges at all
+            levels[root.id] = 0
+        else:
+            found = {r: 0}
+            for d in ("upstream", "downstream"):
+                if direction in (d, "both"):
+                    truncated |= walk.levels(numbered, r, d == "upstream", depth, found, max_nodes)
+            levels = {snap.name[n]: level for n, level in found.items()}
     else:
         levels[root.id] = 0
         for d in ("upstream", "downstream"):
             if direction in (d, "both"):
                 truncated |= _bfs(index, {root.id}, d, depth, levels, max_nodes)
-    nodes = nodes_for(conn, levels, t)
+    nodes = nodes_for(conn, levels, t) if adjacency is None else _kept_nodes(conn, levels, t, adjacency, snap)
     present = set(nodes)
-    edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
-    more_up, more_down = _more(index, present, datasets_only)
+    if numbered is not None:
+        nums = {n for n in (numbered.number(i) for i in present) if n is not None}
+        edge_list = walk.edges(numbered, nums)
+        up, down = walk.more(numbered, nums)
+        more_up, more_down = {numbered.name[n] for n in up}, {numbered.name[n] for n in down}
+    else:
+        edge_list = _derived_edges(index, present) if datasets_only else _edges(index, present)
+        more_up, more_down = _more(index, present, datasets_only)
     out_nodes: list[GraphNode] = [
         {
             **nodes[node_id],  # type: ignore[typeddict-item]  # ``children``: only when jobs are collapsed
@@ -184,6 +208,34 @@ def lineage(
     if collapse_jobs:
         answer = hierarchy.collapse(conn, answer, t)
     return answer
+
+
+def _kept_nodes(
+    conn: sa.Connection, ids: Iterable[str], t: int | None, adjacency: Adjacency, snap: Snapshot | None
+) -> dict[str, Node]:
+    """:func:`nodes_for` from what the server process keeps (graph/fragments.py): shapes of now at the
+    adjacency's watermark as they are; dataset shapes assembled from the versions rendered before, with their
+    ``updatedAt`` read; jobs read (their latest run, ``updatedAt``)."""
+    nodes: dict[str, Node] = {}
+    wanted = list(ids)
+    keep = t is None and snap is not None
+    if keep:
+        assert snap is not None
+        missing = []
+        for node_id in wanted:
+            found = adjacency.now_nodes.get(node_id, snap.seq)
+            if found is None:
+                missing.append(node_id)
+            else:
+                nodes[node_id] = found
+        wanted = missing
+    read = fragments.dataset_nodes(conn, [n for n in wanted if n.startswith(DATASET)], t, adjacency.fragments)
+    read.update(job_nodes(conn, [n for n in wanted if n.startswith(JOB)], t))
+    if keep:
+        assert snap is not None
+        adjacency.now_nodes.put(read, snap.seq)
+    nodes.update(read)
+    return nodes
 
 
 def _edges(index: EdgeIndex, present: set[str]) -> list[GraphEdge]:

@@ -8,7 +8,9 @@ impact walks are this one loop.
 
 :class:`EdgeIndex` remembers, for one answer, the edges of every node it has read: a BFS reads
 each node's edges once, and the answer's edge list and ``hasMore*`` flags reuse them instead of
-asking again (only the nodes of the last level are new to it).
+asking again (only the nodes of the last level are new to it). Given a snapshot of the in-memory
+adjacency (:mod:`headwater.graph.adjacency`), it reads the edges from there instead of the store: the same
+rows, so the same answers.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ import enum
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import sqlalchemy as sa
 
 from headwater.graph.common import InQuery, select_in, valid_at
 from headwater.model.nodeid import DATASET, JOB
 from headwater.store.schema import edges
+
+if TYPE_CHECKING:
+    from headwater.graph.adjacency import Snapshot
 
 N = TypeVar("N", bound=Hashable)
 E = TypeVar("E")  # what a question keeps of an edge (a row, nothing)
@@ -107,9 +112,10 @@ class EdgeIndex:
     ``inc.producers[d]``/``consumers[d]`` of a loaded dataset are complete.
     """
 
-    def __init__(self, conn: sa.Connection, t: int | None) -> None:
+    def __init__(self, conn: sa.Connection, t: int | None, adjacency: Snapshot | None = None) -> None:
         self.conn = conn
         self.t = t
+        self._snap = adjacency  # the edges in memory, current for ``conn`` (None: read the store)
         self.inc = Incidence()
         self._loaded: set[str] = set()
         self._queries: dict[str, InQuery] = {}  # by end ("job", "dataset"): compiled once per answer
@@ -126,6 +132,10 @@ class EdgeIndex:
             datasets = [n for n in missing if n.startswith(DATASET)]
             inc = self.inc
             inputs, outputs, consumers, producers = inc.inputs, inc.outputs, inc.consumers, inc.producers
+            if self._snap is not None:
+                self._load_from_memory(self._snap, jobs, datasets)
+                self._loaded |= missing
+                return inc
             for end, ids in (("job", jobs), ("dataset", datasets)):
                 if not ids:
                     continue
@@ -139,6 +149,27 @@ class EdgeIndex:
                         producers[dataset].add(job)
             self._loaded |= missing
         return self.inc
+
+    def _load_from_memory(self, snap: Snapshot, jobs: list[str], datasets: list[str]) -> None:
+        """What :meth:`load` reads from the store, read from the adjacency (0 = INPUT, 1 = OUTPUT)."""
+        inc, t = self.inc, self.t
+        inputs, outputs, consumers, producers = inc.inputs, inc.outputs, inc.consumers, inc.producers
+        for job in jobs:
+            for dataset, flag in snap.incident(job, t):
+                if flag:
+                    outputs[job].add(dataset)
+                    producers[dataset].add(job)
+                else:
+                    inputs[job].add(dataset)
+                    consumers[dataset].add(job)
+        for dataset in datasets:
+            for job, flag in snap.incident(dataset, t):
+                if flag:
+                    outputs[job].add(dataset)
+                    producers[dataset].add(job)
+                else:
+                    inputs[job].add(dataset)
+                    consumers[dataset].add(job)
 
     def neighbours(self, nodes: Iterable[str], direction: str) -> dict[str, set[str]]:
         """One hop ``upstream`` or ``downstream`` from datasets and jobs: node -> neighbour ids."""

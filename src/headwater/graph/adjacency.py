@@ -1,0 +1,244 @@
+"""The dataset/job edges held in memory, per server process: the lineage walk's one-hop reads without SQL.
+
+Contract:
+
+- :class:`Adjacency` holds every row of the ``edges`` table (now and past) as integers: each node id
+  (``dataset:…``/``job:…`` text) is numbered once, and each node keeps one ``array('q')`` of its edges,
+  four integers per edge — the other end's number, the direction (0 INPUT, 1 OUTPUT), ``valid_from`` and
+  ``valid_to`` (:data:`OPEN` when the edge is valid now). An as-of read filters the arrays by interval; a
+  read of now keeps the open edges. Each edge is held at both of its ends.
+- It is *current*: :meth:`Adjacency.view` reads the projection's watermark
+  (:func:`headwater.store.watermark.projected_seq`) in the answer's own connection and, when the watermark
+  moved, re-reads the edges of every job observed since (the projector writes a job's edges in the same
+  transaction as its observations, and rewrites edges only of jobs it derives from new observations), so an
+  answer never sees fewer changes than the store would give it. A reader whose snapshot is older than the
+  adjacency (another answer moved it on meanwhile) reads the store. A database replaced under a running
+  server (a restored backup) needs the server restarted, as the projector does.
+- Before it is built (a server just started) or while rebuilding, :meth:`view` answers ``None`` and the
+  reads use the store (:class:`headwater.graph.traverse.EdgeIndex`'s queries): the answers are the same,
+  only slower. ``graph_adjacency = false`` (settings.py) never builds one.
+- Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
+  (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
+
+Only the edges live here, and beside them (:attr:`Adjacency.fragments`) the dataset node shapes rendered per
+version (graph/fragments.py); runs, updated-at times and column edges are read from the store.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from array import array
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+
+from headwater.graph.fragments import Fragments, NowNodes
+from headwater.store.schema import edges, observations
+from headwater.store.watermark import projected_seq
+
+OPEN = sys.maxsize  # valid_to of an edge valid now
+INPUT, OUTPUT = 0, 1
+_DIRECTION = {"INPUT": INPUT, "OUTPUT": OUTPUT}
+# the observation roles whose nodes are jobs the projector (re)derives, edges included (store/projector.py)
+_JOB_ROLES = ("job", "jobevent", "jobrun")
+_EDGE_COLUMNS = (edges.c.job, edges.c.dataset, edges.c.direction, edges.c.valid_from, edges.c.valid_to)
+_CHUNK = 500
+BYTES_PER_EDGE_END = 32  # four 8-byte integers in the node's array
+BYTES_PER_NODE = 64 + 8 + 100  # the array's header, the list slot, the id text and its dict entry (measured)
+
+Rows = Iterable[tuple[str, str, str, int, int | None]]
+
+
+class Snapshot:
+    """The edges as of one watermark: what one answer reads (a refresh makes a new snapshot, so an answer
+    under way never sees half of one)."""
+
+    __slots__ = ("adj", "name", "num", "seq")
+
+    def __init__(self, num: dict[str, int], name: list[str], adj: list[array[int] | None], seq: int) -> None:
+        self.num = num  # node id -> number (shared by the snapshots: only ever appended to)
+        self.name = name  # number -> node id (likewise)
+        self.adj = adj  # number -> its edges, four integers each (this snapshot's own list)
+        self.seq = seq
+
+    def incident(self, node: str, t: int | None) -> list[tuple[str, int]]:
+        """The edges of ``node`` valid at ``t`` (None = now): (the other end's id, INPUT or OUTPUT)."""
+        n = self.num.get(node)
+        if n is None or n >= len(self.adj):
+            return []
+        values = self.adj[n]
+        if values is None:
+            return []
+        name = self.name
+        if t is None:
+            return [(name[values[i]], values[i + 1]) for i in range(0, len(values), 4) if values[i + 3] == OPEN]
+        return [
+            (name[values[i]], values[i + 1]) for i in range(0, len(values), 4) if values[i + 2] <= t < values[i + 3]
+        ]
+
+    def counts(self) -> tuple[int, int]:
+        """(nodes, edges) held."""
+        return len(self.adj), sum(len(a) for a in self.adj if a is not None) // 8
+
+    def memory(self) -> int:
+        """Bytes held: the arrays, the list of them, the id texts, the numbering dict and the list of ids."""
+        total = sys.getsizeof(self.adj) + sys.getsizeof(self.name) + sys.getsizeof(self.num)
+        total += sum(sys.getsizeof(a) for a in self.adj if a is not None)
+        total += sum(sys.getsizeof(s) for s in self.name)
+        return total
+
+
+class Adjacency:
+    """The edges of one store's graph in memory (see the module docstring); thread-safe."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self._engine = engine
+        self._lock = threading.Lock()  # one writer (build or refresh); readers take the current snapshot
+        self._snap: Snapshot | None = None  # None: not built
+        self._building: threading.Thread | None = None
+        self._closed = False
+        # dataset node shapes rendered once per version (graph/fragments.py): kept with the edges, one switch
+        self.fragments = Fragments()
+        # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
+        self.now_nodes = NowNodes()
+
+    # --- building -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Build in a background thread (the store answers meanwhile); does nothing when built or building."""
+        with self._lock:
+            if self._closed or self._snap is not None or (self._building is not None and self._building.is_alive()):
+                return
+            self._building = threading.Thread(target=self._build_quietly, name="headwater-adjacency", daemon=True)
+            self._building.start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background build; True when the adjacency is built."""
+        thread = self._building
+        if thread is not None:
+            thread.join(timeout)
+        return self._snap is not None
+
+    def close(self) -> None:
+        """Stop serving (a build under way is dropped when it ends)."""
+        with self._lock:
+            self._closed = True
+            self._snap = None
+        self.now_nodes.clear()
+
+    def _build_quietly(self) -> None:
+        try:
+            self.build()
+        except Exception:  # noqa: BLE001 - the store answers instead; the next start() tries again
+            with self._lock:
+                self._snap = None
+
+    def build(self) -> None:
+        """Read every edge (the watermark first: changes after it are re-read by the next :meth:`view`)."""
+        with self._engine.connect() as conn:
+            seq = projected_seq(conn)
+            num: dict[str, int] = {}
+            name: list[str] = []
+            lists: list[list[int]] = []
+
+            def number(node: str) -> int:
+                n = num.get(node)
+                if n is None:
+                    n = num[node] = len(name)
+                    name.append(node)
+                    lists.append([])
+                return n
+
+            result = conn.execution_options(yield_per=20_000).execute(sa.select(*_EDGE_COLUMNS))
+            for job, dataset, direction, valid_from, valid_to in result:
+                j, d = number(job), number(dataset)
+                to = OPEN if valid_to is None else valid_to
+                flag = _DIRECTION[direction]
+                lists[j] += (d, flag, valid_from, to)
+                lists[d] += (j, flag, valid_from, to)
+        adj: list[array[int] | None] = [array("q", x) for x in lists]
+        with self._lock:
+            if not self._closed:
+                self.now_nodes.advance((), seq)  # a first build: nothing kept from before
+                self._snap = Snapshot(num, name, adj, seq)
+
+    # --- keeping current ------------------------------------------------------------------------
+
+    def view(self, conn: sa.Connection) -> Snapshot | None:
+        """The edges as of the watermark ``conn`` sees, or None (not built: read the store)."""
+        snap = self._snap
+        if snap is None:
+            return None
+        seq = projected_seq(conn)
+        if seq == snap.seq:
+            return snap
+        with self._lock:
+            snap = self._snap
+            if snap is None:
+                return None
+            if seq < snap.seq:  # this reader's snapshot is older than the adjacency: it reads the store
+                return None
+            self._snap = snap = _refreshed(conn, snap, seq, self.now_nodes)
+            return snap
+
+    @property
+    def snapshot(self) -> Snapshot | None:
+        """The current snapshot without looking at the watermark (None: not built)."""
+        return self._snap
+
+
+def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNodes) -> Snapshot:
+    """``snap`` with the edges of the jobs observed after its watermark read again (``seq`` is ``conn``'s);
+    the shapes of now of every node observed since are forgotten."""
+    observed = conn.execute(
+        sa.select(observations.c.node, observations.c.role).where(observations.c.event_seq > snap.seq).distinct()
+    ).all()
+    now_nodes.advance({node for node, _ in observed}, seq)  # before the new snapshot is given out
+    changed = sorted({node for node, role in observed if role in _JOB_ROLES})
+    new = Snapshot(snap.num, snap.name, list(snap.adj), seq)
+    for start in range(0, len(changed), _CHUNK):
+        part = changed[start : start + _CHUNK]
+        rows = conn.execute(sa.select(*_EDGE_COLUMNS).where(edges.c.job.in_(part))).all()
+        _replace_jobs(new, part, rows)
+    return new
+
+
+def _number(snap: Snapshot, node: str) -> int:
+    n = snap.num.get(node)
+    if n is None:
+        n = len(snap.name)
+        snap.name.append(node)
+        snap.num[node] = n
+    while len(snap.adj) <= n:
+        snap.adj.append(None)
+    return n
+
+
+def _replace_jobs(snap: Snapshot, jobs: list[str], rows: Rows) -> None:
+    """The edges of ``jobs`` become ``rows`` (every edge of those jobs); their other ends follow."""
+    adj = snap.adj
+    touched: dict[int, list[int]] = {}  # node -> its new flat edge list
+
+    def flat(n: int) -> list[int]:
+        found = touched.get(n)
+        if found is None:
+            current = adj[n]
+            found = touched[n] = [] if current is None else current.tolist()
+        return found
+
+    for j in {_number(snap, job) for job in jobs}:  # drop every old edge of these jobs, at both ends
+        old = adj[j]
+        if old is not None:
+            for d in set(old[0::4]):
+                ends = flat(d)
+                touched[d] = [x for k in range(0, len(ends), 4) if ends[k] != j for x in ends[k : k + 4]]
+        touched[j] = []
+    for job, dataset, direction, valid_from, valid_to in rows:
+        j, d = _number(snap, job), _number(snap, dataset)
+        to = OPEN if valid_to is None else valid_to
+        flag = _DIRECTION[direction]
+        flat(j).extend((d, flag, valid_from, to))
+        flat(d).extend((j, flag, valid_from, to))
+    for n, values in touched.items():
+        adj[n] = array("q", values) if values else None

@@ -1,0 +1,107 @@
+"""The lineage walk on the in-memory adjacency: node numbers instead of id texts, no SQL.
+
+Contract: for a snapshot of :mod:`headwater.graph.adjacency`, :func:`levels` walks exactly as
+``lineage._bfs`` over :class:`~headwater.graph.traverse.EdgeIndex` (the same visiting order — frontier and
+neighbours sorted by id text — so the same node is the one that meets ``max_nodes``), and :func:`edges` and
+:func:`more` answer what ``lineage._edges`` and ``lineage._more`` answer for the nodes found. Each node's
+edges valid at ``t`` are read from its array once per answer (:class:`Edges`).
+"""
+
+from __future__ import annotations
+
+from headwater.graph.adjacency import OPEN, Snapshot
+from headwater.graph.answers import GraphEdge
+from headwater.model.nodeid import JOB
+
+Pairs = tuple[list[int], list[int]]  # (INPUT ends, OUTPUT ends) of one node at ``t``
+
+
+class Edges:
+    """The edges valid at ``t`` of the nodes asked about, by node number, read from ``snap`` once each."""
+
+    def __init__(self, snap: Snapshot, t: int | None) -> None:
+        self.snap = snap
+        self.t = t
+        self.name = snap.name
+        self._pairs: dict[int, Pairs] = {}
+        self._is_job: dict[int, bool] = {}
+
+    def number(self, node: str) -> int | None:
+        n = self.snap.num.get(node)
+        return None if n is None or n >= len(self.snap.adj) else n
+
+    def is_job(self, n: int) -> bool:
+        found = self._is_job.get(n)
+        if found is None:
+            found = self._is_job[n] = self.name[n].startswith(JOB)
+        return found
+
+    def pairs(self, n: int) -> Pairs:
+        found = self._pairs.get(n)
+        if found is not None:
+            return found
+        ins: list[int] = []
+        outs: list[int] = []
+        values = self.snap.adj[n]
+        if values is not None:
+            t = self.t
+            for i in range(0, len(values), 4):
+                if (values[i + 3] == OPEN) if t is None else (values[i + 2] <= t < values[i + 3]):
+                    (outs if values[i + 1] else ins).append(values[i])
+        found = self._pairs[n] = (ins, outs)
+        return found
+
+    def step(self, n: int, upstream: bool) -> list[int]:
+        """One hop: upstream of a job the datasets it reads, of a dataset the jobs writing it; the reverse
+        downstream."""
+        ins, outs = self.pairs(n)
+        if self.is_job(n):
+            return ins if upstream else outs
+        return outs if upstream else ins
+
+
+def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, int], max_nodes: int) -> bool:
+    """Walk ``depth`` hops from ``start``, recording signed levels in ``found``; True when cut at ``max_nodes``."""
+    key = e.name.__getitem__
+    sign = -1 if upstream else 1
+    frontier = {start}
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        nxt: set[int] = set()
+        for n in sorted(frontier, key=key):
+            for m in sorted(set(e.step(n, upstream)), key=key):
+                if m in found:
+                    continue
+                if len(found) >= max_nodes:
+                    return True
+                found[m] = sign * hop
+                nxt.add(m)
+        frontier = nxt
+    return False
+
+
+def edges(e: Edges, present: set[int]) -> list[GraphEdge]:
+    """The INPUT and OUTPUT edges among ``present``, by job id, then dataset id."""
+    name = e.name
+    out: list[GraphEdge] = []
+    for j in sorted((n for n in present if e.is_job(n)), key=name.__getitem__):
+        job = name[j]
+        ins, outs = e.pairs(j)
+        for ds in sorted({name[d] for d in ins if d in present}):
+            out.append({"id": f"{ds}->{job}", "source": ds, "target": job, "type": "INPUT", "via": []})
+        for ds in sorted({name[d] for d in outs if d in present}):
+            out.append({"id": f"{job}->{ds}", "source": job, "target": ds, "type": "OUTPUT", "via": []})
+    return out
+
+
+def more(e: Edges, present: set[int]) -> tuple[set[int], set[int]]:
+    """The nodes of ``present`` with an edge to a node outside it, upstream and downstream."""
+    up: set[int] = set()
+    down: set[int] = set()
+    for n in present:
+        if not present.issuperset(e.step(n, True)):
+            up.add(n)
+        if not present.issuperset(e.step(n, False)):
+            down.add(n)
+    return up, down

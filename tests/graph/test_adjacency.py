@@ -1,0 +1,274 @@
+"""Lineage walked on the in-memory adjacency (graph/adjacency.py) with dataset shapes from rendered versions
+(graph/fragments.py) answers the same JSON bytes as the store path, on SQLite and PostgreSQL.
+
+- A small hand-built graph with a history change (a job swaps an input), a dropped dataset and a moment
+  before both: the nodes, levels, edges and ``deleted`` flags are written here by hand, and the fast
+  answer's JSON text equals the store path's.
+- The fast path is current: events appended and projected are in the very next answer (the adjacency's
+  watermark moved and it answered, not the store).
+- A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
+  moment and option gives the store path's bytes.
+- An outsider's answer hides the claimed source exactly as the store path hides it.
+- A server builds its adjacency when it starts and serves the same bytes as one with ``graph_adjacency=off``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from headwater.api import create_app
+from headwater.catalog import Catalog
+from headwater.catalog.access import ADMIN as CATALOG_ADMIN
+from headwater.client import StoreClient
+from headwater.graph import ANONYMOUS, GraphReader, Viewer
+from headwater.graph.adjacency import Adjacency
+from headwater.graph.fragments import ENTRY_BYTES, FIELDS_FACTOR, Fragments
+from headwater.ingest import Door, Policy
+from headwater.model.nodeid import NodeRef
+from headwater.settings import load_settings
+from headwater.spec import EventValidator
+from headwater.store import IncomingEvent, Store
+from headwater.store.watermark import projected_seq
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import synthetic
+
+PRODUCER = "https://github.com/headwater-lineage/headwater/tests"
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+SCHEMA_FACET = "https://openlineage.io/spec/facets/1-1-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
+LIFECYCLE_FACET = (
+    "https://openlineage.io/spec/facets/1-0-1/LifecycleStateChangeDatasetFacet.json"
+    "#/$defs/LifecycleStateChangeDatasetFacet"
+)
+T1 = datetime(2026, 3, 1, tzinfo=UTC)
+T2 = T1 + timedelta(days=2)  # between the first runs and the changes
+T3 = T1 + timedelta(days=4)  # job B reads `x` instead of `b`; `c` is dropped
+
+
+def _ds(name: str, *, dropped: bool = False) -> dict[str, Any]:
+    facets: dict[str, Any] = {
+        "schema": {"_producer": PRODUCER, "_schemaURL": SCHEMA_FACET, "fields": [{"name": "id", "type": "int"}]}
+    }
+    if dropped:
+        facets["lifecycleStateChange"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": LIFECYCLE_FACET,
+            "lifecycleStateChange": "DROP",
+        }
+    return {"namespace": "t", "name": name, "facets": facets}
+
+
+def _event(job: str, when: datetime, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": when.isoformat().replace("+00:00", "Z"),
+        "producer": PRODUCER,
+        "schemaURL": RUN_EVENT,
+        "run": {"runId": str(uuid.uuid5(uuid.NAMESPACE_URL, job + str(when)))},
+        "job": {"namespace": "t", "name": job, "facets": {}},
+        "inputs": inputs,
+        "outputs": outputs,
+    }
+
+
+def _send(store: Store, events: list[dict[str, Any]]) -> None:
+    store.append([IncomingEvent(payload=e, raw=json.dumps(e)) for e in events])
+
+
+def _readers(store: Store) -> tuple[GraphReader, GraphReader, Adjacency]:
+    adjacency = Adjacency(store.engine)
+    adjacency.build()
+    return GraphReader(store), GraphReader(store, adjacency=adjacency), adjacency
+
+
+def _same(slow: GraphReader, fast: GraphReader, node: NodeRef, **options: Any) -> dict[str, Any]:
+    a = json.dumps(slow.lineage(node, **options), ensure_ascii=False)
+    b = json.dumps(fast.lineage(node, **options), ensure_ascii=False)
+    assert a == b, (node, options)
+    return dict(json.loads(b))
+
+
+def _shape(answer: dict[str, Any]) -> tuple[dict[str, tuple[int, bool]], set[tuple[str, str, str]]]:
+    nodes = {n["id"]: (n["level"], n["deleted"]) for n in answer["nodes"]}
+    return nodes, {(e["source"], e["target"], e["type"]) for e in answer["edges"]}
+
+
+A, B, C, X = "dataset:t:a", "dataset:t:b", "dataset:t:c", "dataset:t:x"
+JA, JB = "job:t:make_b", "job:t:make_c"
+
+
+def test_hand_built_graph_now_and_before_a_change_and_a_drop(store_url: str) -> None:
+    store = Store.open(store_url)
+    try:
+        _send(
+            store,
+            [
+                _event("make_b", T1, [_ds("a")], [_ds("b")]),
+                _event("make_c", T1 + timedelta(hours=1), [_ds("b")], [_ds("c")]),
+                _event("make_c", T3, [_ds("x")], [_ds("c", dropped=True)]),
+            ],
+        )
+        slow, fast, adjacency = _readers(store)
+        c = NodeRef("dataset", "t", "c")
+        now = _same(slow, fast, c, direction="upstream", depth=5)
+        assert _shape(now) == (
+            {C: (0, True), JB: (-1, False), X: (-2, False)},
+            {(X, JB, "INPUT"), (JB, C, "OUTPUT")},
+        )
+        before = _same(slow, fast, c, direction="upstream", depth=5, at=T2)
+        assert _shape(before) == (
+            {C: (0, False), JB: (-1, False), B: (-2, False), JA: (-3, False), A: (-4, False)},
+            {(B, JB, "INPUT"), (JB, C, "OUTPUT"), (A, JA, "INPUT"), (JA, B, "OUTPUT")},
+        )
+        down = _same(slow, fast, NodeRef("dataset", "t", "a"), direction="downstream", depth=5)
+        assert _shape(down) == ({A: (0, False), JA: (1, False), B: (2, False)}, {(A, JA, "INPUT"), (JA, B, "OUTPUT")})
+        assert [n["hasMoreDownstream"] for n in down["nodes"]] == [False, False, False]  # b is read by no one now
+        down_before = _same(slow, fast, NodeRef("dataset", "t", "a"), direction="downstream", depth=1, at=T2)
+        assert {n["id"]: n["hasMoreDownstream"] for n in down_before["nodes"]} == {A: False, JA: True}
+        _same(slow, fast, NodeRef("dataset", "t", "b"), direction="both", depth=3, datasets_only=True, at=T2)
+        _same(slow, fast, NodeRef("job", "t", "make_c"), direction="both", depth=3, datasets_only=True)
+        snapshot = adjacency.snapshot
+        assert snapshot is not None
+        assert snapshot.counts() == (6, 5)  # a, b, c, x and two jobs; make_c's b edge is closed, not gone
+    finally:
+        store.close()
+
+
+def test_an_answer_right_after_projection_holds_the_new_events(store_url: str) -> None:
+    store = Store.open(store_url)
+    try:
+        _send(store, [_event("make_b", T1, [_ds("a")], [_ds("b")])])
+        slow, fast, adjacency = _readers(store)
+        b = NodeRef("dataset", "t", "b")
+        assert _shape(_same(slow, fast, b, direction="downstream", depth=3))[0] == {B: (0, False)}
+        _send(store, [_event("make_c", T1 + timedelta(hours=1), [_ds("b")], [_ds("c")])])
+        # the read barrier waits for the projector; the next answer holds the new job, from memory
+        assert _shape(_same(slow, fast, b, direction="downstream", depth=3)) == (
+            {B: (0, False), JB: (1, False), C: (2, False)},
+            {(B, JB, "INPUT"), (JB, C, "OUTPUT")},
+        )
+        snapshot = adjacency.snapshot
+        with store.read_connection() as conn:
+            assert snapshot is not None and snapshot.seq == projected_seq(conn) == 2
+        # a job's input swapped and its output dropped: the old edge closes (gone now, there before), and the
+        # shape of `c` kept from the answer above is not given out again
+        _send(store, [_event("make_c", T3, [_ds("x")], [_ds("c", dropped=True)])])
+        assert _shape(_same(slow, fast, b, direction="downstream", depth=3))[0] == {B: (0, False)}
+        assert _shape(_same(slow, fast, b, direction="downstream", depth=3, at=T2))[0] == {
+            B: (0, False),
+            JB: (1, False),
+            C: (2, False),
+        }
+        assert _shape(_same(slow, fast, NodeRef("dataset", "t", "x"), direction="downstream", depth=3))[0] == {
+            X: (0, False),
+            JB: (1, False),
+            C: (2, True),
+        }
+        assert adjacency.snapshot is not None and adjacency.snapshot.seq == 3
+    finally:
+        store.close()
+
+
+def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str) -> None:
+    shape = synthetic.Shape(jobs=160, layers=12, seed=7)
+    store = Store.open(store_url)
+    try:
+        _send(store, list(synthetic.events(shape)))
+        slow, fast, _ = _readers(store)
+        past = synthetic.midpoint()
+        names: Callable[[int], str] = synthetic.dataset_name
+        roots = [NodeRef("dataset", "s3://bench", names(i)) for i in range(0, shape.datasets, shape.datasets // 8)]
+        roots.append(NodeRef("job", "bench", f"job_{shape.jobs // 2:07d}"))  # as bench/synthetic.py names jobs
+        compared = 0
+        for root in roots:
+            for at in (None, past):
+                for direction, depth in (("upstream", 20), ("downstream", 20), ("both", 3)):
+                    _same(slow, fast, root, direction=direction, depth=depth, at=at, max_nodes=5000)
+                    compared += 1
+                _same(slow, fast, root, direction="both", depth=4, at=at, datasets_only=True)
+                _same(slow, fast, root, direction="upstream", depth=20, at=at, max_nodes=40)  # cut
+        assert compared == len(roots) * 6
+    finally:
+        store.close()
+
+
+def test_an_outsider_sees_what_the_store_path_shows_it(store_url: str) -> None:
+    store = Store.open(store_url)
+    try:
+        claimed = _event("load_src", T1, [], [_ds("src")])
+        StoreClient(store).send([claimed, _event("use_src", T1 + timedelta(hours=1), [_ds("src")], [_ds("out")])])
+        slow, fast, _ = _readers(store)
+        catalog = Catalog(store, slow, Door(Policy(), EventValidator()))
+        catalog.organisation.create_domain(CATALOG_ADMIN, "dom", "", "")
+        catalog.organisation.create_project(CATALOG_ADMIN, "p", "dom", "", "")
+        catalog.source_runs.claim_outputs(CATALOG_ADMIN.with_context("p"), "p", [claimed])
+        store.catch_up()
+        out = NodeRef("dataset", "t", "out")
+        outsider = _same(slow.viewing(ANONYMOUS), fast.viewing(ANONYMOUS), out, direction="upstream", depth=5)
+        assert "dataset:t:src" not in json.dumps(outsider)
+        # the claimed source, the job writing it and the job reading it (it touches a hidden dataset) are restricted
+        assert [(n["type"], n["level"]) for n in outsider["nodes"]] == [
+            ("RESTRICTED", -3),
+            ("RESTRICTED", -2),
+            ("RESTRICTED", -1),
+            ("DATASET", 0),
+        ]
+        member = Viewer(projects=frozenset({"p"}))
+        inside = _same(slow.viewing(member), fast.viewing(member), out, direction="upstream", depth=5)
+        assert [n["id"] for n in inside["nodes"]] == [
+            "job:t:load_src",
+            "dataset:t:src",
+            "job:t:use_src",
+            "dataset:t:out",
+        ]
+    finally:
+        store.close()
+
+
+def test_rendered_versions_stay_within_their_budget() -> None:
+    size = ENTRY_BYTES + FIELDS_FACTOR * 100  # one version with a 100-character fields text
+    kept = Fragments(budget=3 * size)
+    for i in range(5):
+        kept.put((f"v{i}", "table", False), {"id": f"dataset:t:{i}"}, 100)
+    assert len(kept) == 3 and kept.bytes == 3 * size
+    assert kept.get(("v0", "table", False)) is None and kept.get(("v1", "table", False)) is None  # the oldest went
+    assert kept.get(("v4", "table", False)) == {"id": "dataset:t:4"}
+    kept.put(("huge", "table", False), {"id": "dataset:t:huge"}, 10 * size)  # larger than the budget: not kept
+    assert kept.get(("huge", "table", False)) is None and len(kept) == 3
+
+
+def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sqlite_url: str) -> None:
+    store = Store.open(sqlite_url)
+    try:
+        _send(store, [_event("make_b", T1, [_ds("a")], [_ds("b")]), _event("make_c", T2, [_ds("b")], [_ds("c")])])
+        off = create_app(load_settings({"graph_adjacency": "off"}, environ={}), store)
+        assert off.state.headwater.adjacency is None
+        app = create_app(load_settings({}, environ={}), store)
+        adjacency = app.state.headwater.adjacency
+        assert adjacency is not None and adjacency.snapshot is None  # built when the server starts
+        params = {"nodeId": C, "direction": "upstream", "depth": "5"}
+        with TestClient(app, base_url="http://localhost") as http:
+            assert adjacency.wait(60)
+            _send(store, [_event("make_b", T3, [_ds("x")], [_ds("b")])])  # after the build: a refresh
+            served = http.get("/api/v1/graph/lineage", params=params)
+            assert served.status_code == 200
+            with TestClient(off, base_url="http://localhost") as plain:
+                assert served.content == plain.get("/api/v1/graph/lineage", params=params).content
+        assert _shape(served.json())[0] == {
+            C: (0, False),
+            JB: (-1, False),
+            B: (-2, False),
+            JA: (-3, False),
+            X: (-4, False),
+        }
+        assert adjacency.snapshot is None  # closed with the app
+    finally:
+        store.close()
