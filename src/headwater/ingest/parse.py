@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from headwater.ingest.errors import IngestError
 from headwater.ingest.limits import (
@@ -24,18 +24,24 @@ from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
+if TYPE_CHECKING:
+    from headwater.ingest.decode import Decoded
+
 
 @dataclass(frozen=True)
 class ParsedEvent:
     """A valid event: its parsed JSON, its text as stored, its kind, and what it did not satisfy when
     accepted leniently (``warnings``: problems outside the core, see :meth:`EventValidator.check`, with paths
-    in the request's body: ``$[2]...`` for the third event of a batch; ``root``: the event's own path there)."""
+    in the request's body: ``$[2]...`` for the third event of a batch; ``root``: the event's own path there).
+    ``payload`` is the value of ``raw`` (what parsing the stored text gives), never mutated: the store hands it
+    to the projector. ``decoded``: the event's parts when the fast path accepted it (``ingest.decode``)."""
 
     payload: dict[str, Any]
     raw: str
     kind: EventKind
     warnings: tuple[Problem, ...] = ()
     root: str = "$"
+    decoded: Decoded | None = None
 
     def stored_warnings(self) -> list[dict[str, str]]:
         """The warnings as the log keeps them beside the event: paths from the event's own root (``$.run...``),
