@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from headwater.ingest.decode import cache_for, fast_accept
 from headwater.ingest.limits import Limits
-from headwater.ingest.parse import ParsedEvent, parse_batch, parse_event
+from headwater.ingest.parse import ParsedEvent, accept_item, parse_batch, parse_event
 from headwater.model.jsontypes import JSONMapping
 from headwater.model.openlineage import batch_body
 from headwater.spec import EventValidator
@@ -66,16 +66,24 @@ def accept(text: str, policy: Policy, validator: EventValidator, *, batch: bool)
 
 
 def accept_usual(text: str, policy: Policy, validator: EventValidator, *, batch: bool) -> list[ParsedEvent] | None:
-    """:func:`accept`'s answer when the fast path gives it (the usual valid RunEvents: ``ingest.decode``), else
-    None (then :func:`accept` decides)."""
+    """:func:`accept`'s answer when the fast path gives it, else None (then :func:`accept` decides). The usual
+    valid RunEvents are taken by the fast path (``ingest.decode``); the other events of a batch are checked one by
+    one the full way; when any of them is refused, None (the full path then names every problem of the batch)."""
     fast = fast_accept(text, validator, policy.limits, policy.max_events, cache_for(validator), batch=batch)
     if fast is None:
         return None
     root = "$.events" if batch and text.lstrip().startswith("{") else "$"
-    return [
-        ParsedEvent(e.payload, e.raw, "RUN", (), f"{root}[{i}]" if batch else "$", e.decoded)
-        for i, e in enumerate(fast)
-    ]
+    out: list[ParsedEvent] = []
+    for i, e in enumerate(fast):
+        where = f"{root}[{i}]" if batch else "$"
+        if isinstance(e, str):
+            checked = accept_item(e, validator, policy.limits, where, lenient=policy.lenient)
+            if checked is None:
+                return None
+            out.append(checked)
+        else:
+            out.append(ParsedEvent(e.payload, e.raw, "RUN", (), where, e.decoded))
+    return out
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,7 @@ class _Envelope(msgspec.Struct):
 _BATCH = msgspec.json.Decoder(list[msgspec.Raw] | _Envelope)
 
 # An escaped UTF-16 surrogate or NUL anywhere: the full path looks (lone surrogates, NUL are refused there).
-_UNUSUAL_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|0000)")
+_UNUSUAL_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
 
 
 # --- one distinct facet, checked once ----------------------------------------------------------------------
@@ -361,25 +361,36 @@ def cache_for(validator: EventValidator) -> FacetCache:
 
 def fast_accept(
     text: str, validator: EventValidator, limits: Limits, max_events: int, cache: FacetCache, *, batch: bool
-) -> list[FastEvent] | None:
-    """The events of one body when every one is a usual, valid RunEvent (module docstring); else None."""
-    if _UNUSUAL_ESCAPE.search(text) is not None:
-        return None
+) -> list[FastEvent | str] | None:
+    """The events of one body, each a :class:`FastEvent` when it is a usual, valid RunEvent (module docstring),
+    else its own text (of a batch: the caller checks it the full way); None when the body is not split here
+    (one event the fast path does not take, or a batch msgspec does not read or that holds too many events)."""
     checks = _Checks(validator, limits, len(text) > limits.max_string_length, cache)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    try:
-        if not batch:
-            return [_one(data, text, checks)]
+    if not batch:
+        if _UNUSUAL_ESCAPE.search(data) is not None:
+            return None
         try:
-            items = _BATCH.decode(data)
-        except (msgspec.DecodeError, RecursionError):
+            return [_one(data, text, checks)]
+        except _Refused:
             return None
-        raws = items.events if isinstance(items, _Envelope) else items
-        if not raws or len(raws) > max_events:
-            return None
-        return [_one(raw, None, checks) for raw in raws]
-    except _Refused:
+    try:
+        items = _BATCH.decode(data)
+    except (msgspec.DecodeError, RecursionError):
         return None
+    raws = items.events if isinstance(items, _Envelope) else items
+    if not raws or len(raws) > max_events:
+        return None
+    out: list[FastEvent | str] = []
+    for raw in raws:
+        item = bytes(raw)
+        try:
+            if _UNUSUAL_ESCAPE.search(item) is not None:
+                raise _Refused
+            out.append(_one(item, None, checks))
+        except _Refused:
+            out.append(item.decode("utf-8"))
+    return out

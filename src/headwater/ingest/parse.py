@@ -185,6 +185,26 @@ def parse_event(
     return result
 
 
+def accept_item(
+    text: str, validator: EventValidator, limits: Limits, root: str, *, lenient: bool
+) -> ParsedEvent | None:
+    """One event of a batch, from its own text, as :func:`parse_batch` accepts it (stored compactly, warnings at
+    ``root``); None when it is refused or not an object (:func:`parse_batch` then says why, with the others)."""
+    try:
+        payload = parse_json(text, limits)
+    except IngestError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    scan = _SURROGATE_ESCAPE.search(text) is not None
+    result = _checked(
+        payload, "", validator, root, scan, limits, text_needs_checking(text, limits), lenient, nul_escaped(text)
+    )
+    if isinstance(result, list):
+        return None
+    return ParsedEvent(result.payload, dumps(payload), result.kind, result.warnings, root)
+
+
 def _batch_items(payload: JSONValue) -> tuple[list[JSONValue], str]:
     if isinstance(payload, list):
         return payload, "$"
