@@ -14,9 +14,9 @@ cost what parsing does); a caller that needs the payloads (a project's claims, d
 its own process. A worker that dies (killed, out of memory) breaks the pool: that request is parsed in the
 server's process, and the next one starts a new pool.
 
-The usual body (valid RunEvents whose facets repeat: ``headwater.ingest.decode``) is accepted in the server's
-process whatever its size, because that costs less than a worker's round trip, and its parsed events are handed
-to the projector; a worker parses what the fast path does not take.
+A body of usual events only (valid RunEvents with the core's keys: ``headwater.ingest.decode``) is accepted in
+the server's process whatever its size: with each distinct facet checked once that costs less than a worker's
+round trip, and its parsed events are handed to the projector. A worker parses any other large body.
 
 The setting ``parse_processes`` (docs/settings.md) is the number of workers; 0 parses every body in the
 server's process.
@@ -134,7 +134,7 @@ class ParsePool:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
         if self.processes < 1 or len(job.text) < self.min_chars:
             return run(job, self._validator)
-        usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch)
+        usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False)
         if usual is not None:  # cheap here, and the parsed events go to this process's projector
             return _ready(usual, in_worker=False)
         executor = self._pool()

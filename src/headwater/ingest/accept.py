@@ -65,10 +65,13 @@ def accept(text: str, policy: Policy, validator: EventValidator, *, batch: bool)
     return [parse_event(text, validator, policy.limits, lenient=policy.lenient)]
 
 
-def accept_usual(text: str, policy: Policy, validator: EventValidator, *, batch: bool) -> list[ParsedEvent] | None:
+def accept_usual(
+    text: str, policy: Policy, validator: EventValidator, *, batch: bool, mixed: bool = True
+) -> list[ParsedEvent] | None:
     """:func:`accept`'s answer when the fast path gives it, else None (then :func:`accept` decides). The usual
     valid RunEvents are taken by the fast path (``ingest.decode``); the other events of a batch are checked one by
-    one the full way; when any of them is refused, None (the full path then names every problem of the batch)."""
+    one the full way (``mixed``; else None when there is any); when any of them is refused, None (the full path
+    then names every problem of the batch)."""
     fast = fast_accept(text, validator, policy.limits, policy.max_events, cache_for(validator), batch=batch)
     if fast is None:
         return None
@@ -77,6 +80,8 @@ def accept_usual(text: str, policy: Policy, validator: EventValidator, *, batch:
     for i, e in enumerate(fast):
         where = f"{root}[{i}]" if batch else "$"
         if isinstance(e, str):
+            if not mixed:
+                return None
             checked = accept_item(e, validator, policy.limits, where, lenient=policy.lenient)
             if checked is None:
                 return None
