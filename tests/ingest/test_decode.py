@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from headwater.ingest import IngestError, Policy, accept, accept_usual
-from headwater.ingest.decode import FacetCache, fast_accept
+from headwater.ingest.decode import FacetCache, cache_for, fast_accept
 from headwater.ingest.limits import Limits
 from headwater.ingest.parse import parse_batch, parse_event
 from headwater.spec import EventValidator
@@ -136,6 +136,23 @@ def test_a_facet_seen_valid_before_does_not_make_an_invalid_event_pass(validator
     assert "$[1].outputs[0].facets.schema.fields" in str(pytest.raises(IngestError, accept, json.dumps([good, bad]), POLICY, validator, batch=True).value)
 
 
+def test_a_cache_whose_facets_do_not_repeat_leaves_bodies_to_the_full_path(validator: EventValidator) -> None:
+    """Events that share nothing cost more facet by facet than whole: after enough misses the fast path takes one
+    body in SAMPLE, and takes them all again once facets repeat."""
+    cache = FacetCache()
+    answers = []
+    for i in range(300):  # 2 new facets per body: 600 misses
+        event = _event(RUN_A, body=i)
+        event["outputs"][0]["facets"]["schema"] = _schema(f"c{i}")
+        body = json.dumps([event])
+        answers.append(fast_accept(body, validator, Limits(), 100, cache, batch=True) is not None)
+    assert all(answers[:128])  # 256 lookups before the rate is judged
+    assert 0 < sum(answers[200:]) <= 100 // FacetCache.SAMPLE + 1
+    repeated = json.dumps([_event(RUN_A, body=0)])  # seen before: hits from now on
+    taken = [fast_accept(repeated, validator, Limits(), 100, cache, batch=True) is not None for _ in range(400)]
+    assert all(taken[-100:])
+
+
 def test_limits_hold_inside_a_cached_facet_at_its_depth(validator: EventValidator) -> None:
     """A facet within the depth limit at the run (depth 3) is not within it at an output (depth 4)."""
     limits = Limits(max_json_depth=7)  # containers at depth 0-6 (a schema field of an output is at 6)
@@ -168,6 +185,9 @@ _json = st.recursive(
 )
 
 
+OWN_VALIDATOR = EventValidator()  # its own facet cache: random facets never repeat, which makes a cache cold
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     contents=st.lists(st.dictionaries(st.sampled_from(["a", "b", "\u00e9", "k"]), _json, max_size=3), min_size=1, max_size=4),
@@ -175,8 +195,10 @@ _json = st.recursive(
     spaced=st.booleans(),
 )
 def test_any_facet_content_gets_the_same_answer_both_ways(
-    validator: EventValidator, contents: list[dict[str, Any]], ascii_only: bool, spaced: bool
+    contents: list[dict[str, Any]], ascii_only: bool, spaced: bool
 ) -> None:
+    validator = OWN_VALIDATOR
+    cache_for(validator)._lookups = 0  # warm: every example takes the fast path (the cold rule is tested below)
     events = [_event(RUN_A if i % 2 else RUN_B, **c) for i, c in enumerate(contents)]
     text = json.dumps(events, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":"))
     if any(len(run) >= 20 for run in "".join(c if c.isdigit() else " " for c in text).split()):

@@ -29,7 +29,6 @@ to the projector in the same process instead of parsing the stored text again.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 import weakref
@@ -119,13 +118,12 @@ _UNUSUAL_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
 @dataclass
 class Facet:
     """One distinct facet (by its bytes as sent): its value, shared by every event that sends it (read-only:
-    nobody mutates a parsed event), its BaseFacet keys (what the core schema sees of it), the SHA-256 of its
-    canonical bytes once the store computed them, and its verdicts (kind of check -> passed)."""
+    nobody mutates a parsed event), its BaseFacet keys (what the core schema sees of it), its canonical bytes
+    once computed, and its verdicts (kind of check -> passed)."""
 
     value: dict[str, Any]
     meta: dict[str, Any]
     sorted_bytes: bytes | None = None  # compact, keys sorted (set on first use): RFC 8785 for plain content
-    digest: bytes | None = None  # SHA-256 of ``sorted_bytes``: the key of the schema verdicts
     jcs: bytes | None = None  # the exact RFC 8785 bytes, set by the store on first use
     compact_bytes: bytes | None = None
     verdicts: dict[tuple[Any, ...], bool] = field(default_factory=dict)
@@ -136,34 +134,54 @@ class Facet:
             self.compact_bytes = orjson.dumps(self.value)
         return self.compact_bytes
 
-    def canonical(self) -> tuple[bytes, bytes]:
-        """(the value's bytes with keys sorted, their SHA-256), computed once. Equal digests mean equal values;
-        for plain content (ASCII, no escapes, no floats: what the store checks) the bytes are RFC 8785's."""
-        if self.sorted_bytes is None or self.digest is None:
+    def canonical(self) -> bytes:
+        """The value's bytes with keys sorted, computed once: equal bytes mean equal values; for plain content
+        (ASCII, no escapes, no floats: what the store checks) they are its RFC 8785 bytes."""
+        if self.sorted_bytes is None:
             self.sorted_bytes = orjson.dumps(self.value, option=orjson.OPT_SORT_KEYS)
-            self.digest = hashlib.sha256(self.sorted_bytes).digest()
-        return self.sorted_bytes, self.digest
+        return self.sorted_bytes
 
 
 _META = ("_producer", "_schemaURL", "_deleted")
 
 
 class FacetCache:
-    """Distinct facets by their bytes (bounded, least recently used first out), and schema verdicts by
-    (slot, name, canonical digest): equal content sent with other whitespace is validated once too.
-    Thread-safe (requests run in a thread pool)."""
+    """Distinct facets by their bytes as sent (bounded, least recently used first out), and schema verdicts by
+    (slot, name, canonical bytes): equal content sent with other whitespace or key order is validated once too.
+    Thread-safe (requests run in a thread pool).
+
+    When few facets repeat (producers that share nothing between events), checking facet by facet costs more
+    than checking each event whole: :meth:`cold` says so from the recent hit rate, and the fast path then
+    leaves most bodies to the full path, trying one in ``SAMPLE`` to notice when facets repeat again."""
 
     def __init__(self, max_facets: int = 4096, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_facets, self.max_bytes = max_facets, max_bytes
         self._facets: dict[bytes, Facet] = {}
         self._size = 0
         self._verdicts: dict[tuple[str, str, bytes], bool] = {}
+        self._verdict_bytes = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self._rate = 1.0  # the hit rate lately: a moving average over about the last 128 lookups
+        self._lookups = 0
+        self._bodies = 0
+
+    SAMPLE = 8
+    MIN_HIT_RATE = 0.3
 
     def __len__(self) -> int:
         return len(self._facets)
+
+    def cold(self) -> bool:
+        """True when too few facets repeated lately for the fast path to pay, except for one body in ``SAMPLE``."""
+        with self._lock:
+            self._bodies += 1
+            return self._lookups >= 256 and self._rate < self.MIN_HIT_RATE and self._bodies % self.SAMPLE != 0
+
+    def _count(self, hit: bool) -> None:
+        self._lookups += 1
+        self._rate += (hit - self._rate) / 128
 
     def facet(self, raw: bytes) -> Facet | None:
         """The facet of these bytes (None: not a plain JSON object the fast path takes)."""
@@ -172,12 +190,14 @@ class FacetCache:
             if found is not None:
                 self._facets[raw] = found
                 self.hits += 1
+                self._count(True)
                 return found
         made = _make_facet(raw)
         if made is None:
             return None
         with self._lock:
             self.misses += 1
+            self._count(False)
             self._facets[raw] = made
             self._size += len(raw)
             while self._facets and (len(self._facets) > self.max_facets or self._size > self.max_bytes):
@@ -192,9 +212,12 @@ class FacetCache:
         if found is None:
             found = compute()
             with self._lock:
-                if len(self._verdicts) >= 4 * self.max_facets:
-                    self._verdicts.pop(next(iter(self._verdicts)))
                 self._verdicts[key] = found
+                self._verdict_bytes += len(key[2])
+                while len(self._verdicts) > 4 * self.max_facets or self._verdict_bytes > self.max_bytes:
+                    oldest = next(iter(self._verdicts))
+                    del self._verdicts[oldest]
+                    self._verdict_bytes -= len(oldest[2])
         return found
 
 
@@ -313,8 +336,7 @@ def _facet_passes(facet: Facet, slot: Slot, name: str, depth: int, checks: _Chec
     fast = checks.validator.fast_facet(slot, name)
     if fast is None:
         return True  # a custom facet: the core schema checks its BaseFacet keys (in the core view)
-    _, digest = facet.canonical()
-    return checks.cache.verdict((slot, name, digest), lambda: bool(fast.is_valid(facet.value)))
+    return checks.cache.verdict((slot, name, facet.canonical()), lambda: bool(fast.is_valid(facet.value)))
 
 
 def _names_pass(value: dict[str, Any], slot: Slot, name: str, limits: Limits) -> bool:
@@ -371,7 +393,7 @@ def fast_accept(
     except UnicodeEncodeError:
         return None
     if not batch:
-        if _UNUSUAL_ESCAPE.search(data) is not None:
+        if _UNUSUAL_ESCAPE.search(data) is not None or cache.cold():
             return None
         try:
             return [_one(data, text, checks)]
@@ -382,7 +404,7 @@ def fast_accept(
     except (msgspec.DecodeError, RecursionError):
         return None
     raws = items.events if isinstance(items, _Envelope) else items
-    if not raws or len(raws) > max_events:
+    if not raws or len(raws) > max_events or cache.cold():
         return None
     out: list[FastEvent | str] = []
     for raw in raws:

@@ -195,7 +195,7 @@ def event_id(payload: JSONValue) -> str:
 def _facet_jcs(facet: Facet) -> bytes:
     """A distinct facet's RFC 8785 bytes, computed once (kept on the shared facet)."""
     if facet.jcs is None:
-        sorted_bytes, _ = facet.canonical()
+        sorted_bytes = facet.canonical()
         facet.jcs = sorted_bytes if _plain_shape(sorted_bytes) else jcs_bytes(facet.value)
     return facet.jcs
 
