@@ -82,7 +82,9 @@ def _own(text: str, tag: str, token: str) -> str:
     event = json.loads(text)
     facets = event["run"]["facets"]
     if "parent" in facets:
-        facets["parent"]["run"]["runId"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{facets['parent']['run']['runId']}/{token}"))
+        facets["parent"]["run"]["runId"] = str(
+            uuid.uuid5(uuid.NAMESPACE_URL, f"{facets['parent']['run']['runId']}/{token}")
+        )
     if "processing_engine" in facets:
         facets["processing_engine"]["openlineageAdapterVersion"] = f"1.24.2+{token}"
     if "spark_properties" in facets:
@@ -146,10 +148,16 @@ def main() -> None:
         "load_per_round": loads,
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    print(json.dumps({k: v for k, v in out.items() if k != "shapes"} | {
-        s: {"median_events_per_s": v["median_events_per_s"], "median_of_raw": v["median_of_raw"]}
-        for s, v in summary.items()
-    }, indent=2))
+    print(
+        json.dumps(
+            {k: v for k, v in out.items() if k != "shapes"}
+            | {
+                s: {"median_events_per_s": v["median_events_per_s"], "median_of_raw": v["median_of_raw"]}
+                for s, v in summary.items()
+            },
+            indent=2,
+        )
+    )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ingest_limit.json").write_text(json.dumps(out, indent=2) + "\n")
 

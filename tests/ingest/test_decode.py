@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ingest_events import facet, run_event
 
 from headwater.ingest import IngestError, Policy, accept, accept_usual
 from headwater.ingest.decode import FacetCache, cache_for, fast_accept
 from headwater.ingest.limits import Limits
 from headwater.ingest.parse import parse_batch, parse_event
 from headwater.spec import EventValidator
-from ingest_events import facet, run_event
 
 SCHEMA_URL = "https://openlineage.io/spec/facets/1-1-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
 POLICY = Policy()
@@ -67,7 +67,7 @@ def _both(text: str, validator: EventValidator, *, batch: bool, declined: set[in
     ids=["compact", "client", "pretty"],
 )
 def test_the_fast_path_answers_as_the_full_path(validator: EventValidator, dump: Any) -> None:
-    odd = {"float": 2.50, "big": 1e16, "neg": -0.0, "text": "caf\u00e9 \u20ac \"q\" \\ \n\t/\x01", "n": None}
+    odd = {"float": 2.50, "big": 1e16, "neg": -0.0, "text": 'caf\u00e9 \u20ac "q" \\ \n\t/\x01', "n": None}
     events = [_event(RUN_A, **odd), _event(RUN_B, **odd), _event(RUN_A, other=[1, 2, {"x": True}])]
     events[2]["eventType"] = "START"
     _both(dump(events), validator, batch=True)
@@ -77,7 +77,9 @@ def test_the_fast_path_answers_as_the_full_path(validator: EventValidator, dump:
     pair = dump(_event(RUN_A, text="\U0001f600"))
     if "\\ud83d" in pair:
         assert accept_usual(pair, POLICY, validator, batch=False) is None
-        assert accept(pair, POLICY, validator, batch=False)[0].payload["run"]["facets"]["custom"]["text"] == "\U0001f600"
+        assert (
+            accept(pair, POLICY, validator, batch=False)[0].payload["run"]["facets"]["custom"]["text"] == "\U0001f600"
+        )
     else:
         _both(pair, validator, batch=False)
 
@@ -133,7 +135,9 @@ def test_a_facet_seen_valid_before_does_not_make_an_invalid_event_pass(validator
             full_way.value.message,
             full_way.value.details,
         )
-    assert "$[1].outputs[0].facets.schema.fields" in str(pytest.raises(IngestError, accept, json.dumps([good, bad]), POLICY, validator, batch=True).value)
+    assert "$[1].outputs[0].facets.schema.fields" in str(
+        pytest.raises(IngestError, accept, json.dumps([good, bad]), POLICY, validator, batch=True).value
+    )
 
 
 def test_a_cache_whose_facets_do_not_repeat_leaves_bodies_to_the_full_path(validator: EventValidator) -> None:
@@ -161,7 +165,9 @@ def test_limits_hold_inside_a_cached_facet_at_its_depth(validator: EventValidato
     policy = Policy(limits=limits)
     _both_with = accept_usual(json.dumps([at_run]), policy, validator, batch=True)
     assert _both_with is not None
-    assert [e.payload for e in _both_with] == [e.payload for e in accept(json.dumps([at_run]), policy, validator, batch=True)]
+    assert [e.payload for e in _both_with] == [
+        e.payload for e in accept(json.dumps([at_run]), policy, validator, batch=True)
+    ]
     at_output = _event(RUN_A)
     at_output["outputs"][0]["facets"]["custom"] = facet(deep=nested)
     text = json.dumps([at_output])
@@ -190,7 +196,9 @@ OWN_VALIDATOR = EventValidator()  # its own facet cache: random facets never rep
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    contents=st.lists(st.dictionaries(st.sampled_from(["a", "b", "\u00e9", "k"]), _json, max_size=3), min_size=1, max_size=4),
+    contents=st.lists(
+        st.dictionaries(st.sampled_from(["a", "b", "\u00e9", "k"]), _json, max_size=3), min_size=1, max_size=4
+    ),
     ascii_only=st.booleans(),
     spaced=st.booleans(),
 )

@@ -38,8 +38,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from databases import pg_database
 from fixtures.stories.load import COMP, EA, J2, derived_state, fid, incoming, story
 from headwater.graph import GraphReader, NodeNotFound
-from headwater.model.nodeid import parse_node_id
 from headwater.ingest import Door, Policy
+from headwater.model.nodeid import parse_node_id
 from headwater.spec import EventValidator
 from headwater.store import IncomingEvent, Store
 from headwater.store.canonical import event_id
