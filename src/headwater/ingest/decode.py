@@ -151,8 +151,9 @@ class FacetCache:
     Thread-safe (requests run in a thread pool).
 
     When few facets repeat (producers that share nothing between events), checking facet by facet costs more
-    than checking each event whole: :meth:`cold` says so from the recent hit rate, and the fast path then
-    leaves most bodies to the full path, trying one in ``SAMPLE`` to notice when facets repeat again."""
+    than checking each event whole: :meth:`cold` says so from the recent hit rate (looked at before each
+    event), and the fast path then leaves bodies to the full path, but for one in ``SAMPLE``
+    (:meth:`sampled`), which it takes to notice when facets repeat again."""
 
     def __init__(self, max_facets: int = 4096, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_facets, self.max_bytes = max_facets, max_bytes
@@ -167,17 +168,21 @@ class FacetCache:
         self._lookups = 0
         self._bodies = 0
 
-    SAMPLE = 8
+    SAMPLE = 16
     MIN_HIT_RATE = 0.3
 
     def __len__(self) -> int:
         return len(self._facets)
 
     def cold(self) -> bool:
-        """True when too few facets repeated lately for the fast path to pay, except for one body in ``SAMPLE``."""
+        """True when too few facets repeated lately for the fast path to pay (judged after 256 lookups)."""
+        return self._lookups >= 256 and self._rate < self.MIN_HIT_RATE
+
+    def sampled(self) -> bool:
+        """A new body: whether it is the one in ``SAMPLE`` the fast path takes however cold the cache is."""
         with self._lock:
             self._bodies += 1
-            return self._lookups >= 256 and self._rate < self.MIN_HIT_RATE and self._bodies % self.SAMPLE != 0
+            return self._bodies % self.SAMPLE == 0
 
     def _count(self, hit: bool) -> None:
         self._lookups += 1
@@ -393,7 +398,7 @@ def fast_accept(
     except UnicodeEncodeError:
         return None
     if not batch:
-        if _UNUSUAL_ESCAPE.search(data) is not None or cache.cold():
+        if _UNUSUAL_ESCAPE.search(data) is not None or (not cache.sampled() and cache.cold()):
             return None
         try:
             return [_one(data, text, checks)]
@@ -404,10 +409,13 @@ def fast_accept(
     except (msgspec.DecodeError, RecursionError):
         return None
     raws = items.events if isinstance(items, _Envelope) else items
-    if not raws or len(raws) > max_events or cache.cold():
+    if not raws or len(raws) > max_events:
         return None
+    sampled = cache.sampled()
     out: list[FastEvent | str] = []
     for raw in raws:
+        if not sampled and cache.cold():  # facets stopped repeating (maybe in this body): the full path
+            return None
         item = bytes(raw)
         try:
             if _UNUSUAL_ESCAPE.search(item) is not None:
