@@ -91,10 +91,10 @@ def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
     checker = validator or _validator
     assert checker is not None, "a parse worker starts with _start_worker"
     parsed = accept(job.text, job.policy, checker, batch=job.batch)
-    return _ready(parsed, in_worker=validator is None)
+    return _rows(parsed, in_worker=validator is None)
 
 
-def _ready(parsed: list[ParsedEvent], *, in_worker: bool) -> list[ReadyEvent]:
+def _rows(parsed: list[ParsedEvent], *, in_worker: bool) -> list[ReadyEvent]:
     rows = prepare([IncomingEvent.accepted(e) for e in parsed])
     if in_worker:  # the parsed values stay in the worker: sending them would cost what parsing does
         rows = [row.without_payload() for row in rows]
@@ -136,7 +136,7 @@ class ParsePool:
             return run(job, self._validator)
         usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False)
         if usual is not None:  # cheap here, and the parsed events go to this process's projector
-            return _ready(usual, in_worker=False)
+            return _rows(usual, in_worker=False)
         executor = self._pool()
         if executor is None:
             return run(job, self._validator)

@@ -621,7 +621,7 @@ def observe_rows(
 def observe_row(row: LogEvent, memo: ProjectionMemo, payload: Mapping[str, Any] | None = None) -> NewEvent:
     """The observations of one log row (raises what the event's observation raises)."""
     value = loads_text(row.raw) if payload is None else payload
-    return NewEvent(row.seq, row.id, observe(value, row.id, memo.observe))  # type: ignore[arg-type]
+    return NewEvent(row.seq, row.id, observe(value, row.id, memo.observe))
 
 
 def project_observed(conn: sa.Connection, new: Sequence[NewEvent], memo: ProjectionMemo) -> None:
