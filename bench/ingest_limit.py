@@ -1,9 +1,17 @@
 """Headwater's ingest rates as a share of the machine's raw durable-append limit.
 
-    python bench/ingest_limit.py [--events 4000] [--batch 500] [--rounds 3]
+    python bench/ingest_limit.py [--events 4000] [--batch 500] [--rounds 3] [--before SRC]
 
-Three measurements of the same events (bench/spark_events.py: what the OpenLineage Spark integration
-sends, ~25 kB each), interleaved round by round so machine drift hits all three:
+Two shapes of events, ~24 kB each (bench/spark_events.py: what the OpenLineage Spark integration sends):
+
+- **realistic**: one Spark application per client with 8 jobs run again and again (daily runs), each run a
+  START and a COMPLETE, as producers send them: a job's schema, column-lineage, symlinks, SQL and job-type
+  facets, the application's parent and engine facets are the same byte for byte across its runs;
+- **unique**: the same events made to share nothing of substance: every event's column names (schemas and
+  column lineage), dataset names, parent run and engine facet carry a token of its own (only the ~150-byte
+  ``jobType`` facet repeats).
+
+Per shape, measurements of the same events, interleaved round by round so machine drift hits all of them:
 
 - **raw**: the physical limit of a durable append on this machine — the events' bytes inserted with
   Python's sqlite3 into a fresh SQLite file in WAL mode with ``synchronous=FULL``, a SHA-256 id each,
@@ -11,6 +19,10 @@ sends, ~25 kB each), interleaved round by round so machine drift hits all three:
 - **ack**: a real ``headwater serve`` on a fresh SQLite store, one client posting the same batches to
   ``POST /api/v1/lineage/batch`` — events per second until the last 2xx (durable, validated);
 - **graph**: the same run until a graph read answers (it waits until the projector derived them all).
+
+``--before SRC``: the same server measurements also for the code in SRC (a ``src`` folder of another
+checkout: the server runs with it first on PYTHONPATH), in the same rounds, the order of the two codes
+alternating from round to round.
 
 Prints the medians and the ratios ack/raw and graph/raw; the issue's targets are ack ≥ 60 % and
 graph ≥ 40 % of raw. Writes bench/results/ingest_limit.json.
@@ -21,18 +33,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _server import running_server
-from ingest import load, make_bodies, measure
+from ingest import load, measure
+from spark_events import Pipeline
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -54,18 +69,42 @@ def raw_append(path: Path, events: list[bytes], batch: int) -> float:
     return len(events) / elapsed
 
 
-def one_round(tag: str, n: int, batch: int, tmp: Path) -> dict[str, float]:
-    (bodies,), total = make_bodies(tag, 1, n, batch)
-    events = [e for body in bodies for e in _split(body)]
-    raw = raw_append(tmp / f"{tag}-raw.db", events, batch)
-    with running_server(f"sqlite:///{tmp / f'{tag}-hw.db'}") as url:
-        served = measure(url, [bodies], total, batch)
-    return {"raw": raw, "ack": served["ack"], "graph": served["graph"]}
+def shaped_events(tag: str, n: int, shape: str) -> list[bytes]:  # tag: letters and digits, no hex-only tag
+    """``n`` events of one Spark application (8 jobs, START/COMPLETE pairs), each as compact JSON text;
+    ``unique``: with a token of each event's own in its column and dataset names, parent run and engine facet."""
+    texts = [json.dumps(e, separators=(",", ":")) for e in Pipeline(tag).events(n)]
+    if shape == "unique":
+        texts = [_own(text, tag, f"u{i}") for i, text in enumerate(texts)]
+    return [t.encode() for t in texts]
 
 
-def _split(body: bytes) -> list[bytes]:
-    """The events of a batch body, as the bytes each had (re-serialized the same way make_bodies wrote them)."""
-    return [json.dumps(e, separators=(",", ":")).encode() for e in json.loads(body)]
+def _own(text: str, tag: str, token: str) -> str:
+    event = json.loads(text)
+    facets = event["run"]["facets"]
+    if "parent" in facets:
+        facets["parent"]["run"]["runId"] = str(
+            uuid.uuid5(uuid.NAMESPACE_URL, f"{facets['parent']['run']['runId']}/{token}")
+        )
+    if "processing_engine" in facets:
+        facets["processing_engine"]["openlineageAdapterVersion"] = f"1.24.2+{token}"
+    if "spark_properties" in facets:
+        facets["spark_properties"]["properties"]["spark.app.name"] += f"-{token}"
+    text = json.dumps(event, separators=(",", ":"))
+    for prefix in ('"a_', '"b_', '"o_'):  # column names: schemas, column lineage (keys and fields)
+        text = text.replace(prefix, f"{prefix[:2]}{token}_")
+    return text.replace(tag, f"{tag}{token}")  # dataset, job and application names, namespaces, SQL
+
+
+def one_round(tag: str, n: int, batch: int, tmp: Path, shape: str, codes: dict[str, str | None]) -> dict[str, float]:
+    events = shaped_events(f"{tag}{shape[0]}", n, shape)
+    bodies = [b"[" + b",".join(events[i : i + batch]) + b"]" for i in range(0, len(events), batch)]
+    out = {"raw": raw_append(tmp / f"{tag}-{shape}-raw.db", events, batch)}
+    for name, src in codes.items():
+        env = None if src is None else {"PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        with running_server(f"sqlite:///{tmp / f'{tag}-{shape}-{name}.db'}", extra_env=env) as url:
+            served = measure(url, [bodies], len(events), batch)
+        out[f"{name} ack"], out[f"{name} graph"] = served["ack"], served["graph"]
+    return out
 
 
 def main() -> None:
@@ -73,34 +112,52 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=4000)
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--shapes", default="realistic,unique")
+    parser.add_argument("--before", default=None, help="src folder of the code to compare with (e.g. main's)")
     args = parser.parse_args()
-    rounds: list[dict[str, float]] = []
+    shapes = args.shapes.split(",")
+    rounds: dict[str, list[dict[str, float]]] = {shape: [] for shape in shapes}
+    loads: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
-            result = one_round(f"r{r}", args.events, args.batch, Path(tmp))
-            rounds.append(result)
-            print(
-                f"round {r + 1}: raw {result['raw']:,.0f} ev/s, ack {result['ack']:,.0f} ev/s "
-                f"({result['ack'] / result['raw']:.0%}), graph {result['graph']:,.0f} ev/s "
-                f"({result['graph'] / result['raw']:.0%})  load {load()}",
-                flush=True,
-            )
-    median: dict[str, Any] = {k: statistics.median(r[k] for r in rounds) for k in ("raw", "ack", "graph")}
-    ratios = {
-        "ack_of_raw": statistics.median(r["ack"] / r["raw"] for r in rounds),
-        "graph_of_raw": statistics.median(r["graph"] / r["raw"] for r in rounds),
-    }
+            codes: dict[str, str | None] = {"after": None}
+            if args.before:
+                codes = {"before": args.before, "after": None} if r % 2 else {"after": None, "before": args.before}
+            for shape in shapes:
+                result = one_round(f"r{r}", args.events, args.batch, Path(tmp), shape, codes)
+                rounds[shape].append(result)
+                shown = ", ".join(
+                    f"{k} {v:,.0f} ev/s" + ("" if k == "raw" else f" ({v / result['raw']:.0%})")
+                    for k, v in result.items()
+                )
+                loads.append(load())
+                print(f"round {r + 1} {shape}: {shown}  load {loads[-1]}", flush=True)
+    summary: dict[str, Any] = {}
+    for shape, results in rounds.items():
+        keys = list(results[0])
+        summary[shape] = {
+            "median_events_per_s": {k: statistics.median(r[k] for r in results) for k in keys},
+            "median_of_raw": {k: statistics.median(r[k] / r["raw"] for r in results) for k in keys if k != "raw"},
+            "rounds": results,
+        }
     out = {
         "events": args.events,
         "batch": args.batch,
-        "rounds": rounds,
-        "median_events_per_s": median,
-        "ratios": ratios,
+        "shapes": summary,
         "targets": {"ack_of_raw": 0.6, "graph_of_raw": 0.4},
-        "load": load(),
+        "load_per_round": loads,
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    print(json.dumps(out, indent=2))
+    print(
+        json.dumps(
+            {k: v for k, v in out.items() if k != "shapes"}
+            | {
+                s: {"median_events_per_s": v["median_events_per_s"], "median_of_raw": v["median_of_raw"]}
+                for s, v in summary.items()
+            },
+            indent=2,
+        )
+    )
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "ingest_limit.json").write_text(json.dumps(out, indent=2) + "\n")
 

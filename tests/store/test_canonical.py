@@ -20,7 +20,15 @@ from typing import Any
 import pytest
 
 from fixtures.stories.load import story
-from headwater.store.canonical import NotCanonical, canonical_bytes, canonical_json, content_hash, event_id, jcs_bytes
+from headwater.store.canonical import (
+    NotCanonical,
+    canonical_bytes,
+    canonical_json,
+    content_hash,
+    decoded_event_id,
+    event_id,
+    jcs_bytes,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from spark_events import Pipeline
@@ -320,3 +328,41 @@ def test_known_event_ids_never_change() -> None:
     assert canonical_bytes(floats).endswith(
         b'"n":[1,10000000000000000,0.00001],"producer":"p","run":{"runId":"r"},"schemaURL":"s"}'
     )
+
+
+def test_ids_from_the_ingest_fast_path_are_the_same_ids() -> None:
+    """The fast path's id (each distinct facet's canonical bytes computed once, put into the core's) is the id of
+    the whole event, for plain facets (orjson's bytes) and odd ones (floats, escapes, non-ASCII: the library)."""
+    import hashlib
+
+    from headwater.ingest import Policy, accept_usual
+    from headwater.spec import EventValidator
+
+    validator = EventValidator()
+    facet = {"_producer": "https://p.example/x", "_schemaURL": "https://s.example/F.json"}
+    event = {
+        "eventType": "START",
+        "eventTime": "2026-01-01T00:00:00Z",
+        "run": {"runId": "0f9a2b1c-0000-4000-8000-000000000001", "facets": {"z": {**facet, "n": 1}}},
+        "job": {"namespace": "ns", "name": "j"},
+        "producer": "https://p.example/x",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
+    # written by hand: keys sorted at every level, no whitespace
+    by_hand = (
+        b'{"eventTime":"2026-01-01T00:00:00Z","eventType":"START","job":{"name":"j","namespace":"ns"},'
+        b'"producer":"https://p.example/x","run":{"facets":{"z":{"_producer":"https://p.example/x",'
+        b'"_schemaURL":"https://s.example/F.json","n":1}},"runId":"0f9a2b1c-0000-4000-8000-000000000001"},'
+        b'"schemaURL":"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"}'
+    )
+    odd = json.loads(json.dumps(event))
+    odd["run"]["facets"]["z"] = {**facet, "n": [1.0, 2.5, 1e16, "\u00e9\u20ac", 'q"\\']}
+    odd["run"]["facets"]["\u00e9"] = facet  # a non-ASCII facet name: the core's part is not plain
+    spark = Pipeline("ids").events(6)
+    for one in [event, odd, *spark]:
+        (accepted,) = accept_usual(json.dumps([one]), Policy(), validator, batch=True) or [None]
+        assert accepted is not None and accepted.decoded is not None
+        assert decoded_event_id(accepted.decoded) == event_id(one) == hashlib.sha256(jcs_bytes(one)).hexdigest()
+    (plain,) = accept_usual(json.dumps([event]), Policy(), validator, batch=True) or [None]
+    assert plain is not None and plain.decoded is not None
+    assert decoded_event_id(plain.decoded) == hashlib.sha256(by_hand).hexdigest()

@@ -14,6 +14,10 @@ cost what parsing does); a caller that needs the payloads (a project's claims, d
 its own process. A worker that dies (killed, out of memory) breaks the pool: that request is parsed in the
 server's process, and the next one starts a new pool.
 
+A body of usual events only (valid RunEvents with the core's keys: ``headwater.ingest.decode``) is accepted in
+the server's process whatever its size: with each distinct facet checked once that costs less than a worker's
+round trip, and its parsed events are handed to the projector. A worker parses any other large body.
+
 The setting ``parse_processes`` (docs/settings.md) is the number of workers; 0 parses every body in the
 server's process.
 """
@@ -30,7 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from headwater.ingest import Policy, accept
+from headwater.ingest import ParsedEvent, Policy, accept, accept_usual
 from headwater.spec import EventValidator, Problem
 from headwater.store import IncomingEvent
 from headwater.store.eventlog import PreparedEvent, prepare
@@ -87,7 +91,13 @@ def run(job: Job, validator: EventValidator | None = None) -> list[ReadyEvent]:
     checker = validator or _validator
     assert checker is not None, "a parse worker starts with _start_worker"
     parsed = accept(job.text, job.policy, checker, batch=job.batch)
+    return _rows(parsed, in_worker=validator is None)
+
+
+def _rows(parsed: list[ParsedEvent], *, in_worker: bool) -> list[ReadyEvent]:
     rows = prepare([IncomingEvent.accepted(e) for e in parsed])
+    if in_worker:  # the parsed values stay in the worker: sending them would cost what parsing does
+        rows = [row.without_payload() for row in rows]
     return [ReadyEvent(row, e.warnings) for row, e in zip(rows, parsed, strict=True)]
 
 
@@ -124,6 +134,9 @@ class ParsePool:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
         if self.processes < 1 or len(job.text) < self.min_chars:
             return run(job, self._validator)
+        usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False)
+        if usual is not None:  # cheap here, and the parsed events go to this process's projector
+            return _rows(usual, in_worker=False)
         executor = self._pool()
         if executor is None:
             return run(job, self._validator)

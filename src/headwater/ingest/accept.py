@@ -7,8 +7,12 @@ stored text and the same warnings through every door:
 
 - a refusal is an :class:`~headwater.ingest.IngestError` (status, code, message, a JSON path per problem);
 - an acceptance is a list of :class:`~headwater.ingest.ParsedEvent`: the payload, the text the log keeps (one
-  event: the body as sent; a batch: each item written compactly) and the warnings of lenient validation,
-  which the log keeps beside the event (``IncomingEvent.accepted``).
+  event: the body as sent; a batch: each item written compactly) and the
+  warnings of lenient validation, which the log keeps beside the event (``IncomingEvent.accepted``).
+
+Two ways to the same verdict: the fast path (``ingest.decode``: the usual valid RunEvents, each distinct facet
+checked once) answers first when it can; everything else — and every refusal — is the full path's
+(``ingest.parse``).
 
 Events a producer built as Python values (:meth:`Door.accept_events`) are written as the HTTP client writes
 them (``model.openlineage.batch_body``), so the embedded door sees the text the HTTP door would have seen.
@@ -20,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from headwater.ingest.decode import cache_for, fast_accept
 from headwater.ingest.limits import Limits
-from headwater.ingest.parse import ParsedEvent, parse_batch, parse_event
+from headwater.ingest.parse import ParsedEvent, accept_item, parse_batch, parse_event
 from headwater.model.jsontypes import JSONMapping
 from headwater.model.openlineage import batch_body
 from headwater.spec import EventValidator
@@ -52,9 +57,38 @@ class Policy:
 def accept(text: str, policy: Policy, validator: EventValidator, *, batch: bool) -> list[ParsedEvent]:
     """The events of one body (``batch``: an array of events or ``{"events": [...]}``; else one event), all
     accepted or an :class:`~headwater.ingest.IngestError` naming every problem."""
+    fast = accept_usual(text, policy, validator, batch=batch)
+    if fast is not None:
+        return fast
     if batch:
         return parse_batch(text, validator, policy.max_events, policy.limits, lenient=policy.lenient)
     return [parse_event(text, validator, policy.limits, lenient=policy.lenient)]
+
+
+def accept_usual(
+    text: str, policy: Policy, validator: EventValidator, *, batch: bool, mixed: bool = True
+) -> list[ParsedEvent] | None:
+    """:func:`accept`'s answer when the fast path gives it, else None (then :func:`accept` decides). The usual
+    valid RunEvents are taken by the fast path (``ingest.decode``); the other events of a batch are checked one by
+    one the full way (``mixed``; else None when there is any); when any of them is refused, None (the full path
+    then names every problem of the batch)."""
+    fast = fast_accept(text, validator, policy.limits, policy.max_events, cache_for(validator), batch=batch)
+    if fast is None:
+        return None
+    root = "$.events" if batch and text.lstrip().startswith("{") else "$"
+    out: list[ParsedEvent] = []
+    for i, e in enumerate(fast):
+        where = f"{root}[{i}]" if batch else "$"
+        if isinstance(e, str):
+            if not mixed:
+                return None
+            checked = accept_item(e, validator, policy.limits, where, lenient=policy.lenient)
+            if checked is None:
+                return None
+            out.append(checked)
+        else:
+            out.append(ParsedEvent(e.payload, e.raw, "RUN", (), where, e.decoded))
+    return out
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ The walk is iterative (no recursion, whatever the depth) and stops descending be
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -128,6 +129,16 @@ def within_structure_limits(value: JSONValue, limits: Limits, check_text: bool =
         return bool(validator.is_valid(value))
     except (ValueError, TypeError, OverflowError, RecursionError):  # what it cannot convert: the walk decides
         return False
+
+
+def within_limits_at(value: JSONValue, depth: int, limits: Limits, check_text: bool) -> bool:
+    """:func:`within_structure_limits` for a part of an event that sits ``depth`` levels below its root (a facet):
+    True when the part certainly breaks no limit there (the text holds no NUL escape: the caller checked)."""
+    if depth >= limits.max_json_depth:
+        return False
+    return within_structure_limits(
+        value, dataclasses.replace(limits, max_json_depth=limits.max_json_depth - depth), check_text, nul=False
+    )
 
 
 def structure_problems(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from headwater.ingest.errors import IngestError
 from headwater.ingest.limits import (
@@ -24,18 +24,24 @@ from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.spec import EventKind, EventValidator, Problem, classify
 
+if TYPE_CHECKING:
+    from headwater.ingest.decode import Decoded
+
 
 @dataclass(frozen=True)
 class ParsedEvent:
     """A valid event: its parsed JSON, its text as stored, its kind, and what it did not satisfy when
     accepted leniently (``warnings``: problems outside the core, see :meth:`EventValidator.check`, with paths
-    in the request's body: ``$[2]...`` for the third event of a batch; ``root``: the event's own path there)."""
+    in the request's body: ``$[2]...`` for the third event of a batch; ``root``: the event's own path there).
+    ``payload`` is the value of ``raw`` (what parsing the stored text gives), never mutated: the store hands it
+    to the projector. ``decoded``: the event's parts when the fast path accepted it (``ingest.decode``)."""
 
     payload: dict[str, Any]
     raw: str
     kind: EventKind
     warnings: tuple[Problem, ...] = ()
     root: str = "$"
+    decoded: Decoded | None = None
 
     def stored_warnings(self) -> list[dict[str, str]]:
         """The warnings as the log keeps them beside the event: paths from the event's own root (``$.run...``),
@@ -177,6 +183,26 @@ def parse_event(
     if isinstance(result, list):
         raise _invalid(result, "the event is not a valid OpenLineage event")
     return result
+
+
+def accept_item(
+    text: str, validator: EventValidator, limits: Limits, root: str, *, lenient: bool
+) -> ParsedEvent | None:
+    """One event of a batch, from its own text, as :func:`parse_batch` accepts it (stored compactly, warnings at
+    ``root``); None when it is refused or not an object (:func:`parse_batch` then says why, with the others)."""
+    try:
+        payload = parse_json(text, limits)
+    except IngestError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    scan = _SURROGATE_ESCAPE.search(text) is not None
+    result = _checked(
+        payload, "", validator, root, scan, limits, text_needs_checking(text, limits), lenient, nul_escaped(text)
+    )
+    if isinstance(result, list):
+        return None
+    return ParsedEvent(result.payload, dumps(payload), result.kind, result.warnings, root)
 
 
 def _batch_items(payload: JSONValue) -> tuple[list[JSONValue], str]:

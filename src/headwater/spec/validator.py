@@ -282,6 +282,18 @@ class EventValidator:
         """The schema reference (``<$id>#/$defs/<Definition>``) a facet named ``name`` at ``slot`` is checked against."""
         return self._catalog[slot].get(name)
 
+    def fast_core(self, kind: EventKind, view: JSONMapping) -> bool:
+        """True when jsonschema-rs finds ``view`` valid against the ``kind`` definition: for an event with each
+        facet cut to its BaseFacet keys (what the core schema constrains of a facet), the core's half of
+        :meth:`fast_accepts`."""
+        return bool(self._kinds[kind][0].is_valid(view))
+
+    def fast_facet(self, slot: Slot, name: str) -> FastValidator | None:
+        """The compiled fast check of the standard facet ``name`` at ``slot`` (None: a custom facet), the other
+        half of :meth:`fast_accepts`."""
+        compiled = self._facets[slot].get(name)
+        return None if compiled is None else compiled[0]
+
     def validate(self, event: JSONValue, root: str = "$") -> list[Problem]:
         """Every problem with ``event`` (empty when valid); paths start at ``root`` (``$`` or ``$[i]``)."""
         if isinstance(event, Mapping) and self.fast_accepts(event):

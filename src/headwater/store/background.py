@@ -46,7 +46,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -65,6 +66,7 @@ log = logging.getLogger("headwater.store")
 CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
 READ_TIMEOUT = 60.0  # default of the read_wait setting: seconds a read waits for the projector at most
 GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
+HAND_OVER = 2_000  # parsed events kept for the projector at most (their facets are mostly shared)
 MAX_LAG = 20_000  # events the graph may be behind the log before appends wait for the projector
 POLL = 1.0  # seconds between an idle projector's looks at a shared (PostgreSQL) log
 
@@ -94,6 +96,8 @@ class BackgroundProjector:
         self._lock_appends = lock_appends
         self._chunk = chunk
         self._memo = ProjectionMemo()  # work saved between steps (used by the projector thread only)
+        self._parsed: dict[str, Mapping[str, Any]] = {}  # event id -> its value, handed over by the append
+        self._parsed_lock = threading.Lock()
         self._cond = threading.Condition()
         self._kick = True  # look at the log once at start (crash recovery)
         self._steps = 0  # projection steps finished (readers wait for the next one)
@@ -128,6 +132,21 @@ class BackgroundProjector:
             return self._step()
         finally:
             self._chunk, self._observed = saved, None
+
+    def hand_over(self, payloads: Mapping[str, Mapping[str, Any]]) -> None:
+        """The values of events just appended, by id, parsed by the ingest door in this process: the projector
+        observes them instead of parsing their stored text again (at most ``HAND_OVER`` kept, oldest dropped:
+        an event not found here is read from the log as always)."""
+        if not payloads:
+            return
+        with self._parsed_lock:
+            self._parsed.update(payloads)
+            while len(self._parsed) > HAND_OVER:
+                del self._parsed[next(iter(self._parsed))]
+
+    def _take(self, rows: list[LogEvent]) -> dict[str, Mapping[str, Any]]:
+        with self._parsed_lock:
+            return {r.id: p for r in rows if (p := self._parsed.pop(r.id, None)) is not None}
 
     def notify(self, seq: int) -> None:
         """Events up to ``seq`` were appended: project them."""
@@ -295,7 +314,7 @@ class BackgroundProjector:
                         for r in rows
                     ],
                 )
-            return done, rows, observe_rows(rows, self._memo)
+            return done, rows, observe_rows(rows, self._memo, self._take(rows))
         except Exception:  # noqa: BLE001 - the step projects the rows one by one and records the failure
             return done, rows, None
 

@@ -6,8 +6,8 @@ hashes the event as sent (:mod:`headwater.store.canonical`), whatever its stored
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -17,7 +17,7 @@ from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, to_micros
 from headwater.store import codec
-from headwater.store.canonical import event_id
+from headwater.store.canonical import decoded_event_id, event_id
 from headwater.store.observe import Observation, header
 from headwater.store.schema import event_warnings, events, observations
 from headwater.store.types import IncomingEvent, StoredEvent
@@ -42,13 +42,19 @@ class PreparedEvent:
     id: str
     row: dict[str, Any]
     warnings: str | None = None
+    # the event's value when the ingest door parsed it from ``row["raw"]`` in this process: the projector takes
+    # it instead of parsing the stored text again (never sent between processes: ``without_payload``)
+    payload: Mapping[str, Any] | None = field(default=None, compare=False)
+
+    def without_payload(self) -> PreparedEvent:
+        return self if self.payload is None else replace(self, payload=None)
 
 
 def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
     """Ids and log rows (pure; done by each caller before it queues for the write lock)."""
     prepared: list[PreparedEvent] = []
     for ev in batch:
-        eid = event_id(ev.payload)
+        eid = event_id(ev.payload) if ev.decoded is None else decoded_event_id(ev.decoded)
         head = header(ev.payload)
         prepared.append(
             PreparedEvent(
@@ -63,6 +69,7 @@ def prepare(batch: Sequence[IncomingEvent]) -> list[PreparedEvent]:
                     "run_id": head.run_id,
                 },
                 dumps([dict(w) for w in ev.warnings]) if ev.warnings else None,
+                ev.payload if ev.parsed else None,
             )
         )
     return prepared

@@ -609,15 +609,22 @@ def project_rows(conn: sa.Connection, rows: Sequence[LogEvent], memo: Projection
     project_observed(conn, observe_rows(rows, memo), memo)
 
 
-def observe_rows(rows: Sequence[LogEvent], memo: ProjectionMemo) -> list[NewEvent]:
+def observe_rows(
+    rows: Sequence[LogEvent], memo: ProjectionMemo, parsed: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[NewEvent]:
     """The observations of log rows (``seq``, ``id``, ``raw``): pure, needs no connection — the
-    background projector does it before taking the writers' lock, so appends do not wait for it."""
-    return [observe_row(r, memo) for r in rows]
+    background projector does it before taking the writers' lock, so appends do not wait for it.
+    ``parsed``: events' values by id, handed over by the append in this process (the value of their stored
+    text, so the same observations); the others are parsed from their text."""
+    if not parsed:
+        return [observe_row(r, memo) for r in rows]
+    return [observe_row(r, memo, parsed.get(r.id)) for r in rows]
 
 
-def observe_row(row: LogEvent, memo: ProjectionMemo) -> NewEvent:
+def observe_row(row: LogEvent, memo: ProjectionMemo, payload: Mapping[str, Any] | None = None) -> NewEvent:
     """The observations of one log row (raises what the event's observation raises)."""
-    return NewEvent(row.seq, row.id, observe(loads_text(row.raw), row.id, memo.observe))
+    value = loads_text(row.raw) if payload is None else payload
+    return NewEvent(row.seq, row.id, observe(value, row.id, memo.observe))
 
 
 def project_observed(conn: sa.Connection, new: Sequence[NewEvent], memo: ProjectionMemo) -> None:

@@ -282,6 +282,7 @@ class Store:
             self._lock_appends(conn)
             ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
         if last_seq:
+            self._projector.hand_over({e.id: e.payload for e in events if e.payload is not None and e.id in fresh})
             self._projector.notify(last_seq)
             self._trainer.poke(last_seq)
         results: list[AppendResult] = []

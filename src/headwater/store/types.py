@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 if TYPE_CHECKING:
     from headwater.ingest import ParsedEvent
+    from headwater.ingest.decode import Decoded
 
 # Rows and statements of queries built by hand: SQLAlchemy cannot know their column types (a select of
 # chosen columns, a join, a label), so their tuple type stays open; the column names are the contract.
@@ -32,11 +33,15 @@ class IncomingEvent:
     payload: Mapping[str, Any]
     raw: str
     warnings: Sequence[Mapping[str, str]] = ()
+    # the ingest door's: ``payload`` is the value of ``raw`` (the projector may take it instead of parsing
+    # ``raw`` again) and, from the fast path, its decoded parts (the id is computed from them)
+    parsed: bool = False
+    decoded: Decoded | None = None
 
     @classmethod
     def accepted(cls, event: ParsedEvent) -> IncomingEvent:
         """An event as the ingest door accepted it, its warnings kept (every door appends through here)."""
-        return cls(event.payload, event.raw, event.stored_warnings())
+        return cls(event.payload, event.raw, event.stored_warnings(), True, event.decoded)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,426 @@
+"""The usual event, accepted in one pass: its core decoded into typed records, each distinct facet checked once.
+
+Producers repeat themselves: a Spark application sends the same ``schema``, ``columnLineage``, ``symlinks``,
+``parent`` and ``processing_engine`` facets in the START and COMPLETE of a run and in every daily run of the
+same job. :func:`fast_accept` decodes an event's core (``eventTime``, ``eventType``, ``run``, ``job``,
+``inputs``, ``outputs``, ``producer``, ``schemaURL``) with msgspec into the typed records below, each facet kept
+as its raw JSON bytes; a :class:`FacetCache` turns each distinct facet's bytes, once, into what every check
+needs (its value, the verdicts of the structure limits, of the name checks and of its official schema, keyed by
+the SHA-256 of its canonical bytes), so a facet seen before costs a hash and a lookup.
+
+Contract: :func:`fast_accept` returns exactly what :func:`headwater.ingest.accept.accept` returns for the same
+body (the same payloads as values, the same stored text, kinds ``RUN``, no warnings) or None, and then the
+caller runs :func:`~headwater.ingest.accept.accept`, which says what is wrong. None is the answer for anything
+outside the usual case: a body that is not a batch of RunEvents with exactly the core's keys, any key or string
+that is not plain (a ``\\u0000`` or surrogate escape, a run of 20 digits), and every event that is invalid or
+would be accepted with warnings (so refusals and their messages are the full path's, unchanged). The checks it
+runs are the full path's checks on the same values, split at the facets:
+
+- the official schema: the event's kind definition on the core with each facet cut to its BaseFacet keys (the
+  core schema constrains only those: ``spec.validator``'s ``_core_view``), and each standard facet on its own
+  definition — together what :meth:`EventValidator.fast_accepts` asks of the whole event;
+- the structure limits (``limits.within_structure_limits``) on the core and on each facet at its depth;
+- the name checks (``limits.name_problems``) on the core and on each ``parent`` run facet and dataset facet.
+
+Each accepted event carries its :class:`Decoded` parts, from which the store computes the RFC 8785 id with each
+distinct facet's canonical bytes computed once (``store.canonical.decoded_event_id``), and hands the payload
+to the projector in the same process instead of parsing the stored text again.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import orjson
+
+from headwater.ingest.limits import Limits, name_problems, within_limits_at
+from headwater.model.jsontext import has_long_digit_run
+from headwater.spec import EventValidator
+from headwater.spec.facets import Slot
+
+# --- the core's shape: which keys each object may have, and of what type (anything else leaves the fast path) ---
+
+
+@dataclass(frozen=True)
+class _FacetsAt:
+    """A facet container: its slot and its facets' depth in the event."""
+
+    slot: Slot
+    depth: int
+
+
+@dataclass(frozen=True)
+class _Object:
+    """An object of the core: its keys (each a string, a facet container, an object or a list of objects) and
+    the keys it must have."""
+
+    fields: dict[str, Any]
+    required: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _ListOf:
+    item: _Object
+
+
+_STRING = "string"
+
+
+def _dataset_shape(extra_key: str, extra_slot: Slot) -> _Object:
+    return _Object(
+        {"namespace": _STRING, "name": _STRING, "facets": _FacetsAt("dataset", 4), extra_key: _FacetsAt(extra_slot, 4)},
+        frozenset({"namespace", "name"}),
+    )
+
+
+_RUN_EVENT = _Object(
+    {
+        "eventTime": _STRING,
+        "producer": _STRING,
+        "schemaURL": _STRING,
+        "eventType": _STRING,
+        "run": _Object({"runId": _STRING, "facets": _FacetsAt("run", 3)}, frozenset({"runId"})),
+        "job": _Object(
+            {"namespace": _STRING, "name": _STRING, "facets": _FacetsAt("job", 3)}, frozenset({"namespace", "name"})
+        ),
+        "inputs": _ListOf(_dataset_shape("inputFacets", "input")),
+        "outputs": _ListOf(_dataset_shape("outputFacets", "output")),
+    },
+    frozenset({"eventTime", "producer", "schemaURL", "run", "job"}),
+)
+
+# Objects are decoded a level at a time into their keys (in the order sent: a batch's stored text keeps it)
+# with each value's raw bytes; a facet's bytes are not decoded unless the cache has not seen them.
+_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+_TEXT = msgspec.json.Decoder(str)
+
+
+class _Envelope(msgspec.Struct):
+    events: list[msgspec.Raw]
+
+
+_BATCH = msgspec.json.Decoder(list[msgspec.Raw] | _Envelope)
+
+# An escaped UTF-16 surrogate or NUL anywhere: the full path looks (lone surrogates, NUL are refused there).
+_UNUSUAL_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
+
+
+# --- one distinct facet, checked once ----------------------------------------------------------------------
+
+
+@dataclass
+class Facet:
+    """One distinct facet (by its bytes as sent): its value, shared by every event that sends it (read-only:
+    nobody mutates a parsed event), its BaseFacet keys (what the core schema sees of it), its canonical bytes
+    once computed, and its verdicts (kind of check -> passed)."""
+
+    value: dict[str, Any]
+    meta: dict[str, Any]
+    sorted_bytes: bytes | None = None  # compact, keys sorted (set on first use): RFC 8785 for plain content
+    jcs: bytes | None = None  # the exact RFC 8785 bytes, set by the store on first use
+    compact_bytes: bytes | None = None
+    verdicts: dict[tuple[Any, ...], bool] = field(default_factory=dict)
+
+    def compact(self) -> bytes:
+        """The value written as a batch's stored text writes it (orjson, keys in the order sent), once."""
+        if self.compact_bytes is None:
+            self.compact_bytes = orjson.dumps(self.value)
+        return self.compact_bytes
+
+    def canonical(self) -> bytes:
+        """The value's bytes with keys sorted, computed once: equal bytes mean equal values; for plain content
+        (ASCII, no escapes, no floats: what the store checks) they are its RFC 8785 bytes."""
+        if self.sorted_bytes is None:
+            self.sorted_bytes = orjson.dumps(self.value, option=orjson.OPT_SORT_KEYS)
+        return self.sorted_bytes
+
+
+_META = ("_producer", "_schemaURL", "_deleted")
+
+
+class FacetCache:
+    """Distinct facets by their bytes as sent (bounded, least recently used first out), and schema verdicts by
+    (slot, name, canonical bytes): equal content sent with other whitespace or key order is validated once too.
+    Thread-safe (requests run in a thread pool).
+
+    When few facets repeat (producers that share nothing between events), checking facet by facet costs more
+    than checking each event whole: :meth:`cold` says so from the recent hit rate (looked at before each
+    event), and the fast path then leaves bodies to the full path, but for one in ``SAMPLE``
+    (:meth:`sampled`), which it takes to notice when facets repeat again."""
+
+    def __init__(self, max_facets: int = 4096, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_facets, self.max_bytes = max_facets, max_bytes
+        self._facets: dict[bytes, Facet] = {}
+        self._size = 0
+        self._verdicts: dict[tuple[str, str, bytes], bool] = {}
+        self._verdict_bytes = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        self._rate = 1.0  # the hit rate lately: a moving average over about the last 128 lookups
+        self._lookups = 0
+        self._bodies = 0
+
+    SAMPLE = 16
+    MIN_HIT_RATE = 0.3
+
+    def __len__(self) -> int:
+        return len(self._facets)
+
+    def cold(self) -> bool:
+        """True when too few facets repeated lately for the fast path to pay (judged after 256 lookups)."""
+        return self._lookups >= 256 and self._rate < self.MIN_HIT_RATE
+
+    def sampled(self) -> bool:
+        """A new body: whether it is the one in ``SAMPLE`` the fast path takes however cold the cache is."""
+        with self._lock:
+            self._bodies += 1
+            return self._bodies % self.SAMPLE == 0
+
+    def _count(self, hit: bool) -> None:
+        self._lookups += 1
+        self._rate += (hit - self._rate) / 128
+
+    def facet(self, raw: bytes) -> Facet | None:
+        """The facet of these bytes (None: not a plain JSON object the fast path takes)."""
+        with self._lock:
+            found = self._facets.pop(raw, None)
+            if found is not None:
+                self._facets[raw] = found
+                self.hits += 1
+                self._count(True)
+                return found
+        made = _make_facet(raw)
+        if made is None:
+            return None
+        with self._lock:
+            self.misses += 1
+            self._count(False)
+            self._facets[raw] = made
+            self._size += len(raw)
+            while self._facets and (len(self._facets) > self.max_facets or self._size > self.max_bytes):
+                oldest = next(iter(self._facets))
+                del self._facets[oldest]
+                self._size -= len(oldest)
+        return made
+
+    def verdict(self, key: tuple[str, str, bytes], compute: Callable[[], bool]) -> bool:
+        with self._lock:
+            found = self._verdicts.get(key)
+        if found is None:
+            found = compute()
+            with self._lock:
+                self._verdicts[key] = found
+                self._verdict_bytes += len(key[2])
+                while len(self._verdicts) > 4 * self.max_facets or self._verdict_bytes > self.max_bytes:
+                    oldest = next(iter(self._verdicts))
+                    del self._verdicts[oldest]
+                    self._verdict_bytes -= len(oldest[2])
+        return found
+
+
+def _make_facet(raw: bytes) -> Facet | None:
+    if has_long_digit_run(raw.decode("utf-8")):
+        return None  # orjson would read a 20-digit integer as a float: the full path's parser decides
+    try:
+        value = orjson.loads(raw)
+    except (orjson.JSONDecodeError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    return Facet(value, {k: value[k] for k in _META if k in value})
+
+
+# --- one decoded event ---------------------------------------------------------------------------------------
+
+Place = tuple[Slot, str, int]  # where a facet sits: its slot, its name, its depth in the event
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What the fast path knows of an accepted event besides its payload: the core as plain values with a
+    :class:`Facet` where each facet sits (the store serializes it with each facet's canonical bytes put in,
+    to compute the id) and the facets themselves."""
+
+    core: dict[str, Any]
+    facets: tuple[Facet, ...]
+
+
+@dataclass(frozen=True)
+class FastEvent:
+    """An event the fast path accepted: its payload, its stored text and its decoded parts."""
+
+    payload: dict[str, Any]
+    raw: str
+    decoded: Decoded
+
+
+class _Refused(Exception):
+    """Leave the fast path: the full path decides (and says what is wrong, if anything is)."""
+
+
+@dataclass(frozen=True)
+class _Checks:
+    validator: EventValidator
+    limits: Limits
+    check_text: bool  # strings may be longer than max_string_length (the body is longer than that)
+    cache: FacetCache
+
+
+class _Parts:
+    """The forms of one event built in one walk: its payload (the facets' values), the core schema's view
+    (each facet cut to its BaseFacet keys) and the core (a :class:`Facet` where each facet sits)."""
+
+    def __init__(self, checks: _Checks) -> None:
+        self.checks = checks
+        self.facets: list[Facet] = []
+
+    def container(self, raw: msgspec.Raw, at: _FacetsAt) -> Three:
+        checks = self.checks
+        values: dict[str, Any] = {}
+        metas: dict[str, Any] = {}
+        core: dict[str, Any] = {}
+        for name, facet_raw in _decode(_OBJECT, raw).items():
+            facet = checks.cache.facet(bytes(facet_raw))
+            if facet is None or not _facet_passes(facet, at.slot, name, at.depth, checks):
+                raise _Refused
+            values[name], metas[name], core[name] = facet.value, facet.meta, facet
+            self.facets.append(facet)
+        return values, metas, core
+
+    def walk(self, raw: msgspec.Raw | bytes, shape: _Object) -> Three:
+        """An object of the core in its three forms, keys in the order sent."""
+        items = _decode(_OBJECT, raw)
+        if not shape.required <= items.keys() or not items.keys() <= shape.fields.keys():
+            raise _Refused
+        payload: dict[str, Any] = {}
+        view: dict[str, Any] = {}
+        core: dict[str, Any] = {}
+        for key, value in items.items():
+            kind = shape.fields[key]
+            if kind is _STRING:
+                payload[key] = view[key] = core[key] = _decode(_TEXT, value)
+            elif isinstance(kind, _FacetsAt):
+                payload[key], view[key], core[key] = self.container(value, kind)
+            elif isinstance(kind, _Object):
+                payload[key], view[key], core[key] = self.walk(value, kind)
+            else:
+                done = [self.walk(item, kind.item) for item in _decode(_LIST, value)]
+                payload[key], view[key], core[key] = [d[0] for d in done], [d[1] for d in done], [d[2] for d in done]
+        return payload, view, core
+
+
+Three = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]  # payload, view, core
+
+
+def _decode(decoder: msgspec.json.Decoder[Any], raw: msgspec.Raw | bytes) -> Any:
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # not the usual event (a wrong type, nested too deep...)
+        raise _Refused from None
+
+
+def _facet_passes(facet: Facet, slot: Slot, name: str, depth: int, checks: _Checks) -> bool:
+    limits = checks.limits
+    key = ("limits", slot, name, depth, limits, checks.check_text)
+    verdict = facet.verdicts.get(key)
+    if verdict is None:
+        verdict = within_limits_at(facet.value, depth, limits, checks.check_text) and _names_pass(
+            facet.value, slot, name, limits
+        )
+        facet.verdicts[key] = verdict
+    if not verdict:
+        return False
+    fast = checks.validator.fast_facet(slot, name)
+    if fast is None:
+        return True  # a custom facet: the core schema checks its BaseFacet keys (in the core view)
+    return checks.cache.verdict((slot, name, facet.canonical()), lambda: bool(fast.is_valid(facet.value)))
+
+
+def _names_pass(value: dict[str, Any], slot: Slot, name: str, limits: Limits) -> bool:
+    """The name checks of one facet where the full path runs them: ``parent`` run facets and dataset facets."""
+    if slot == "run":
+        return not name_problems({"run": {"facets": {name: value}}}, "$", limits)
+    if slot == "dataset":
+        return not name_problems({"dataset": {"facets": {name: value}}}, "$", limits)
+    return True
+
+
+def _compact(facet: Facet) -> orjson.Fragment:
+    return orjson.Fragment(facet.compact())
+
+
+def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
+    """One event (``text``: its stored text, the body as sent; None: an event of a batch, stored compactly)."""
+    parts = _Parts(checks)
+    payload, view, core = parts.walk(raw, _RUN_EVENT)
+    limits = checks.limits
+    if not (
+        within_limits_at(view, 0, limits, checks.check_text)
+        and checks.validator.fast_core("RUN", view)
+        and not name_problems(view, "$", limits)
+    ):
+        raise _Refused
+    if text is None:  # as the full path writes a batch's event: orjson, keys in the order sent
+        text = orjson.dumps(core, default=_compact, option=orjson.OPT_PASSTHROUGH_DATACLASS).decode("utf-8")
+    return FastEvent(payload, text, Decoded(core, tuple(parts.facets)))
+
+
+_CACHES: weakref.WeakKeyDictionary[EventValidator, FacetCache] = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def cache_for(validator: EventValidator) -> FacetCache:
+    """The process's facet cache of ``validator`` (verdicts hold for the schemas it compiled)."""
+    with _CACHES_LOCK:
+        found = _CACHES.get(validator)
+        if found is None:
+            found = _CACHES[validator] = FacetCache()
+        return found
+
+
+def fast_accept(
+    text: str, validator: EventValidator, limits: Limits, max_events: int, cache: FacetCache, *, batch: bool
+) -> list[FastEvent | str] | None:
+    """The events of one body, each a :class:`FastEvent` when it is a usual, valid RunEvent (module docstring),
+    else its own text (of a batch: the caller checks it the full way); None when the body is not split here
+    (one event the fast path does not take, or a batch msgspec does not read or that holds too many events)."""
+    checks = _Checks(validator, limits, len(text) > limits.max_string_length, cache)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    if not batch:
+        if _UNUSUAL_ESCAPE.search(data) is not None or (not cache.sampled() and cache.cold()):
+            return None
+        try:
+            return [_one(data, text, checks)]
+        except _Refused:
+            return None
+    try:
+        items = _BATCH.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    raws = items.events if isinstance(items, _Envelope) else items
+    if not raws or len(raws) > max_events:
+        return None
+    sampled = cache.sampled()
+    out: list[FastEvent | str] = []
+    for raw in raws:
+        if not sampled and cache.cold():  # facets stopped repeating (maybe in this body): the full path
+            return None
+        item = bytes(raw)
+        try:
+            if _UNUSUAL_ESCAPE.search(item) is not None:
+                raise _Refused
+            out.append(_one(item, None, checks))
+        except _Refused:
+            out.append(item.decode("utf-8"))
+    return out
