@@ -44,6 +44,7 @@ from headwater.store import codec
 from headwater.store.schema import derived_parts, observations, runs
 
 MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
+VARYING = "runId"  # the one value of a dataset's or job's observation that changes from run to run
 CACHE = 8192  # parsed parts kept per engine
 CHUNK = 500  # keys per lookup
 RUN_COLUMNS = ("job_facets", "column_lineage")  # the runs columns kept as parts
@@ -90,6 +91,12 @@ def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
                 out[name + "#"] = members
                 continue
         out[name] = value
+    if VARYING in out and len(out) > 1:  # the rest is what every run says again
+        rest = dumps({**out, VARYING: None})
+        if len(rest) >= MIN_PART:
+            key = part_key(rest)
+            found[key] = rest
+            return dumps({"#": key, VARYING: out[VARYING]})
     return dumps(out)
 
 
@@ -193,14 +200,7 @@ class Parts:
 
     def observations(self, conn: sa.Connection, texts: Sequence[str]) -> list[Any]:
         """Observations' stored texts → their data, as :func:`pack_observation` was given it."""
-        parsed = [loads_text(t) for t in texts]
-        keys: set[str] = set()
-        for stored in parsed:
-            _keys_of(stored, keys)
-        if not keys:
-            return parsed
-        values = self.values(conn, keys)
-        return [_unpack(stored, values) for stored in parsed]
+        return unpack_observations(texts, lambda keys: self.values(conn, keys))
 
     def observation(self, conn: sa.Connection, text: str) -> Any:
         """One observation's stored text → its data."""
@@ -214,6 +214,31 @@ class Parts:
             key = text[1:]
             return self.values(conn, [key])[key]
         return loads(text)
+
+
+def unpack_observations(texts: Sequence[str], fetch: Callable[[set[str]], Mapping[str, JSONValue]]) -> list[Any]:
+    """Observations' stored texts → their data, with ``fetch`` giving the parsed parts of a set of keys."""
+    parsed = [loads_text(t) for t in texts]
+    rests = {s["#"] for s in parsed if isinstance(s, dict) and isinstance(s.get("#"), str)}
+    if rests:  # first the rest of each observation, then the parts it names
+        found = fetch(rests)
+        parsed = [_with_rest(s, found) for s in parsed]
+    keys: set[str] = set()
+    for stored in parsed:
+        _keys_of(stored, keys)
+    if not keys:
+        return parsed
+    values = fetch(keys)
+    return [_unpack(stored, values) for stored in parsed]
+
+
+def _with_rest(stored: Any, rests: Mapping[str, JSONValue]) -> Any:
+    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` x, in place."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("#"), str):
+        return stored
+    rest = rests[stored["#"]]
+    assert isinstance(rest, dict)
+    return {**rest, **{k: v for k, v in stored.items() if k != "#"}}
 
 
 def _unpack(stored: Any, values: Mapping[str, JSONValue]) -> Any:
@@ -343,9 +368,18 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
 def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
     """Every part key a row names (read in pages)."""
     keys: set[str] = set()
+    rests: set[str] = set()
     for text in _column_pages(conn, observations.c.data, batch):
         if "#" in text:
-            _keys_of(loads_text(text), keys)
+            stored = loads_text(text)
+            if isinstance(stored, dict) and isinstance(stored.get("#"), str):
+                rests.add(stored["#"])
+            else:
+                _keys_of(stored, keys)
+    found = parts_of(conn.engine).values(conn, rests)  # the rests name parts of their own
+    for rest in found.values():
+        _keys_of(rest, keys)
+    keys |= rests
     for column in RUN_COLUMNS:
         for text in _column_pages(conn, runs.c[column], batch):
             if text.startswith("#"):
