@@ -14,7 +14,10 @@ Contract:
 - **Observation texts** (:func:`pack_observation`): the observation's JSON object, where a top-level list whose
   text has :data:`MIN_PART` characters or more becomes ``"<key>#": "<part>"`` and a top-level object with such
   a member becomes ``"<key>#": {member: "<part>" | [value]}`` (a part, or the value inline in a one-element
-  list), in the same places; the other values stay as they are. Observation keys never end with ``#``.
+  list), in the same places; the other values stay as they are. Observation keys never end with ``#``. Then,
+  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample), what is left but the
+  run id (with ``runId`` null, so the keys keep their order) is one part too when it is long enough:
+  ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
 - **Column texts** (:func:`pack_column`): a JSON text of :data:`MIN_PART` characters or more is ``#<part>``
   (JSON text never starts with ``#``).
 - **Parts** are immutable: a key is the URL-safe base64 of the first 24 bytes of the SHA-256 of the part's
