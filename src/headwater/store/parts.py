@@ -131,11 +131,9 @@ def _insert_ignoring(conn: sa.Connection) -> Any:
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
         return pg_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-    if conn.dialect.name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # the store runs on SQLite or PostgreSQL
 
-        return sqlite_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-    return derived_parts.insert().prefix_with("IGNORE")  # MySQL / MariaDB
+    return sqlite_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
 
 
 _STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
