@@ -219,7 +219,7 @@ def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, f
     """Per event: the log's data, the derived tables' data, every index; and the total."""
     from headwater.store.schema import DERIVED_TABLES
 
-    derived = {t.name for t in DERIVED_TABLES} | {"observations", "fields"}  # fields: column edges' dictionary
+    derived = {t.name for t in DERIVED_TABLES} | {"observations", "derived_parts", "fields"}  # parts and column edges' field dictionary (newer code)
     log = sum(v["data"] for k, v in sizes.items() if k in LOG_TABLES)
     graph = sum(v["data"] for k, v in sizes.items() if k in derived)
     indexes = sum(v["indexes"] for k, v in sizes.items() if k in derived or k in LOG_TABLES)
@@ -232,8 +232,8 @@ def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, f
 
 
 def observations_what_if(url: str) -> dict[str, int]:
-    """The observation index's ``data`` texts: their bytes, and what zstd (level 3, no dictionary) would make of
-    each: a figure for the derived tables, which are stored as they are."""
+    """The observation index's ``data`` texts as stored (with newer code: without the parts they name), their
+    bytes, and what zstd (level 3, no dictionary) would make of each."""
     import sqlalchemy as sa
     import zstandard
 
@@ -278,13 +278,22 @@ def bytes_round(url: str, events: int, apps: int) -> dict[str, Any]:
         from headwater.store import codec
     except ImportError:  # code from before the log was compressed
         return result
+    try:
+        from headwater.store import parts
+    except ImportError:  # code from before the derived texts were parts
+        parts = None  # type: ignore[assignment]
     with Store.open(url) as store:  # what `headwater db compact --vacuum` does
         codec.train(store.engine)
         codec.compact(store.engine)
+        if parts is not None:
+            parts.compact(store.engine)
         codec.vacuum(store.engine)
         if store.dialect == "postgresql":  # the steady state's size: VACUUM FULL gives the table's freed pages back
             with store.engine.connect() as conn:
-                conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM FULL events")
+                auto = conn.execution_options(isolation_level="AUTOCOMMIT")
+                auto.exec_driver_sql("VACUUM FULL events")
+                if parts is not None:
+                    auto.exec_driver_sql("VACUUM FULL derived_parts")
     result["compacted"] = store_bytes(url)
     return result
 
@@ -332,7 +341,7 @@ def bytes_main(args: argparse.Namespace) -> None:
         what = found[-1]["observations_data"]
         print(
             f"{kind} observations.data: {what['text'] / found[-1]['events']:,.0f} B/event of text, "
-            f"{what['zstd'] / found[-1]['events']:,.0f} B/event if each were zstd-compressed (not done: derived)"
+            f"{what['zstd'] / found[-1]['events']:,.0f} B/event if each were zstd-compressed"
         )
     for (
         kind,

@@ -172,7 +172,7 @@ def backup_command(target: Path, db: str | None) -> None:
 @click.option("--vacuum", is_flag=True, help="Then give the freed space back (SQLite: VACUUM of the log's file).")
 @_DB
 def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) -> None:
-    """Train a zstd dictionary on the newest events and recompress the log with it.
+    """Train a zstd dictionary on the newest events and recompress the log (and the derived texts) with it.
 
     Events keep their ids and read back byte for byte the same. Rows stored before the log was compressed
     (or with an older dictionary) are rewritten with the newest one, in short transactions, oldest first,
@@ -180,7 +180,7 @@ def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) ->
     space to the file system (on SQLite appends wait while the log's file is copied; PostgreSQL's VACUUM
     makes the space reusable).
     """
-    from headwater.store import codec
+    from headwater.store import codec, parts
 
     if batch < 1:
         raise click.BadParameter(f"--batch must be at least 1, got {batch}")
@@ -202,6 +202,11 @@ def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) ->
         click.echo(
             f"{done.rewritten} of {done.rows} event(s) recompressed with dictionary {done.dictionary}: "
             f"{done.bytes_before} → {done.bytes_after} bytes of event text"
+        )
+        packed = parts.compact(store.engine, batch=batch)
+        click.echo(
+            f"derived texts: {packed.rows} row(s) moved into parts, {packed.parts} part(s) recompressed "
+            f"({packed.bytes_before} → {packed.bytes_after} bytes), {packed.removed} part(s) no row names removed"
         )
         if vacuum:
             codec.vacuum(store.engine)

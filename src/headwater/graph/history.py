@@ -24,10 +24,10 @@ from headwater.graph.answers import (
     Version,
 )
 from headwater.graph.common import NodeNotFound, is_absent, root_ref, version_shape
-from headwater.model.jsontext import loads_text
 from headwater.model.jsontypes import Facets
 from headwater.model.nodeid import NodeRef, parse_node_id
 from headwater.model.times import iso
+from headwater.store.parts import read_column
 from headwater.store.schema import dataset_versions, job_versions, runs
 
 COLUMNS_FACET = "headwater_columns"
@@ -113,7 +113,7 @@ def _runs(conn: sa.Connection, run_ids: set[str]) -> dict[str, MadeBy]:
     found: dict[str, MadeBy] = {}
     for row in conn.execute(query):
         job = parse_node_id(row.job)
-        job_type = (loads_text(row.job_facets) or {}).get("jobType") or {}
+        job_type = (read_column(conn, row.job_facets) or {}).get("jobType") or {}
         found[row.run_id] = {
             "runId": row.run_id,
             "job": row.job,

@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import from_micros, to_micros
-from headwater.store import codec
+from headwater.store import codec, parts
 from headwater.store.canonical import decoded_event_id, event_id
 from headwater.store.observe import Observation, header
 from headwater.store.schema import event_warnings, events, observations
@@ -125,13 +125,14 @@ def head_seq(conn: sa.Connection) -> int:
 
 
 def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
+    """Store the observations (their large values as parts: :mod:`headwater.store.parts`)."""
     rows = [
-        {"node": o.node, "event_seq": n.seq, "role": o.role, "time": o.time, "event_id": n.id, "data": dumps(o.data)}
+        {"node": o.node, "event_seq": n.seq, "role": o.role, "time": o.time, "event_id": n.id, "data": o.data}
         for n in new
         for o in n.observations
     ]
     if rows:
-        conn.execute(observations.insert(), rows)
+        conn.execute(observations.insert(), parts.observation_rows(conn, rows))
 
 
 def _stored(conn: sa.Connection, row: sa.Row[*tuple[Any, ...]]) -> StoredEvent:

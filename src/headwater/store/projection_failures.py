@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import error_node_id
+from headwater.store.parts import observation_rows, read_observations
 from headwater.store.projector import project_rows
 from headwater.store.schema import events, observations
 from headwater.store.watermark import LogPlace, log_events
@@ -25,16 +25,19 @@ def mark_failed(conn: sa.Connection, row: LogPlace, message: str) -> None:
     """Record that a log event could not be derived (an ``error`` observation moves the watermark past it)."""
     conn.execute(
         observations.insert(),
-        [
-            {
-                "node": error_node_id(row.id),
-                "event_seq": row.seq,
-                "role": "error",
-                "time": 0,
-                "event_id": row.id,
-                "data": dumps({"error": message}),
-            }
-        ],
+        observation_rows(
+            conn,
+            [
+                {
+                    "node": error_node_id(row.id),
+                    "event_seq": row.seq,
+                    "role": "error",
+                    "time": 0,
+                    "event_id": row.id,
+                    "data": {"error": message},
+                }
+            ],
+        ),
     )
 
 
@@ -48,8 +51,11 @@ def failed_events(conn: sa.Connection, limit: int = 100) -> tuple[int, list[Fail
         .order_by(observations.c.event_seq)
         .limit(limit)
     )
+    found = rows.all()
+    datas = read_observations(conn, [r.data for r in found])
     return count, [
-        {"seq": int(r.event_seq), "id": r.event_id, "error": str(loads_text(r.data).get("error", ""))} for r in rows
+        {"seq": int(r.event_seq), "id": r.event_id, "error": str(d.get("error", ""))}
+        for r, d in zip(found, datas, strict=True)
     ]
 
 
@@ -72,6 +78,7 @@ def retry_failed(conn: sa.Connection) -> tuple[int, list[FailedEvent]]:
             fixed += 1
         except Exception as exc:  # noqa: BLE001 - recorded again, with the error of this attempt
             message = f"{type(exc).__name__}: {exc}"
-            conn.execute(observations.update().where(is_error).values(data=dumps({"error": message})))
+            (stored,) = observation_rows(conn, [{"data": {"error": message}}])
+            conn.execute(observations.update().where(is_error).values(data=stored["data"]))
             still.append({"seq": row.seq, "id": row.id, "error": message})
     return fixed, still

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import sqlalchemy as sa
 
@@ -34,6 +34,7 @@ from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_e
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
+from headwater.store.parts import read_column, read_observations, run_rows
 from headwater.store.schema import (
     column_edges,
     dataset_fields,
@@ -59,6 +60,18 @@ Position = tuple[int, str]  # a job sample's place in time: (time, run id or "ev
 # column's value of its own type) or as dicts of column -> value to insert or update, and the parser
 # of their stored JSON text (cached per projector: :class:`JsonMemo`).
 StoredRow: TypeAlias = sa.Row[*tuple[Any, ...]]
+
+
+class ObservationRow(NamedTuple):
+    """A stored observation with its data read back (:func:`headwater.store.parts.read_observations`)."""
+
+    node: str
+    role: str
+    time: int
+    event_id: str
+    data: Any
+
+
 RowValues: TypeAlias = dict[str, Any]
 RowMapping: TypeAlias = Mapping[str, Any]
 Loads: TypeAlias = Callable[[str | None], Any]
@@ -109,7 +122,9 @@ _JOB_TAIL_VERSIONS = sa.select(job_versions).where(
 _JOB_TAIL_RUNS = sa.select(runs.c.job, runs.c.run_id, runs.c.started_at, runs.c.parent_job).where(
     runs.c.job.in_(_ids()), runs.c.started_at >= sa.bindparam("since")
 )
-_JOB_TAIL_EVENTS = sa.select(observations).where(
+_JOB_TAIL_EVENTS = sa.select(
+    observations.c.node, observations.c.role, observations.c.time, observations.c.event_id, observations.c.data
+).where(
     observations.c.node.in_(_ids()),
     observations.c.role.in_(("jobevent", JOB_RUN_ROLE)),
     observations.c.time >= sa.bindparam("since"),
@@ -126,10 +141,18 @@ def _chunks(items: Iterable[str], size: int = CHUNK) -> Iterator[list[str]]:
         yield ordered[start : start + size]
 
 
-def _load_observations(conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]) -> dict[str, list[StoredRow]]:
-    found: dict[str, list[StoredRow]] = defaultdict(list)
+def _read(conn: sa.Connection, rows: Sequence[StoredRow]) -> list[ObservationRow]:
+    """Stored observation rows with their data read back (in one look-up of the parts they name)."""
+    datas = read_observations(conn, [r.data for r in rows])
+    return [ObservationRow(r.node, r.role, r.time, r.event_id, d) for r, d in zip(rows, datas, strict=True)]
+
+
+def _load_observations(
+    conn: sa.Connection, nodes: Sequence[str], roles: Sequence[str]
+) -> dict[str, list[ObservationRow]]:
+    found: dict[str, list[ObservationRow]] = defaultdict(list)
     for chunk in _chunks(nodes):
-        for row in conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}):
+        for row in _read(conn, conn.execute(_OBSERVATIONS_OF, {"ids": chunk, "roles": list(roles)}).all()):
             found[row.node].append(row)
     return found
 
@@ -214,7 +237,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     else:
         old_runs = sorted(run_nodes)
     for node, obs_rows in _load_observations(conn, old_runs, ("run",)).items():
-        found[node] = [RunObservation(r.time, r.event_id, batch.json.loads(r.data)) for r in obs_rows]
+        found[node] = [RunObservation(r.time, r.event_id, r.data) for r in obs_rows]
     rows: list[RowValues] = []
     for node, run_obs in sorted(found.items()):
         run = derive_run(run_id_of(node), run_obs)
@@ -232,16 +255,16 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
     for chunk in _chunks(known):
         conn.execute(_RUN_DELETE, {"ids": chunk})
     if rows:
-        conn.execute(runs.insert(), rows)
+        conn.execute(runs.insert(), run_rows(conn, rows))
     return touched_jobs
 
 
 # --- jobs -------------------------------------------------------------------------------------
 
 
-def _run_sample(r: StoredRow, loads: Loads) -> JobSample:
-    facets = loads(r.job_facets)
-    content = job_content(loads(r.inputs), loads(r.outputs), facets, loads(r.column_lineage))
+def _run_sample(conn: sa.Connection, r: StoredRow, loads: Loads) -> JobSample:
+    facets = read_column(conn, r.job_facets, loads)
+    content = job_content(loads(r.inputs), loads(r.outputs), facets, read_column(conn, r.column_lineage, loads))
     return JobSample(r.started_at, r.run_id, r.run_id, content, facets)
 
 
@@ -250,8 +273,8 @@ def _fresh_sample(run: RowMapping) -> JobSample:
     return JobSample(run["started_at"], run["run_id"], run["run_id"], content, run["job_facets"])
 
 
-def _event_sample(o: StoredRow, loads: Loads) -> tuple[JobSample, tuple[str, str]]:
-    d = loads(o.data)
+def _event_sample(o: ObservationRow) -> tuple[JobSample, tuple[str, str]]:
+    d = o.data
     content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
     return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
 
@@ -263,7 +286,7 @@ def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
             names.setdefault(job, (o.data["jobNamespace"], o.data["jobName"]))
     missing = [j for j in chunk if j not in names]
     for node, obs_rows in _load_observations(conn, missing, JOB_ROLES).items():
-        d = batch.json.loads(obs_rows[0].data)
+        d = obs_rows[0].data
         names[node] = (d["jobNamespace"], d["jobName"])
     return names
 
@@ -313,15 +336,15 @@ def _jobs_full(
     run_ids: dict[str, set[str]] = defaultdict(set)
     for r in conn.execute(sa.select(runs).where(runs.c.job.in_(chunk)).order_by(runs.c.started_at, runs.c.run_id)):
         fresh = fresh_runs.get(r.run_id)
-        samples[r.job].append(_fresh_sample(fresh) if fresh is not None else _run_sample(r, loads))
+        samples[r.job].append(_fresh_sample(fresh) if fresh is not None else _run_sample(conn, r, loads))
         last_run[r.job] = ((r.started_at, r.run_id), r.parent_job)
         run_ids[r.job].add(r.run_id)
     for node, obs_rows in _load_observations(conn, chunk, ("jobevent", JOB_RUN_ROLE)).items():
         for o in obs_rows:
             if o.role != JOB_RUN_ROLE:
-                samples[node].append(_event_sample(o, loads)[0])
+                samples[node].append(_event_sample(o)[0])
                 continue
-            d = loads(o.data)
+            d = o.data
             if d["runId"] in run_ids[node]:
                 continue  # the run is in the log again (a late event of a pruned run): its row stands for it
             content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
@@ -409,8 +432,8 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
     tail_runs: dict[str, list[StoredRow]] = defaultdict(list)
     for r in conn.execute(_JOB_TAIL_RUNS, {"ids": chunk, "since": since}):
         tail_runs[r.job].append(r)
-    tail_events: dict[str, list[StoredRow]] = defaultdict(list)
-    for o in conn.execute(_JOB_TAIL_EVENTS, {"ids": chunk, "since": since}):
+    tail_events: dict[str, list[ObservationRow]] = defaultdict(list)
+    for o in _read(conn, conn.execute(_JOB_TAIL_EVENTS, {"ids": chunk, "since": since}).all()):
         tail_events[o.node].append(o)
     done: set[str] = set()
     job_updates: list[RowValues] = []
@@ -424,7 +447,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
         if any(o.role == JOB_RUN_ROLE for o in tail):
             continue  # a pruned run's sample sits after the change: full path
         samples = [_fresh_sample(batch.fresh_runs[r.run_id]) for r in later]
-        samples += [_event_sample(o, batch.json.loads)[0] for o in tail]
+        samples += [_event_sample(o)[0] for o in tail]
         if any((s.time, s.key) not in changed for s in samples):
             continue  # an older sample sits after the change: out of order, full path
         before = [v for v in tail_versions[job] if v.valid_from < m_time]
@@ -514,7 +537,7 @@ def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Loads) -> None:
     version_rows: list[RowValues] = []
     field_rows: list[RowValues] = []
     for node, obs_rows in found.items():
-        parsed = [DatasetObservation(r.time, r.event_id, r.role, loads(r.data)) for r in obs_rows]
+        parsed = [DatasetObservation(r.time, r.event_id, r.role, r.data) for r in obs_rows]
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
         ds_rows.append(

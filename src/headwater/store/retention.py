@@ -32,8 +32,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.model.jsontext import dumps, loads_text
+from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import run_node_id
+from headwater.store.parts import observation_rows, read_column, read_observations
 from headwater.store.projector import JOB_RUN_ROLE
 from headwater.store.schema import event_warnings, events, observations, runs, store_horizon
 from headwater.store.watermark import projected_seq
@@ -101,12 +102,13 @@ def _keep_samples(conn: sa.Connection, before: int) -> int:
         for node, r in by_node.items():
             if back_after is not None and node in newest and newest[node][0] > back_after:
                 runs_of_job[r.job].add(r.run_id)
-        for o in conn.execute(  # a run pruned before, back through a late event and pruned again: one sample
+        samples = conn.execute(  # a run pruned before, back through a late event and pruned again: one sample
             sa.select(observations.c.node, observations.c.event_seq, observations.c.data).where(
                 observations.c.node.in_(list(runs_of_job)), observations.c.role == JOB_RUN_ROLE
             )
-        ):
-            if loads_text(o.data)["runId"] in runs_of_job[o.node]:
+        ).all()
+        for o, d in zip(samples, read_observations(conn, [o.data for o in samples]), strict=True):
+            if d["runId"] in runs_of_job[o.node]:
                 stale.append((o.node, int(o.event_seq)))
         for node, r in by_node.items():
             if node not in newest:
@@ -116,8 +118,8 @@ def _keep_samples(conn: sa.Connection, before: int) -> int:
                 "runId": r.run_id,
                 "inputs": loads_text(r.inputs),
                 "outputs": loads_text(r.outputs),
-                "jobFacets": loads_text(r.job_facets),
-                "columnLineage": loads_text(r.column_lineage),
+                "jobFacets": read_column(conn, r.job_facets),
+                "columnLineage": read_column(conn, r.column_lineage),
                 "parentJob": r.parent_job,
             }
             rows.append(
@@ -127,7 +129,7 @@ def _keep_samples(conn: sa.Connection, before: int) -> int:
                     "role": JOB_RUN_ROLE,
                     "time": r.started_at,
                     "event_id": eid,
-                    "data": dumps(data),
+                    "data": data,
                 }
             )
         for node, seq in stale:
@@ -137,7 +139,7 @@ def _keep_samples(conn: sa.Connection, before: int) -> int:
                 )
             )
         if rows:
-            conn.execute(observations.insert(), rows)
+            conn.execute(observations.insert(), observation_rows(conn, rows))
         kept += len(rows)
 
 

@@ -7,7 +7,8 @@ compact JSON, so the same SQL runs on SQLite and PostgreSQL.
   kept zstd-compressed (``body``, ``dictionary``; store/codec.py) or, for rows written before
   migration 0011, as it came (``raw``).
 - ``event_dictionaries``: the zstd dictionaries the log's bodies were compressed with.
-- ``observations``: index event ↔ node (dataset/job/run) with what the event said about the node.
+- ``observations``: index event ↔ node (dataset/job/run) with what the event said about the node; its large
+  JSON values (and those of ``runs``) kept once each in ``derived_parts`` (store/parts.py).
 - everything else is derived from those two and can be rebuilt (``Store.rebuild``).
 """
 
@@ -63,6 +64,19 @@ observations = sa.Table(
     sa.Column("event_id", sa.String(64), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
     sa.Index("ix_observations_event", "event_seq"),
+)
+
+# The large JSON texts of the observation index and of ``runs`` (store/parts.py, migration 0013), each distinct
+# text once: ``key`` hashes it; stored in the event log's three forms (store/codec.py: ``raw``, or ``body``
+# compressed with ``dictionary``). Immutable; rows name them by key. Derived, but not emptied by a rebuild:
+# the observations a prune keeps name them too.
+derived_parts = sa.Table(
+    "derived_parts",
+    metadata,
+    sa.Column("key", sa.String(32), primary_key=True),
+    sa.Column("raw", sa.Text, nullable=False),
+    sa.Column("body", sa.LargeBinary),
+    sa.Column("dictionary", sa.Integer),
 )
 
 runs = sa.Table(

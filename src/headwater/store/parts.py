@@ -1,0 +1,458 @@
+"""How the derived tables keep their large JSON texts: content-addressed parts, each stored once, compressed.
+
+A daily job says the same things run after run: its inputs' and outputs' schemas, its Spark properties, its
+column lineage. The observation index (``observations.data``) and the runs (``runs.job_facets``,
+``runs.column_lineage``) kept that text again for every run and every node; here each distinct piece is kept
+once, in ``derived_parts``, keyed by the hash of its text and compressed by :mod:`headwater.store.codec` (the
+event log's dictionaries and its three stored forms), and the rows hold the key.
+
+Contract:
+
+- **Same values back.** :meth:`Parts.observations` / :meth:`Parts.column` give back exactly what
+  ``loads_text(dumps(value))`` gave before (key order included); a row written before migration 0013 (plain
+  JSON) reads as it did. Everyone who reads these columns reads through them.
+- **Observation texts** (:func:`pack_observation`): the observation's JSON object, where a top-level list whose
+  text has :data:`MIN_PART` characters or more becomes ``"<key>#": "<part>"`` and a top-level object with such
+  a member becomes ``"<key>#": {member: "<part>" | [value]}`` (a part, or the value inline in a one-element
+  list), in the same places; the other values stay as they are. Observation keys never end with ``#``. Then,
+  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample), what is left but the
+  run id (with ``runId`` null, so the keys keep their order) is one part too when it is long enough:
+  ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
+- **Column texts** (:func:`pack_column`): a JSON text of :data:`MIN_PART` characters or more is ``#<part>``
+  (JSON text never starts with ``#``).
+- **Parts** are immutable: a key is the URL-safe base64 of the first 24 bytes of the SHA-256 of the part's
+  UTF-8 text (32 characters; 192 bits, so no two texts share one by accident or by design). Written with the
+  rows that name them, in the same transaction (:meth:`Parts.write`: only keys not stored yet, "insert or
+  ignore" against a concurrent writer). ``headwater db compact`` recompresses them with the newest dictionary
+  (:func:`compact`) and removes the parts no row names any more (after a prune).
+- Parsed parts are cached per engine (bounded, LRU); values are shared between readers, who must not mutate
+  them (as with the projector's other memos).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from headwater.model.jsontext import dumps, loads_text
+from headwater.model.jsontypes import JSONValue
+from headwater.store import codec
+from headwater.store.schema import derived_parts, observations, runs
+
+MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
+VARYING = "runId"  # the one value of a dataset's or job's observation that changes from run to run
+CACHE = 8192  # parsed parts kept per engine
+CHUNK = 500  # keys per lookup
+RUN_COLUMNS = ("job_facets", "column_lineage")  # the runs columns kept as parts
+
+
+class MissingPart(RuntimeError):
+    """A row names a part the store does not hold (damage, or a part removed while a row still named it)."""
+
+
+def part_key(text: str) -> str:
+    """The key of a part's text (32 characters)."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:24]
+    return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+def _part(value: JSONValue, found: dict[str, str]) -> str | None:
+    text = dumps(value)
+    if len(text) < MIN_PART:
+        return None
+    key = part_key(text)
+    found[key] = text
+    return key
+
+
+def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
+    """An observation's stored text; the parts it names are added to ``found`` (key -> text)."""
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name.endswith("#"):
+            raise ValueError(f"an observation key may not end with '#': {name!r}")
+        if isinstance(value, list) and value:
+            key = _part(value, found)
+            if key is not None:
+                out[name + "#"] = key
+                continue
+        elif isinstance(value, dict) and value:
+            members: dict[str, Any] = {}
+            parted = False
+            for member, inner in value.items():
+                key = _part(inner, found)
+                members[member] = [inner] if key is None else key
+                parted = parted or key is not None
+            if parted:
+                out[name + "#"] = members
+                continue
+        out[name] = value
+    if VARYING in out and len(out) > 1:  # the rest is what every run says again
+        rest = dumps({**out, VARYING: None})
+        if len(rest) >= MIN_PART:
+            key = part_key(rest)
+            found[key] = rest
+            return dumps({"#": key, VARYING: out[VARYING]})
+    return dumps(out)
+
+
+def pack_column(text: str, found: dict[str, str]) -> str:
+    """A JSON column's stored text: ``#<part>`` for a long one (added to ``found``), else the text itself."""
+    if len(text) < MIN_PART:
+        return text
+    key = part_key(text)
+    found[key] = text
+    return "#" + key
+
+
+def _keys_of(stored: JSONValue, into: set[str]) -> None:
+    """The part keys an observation's stored (parsed) object names."""
+    if not isinstance(stored, dict):
+        return
+    for name, value in stored.items():
+        if not name.endswith("#"):
+            continue
+        if isinstance(value, str):
+            into.add(value)
+        elif isinstance(value, dict):
+            into.update(v for v in value.values() if isinstance(v, str))
+
+
+def _insert_ignoring(conn: sa.Connection) -> Any:
+    """``INSERT`` into ``derived_parts`` that skips a key another writer stored meanwhile."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # the store runs on SQLite or PostgreSQL
+
+    return sqlite_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
+
+
+_STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
+_PARTS_OF = sa.select(derived_parts.c.key, derived_parts.c.raw, derived_parts.c.body, derived_parts.c.dictionary).where(
+    derived_parts.c.key.in_(sa.bindparam("keys", expanding=True))
+)
+
+
+class Parts:
+    """One database's parts: the parsed-part cache, reads and writes (one per engine: :func:`parts_of`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cache: dict[str, JSONValue] = {}
+
+    # -- writes ------------------------------------------------------------------------------------
+
+    def write(self, conn: sa.Connection, found: Mapping[str, str]) -> None:
+        """Store the parts in ``found`` (key -> text) that the store does not hold yet, in ``conn``'s transaction."""
+        if not found:
+            return
+        keys = sorted(found)
+        stored: set[str] = set()
+        for start in range(0, len(keys), CHUNK):
+            stored.update(conn.scalars(_STORED_KEYS, {"keys": keys[start : start + CHUNK]}))
+        rows = [{"key": k, **codec.encode(conn, found[k]).columns()} for k in keys if k not in stored]
+        if rows:
+            conn.execute(_insert_ignoring(conn), rows)
+
+    # -- reads -------------------------------------------------------------------------------------
+
+    def _cached(self, key: str) -> Any:
+        with self._lock:
+            found = self._cache.pop(key, _MISSING)
+            if found is not _MISSING:
+                self._cache[key] = found  # most recently used
+            return found
+
+    def _remember(self, key: str, value: JSONValue) -> None:
+        with self._lock:
+            if len(self._cache) >= CACHE:
+                del self._cache[next(iter(self._cache))]
+            self._cache[key] = value
+
+    def values(self, conn: sa.Connection, keys: Iterable[str]) -> dict[str, JSONValue]:
+        """The parsed parts of ``keys`` (from the cache, the rest in one query per :data:`CHUNK` keys)."""
+        out: dict[str, JSONValue] = {}
+        missing: list[str] = []
+        for key in set(keys):
+            found = self._cached(key)
+            if found is _MISSING:
+                missing.append(key)
+            else:
+                out[key] = found
+        missing.sort()
+        for start in range(0, len(missing), CHUNK):
+            for row in conn.execute(_PARTS_OF, {"keys": missing[start : start + CHUNK]}):
+                value = loads_text(codec.text(conn, row))
+                self._remember(row.key, value)
+                out[row.key] = value
+        lost = [k for k in missing if k not in out]
+        if lost:
+            raise MissingPart(f"the derived tables name {len(lost)} part(s) the store does not hold, e.g. {lost[0]}")
+        return out
+
+    def observations(self, conn: sa.Connection, texts: Sequence[str]) -> list[Any]:
+        """Observations' stored texts → their data, as :func:`pack_observation` was given it."""
+        return unpack_observations(texts, lambda keys: self.values(conn, keys))
+
+    def observation(self, conn: sa.Connection, text: str) -> Any:
+        """One observation's stored text → its data."""
+        return self.observations(conn, [text])[0]
+
+    def column(self, conn: sa.Connection, text: str | None, loads: Callable[[str], Any] = loads_text) -> Any:
+        """A JSON column's stored text → its value (``loads`` parses a text kept inline, e.g. a memo's)."""
+        if text is None:
+            return None
+        if text.startswith("#"):
+            key = text[1:]
+            return self.values(conn, [key])[key]
+        return loads(text)
+
+
+def unpack_observations(texts: Sequence[str], fetch: Callable[[set[str]], Mapping[str, JSONValue]]) -> list[Any]:
+    """Observations' stored texts → their data, with ``fetch`` giving the parsed parts of a set of keys."""
+    parsed = [loads_text(t) for t in texts]
+    rests = {s["#"] for s in parsed if isinstance(s, dict) and isinstance(s.get("#"), str)}
+    if rests:  # first the rest of each observation, then the parts it names
+        found = fetch(rests)
+        parsed = [_with_rest(s, found) for s in parsed]
+    keys: set[str] = set()
+    for stored in parsed:
+        _keys_of(stored, keys)
+    if not keys:
+        return parsed
+    values = fetch(keys)
+    return [_unpack(stored, values) for stored in parsed]
+
+
+def _with_rest(stored: Any, rests: Mapping[str, JSONValue]) -> Any:
+    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` x, in place."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("#"), str):
+        return stored
+    rest = rests[stored["#"]]
+    assert isinstance(rest, dict)
+    return {**rest, **{k: v for k, v in stored.items() if k != "#"}}
+
+
+def _unpack(stored: Any, values: Mapping[str, JSONValue]) -> Any:
+    if not isinstance(stored, dict) or not any(name.endswith("#") for name in stored):
+        return stored
+    out: dict[str, Any] = {}
+    for name, value in stored.items():
+        if not name.endswith("#"):
+            out[name] = value
+        elif isinstance(value, str):
+            out[name[:-1]] = values[value]
+        else:
+            out[name[:-1]] = {m: (values[v] if isinstance(v, str) else v[0]) for m, v in value.items()}
+    return out
+
+
+_MISSING = object()
+_PARTS: weakref.WeakKeyDictionary[sa.Engine, Parts] = weakref.WeakKeyDictionary()
+_PARTS_LOCK = threading.Lock()
+
+
+def parts_of(engine: sa.Engine) -> Parts:
+    """The :class:`Parts` of the database behind ``engine`` (one per engine, for its life)."""
+    with _PARTS_LOCK:
+        found = _PARTS.get(engine)
+        if found is None:
+            found = _PARTS[engine] = Parts()
+        return found
+
+
+# -- the one way in and out, for every reader and writer ---------------------------------------------
+
+
+def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Observation rows to insert (``data`` a JSON-able object) → their stored form; writes the parts they name."""
+    found: dict[str, str] = {}
+    out = [{**row, "data": pack_observation(row["data"], found)} for row in rows]
+    parts_of(conn.engine).write(conn, found)
+    return out
+
+
+def read_observations(conn: sa.Connection, texts: Sequence[str]) -> list[Any]:
+    """Stored ``observations.data`` texts → their data (every reader of the column reads through this)."""
+    return parts_of(conn.engine).observations(conn, texts)
+
+
+def read_observation(conn: sa.Connection, text: str) -> Any:
+    return parts_of(conn.engine).observation(conn, text)
+
+
+def run_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """``runs`` rows to insert (JSON columns as text) → their stored form; writes the parts they name."""
+    found: dict[str, str] = {}
+    out = [{**row, **{c: pack_column(row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
+    parts_of(conn.engine).write(conn, found)
+    return out
+
+
+def read_column(conn: sa.Connection, text: str | None, loads: Callable[[str], Any] = loads_text) -> Any:
+    """A stored ``runs.job_facets`` / ``runs.column_lineage`` text → its value (every reader reads through this)."""
+    return parts_of(conn.engine).column(conn, text, loads)
+
+
+# -- converting, compacting -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Packed:
+    """What :func:`pack_stored` / :func:`compact` did."""
+
+    rows: int  # rows rewritten into parts
+    parts: int  # parts recompressed
+    removed: int  # parts no row named
+    bytes_before: int
+    bytes_after: int
+
+
+def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
+    """Rewrite the observation and run rows still kept as plain JSON into parts (migration 0013, and ``db compact``
+    for rows a pre-0013 server wrote); answers how many rows were rewritten."""
+    done = 0
+    obs_key = (observations.c.node, observations.c.event_seq, observations.c.role)
+    last: tuple[Any, ...] | None = None
+    while True:
+        query = sa.select(*obs_key, observations.c.data).order_by(*obs_key).limit(batch)
+        if last is not None:
+            query = query.where(sa.tuple_(*obs_key) > sa.tuple_(*(sa.literal(v) for v in last)))
+        rows = conn.execute(query).all()
+        if not rows:
+            break
+        found: dict[str, str] = {}
+        for row in rows:
+            if not row.data.startswith("{"):
+                continue
+            stored = loads_text(row.data)
+            if not isinstance(stored, dict) or any(k.endswith("#") for k in stored):
+                continue
+            text = pack_observation(stored, found)
+            if text != row.data:
+                conn.execute(
+                    observations.update()
+                    .where(*(c == v for c, v in zip(obs_key, row[:3], strict=True)))
+                    .values(data=text)
+                )
+                done += 1
+        parts_of(conn.engine).write(conn, found)
+        last = tuple(rows[-1][:3])
+    last_run: str | None = None
+    while True:
+        rquery = sa.select(runs.c.run_id, *(runs.c[c] for c in RUN_COLUMNS)).order_by(runs.c.run_id).limit(batch)
+        if last_run is not None:
+            rquery = rquery.where(runs.c.run_id > last_run)
+        rrows = conn.execute(rquery).all()
+        if not rrows:
+            break
+        found = {}
+        for r in rrows:
+            values = {c: pack_column(getattr(r, c), found) for c in RUN_COLUMNS if not getattr(r, c).startswith("#")}
+            if any(values[c] != getattr(r, c) for c in values):
+                conn.execute(runs.update().where(runs.c.run_id == r.run_id).values(**values))
+                done += 1
+        parts_of(conn.engine).write(conn, found)
+        last_run = rrows[-1].run_id
+    return done
+
+
+def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
+    """Every part key a row names (read in pages)."""
+    keys: set[str] = set()
+    rests: set[str] = set()
+    for text in _column_pages(conn, observations.c.data, batch):
+        if "#" in text:
+            stored = loads_text(text)
+            if isinstance(stored, dict) and isinstance(stored.get("#"), str):
+                rests.add(stored["#"])
+            else:
+                _keys_of(stored, keys)
+    found = parts_of(conn.engine).values(conn, rests)  # the rests name parts of their own
+    for rest in found.values():
+        _keys_of(rest, keys)
+    keys |= rests
+    for column in RUN_COLUMNS:
+        for text in _column_pages(conn, runs.c[column], batch):
+            if text.startswith("#"):
+                keys.add(text[1:])
+    return keys
+
+
+def _column_pages(conn: sa.Connection, column: sa.Column[Any], batch: int) -> Iterable[str]:
+    table = column.table
+    key = list(table.primary_key.columns)
+    last: tuple[Any, ...] | None = None
+    while True:
+        query = sa.select(*key, column).order_by(*key).limit(batch)
+        if last is not None:
+            query = query.where(sa.tuple_(*key) > sa.tuple_(*(sa.literal(v) for v in last)))
+        rows = conn.execute(query).all()
+        if not rows:
+            return
+        for row in rows:
+            yield row[-1]
+        last = tuple(row[: len(key)])
+
+
+def compact(engine: sa.Engine, batch: int = 500) -> Packed:
+    """``headwater db compact`` for the derived texts: rows still plain (written before migration 0013) into
+    parts; every part not on the log's newest dictionary recompressed with it (only when smaller), ``batch``
+    per transaction; then the parts no row names any more (after a prune) removed, in one transaction that
+    holds the graph's writers (so no projection step names a part between the look and the removal)."""
+    from headwater.store.store import PG_WRITER_LOCK  # the store's lock of the graph's writers
+
+    def lock(conn: sa.Connection) -> None:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_WRITER_LOCK})
+
+    with engine.connect().execution_options(hw_write="graph") as conn, conn.begin():
+        lock(conn)
+        rows = pack_stored(conn, batch)
+    owner = codec.codec_of(engine)
+    owner.look_now()
+    with engine.connect() as conn:
+        newest, _ = owner.newest(conn)
+    recompressed = before = after = 0
+    last = ""
+    off = sa.or_(derived_parts.c.dictionary.is_(None), derived_parts.c.dictionary != newest)
+    while True:
+        with engine.connect().execution_options(hw_write="graph") as conn, conn.begin():
+            page = conn.execute(
+                sa.select(derived_parts)
+                .where(derived_parts.c.key > last, off)
+                .order_by(derived_parts.c.key)
+                .limit(batch)
+            ).all()
+            if not page:
+                break
+            for row in page:
+                old = len(row.body) if row.body is not None else len(row.raw.encode("utf-8", "surrogatepass"))
+                new = owner.encode_with(conn, codec.text(conn, row), newest)
+                size = len(new.body) if new.body is not None else len(new.raw.encode("utf-8", "surrogatepass"))
+                before += old
+                if size < old:
+                    conn.execute(derived_parts.update().where(derived_parts.c.key == row.key).values(**new.columns()))
+                    recompressed += 1
+                    after += size
+                else:
+                    after += old
+            last = page[-1].key
+    removed = 0
+    with engine.connect().execution_options(hw_write="graph") as conn, conn.begin():
+        lock(conn)
+        named = named_keys(conn)
+        unnamed = [k for k in conn.scalars(sa.select(derived_parts.c.key)) if k not in named]
+        for start in range(0, len(unnamed), CHUNK):
+            conn.execute(derived_parts.delete().where(derived_parts.c.key.in_(unnamed[start : start + CHUNK])))
+        removed = len(unnamed)
+    return Packed(rows, recompressed, removed, before, after)
