@@ -11,7 +11,7 @@ rewritten later by ``headwater db compact``.
 Downgrade writes every row's values back as plain JSON, then drops the table.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 """
 
 from __future__ import annotations
