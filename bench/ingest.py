@@ -219,7 +219,11 @@ def _bytes_summary(sizes: dict[str, dict[str, int]], events: int) -> dict[str, f
     """Per event: the log's data, the derived tables' data, every index; and the total."""
     from headwater.store.schema import DERIVED_TABLES
 
-    derived = {t.name for t in DERIVED_TABLES} | {"observations", "derived_parts", "fields"}  # parts and column edges' field dictionary (newer code)
+    derived = {t.name for t in DERIVED_TABLES} | {
+        "observations",
+        "derived_parts",
+        "fields",
+    }  # parts and column edges' field dictionary (newer code)
     log = sum(v["data"] for k, v in sizes.items() if k in LOG_TABLES)
     graph = sum(v["data"] for k, v in sizes.items() if k in derived)
     indexes = sum(v["indexes"] for k, v in sizes.items() if k in derived or k in LOG_TABLES)
