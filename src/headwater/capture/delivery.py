@@ -177,11 +177,6 @@ class Emitter:
     def spooling(self) -> bool:
         return self._spooling
 
-    @property
-    def idle(self) -> bool:
-        """Nothing queued and nothing being built or sent right now (a snapshot, read without waiting)."""
-        return self._queue.unfinished_tasks == 0
-
     # -- worker -------------------------------------------------------------------------------
     def _run(self) -> None:
         self._spooling = self._safe_pending()

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from headwater.capture.delivery import OnceLogger, log
 from headwater.capture.events import Failure
-from headwater.capture.gcpause import Hold, hold
 from headwater.capture.jvmtypes import JavaObject
 
 if TYPE_CHECKING:
@@ -41,9 +40,6 @@ class Observed:
     connect: ConnectSession | None = (
         None  # the Spark Connect client session that ran it (headwater.capture.connect.ConnectSession)
     )
-    # the garbage collector's pause taken for the snapshot (headwater.capture.gcpause): whoever drops the
-    # snapshot releases it (the worker, once the events are built)
-    hold: Hold | None = field(default=None, compare=False, repr=False)
 
 
 class CaptureDisabled(RuntimeError):
@@ -128,9 +124,6 @@ class QueryListener:
             return
         self.seen += 1
         token = self._stats.listener_begin() if self._stats is not None else None
-        # the snapshot's objects (a wide plan: ~100,000) are made and read without the cyclic collector walking
-        # them again and again; the pause goes with the snapshot and ends when its receiver drops it
-        section: Hold | None = hold()
         try:
             if self._fail_for_test:
                 raise CaptureDisabled("spark.headwater.debug.failCapture is set: failing inside capture on purpose")
@@ -145,9 +138,7 @@ class QueryListener:
                     return
                 raise
             session = _session_uuid(qe) if self._wants_session is not None and self._wants_session() else None
-            seen = Observed(snap, str(func_name), started, ended, execution_id, failure, session, connect, section)
-            self._deliver(seen)
-            section = None  # handed over with the snapshot
+            self._deliver(Observed(snap, str(func_name), started, ended, execution_id, failure, session, connect))
         except Exception as exc:  # noqa: BLE001 - capture never fails the job
             self._errors.warning(
                 "listener",
@@ -158,8 +149,6 @@ class QueryListener:
                 exc_info=True,
             )
         finally:
-            if section is not None:
-                section.release()
             if token is not None and self._stats is not None:
                 self._stats.listener_end(token)
 

@@ -292,28 +292,9 @@ class Tracker:
 
     # -- executions (called on Spark's listener thread; must return quickly) ------------------
     def _observed(self, seen: Observed) -> None:
-        """Hand the snapshot to the worker thread: analysis and event building happen there.
-
-        The collector's pause taken for the snapshot (``seen.hold``, :mod:`headwater.capture.gcpause`) lasts until
-        the worker has built the events and dropped the snapshot — only when the worker is idle, so that the pause
-        spans CPU work alone; with the worker busy (sending, retrying) it ends here."""
-        section = seen.hold
-        if section is not None and (seen.snapshot is None or not self.emitter.idle):
-            section.release()
-            section = None
-        if seen.snapshot is None:
-            return
-        box = [seen]
-
-        def build() -> Sequence[Outgoing]:
-            try:
-                return self._events_for(box.pop())  # the snapshot is freed when the analysis is done
-            finally:
-                if section is not None:
-                    section.release()
-
-        if not self.emitter.submit(self._item(build)) and section is not None:
-            section.release()
+        """Hand the snapshot to the worker thread: analysis and event building happen there."""
+        if seen.snapshot is not None:
+            self.emitter.submit(self._item(lambda: self._events_for(seen)))
 
     def _item(self, build: Callable[[], Sequence[Outgoing]]) -> Callable[[], Sequence[Outgoing]]:
         """A worker item, timed when ``spark.headwater.debug.stats`` is on."""

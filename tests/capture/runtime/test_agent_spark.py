@@ -3,7 +3,6 @@ errors inside capture. One SparkSession for the module; each test tracks it with
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import socket
@@ -81,7 +80,6 @@ def test_events_for_a_write_with_parent_chain(
         write_people(spark, tmp_path / "people")
         spark.range(5).count()  # a pure read: no events of its own
         assert tracker.flush(20)
-        assert gc.isenabled()  # the collector's pause for each snapshot ended with its analysis
         tracker.stop()
         events = sink.events()
     assert_valid_events(events)
@@ -184,7 +182,6 @@ def test_backend_erroring_or_hanging_loses_nothing(
         tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.flushTimeoutSeconds": "2"}))
         result = write_people(spark, tmp_path / "out")
         tracker.stop()
-        assert gc.isenabled()  # the worker busy with a failing or hanging backend: no pause outlives the snapshot
         assert [r.id for r in result] == [1, 2, 3]
         assert sink.events() == []
         produced = tracker.stats.built
@@ -213,7 +210,6 @@ def test_error_inside_capture_is_logged_once_and_the_job_is_unaffected(
         first = write_people(spark, tmp_path / "a")
         second = write_people(spark, tmp_path / "b")
         assert tracker.flush(20)
-        assert gc.isenabled()  # a capture that failed inside the listener ended its collector pause
         tracker.stop()
         events = sink.events()
     assert first == second and len(first) == 3
