@@ -60,6 +60,9 @@ Position = tuple[int, str]  # a job sample's place in time: (time, run id or "ev
 # column's value of its own type) or as dicts of column -> value to insert or update, and the parser
 # of their stored JSON text (cached per projector: :class:`JsonMemo`).
 StoredRow: TypeAlias = sa.Row[*tuple[Any, ...]]
+RowValues: TypeAlias = dict[str, Any]
+RowMapping: TypeAlias = Mapping[str, Any]
+Loads: TypeAlias = Callable[[str | None], Any]
 
 
 class ObservationRow(NamedTuple):
@@ -71,10 +74,6 @@ class ObservationRow(NamedTuple):
     event_id: str
     data: Any
 
-
-RowValues: TypeAlias = dict[str, Any]
-RowMapping: TypeAlias = Mapping[str, Any]
-Loads: TypeAlias = Callable[[str | None], Any]
 
 _RUN_JSON = ("facets", "job_facets", "inputs", "outputs", "column_lineage")
 _JOB_VERSION_JSON = ("inputs", "outputs", "facets", "column_lineage", "changes")
@@ -523,10 +522,10 @@ def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch
         existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
         fast = [d for d in chunk if batch.incremental and d in existing]
         done = _datasets_fast(conn, fast, batch, existing) if fast else set()
-        _datasets_full(conn, [d for d in chunk if d not in done], batch.json.loads)
+        _datasets_full(conn, [d for d in chunk if d not in done])
 
 
-def _datasets_full(conn: sa.Connection, chunk: list[str], loads: Loads) -> None:
+def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
     if not chunk:
         return
     found = _load_observations(conn, chunk, DATASET_ROLES)
