@@ -170,7 +170,7 @@ def test_the_migration_converts_a_store_both_ways(store_url: str) -> None:
     engine = create_store_engine(store_url)
     try:
         with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0011")
+            command.downgrade(alembic_config(conn), "0012")
         assert not sa.inspect(engine).has_table("derived_parts")
         with engine.connect() as conn:
             plain = {r.run_id: r.column_lineage for r in conn.execute(sa.select(runs.c.run_id, runs.c.column_lineage))}
