@@ -392,13 +392,16 @@ def fast_accept(
     """The events of one body, each a :class:`FastEvent` when it is a usual, valid RunEvent (module docstring),
     else its own text (of a batch: the caller checks it the full way); None when the body is not split here
     (one event the fast path does not take, or a batch msgspec does not read or that holds too many events)."""
+    sampled = cache.sampled()
+    if not sampled and cache.cold():  # before reading the body at all: the full path reads it
+        return None
     checks = _Checks(validator, limits, len(text) > limits.max_string_length, cache)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
     if not batch:
-        if _UNUSUAL_ESCAPE.search(data) is not None or (not cache.sampled() and cache.cold()):
+        if _UNUSUAL_ESCAPE.search(data) is not None:
             return None
         try:
             return [_one(data, text, checks)]
@@ -411,7 +414,6 @@ def fast_accept(
     raws = items.events if isinstance(items, _Envelope) else items
     if not raws or len(raws) > max_events:
         return None
-    sampled = cache.sampled()
     out: list[FastEvent | str] = []
     for raw in raws:
         if not sampled and cache.cold():  # facets stopped repeating (maybe in this body): the full path
