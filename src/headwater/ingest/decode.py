@@ -155,7 +155,7 @@ class FacetCache:
     event), and the fast path then leaves bodies to the full path, but for one in ``SAMPLE``
     (:meth:`sampled`), which it takes to notice when facets repeat again."""
 
-    def __init__(self, max_facets: int = 4096, max_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, max_facets: int = 2048, max_bytes: int = 8 * 1024 * 1024) -> None:
         self.max_facets, self.max_bytes = max_facets, max_bytes
         self._facets: dict[bytes, Facet] = {}
         self._size = 0
