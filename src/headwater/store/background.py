@@ -130,6 +130,12 @@ class BackgroundProjector:
             while len(self._parsed) > HAND_OVER:
                 del self._parsed[next(iter(self._parsed))]
 
+    def take_back(self, payloads: Mapping[str, Any]) -> None:
+        """Forget events handed over whose append failed."""
+        with self._parsed_lock:
+            for eid in payloads:
+                self._parsed.pop(eid, None)
+
     def _take(self, rows: list[LogEvent]) -> dict[str, Mapping[str, Any]]:
         with self._parsed_lock:
             return {r.id: p for r in rows if (p := self._parsed.pop(r.id, None)) is not None}

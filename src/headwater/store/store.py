@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Unpack
+from typing import Any, Unpack
 
 import sqlalchemy as sa
 
@@ -272,11 +272,18 @@ class Store:
             start += len(request.events)
 
     def _commit(self, events: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
-        with self._append_lock, self._write("log") as conn, conn.begin():
-            self._lock_appends(conn)
-            ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
+        handed: dict[str, Any] = {}
+        try:
+            with self._append_lock, self._write("log") as conn, conn.begin():
+                self._lock_appends(conn)
+                ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
+                # before the commit, so the projector finds them whenever it sees the rows
+                handed = {e.id: e.payload for e in events if e.payload is not None and e.id in fresh}
+                self._projector.hand_over(handed)
+        except BaseException:
+            self._projector.take_back(handed)  # never stored: nothing will take them
+            raise
         if last_seq:
-            self._projector.hand_over({e.id: e.payload for e in events if e.payload is not None and e.id in fresh})
             self._projector.notify(last_seq)
             self._trainer.poke(last_seq)
         results: list[AppendResult] = []
