@@ -198,8 +198,8 @@ class FacetCache:
                 self._count(True)
                 return found
         made = _make_facet(raw)
-        if made is None:
-            return None
+        if made is None or len(raw) > self.max_bytes // 64:
+            return made  # a very large facet is checked, not kept: it would push out many small ones
         with self._lock:
             self.misses += 1
             self._count(False)
