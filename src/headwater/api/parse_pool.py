@@ -136,6 +136,8 @@ class ParsePool:
             return run(job, self._validator)
         usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False)
         if usual is not None:  # cheap here, and the parsed events go to this process's projector
+            if self.state().started == 0:
+                self.warm()  # the first large body starts the workers, as when it went to one
             return _rows(usual, in_worker=False)
         executor = self._pool()
         if executor is None:

@@ -155,7 +155,7 @@ class FacetCache:
     event), and the fast path then leaves bodies to the full path, but for one in ``SAMPLE``
     (:meth:`sampled`), which it takes to notice when facets repeat again."""
 
-    def __init__(self, max_facets: int = 4096, max_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, max_facets: int = 2048, max_bytes: int = 8 * 1024 * 1024) -> None:
         self.max_facets, self.max_bytes = max_facets, max_bytes
         self._facets: dict[bytes, Facet] = {}
         self._size = 0
@@ -198,8 +198,8 @@ class FacetCache:
                 self._count(True)
                 return found
         made = _make_facet(raw)
-        if made is None:
-            return None
+        if made is None or len(raw) > self.max_bytes // 64:
+            return made  # a very large facet is checked, not kept: it would push out many small ones
         with self._lock:
             self.misses += 1
             self._count(False)
@@ -392,13 +392,16 @@ def fast_accept(
     """The events of one body, each a :class:`FastEvent` when it is a usual, valid RunEvent (module docstring),
     else its own text (of a batch: the caller checks it the full way); None when the body is not split here
     (one event the fast path does not take, or a batch msgspec does not read or that holds too many events)."""
+    sampled = cache.sampled()
+    if not sampled and cache.cold():  # before reading the body at all: the full path reads it
+        return None
     checks = _Checks(validator, limits, len(text) > limits.max_string_length, cache)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         return None
     if not batch:
-        if _UNUSUAL_ESCAPE.search(data) is not None or (not cache.sampled() and cache.cold()):
+        if _UNUSUAL_ESCAPE.search(data) is not None:
             return None
         try:
             return [_one(data, text, checks)]
@@ -411,7 +414,6 @@ def fast_accept(
     raws = items.events if isinstance(items, _Envelope) else items
     if not raws or len(raws) > max_events:
         return None
-    sampled = cache.sampled()
     out: list[FastEvent | str] = []
     for raw in raws:
         if not sampled and cache.cold():  # facets stopped repeating (maybe in this body): the full path

@@ -66,7 +66,7 @@ log = logging.getLogger("headwater.store")
 CHUNK = 200  # events per projection transaction: big enough to amortize, short enough for appends
 READ_TIMEOUT = 60.0  # default of the read_wait setting: seconds a read waits for the projector at most
 GATHER = 0.05  # seconds the projector lets new events gather before a step, unless a reader waits
-HAND_OVER = 2_000  # parsed events kept for the projector at most (their facets are mostly shared)
+HAND_OVER = 1_000  # parsed events kept for the projector at most: 5 steps (repeated facets are shared objects)
 MAX_LAG = 20_000  # events the graph may be behind the log before appends wait for the projector
 POLL = 1.0  # seconds between an idle projector's looks at a shared (PostgreSQL) log
 
@@ -143,6 +143,12 @@ class BackgroundProjector:
             self._parsed.update(payloads)
             while len(self._parsed) > HAND_OVER:
                 del self._parsed[next(iter(self._parsed))]
+
+    def take_back(self, payloads: Mapping[str, Any]) -> None:
+        """Forget events handed over whose append failed."""
+        with self._parsed_lock:
+            for eid in payloads:
+                self._parsed.pop(eid, None)
 
     def _take(self, rows: list[LogEvent]) -> dict[str, Mapping[str, Any]]:
         with self._parsed_lock:

@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Unpack
+from typing import Any, Unpack
 
 import sqlalchemy as sa
 
@@ -30,6 +30,8 @@ PG_WRITER_LOCK = 0x4857_5354
 PG_APPEND_LOCK = 0x4857_4150
 PRUNE_EVERY = 3600.0  # seconds between two prunes of a rolling retention window
 PRUNE_SLICE = 20_000  # events per prune transaction (appends wait for one slice at most)
+
+HAND_OVER_MAX_CHARS = 256 * 1024  # a larger event is not kept for the projector: it parses the text (bounded memory)
 
 log = logging.getLogger("headwater.store")
 
@@ -278,11 +280,22 @@ class Store:
             start += len(request.events)
 
     def _commit(self, events: Sequence[eventlog.PreparedEvent]) -> list[AppendResult]:
-        with self._append_lock, self._write("log") as conn, conn.begin():
-            self._lock_appends(conn)
-            ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
+        handed: dict[str, Any] = {}
+        try:
+            with self._append_lock, self._write("log") as conn, conn.begin():
+                self._lock_appends(conn)
+                ids, fresh, last_seq = eventlog.insert_events(conn, events, now_micros())
+                # before the commit, so the projector finds them whenever it sees the rows
+                handed = {
+                    e.id: e.payload
+                    for e in events
+                    if e.payload is not None and e.id in fresh and len(e.row["raw"]) <= HAND_OVER_MAX_CHARS
+                }
+                self._projector.hand_over(handed)
+        except BaseException:
+            self._projector.take_back(handed)  # never stored: nothing will take them
+            raise
         if last_seq:
-            self._projector.hand_over({e.id: e.payload for e in events if e.payload is not None and e.id in fresh})
             self._projector.notify(last_seq)
             self._trainer.poke(last_seq)
         results: list[AppendResult] = []
