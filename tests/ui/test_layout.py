@@ -21,7 +21,9 @@ sample from elementsFromPoint) and the test fails when:
 - a floating control (minimap, panels) covers a node's text, or an edge's card covers the selected node;
 - the focus node is not fully inside the canvas after the view opens, after a node is shown from
   the details pane, and after the impact panel opens;
-- the toolbar wraps or overflows, or the impact table cuts its Path column off.
+- the toolbar wraps or overflows, or the impact table cuts its Path column off;
+- after relayouts in one page (an expand, a column list, a column path, panes opened, resized, folded and
+  closed), an edge the canvas holds is not drawn or "Fit view" does not bring every node into view.
 """
 
 from __future__ import annotations

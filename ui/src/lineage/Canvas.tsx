@@ -7,7 +7,6 @@ import {
   useReactFlow,
   useStore,
   useStoreApi,
-  useUpdateNodeInternals,
   type NodeTypes,
   type EdgeTypes,
 } from "@xyflow/react";
@@ -24,6 +23,7 @@ import { MapIcon, FitIcon, MinusIcon, PlusIcon } from "../components/Icons";
 import type { LineageFlowNode } from "./types";
 import { push } from "../lib/multimap";
 import { HEADER_HEIGHT } from "./sizes";
+import { measureNodes } from "./measure";
 
 const nodeTypes: NodeTypes = { dataset: DatasetNode, job: JobNode };
 const edgeTypes: EdgeTypes = { lineage: LineageEdge };
@@ -288,13 +288,12 @@ export function Canvas({
         return { ...n, position: positions[n.id], ...(m?.width && m.height ? { measured: { width: m.width, height: m.height } } : {}) } as LineageFlowNode;
       });
   }, [elements.nodes, positions, overview, store]);
-  const updateNodeInternals = useUpdateNodeInternals();
   useEffect(() => {
     // (React Flow's own effect has handed these nodes to its store: the canvas is its parent)
     const { nodeLookup } = store.getState();
     const unmeasured = nodes.filter((n) => !n.handles && nodeLookup.get(n.id)?.internals.handleBounds === undefined).map((n) => n.id);
-    if (unmeasured.length) updateNodeInternals(unmeasured);
-  }, [nodes, store, updateNodeInternals]);
+    if (unmeasured.length) measureNodes(store, unmeasured);
+  }, [nodes, store]);
   // each edge with its route, when the layout gave one
   const edges = useMemo(
     () =>

@@ -1,11 +1,12 @@
-import { Handle, Position, useUpdateNodeInternals, type NodeProps } from "@xyflow/react";
+import { Handle, Position, useStoreApi, type NodeProps } from "@xyflow/react";
 import { memo, useEffect, useRef } from "react";
 import { DatasetKindIcon, ColumnsIcon } from "../components/Icons";
 import { CatalogRoleBadge } from "../components/catalog";
 import { useCatalogNode, useLineageActions } from "./context";
 import { ExpandControl } from "./ExpandControl";
 import { ColumnTagBadges, DatasetBadges } from "./NodeBadges";
-import type { DatasetFlowNode } from "./types";
+import type { DatasetFlowNode, LineageFlowNode } from "./types";
+import { measureNodes } from "./measure";
 import { DATASET_WIDTH, JOB_WIDTH, NODE_WIDTH } from "./sizes";
 import { splitName } from "../model/nodeid";
 import { fitName, sourceMark } from "../model/names";
@@ -47,13 +48,13 @@ function DatasetNodeView(props: NodeProps<DatasetFlowNode>) {
  * asked to measure the node's handles again, else the edges to the new rows would have no end.
  */
 function useHandlesMeasured(id: string, handles: string) {
-  const update = useUpdateNodeInternals();
+  const store = useStoreApi<LineageFlowNode>();
   const last = useRef(handles);
   useEffect(() => {
     if (last.current === handles) return; // (a new node is measured by React Flow itself)
     last.current = handles;
-    update(id);
-  }, [id, handles, update]);
+    measureNodes(store, [id]);
+  }, [id, handles, store]);
 }
 
 function VisibleDatasetNode({ id, data }: NodeProps<DatasetFlowNode>) {
