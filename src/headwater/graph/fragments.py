@@ -179,10 +179,11 @@ class NowNodes:
 
 
 _PLAIN = (str, int, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
 
 
 def _plain(value: Any) -> bool:
-    """True when ``value`` decodes from its orjson bytes as an equal value: nested dicts with text keys, lists,
+    """True when ``value`` decodes from its orjson bytes as an equal value: nested dicts (text keys), lists,
     texts, integers, booleans, None and finite floats (orjson writes NaN and infinities as ``null``; a tuple
     would come back a list). Integers beyond 64 bits make orjson raise instead."""
     kind = type(value)
@@ -190,10 +191,11 @@ def _plain(value: Any) -> bool:
         return True
     if kind is float:
         return bool(value - value == 0.0)  # NaN and the infinities give NaN
-    if kind is dict:
-        return all(type(key) is str and _plain(item) for key, item in value.items())
-    if kind is list:
-        return all(_plain(item) for item in value)
+    if kind is dict or kind is list:  # a key that is not text makes orjson raise
+        items = value.values() if kind is dict else value
+        if {type(item) for item in items} <= _PLAIN_TYPES:  # the common case, without a call per item
+            return True
+        return all(_plain(item) for item in items)
     return False
 
 
