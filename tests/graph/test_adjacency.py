@@ -30,7 +30,7 @@ from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.graph.adjacency import Adjacency
-from headwater.graph.fragments import ENTRY_BYTES, FIELDS_FACTOR, Fragments
+from headwater.graph.fragments import ENTRY_BYTES, FIELDS_FACTOR, Fragments, NowNodes
 from headwater.ingest import Door, Policy
 from headwater.model.nodeid import NodeRef
 from headwater.settings import load_settings
@@ -243,6 +243,28 @@ def test_rendered_versions_stay_within_their_budget() -> None:
     assert kept.get(("v4", "table", False)) == {"id": "dataset:t:4"}
     kept.put(("huge", "table", False), {"id": "dataset:t:huge"}, 10 * size)  # larger than the budget: not kept
     assert kept.get(("huge", "table", False)) is None and len(kept) == 3
+
+
+def test_kept_shapes_of_now_are_only_those_their_bytes_give_back() -> None:
+    def node(name: str, fields: Any, run: Any = None) -> Any:
+        return {"id": f"dataset:t:{name}", "type": "DATASET", "fields": fields, "latestRun": run, "deleted": False}
+
+    shared = [{"name": "x", "type": "double", "default": float("nan")}]  # written as null: not given back
+    nodes = {
+        "plain": node("plain", [{"name": "a", "type": "int", "min": 0.5, "max": 2**63 - 1, "tags": ["k"]}]),
+        "nan1": node("nan1", shared),
+        "nan2": node("nan2", shared),
+        "inf": node("inf", [], {"runId": "r", "took": float("inf")}),
+        "tuple": node("tuple", [("a", "int")]),  # would come back a list
+        "huge": node("huge", [{"name": "a", "max": 2**64}]),  # beyond 64 bits: orjson refuses it
+    }
+    kept = NowNodes()
+    kept.advance((), 7)
+    kept.put(nodes, 7)
+    found, missing = kept.get_many(["plain", "nan1", "nan2", "inf", "tuple", "huge", "other"], 7)
+    assert found == {"plain": nodes["plain"]}
+    assert missing == ["nan1", "nan2", "inf", "tuple", "huge", "other"]
+    assert kept.get_many(["plain"], 6) == ({}, ["plain"])  # a reader on another watermark reads the store
 
 
 def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sqlite_url: str) -> None:

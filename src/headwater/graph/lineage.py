@@ -221,14 +221,7 @@ def _kept_nodes(
     keep = t is None and snap is not None
     if keep:
         assert snap is not None
-        missing = []
-        for node_id in wanted:
-            found = adjacency.now_nodes.get(node_id, snap.seq)
-            if found is None:
-                missing.append(node_id)
-            else:
-                nodes[node_id] = found
-        wanted = missing
+        nodes, wanted = adjacency.now_nodes.get_many(wanted, snap.seq)
     read = fragments.dataset_nodes(conn, [n for n in wanted if n.startswith(DATASET)], t, adjacency.fragments)
     read.update(job_nodes(conn, [n for n in wanted if n.startswith(JOB)], t))
     if keep:
