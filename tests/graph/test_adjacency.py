@@ -273,7 +273,7 @@ def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sql
         _send(store, [_event("make_b", T1, [_ds("a")], [_ds("b")]), _event("make_c", T2, [_ds("b")], [_ds("c")])])
         off = create_app(load_settings({"graph_adjacency": "off"}, environ={}), store)
         assert off.state.headwater.adjacency is None
-        app = create_app(load_settings({}, environ={}), store)
+        app = create_app(load_settings({"graph_adjacency": "on"}, environ={}), store)
         adjacency = app.state.headwater.adjacency
         assert adjacency is not None and adjacency.snapshot is None  # built when the server starts
         params = {"nodeId": C, "direction": "upstream", "depth": "5"}
