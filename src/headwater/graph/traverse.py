@@ -154,22 +154,21 @@ class EdgeIndex:
         """What :meth:`load` reads from the store, read from the adjacency (0 = INPUT, 1 = OUTPUT)."""
         inc, t = self.inc, self.t
         inputs, outputs, consumers, producers = inc.inputs, inc.outputs, inc.consumers, inc.producers
+
+        def add(job: str, dataset: str, flag: int) -> None:
+            if flag:
+                outputs[job].add(dataset)
+                producers[dataset].add(job)
+            else:
+                inputs[job].add(dataset)
+                consumers[dataset].add(job)
+
         for job in jobs:
             for dataset, flag in snap.incident(job, t):
-                if flag:
-                    outputs[job].add(dataset)
-                    producers[dataset].add(job)
-                else:
-                    inputs[job].add(dataset)
-                    consumers[dataset].add(job)
+                add(job, dataset, flag)
         for dataset in datasets:
             for job, flag in snap.incident(dataset, t):
-                if flag:
-                    outputs[job].add(dataset)
-                    producers[dataset].add(job)
-                else:
-                    inputs[job].add(dataset)
-                    consumers[dataset].add(job)
+                add(job, dataset, flag)
 
     def neighbours(self, nodes: Iterable[str], direction: str) -> dict[str, set[str]]:
         """One hop ``upstream`` or ``downstream`` from datasets and jobs: node -> neighbour ids."""
