@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,7 @@ import orjson
 
 from headwater.ingest.limits import Limits, name_problems, within_limits_at
 from headwater.model.jsontext import has_long_digit_run
+from headwater.model.perkey import PerKey
 from headwater.spec import EventValidator
 from headwater.spec.facets import Slot
 
@@ -373,17 +373,12 @@ def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
     return FastEvent(payload, text, Decoded(core, tuple(parts.facets)))
 
 
-_CACHES: weakref.WeakKeyDictionary[EventValidator, FacetCache] = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
+_CACHES: PerKey[EventValidator, FacetCache] = PerKey(FacetCache)
 
 
 def cache_for(validator: EventValidator) -> FacetCache:
     """The process's facet cache of ``validator`` (verdicts hold for the schemas it compiled)."""
-    with _CACHES_LOCK:
-        found = _CACHES.get(validator)
-        if found is None:
-            found = _CACHES[validator] = FacetCache()
-        return found
+    return _CACHES.of(validator)
 
 
 def fast_accept(

@@ -31,7 +31,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
@@ -39,6 +38,7 @@ from typing import Any, NamedTuple, Protocol
 import sqlalchemy as sa
 import zstandard
 
+from headwater.model.perkey import PerKey
 from headwater.model.times import now_micros
 from headwater.store.schema import event_dictionaries, events
 
@@ -179,17 +179,12 @@ class Codec:
             raise CorruptEvent(f"a stored event does not decompress with dictionary {dictionary}: {exc}") from exc
 
 
-_CODECS: weakref.WeakKeyDictionary[sa.Engine, Codec] = weakref.WeakKeyDictionary()
-_CODECS_LOCK = threading.Lock()
+_CODECS: PerKey[sa.Engine, Codec] = PerKey(Codec)
 
 
 def codec_of(engine: sa.Engine) -> Codec:
     """The :class:`Codec` of the database behind ``engine`` (one per engine, for its life)."""
-    with _CODECS_LOCK:
-        found = _CODECS.get(engine)
-        if found is None:
-            found = _CODECS[engine] = Codec()
-        return found
+    return _CODECS.of(engine)
 
 
 def encode(conn: sa.Connection, text: str) -> Encoded:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import threading
-import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +42,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
+from headwater.model.perkey import PerKey
 from headwater.store import codec
 from headwater.store.schema import derived_parts, observations, runs
 
@@ -257,17 +257,12 @@ def _unpack(stored: Any, values: Mapping[str, JSONValue]) -> Any:
 
 
 _MISSING = object()
-_PARTS: weakref.WeakKeyDictionary[sa.Engine, Parts] = weakref.WeakKeyDictionary()
-_PARTS_LOCK = threading.Lock()
+_PARTS: PerKey[sa.Engine, Parts] = PerKey(Parts)
 
 
 def parts_of(engine: sa.Engine) -> Parts:
     """The :class:`Parts` of the database behind ``engine`` (one per engine, for its life)."""
-    with _PARTS_LOCK:
-        found = _PARTS.get(engine)
-        if found is None:
-            found = _PARTS[engine] = Parts()
-        return found
+    return _PARTS.of(engine)
 
 
 # -- the one way in and out, for every reader and writer ---------------------------------------------
