@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import databases
 from databases import pg_database
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,6 +42,13 @@ def mariadb_server_url() -> str:
     return _require("HEADWATER_TEST_MARIADB_URL")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _test_databases() -> Iterator[None]:
+    """Drop what tests/databases.py left to drop, and its templates, when the session ends."""
+    yield
+    databases.finish()
+
+
 @pytest.fixture
 def fresh_pg_url(pg_server_url: str) -> Iterator[str]:
     """A new, empty PostgreSQL database for one test; dropped afterwards."""
@@ -50,12 +58,24 @@ def fresh_pg_url(pg_server_url: str) -> Iterator[str]:
 
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
+    """Where a new SQLite store goes: no file there yet."""
     return f"sqlite:///{tmp_path / 'headwater.db'}"
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest) -> str:
-    """A fresh, empty store URL: the same test runs on SQLite and on PostgreSQL."""
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new store at the newest schema, no events: the same test runs on SQLite and on PostgreSQL.
+    (A copy of a store migrated once per session: tests/databases.py.)"""
+    if request.param == "sqlite":
+        yield f"sqlite:///{databases.sqlite_store_file(tmp_path)}"
+        return
+    with pg_database(request.getfixturevalue("pg_server_url"), migrated=True) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def empty_store_url(request: pytest.FixtureRequest) -> str:
+    """A URL where no store is yet (no file; an empty PostgreSQL database): for tests of the migrations."""
     if request.param == "sqlite":
         return request.getfixturevalue("sqlite_url")
     return request.getfixturevalue("fresh_pg_url")

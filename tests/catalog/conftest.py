@@ -21,7 +21,7 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
             w.http.close()
             w.store.close()
         return
-    with pg_database(request.getfixturevalue("pg_server_url")) as url:
+    with pg_database(request.getfixturevalue("pg_server_url"), migrated=True) as url:
         w = build_world(url, tmp)
         try:
             yield w

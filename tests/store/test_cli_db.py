@@ -16,7 +16,8 @@ from headwater.store.migrate import alembic_config, head_revision
 from headwater.store.schema import events, runs
 
 
-def test_upgrade_then_rebuild(store_url: str) -> None:
+def test_upgrade_then_rebuild(empty_store_url: str) -> None:
+    store_url = empty_store_url
     runner = CliRunner()
     first = runner.invoke(cli, ["db", "upgrade", "--db", store_url])
     assert first.exit_code == 0, first.output

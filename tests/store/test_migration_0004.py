@@ -52,7 +52,8 @@ def _ids(engine: sa.Engine) -> list[str]:
         return list(conn.scalars(sa.select(events_table.c.id).order_by(events_table.c.seq)))
 
 
-def test_upgrade_gives_rfc_8785_ids_and_derives_the_same_graph(store_url: str, tmp_path: Any) -> None:
+def test_upgrade_gives_rfc_8785_ids_and_derives_the_same_graph(empty_store_url: str, tmp_path: Any) -> None:
+    store_url = empty_store_url
     hr, with_floats, twin = _events()
     logged = [*hr, with_floats, twin]
     assert _old_id(with_floats) != event_id(with_floats) and _old_id(with_floats) != _old_id(twin)

@@ -61,8 +61,8 @@ def _differences(engine: sa.Engine, target: sa.MetaData) -> list[Any]:
         log_engine.dispose()
 
 
-def test_migrations_build_exactly_the_tables_of_schema_py(store_url: str) -> None:
-    engine = create_store_engine(store_url)
+def test_migrations_build_exactly_the_tables_of_schema_py(empty_store_url: str) -> None:
+    engine = create_store_engine(empty_store_url)
     try:
         migrate.upgrade(engine)
         assert _differences(engine, metadata) == []
@@ -70,14 +70,14 @@ def test_migrations_build_exactly_the_tables_of_schema_py(store_url: str) -> Non
         engine.dispose()
 
 
-def test_a_drift_is_found(store_url: str) -> None:
+def test_a_drift_is_found(empty_store_url: str) -> None:
     """The comparison is not blind: a column and an index the migrations never made are reported."""
     drifted = sa.MetaData()
     for table in metadata.sorted_tables:
         table.to_metadata(drifted)
     drifted.tables["datasets"].append_column(sa.Column("owner", sa.Text))
     sa.Index("ix_events_kind", drifted.tables["events"].c.kind)
-    engine = create_store_engine(store_url)
+    engine = create_store_engine(empty_store_url)
     try:
         migrate.upgrade(engine)
         found = {

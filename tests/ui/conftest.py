@@ -45,7 +45,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     with ExitStack() as stack:
         # a module's SERVER_DB = "postgresql" serves from a new database on the test PostgreSQL server
         if getattr(request.module, "SERVER_DB", "sqlite") == "postgresql":
-            db = stack.enter_context(pg_database(request.getfixturevalue("pg_server_url"), prefix="hw_ui"))
+            db = stack.enter_context(pg_database(request.getfixturevalue("pg_server_url"), prefix="hw_ui", migrated=True))
         else:
             db = f"sqlite:///{tmp / 'hw.db'}"
         yield from _serve(request, tmp, db)
