@@ -1,4 +1,4 @@
-"""Lineage walked on the in-memory adjacency (graph/adjacency.py) with dataset shapes from rendered versions
+"""Lineage walked on the in-memory adjacency (graph/adjacency.py) with node shapes of now kept as bytes
 (graph/fragments.py) answers the same JSON bytes as the store path, on SQLite and PostgreSQL.
 
 - A small hand-built graph with a history change (a job swaps an input), a dropped dataset and a moment
@@ -30,7 +30,7 @@ from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.graph.adjacency import Adjacency
-from headwater.graph.fragments import ENTRY_BYTES, FIELDS_FACTOR, Fragments, NowNodes
+from headwater.graph.fragments import NowNodes
 from headwater.ingest import Door, Policy
 from headwater.model.nodeid import NodeRef
 from headwater.settings import load_settings
@@ -231,18 +231,6 @@ def test_an_outsider_sees_what_the_store_path_shows_it(store_url: str) -> None:
         ]
     finally:
         store.close()
-
-
-def test_rendered_versions_stay_within_their_budget() -> None:
-    size = ENTRY_BYTES + FIELDS_FACTOR * 100  # one version with a 100-character fields text
-    kept = Fragments(budget=3 * size)
-    for i in range(5):
-        kept.put((f"v{i}", "table", False), {"id": f"dataset:t:{i}"}, 100)
-    assert len(kept) == 3 and kept.bytes == 3 * size
-    assert kept.get(("v0", "table", False)) is None and kept.get(("v1", "table", False)) is None  # the oldest went
-    assert kept.get(("v4", "table", False)) == {"id": "dataset:t:4"}
-    kept.put(("huge", "table", False), {"id": "dataset:t:huge"}, 10 * size)  # larger than the budget: not kept
-    assert kept.get(("huge", "table", False)) is None and len(kept) == 3
 
 
 def test_kept_shapes_of_now_are_only_those_their_bytes_give_back() -> None:

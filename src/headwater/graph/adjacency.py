@@ -20,12 +20,20 @@ Contract:
 - Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
   (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
 
-Only the edges live here, and beside them (:attr:`Adjacency.fragments`) the dataset node shapes rendered per
-version (graph/fragments.py); runs, updated-at times and column edges are read from the store.
+Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
+(graph/fragments.py); older shapes, runs and column edges are read from the store.
+
+Python's garbage collector: everything kept here is in forms it never walks (arrays, texts, integers, bytes;
+the few containers holding them are walked without following their items). After the first build in a
+process, the objects alive then (the server's modules, settings, engine and this adjacency) are moved out of
+its sight (``gc.freeze()``, once per process): a full collection then walks only what answers allocate, not
+the whole process — measured, full collections inside the biggest answers were what made the depth-20 p99
+worse than the store path's (docs/bench-graph.md).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from array import array
@@ -33,7 +41,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from headwater.graph.fragments import Fragments, NowNodes
+from headwater.graph.fragments import NowNodes
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -98,8 +106,6 @@ class Adjacency:
         self._snap: Snapshot | None = None  # None: not built
         self._building: threading.Thread | None = None
         self._closed = False
-        # dataset node shapes rendered once per version (graph/fragments.py): kept with the edges, one switch
-        self.fragments = Fragments()
         # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
         self.now_nodes = NowNodes()
 
@@ -162,6 +168,7 @@ class Adjacency:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
                 self._snap = Snapshot(num, name, adj, seq)
+        _settle_heap()
 
     # --- keeping current ------------------------------------------------------------------------
 
@@ -186,6 +193,19 @@ class Adjacency:
     def snapshot(self) -> Snapshot | None:
         """The current snapshot without looking at the watermark (None: not built)."""
         return self._snap
+
+
+_SETTLED = threading.Event()  # the process's heap was frozen once (gc.freeze is process-wide too)
+
+
+def _settle_heap() -> None:
+    """Once per process: collect, then move every object alive into the collector's permanent generation,
+    where full collections no longer walk it (objects freed later by reference counting are still freed)."""
+    if _SETTLED.is_set():
+        return
+    _SETTLED.set()
+    gc.collect()
+    gc.freeze()
 
 
 def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNodes) -> Snapshot:
