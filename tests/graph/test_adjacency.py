@@ -8,6 +8,8 @@
   watermark moved and it answered, not the store).
 - A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
   moment and option gives the store path's bytes.
+- While events are ingested (a writer thread), answers from memory equal the store path's whenever both were
+  read at one watermark, and all of them once the writer is done.
 - An outsider's answer hides the claimed source exactly as the store path hides it.
 - A server builds its adjacency when it starts and serves the same bytes as one with ``graph_adjacency=off``.
 """
@@ -15,7 +17,9 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -32,6 +36,7 @@ from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.graph.adjacency import Adjacency
 from headwater.graph.fragments import NowNodes
 from headwater.ingest import Door, Policy
+from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import NodeRef
 from headwater.settings import load_settings
 from headwater.spec import EventValidator
@@ -196,6 +201,67 @@ def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str) -> None
                 _same(slow, fast, root, direction="both", depth=4, at=at, datasets_only=True)
                 _same(slow, fast, root, direction="upstream", depth=20, at=at, max_nodes=40)  # cut
         assert compared == len(roots) * 6
+    finally:
+        store.close()
+
+
+def _answer(reader: GraphReader, node: NodeRef, options: dict[str, Any]) -> str:
+    try:
+        return json.dumps(reader.lineage(node, **options), ensure_ascii=False)
+    except NodeNotFound as exc:  # a root not there (yet, or at that moment): both paths must say so
+        return f"not found: {exc}"
+
+
+def test_answers_during_ingest_equal_the_store_paths(store_url: str) -> None:
+    shape = synthetic.Shape(jobs=60, layers=8, seed=3)
+    events = list(synthetic.events(shape))
+    first = len(events) // 2
+    store = Store.open(store_url)
+    try:
+        _send(store, events[:first])
+        slow, fast, adjacency = _readers(store)
+
+        asked = threading.Semaphore(0)  # released after each question: the writer sends one batch per two
+
+        def ingest() -> None:  # the second half in small batches, as producers send them, between questions
+            for start in range(first, len(events), 4):
+                _send(store, events[start : start + 4])
+                asked.acquire(timeout=30)
+                asked.acquire(timeout=30)
+
+        writer = threading.Thread(target=ingest)
+        writer.start()
+        rng = random.Random(11)
+        past = synthetic.midpoint()
+
+        def compare_one() -> bool:
+            """One random question on both paths; True when both were read at one watermark (and so compared)."""
+            root = NodeRef("dataset", "s3://bench", synthetic.dataset_name(rng.randrange(shape.datasets)))
+            options = {"direction": rng.choice(("upstream", "downstream", "both")), "depth": rng.choice((3, 20))}
+            options["at"] = rng.choice((None, past))
+            with store.read_connection() as conn:
+                before = projected_seq(conn)
+            a, b = _answer(fast, root, options), _answer(slow, root, options)
+            asked.release()
+            with store.read_connection() as conn:
+                if projected_seq(conn) != before:
+                    return False
+            assert a == b, (root, options, before)
+            return True
+
+        compared = moved = 0
+        while writer.is_alive() and compared + moved < 200:
+            if compare_one():
+                compared += 1
+            else:
+                moved += 1
+        writer.join()
+        assert compared >= 8  # answers compared between batches, while the projector derived them
+        for _ in range(10):  # ingest done: every answer compares
+            assert compare_one()
+        snapshot = adjacency.snapshot
+        with store.read_connection() as conn:
+            assert snapshot is not None and snapshot.seq == projected_seq(conn)  # memory answered, up to date
     finally:
         store.close()
 
