@@ -34,9 +34,9 @@ from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.graph.adjacency import Adjacency
+from headwater.graph.common import NodeNotFound
 from headwater.graph.fragments import NowNodes
 from headwater.ingest import Door, Policy
-from headwater.graph.common import NodeNotFound
 from headwater.model.nodeid import NodeRef
 from headwater.settings import load_settings
 from headwater.spec import EventValidator
