@@ -10,12 +10,15 @@
   moment and option gives the store path's bytes.
 - While events are ingested (a writer thread), answers from memory equal the store path's whenever both were
   read at one watermark, and all of them once the writer is done.
+- What the adjacency keeps is out of the garbage collector's sight after its build and after refreshes have
+  replaced arrays (a full collection walks every tracked object it sees, inside some answer).
 - An outsider's answer hides the claimed source exactly as the store path hides it.
 - A server builds its adjacency when it starts and serves the same bytes as one with ``graph_adjacency=off``.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import sys
@@ -33,6 +36,7 @@ from headwater.catalog import Catalog
 from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
 from headwater.graph import ANONYMOUS, GraphReader, Viewer
+from headwater.graph import adjacency as adjacency_module
 from headwater.graph.adjacency import Adjacency
 from headwater.graph.common import NodeNotFound
 from headwater.graph.fragments import NowNodes
@@ -262,6 +266,36 @@ def test_answers_during_ingest_equal_the_store_paths(store_url: str) -> None:
         snapshot = adjacency.snapshot
         with store.read_connection() as conn:
             assert snapshot is not None and snapshot.seq == projected_seq(conn)  # memory answered, up to date
+    finally:
+        store.close()
+
+
+def test_the_kept_edges_are_out_of_the_collectors_sight(sqlite_url: str, monkeypatch: Any) -> None:
+    store = Store.open(sqlite_url)
+    try:
+        _send(store, [_event("make_b", T1, [_ds("a")], [_ds("b")])])
+        slow, fast, adjacency = _readers(store)  # the first build in this process froze the heap, or an earlier one
+
+        def seen_by_collector() -> int:
+            """The adjacency's arrays among the objects a full collection would walk now."""
+            snapshot = adjacency.snapshot
+            assert snapshot is not None
+            kept = {id(a) for a in snapshot.adj if a is not None}
+            return sum(1 for o in gc.get_objects() if id(o) in kept)
+
+        _same(slow, fast, NodeRef("dataset", "t", "a"), direction="downstream", depth=5)  # projected, read
+        assert adjacency.snapshot is not None and len([a for a in adjacency.snapshot.adj if a]) == 3
+        gc.freeze()  # as the build does in a server (here an earlier test's build may have been the first)
+        assert seen_by_collector() == 0
+        monkeypatch.setattr(adjacency_module, "_REFREEZE_AFTER", 1)  # every refresh freezes again
+        _send(store, [_event("make_c", T2, [_ds("b")], [_ds("c")])])
+        _same(slow, fast, NodeRef("dataset", "t", "a"), direction="downstream", depth=5)  # refreshes: new arrays
+        assert adjacency.snapshot is not None and adjacency.snapshot.made == 3  # make_c, b and c: new arrays
+        assert seen_by_collector() == 0
+        monkeypatch.setattr(adjacency_module, "_REFREEZE_AFTER", 10**9)  # never: the new arrays stay in sight
+        _send(store, [_event("make_d", T3, [_ds("c")], [_ds("d")])])
+        _same(slow, fast, NodeRef("dataset", "t", "a"), direction="downstream", depth=5)
+        assert seen_by_collector() == 3  # make_d, c and d
     finally:
         store.close()
 
