@@ -160,12 +160,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "graph_adjacency",
-        "off",
+        "on",
         "HEADWATER_GRAPH_ADJACENCY",
-        "on: each server process keeps the dataset/job edges in memory (~45 MB for 100,000 datasets, ~0.5 GB for "
-        "1,000,000) and up to ~280 MB of node shapes, and walks lineage there (docs/bench-graph.md); off: every "
-        "answer reads the store (the same answers; off by default: p50 is lower with it on, but p99 is higher, "
-        "docs/bench-graph.md).",
+        "on (default): each server process keeps the dataset/job edges in memory (~45 MB for 100,000 datasets, "
+        "~0.45 GB for 1,000,000) and up to ~150 MB of node shapes, and walks lineage there: deep lineage p50 and "
+        "p99 lower than the store path's (docs/bench-graph.md); off: every answer reads the store (the same "
+        "answers, slower; no memory kept).",
     ),
     Setting(
         "classify_rules",

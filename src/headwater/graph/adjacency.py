@@ -20,12 +20,22 @@ Contract:
 - Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
   (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
 
-Only the edges live here, and beside them (:attr:`Adjacency.fragments`) the dataset node shapes rendered per
-version (graph/fragments.py); runs, updated-at times and column edges are read from the store.
+Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
+(graph/fragments.py); older shapes, runs and column edges are read from the store.
+
+Python's garbage collector: a full collection walks every tracked object of the process and runs inside
+whichever answer triggered it; measured, those collections were what made the depth-20 p99 worse than the
+store path's (docs/bench-graph.md). So after the first build in a process the objects alive then (the
+server's modules, settings, engine and this adjacency's one ``array`` per node — arrays are tracked) are
+moved out of its sight (``gc.freeze()``), and again whenever refreshes have replaced the arrays of a tenth
+of the nodes (at least :data:`_REFREEZE_AFTER`) since: a full collection then walks only what answers
+allocate and the few arrays replaced since. The rest kept here (texts, integers, bytes, dicts of them) is
+untracked. Freezing never frees less by reference counting; only cyclic garbage alive at that moment stays.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from array import array
@@ -33,7 +43,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from headwater.graph.fragments import Fragments, NowNodes
+from headwater.graph.fragments import NowNodes
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -44,6 +54,7 @@ _DIRECTION = {"INPUT": INPUT, "OUTPUT": OUTPUT}
 _JOB_ROLES = ("job", "jobevent", "jobrun")
 _EDGE_COLUMNS = (edges.c.job, edges.c.dataset, edges.c.direction, edges.c.valid_from, edges.c.valid_to)
 _CHUNK = 500
+_REFREEZE_AFTER = 20_000  # arrays replaced by refreshes before the heap is frozen again (at least a tenth)
 BYTES_PER_EDGE_END = 32  # four 8-byte integers in the node's array
 BYTES_PER_NODE = 64 + 8 + 100  # the array's header, the list slot, the id text and its dict entry (measured)
 
@@ -54,13 +65,14 @@ class Snapshot:
     """The edges as of one watermark: what one answer reads (a refresh makes a new snapshot, so an answer
     under way never sees half of one)."""
 
-    __slots__ = ("adj", "name", "num", "seq")
+    __slots__ = ("adj", "made", "name", "num", "seq")
 
     def __init__(self, num: dict[str, int], name: list[str], adj: list[array[int] | None], seq: int) -> None:
         self.num = num  # node id -> number (shared by the snapshots: only ever appended to)
         self.name = name  # number -> node id (likewise)
         self.adj = adj  # number -> its edges, four integers each (this snapshot's own list)
         self.seq = seq
+        self.made = 0  # node arrays this snapshot made (a refresh's; the build's are not counted)
 
     def incident(self, node: str, t: int | None) -> list[tuple[str, int]]:
         """The edges of ``node`` valid at ``t`` (None = now): (the other end's id, INPUT or OUTPUT)."""
@@ -98,8 +110,7 @@ class Adjacency:
         self._snap: Snapshot | None = None  # None: not built
         self._building: threading.Thread | None = None
         self._closed = False
-        # dataset node shapes rendered once per version (graph/fragments.py): kept with the edges, one switch
-        self.fragments = Fragments()
+        self._replaced = 0  # node arrays made by refreshes since the heap was last frozen
         # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
         self.now_nodes = NowNodes()
 
@@ -162,6 +173,7 @@ class Adjacency:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
                 self._snap = Snapshot(num, name, adj, seq)
+        _settle_heap()
 
     # --- keeping current ------------------------------------------------------------------------
 
@@ -180,12 +192,29 @@ class Adjacency:
             if seq < snap.seq:  # this reader's snapshot is older than the adjacency: it reads the store
                 return None
             self._snap = snap = _refreshed(conn, snap, seq, self.now_nodes)
+            self._replaced += snap.made
+            if self._replaced >= max(_REFREEZE_AFTER, len(snap.adj) // 10):
+                self._replaced = 0
+                gc.freeze()  # the new arrays join the old ones out of the collector's sight
             return snap
 
     @property
     def snapshot(self) -> Snapshot | None:
         """The current snapshot without looking at the watermark (None: not built)."""
         return self._snap
+
+
+_SETTLED = threading.Event()  # the process's heap was frozen once (gc.freeze is process-wide too)
+
+
+def _settle_heap() -> None:
+    """Once per process: collect, then move every object alive into the collector's permanent generation,
+    where full collections no longer walk it (objects freed later by reference counting are still freed)."""
+    if _SETTLED.is_set():
+        return
+    _SETTLED.set()
+    gc.collect()
+    gc.freeze()
 
 
 def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNodes) -> Snapshot:
@@ -242,3 +271,4 @@ def _replace_jobs(snap: Snapshot, jobs: list[str], rows: Rows) -> None:
         flat(d).extend((j, flag, valid_from, to))
     for n, values in touched.items():
         adj[n] = array("q", values) if values else None
+    snap.made += len(touched)

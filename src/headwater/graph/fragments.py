@@ -1,18 +1,13 @@
-"""Dataset node shapes rendered once per dataset version, and the answers' nodes assembled from them.
+"""Whole node shapes of now kept per server process as JSON bytes (:class:`NowNodes`).
 
-Contract: :func:`dataset_nodes` answers exactly what :func:`headwater.graph.common.dataset_nodes` answers
-(the same dicts, the same key order, so the same JSON bytes) from the same one query per chunk (plus the
-version's id): each dataset's version valid at ``t`` and its ``updated_at`` (the mutable part, joined at
-read time); the stored ``fields`` JSON is decoded and the head (namespace, name, kind, fields) kept only for
-versions not rendered before; each node is one dict literal, rendered before or not.
-
-A dataset version's shown parts — its id's namespace and name, ``kind``, ``fields`` and ``deleted`` — are
-fixed by the version: its id is a hash of the dataset, the start and the content (fields, facets, dropped;
-store/derive_datasets.py), and the key here adds ``kind`` and ``deleted`` as read, so a row rewritten in
-place can never be answered from an older rendering. :class:`Fragments` keeps them within a memory budget
-(the oldest go first): each counts :data:`ENTRY_BYTES` plus :data:`FIELDS_FACTOR` times its stored ``fields``
-text (decoded JSON takes about 4-5.5 times its text, measured on 7- and 50-column schemas). Answers share
-the rendered ``fields`` lists (answers are read-only).
+Contract: a shape kept here is the one :func:`headwater.graph.common.nodes_for` answers at the watermark it
+was read at, and is given out only to readers at that watermark; it is forgotten when its node is observed
+again. Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
+hundreds of thousands of them, and containers held that long (dicts, lists, tuples holding lists) made every
+full collection — run in the middle of some answer — tens of milliseconds slower (docs/bench-graph.md). For
+the same reason nothing decoded is kept across answers: an earlier version kept each dataset version's
+decoded ``fields`` (tuples holding lists), which saved one JSON decode per schema text and answer but cost
+more in collections than it saved.
 """
 
 from __future__ import annotations
@@ -23,70 +18,8 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 import orjson
-import sqlalchemy as sa
 
 from headwater.graph.answers import Node
-from headwater.graph.common import select_in, valid_at
-from headwater.model.jsontext import loads_text
-from headwater.model.times import iso
-from headwater.store.schema import dataset_versions, datasets
-
-Key = tuple[str, str, bool]  # version id, kind, deleted
-Head = tuple[str, str, Any, Any]  # a version's namespace, name, kind (a DatasetKind) and decoded fields
-DEFAULT_BUDGET = 128 * 1024 * 1024  # bytes of rendered versions kept per store and server process
-ENTRY_BYTES = 1_300  # a rendered head without its fields: the dict, its id, name and namespace texts, the key
-FIELDS_FACTOR = 6
-
-_dv = dataset_versions
-# the store path's columns (common.dataset_nodes) and the version's id
-_COLUMNS = (
-    datasets.c.namespace,
-    datasets.c.name,
-    datasets.c.updated_at,
-    _dv.c.id.label("version"),
-    _dv.c.valid_from,
-    _dv.c.kind,
-    _dv.c.fields,
-    _dv.c.deleted,
-)
-
-
-class Fragments:
-    """The rendered immutable head of each dataset version's node (see the module docstring); thread-safe."""
-
-    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
-        self._budget = budget
-        # key -> (head, bytes counted), oldest first (an OrderedDict: dropping the oldest is O(1))
-        self._heads: OrderedDict[Key, tuple[object, int]] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._heads)
-
-    @property
-    def bytes(self) -> int:
-        """The memory the rendered versions are counted at (at most the budget)."""
-        return self._bytes
-
-    def get(self, key: Key) -> object | None:
-        found = self._heads.get(key)
-        return None if found is None else found[0]
-
-    def put(self, key: Key, head: object, text_length: int) -> None:
-        self.put_many([(key, head, text_length)])
-
-    def put_many(self, entries: Iterable[tuple[Key, object, int]]) -> None:
-        """Keep each (key, head, length of its ``fields`` text) not kept yet, under one lock."""
-        with self._lock:
-            for key, head, text_length in entries:
-                size = ENTRY_BYTES + FIELDS_FACTOR * text_length
-                if key in self._heads or size > self._budget:
-                    continue
-                while self._bytes + size > self._budget:  # the oldest go first
-                    self._bytes -= self._heads.popitem(last=False)[1][1]
-                self._heads[key] = (head, size)
-                self._bytes += size
 
 
 class NowNodes:
@@ -215,56 +148,3 @@ def _round_trips(node: Node, checked: dict[int, bool]) -> bool:
         if not found:
             return False
     return True
-
-
-def _versions(conn: sa.Connection, ids: list[str], t: int | None, lenient: bool) -> dict[str, sa.Row[Any]]:
-    """Each dataset's version valid at ``t`` (``lenient``: else its first), as common._node_rows picks it."""
-    query = sa.select(datasets.c.id, *_COLUMNS).join(_dv, _dv.c.dataset == datasets.c.id)
-    found = {r.id: r for r in select_in(conn, query.where(valid_at(_dv, t)), _dv.c.dataset, ids)}
-    missing = [i for i in ids if i not in found]
-    if lenient and missing and t is not None:
-        for r in select_in(conn, query.order_by(_dv.c.valid_from.desc()), _dv.c.dataset, missing):
-            found[r.id] = r  # the last row of an id is its earliest version
-    return found
-
-
-def dataset_nodes(
-    conn: sa.Connection, ids: Iterable[str], t: int | None, fragments: Fragments, *, lenient: bool = True
-) -> dict[str, Node]:
-    """:func:`headwater.graph.common.dataset_nodes`, assembled from rendered versions (rendered here when new;
-    equal ``fields`` texts decoded once per call)."""
-    wanted = sorted(set(ids))
-    rows = _versions(conn, wanted, t, lenient)
-    decoded: dict[str, Any] = {}
-    new: list[tuple[Key, object, int]] = []
-    out: dict[str, Node] = {}
-    for ds_id in wanted:
-        row = rows.get(ds_id)
-        if row is None:
-            continue
-        deleted = bool(row.deleted)
-        key = (row.version, row.kind, deleted)
-        head = cast("Head | None", fragments.get(key))
-        if head is None:
-            fields = decoded.get(row.fields, decoded)
-            if fields is decoded:
-                fields = decoded[row.fields] = loads_text(row.fields)
-            head = (row.namespace, row.name, row.kind, fields)
-            new.append((key, head, len(row.fields)))
-        updated = row.updated_at if t is None or row.updated_at <= t else max(row.valid_from, min(t, row.updated_at))
-        # one dict in common.dataset_nodes' key order (the same JSON bytes), whether rendered before or not
-        out[ds_id] = {
-            "id": ds_id,
-            "type": "DATASET",
-            "namespace": head[0],
-            "name": head[1],
-            "kind": head[2],
-            "fields": head[3],
-            "jobType": None,
-            "latestRun": None,
-            "updatedAt": iso(updated),
-            "deleted": deleted,
-        }
-    if new:
-        fragments.put_many(new)
-    return out

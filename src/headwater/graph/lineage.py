@@ -8,14 +8,13 @@ from typing import TypedDict
 
 import sqlalchemy as sa
 
-from headwater.graph import fragments, hierarchy, walk
+from headwater.graph import hierarchy, walk
 from headwater.graph.adjacency import Adjacency, Snapshot
 from headwater.graph.answers import ColumnEdge, GraphEdge, GraphNode, LineageAnswer, Node
 from headwater.graph.common import (
     NodeNotFound,
     column_edge_shape,
     is_absent,
-    job_nodes,
     micros,
     nodes_for,
     require_node,
@@ -214,16 +213,14 @@ def _kept_nodes(
     conn: sa.Connection, ids: Iterable[str], t: int | None, adjacency: Adjacency, snap: Snapshot | None
 ) -> dict[str, Node]:
     """:func:`nodes_for` from what the server process keeps (graph/fragments.py): shapes of now at the
-    adjacency's watermark as they are; dataset shapes assembled from the versions rendered before, with their
-    ``updatedAt`` read; jobs read (their latest run, ``updatedAt``)."""
+    adjacency's watermark as they are; the others read from the store (and kept when of now)."""
     nodes: dict[str, Node] = {}
     wanted = list(ids)
     keep = t is None and snap is not None
     if keep:
         assert snap is not None
         nodes, wanted = adjacency.now_nodes.get_many(wanted, snap.seq)
-    read = fragments.dataset_nodes(conn, [n for n in wanted if n.startswith(DATASET)], t, adjacency.fragments)
-    read.update(job_nodes(conn, [n for n in wanted if n.startswith(JOB)], t))
+    read = nodes_for(conn, wanted, t)
     if keep:
         assert snap is not None
         adjacency.now_nodes.put(read, snap.seq)
