@@ -15,9 +15,9 @@ Contract:
   text has :data:`MIN_PART` characters or more becomes ``"<key>#": "<part>"`` and a top-level object with such
   a member becomes ``"<key>#": {member: "<part>" | [value]}`` (a part, or the value inline in a one-element
   list), in the same places; the other values stay as they are. Observation keys never end with ``#``. Then,
-  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample), what is left but the
-  run id (with ``runId`` null, so the keys keep their order) is one part too when it is long enough:
-  ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
+  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample) or an ``eventType`` (a
+  run's), what is left but that value (set to null, so the keys keep their order) is one part too when it is
+  long enough: ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
 - **Column texts** (:func:`pack_column`): a JSON text of :data:`MIN_PART` characters or more is ``#<part>``
   (JSON text never starts with ``#``).
 - **Parts** are immutable: a key is the URL-safe base64 of the first 24 bytes of the SHA-256 of the part's
@@ -47,7 +47,8 @@ from headwater.store import codec
 from headwater.store.schema import derived_parts, observations, runs
 
 MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
-VARYING = "runId"  # the one value of a dataset's or job's observation that changes from run to run
+# the values of an observation that change from run to run: a dataset's or job's run id, a run's event type
+VARYING = ("runId", "eventType")
 CACHE = 8192  # parsed parts kept per engine
 CHUNK = 500  # keys per lookup
 RUN_COLUMNS = ("job_facets", "column_lineage")  # the runs columns kept as parts
@@ -94,12 +95,13 @@ def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
                 out[name + "#"] = members
                 continue
         out[name] = value
-    if VARYING in out and len(out) > 1:  # the rest is what every run says again
-        rest = dumps({**out, VARYING: None})
+    varying = next((name for name in VARYING if name in out), None)
+    if varying is not None and len(out) > 1:  # the rest is what every run says again
+        rest = dumps({**out, varying: None})
         if len(rest) >= MIN_PART:
             key = part_key(rest)
             found[key] = rest
-            return dumps({"#": key, VARYING: out[VARYING]})
+            return dumps({"#": key, varying: out[varying]})
     return dumps(out)
 
 
@@ -234,7 +236,8 @@ def unpack_observations(texts: Sequence[str], fetch: Callable[[set[str]], Mappin
 
 
 def _with_rest(stored: Any, rests: Mapping[str, JSONValue]) -> Any:
-    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` x, in place."""
+    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` (or
+    ``eventType``) x, in place."""
     if not isinstance(stored, dict) or not isinstance(stored.get("#"), str):
         return stored
     rest = rests[stored["#"]]
@@ -316,7 +319,7 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     """Rewrite the observation and run rows still kept as plain JSON into parts (migration 0013, and ``db compact``
     for rows a pre-0013 server wrote); answers how many rows were rewritten."""
     done = 0
-    obs_key = (observations.c.node, observations.c.event_seq, observations.c.role)
+    obs_key = OBSERVATION_KEY
     last: tuple[Any, ...] | None = None
     while True:
         query = sa.select(*obs_key, observations.c.data).order_by(*obs_key).limit(batch)
@@ -361,11 +364,16 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     return done
 
 
+# What tells observation rows apart, in the order they are paged in: the log position first (its index serves the
+# paging; the node's index has no log position since migration 0014).
+OBSERVATION_KEY = (observations.c.event_seq, observations.c.role, observations.c.node)
+
+
 def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
     """Every part key a row names (read in pages)."""
     keys: set[str] = set()
     rests: set[str] = set()
-    for text in _column_pages(conn, observations.c.data, batch):
+    for text in _column_pages(conn, observations.c.data, OBSERVATION_KEY, batch):
         if "#" in text:
             stored = loads_text(text)
             if isinstance(stored, dict) and isinstance(stored.get("#"), str):
@@ -377,15 +385,15 @@ def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
         _keys_of(rest, keys)
     keys |= rests
     for column in RUN_COLUMNS:
-        for text in _column_pages(conn, runs.c[column], batch):
+        for text in _column_pages(conn, runs.c[column], (runs.c.run_id,), batch):
             if text.startswith("#"):
                 keys.add(text[1:])
     return keys
 
 
-def _column_pages(conn: sa.Connection, column: sa.Column[Any], batch: int) -> Iterable[str]:
-    table = column.table
-    key = list(table.primary_key.columns)
+def _column_pages(
+    conn: sa.Connection, column: sa.Column[Any], key: Sequence[sa.Column[Any]], batch: int
+) -> Iterable[str]:
     last: tuple[Any, ...] | None = None
     while True:
         query = sa.select(*key, column).order_by(*key).limit(batch)

@@ -54,15 +54,20 @@ event_dictionaries = sa.Table(
     sa.Column("samples", sa.Integer, nullable=False),  # events it was trained on
 )
 
+# One row per event and (node, role); the projector writes each event's rows once, in the step that derives it.
+# Found by node and role (every derivation and read) or by log position (the watermark, a rebuild, a prune).
+# Migration 0014: no primary key, the node's index without the log position, so on PostgreSQL its entries are
+# deduplicated (a node's rows of one role share one key: a few bytes a row instead of the node id's text again).
 observations = sa.Table(
     "observations",
     metadata,
-    sa.Column("node", sa.Text, primary_key=True),
-    sa.Column("event_seq", sa.BigInteger, primary_key=True),
-    sa.Column("role", sa.String(8), primary_key=True),  # run | job | input | output | dataset
+    sa.Column("node", sa.Text, nullable=False),
+    sa.Column("event_seq", sa.BigInteger, nullable=False),
+    sa.Column("role", sa.String(8), nullable=False),  # run | job | jobevent | jobrun | input | output | dataset | error
     sa.Column("time", sa.BigInteger, nullable=False),
     sa.Column("event_id", sa.String(64), nullable=False),
     sa.Column("data", sa.Text, nullable=False),
+    sa.Index("ix_observations_node", "node", "role"),
     sa.Index("ix_observations_event", "event_seq"),
 )
 
@@ -101,6 +106,9 @@ runs = sa.Table(
     sa.Index("ix_runs_job_started", "job", "started_at"),
 )
 
+# ``jobs`` and ``datasets`` are updated by every projection step that touches them (``updated_at``): no index on a
+# column those updates change (migration 0014 dropped the ``updated_at`` ones), so PostgreSQL updates them in place
+# (HOT: no new entries in their name and trigram indexes, dead versions pruned within the page).
 jobs = sa.Table(
     "jobs",
     metadata,
@@ -112,7 +120,6 @@ jobs = sa.Table(
     sa.Column("facets", sa.Text, nullable=False),
     sa.Column("parent_job", sa.Text),
     sa.Index("ix_jobs_namespace_name", "namespace", "name"),
-    sa.Index("ix_jobs_updated", "updated_at"),
 )
 
 job_versions = sa.Table(
@@ -142,7 +149,6 @@ datasets = sa.Table(
     sa.Column("updated_at", sa.BigInteger, nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Index("ix_datasets_namespace_name", "namespace", "name"),
-    sa.Index("ix_datasets_updated", "updated_at"),
 )
 
 dataset_versions = sa.Table(

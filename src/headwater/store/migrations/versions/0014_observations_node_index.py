@@ -1,0 +1,88 @@
+"""The observation index found by node through a narrower index: no primary key, ``ix_observations_node`` on
+(node, role).
+
+The primary key (node, event_seq, role) held every row's node id text again, with its log position: on PostgreSQL
+about 150 bytes a row, five rows an event, more than the rows' own data but the texts. Every read finds a node's
+rows by node and role (the derivations, the history, a dataset's facets) or by log position
+(``ix_observations_event``: the watermark, a rebuild, a prune); none needs the three together. An index on
+(node, role) serves the first: on PostgreSQL its entries are deduplicated (one key per node and role, a 6-byte
+row pointer per row). The projector writes an event's rows once, in the step that derives it, so the rows stay
+distinct without a key enforcing it.
+
+And ``ix_jobs_updated`` / ``ix_datasets_updated`` go: every projection step updates the ``updated_at`` of the jobs
+and datasets it touches, and an update that changes an indexed column cannot be made in place (PostgreSQL's HOT):
+each wrote new entries into every index of the row, the trigram index of the name among them (a hundred entries
+for a long job name), and left a dead row version until the next vacuum. One read ordered by ``updated_at`` (the
+most recently updated nodes, a page of 20) scans the two tables instead.
+
+Upgrade: on PostgreSQL the primary key is dropped and the index made; SQLite cannot drop a primary key, so the
+table is copied into one without it (one ``INSERT … SELECT``). No event is read: the rows stay what they were.
+Downgrade puts the primary key back.
+
+Revision ID: 0014
+Revises: 0013
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0014"
+down_revision = "0013"
+branch_labels = None
+depends_on = None
+
+COLUMNS = "node, event_seq, role, time, event_id, data"
+
+
+def _columns(primary_key: bool) -> list[sa.Column[object]]:
+    return [
+        sa.Column("node", sa.Text, nullable=False, primary_key=primary_key),
+        sa.Column("event_seq", sa.BigInteger, nullable=False, primary_key=primary_key),
+        sa.Column("role", sa.String(8), nullable=False, primary_key=primary_key),
+        sa.Column("time", sa.BigInteger, nullable=False),
+        sa.Column("event_id", sa.String(64), nullable=False),
+        sa.Column("data", sa.Text, nullable=False),
+    ]
+
+
+def _has_primary_key(bind: sa.Connection) -> bool:
+    return bool(sa.inspect(bind).get_pk_constraint("observations").get("constrained_columns"))
+
+
+def _copy(bind: sa.Connection, primary_key: bool) -> None:
+    """SQLite: the observations copied into a table with or without the primary key, which takes their name."""
+    op.create_table("observations_new", *_columns(primary_key))
+    bind.exec_driver_sql(f"INSERT INTO observations_new ({COLUMNS}) SELECT {COLUMNS} FROM observations")
+    op.drop_table("observations")  # its indexes go with it
+    op.rename_table("observations_new", "observations")
+    op.create_index("ix_observations_event", "observations", ["event_seq"], unique=False)
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    if not _has_primary_key(bind):  # re-runnable, as the others
+        return
+    if bind.dialect.name == "sqlite":
+        _copy(bind, primary_key=False)
+    else:
+        bind.exec_driver_sql("ALTER TABLE observations DROP CONSTRAINT observations_pkey")
+    op.create_index("ix_observations_node", "observations", ["node", "role"], unique=False)
+    op.drop_index("ix_jobs_updated", table_name="jobs")
+    op.drop_index("ix_datasets_updated", table_name="datasets")
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    if _has_primary_key(bind):
+        return
+    op.create_index("ix_jobs_updated", "jobs", ["updated_at"], unique=False)
+    op.create_index("ix_datasets_updated", "datasets", ["updated_at"], unique=False)
+    op.drop_index("ix_observations_node", table_name="observations")
+    if bind.dialect.name == "sqlite":
+        _copy(bind, primary_key=True)
+    else:
+        bind.exec_driver_sql(
+            "ALTER TABLE observations ADD CONSTRAINT observations_pkey PRIMARY KEY (node, event_seq, role)"
+        )
