@@ -1,7 +1,7 @@
 """How the derived tables keep their large JSON texts: content-addressed parts, each stored once, compressed.
 
 A daily job says the same things run after run: its inputs' and outputs' schemas, its Spark properties, its
-column lineage. The observation index (``observations.data``) and the runs (``runs.job_facets``,
+column lineage. The observation index (``observations.data``) and the runs (``runs.facets``, ``runs.job_facets``,
 ``runs.column_lineage``) kept that text again for every run and every node; here each distinct piece is kept
 once, in ``derived_parts``, keyed by the hash of its text and compressed by :mod:`headwater.store.codec` (the
 event log's dictionaries and its three stored forms), and the rows hold the key.
@@ -19,7 +19,8 @@ Contract:
   run's), what is left but that value (set to null, so the keys keep their order) is one part too when it is
   long enough: ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
 - **Column texts** (:func:`pack_column`): a JSON text of :data:`MIN_PART` characters or more is ``#<part>``
-  (JSON text never starts with ``#``).
+  (JSON text never starts with ``#``); the ``runs`` columns :data:`RUN_COLUMNS`, but a run's facets that name
+  ``"tags"`` (the classification selects those runs by their text).
 - **Parts** are immutable: a key is the URL-safe base64 of the first 24 bytes of the SHA-256 of the part's
   UTF-8 text (32 characters; 192 bits, so no two texts share one by accident or by design). Written with the
   rows that name them, in the same transaction (:meth:`Parts.write`: only keys not stored yet, "insert or
@@ -51,7 +52,9 @@ MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
 VARYING = ("runId", "eventType")
 CACHE = 8192  # parsed parts kept per engine
 CHUNK = 500  # keys per lookup
-RUN_COLUMNS = ("job_facets", "column_lineage")  # the runs columns kept as parts
+RUN_COLUMNS = ("facets", "job_facets", "column_lineage")  # the runs columns kept as parts
+# A run's facets text holding this stays as it is: the classification finds the runs that carry tags by it, in SQL.
+KEPT_INLINE = '"tags"'
 
 
 class MissingPart(RuntimeError):
@@ -112,6 +115,13 @@ def pack_column(text: str, found: dict[str, str]) -> str:
     key = part_key(text)
     found[key] = text
     return "#" + key
+
+
+def pack_run_column(column: str, text: str, found: dict[str, str]) -> str:
+    """A ``runs`` JSON column's stored text (:func:`pack_column`; run facets naming tags stay inline)."""
+    if column == "facets" and KEPT_INLINE in text:
+        return text
+    return pack_column(text, found)
 
 
 def _keys_of(stored: JSONValue, into: set[str]) -> None:
@@ -291,13 +301,14 @@ def read_observation(conn: sa.Connection, text: str) -> Any:
 def run_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``runs`` rows to insert (JSON columns as text) → their stored form; writes the parts they name."""
     found: dict[str, str] = {}
-    out = [{**row, **{c: pack_column(row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
+    out = [{**row, **{c: pack_run_column(c, row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
     parts_of(conn.engine).write(conn, found)
     return out
 
 
 def read_column(conn: sa.Connection, text: str | None, loads: Callable[[str], Any] = loads_text) -> Any:
-    """A stored ``runs.job_facets`` / ``runs.column_lineage`` text → its value (every reader reads through this)."""
+    """A stored ``runs.facets`` / ``runs.job_facets`` / ``runs.column_lineage`` text → its value (every reader reads
+    through this)."""
     return parts_of(conn.engine).column(conn, text, loads)
 
 
@@ -355,7 +366,9 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
             break
         found = {}
         for r in rrows:
-            values = {c: pack_column(getattr(r, c), found) for c in RUN_COLUMNS if not getattr(r, c).startswith("#")}
+            values = {
+                c: pack_run_column(c, getattr(r, c), found) for c in RUN_COLUMNS if not getattr(r, c).startswith("#")
+            }
             if any(values[c] != getattr(r, c) for c in values):
                 conn.execute(runs.update().where(runs.c.run_id == r.run_id).values(**values))
                 done += 1

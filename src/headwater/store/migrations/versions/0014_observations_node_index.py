@@ -7,7 +7,8 @@ rows by node and role (the derivations, the history, a dataset's facets) or by l
 (``ix_observations_event``: the watermark, a rebuild, a prune); none needs the three together. An index on
 (node, role) serves the first: on PostgreSQL its entries are deduplicated (one key per node and role, a 6-byte
 row pointer per row). The projector writes an event's rows once, in the step that derives it, so the rows stay
-distinct without a key enforcing it.
+distinct without a key enforcing it. And the event id, repeated on every row, is kept as its 32 bytes instead of
+64 hex digits (``schema.EventId``).
 
 And ``ix_jobs_updated`` / ``ix_datasets_updated`` go: every projection step updates the ``updated_at`` of the jobs
 and datasets it touches, and an update that changes an indexed column cannot be made in place (PostgreSQL's HOT):
@@ -15,9 +16,13 @@ each wrote new entries into every index of the row, the trigram index of the nam
 for a long job name), and left a dead row version until the next vacuum. One read ordered by ``updated_at`` (the
 most recently updated nodes, a page of 20) scans the two tables instead.
 
-Upgrade: on PostgreSQL the primary key is dropped and the index made; SQLite cannot drop a primary key, so the
-table is copied into one without it (one ``INSERT … SELECT``). No event is read: the rows stay what they were.
-Downgrade puts the primary key back.
+On PostgreSQL ``jobs`` and ``datasets`` leave half of each page free (``fillfactor`` 50) so that the new version of
+an updated row finds room on its page, which an in-place update needs.
+
+Upgrade: on PostgreSQL the primary key is dropped, the event ids converted (``ALTER … TYPE bytea``) and the index
+made; SQLite cannot drop a primary key, so the table is copied into one without it (one ``INSERT … SELECT``, the
+ids converted by a function registered on the connection). No event is read: the rows stay what they were.
+Downgrade puts the primary key, the hex ids and the indexes back.
 
 Revision ID: 0014
 Revises: 0013
@@ -28,21 +33,36 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from headwater.store.schema import event_id_bytes, event_id_text
+
 revision = "0014"
 down_revision = "0013"
 branch_labels = None
 depends_on = None
 
 COLUMNS = "node, event_seq, role, time, event_id, data"
+HOT_TABLES = {"jobs": 50, "datasets": 50}  # fillfactor: room on the page for the next versions
+
+# PostgreSQL: the conversions of schema.event_id_bytes / event_id_text, in SQL
+_TO_BYTES = (
+    "CASE WHEN event_id ~ '^[0-9a-f]{64}$' THEN decode(event_id, 'hex') "
+    "WHEN octet_length(event_id) = 31 THEN '\\x0000'::bytea || convert_to(event_id, 'UTF8') "
+    "ELSE '\\x00'::bytea || convert_to(event_id, 'UTF8') END"
+)
+_TO_TEXT = (
+    "CASE WHEN length(event_id) = 32 THEN encode(event_id, 'hex') "
+    "ELSE convert_from(ltrim(event_id, '\\x00'::bytea), 'UTF8') END"
+)
 
 
-def _columns(primary_key: bool) -> list[sa.Column[object]]:
+def _columns(old: bool) -> list[sa.Column[object]]:
+    """The observation table's columns: at 0013 (``old``: the primary key, hex ids) or from here."""
     return [
-        sa.Column("node", sa.Text, nullable=False, primary_key=primary_key),
-        sa.Column("event_seq", sa.BigInteger, nullable=False, primary_key=primary_key),
-        sa.Column("role", sa.String(8), nullable=False, primary_key=primary_key),
+        sa.Column("node", sa.Text, nullable=False, primary_key=old),
+        sa.Column("event_seq", sa.BigInteger, nullable=False, primary_key=old),
+        sa.Column("role", sa.String(8), nullable=False, primary_key=old),
         sa.Column("time", sa.BigInteger, nullable=False),
-        sa.Column("event_id", sa.String(64), nullable=False),
+        sa.Column("event_id", sa.String(64) if old else sa.LargeBinary, nullable=False),
         sa.Column("data", sa.Text, nullable=False),
     ]
 
@@ -51,10 +71,13 @@ def _has_primary_key(bind: sa.Connection) -> bool:
     return bool(sa.inspect(bind).get_pk_constraint("observations").get("constrained_columns"))
 
 
-def _copy(bind: sa.Connection, primary_key: bool) -> None:
-    """SQLite: the observations copied into a table with or without the primary key, which takes their name."""
-    op.create_table("observations_new", *_columns(primary_key))
-    bind.exec_driver_sql(f"INSERT INTO observations_new ({COLUMNS}) SELECT {COLUMNS} FROM observations")
+def _copy(bind: sa.Connection, old: bool) -> None:
+    """SQLite: the observations copied into a table of the 0013 (``old``) or the new form, which takes their name."""
+    convert = event_id_text if old else event_id_bytes
+    bind.connection.driver_connection.create_function("hw_event_id", 1, convert, deterministic=True)  # type: ignore[union-attr]
+    op.create_table("observations_new", *_columns(old))
+    selected = COLUMNS.replace("event_id", "hw_event_id(event_id)")
+    bind.exec_driver_sql(f"INSERT INTO observations_new ({COLUMNS}) SELECT {selected} FROM observations")
     op.drop_table("observations")  # its indexes go with it
     op.rename_table("observations_new", "observations")
     op.create_index("ix_observations_event", "observations", ["event_seq"], unique=False)
@@ -65,9 +88,12 @@ def upgrade() -> None:
     if not _has_primary_key(bind):  # re-runnable, as the others
         return
     if bind.dialect.name == "sqlite":
-        _copy(bind, primary_key=False)
+        _copy(bind, old=False)
     else:
         bind.exec_driver_sql("ALTER TABLE observations DROP CONSTRAINT observations_pkey")
+        bind.exec_driver_sql(f"ALTER TABLE observations ALTER COLUMN event_id TYPE bytea USING {_TO_BYTES}")
+        for table, fillfactor in HOT_TABLES.items():
+            bind.exec_driver_sql(f"ALTER TABLE {table} SET (fillfactor = {fillfactor})")
     op.create_index("ix_observations_node", "observations", ["node", "role"], unique=False)
     op.drop_index("ix_jobs_updated", table_name="jobs")
     op.drop_index("ix_datasets_updated", table_name="datasets")
@@ -81,8 +107,11 @@ def downgrade() -> None:
     op.create_index("ix_datasets_updated", "datasets", ["updated_at"], unique=False)
     op.drop_index("ix_observations_node", table_name="observations")
     if bind.dialect.name == "sqlite":
-        _copy(bind, primary_key=True)
+        _copy(bind, old=True)
     else:
+        for table in HOT_TABLES:
+            bind.exec_driver_sql(f"ALTER TABLE {table} RESET (fillfactor)")
+        bind.exec_driver_sql(f"ALTER TABLE observations ALTER COLUMN event_id TYPE varchar(64) USING {_TO_TEXT}")
         bind.exec_driver_sql(
             "ALTER TABLE observations ADD CONSTRAINT observations_pkey PRIMARY KEY (node, event_seq, role)"
         )
