@@ -331,14 +331,7 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     for rows a pre-0013 server wrote); answers how many rows were rewritten."""
     done = 0
     obs_key = OBSERVATION_KEY
-    last: tuple[Any, ...] | None = None
-    while True:
-        query = sa.select(*obs_key, observations.c.data).order_by(*obs_key).limit(batch)
-        if last is not None:
-            query = query.where(sa.tuple_(*obs_key) > sa.tuple_(*(sa.literal(v) for v in last)))
-        rows = conn.execute(query).all()
-        if not rows:
-            break
+    for rows in _observation_pages(conn, (*obs_key, observations.c.data), batch):
         found: dict[str, str] = {}
         for row in rows:
             if not row.data.startswith("{"):
@@ -355,7 +348,6 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
                 )
                 done += 1
         parts_of(conn.engine).write(conn, found)
-        last = tuple(rows[-1][:3])
     last_run: str | None = None
     while True:
         rquery = sa.select(runs.c.run_id, *(runs.c[c] for c in RUN_COLUMNS)).order_by(runs.c.run_id).limit(batch)
@@ -377,16 +369,33 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     return done
 
 
-# What tells observation rows apart, in the order they are paged in: the log position first (its index serves the
-# paging; the node's index has no log position since migration 0014).
+# What tells observation rows apart (they have no primary key since migration 0014): an event's rows differ by role
+# and node.
 OBSERVATION_KEY = (observations.c.event_seq, observations.c.role, observations.c.node)
+
+
+def _observation_pages(
+    conn: sa.Connection, columns: Sequence[sa.ColumnElement[Any]], events: int
+) -> Iterable[Sequence[sa.Row[Any]]]:
+    """The observation rows, ``columns`` of each, a page per ``events`` log positions (every row of an event in one
+    page; each page two range reads of the log position's index)."""
+    seq = observations.c.event_seq
+    last: int | None = None
+    while True:
+        query = sa.select(seq).distinct().order_by(seq).limit(events)
+        seqs = list(conn.scalars(query if last is None else query.where(seq > last)))
+        if not seqs:
+            return
+        yield conn.execute(sa.select(*columns).where(seq >= seqs[0], seq <= seqs[-1])).all()
+        last = seqs[-1]
 
 
 def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
     """Every part key a row names (read in pages)."""
     keys: set[str] = set()
     rests: set[str] = set()
-    for text in _column_pages(conn, observations.c.data, OBSERVATION_KEY, batch):
+    texts = (row.data for rows in _observation_pages(conn, (observations.c.data,), batch // 5) for row in rows)
+    for text in texts:
         if "#" in text:
             stored = loads_text(text)
             if isinstance(stored, dict) and isinstance(stored.get("#"), str):
@@ -398,26 +407,22 @@ def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
         _keys_of(rest, keys)
     keys |= rests
     for column in RUN_COLUMNS:
-        for text in _column_pages(conn, runs.c[column], (runs.c.run_id,), batch):
+        for text in _run_column_pages(conn, runs.c[column], batch):
             if text.startswith("#"):
                 keys.add(text[1:])
     return keys
 
 
-def _column_pages(
-    conn: sa.Connection, column: sa.Column[Any], key: Sequence[sa.Column[Any]], batch: int
-) -> Iterable[str]:
-    last: tuple[Any, ...] | None = None
+def _run_column_pages(conn: sa.Connection, column: sa.Column[Any], batch: int) -> Iterable[str]:
+    last: str | None = None
     while True:
-        query = sa.select(*key, column).order_by(*key).limit(batch)
-        if last is not None:
-            query = query.where(sa.tuple_(*key) > sa.tuple_(*(sa.literal(v) for v in last)))
-        rows = conn.execute(query).all()
+        query = sa.select(runs.c.run_id, column).order_by(runs.c.run_id).limit(batch)
+        rows = conn.execute(query if last is None else query.where(runs.c.run_id > last)).all()
         if not rows:
             return
         for row in rows:
-            yield row[-1]
-        last = tuple(row[: len(key)])
+            yield row[1]
+        last = rows[-1].run_id
 
 
 def compact(engine: sa.Engine, batch: int = 500) -> Packed:

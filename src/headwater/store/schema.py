@@ -143,10 +143,10 @@ runs = sa.Table(
     sa.Index("ix_runs_job_started", "job", "started_at"),
 )
 
-# ``jobs`` and ``datasets`` are updated by every projection step that touches them (``updated_at``): no index on a
-# column those updates change (migration 0014 dropped the ``updated_at`` ones) and, on PostgreSQL, half of each
-# page left free (``fillfactor`` 50), so their updates are made in place (HOT: no new entries in their name and
-# trigram indexes, dead versions pruned within the page).
+# ``jobs`` and ``datasets`` are updated by every projection step that touches them (``updated_at``, indexed for the
+# most recently updated nodes), so each update adds entries to all their indexes: on PostgreSQL the name's trigram
+# index (migration 0003) takes them straight into its compressed posting lists (migration 0014: ``fastupdate`` off;
+# its pending list kept every trigram of every update as an entry of its own until the next vacuum).
 jobs = sa.Table(
     "jobs",
     metadata,
@@ -158,6 +158,7 @@ jobs = sa.Table(
     sa.Column("facets", sa.Text, nullable=False),
     sa.Column("parent_job", sa.Text),
     sa.Index("ix_jobs_namespace_name", "namespace", "name"),
+    sa.Index("ix_jobs_updated", "updated_at"),
 )
 
 job_versions = sa.Table(
@@ -187,6 +188,7 @@ datasets = sa.Table(
     sa.Column("updated_at", sa.BigInteger, nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Index("ix_datasets_namespace_name", "namespace", "name"),
+    sa.Index("ix_datasets_updated", "updated_at"),
 )
 
 dataset_versions = sa.Table(

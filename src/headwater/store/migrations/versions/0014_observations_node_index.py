@@ -10,14 +10,11 @@ row pointer per row). The projector writes an event's rows once, in the step tha
 distinct without a key enforcing it. And the event id, repeated on every row, is kept as its 32 bytes instead of
 64 hex digits (``schema.EventId``).
 
-And ``ix_jobs_updated`` / ``ix_datasets_updated`` go: every projection step updates the ``updated_at`` of the jobs
-and datasets it touches, and an update that changes an indexed column cannot be made in place (PostgreSQL's HOT):
-each wrote new entries into every index of the row, the trigram index of the name among them (a hundred entries
-for a long job name), and left a dead row version until the next vacuum. One read ordered by ``updated_at`` (the
-most recently updated nodes, a page of 20) scans the two tables instead.
-
-On PostgreSQL ``jobs`` and ``datasets`` leave half of each page free (``fillfactor`` 50) so that the new version of
-an updated row finds room on its page, which an in-place update needs.
+On PostgreSQL the name's trigram index of ``jobs`` and ``datasets`` (migration 0003) no longer keeps a pending list
+(``fastupdate`` off): every projection step updates the ``updated_at`` of the jobs and datasets it touches, and
+each update adds an entry per trigram of the name (a hundred for a long job name) to that index; in the pending list
+each was an index tuple of its own until the next vacuum merged them, in the index's posting lists it is a few
+bytes.
 
 Upgrade: on PostgreSQL the primary key is dropped, the event ids converted (``ALTER … TYPE bytea``) and the index
 made; SQLite cannot drop a primary key, so the table is copied into one without it (one ``INSERT … SELECT``, the
@@ -41,7 +38,7 @@ branch_labels = None
 depends_on = None
 
 COLUMNS = "node, event_seq, role, time, event_id, data"
-HOT_TABLES = {"jobs": 50, "datasets": 50}  # fillfactor: room on the page for the next versions
+TRIGRAM_INDEXES = ("ix_jobs_name_trgm", "ix_datasets_name_trgm")  # PostgreSQL, when pg_trgm was available
 
 # PostgreSQL: the conversions of schema.event_id_bytes / event_id_text, in SQL
 _TO_BYTES = (
@@ -92,25 +89,21 @@ def upgrade() -> None:
     else:
         bind.exec_driver_sql("ALTER TABLE observations DROP CONSTRAINT observations_pkey")
         bind.exec_driver_sql(f"ALTER TABLE observations ALTER COLUMN event_id TYPE bytea USING {_TO_BYTES}")
-        for table, fillfactor in HOT_TABLES.items():
-            bind.exec_driver_sql(f"ALTER TABLE {table} SET (fillfactor = {fillfactor})")
+        for index in TRIGRAM_INDEXES:
+            bind.exec_driver_sql(f"ALTER INDEX IF EXISTS {index} SET (fastupdate = off)")
     op.create_index("ix_observations_node", "observations", ["node", "role"], unique=False)
-    op.drop_index("ix_jobs_updated", table_name="jobs")
-    op.drop_index("ix_datasets_updated", table_name="datasets")
 
 
 def downgrade() -> None:
     bind = op.get_bind()
     if _has_primary_key(bind):
         return
-    op.create_index("ix_jobs_updated", "jobs", ["updated_at"], unique=False)
-    op.create_index("ix_datasets_updated", "datasets", ["updated_at"], unique=False)
     op.drop_index("ix_observations_node", table_name="observations")
     if bind.dialect.name == "sqlite":
         _copy(bind, old=True)
     else:
-        for table in HOT_TABLES:
-            bind.exec_driver_sql(f"ALTER TABLE {table} RESET (fillfactor)")
+        for index in TRIGRAM_INDEXES:
+            bind.exec_driver_sql(f"ALTER INDEX IF EXISTS {index} RESET (fastupdate)")
         bind.exec_driver_sql(f"ALTER TABLE observations ALTER COLUMN event_id TYPE varchar(64) USING {_TO_TEXT}")
         bind.exec_driver_sql(
             "ALTER TABLE observations ADD CONSTRAINT observations_pkey PRIMARY KEY (node, event_seq, role)"
