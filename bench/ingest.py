@@ -292,12 +292,18 @@ def bytes_round(url: str, events: int, apps: int) -> dict[str, Any]:
         if parts is not None:
             parts.compact(store.engine)
         codec.vacuum(store.engine)
-        if store.dialect == "postgresql":  # the steady state's size: VACUUM FULL gives the table's freed pages back
-            with store.engine.connect() as conn:
+    if url.startswith("postgresql"):  # the steady state's size: VACUUM FULL gives the table's freed pages back
+        import sqlalchemy as sa  # once the store is closed: an open reader's snapshot would keep the old versions
+
+        engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+        try:
+            with engine.connect() as conn:
                 auto = conn.execution_options(isolation_level="AUTOCOMMIT")
                 auto.exec_driver_sql("VACUUM FULL events")
                 if parts is not None:
                     auto.exec_driver_sql("VACUUM FULL derived_parts")
+        finally:
+            engine.dispose()
     result["compacted"] = store_bytes(url)
     return result
 

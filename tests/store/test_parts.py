@@ -106,6 +106,27 @@ def test_an_observation_reads_back_as_given() -> None:
     again = parts.pack_observation({**ran, "runId": "r-2"}, found)
     assert len(found) == 3 and _back(again, found) == {**ran, "runId": "r-2"}
 
+    # a run's own observation: the same with its event type (START, COMPLETE) in the row
+    started = {
+        "eventType": "START",
+        "job": "job:n:" + "j" * 80,
+        "jobFacets": {"big": {"text": "y" * 200}},
+        "inputs": ["a"],
+    }
+    text = parts.pack_observation(started, found)
+    assert json.loads(text) == {"#": json.loads(text)["#"], "eventType": "START"} and len(found) == 5
+    completed = parts.pack_observation({**started, "eventType": "COMPLETE"}, found)
+    assert len(found) == 5 and json.loads(completed)["#"] == json.loads(text)["#"]
+    back = _back(completed, found)
+    assert back == {**started, "eventType": "COMPLETE"} and list(back) == list(started)
+
+    # a run's facets: a part, unless they name "tags" (the classification finds those runs by their text)
+    facets = json.dumps({"parent": {"run": {"runId": "r-1"}, "job": {"namespace": "n", "name": "j" * 120}}})
+    assert parts.pack_run_column("facets", facets, found) == "#" + parts.part_key(facets)
+    tagged = json.dumps({"tags": {"tags": [{"key": "pii", "value": "true"}]}, "other": {"x": "z" * 200}})
+    assert parts.pack_run_column("facets", tagged, found) == tagged
+    assert parts.pack_run_column("job_facets", tagged, found) == "#" + parts.part_key(tagged)
+
     with pytest.raises(ValueError, match="may not end with '#'"):
         parts.pack_observation({"fields#": "x"}, {})
     assert parts.pack_column('{"short":1}', found) == '{"short":1}'
@@ -124,9 +145,10 @@ def test_a_daily_jobs_later_runs_add_no_part(store_url: str) -> None:
         assert store.caught_up()
         with store.engine.connect() as conn:
             # the schema (one text for both datasets), the SQL facet, the output's column lineage, the run's
-            # job-facets and column-lineage columns, and the rest of the input's and of the output's observations
-            # (the job's is too short to be a part): seven parts, whatever the number of runs
-            assert conn.scalar(sa.select(sa.func.count()).select_from(derived_parts)) == after_two == 7
+            # job-facets and column-lineage columns, the rest of the input's and of the output's observations
+            # (the job's is too short to be a part), and the rest of the run's (its event type apart, START and
+            # COMPLETE say the same): eight parts, whatever the number of runs
+            assert conn.scalar(sa.select(sa.func.count()).select_from(derived_parts)) == after_two == 8
             assert conn.scalar(sa.select(sa.func.count()).select_from(observations)) > rows_after_two
             lineage = conn.scalar(sa.select(runs.c.column_lineage).limit(1))
             assert lineage is not None and lineage.startswith("#")

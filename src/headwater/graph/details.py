@@ -20,13 +20,16 @@ from headwater.graph.common import (
     version_shape,
 )
 from headwater.graph.traverse import incidence
+from headwater.model.jsontypes import JSONValue
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
+from headwater.store.parts import read_column
 from headwater.store.schema import dataset_versions, datasets, events, job_versions, jobs, observations, runs
 from headwater.store.types import Column, Row
 
 
-def run_shape(row: Row) -> Run:
+def run_shape(row: Row, facets: JSONValue) -> Run:
+    """A ``runs`` row as answered, with its facets read back (``parts.read_column``: they may be a stored part)."""
     return {
         "runId": row.run_id,
         "job": row.job,
@@ -38,7 +41,7 @@ def run_shape(row: Row) -> Run:
         "stackTrace": row.stack_trace,
         "parentRunId": row.parent_run_id,
         "parentJob": row.parent_job,
-        "facets": json.loads(row.facets),
+        "facets": facets,
         "inputs": json.loads(row.inputs),
         "outputs": json.loads(row.outputs),
     }
@@ -48,7 +51,7 @@ def run(conn: sa.Connection, run_id: str) -> Run:
     row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).first()
     if row is None or is_absent(row.job):
         raise NodeNotFound(f"run {run_id!r} not found")
-    return run_shape(row)
+    return run_shape(row, read_column(conn, row.facets, json.loads))
 
 
 def _current_version(conn: sa.Connection, table: sa.Table, key: Column, node_id: str, t: int | None) -> Row:
@@ -126,4 +129,4 @@ def runs_of(
     rows = conn.execute(
         sa.select(runs).where(cond).order_by(runs.c.started_at.desc(), runs.c.run_id.desc()).limit(limit).offset(offset)
     )
-    return {"runs": [run_shape(r) for r in rows], "total": total}
+    return {"runs": [run_shape(r, read_column(conn, r.facets, json.loads)) for r in rows], "total": total}

@@ -1,7 +1,7 @@
 """How the derived tables keep their large JSON texts: content-addressed parts, each stored once, compressed.
 
 A daily job says the same things run after run: its inputs' and outputs' schemas, its Spark properties, its
-column lineage. The observation index (``observations.data``) and the runs (``runs.job_facets``,
+column lineage. The observation index (``observations.data``) and the runs (``runs.facets``, ``runs.job_facets``,
 ``runs.column_lineage``) kept that text again for every run and every node; here each distinct piece is kept
 once, in ``derived_parts``, keyed by the hash of its text and compressed by :mod:`headwater.store.codec` (the
 event log's dictionaries and its three stored forms), and the rows hold the key.
@@ -15,11 +15,12 @@ Contract:
   text has :data:`MIN_PART` characters or more becomes ``"<key>#": "<part>"`` and a top-level object with such
   a member becomes ``"<key>#": {member: "<part>" | [value]}`` (a part, or the value inline in a one-element
   list), in the same places; the other values stay as they are. Observation keys never end with ``#``. Then,
-  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample), what is left but the
-  run id (with ``runId`` null, so the keys keep their order) is one part too when it is long enough:
-  ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
+  for an observation with a ``runId`` (a dataset's or a job's, a pruned run's sample) or an ``eventType`` (a
+  run's), what is left but that value (set to null, so the keys keep their order) is one part too when it is
+  long enough: ``{"#": "<part>", "runId": ...}`` (what every run of a daily job says again is stored once).
 - **Column texts** (:func:`pack_column`): a JSON text of :data:`MIN_PART` characters or more is ``#<part>``
-  (JSON text never starts with ``#``).
+  (JSON text never starts with ``#``); the ``runs`` columns :data:`RUN_COLUMNS`, but a run's facets that name
+  ``"tags"`` (the classification selects those runs by their text).
 - **Parts** are immutable: a key is the URL-safe base64 of the first 24 bytes of the SHA-256 of the part's
   UTF-8 text (32 characters; 192 bits, so no two texts share one by accident or by design). Written with the
   rows that name them, in the same transaction (:meth:`Parts.write`: only keys not stored yet, "insert or
@@ -47,10 +48,13 @@ from headwater.store import codec
 from headwater.store.schema import derived_parts, observations, runs
 
 MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
-VARYING = "runId"  # the one value of a dataset's or job's observation that changes from run to run
+# the values of an observation that change from run to run: a dataset's or job's run id, a run's event type
+VARYING = ("runId", "eventType")
 CACHE = 8192  # parsed parts kept per engine
 CHUNK = 500  # keys per lookup
-RUN_COLUMNS = ("job_facets", "column_lineage")  # the runs columns kept as parts
+RUN_COLUMNS = ("facets", "job_facets", "column_lineage")  # the runs columns kept as parts
+# A run's facets text holding this stays as it is: the classification finds the runs that carry tags by it, in SQL.
+KEPT_INLINE = '"tags"'
 
 
 class MissingPart(RuntimeError):
@@ -94,12 +98,13 @@ def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
                 out[name + "#"] = members
                 continue
         out[name] = value
-    if VARYING in out and len(out) > 1:  # the rest is what every run says again
-        rest = dumps({**out, VARYING: None})
+    varying = next((name for name in VARYING if name in out), None)
+    if varying is not None and len(out) > 1:  # the rest is what every run says again
+        rest = dumps({**out, varying: None})
         if len(rest) >= MIN_PART:
             key = part_key(rest)
             found[key] = rest
-            return dumps({"#": key, VARYING: out[VARYING]})
+            return dumps({"#": key, varying: out[varying]})
     return dumps(out)
 
 
@@ -110,6 +115,13 @@ def pack_column(text: str, found: dict[str, str]) -> str:
     key = part_key(text)
     found[key] = text
     return "#" + key
+
+
+def pack_run_column(column: str, text: str, found: dict[str, str]) -> str:
+    """A ``runs`` JSON column's stored text (:func:`pack_column`; run facets naming tags stay inline)."""
+    if column == "facets" and KEPT_INLINE in text:
+        return text
+    return pack_column(text, found)
 
 
 def _keys_of(stored: JSONValue, into: set[str]) -> None:
@@ -234,7 +246,8 @@ def unpack_observations(texts: Sequence[str], fetch: Callable[[set[str]], Mappin
 
 
 def _with_rest(stored: Any, rests: Mapping[str, JSONValue]) -> Any:
-    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` x, in place."""
+    """``{"#": key, "runId": x}`` → the rest of the observation (the part ``key``) with its ``runId`` (or
+    ``eventType``) x, in place."""
     if not isinstance(stored, dict) or not isinstance(stored.get("#"), str):
         return stored
     rest = rests[stored["#"]]
@@ -288,13 +301,14 @@ def read_observation(conn: sa.Connection, text: str) -> Any:
 def run_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """``runs`` rows to insert (JSON columns as text) → their stored form; writes the parts they name."""
     found: dict[str, str] = {}
-    out = [{**row, **{c: pack_column(row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
+    out = [{**row, **{c: pack_run_column(c, row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
     parts_of(conn.engine).write(conn, found)
     return out
 
 
 def read_column(conn: sa.Connection, text: str | None, loads: Callable[[str], Any] = loads_text) -> Any:
-    """A stored ``runs.job_facets`` / ``runs.column_lineage`` text → its value (every reader reads through this)."""
+    """A stored ``runs.facets`` / ``runs.job_facets`` / ``runs.column_lineage`` text → its value (every reader reads
+    through this)."""
     return parts_of(conn.engine).column(conn, text, loads)
 
 
@@ -316,15 +330,8 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     """Rewrite the observation and run rows still kept as plain JSON into parts (migration 0013, and ``db compact``
     for rows a pre-0013 server wrote); answers how many rows were rewritten."""
     done = 0
-    obs_key = (observations.c.node, observations.c.event_seq, observations.c.role)
-    last: tuple[Any, ...] | None = None
-    while True:
-        query = sa.select(*obs_key, observations.c.data).order_by(*obs_key).limit(batch)
-        if last is not None:
-            query = query.where(sa.tuple_(*obs_key) > sa.tuple_(*(sa.literal(v) for v in last)))
-        rows = conn.execute(query).all()
-        if not rows:
-            break
+    obs_key = OBSERVATION_KEY
+    for rows in _observation_pages(conn, (*obs_key, observations.c.data), batch):
         found: dict[str, str] = {}
         for row in rows:
             if not row.data.startswith("{"):
@@ -341,7 +348,6 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
                 )
                 done += 1
         parts_of(conn.engine).write(conn, found)
-        last = tuple(rows[-1][:3])
     last_run: str | None = None
     while True:
         rquery = sa.select(runs.c.run_id, *(runs.c[c] for c in RUN_COLUMNS)).order_by(runs.c.run_id).limit(batch)
@@ -352,7 +358,9 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
             break
         found = {}
         for r in rrows:
-            values = {c: pack_column(getattr(r, c), found) for c in RUN_COLUMNS if not getattr(r, c).startswith("#")}
+            values = {
+                c: pack_run_column(c, getattr(r, c), found) for c in RUN_COLUMNS if not getattr(r, c).startswith("#")
+            }
             if any(values[c] != getattr(r, c) for c in values):
                 conn.execute(runs.update().where(runs.c.run_id == r.run_id).values(**values))
                 done += 1
@@ -361,11 +369,33 @@ def pack_stored(conn: sa.Connection, batch: int = 500) -> int:
     return done
 
 
+# What tells observation rows apart (they have no primary key since migration 0014): an event's rows differ by role
+# and node.
+OBSERVATION_KEY = (observations.c.event_seq, observations.c.role, observations.c.node)
+
+
+def _observation_pages(
+    conn: sa.Connection, columns: Sequence[sa.ColumnElement[Any]], events: int
+) -> Iterable[Sequence[sa.Row[Any]]]:
+    """The observation rows, ``columns`` of each, a page per ``events`` log positions (every row of an event in one
+    page; each page two range reads of the log position's index)."""
+    seq = observations.c.event_seq
+    last: int | None = None
+    while True:
+        query = sa.select(seq).distinct().order_by(seq).limit(events)
+        seqs = list(conn.scalars(query if last is None else query.where(seq > last)))
+        if not seqs:
+            return
+        yield conn.execute(sa.select(*columns).where(seq >= seqs[0], seq <= seqs[-1])).all()
+        last = seqs[-1]
+
+
 def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
     """Every part key a row names (read in pages)."""
     keys: set[str] = set()
     rests: set[str] = set()
-    for text in _column_pages(conn, observations.c.data, batch):
+    texts = (row.data for rows in _observation_pages(conn, (observations.c.data,), batch // 5) for row in rows)
+    for text in texts:
         if "#" in text:
             stored = loads_text(text)
             if isinstance(stored, dict) and isinstance(stored.get("#"), str):
@@ -377,26 +407,22 @@ def named_keys(conn: sa.Connection, batch: int = 2000) -> set[str]:
         _keys_of(rest, keys)
     keys |= rests
     for column in RUN_COLUMNS:
-        for text in _column_pages(conn, runs.c[column], batch):
+        for text in _run_column_pages(conn, runs.c[column], batch):
             if text.startswith("#"):
                 keys.add(text[1:])
     return keys
 
 
-def _column_pages(conn: sa.Connection, column: sa.Column[Any], batch: int) -> Iterable[str]:
-    table = column.table
-    key = list(table.primary_key.columns)
-    last: tuple[Any, ...] | None = None
+def _run_column_pages(conn: sa.Connection, column: sa.Column[Any], batch: int) -> Iterable[str]:
+    last: str | None = None
     while True:
-        query = sa.select(*key, column).order_by(*key).limit(batch)
-        if last is not None:
-            query = query.where(sa.tuple_(*key) > sa.tuple_(*(sa.literal(v) for v in last)))
-        rows = conn.execute(query).all()
+        query = sa.select(runs.c.run_id, column).order_by(runs.c.run_id).limit(batch)
+        rows = conn.execute(query if last is None else query.where(runs.c.run_id > last)).all()
         if not rows:
             return
         for row in rows:
-            yield row[-1]
-        last = tuple(row[: len(key)])
+            yield row[1]
+        last = rows[-1].run_id
 
 
 def compact(engine: sa.Engine, batch: int = 500) -> Packed:

@@ -21,6 +21,42 @@ metadata = sa.MetaData()
 # An auto-incrementing 64-bit key (SQLite needs INTEGER for its rowid alias).
 SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
+
+def event_id_bytes(text: str) -> bytes:
+    """An event id as the observation index stores it: its 32 bytes for the usual id (64 lowercase hex digits,
+    a SHA-256), any other text as ``\\x00`` + its UTF-8 (``\\x00\\x00`` when that would be 32 bytes long)."""
+    if len(text) == 64:
+        try:
+            raw = bytes.fromhex(text)
+        except ValueError:
+            pass
+        else:
+            if raw.hex() == text:
+                return raw
+    body = text.encode("utf-8", "surrogatepass")
+    return (b"\x00\x00" if len(body) == 31 else b"\x00") + body
+
+
+def event_id_text(stored: bytes) -> str:
+    """The event id :func:`event_id_bytes` stored."""
+    if len(stored) == 32:
+        return stored.hex()
+    return stored.lstrip(b"\x00").decode("utf-8", "surrogatepass")
+
+
+class EventId(sa.TypeDecorator[str]):
+    """An event id kept as bytes (:func:`event_id_bytes`: half the hex text), read and written as its text."""
+
+    impl = sa.LargeBinary
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: sa.Dialect) -> bytes | None:
+        return None if value is None else event_id_bytes(value)
+
+    def process_result_value(self, value: bytes | None, dialect: sa.Dialect) -> str | None:
+        return None if value is None else event_id_text(bytes(value))
+
+
 events = sa.Table(
     "events",
     metadata,
@@ -54,15 +90,21 @@ event_dictionaries = sa.Table(
     sa.Column("samples", sa.Integer, nullable=False),  # events it was trained on
 )
 
+# One row per event and (node, role); the projector writes each event's rows once, in the step that derives it.
+# Found by node and role (every derivation and read) or by log position (the watermark, a rebuild, a prune).
+# Migration 0014: no primary key, the node's index without the log position, so on PostgreSQL its entries are
+# deduplicated (a node's rows of one role share one key: a few bytes a row instead of the node id's text again);
+# the event id as its 32 bytes.
 observations = sa.Table(
     "observations",
     metadata,
-    sa.Column("node", sa.Text, primary_key=True),
-    sa.Column("event_seq", sa.BigInteger, primary_key=True),
-    sa.Column("role", sa.String(8), primary_key=True),  # run | job | input | output | dataset
+    sa.Column("node", sa.Text, nullable=False),
+    sa.Column("event_seq", sa.BigInteger, nullable=False),
+    sa.Column("role", sa.String(8), nullable=False),  # run | job | jobevent | jobrun | input | output | dataset | error
     sa.Column("time", sa.BigInteger, nullable=False),
-    sa.Column("event_id", sa.String(64), nullable=False),
+    sa.Column("event_id", EventId, nullable=False),  # migration 0014: 32 bytes, not 64 hex digits
     sa.Column("data", sa.Text, nullable=False),
+    sa.Index("ix_observations_node", "node", "role"),
     sa.Index("ix_observations_event", "event_seq"),
 )
 
@@ -101,6 +143,10 @@ runs = sa.Table(
     sa.Index("ix_runs_job_started", "job", "started_at"),
 )
 
+# ``jobs`` and ``datasets`` are updated by every projection step that touches them (``updated_at``, indexed for the
+# most recently updated nodes), so each update adds entries to all their indexes: on PostgreSQL the name's trigram
+# index (migration 0003) takes them straight into its compressed posting lists (migration 0014: ``fastupdate`` off;
+# its pending list kept every trigram of every update as an entry of its own until the next vacuum).
 jobs = sa.Table(
     "jobs",
     metadata,
