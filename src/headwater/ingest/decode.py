@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ import msgspec
 import orjson
 
 from headwater.ingest.limits import Limits, name_problems, within_limits_at
+from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
 from headwater.spec import EventValidator
@@ -167,6 +169,7 @@ class FacetCache:
         self._rate = 1.0  # the hit rate lately: a moving average over about the last 128 lookups
         self._lookups = 0
         self._bodies = 0
+        weakref.finalize(self, _unshare_all, self._facets)  # a cache that goes (with its validator) unlists its facets
 
     SAMPLE = 16
     MIN_HIT_RATE = 0.3
@@ -204,10 +207,11 @@ class FacetCache:
             self.misses += 1
             self._count(False)
             self._facets[raw] = made
+            share(made.value)  # kept: the projector may note what it derives from the value (ingest.shared)
             self._size += len(raw)
             while self._facets and (len(self._facets) > self.max_facets or self._size > self.max_bytes):
                 oldest = next(iter(self._facets))
-                del self._facets[oldest]
+                unshare(self._facets.pop(oldest).value)
                 self._size -= len(oldest)
         return made
 
@@ -224,6 +228,11 @@ class FacetCache:
                     del self._verdicts[oldest]
                     self._verdict_bytes -= len(oldest[2])
         return found
+
+
+def _unshare_all(facets: dict[bytes, Facet]) -> None:
+    for facet in list(facets.values()):
+        unshare(facet.value)
 
 
 def _make_facet(raw: bytes) -> Facet | None:

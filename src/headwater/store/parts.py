@@ -40,6 +40,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.ingest.shared import notes
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.model.perkey import PerKey
@@ -64,11 +65,16 @@ def part_key(text: str) -> str:
 
 
 def _part(value: JSONValue, found: dict[str, str]) -> str | None:
-    text = dumps(value)
-    if len(text) < MIN_PART:
-        return None
-    key = part_key(text)
-    found[key] = text
+    noted = notes(value)  # a value many events share (a facet, a memo's answer): its text and key once
+    known: tuple[str | None, str] | None = None if noted is None else noted.get("part")
+    if known is None:
+        text = dumps(value)
+        known = (part_key(text) if len(text) >= MIN_PART else None, text)
+        if noted is not None:
+            noted["part"] = known
+    key, text = known
+    if key is not None:
+        found[key] = text
     return key
 
 
