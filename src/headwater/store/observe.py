@@ -193,6 +193,8 @@ class ObserveMemo:
     refuses are simply not memoized), so equal bytes mean an equal input and so an equal answer.
     Answers are shared between observations: nothing downstream mutates them (they are read,
     copied and serialized). Owned by one projector; not thread-safe (one projector thread).
+    Its answers are listed as shared values while it keeps them (``ingest.shared``: the derived parts write
+    each one's text once), and an answer whose input is a facet the ingest door parsed is noted on that facet.
     """
 
     _OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS

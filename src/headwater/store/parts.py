@@ -25,6 +25,8 @@ Contract:
   rows that name them, in the same transaction (:meth:`Parts.write`: only keys not stored yet, "insert or
   ignore" against a concurrent writer). ``headwater db compact`` recompresses them with the newest dictionary
   (:func:`compact`) and removes the parts no row names any more (after a prune).
+- A value many events share (``ingest.shared``: a facet the door parsed, an observation memo's answer) has its
+  text and key noted on it the first time: the same text and key, computed once per value, not per event.
 - Parsed parts are cached per engine (bounded, LRU); values are shared between readers, who must not mutate
   them (as with the projector's other memos).
 """
