@@ -24,6 +24,9 @@ Per shape, measurements of the same events, interleaved round by round so machin
 checkout: the server runs with it first on PYTHONPATH), in the same rounds, the order of the two codes
 alternating from round to round.
 
+Also the server's CPU per event from the first post until graph-ready (``cpu µs/ev``: its process and its live
+children, the parse worker, from /proc): on a loaded machine the rates follow the load, this much less.
+
 Prints the medians and the ratios ack/raw and graph/raw; the issue's targets are ack ≥ 60 % and
 graph ≥ 40 % of raw. Writes bench/results/ingest_limit.json.
 """
@@ -45,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _server import running_server
+from _server import started_server
 from ingest import load, measure
 from spark_events import Pipeline
 
@@ -67,6 +70,25 @@ def raw_append(path: Path, events: list[bytes], batch: int) -> float:
     elapsed = time.perf_counter() - t0
     conn.close()
     return len(events) / elapsed
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process ``pid`` and its live children (the parse worker), from
+    /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    todo = [pid]
+    while todo:
+        at = todo.pop()
+        try:
+            stat = Path(f"/proc/{at}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in Path(f"/proc/{at}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
 
 
 def shaped_events(tag: str, n: int, shape: str) -> list[bytes]:  # tag: letters and digits, no hex-only tag
@@ -101,9 +123,12 @@ def one_round(tag: str, n: int, batch: int, tmp: Path, shape: str, codes: dict[s
     out = {"raw": raw_append(tmp / f"{tag}-{shape}-raw.db", events, batch)}
     for name, src in codes.items():
         env = None if src is None else {"PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        with running_server(f"sqlite:///{tmp / f'{tag}-{shape}-{name}.db'}", extra_env=env) as url:
-            served = measure(url, [bodies], len(events), batch)
+        with started_server(f"sqlite:///{tmp / f'{tag}-{shape}-{name}.db'}", extra_env=env) as server:
+            cpu = cpu_seconds(server.pid)
+            served = measure(server.url, [bodies], len(events), batch)
+            cpu = cpu_seconds(server.pid) - cpu
         out[f"{name} ack"], out[f"{name} graph"] = served["ack"], served["graph"]
+        out[f"{name} cpu µs/ev"] = cpu / len(events) * 1e6  # the server's CPU until graph-ready (not a rate)
     return out
 
 
@@ -127,7 +152,9 @@ def main() -> None:
                 result = one_round(f"r{r}", args.events, args.batch, Path(tmp), shape, codes)
                 rounds[shape].append(result)
                 shown = ", ".join(
-                    f"{k} {v:,.0f} ev/s" + ("" if k == "raw" else f" ({v / result['raw']:.0%})")
+                    f"{k} {v:,.0f}"
+                    if k.endswith("µs/ev")
+                    else f"{k} {v:,.0f} ev/s" + ("" if k == "raw" else f" ({v / result['raw']:.0%})")
                     for k, v in result.items()
                 )
                 loads.append(load())
@@ -137,7 +164,11 @@ def main() -> None:
         keys = list(results[0])
         summary[shape] = {
             "median_events_per_s": {k: statistics.median(r[k] for r in results) for k in keys},
-            "median_of_raw": {k: statistics.median(r[k] / r["raw"] for r in results) for k in keys if k != "raw"},
+            "median_of_raw": {
+                k: statistics.median(r[k] / r["raw"] for r in results)
+                for k in keys
+                if k != "raw" and not k.endswith("µs/ev")
+            },
             "rounds": results,
         }
     out = {

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,7 @@ import msgspec
 import orjson
 
 from headwater.ingest.limits import Limits, name_problems, within_limits_at
+from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
 from headwater.spec import EventValidator
@@ -95,11 +97,12 @@ _RUN_EVENT = _Object(
     frozenset({"eventTime", "producer", "schemaURL", "run", "job"}),
 )
 
-# Objects are decoded a level at a time into their keys (in the order sent: a batch's stored text keeps it)
-# with each value's raw bytes; a facet's bytes are not decoded unless the cache has not seen them.
-_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_LIST = msgspec.json.Decoder(list[msgspec.Raw])
-_TEXT = msgspec.json.Decoder(str)
+# An event is decoded in one pass over its bytes into its objects' keys (in the order sent: a batch's stored
+# text keeps it) down to the facet containers, whose facets stay raw bytes (not decoded unless the cache has
+# not seen them). The types say only how deep objects go; which key may hold what is the walk's check.
+_Container = dict[str, msgspec.Raw]  # name -> a facet's bytes
+_Inner = dict[str, str | _Container]  # run, job, a dataset: strings and facet containers
+_EVENT = msgspec.json.Decoder(dict[str, str | _Inner | list[_Inner]])
 
 
 class _Envelope(msgspec.Struct):
@@ -167,6 +170,7 @@ class FacetCache:
         self._rate = 1.0  # the hit rate lately: a moving average over about the last 128 lookups
         self._lookups = 0
         self._bodies = 0
+        weakref.finalize(self, _unshare_all, self._facets)  # a cache that goes (with its validator) unlists its facets
 
     SAMPLE = 16
     MIN_HIT_RATE = 0.3
@@ -204,10 +208,11 @@ class FacetCache:
             self.misses += 1
             self._count(False)
             self._facets[raw] = made
+            share(made.value)  # kept: the projector may note what it derives from the value (ingest.shared)
             self._size += len(raw)
             while self._facets and (len(self._facets) > self.max_facets or self._size > self.max_bytes):
                 oldest = next(iter(self._facets))
-                del self._facets[oldest]
+                unshare(self._facets.pop(oldest).value)
                 self._size -= len(oldest)
         return made
 
@@ -224,6 +229,11 @@ class FacetCache:
                     del self._verdicts[oldest]
                     self._verdict_bytes -= len(oldest[2])
         return found
+
+
+def _unshare_all(facets: dict[bytes, Facet]) -> None:
+    for facet in list(facets.values()):
+        unshare(facet.value)
 
 
 def _make_facet(raw: bytes) -> Facet | None:
@@ -272,6 +282,15 @@ class _Checks:
     limits: Limits
     check_text: bool  # strings may be longer than max_string_length (the body is longer than that)
     cache: FacetCache
+    token: int = 0  # (limits, check_text) as a small number: a facet's whole verdict is keyed by it (_facet_passes)
+
+
+_TOKENS: dict[tuple[Limits, bool], int] = {}  # (limits, check_text) -> its token, for the process's life
+
+
+def _checks(validator: EventValidator, limits: Limits, check_text: bool, cache: FacetCache) -> _Checks:
+    token = _TOKENS.setdefault((limits, check_text), len(_TOKENS) + 1)
+    return _Checks(validator, limits, check_text, cache, token)
 
 
 class _Parts:
@@ -282,12 +301,14 @@ class _Parts:
         self.checks = checks
         self.facets: list[Facet] = []
 
-    def container(self, raw: msgspec.Raw, at: _FacetsAt) -> Three:
+    def container(self, items: Any, at: _FacetsAt) -> Three:
+        if type(items) is not dict:
+            raise _Refused
         checks = self.checks
         values: dict[str, Any] = {}
         metas: dict[str, Any] = {}
         core: dict[str, Any] = {}
-        for name, facet_raw in _decode(_OBJECT, raw).items():
+        for name, facet_raw in items.items():
             facet = checks.cache.facet(bytes(facet_raw))
             if facet is None or not _facet_passes(facet, at.slot, name, at.depth, checks):
                 raise _Refused
@@ -295,10 +316,9 @@ class _Parts:
             self.facets.append(facet)
         return values, metas, core
 
-    def walk(self, raw: msgspec.Raw | bytes, shape: _Object) -> Three:
-        """An object of the core in its three forms, keys in the order sent."""
-        items = _decode(_OBJECT, raw)
-        if not shape.required <= items.keys() or not items.keys() <= shape.fields.keys():
+    def walk(self, items: Any, shape: _Object) -> Three:
+        """An object of the core (as decoded) in its three forms, keys in the order sent."""
+        if type(items) is not dict or not shape.required <= items.keys() or not items.keys() <= shape.fields.keys():
             raise _Refused
         payload: dict[str, Any] = {}
         view: dict[str, Any] = {}
@@ -306,13 +326,17 @@ class _Parts:
         for key, value in items.items():
             kind = shape.fields[key]
             if kind is _STRING:
-                payload[key] = view[key] = core[key] = _decode(_TEXT, value)
+                if type(value) is not str:
+                    raise _Refused
+                payload[key] = view[key] = core[key] = value
             elif isinstance(kind, _FacetsAt):
                 payload[key], view[key], core[key] = self.container(value, kind)
             elif isinstance(kind, _Object):
                 payload[key], view[key], core[key] = self.walk(value, kind)
             else:
-                done = [self.walk(item, kind.item) for item in _decode(_LIST, value)]
+                if type(value) is not list:
+                    raise _Refused
+                done = [self.walk(item, kind.item) for item in value]
                 payload[key], view[key], core[key] = [d[0] for d in done], [d[1] for d in done], [d[2] for d in done]
         return payload, view, core
 
@@ -320,14 +344,19 @@ class _Parts:
 Three = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]  # payload, view, core
 
 
-def _decode(decoder: msgspec.json.Decoder[Any], raw: msgspec.Raw | bytes) -> Any:
-    try:
-        return decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError):  # not the usual event (a wrong type, nested too deep...)
-        raise _Refused from None
-
-
 def _facet_passes(facet: Facet, slot: Slot, name: str, depth: int, checks: _Checks) -> bool:
+    """Whether the facet passes every check where it sits; a pass is kept on the facet (one lookup next time:
+    its cache is one validator's, and the token names the limits)."""
+    whole = (slot, name, depth, checks.token)
+    if facet.verdicts.get(whole):
+        return True
+    passed = _facet_checks(facet, slot, name, depth, checks)
+    if passed:
+        facet.verdicts[whole] = True
+    return passed
+
+
+def _facet_checks(facet: Facet, slot: Slot, name: str, depth: int, checks: _Checks) -> bool:
     limits = checks.limits
     key = ("limits", slot, name, depth, limits, checks.check_text)
     verdict = facet.verdicts.get(key)
@@ -360,7 +389,11 @@ def _compact(facet: Facet) -> orjson.Fragment:
 def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
     """One event (``text``: its stored text, the body as sent; None: an event of a batch, stored compactly)."""
     parts = _Parts(checks)
-    payload, view, core = parts.walk(raw, _RUN_EVENT)
+    try:
+        decoded = _EVENT.decode(raw)
+    except (msgspec.DecodeError, RecursionError):  # not the usual event (a wrong type, nested too deep...)
+        raise _Refused from None
+    payload, view, core = parts.walk(decoded, _RUN_EVENT)
     limits = checks.limits
     if not (
         within_limits_at(view, 0, limits, checks.check_text)
@@ -390,7 +423,7 @@ def fast_accept(
     sampled = cache.sampled()
     if not sampled and cache.cold():  # before reading the body at all: the full path reads it
         return None
-    checks = _Checks(validator, limits, len(text) > limits.max_string_length, cache)
+    checks = _checks(validator, limits, len(text) > limits.max_string_length, cache)
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:

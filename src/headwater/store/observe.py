@@ -10,12 +10,14 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from headwater.ingest.shared import notes, share, unshare
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id, parse_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
@@ -191,6 +193,8 @@ class ObserveMemo:
     refuses are simply not memoized), so equal bytes mean an equal input and so an equal answer.
     Answers are shared between observations: nothing downstream mutates them (they are read,
     copied and serialized). Owned by one projector; not thread-safe (one projector thread).
+    Its answers are listed as shared values while it keeps them (``ingest.shared``: the derived parts write
+    each one's text once), and an answer whose input is a facet the ingest door parsed is noted on that facet.
     """
 
     _OPTIONS = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
@@ -200,12 +204,25 @@ class ObserveMemo:
         self._answers: dict[tuple[str, bytes], Any] = {}
         self.hits = 0
         self.misses = 0
+        weakref.finalize(self, _unshare_all, self._answers)  # a memo that goes unlists its answers
 
     def __len__(self) -> int:
         """How many answers are remembered (at most ``size``)."""
         return len(self._answers)
 
-    def get(self, kind: str, value: JSONValue, compute: Callable[[JSONValue], JSONValue]) -> JSONValue:
+    def get(
+        self, kind: str, value: JSONValue, compute: Callable[[JSONValue], JSONValue], on: object = None
+    ) -> JSONValue:
+        """``compute(value)``, remembered. ``on``: the value the answer is a function of (default ``value``): when it
+        is one many events share (a facet the ingest door parsed: ``ingest.shared``), the answer is noted on it
+        and found again without writing ``value`` as bytes."""
+        noted = notes(value if on is None else on)
+        note = "observe:" + kind
+        if noted is not None:
+            known = noted.get(note)
+            if known is not None:
+                self.hits += 1
+                return known
         try:
             key = (kind, orjson.dumps(value, option=self._OPTIONS))
         except TypeError:
@@ -216,14 +233,22 @@ class ObserveMemo:
             self.misses += 1
             found = compute(value)
             if len(answers) >= self.size:
-                del answers[next(iter(answers))]  # the least recently used
+                unshare(answers.pop(next(iter(answers))))  # the least recently used
+            share(found)  # read only, and many observations hold it: its text is written once (store.parts)
         else:
             self.hits += 1
         answers[key] = found
+        if noted is not None:
+            noted[note] = found
         return found
 
 
 _MISSING = object()
+
+
+def _unshare_all(answers: dict[tuple[str, bytes], Any]) -> None:
+    for answer in list(answers.values()):
+        unshare(answer)
 
 
 def _fields_of(schema: JSONValue, memo: ObserveMemo | None) -> list[JSONObject] | None:
@@ -232,7 +257,7 @@ def _fields_of(schema: JSONValue, memo: ObserveMemo | None) -> list[JSONObject] 
     fields = schema.get("fields")
     if memo is None or not fields:
         return normalize_fields(fields)
-    answer: list[dict[str, Any]] = memo.get("fields", fields, normalize_fields)
+    answer: list[dict[str, Any]] = memo.get("fields", fields, normalize_fields, on=schema)
     return answer
 
 

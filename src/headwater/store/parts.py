@@ -26,6 +26,8 @@ Contract:
   rows that name them, in the same transaction (:meth:`Parts.write`: only keys not stored yet, "insert or
   ignore" against a concurrent writer). ``headwater db compact`` recompresses them with the newest dictionary
   (:func:`compact`) and removes the parts no row names any more (after a prune).
+- A value many events share (``ingest.shared``: a facet the door parsed, an observation memo's answer) has its
+  text and key noted on it the first time: the same text and key, computed once per value, not per event.
 - Parsed parts are cached per engine (bounded, LRU); values are shared between readers, who must not mutate
   them (as with the projector's other memos).
 """
@@ -41,6 +43,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.ingest.shared import notes
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.model.perkey import PerKey
@@ -68,11 +71,16 @@ def part_key(text: str) -> str:
 
 
 def _part(value: JSONValue, found: dict[str, str]) -> str | None:
-    text = dumps(value)
-    if len(text) < MIN_PART:
-        return None
-    key = part_key(text)
-    found[key] = text
+    noted = notes(value)  # a value many events share (a facet, a memo's answer): its text and key once
+    known: tuple[str | None, str] | None = None if noted is None else noted.get("part")
+    if known is None:
+        text = dumps(value)
+        known = (part_key(text) if len(text) >= MIN_PART else None, text)
+        if noted is not None:
+            noted["part"] = known
+    key, text = known
+    if key is not None:
+        found[key] = text
     return key
 
 
