@@ -33,8 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import Enum
 from functools import lru_cache
-from operator import attrgetter
 from math import inf as _INF
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:

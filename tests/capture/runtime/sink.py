@@ -67,7 +67,9 @@ class Sink:
                 self._answer(201)
 
             def _answer(self, status: int, answer: bytes | None = None) -> None:
-                body = answer or (b'{"ok": true}' if status < 300 else b'{"error": {"code": "test", "message": "sink"}}')
+                body = answer or (
+                    b'{"ok": true}' if status < 300 else b'{"error": {"code": "test", "message": "sink"}}'
+                )
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

@@ -55,7 +55,9 @@ def execution(i: int, rate: float = 1.5) -> list[Any]:
                     namespace="file",
                     name="/in/é",
                     field=f"a{k}",
-                    transformations=[cl.Transformation(type="DIRECT", subtype="IDENTITY", description="", masking=False)],
+                    transformations=[
+                        cl.Transformation(type="DIRECT", subtype="IDENTITY", description="", masking=False)
+                    ],
                 )
             ]
         )
