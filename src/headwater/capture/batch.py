@@ -90,21 +90,27 @@ class BatchSender:
         (``HTTPError`` carries the response: the emitter tells refusals from failures by its status)."""
         body = orjson.dumps(list(events), option=orjson.OPT_SORT_KEYS)
         transport = self._transport
-        data, headers = transport._prepare_request(body.decode("utf-8"))  # auth, custom headers, gzip
-        if isinstance(data, str):  # not compressed: send orjson's UTF-8 bytes as they are
-            data = body
-        post: dict[str, Any] = {
-            "url": self.url,
-            "data": data,
-            "headers": headers,
-            "timeout": transport.timeout,
-            "verify": transport.verify,
-        }
-        cert = getattr(transport, "cert", None)
-        if cert is not None:  # as the transport does: never follow a redirect with a client certificate
-            post["cert"] = cert
-            post["allow_redirects"] = False
-        response = transport.session.post(**post)
+        try:
+            data, headers = transport._prepare_request(body.decode("utf-8"))  # auth, custom headers, gzip
+            if isinstance(data, str):  # not compressed: send orjson's UTF-8 bytes as they are
+                data = body
+            post: dict[str, Any] = {
+                "url": self.url,
+                "data": data,
+                "headers": headers,
+                "timeout": transport.timeout,
+                "verify": transport.verify,
+            }
+            cert = getattr(transport, "cert", None)
+            if cert is not None:  # as the transport does: never follow a redirect with a client certificate
+                post["cert"] = cert
+                post["allow_redirects"] = False
+            session = transport.session
+        except Exception as exc:  # an openlineage-python whose transport is not as expected: no batches
+            self.off = True
+            self.active = False
+            raise NotBatched(f"the HTTP transport cannot be used for a batch: {exc}") from exc
+        response = session.post(**post)
         try:
             if response.status_code in (404, 405):
                 self.off = True
