@@ -7,7 +7,8 @@ For benchmarks (``bench/capture_overhead.py``), not for production. When on, the
   time, read through py4j at the start and end of the callback: PySpark's pinned-thread py4j runs our
   calls back into Java on that same listener thread, so this is what ``toJSON`` and the other reads cost
   Spark's listener bus);
-- per worker item (analysis and event building) and per event sent: Python CPU and wall time;
+- per worker item (analysis and event building) and per send (one event, or one batch POST of several): Python
+  CPU and wall time;
 - the process's peak RSS, and with ``spark.headwater.debug.tracemalloc=true`` Python heap peaks from
   ``tracemalloc`` (overall and per worker item; tracemalloc slows every Python allocation in the process,
   CPU figures of such a run are inflated — measure CPU and memory in separate runs).
@@ -34,6 +35,7 @@ from headwater.capture.jvmtypes import JavaObject
 if TYPE_CHECKING:
     from openlineage.client.transport import Transport
 
+    from headwater.capture.batch import BatchSender
     from headwater.capture.plain import Outgoing
 
 log = logging.getLogger("headwater.capture")
@@ -108,6 +110,10 @@ class DebugStats:
     def timed_transport(self, transport: Transport) -> Transport:
         return cast("Transport", _TimedTransport(transport, self))  # duck-typed: delegates everything else
 
+    def timed_batch(self, batch: BatchSender) -> BatchSender:
+        """The batch sender with each ``send`` (one POST of several events) recorded as one send."""
+        return cast("BatchSender", _TimedBatch(batch, self))  # duck-typed: delegates everything else
+
     def report(self) -> dict[str, Any]:
         with self._lock:
             listener, worker, send = list(self.listener), list(self.worker), list(self.send)
@@ -158,6 +164,26 @@ class _TimedTransport:
         cpu0, wall0 = time.thread_time(), time.perf_counter()
         try:
             return self._inner.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
+        finally:
+            row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
+            with self._stats._lock:
+                self._stats.send.append(row)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TimedBatch:
+    """Delegates to the batch sender; records the CPU and wall time of each ``send`` (serialisation and POST)."""
+
+    def __init__(self, inner: BatchSender, stats: DebugStats) -> None:
+        self._inner = inner
+        self._stats = stats
+
+    def send(self, events: Sequence[dict[str, object]]) -> None:
+        cpu0, wall0 = time.thread_time(), time.perf_counter()
+        try:
+            self._inner.send(events)
         finally:
             row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
             with self._stats._lock:

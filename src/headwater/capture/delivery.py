@@ -8,6 +8,9 @@
   to *spooling*: later events are appended behind it (so order is kept) and the spool is retried with
   exponential backoff (0.5 s doubling to 30 s) until it drains, then events go straight out again;
 - errors are logged once per kind (not per event) and never propagate;
+- with a :class:`~headwater.capture.batch.BatchSender` that is active (the backend is Headwater), the plain events
+  of one worker item go out as one batch POST; when the batch is refused (HTTP 400/413/415/422) each event is sent
+  on its own, so each gets its own verdict, and when it fails it is spooled like a failed event;
 - :meth:`Emitter.close` flushes with a bounded timeout, then spools whatever is still queued or in flight.
 """
 
@@ -22,10 +25,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from openlineage.client.event_v2 import RunEvent
 from openlineage.client.serde import Serde
 from openlineage.client.transport import Transport
 
+from headwater.capture.batch import BatchSender, NotBatched
 from headwater.capture.plain import Outgoing
 from headwater.capture.spool import Rejected, Spool
 
@@ -94,9 +99,16 @@ class OnceLogger:
 
 class Emitter:
     def __init__(
-        self, transport: Transport, spool: Spool, *, queue_size: int = 1000, name: str = "headwater-emitter"
+        self,
+        transport: Transport,
+        spool: Spool,
+        *,
+        queue_size: int = 1000,
+        name: str = "headwater-emitter",
+        batch: BatchSender | None = None,
     ) -> None:
         self.transport = transport
+        self.batch = batch  # one POST per worker item once the backend showed it is Headwater
         self.spool = spool
         self.stats = Stats()
         self.errors = OnceLogger(log)
@@ -104,7 +116,7 @@ class Emitter:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._busy = 0  # events taken from the queue and not yet settled
-        self._inflight: Any = None  # the event being sent right now (taken over by close())
+        self._inflight: list[Outgoing] | None = None  # the events being sent right now (taken over by close())
         self._closed = False
         self._spool_lock = threading.Lock()
         self._spooling = False
@@ -155,7 +167,7 @@ class Emitter:
         self._thread.join(max(0.0, deadline - time.monotonic()))
         with self._lock:
             self._closed = True
-            leftovers = [self._inflight] if self._inflight is not None else []
+            leftovers = list(self._inflight) if self._inflight is not None else []
             self._inflight = None
         while True:
             try:
@@ -196,8 +208,10 @@ class Emitter:
                 if self._spooling and time.monotonic() >= self._next_retry:
                     self._retry_spool()
                 if item is not None:
-                    for event in self._materialize(item):
-                        self._deliver(event)
+                    events = self._materialize(item)
+                    if not self._deliver_batch(events):
+                        for event in events:
+                            self._deliver(event)
             except Exception:  # noqa: BLE001 - the worker must survive anything
                 self.errors.warning("worker", "headwater: unexpected error in the event worker", exc_info=True)
             finally:
@@ -226,29 +240,69 @@ class Emitter:
             )
             return []
 
+    def _take(self, events: list[Outgoing]) -> bool:
+        """Mark ``events`` in flight; False (and spooled) when the emitter is closed."""
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._inflight = events
+        if closed:
+            self._spool_now(events)
+        return not closed
+
+    def _settle(self, events: list[Outgoing]) -> bool:
+        """Done with ``events``: False when close() took them over (and spooled them) meanwhile."""
+        with self._lock:
+            mine = self._inflight is events
+            self._inflight = None
+        return mine
+
+    def _deliver_batch(self, events: list[Outgoing]) -> bool:
+        """Send ``events`` as one batch when the batch sender is active and every one is a plain dict; True when
+        they are settled here (sent, or spooled after a failure), False when they are to be sent one by one."""
+        batch = self.batch
+        if batch is None or not batch.active or self._spooling or not events:
+            return False
+        if not all(type(e) is dict for e in events):
+            return False
+        if not self._take(events):
+            return True
+        error: Exception | None = None
+        try:
+            batch.send(events)  # type: ignore[arg-type]  # checked above: every event is a plain dict
+        except Exception as exc:  # noqa: BLE001
+            error = exc
+        if not self._settle(events):
+            return True  # close() took them over and spooled them
+        if error is None:
+            self.stats.sent += len(events)
+            return True
+        if isinstance(error, (NotBatched, orjson.JSONEncodeError)) or permanent_rejection(error) is not None:
+            log.debug("headwater: batch of %d events not stored (%s); sending them one by one", len(events), error)
+            return False  # one by one: each event gets its own verdict
+        self._failed(error)
+        self._spool_now(events)
+        return True
+
     def _deliver(self, event: Outgoing) -> None:
         if self._spooling:
             self._spool_now([event])
             return
-        with self._lock:
-            closed = self._closed
-            if not closed:
-                self._inflight = event
-        if closed:
-            self._spool_now([event])
+        events = [event]
+        if not self._take(events):
             return
         error: Exception | None = None
+        answer: object = None
         try:
-            self.transport.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
+            answer = self.transport.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
         except Exception as exc:  # noqa: BLE001
             error = exc
-        with self._lock:
-            mine = self._inflight is event
-            self._inflight = None
-        if not mine:
+        if not self._settle(events):
             return  # close() took it over and spooled it
         if error is None:
             self.stats.sent += 1
+            if self.batch is not None and not self.batch.active:
+                self.batch.learn(answer)
             return
         reason = permanent_rejection(error)
         if reason is not None:

@@ -19,6 +19,10 @@ are converted once (:class:`PlainConverter` remembers them by identity for one b
 converter does not reproduce exactly (a set, a date, a non-string key, an unknown type) raises
 :class:`Unsupported` inside, and that event goes to the transport unchanged.
 
+A batch whose values hold a non-finite float (``NaN``, ``Infinity``) is left as event objects: ``Serde`` writes
+them as it always did, and the plain form stays a value whose JSON every writer agrees on (orjson would write
+``null``; :mod:`headwater.capture.batch` sends only plain events).
+
 Only transports that do nothing with the event but ``Serde.to_json`` may be given the plain form —
 :func:`headwater.capture.transports.accepts_plain` decides (Kafka, for one, reads the event's job
 and parent for its message key).
@@ -29,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import Enum
 from functools import lru_cache
+from math import inf as _INF
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -37,6 +42,7 @@ if TYPE_CHECKING:
 
 
 _SCALARS = frozenset({str, int, float, bool})
+_FINITE_OR_OTHER = frozenset({str, int, bool})  # scalars taken as they are without a look (floats are looked at)
 
 PlainEvent: TypeAlias = dict[str, object]
 # what the agent hands to a transport or the spool: an event object, its plain form, or (replayed from the spool) its JSON
@@ -69,6 +75,7 @@ class PlainConverter:
 
     def __init__(self) -> None:
         self._memo: dict[int, dict[str, object]] = {}
+        self.nonfinite = False  # a NaN or an infinity was met in this batch
 
     def event(self, event: RunEvent) -> PlainEvent:
         """``event`` (an attrs event) as plain JSON values with arrays as tuples; raises :class:`Unsupported`."""
@@ -80,6 +87,8 @@ class PlainConverter:
     def _value(self, value: Any) -> Any:
         kind: Any = type(value)
         if kind in _SCALARS:
+            if kind is float and (value != value or value in (_INF, -_INF)):
+                self.nonfinite = True
             return value
         reader = _attrs_reader(kind)
         if reader is not None:
@@ -114,7 +123,7 @@ class PlainConverter:
         for name, item in pairs:
             if item is None:
                 continue
-            if type(item) not in _SCALARS:
+            if type(item) not in _FINITE_OR_OTHER:
                 item = self._value(item)
                 if item is None:
                     continue
@@ -126,7 +135,7 @@ class PlainConverter:
         for item in items:
             if item is None:
                 continue
-            if type(item) not in _SCALARS:
+            if type(item) not in _FINITE_OR_OTHER:
                 item = self._value(item)
                 if item is None or (type(item) is dict and not item):
                     continue  # Serde drops nulls and empty objects from arrays
@@ -142,7 +151,10 @@ class PlainConverter:
 
 def plain_events(events: Iterable[Outgoing]) -> list[Outgoing]:
     """The events of one batch in plain form; an event the converter cannot reproduce exactly is kept as it
-    is (the transport's ``Serde`` then serialises it the ordinary way), and so is one already plain (a dict)."""
+    is (the transport's ``Serde`` then serialises it the ordinary way), and so is one already plain (a dict).
+    A batch holding a non-finite float is kept as it is entirely (objects shared between its events are
+    converted once, so the converter cannot tell which events hold it)."""
+    events = list(events)
     converter = PlainConverter()
     out: list[Outgoing] = []
     for event in events:
@@ -153,4 +165,6 @@ def plain_events(events: Iterable[Outgoing]) -> list[Outgoing]:
             out.append(converter.event(event))
         except Unsupported:
             out.append(event)
+    if converter.nonfinite:
+        return events
     return out

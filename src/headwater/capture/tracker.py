@@ -26,6 +26,7 @@ from openlineage.client.event_v2 import RunState as EventType
 from openlineage.client.transport import Transport
 from openlineage.client.uuid import generate_new_uuid
 
+from headwater.capture.batch import BatchSender
 from headwater.capture.config import AgentConfig, load_config
 from headwater.capture.connect import (
     CONNECT_MESSAGE,
@@ -121,7 +122,11 @@ class Tracker:
             else None
         )
         sending = self.debug_stats.timed_transport(self.transport) if self.debug_stats else self.transport
-        self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size)
+        # the plain events of one worker item in one POST, once the backend showed it is Headwater (capture/batch.py)
+        batch = BatchSender.for_transport(self.transport) if self._plain else None
+        if batch is not None and self.debug_stats is not None:
+            batch = self.debug_stats.timed_batch(batch)
+        self.emitter = Emitter(sending, self.spool, queue_size=config.queue_size, batch=batch)
         self._snapshot, self._analyze = _lineage_functions(spark, config)
         self.nesting = NestedWrites(config.nesting_grace)
         self._rdd = RddJobs(

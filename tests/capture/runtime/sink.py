@@ -2,7 +2,9 @@
 
 ``mode`` switches its behaviour while it runs: ``"ok"`` answers 201, ``"error"`` answers 500,
 ``"hang"`` sleeps ``hang_seconds`` before answering (a backend that is up but stuck), ``"reject-first"``
-answers 422 (invalid event) to the first POST and 201 afterwards.
+answers 422 (invalid event) to the first POST and 201 afterwards, ``"headwater"`` answers like Headwater's
+ingest (an event: 201 with ``{"id", "duplicate", "warnings"}``; ``/batch``: 200 with the batch answer, or
+``batch_status`` when set). The events of a batch are recorded one by one, their paths ``.../batch``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Sink:
         self.headers: list[dict[str, str]] = []
         self.paths: list[str] = []
         self.attempts = 0
+        self.batch_status: int | None = None  # "headwater" mode: the status /batch answers instead of 200
         self._lock = threading.Lock()
         sink = self
 
@@ -43,17 +46,30 @@ class Sink:
                 if mode == "reject" or (mode == "reject-first" and sink.attempts == 1):
                     self._answer(422)
                     return
+                batch = self.path.endswith("/batch")
+                if mode == "headwater" and batch and sink.batch_status is not None:
+                    self._answer(sink.batch_status)
+                    return
                 if self.headers.get("Content-Encoding") == "gzip":
                     raw = gzip.decompress(raw)
+                body = json.loads(raw)
+                items = body if batch else [body]
                 with sink._lock:
-                    sink.bodies.append(json.loads(raw))
+                    sink.bodies.extend(items)
                     sink.raw.append(raw)
                     sink.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    sink.paths.append(self.path)
+                    sink.paths.extend([self.path] * len(items))
+                if mode == "headwater":
+                    answer = {"received": len(items), "stored": len(items), "duplicates": 0, "ids": [], "warnings": []}
+                    one = {"id": "01890000-0000-7000-8000-000000000001", "duplicate": False, "warnings": []}
+                    self._answer(200 if batch else 201, json.dumps(answer if batch else one).encode())
+                    return
                 self._answer(201)
 
-            def _answer(self, status: int) -> None:
-                body = b'{"ok": true}' if status < 300 else b'{"error": {"code": "test", "message": "sink"}}'
+            def _answer(self, status: int, answer: bytes | None = None) -> None:
+                body = answer or (
+                    b'{"ok": true}' if status < 300 else b'{"error": {"code": "test", "message": "sink"}}'
+                )
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
