@@ -24,7 +24,9 @@ def new_store_url(
         def make() -> str:
             if request.param == "sqlite":
                 return f"sqlite:///{tmp_path_factory.mktemp('graph') / 'headwater.db'}"
-            return cleanup.enter_context(pg_database(request.getfixturevalue("pg_server_url"), "hw_graph", migrated=True))
+            return cleanup.enter_context(
+                pg_database(request.getfixturevalue("pg_server_url"), "hw_graph", migrated=True)
+            )
 
         yield make
 

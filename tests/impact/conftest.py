@@ -32,7 +32,9 @@ def store(
         if request.param == "sqlite":
             url = f"sqlite:///{tmp_path_factory.mktemp('impact') / 'headwater.db'}"
         else:
-            url = cleanup.enter_context(pg_database(request.getfixturevalue("pg_server_url"), "hw_impact", migrated=True))
+            url = cleanup.enter_context(
+                pg_database(request.getfixturevalue("pg_server_url"), "hw_impact", migrated=True)
+            )
         s = Store.open(url)
         StoreClient(s).send(events)
         yield s

@@ -72,7 +72,9 @@ def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         if request.param == "sqlite":
             url = f"sqlite:///{tmp_path_factory.mktemp('classify') / 'headwater.db'}"
         else:
-            url = cleanup.enter_context(pg_database(request.getfixturevalue("pg_server_url"), "hw_classify", migrated=True))
+            url = cleanup.enter_context(
+                pg_database(request.getfixturevalue("pg_server_url"), "hw_classify", migrated=True)
+            )
         s = Store.open(url)
         events = script_events(PIPELINE_SQL, dialect=DIALECT, namespace=NS, default_database=DATABASE, event_time=T0)
         StoreClient(s).send([*events, tags_event()])
