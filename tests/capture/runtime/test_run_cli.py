@@ -128,7 +128,9 @@ def stored_events(url: str) -> list[dict[str, Any]]:
         cursor = page.get("nextCursor")
         if not cursor:
             break
-    return [item["event"] for item in sorted(items, key=lambda i: i["receivedAt"])]
+    # the listing is newest first (eventTime, then log position); reversed and then ordered by receivedAt it is the
+    # order of arrival, also for the events of one batch POST (one receivedAt for all of them)
+    return [item["event"] for item in sorted(reversed(items), key=lambda i: i["receivedAt"])]
 
 
 def test_headwater_run_python_against_headwater_serve(
