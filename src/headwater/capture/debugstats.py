@@ -26,7 +26,8 @@ import statistics
 import threading
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -153,6 +154,18 @@ class DebugStats:
                 self._started_tracing = False
 
 
+@contextmanager
+def _timed_send(stats: DebugStats) -> Iterator[None]:
+    """Record the CPU and wall time of the block (one send: an event or a batch) in ``stats.send``."""
+    cpu0, wall0 = time.thread_time(), time.perf_counter()
+    try:
+        yield
+    finally:
+        row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
+        with stats._lock:
+            stats.send.append(row)
+
+
 class _TimedTransport:
     """Delegates to the real transport; records the CPU and wall time of each ``emit``."""
 
@@ -161,13 +174,8 @@ class _TimedTransport:
         self._stats = stats
 
     def emit(self, event: Outgoing) -> object:
-        cpu0, wall0 = time.thread_time(), time.perf_counter()
-        try:
+        with _timed_send(self._stats):
             return self._inner.emit(event)  # type: ignore[arg-type]  # transports serialise a plain dict as the event
-        finally:
-            row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
-            with self._stats._lock:
-                self._stats.send.append(row)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -181,13 +189,8 @@ class _TimedBatch:
         self._stats = stats
 
     def send(self, events: Sequence[dict[str, object]]) -> None:
-        cpu0, wall0 = time.thread_time(), time.perf_counter()
-        try:
+        with _timed_send(self._stats):
             self._inner.send(events)
-        finally:
-            row = {"cpu": time.thread_time() - cpu0, "wall": time.perf_counter() - wall0}
-            with self._stats._lock:
-                self._stats.send.append(row)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
