@@ -5,6 +5,7 @@
   … TEMPLATE``), so a test store does not run every migration again (about a second on PostgreSQL).
 - :func:`sqlite_store_file` — a SQLite store at the newest schema (both files: the main one and the log's),
   copied from one migrated once per test process.
+- :func:`downgrade` — a store taken back to an older revision, for the tests of a migration.
 
 A dropped database is handed to one background thread that drops it while the next test runs (a ``DROP
 DATABASE`` waits for the server to remove its files: 0.5–2 s on a loaded machine); :func:`finish` waits for
@@ -24,7 +25,11 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 _lock = threading.Lock()
 _pg_templates: dict[str, str] = {}  # server URL -> migrated template database's name
@@ -128,6 +133,17 @@ def sqlite_store_file(folder: Path, name: str = "headwater.db") -> Path:
             if Path(f"{source}{suffix}").exists():
                 shutil.copyfile(f"{source}{suffix}", f"{copy}{suffix}")
     return target
+
+
+def downgrade(engine: sa.Engine, revision: str) -> None:
+    """Migrate the store behind ``engine`` back to ``revision`` (the tests of a migration: the store as an older
+    server left it)."""
+    from alembic import command
+
+    from headwater.store.migrate import alembic_config
+
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), revision)
 
 
 def finish() -> None:

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from databases import downgrade
 from fixtures.stories.load import derived_state, story
 from headwater.cli.db import command as db_command
 from headwater.model.times import now_micros
@@ -30,7 +30,7 @@ from headwater.store import IncomingEvent, Store, codec
 from headwater.store.backup import backup
 from headwater.store.engine import create_store_engine
 from headwater.store.eventlog import prepare
-from headwater.store.migrate import alembic_config, current_revision, head_revision, upgrade
+from headwater.store.migrate import current_revision, head_revision, upgrade
 from headwater.store.schema import event_dictionaries, events
 
 
@@ -250,8 +250,7 @@ def test_rows_written_before_the_migration_still_read(store_url: str) -> None:
 
     engine = create_store_engine(store_url)
     try:
-        with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0010")
+        downgrade(engine, "0010")
         with engine.connect() as conn:
             back = {r.id: r.raw for r in conn.execute(sa.text("SELECT id, raw FROM events"))}
         assert [back[i] for i in ids] == [e.raw for e in sent]

@@ -15,6 +15,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
+from databases import downgrade
 from headwater.graph import search as search_module
 from headwater.store import IncomingEvent, Store
 from headwater.store.engine import create_store_engine
@@ -84,11 +85,6 @@ def expected_objects(dialect: str) -> set[str]:
     if dialect == "sqlite":
         return {f"{t}_name_trgm{s}" for t in ("datasets", "jobs") for s in ("", "_insert", "_delete", "_update")}
     return {"ix_datasets_name_trgm", "ix_jobs_name_trgm"}
-
-
-def downgrade(engine: sa.Engine, revision: str) -> None:
-    with engine.begin() as conn:
-        command.downgrade(alembic_config(conn), revision)
 
 
 def test_upgrade_downgrade_upgrade_on_a_store_with_data(store_url: str) -> None:

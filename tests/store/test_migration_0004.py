@@ -15,15 +15,15 @@ import json
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
 
+from databases import downgrade
 from fixtures.stories.load import derived_state, incoming, story
 from headwater.model.times import now_micros
 from headwater.store import Store
 from headwater.store.canonical import event_id
 from headwater.store.engine import create_store_engine
 from headwater.store.eventlog import prepare
-from headwater.store.migrate import alembic_config, current_revision, head_revision, upgrade
+from headwater.store.migrate import current_revision, head_revision, upgrade
 from headwater.store.schema import events as events_table
 
 
@@ -87,8 +87,7 @@ def test_downgrade_restores_the_old_ids(store_url: str) -> None:
         store.append(incoming([*hr, with_floats]))
     engine = create_store_engine(store_url)
     try:
-        with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0003")
+        downgrade(engine, "0003")
         assert _ids(engine) == [_old_id(e) for e in [*hr, with_floats]]
         upgrade(engine)
         assert _ids(engine) == [event_id(e) for e in [*hr, with_floats]]

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from alembic import command
 
+from databases import downgrade
 from fixtures.stories.load import EA, EMP, J1, derived_state, incoming, story
 from headwater.store import Store
 from headwater.store.engine import create_store_engine
 from headwater.store.fields import edge_select, field_key, transformations_key
-from headwater.store.migrate import alembic_config, current_revision, head_revision, upgrade
+from headwater.store.migrate import current_revision, head_revision, upgrade
 from headwater.store.schema import column_transformations, fields
 
 OLD_COLUMNS = "job, src_dataset, src_field, dst_dataset, dst_field, valid_from, valid_to, transformations"
@@ -44,8 +44,7 @@ def test_upgrade_converts_column_edges_in_place_and_a_rebuild_agrees(store_url: 
         expected = derived_state(store)
     engine = create_store_engine(store_url)
     try:
-        with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0011")
+        downgrade(engine, "0011")
         assert current_revision(engine) == "0011"
         with engine.begin() as conn:  # the store as a 0011 server left it, and one more edge by hand
             old = sorted((tuple(r) for r in conn.exec_driver_sql(f"SELECT {OLD_COLUMNS} FROM column_edges")), key=repr)
