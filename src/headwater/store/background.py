@@ -108,6 +108,11 @@ class BackgroundProjector:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._observed: dict[str, list[Observation]] | None = None  # observations made ahead (derive_now)
+        self._hurry = False  # a reader in another process waits: no gathering before the next step
+        # after each step, with the watermark (the projector process tells the server's: store.projector_process)
+        self.on_step: Callable[[int], None] | None = None
+        # the value of a stored text not handed over, when cheaper than parsing it (None: not read here)
+        self.reader: Callable[[str], Mapping[str, Any] | None] | None = None
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="headwater-projector", daemon=True)
@@ -152,7 +157,27 @@ class BackgroundProjector:
 
     def _take(self, rows: list[LogEvent]) -> dict[str, Mapping[str, Any]]:
         with self._parsed_lock:
-            return {r.id: p for r in rows if (p := self._parsed.pop(r.id, None)) is not None}
+            taken = {r.id: p for r in rows if (p := self._parsed.pop(r.id, None)) is not None}
+        read = self.reader
+        if read is not None:
+            for r in rows:
+                if r.id not in taken and (value := read(r.raw)) is not None:
+                    taken[r.id] = value
+        return taken
+
+    def _alive(self) -> bool:
+        """Whether someone derives the graph for this store: readers and appends wait for it only then."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _wake(self) -> None:
+        """A reader or an append waits for the projector (called under the condition): in this process the
+        condition tells the thread; a projector in another process is told here (store.projector_process)."""
+
+    def hurry(self) -> None:
+        """A reader elsewhere waits for the graph: step now, without letting events gather."""
+        with self._cond:
+            self._hurry = self._kick = True
+            self._cond.notify_all()
 
     def notify(self, seq: int) -> None:
         """Events up to ``seq`` were appended: project them."""
@@ -167,13 +192,14 @@ class BackgroundProjector:
         by a bounded backlog. Nothing is lost either way: the events are in the log."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._head - self._done > self.max_lag and self._thread is not None and self._thread.is_alive():
+            while self._head - self._done > self.max_lag and self._alive():
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
                 self._kick = True
                 self._readers += 1  # someone waits: no gathering
                 self._cond.notify_all()
+                self._wake()
                 try:
                     self._cond.wait(min(left, 1.0))
                 finally:
@@ -200,7 +226,7 @@ class BackgroundProjector:
         head, done = self.lag()
         while done < head:
             with self._cond:
-                alive = self._thread is not None and self._thread.is_alive()
+                alive = self._alive()
                 left = deadline - time.monotonic()
                 if left <= 0 or not alive:
                     log.warning(
@@ -210,6 +236,7 @@ class BackgroundProjector:
                 self._kick = True
                 self._readers += 1
                 self._cond.notify_all()
+                self._wake()
                 try:
                     while self._steps == steps and left > 0:
                         self._cond.wait(min(left, 1.0))
@@ -222,7 +249,7 @@ class BackgroundProjector:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._alive()
 
     def failed(self, limit: int = 100) -> tuple[int, list[JSONObject]]:
         """Events the projector could not derive: how many, and the oldest ``limit`` ``{seq, id, error}``."""
@@ -268,9 +295,9 @@ class BackgroundProjector:
                 # Let events gather (one step for many single posts costs little more than for one),
                 # unless someone is waiting to read.
                 gather_until = time.monotonic() + GATHER
-                while not self._readers and not self._stopping and time.monotonic() < gather_until:
+                while not (self._readers or self._hurry or self._stopping) and time.monotonic() < gather_until:
                     self._cond.wait(max(0.0, gather_until - time.monotonic()))
-                self._kick = False
+                self._kick = self._hurry = False
             try:
                 while self._step() == self._chunk:  # a full chunk: more is waiting
                     time.sleep(0.001)  # let a waiting append take the write lock between chunks
@@ -365,6 +392,9 @@ class BackgroundProjector:
             if rows:
                 self._kick = True  # look again: events may have come in meanwhile
             self._cond.notify_all()
+            done = self._done
+        if self.on_step is not None:
+            self.on_step(done)
         return len(rows)
 
     def _one_by_one(self, conn: sa.Connection, rows: list[LogEvent]) -> None:

@@ -17,6 +17,7 @@ from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundPr
 from headwater.store.engine import create_store_engine, events_file
 from headwater.store.observe import Observation
 from headwater.store.projector import project_rows
+from headwater.store.projector_process import RemoteProjector
 from headwater.store.rebuild import rebuild_all
 from headwater.store.retention import PruneResult
 from headwater.store.schema import events
@@ -88,6 +89,7 @@ class Store:
         retry_failed: bool = True,
         retention_days: float | None = None,
         background: bool = True,
+        projector: str = "thread",
     ) -> None:
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
@@ -98,13 +100,24 @@ class Store:
         self._group = threading.Condition()
         self._waiting: list[_Request] = []
         self._leader_busy = False
-        self._projector = BackgroundProjector(
-            engine,
-            self._write_lock,
-            self._lock_writers,
-            self._lock_appends,
-            retry_at_start=retry_failed,
-            poll=POLL if engine.dialect.name == "postgresql" else None,  # other servers may append to the log
+        self._projector = (
+            RemoteProjector(  # "process": derived in a process of its own (store/projector_process.py)
+                engine.url.render_as_string(hide_password=False),
+                engine,
+                self._write_lock,
+                self._lock_writers,
+                self._lock_appends,
+                retry_at_start=retry_failed,
+            )
+            if projector == "process" and background
+            else BackgroundProjector(
+                engine,
+                self._write_lock,
+                self._lock_writers,
+                self._lock_appends,
+                retry_at_start=retry_failed,
+                poll=POLL if engine.dialect.name == "postgresql" else None,  # other servers may append to the log
+            )
         )
         self._projector.max_lag = max_lag  # events the graph may run behind before appends wait
         if background:  # else the caller derives in steps of its own (derive_step: the bulk load)
@@ -127,13 +140,15 @@ class Store:
         retry_failed: bool = True,
         retention_days: float | None = None,
         background: bool = True,
+        projector: str = "thread",
     ) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
 
         The projector first tries again the events recorded as failed (a fixed version derives
         them), unless ``retry_failed`` is False. With ``retention_days`` the store prunes history older
         than that many days at start and every hour (:meth:`prune`). Without ``background`` no projector
-        thread runs: the caller derives the graph with :meth:`derive_step` (the bulk load)."""
+        thread runs: the caller derives the graph with :meth:`derive_step` (the bulk load). ``projector``: where the
+        graph is derived, ``thread`` (of this process) or ``process`` (a child process: store/projector_process.py)."""
         engine = create_store_engine(url)
         moved = migrate.upgrade(engine)
         if moved and engine.url.database:
@@ -147,6 +162,7 @@ class Store:
             retry_failed=retry_failed,
             retention_days=retention_days,
             background=background,
+            projector=projector,
         )
 
     @property
