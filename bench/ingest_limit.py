@@ -72,23 +72,47 @@ def raw_append(path: Path, events: list[bytes], batch: int) -> float:
     return len(events) / elapsed
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) used so far by process ``pid`` and its live children (the parse worker), from
+def cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
+    """CPU seconds (user + system) used so far by process ``pid`` (named ``server``) and by each of its live
+    children, by pid, with their process names (``hw-projector``, ``hw-parse``: the names the server gives them), from
     /proc (Linux)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    total: dict[int, tuple[str, float]] = {}
     todo = [pid]
     while todo:
         at = todo.pop()
         try:
             stat = Path(f"/proc/{at}/stat").read_text()
             fields = stat[stat.rindex(")") + 2 :].split()
-            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            name = "server" if at == pid else stat[stat.index("(") + 1 : stat.rindex(")")]
+            total[at] = (name, (int(fields[11]) + int(fields[12])) / tick)  # utime, stime
             for task in Path(f"/proc/{at}/task").iterdir():
                 todo.extend(int(c) for c in (task / "children").read_text().split())
         except (FileNotFoundError, ProcessLookupError):
             continue
     return total
+
+
+def settled(pid: int, timeout: float = 20.0) -> dict[int, tuple[str, float]]:
+    """:func:`cpu_seconds` once the server's processes are idle (its parse worker and projector process start in
+    the background: their imports are not the events' cost)."""
+    deadline = time.monotonic() + timeout
+    last = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pid)
+        if now.keys() == last.keys() and sum(v for _, v in now.values()) - sum(v for _, v in last.values()) < 0.02:
+            return now
+        last = now
+    return last
+
+
+def cpu_between(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], events: int) -> dict[str, float]:
+    """CPU µs per event of each process (by its name at the end) between two :func:`cpu_seconds`, and ``all``."""
+    used: dict[str, float] = {}
+    for at, (name, seconds) in after.items():
+        used[name] = used.get(name, 0.0) + seconds - before.get(at, (name, 0.0))[1]
+    return {"all": sum(used.values()) / events * 1e6} | {k: v / events * 1e6 for k, v in sorted(used.items())}
 
 
 def shaped_events(tag: str, n: int, shape: str) -> list[bytes]:  # tag: letters and digits, no hex-only tag
@@ -117,18 +141,25 @@ def _own(text: str, tag: str, token: str) -> str:
     return text.replace(tag, f"{tag}{token}")  # dataset, job and application names, namespaces, SQL
 
 
-def one_round(tag: str, n: int, batch: int, tmp: Path, shape: str, codes: dict[str, str | None]) -> dict[str, float]:
+Code = tuple[str | None, dict[str, str]]  # a src folder (None: this checkout's) and the server's environment
+
+
+def one_round(tag: str, n: int, batch: int, tmp: Path, shape: str, codes: dict[str, Code]) -> dict[str, float]:
     events = shaped_events(f"{tag}{shape[0]}", n, shape)
     bodies = [b"[" + b",".join(events[i : i + batch]) + b"]" for i in range(0, len(events), batch)]
     out = {"raw": raw_append(tmp / f"{tag}-{shape}-raw.db", events, batch)}
-    for name, src in codes.items():
-        env = None if src is None else {"PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    for name, (src, settings) in codes.items():
+        env = dict(settings)
+        if src is not None:
+            env["PYTHONPATH"] = src + os.pathsep + os.environ.get("PYTHONPATH", "")
         with started_server(f"sqlite:///{tmp / f'{tag}-{shape}-{name}.db'}", extra_env=env) as server:
-            cpu = cpu_seconds(server.pid)
+            cpu = settled(server.pid)
             served = measure(server.url, [bodies], len(events), batch)
-            cpu = cpu_seconds(server.pid) - cpu
+            used = cpu_between(cpu, cpu_seconds(server.pid), len(events))
         out[f"{name} ack"], out[f"{name} graph"] = served["ack"], served["graph"]
-        out[f"{name} cpu µs/ev"] = cpu / len(events) * 1e6  # the server's CPU until graph-ready (not a rate)
+        # the server's CPU until graph-ready (not a rate): all its processes, then each
+        out[f"{name} cpu µs/ev"] = used.pop("all")
+        out |= {f"{name} cpu µs/ev {process}": v for process, v in used.items()}
     return out
 
 
@@ -139,21 +170,27 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--shapes", default="realistic,unique")
     parser.add_argument("--before", default=None, help="src folder of the code to compare with (e.g. main's)")
+    parser.add_argument(
+        "--projectors", default="thread,process", help="the projector settings to run this checkout's code with"
+    )
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     rounds: dict[str, list[dict[str, float]]] = {shape: [] for shape in shapes}
     loads: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
-            codes: dict[str, str | None] = {"after": None}
+            codes: dict[str, Code] = {
+                f"after {where}": (None, {"HEADWATER_PROJECTOR": where}) for where in args.projectors.split(",")
+            }
             if args.before:
-                codes = {"before": args.before, "after": None} if r % 2 else {"after": None, "before": args.before}
+                ordered = list(codes.items()) + [("before", (args.before, {}))]
+                codes = dict(ordered[::-1] if r % 2 else ordered)  # the order of the codes alternates per round
             for shape in shapes:
                 result = one_round(f"r{r}", args.events, args.batch, Path(tmp), shape, codes)
                 rounds[shape].append(result)
                 shown = ", ".join(
                     f"{k} {v:,.0f}"
-                    if k.endswith("µs/ev")
+                    if "µs/ev" in k
                     else f"{k} {v:,.0f} ev/s" + ("" if k == "raw" else f" ({v / result['raw']:.0%})")
                     for k, v in result.items()
                 )
@@ -167,7 +204,7 @@ def main() -> None:
             "median_of_raw": {
                 k: statistics.median(r[k] / r["raw"] for r in results)
                 for k in keys
-                if k != "raw" and not k.endswith("µs/ev")
+                if k != "raw" and "µs/ev" not in k
             },
             "rounds": results,
         }

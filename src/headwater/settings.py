@@ -208,6 +208,14 @@ SETTINGS: tuple[Setting, ...] = (
         int,
     ),
     Setting(
+        "projector",
+        "thread",
+        "HEADWATER_PROJECTOR",
+        "Where the graph is derived from the event log: thread (default): a thread of the server's process; "
+        "process: a process of its own, started, restarted if it dies, and stopped by the server, so the "
+        "acknowledgements and the derivation use two cores (docs/store.md).",
+    ),
+    Setting(
         "retention_days",
         "",
         "HEADWATER_RETENTION_DAYS",
@@ -300,6 +308,8 @@ class Settings:
         def workers(self) -> int: ...
         @property
         def parse_processes(self) -> int: ...
+        @property
+        def projector(self) -> str: ...
         @property
         def retention_days(self) -> str: ...
         @property
@@ -424,6 +434,8 @@ def load_settings(
         raise SettingError(f"setting 'validation' must be 'strict' or 'lenient', got {values['validation']!r}")
     if values["graph_adjacency"] not in ("on", "off"):
         raise SettingError(f"setting 'graph_adjacency' must be 'on' or 'off', got {values['graph_adjacency']!r}")
+    if values["projector"] not in ("thread", "process"):
+        raise SettingError(f"setting 'projector' must be 'thread' or 'process', got {values['projector']!r}")
     if values["log_format"] not in ("text", "json"):
         raise SettingError(f"setting 'log_format' must be 'text' or 'json', got {values['log_format']!r}")
     _key_pairs(values["datazone_access_keys"])  # a malformed pair fails at start, naming the setting

@@ -38,6 +38,7 @@ from headwater.ingest import ParsedEvent, Policy, accept, accept_usual
 from headwater.spec import EventValidator, Problem
 from headwater.store import IncomingEvent
 from headwater.store.eventlog import PreparedEvent, prepare
+from headwater.store.projector_process import name_this_process
 
 log = logging.getLogger("headwater.api")
 
@@ -71,6 +72,7 @@ def _start_worker(parent: int) -> None:
     global _validator  # one per worker process, made once when it starts
     threading.Thread(target=_exit_with, args=(parent,), name="headwater-parse-parent", daemon=True).start()
     gc.set_threshold(50_000, 50, 100)  # as `headwater serve` tunes its own process
+    name_this_process("hw-parse")
     _validator = EventValidator()
 
 
