@@ -29,6 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from headwater.api import create_app
@@ -216,11 +217,16 @@ def _answer(reader: GraphReader, node: NodeRef, options: dict[str, Any]) -> str:
         return f"not found: {exc}"
 
 
-def test_answers_during_ingest_equal_the_store_paths(store_url: str) -> None:
+@pytest.mark.parametrize("projector", ["thread", "process"])  # process: it learns of another process's steps
+def test_answers_during_ingest_equal_the_store_paths(store_url: str, projector: str) -> None:
     shape = synthetic.Shape(jobs=60, layers=8, seed=3)
     events = list(synthetic.events(shape))
     first = len(events) // 2
-    store = Store.open(store_url)
+    if projector == "process" and not store_url.startswith("sqlite"):
+        pytest.skip(
+            "once is enough (CI time): the projector process on PostgreSQL is tests/store/test_projector_process.py"
+        )
+    store = Store.open(store_url, projector=projector)
     try:
         _send(store, events[:first])
         slow, fast, adjacency = _readers(store)
