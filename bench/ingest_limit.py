@@ -107,7 +107,9 @@ def settled(pid: int, timeout: float = 20.0) -> dict[int, tuple[str, float]]:
     return last
 
 
-def cpu_between(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], events: int) -> dict[str, float]:
+def cpu_between(
+    before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], events: int
+) -> dict[str, float]:
     """CPU µs per event of each process (by its name at the end) between two :func:`cpu_seconds`, and ``all``."""
     used: dict[str, float] = {}
     for at, (name, seconds) in after.items():
@@ -202,9 +204,7 @@ def main() -> None:
         summary[shape] = {
             "median_events_per_s": {k: statistics.median(r[k] for r in results) for k in keys},
             "median_of_raw": {
-                k: statistics.median(r[k] / r["raw"] for r in results)
-                for k in keys
-                if k != "raw" and "µs/ev" not in k
+                k: statistics.median(r[k] / r["raw"] for r in results) for k in keys if k != "raw" and "µs/ev" not in k
             },
             "rounds": results,
         }

@@ -74,7 +74,9 @@ def store(store_url: str) -> Iterator[Store]:
     s.close()
 
 
-def test_the_projector_process_derives_what_a_rebuild_does_survives_kill_9_and_never_holds_an_append(store: Store) -> None:
+def test_the_projector_process_derives_what_a_rebuild_does_survives_kill_9_and_never_holds_an_append(
+    store: Store,
+) -> None:
     evs = story()
     half = len(evs) // 2
     for part in (evs[:2], evs[2:half]):

@@ -33,6 +33,7 @@ Contract:
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import threading
@@ -186,6 +187,10 @@ def run_projector(url: str, pipe: Connection, retry_failed: bool) -> None:
     from headwater.store.engine import create_store_engine
 
     name_this_process("hw-projector")
+    # As `headwater serve` tunes its own process: parsed events are large trees of dicts (JSON makes no cycles),
+    # which the collector's default thresholds would walk again and again; what start-up made is out of its sight.
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
     engine = create_store_engine(url)
     postgres = engine.dialect.name == "postgresql"
 
