@@ -12,7 +12,8 @@ projector crosses the process boundary, over one pipe:
 - child → server: ``("done", watermark)`` after each step: the server's readers and back-pressure wait on the
   same condition as with the thread, and re-read the watermark from the store (:meth:`wait_caught_up` reads
   the log head and the watermark in the database: what the graph reflects is always the store's word, never
-  the message's).
+  the message's). A thread of the server sends the child's messages, merged while they wait (only the newest
+  ``seq`` counts), so no append or reader ever waits on the pipe, even for a child that hangs.
 
 Contract:
 
@@ -81,6 +82,12 @@ class RemoteProjector(BackgroundProjector):
         self._url = url
         self._retry_in_child = retry_at_start  # the child retries the failed events once, at its first start
         self._send_lock = threading.Lock()
+        # what the child is to be told, sent by a thread of its own, so no append or reader ever waits on the
+        # pipe (a child that hangs would fill it): the newest appended seq, whether a reader waits, the stop
+        self._outbox = threading.Condition()
+        self._out_seq = 0
+        self._out_hurry = False
+        self._out_stop: float | None = None
         self._pipe: Connection | None = None
         self._process: BaseProcess | None = None
         self._supervisor: threading.Thread | None = None
@@ -89,12 +96,13 @@ class RemoteProjector(BackgroundProjector):
     def start(self) -> None:
         self._supervisor = threading.Thread(target=self._supervise, name="headwater-projector-supervisor", daemon=True)
         self._supervisor.start()
+        threading.Thread(target=self._send_loop, name="headwater-projector-sender", daemon=True).start()
 
     def stop(self, timeout: float = READ_TIMEOUT) -> None:
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
-        self._send(("stop", timeout))
+        self._post(stop=timeout)
         if self._supervisor is not None:
             self._supervisor.join(timeout + STOP_GRACE)
         process = self._process
@@ -108,10 +116,10 @@ class RemoteProjector(BackgroundProjector):
 
     def notify(self, seq: int) -> None:
         super().notify(seq)
-        self._send(("appended", seq))
+        self._post(seq=seq)
 
     def _wake(self) -> None:
-        self._send(("hurry",))
+        self._post(hurry=True)
 
     def _alive(self) -> bool:
         # while the supervisor runs, a child derives or is about to again: readers and appends wait for it
@@ -128,10 +136,33 @@ class RemoteProjector(BackgroundProjector):
         process = self._process
         return None if process is None else process.pid
 
+    def _post(self, seq: int = 0, hurry: bool = False, stop: float | None = None) -> None:
+        """Tell the child (by the sender thread; messages not sent yet are merged: only the newest seq counts)."""
+        with self._outbox:
+            self._out_seq = max(self._out_seq, seq)
+            self._out_hurry = self._out_hurry or hurry
+            if stop is not None:
+                self._out_stop = stop
+            self._outbox.notify()
+
+    def _send_loop(self) -> None:
+        while True:
+            with self._outbox:
+                self._outbox.wait_for(lambda: self._out_seq > 0 or self._out_hurry or self._out_stop is not None)
+                seq, hurry, stop = self._out_seq, self._out_hurry, self._out_stop
+                self._out_seq, self._out_hurry = 0, False
+            if seq:
+                self._send(("appended", seq))
+            if hurry:
+                self._send(("hurry",))
+            if stop is not None:
+                self._send(("stop", stop))
+                return
+
     def _send(self, message: Message) -> None:
         pipe = self._pipe
         if pipe is None:
-            return  # no child yet: it looks at the log when it starts
+            return  # no child now: the next one looks at the log when it starts
         try:
             with self._send_lock:
                 pipe.send(message)
