@@ -98,11 +98,12 @@ def settled(pid: int, timeout: float = 20.0) -> dict[int, tuple[str, float]]:
     the background: their imports are not the events' cost)."""
     deadline = time.monotonic() + timeout
     last = cpu_seconds(pid)
-    while time.monotonic() < deadline:
-        time.sleep(0.5)
+    quiet = 0  # one-second looks in a row in which no process came or went and they used < 10 ms of CPU
+    while time.monotonic() < deadline and quiet < 2:
+        time.sleep(1.0)
         now = cpu_seconds(pid)
-        if now.keys() == last.keys() and sum(v for _, v in now.values()) - sum(v for _, v in last.values()) < 0.02:
-            return now
+        used = sum(v for _, v in now.values()) - sum(v for _, v in last.values())
+        quiet = quiet + 1 if now.keys() == last.keys() and used < 0.01 else 0
         last = now
     return last
 
