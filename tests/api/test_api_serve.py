@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,9 +26,22 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 @contextmanager
-def serving(db_url: str, port: int, tmp_path: Path, log_name: str) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
-    with ServeProcess(db_url, tmp_path / log_name, _env(tmp_path), port=port) as server:
+def serving(
+    db_url: str, port: int, tmp_path: Path, log_name: str, **settings: str
+) -> Iterator[tuple[subprocess.Popen[bytes], Path]]:
+    with ServeProcess(db_url, tmp_path / log_name, _env(tmp_path) | settings, port=port) as server:
         yield server.proc, server.log
+
+
+def _children_named(pid: int, name: str) -> list[int]:
+    """The live child processes of ``pid`` with this process name (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            comm = Path(f"/proc/{child}/comm")
+            if comm.exists() and comm.read_text().strip() == name:
+                found.append(int(child))
+    return found
 
 
 def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
@@ -35,7 +49,16 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
     port = free_port()
     event = Story().events[2]
     body = json.dumps(event)
-    with serving(db_url, port, tmp_path, "first.log") as (proc, log):
+    # the first server derives in a projector process of its own (setting projector): it ends with the server
+    with serving(db_url, port, tmp_path, "first.log", HEADWATER_PROJECTOR="process") as (proc, log):
+        first = httpx.post(f"http://127.0.0.1:{port}/api/v1/lineage", json=Story().events[1], timeout=10)
+        assert first.status_code == 201, first.text
+        read = httpx.get(  # answered once the projector process derived the first event
+            f"http://127.0.0.1:{port}/api/v1/graph/namespaces", headers={"Prefer": "read-your-writes"}, timeout=30
+        )
+        assert read.status_code == 200 and read.headers["Preference-Applied"] == "read-your-writes"
+        projectors = _children_named(proc.pid, "hw-projector")
+        assert len(projectors) == 1, f"one projector process: {projectors}"
         answer = httpx.post(
             f"http://127.0.0.1:{port}/api/v1/lineage",
             content=body,
@@ -45,6 +68,10 @@ def test_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
         proc.kill()  # SIGKILL right after the acknowledgement: no shutdown, no flush
         proc.wait()
         assert answer.status_code == 201, answer.text
+        deadline = time.monotonic() + 60  # the projector process sees its pipe close and ends
+        while Path(f"/proc/{projectors[0]}/comm").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not Path(f"/proc/{projectors[0]}/comm").exists(), "the projector process outlived its server"
         event_id = answer.json()["id"]
         assert f"http://127.0.0.1:{port}" in log.read_text()
     with serving(db_url, port, tmp_path, "second.log"):
