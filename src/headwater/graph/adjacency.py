@@ -21,7 +21,8 @@ Contract:
   (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
 
 Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
-(graph/fragments.py); older shapes, runs and column edges are read from the store.
+and (:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py); which version
+is valid at a past moment, runs and column edges are read from the store.
 
 Python's garbage collector: a full collection walks every tracked object of the process and runs inside
 whichever answer triggered it; measured, those collections were what made the depth-20 p99 worse than the
@@ -43,7 +44,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from headwater.graph.fragments import NowNodes
+from headwater.graph.fragments import NowNodes, VersionShapes
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -113,6 +114,8 @@ class Adjacency:
         self._replaced = 0  # node arrays made by refreshes since the heap was last frozen
         # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
         self.now_nodes = NowNodes()
+        # the version-bound part of past shapes, by version (graph/fragments.py): never stale
+        self.past_nodes = VersionShapes()
 
     # --- building -------------------------------------------------------------------------------
 
@@ -137,6 +140,7 @@ class Adjacency:
             self._closed = True
             self._snap = None
         self.now_nodes.clear()
+        self.past_nodes.clear()
 
     def _build_quietly(self) -> None:
         try:

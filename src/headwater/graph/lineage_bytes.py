@@ -1,0 +1,256 @@
+"""A lineage answer as the JSON bytes the HTTP route sends, assembled from node shapes kept as bytes.
+
+Contract: :func:`lineage_json` answers exactly ``orjson.dumps`` of what :func:`headwater.graph.lineage.lineage`
+answers for the same question (the visibility policy's :class:`~headwater.graph.visibility.Redactor` applied
+as :meth:`~headwater.graph.visibility.Redactor.lineage` does: every node of the answer passes it), byte for byte
+(tests/graph/test_adjacency.py compares the two on generated graphs, SQLite and PostgreSQL), or ``None`` when
+it does not answer that question (the adjacency not built or behind this reader, ``datasetsOnly``,
+``collapseJobs``, a root without edges, a value orjson cannot encode): the caller then takes the dict path.
+
+Why: a deep answer holds up to ``max_graph_nodes`` nodes; building a dict per node, decoding kept shapes and
+encoding them all again cost more than the walk. Here each node is its kept bytes plus its level and flags:
+
+- now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read from the store once per
+  node and watermark;
+- at a past moment: the store tells which version is valid then (narrow rows: version id, times, kind,
+  deleted), and the version-bound part of the shape (names, fields, job type) is kept by version
+  (:class:`~headwater.graph.fragments.VersionShapes`); ``latestRun`` and ``updatedAt`` at that moment are
+  encoded per answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import cast
+
+import orjson
+import sqlalchemy as sa
+
+from headwater.graph import walk
+from headwater.graph.adjacency import Adjacency, Snapshot
+from headwater.graph.answers import GraphNode
+from headwater.graph.common import (
+    job_type,
+    latest_runs,
+    micros,
+    node_rows,
+    nodes_for,
+    require_node,
+    run_summary,
+    select_in,
+)
+from headwater.graph.lineage import check_direction, column_edges_among, resolve_root
+from headwater.graph.visibility import Redactor
+from headwater.model.jsontext import loads_text
+from headwater.model.nodeid import DATASET, JOB, NodeRef
+from headwater.model.times import iso
+from headwater.store.schema import dataset_versions, datasets, job_versions, jobs
+
+_FLAG = (b"false", b"true")
+
+
+class Unencodable(Exception):
+    """A value orjson refuses (an integer beyond 64 bits): the dict path answers instead."""
+
+
+def lineage_json(
+    conn: sa.Connection,
+    node: NodeRef,
+    *,
+    adjacency: Adjacency,
+    policy: Redactor | None = None,
+    direction: str = "both",
+    depth: int = 2,
+    datasets_only: bool = False,
+    columns: bool = False,
+    at: datetime | None = None,
+    max_nodes: int = 5000,
+    collapse_jobs: bool = False,
+) -> bytes | None:
+    """The answer of :func:`headwater.graph.lineage.lineage` (same options) as JSON bytes, or None (see the
+    module docstring). ``policy``: the viewer's redactor when it hides something (the root is checked by the
+    caller, as for the dict path)."""
+    check_direction(direction)
+    if depth < 0:
+        raise ValueError(f"depth must be 0 or more, got {depth}")
+    if datasets_only or collapse_jobs:
+        return None
+    t = micros(at)
+    root = resolve_root(conn, node)
+    require_node(conn, root, t)
+    snap = adjacency.view(conn)
+    if snap is None:
+        return None
+    e = walk.Edges(snap, t)
+    r = e.number(root.id)
+    if r is None:
+        return None
+    found = {r: 0}
+    truncated = False
+    for d in ("upstream", "downstream"):
+        if direction in (d, "both"):
+            truncated |= walk.levels(e, r, d == "upstream", depth, found, max_nodes)
+    name = snap.name
+    numbers = {name[n]: n for n in found}
+    try:
+        shapes = _now_shapes(conn, numbers, adjacency, snap) if t is None else _past_shapes(conn, numbers, t, adjacency)
+        nums = {numbers[i] for i in shapes}  # the nodes that exist (at ``t``)
+        up, down = walk.more(e, nums)
+        parts: list[bytes] = []
+        hides = None if policy is None else policy.hidden.hides
+        for n in sorted(nums, key=lambda n: (found[n], name[n])):
+            node_id = name[n]
+            if hides is not None and hides(node_id):
+                assert policy is not None
+                # a restricted node: only its place in the graph is shown (Redactor.node reads no more)
+                place = {"id": node_id, "level": found[n], "hasMoreUpstream": n in up, "hasMoreDownstream": n in down}
+                parts.append(orjson.dumps(policy.node(cast(GraphNode, place))))
+                continue
+            parts.append(
+                b'%b,"level":%d,"hasMoreUpstream":%b,"hasMoreDownstream":%b}'
+                % (shapes[node_id], found[n], _FLAG[n in up], _FLAG[n in down])
+            )
+        edge_list = walk.edges(e, nums)
+        column_edges = column_edges_among(conn, {n for n in shapes if n.startswith(DATASET)}, t) if columns else []
+        if policy is not None:
+            edge_list = policy.edges(edge_list)
+            column_edges = policy.column_edges(column_edges, keep_restricted=False)
+        head = orjson.dumps({"root": node.id, "at": iso(t), "depth": depth, "truncated": truncated})
+        return b"".join(
+            (
+                head[:-1],
+                b',"nodes":[',
+                b",".join(parts),
+                b'],"edges":',
+                orjson.dumps(edge_list),
+                b',"columnEdges":',
+                orjson.dumps(column_edges),
+                b"}",
+            )
+        )
+    except (Unencodable, orjson.JSONEncodeError):
+        return None
+
+
+def _open(shape: bytes) -> bytes:
+    """A node's JSON object without its closing brace (the answer adds level and flags)."""
+    return shape[:-1]
+
+
+def _dumps(value: object) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError as exc:
+        raise Unencodable(str(exc)) from None
+
+
+def _now_shapes(conn: sa.Connection, ids: Iterable[str], adjacency: Adjacency, snap: Snapshot) -> dict[str, bytes]:
+    """Each node's shape of now, open (see :func:`_open`): kept, or read from the store (and kept)."""
+    kept, missing = adjacency.now_nodes.get_many_bytes(ids, snap.seq)
+    shapes = {node_id: _open(b) for node_id, b in kept.items()}
+    if missing:
+        read = nodes_for(conn, missing, None)
+        encoded = adjacency.now_nodes.put(read, snap.seq)
+        for node_id, node in read.items():
+            found = encoded.get(node_id)
+            shapes[node_id] = _open(found if found is not None else _dumps(node))
+    return shapes
+
+
+def _past_shapes(conn: sa.Connection, ids: Iterable[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    """Each node's shape at ``t``, open: the version valid then (read from the store), its kept part, and
+    ``latestRun``/``updatedAt``/``deleted`` at ``t``. Nodes unknown at ``t`` are left out, as by ``nodes_for``."""
+    ids = set(ids)
+    shapes = _past_datasets(conn, sorted(i for i in ids if i.startswith(DATASET)), t, adjacency)
+    shapes.update(_past_jobs(conn, sorted(i for i in ids if i.startswith(JOB)), t, adjacency))
+    return shapes
+
+
+def _iso_bytes(micros_: int) -> bytes:
+    return b'"%b"' % iso(micros_).encode()  # ISO texts need no JSON escapes
+
+
+def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    dv = dataset_versions
+    columns = (dv.c.id.label("version"), datasets.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted)
+    rows = node_rows(conn, datasets, dv, dv.c.dataset, columns, wanted, t, True)
+    kept = adjacency.past_nodes
+    keys = {ds_id: f"{row.version}:{row.kind}" for ds_id, row in rows.items()}  # the kind is shown too
+    heads: dict[str, bytes | None] = {ds_id: kept.get(key) for ds_id, key in keys.items()}
+    missing = {rows[ds_id].version: ds_id for ds_id, head in heads.items() if head is None}
+    if missing:
+        query = sa.select(dv.c.id, datasets.c.namespace, datasets.c.name, dv.c.fields).join(
+            datasets, datasets.c.id == dv.c.dataset
+        )
+        made: dict[str, bytes] = {}
+        decoded: dict[str, object] = {}
+        for r in select_in(conn, query, dv.c.id, missing):
+            ds_id = missing[r.id]
+            fields = decoded.get(r.fields, decoded)
+            if fields is decoded:
+                fields = decoded[r.fields] = loads_text(r.fields)
+            shape = {
+                "id": ds_id,
+                "type": "DATASET",
+                "namespace": r.namespace,
+                "name": r.name,
+                "kind": rows[ds_id].kind,
+                "fields": fields,
+                "jobType": None,
+                "latestRun": None,
+            }
+            heads[ds_id] = made[keys[ds_id]] = _open(_dumps(shape)) + b',"updatedAt":'
+        kept.put(made)
+    out: dict[str, bytes] = {}
+    for ds_id in wanted:
+        row = rows.get(ds_id)
+        if row is None:
+            continue
+        head = heads[ds_id]
+        assert head is not None
+        updated = row.updated_at if row.updated_at <= t else max(row.valid_from, min(t, row.updated_at))
+        out[ds_id] = b'%b%b,"deleted":%b' % (head, _iso_bytes(updated), _FLAG[bool(row.deleted)])
+    return out
+
+
+def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    jv = job_versions
+    rows = node_rows(
+        conn, jobs, jv, jv.c.job, (jv.c.id.label("version"), jobs.c.updated_at, jv.c.valid_from), wanted, t, True
+    )
+    latest = latest_runs(conn, wanted, t)
+    kept = adjacency.past_nodes
+    heads: dict[str, bytes | None] = {job_id: kept.get(row.version) for job_id, row in rows.items()}
+    missing = {rows[job_id].version: job_id for job_id, head in heads.items() if head is None}
+    if missing:
+        query = sa.select(jv.c.id, jobs.c.namespace, jobs.c.name, jv.c.facets).join(jobs, jobs.c.id == jv.c.job)
+        made: dict[str, bytes] = {}
+        for r in select_in(conn, query, jv.c.id, missing):
+            job_id = missing[r.id]
+            shape = {
+                "id": job_id,
+                "type": "JOB",
+                "namespace": r.namespace,
+                "name": r.name,
+                "kind": None,
+                "fields": [],
+                "jobType": job_type(loads_text(r.facets)),
+            }
+            heads[job_id] = made[r.id] = _open(_dumps(shape)) + b',"latestRun":'
+        kept.put(made)
+    out: dict[str, bytes] = {}
+    for job_id in wanted:
+        row = rows.get(job_id)
+        if row is None:
+            continue
+        head = heads[job_id]
+        assert head is not None
+        run = latest.get(job_id)
+        updated = max(row.valid_from, min(t, row.updated_at))
+        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
+            head,
+            b"null" if run is None else _dumps(run_summary(run, t)),
+            _iso_bytes(updated),
+        )
+    return out
