@@ -52,6 +52,11 @@ class NowNodes:
         return len(self._nodes)
 
     @property
+    def limit(self) -> int:
+        """The most shapes kept."""
+        return self._limit
+
+    @property
     def held_bytes(self) -> int:
         """The JSON bytes held (without the dict and the id texts)."""
         return sum(len(b) for b in list(self._nodes.values()))
@@ -101,7 +106,7 @@ class NowNodes:
             if not _round_trips(node, checked):
                 continue
             try:
-                encoded[node_id] = orjson.dumps(node)
+                encoded[node_id] = exact(orjson.dumps(node))
             except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
                 continue
         with self._lock:
@@ -126,6 +131,12 @@ class NowNodes:
         with self._lock:
             self._nodes.clear()
             self._seq = None
+
+
+def exact(text: bytes) -> bytes:
+    """A copy of ``text`` holding its length only: orjson's bytes keep the ~4 KB buffer they were written in
+    (measured with tracemalloc, orjson 3.13), which for kept shapes cost ~4 KB per node instead of ~0.6."""
+    return memoryview(text).tobytes()
 
 
 class VersionShapes:
