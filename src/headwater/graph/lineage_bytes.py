@@ -173,84 +173,84 @@ def _iso_bytes(micros_: int) -> bytes:
 
 def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
     dv = dataset_versions
-    columns = (dv.c.id.label("version"), datasets.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted)
-    rows = node_rows(conn, datasets, dv, dv.c.dataset, columns, wanted, t, True)
+    columns = (dv.c.id, datasets.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted)
     kept = adjacency.past_nodes
-    keys = {ds_id: f"{row.version}:{row.kind}" for ds_id, row in rows.items()}  # the kind is shown too
-    heads: dict[str, bytes | None] = {ds_id: kept.get(key) for ds_id, key in keys.items()}
-    missing = {rows[ds_id].version: ds_id for ds_id, head in heads.items() if head is None}
+    out: dict[str, bytes] = {}
+    missing: dict[str, tuple[str, str, str, bytes]] = {}  # version id -> (dataset, kind, key, the rest)
+    # rows unpacked as tuples: (dataset id, version id, updated_at, valid_from, kind, deleted)
+    for ds_id, (_, version, updated_at, valid_from, kind, deleted) in node_rows(
+        conn, datasets, dv, dv.c.dataset, columns, wanted, t, True
+    ).items():
+        updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
+        rest = b'%b,"deleted":%b' % (_iso_bytes(updated), _FLAG[bool(deleted)])
+        key = f"{version}:{kind}"  # the kind is shown too (derived from the facets)
+        head = kept.get(key)
+        if head is None:
+            missing[version] = (ds_id, kind, key, rest)
+        else:
+            out[ds_id] = head + rest
     if missing:
         query = sa.select(dv.c.id, datasets.c.namespace, datasets.c.name, dv.c.fields).join(
             datasets, datasets.c.id == dv.c.dataset
         )
         made: dict[str, bytes] = {}
         decoded: dict[str, object] = {}
-        for r in select_in(conn, query, dv.c.id, missing):
-            ds_id = missing[r.id]
-            fields = decoded.get(r.fields, decoded)
+        for version, namespace, name, text in select_in(conn, query, dv.c.id, missing):
+            ds_id, kind, key, rest = missing[version]
+            fields = decoded.get(text, decoded)
             if fields is decoded:
-                fields = decoded[r.fields] = loads_text(r.fields)
+                fields = decoded[text] = loads_text(text)
             shape = {
                 "id": ds_id,
                 "type": "DATASET",
-                "namespace": r.namespace,
-                "name": r.name,
-                "kind": rows[ds_id].kind,
+                "namespace": namespace,
+                "name": name,
+                "kind": kind,
                 "fields": fields,
                 "jobType": None,
                 "latestRun": None,
             }
-            heads[ds_id] = made[keys[ds_id]] = _open(_dumps(shape)) + b',"updatedAt":'
+            head = made[key] = _open(_dumps(shape)) + b',"updatedAt":'
+            out[ds_id] = head + rest
         kept.put(made)
-    out: dict[str, bytes] = {}
-    for ds_id in wanted:
-        row = rows.get(ds_id)
-        if row is None:
-            continue
-        head = heads[ds_id]
-        assert head is not None
-        updated = row.updated_at if row.updated_at <= t else max(row.valid_from, min(t, row.updated_at))
-        out[ds_id] = b'%b%b,"deleted":%b' % (head, _iso_bytes(updated), _FLAG[bool(row.deleted)])
     return out
 
 
 def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
     jv = job_versions
-    rows = node_rows(
-        conn, jobs, jv, jv.c.job, (jv.c.id.label("version"), jobs.c.updated_at, jv.c.valid_from), wanted, t, True
-    )
+    columns = (jv.c.id, jobs.c.updated_at, jv.c.valid_from)
     latest = latest_runs(conn, wanted, t)
     kept = adjacency.past_nodes
-    heads: dict[str, bytes | None] = {job_id: kept.get(row.version) for job_id, row in rows.items()}
-    missing = {rows[job_id].version: job_id for job_id, head in heads.items() if head is None}
+    out: dict[str, bytes] = {}
+    missing: dict[str, tuple[str, bytes]] = {}  # version id -> (job, the rest)
+    for job_id, (_, version, updated_at, valid_from) in node_rows(
+        conn, jobs, jv, jv.c.job, columns, wanted, t, True
+    ).items():
+        run = latest.get(job_id)
+        rest = b'%b,"updatedAt":%b,"deleted":false' % (
+            b"null" if run is None else _dumps(run_summary(run, t)),
+            _iso_bytes(max(valid_from, min(t, updated_at))),
+        )
+        head = kept.get(version)
+        if head is None:
+            missing[version] = (job_id, rest)
+        else:
+            out[job_id] = head + rest
     if missing:
         query = sa.select(jv.c.id, jobs.c.namespace, jobs.c.name, jv.c.facets).join(jobs, jobs.c.id == jv.c.job)
         made: dict[str, bytes] = {}
-        for r in select_in(conn, query, jv.c.id, missing):
-            job_id = missing[r.id]
+        for version, namespace, name, facets in select_in(conn, query, jv.c.id, missing):
+            job_id, rest = missing[version]
             shape = {
                 "id": job_id,
                 "type": "JOB",
-                "namespace": r.namespace,
-                "name": r.name,
+                "namespace": namespace,
+                "name": name,
                 "kind": None,
                 "fields": [],
-                "jobType": job_type(loads_text(r.facets)),
+                "jobType": job_type(loads_text(facets)),
             }
-            heads[job_id] = made[r.id] = _open(_dumps(shape)) + b',"latestRun":'
+            head = made[version] = _open(_dumps(shape)) + b',"latestRun":'
+            out[job_id] = head + rest
         kept.put(made)
-    out: dict[str, bytes] = {}
-    for job_id in wanted:
-        row = rows.get(job_id)
-        if row is None:
-            continue
-        head = heads[job_id]
-        assert head is not None
-        run = latest.get(job_id)
-        updated = max(row.valid_from, min(t, row.updated_at))
-        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
-            head,
-            b"null" if run is None else _dumps(run_summary(run, t)),
-            _iso_bytes(updated),
-        )
     return out
