@@ -12,10 +12,10 @@ encoding them all again cost more than the walk. Here each node is its kept byte
 
 - now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read from the store once per
   node and watermark;
-- at a past moment: the store tells which version is valid then (narrow rows: version id, times, kind,
-  deleted), and the version-bound part of the shape (names, fields, job type) is kept by version
-  (:class:`~headwater.graph.fragments.VersionShapes`); ``latestRun`` and ``updatedAt`` at that moment are
-  encoded per answer.
+- at a past moment: the store tells which version is valid then (one query per kind, as the dict path's),
+  and the version-bound part of the shape (names, kind, fields, job type) is kept by version
+  (:class:`~headwater.graph.fragments.VersionShapes`) instead of decoded and encoded again; ``latestRun``,
+  ``updatedAt`` and ``deleted`` at that moment are encoded per answer.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from headwater.graph.common import (
     nodes_for,
     require_node,
     run_summary,
-    select_in,
 )
 from headwater.graph.lineage import check_direction, column_edges_among, resolve_root
 from headwater.graph.visibility import Redactor
@@ -172,31 +171,19 @@ def _iso_bytes(micros_: int) -> bytes:
 
 
 def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
-    dv = dataset_versions
-    columns = (dv.c.id, datasets.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted)
+    dv, d = dataset_versions, datasets
+    # one query: reading the version's names and fields too costs little more than its id (measured), and a
+    # version not kept yet needs no second query
+    columns = (dv.c.id, d.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted, d.c.namespace, d.c.name, dv.c.fields)
     kept = adjacency.past_nodes
+    made: dict[str, bytes] = {}
+    decoded: dict[str, object] = {}
     out: dict[str, bytes] = {}
-    missing: dict[str, tuple[str, str, str, bytes]] = {}  # version id -> (dataset, kind, key, the rest)
-    # rows unpacked as tuples: (dataset id, version id, updated_at, valid_from, kind, deleted)
-    for ds_id, (_, version, updated_at, valid_from, kind, deleted) in node_rows(
-        conn, datasets, dv, dv.c.dataset, columns, wanted, t, True
-    ).items():
-        updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
-        rest = b'%b,"deleted":%b' % (_iso_bytes(updated), _FLAG[bool(deleted)])
+    for ds_id, row in node_rows(conn, d, dv, dv.c.dataset, columns, wanted, t, True).items():
+        _, version, updated_at, valid_from, kind, deleted, namespace, name, text = row
         key = f"{version}:{kind}"  # the kind is shown too (derived from the facets)
         head = kept.get(key)
         if head is None:
-            missing[version] = (ds_id, kind, key, rest)
-        else:
-            out[ds_id] = head + rest
-    if missing:
-        query = sa.select(dv.c.id, datasets.c.namespace, datasets.c.name, dv.c.fields).join(
-            datasets, datasets.c.id == dv.c.dataset
-        )
-        made: dict[str, bytes] = {}
-        decoded: dict[str, object] = {}
-        for version, namespace, name, text in select_in(conn, query, dv.c.id, missing):
-            ds_id, kind, key, rest = missing[version]
             fields = decoded.get(text, decoded)
             if fields is decoded:
                 fields = decoded[text] = loads_text(text)
@@ -211,36 +198,23 @@ def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Ad
                 "latestRun": None,
             }
             head = made[key] = _open(_dumps(shape)) + b',"updatedAt":'
-            out[ds_id] = head + rest
-        kept.put(made)
+        updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
+        out[ds_id] = b'%b%b,"deleted":%b' % (head, _iso_bytes(updated), _FLAG[bool(deleted)])
+    kept.put(made)
     return out
 
 
 def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
     jv = job_versions
-    columns = (jv.c.id, jobs.c.updated_at, jv.c.valid_from)
+    columns = (jv.c.id, jobs.c.updated_at, jv.c.valid_from, jobs.c.namespace, jobs.c.name, jv.c.facets)
     latest = latest_runs(conn, wanted, t)
     kept = adjacency.past_nodes
+    made: dict[str, bytes] = {}
     out: dict[str, bytes] = {}
-    missing: dict[str, tuple[str, bytes]] = {}  # version id -> (job, the rest)
-    for job_id, (_, version, updated_at, valid_from) in node_rows(
-        conn, jobs, jv, jv.c.job, columns, wanted, t, True
-    ).items():
-        run = latest.get(job_id)
-        rest = b'%b,"updatedAt":%b,"deleted":false' % (
-            b"null" if run is None else _dumps(run_summary(run, t)),
-            _iso_bytes(max(valid_from, min(t, updated_at))),
-        )
+    for job_id, row in node_rows(conn, jobs, jv, jv.c.job, columns, wanted, t, True).items():
+        _, version, updated_at, valid_from, namespace, name, facets = row
         head = kept.get(version)
         if head is None:
-            missing[version] = (job_id, rest)
-        else:
-            out[job_id] = head + rest
-    if missing:
-        query = sa.select(jv.c.id, jobs.c.namespace, jobs.c.name, jv.c.facets).join(jobs, jobs.c.id == jv.c.job)
-        made: dict[str, bytes] = {}
-        for version, namespace, name, facets in select_in(conn, query, jv.c.id, missing):
-            job_id, rest = missing[version]
             shape = {
                 "id": job_id,
                 "type": "JOB",
@@ -251,6 +225,11 @@ def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjace
                 "jobType": job_type(loads_text(facets)),
             }
             head = made[version] = _open(_dumps(shape)) + b',"latestRun":'
-            out[job_id] = head + rest
-        kept.put(made)
+        run = latest.get(job_id)
+        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
+            head,
+            b"null" if run is None else _dumps(run_summary(run, t)),
+            _iso_bytes(max(valid_from, min(t, updated_at))),
+        )
+    kept.put(made)
     return out
