@@ -42,7 +42,7 @@ from headwater.graph import ANONYMOUS, GraphReader, Viewer
 from headwater.graph import adjacency as adjacency_module
 from headwater.graph.adjacency import Adjacency
 from headwater.graph.common import NodeNotFound
-from headwater.graph.fragments import NowNodes
+from headwater.graph.fragments import NowNodes, VersionShapes
 from headwater.ingest import Door, Policy
 from headwater.model.nodeid import NodeRef
 from headwater.settings import load_settings
@@ -371,6 +371,11 @@ def test_kept_shapes_of_now_are_only_those_their_bytes_give_back() -> None:
     assert found == {"plain": nodes["plain"]}
     assert missing == ["nan1", "nan2", "inf", "tuple", "huge", "other"]
     assert kept.get_many(["plain"], 6) == ({}, ["plain"])  # a reader on another watermark reads the store
+
+    versions = VersionShapes(limit=2)  # past shapes' version-bound parts: the oldest go first
+    versions.put({"v1": b'{"id":"a"'})
+    versions.put({"v2": b'{"id":"b"', "v3": b'{"id":"c"'})
+    assert (versions.get("v1"), versions.get("v2"), versions.get("v3")) == (None, b'{"id":"b"', b'{"id":"c"')
 
 
 def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sqlite_url: str) -> None:
