@@ -10,8 +10,8 @@ it does not answer that question (the adjacency not built or behind this reader,
 Why: a deep answer holds up to ``max_graph_nodes`` nodes; building a dict per node, decoding kept shapes and
 encoding them all again cost more than the walk. Here each node is its kept bytes plus its level and flags:
 
-- now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read from the store once per
-  node and watermark;
+- now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read for every node right
+  after the adjacency's build, and read from the store again (then kept) after its node was observed anew;
 - at a past moment: the store tells which version is valid then (one query per kind, as the dict path's),
   and the version-bound part of the shape (names, kind, fields, job type) is kept by version
   (:class:`~headwater.graph.fragments.VersionShapes`) instead of decoded and encoded again; ``latestRun``,
