@@ -98,7 +98,7 @@ def lineage_json(
         up, down = walk.more(e, nums)
         parts: list[bytes] = []
         hides = None if policy is None else policy.hidden.hides
-        for n in sorted(nums, key=lambda n: (found[n], name[n])):
+        for n in _by_level_and_id(nums, found, name):
             node_id = name[n]
             if hides is not None and hides(node_id):
                 assert policy is not None
@@ -110,8 +110,8 @@ def lineage_json(
                 b'%b,"level":%d,"hasMoreUpstream":%b,"hasMoreDownstream":%b}'
                 % (shapes[node_id], found[n], _FLAG[n in up], _FLAG[n in down])
             )
-        edge_list = walk.edges(e, nums)
         column_edges = column_edges_among(conn, {n for n in shapes if n.startswith(DATASET)}, t) if columns else []
+        edge_list = walk.edges(e, nums)  # dicts and one orjson call: cheaper than writing each edge's bytes
         if policy is not None:
             edge_list = policy.edges(edge_list)
             column_edges = policy.column_edges(column_edges, keep_restricted=False)
@@ -130,6 +130,16 @@ def lineage_json(
         )
     except (Unencodable, orjson.JSONEncodeError):
         return None
+
+
+def _by_level_and_id(nums: set[int], found: dict[int, int], name: list[str]) -> list[int]:
+    """``nums`` ordered as the answer lists its nodes: by level, then id (levels are few: one sort by id per
+    level instead of a key tuple per node)."""
+    levels: dict[int, list[int]] = {}
+    for n in nums:
+        levels.setdefault(found[n], []).append(n)
+    key = name.__getitem__
+    return [n for level in sorted(levels) for n in sorted(levels[level], key=key)]
 
 
 def _open(shape: bytes) -> bytes:
