@@ -12,7 +12,8 @@
    events are known-valid, tests/bench checks them against the official schema). Durability stays
    on. The load time runs until the graph is derived (the store's projector has caught up with
    the log); it is printed and recorded.
-3. Times the queries through ``GraphReader`` (what the HTTP API calls), interleaved: round after
+3. Times the queries through ``GraphReader`` (what the HTTP API calls), each answer encoded as the JSON bytes
+   the route sends (lineage: ``GraphReader.lineage_json``, which assembles them from kept byte fragments), interleaved: round after
    round, one query of each kind on a fresh random node, so drift hits every kind alike. Kinds:
    upstream and downstream lineage at depth 1, 5 and 20; column lineage (both directions, depth
    10); column impact (depth 20); search; and each graph kind again with ``at=`` a past
@@ -40,6 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import orjson
 import sqlalchemy as sa
 
 import synthetic
@@ -158,18 +160,32 @@ def query_kinds(g: GraphReader, shape: synthetic.Shape, rng: random.Random) -> d
         d = ds()
         return NodeRef("datasetField", d.namespace, d.name, synthetic.column(rng.randrange(shape.columns)))
 
+    # lineage as the HTTP route answers it: JSON bytes (GraphReader.lineage_json where the code has it,
+    # otherwise the answer encoded as api/answers.py's json_answer does); the other kinds are encoded too
+    lineage_json = getattr(g, "lineage_json", None)
+
+    def lineage(node: NodeRef, **options: Any) -> Any:
+        if lineage_json is None:
+            return orjson.dumps(g.lineage(node, **options))
+        found = lineage_json(node, **options)
+        return found if isinstance(found, bytes) else orjson.dumps(found)
+
     kinds: dict[str, Callable[[], Any]] = {}
     for label, at in (("", None), (" at=past", synthetic.midpoint())):
         for direction in ("upstream", "downstream"):
             for depth in (1, 5, 20):
-                kinds[f"{direction} depth {depth}{label}"] = lambda direction=direction, depth=depth, at=at: g.lineage(
+                kinds[f"{direction} depth {depth}{label}"] = lambda direction=direction, depth=depth, at=at: lineage(
                     ds(), direction=direction, depth=depth, at=at, max_nodes=MAX_NODES
                 )
-        kinds[f"column lineage depth 10{label}"] = lambda at=at: g.column_lineage(
-            field(), depth=10, at=at, max_nodes=MAX_NODES
+        kinds[f"column lineage depth 10{label}"] = lambda at=at: orjson.dumps(
+            g.column_lineage(field(), depth=10, at=at, max_nodes=MAX_NODES)
         )
-        kinds[f"column impact depth 20{label}"] = lambda at=at: g.impact(field(), depth=20, at=at, max_nodes=MAX_NODES)
-    kinds["search"] = lambda: g.search(f"ds_{rng.randrange(shape.datasets):07d}"[: rng.choice((6, 8, 10))], limit=20)
+        kinds[f"column impact depth 20{label}"] = lambda at=at: orjson.dumps(
+            g.impact(field(), depth=20, at=at, max_nodes=MAX_NODES)
+        )
+    kinds["search"] = lambda: orjson.dumps(
+        g.search(f"ds_{rng.randrange(shape.datasets):07d}"[: rng.choice((6, 8, 10))], limit=20)
+    )
     return kinds
 
 
@@ -204,9 +220,10 @@ def run_queries(kinds: dict[str, Callable[[], Any]], rounds: int, warmup: int) -
         shuffle.shuffle(order)
         for k in order:
             c0, t0 = time.thread_time(), time.perf_counter()
-            answer = kinds[k]()
+            body = kinds[k]()
             times[k].append((time.perf_counter() - t0) * 1000)
             cpu[k].append((time.thread_time() - c0) * 1000)
+            answer = orjson.loads(body)  # counted after the clock stopped
             sizes[k].append(answer_size(answer))
             truncated[k] += bool(answer.get("truncated"))
         if (r + 1) % max(1, rounds // 10) == 0:

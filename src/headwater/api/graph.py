@@ -8,7 +8,8 @@ store queries never block the event loop.
 Every answer is encoded by :func:`~headwater.api.answers.json_answer` with orjson, in the handler:
 the same bytes FastAPI's own encoding writes (tests/api/test_api_graph_json.py), without
 validating and re-encoding every value of a multi-MB answer (lineage, column lineage, impact,
-compare: up to ``max_graph_nodes`` nodes) in Python. ``response_model`` names the answer's model
+compare: up to ``max_graph_nodes`` nodes) in Python; lineage's answer mostly comes as those bytes already,
+assembled from node shapes kept as bytes (graph/lineage_bytes.py). ``response_model`` names the answer's model
 (:mod:`headwater.api.models`) for ``/openapi.json`` only: a returned ``Response`` is passed through.
 """
 
@@ -111,18 +112,19 @@ def lineage(
 ) -> Response:
     require_types(node, ("dataset", "job", "datasetField"))
     state = app_state(request)
-    return json_answer(
-        state.graph.lineage(
-            node,
-            direction=direction,
-            depth=depth,
-            datasets_only=datasets_only,
-            columns=columns,
-            at=_as_of(request, at, "at"),
-            max_nodes=state.settings.max_graph_nodes,
-            collapse_jobs=collapse_jobs,
-        )
+    answer = state.graph.lineage_json(
+        node,
+        direction=direction,
+        depth=depth,
+        datasets_only=datasets_only,
+        columns=columns,
+        at=_as_of(request, at, "at"),
+        max_nodes=state.settings.max_graph_nodes,
+        collapse_jobs=collapse_jobs,
     )
+    if isinstance(answer, bytes):  # assembled from kept byte fragments: the bytes json_answer would write
+        return Response(answer, media_type="application/json")
+    return json_answer(answer)
 
 
 @router.get(

@@ -30,6 +30,7 @@ from headwater.graph import (
     impact,
     impactcheck,
     lineage,
+    lineage_bytes,
     listing,
     quality,
     runlineage,
@@ -147,6 +148,23 @@ class GraphReader:
                 return answer
             policy.check_root(node)
             return policy.lineage(answer)
+
+    def lineage_json(self, node: NodeRef, **options: Unpack[LineageOptions]) -> bytes | LineageAnswer:
+        """:meth:`lineage` as the JSON bytes ``orjson`` writes for it, assembled from node shapes kept as bytes
+        (graph/lineage_bytes.py); the answer itself where that path does not answer the question (no
+        in-memory adjacency, ``datasets_only``, ``collapse_jobs``, ...): the caller encodes it."""
+        if self._adjacency is not None:
+            with self._connect() as conn:
+                policy = self._policy(conn)
+                with absent(policy.hidden.hides):
+                    body = lineage_bytes.lineage_json(
+                        conn, node, adjacency=self._adjacency, policy=policy if policy.hidden else None, **options
+                    )
+                if body is not None:
+                    if policy.hidden:
+                        policy.check_root(node)
+                    return body
+        return self.lineage(node, **options)
 
     def column_lineage(self, node: NodeRef, **options: Unpack[TraversalOptions]) -> ColumnLineageAnswer:
         """:func:`headwater.graph.columns.column_lineage` (its options and defaults) as this reader's viewer sees it."""

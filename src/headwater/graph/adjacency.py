@@ -21,7 +21,8 @@ Contract:
   (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
 
 Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
-(graph/fragments.py); older shapes, runs and column edges are read from the store.
+(read for up to their limit of nodes right after the build, then kept from the answers' reads) and (:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py); which version
+is valid at a past moment, runs and column edges are read from the store.
 
 Python's garbage collector: a full collection walks every tracked object of the process and runs inside
 whichever answer triggered it; measured, those collections were what made the depth-20 p99 worse than the
@@ -43,7 +44,8 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
-from headwater.graph.fragments import NowNodes
+from headwater.graph.common import nodes_for
+from headwater.graph.fragments import NowNodes, VersionShapes
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -54,6 +56,7 @@ _DIRECTION = {"INPUT": INPUT, "OUTPUT": OUTPUT}
 _JOB_ROLES = ("job", "jobevent", "jobrun")
 _EDGE_COLUMNS = (edges.c.job, edges.c.dataset, edges.c.direction, edges.c.valid_from, edges.c.valid_to)
 _CHUNK = 500
+_WARM_CHUNK = 5_000  # nodes whose shapes of now one connection reads when the adjacency is built
 _REFREEZE_AFTER = 20_000  # arrays replaced by refreshes before the heap is frozen again (at least a tenth)
 BYTES_PER_EDGE_END = 32  # four 8-byte integers in the node's array
 BYTES_PER_NODE = 64 + 8 + 100  # the array's header, the list slot, the id text and its dict entry (measured)
@@ -113,6 +116,8 @@ class Adjacency:
         self._replaced = 0  # node arrays made by refreshes since the heap was last frozen
         # whole node shapes of now, forgotten when their node is observed again (graph/fragments.py)
         self.now_nodes = NowNodes()
+        # the version-bound part of past shapes, by version (graph/fragments.py): never stale
+        self.past_nodes = VersionShapes()
 
     # --- building -------------------------------------------------------------------------------
 
@@ -137,6 +142,7 @@ class Adjacency:
             self._closed = True
             self._snap = None
         self.now_nodes.clear()
+        self.past_nodes.clear()
 
     def _build_quietly(self) -> None:
         try:
@@ -173,7 +179,27 @@ class Adjacency:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
                 self._snap = Snapshot(num, name, adj, seq)
+        self._warm()
         _settle_heap()
+
+    def _warm(self) -> None:
+        """Read the shapes of now of the first :attr:`NowNodes.limit <NowNodes>` nodes into :attr:`now_nodes`
+        (what each answer would otherwise read from the store and keep, node by node: a deep answer's first
+        read of thousands of nodes was most of its time). In chunks, each read in one connection at the
+        watermark it sees (the adjacency moved to it first, so the shapes are kept for that watermark's readers)."""
+        snap = self._snap
+        if snap is None:
+            return
+        ids = snap.name[: self.now_nodes.limit]
+        for start in range(0, len(ids), _WARM_CHUNK):
+            with self._engine.connect() as conn:
+                if conn.dialect.name == "postgresql":  # one snapshot for the watermark and the shapes
+                    conn = conn.execution_options(isolation_level="REPEATABLE READ")
+                snap = self.view(conn)
+                if snap is None:  # closed, or this connection sees an older watermark: the answers keep shapes
+                    return
+                read = nodes_for(conn, ids[start : start + _WARM_CHUNK], None)
+            self.now_nodes.put(read, snap.seq)
 
     # --- keeping current ------------------------------------------------------------------------
 

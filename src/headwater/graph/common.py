@@ -234,6 +234,9 @@ def _node_rows(
     return found
 
 
+node_rows = _node_rows  # the same version rows for graph/lineage_bytes.py
+
+
 def dataset_nodes(conn: sa.Connection, ids: Iterable[str], t: int | None, *, lenient: bool = True) -> dict[str, Node]:
     """Node dicts (docs/api.md) of datasets as of ``t``; datasets unknown at ``t`` are left out.
 

@@ -1,4 +1,6 @@
-"""Whole node shapes of now kept per server process as JSON bytes (:class:`NowNodes`).
+"""Node shapes kept per server process as JSON bytes: whole shapes of now (:class:`NowNodes`), and the
+version-bound part of past shapes (:class:`VersionShapes`), from which lineage answers are assembled as bytes
+(graph/lineage_bytes.py).
 
 Contract: a shape kept here is the one :func:`headwater.graph.common.nodes_for` answers at the watermark it
 was read at, and is given out only to readers at that watermark; it is forgotten when its node is observed
@@ -50,7 +52,12 @@ class NowNodes:
         return len(self._nodes)
 
     @property
-    def bytes(self) -> int:
+    def limit(self) -> int:
+        """The most shapes kept."""
+        return self._limit
+
+    @property
+    def held_bytes(self) -> int:
         """The JSON bytes held (without the dict and the id texts)."""
         return sum(len(b) for b in list(self._nodes.values()))
 
@@ -75,25 +82,40 @@ class NowNodes:
                 found[node_id] = cast(Node, orjson.loads(text))
         return found, missing
 
-    def put(self, nodes: dict[str, Node], seq: int) -> None:
-        """Keep ``nodes``, read at watermark ``seq``, if that is the current one."""
+    def get_many_bytes(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, bytes], list[str]]:
+        """As :meth:`get_many`, the shapes as their JSON bytes (not decoded)."""
         if seq != self._seq:
-            return
+            return {}, list(node_ids)
+        kept = self._nodes
+        found: dict[str, bytes] = {}
+        missing: list[str] = []
+        for node_id in node_ids:
+            text = kept.get(node_id)
+            if text is None:
+                missing.append(node_id)
+            else:
+                found[node_id] = text
+        return found, missing
+
+    def put(self, nodes: dict[str, Node], seq: int) -> dict[str, bytes]:
+        """Keep ``nodes``, read at watermark ``seq``, if that is the current one; answers the JSON bytes of
+        those that round-trip (encoded whether kept or not)."""
         encoded: dict[str, bytes] = {}
         checked: dict[int, bool] = {}  # id of a shared value (a decoded ``fields`` list) -> it round-trips
         for node_id, node in nodes.items():
             if not _round_trips(node, checked):
                 continue
             try:
-                encoded[node_id] = orjson.dumps(node)
+                encoded[node_id] = exact(orjson.dumps(node))
             except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
                 continue
         with self._lock:
             if seq != self._seq:
-                return
+                return encoded
             self._nodes.update(encoded)
             while len(self._nodes) > self._limit:  # the oldest go first
                 self._nodes.popitem(last=False)
+        return encoded
 
     def advance(self, observed: Iterable[str], seq: int) -> None:
         """The watermark moved to ``seq``; ``observed``: the nodes observed after the previous one."""
@@ -109,6 +131,47 @@ class NowNodes:
         with self._lock:
             self._nodes.clear()
             self._seq = None
+
+
+def exact(text: bytes) -> bytes:
+    """A copy of ``text`` holding its length only: orjson's bytes keep the ~4 KB buffer they were written in
+    (measured with tracemalloc, orjson 3.13), which for kept shapes cost ~4 KB per node instead of ~0.6."""
+    return memoryview(text).tobytes()
+
+
+class VersionShapes:
+    """The part of a node's shape that one stored version fixes, as JSON bytes, by a key naming the version;
+    thread-safe, at most ``limit`` (the oldest go first).
+
+    A version's id is a hash of the node, its start and its content (store/derive_*.py), so what is kept
+    under it never goes stale: a version rewritten with other content gets another id. Only bytes and
+    their key texts are kept (no work for the garbage collector, as :class:`NowNodes`).
+    """
+
+    def __init__(self, limit: int = 100_000) -> None:
+        self._limit = limit
+        self._shapes: OrderedDict[str, bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    @property
+    def held_bytes(self) -> int:
+        return sum(len(b) for b in list(self._shapes.values()))
+
+    def get(self, key: str) -> bytes | None:
+        return self._shapes.get(key)
+
+    def put(self, shapes: dict[str, bytes]) -> None:
+        with self._lock:
+            self._shapes.update(shapes)
+            while len(self._shapes) > self._limit:
+                self._shapes.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._shapes.clear()
 
 
 _PLAIN = (str, int, bool, type(None))

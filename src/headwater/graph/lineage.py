@@ -50,6 +50,9 @@ def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     return root
 
 
+resolve_root = _resolve_root  # the same root for graph/lineage_bytes.py
+
+
 def _record_levels(
     levels: dict[str, int], direction: str, max_nodes: int
 ) -> Callable[[str, str | None, object, int], Reached]:
@@ -100,6 +103,9 @@ def _column_edges_among(conn: sa.Connection, datasets: set[str], t: int | None) 
     rows = select_in(conn, query, field_ids.SRC_DATASET, datasets)
     shaped = [column_edge_shape(r) for r in rows if r.dst_dataset in datasets]
     return sorted(shaped, key=lambda e: (e["source"], e["target"], e["job"]))
+
+
+column_edges_among = _column_edges_among  # the same column edges for graph/lineage_bytes.py
 
 
 class TraversalOptions(TypedDict, total=False):

@@ -45,9 +45,15 @@ class Edges:
         values = self.snap.adj[n]
         if values is not None:
             t = self.t
-            for i in range(0, len(values), 4):
-                if (values[i + 3] == OPEN) if t is None else (values[i + 2] <= t < values[i + 3]):
-                    (outs if values[i + 1] else ins).append(values[i])
+            it = iter(values)  # four integers an edge, taken four at a time (cheaper than indexing)
+            if t is None:
+                for end, flag, _, to in zip(it, it, it, it):
+                    if to == OPEN:
+                        (outs if flag else ins).append(end)
+            else:
+                for end, flag, valid_from, to in zip(it, it, it, it):
+                    if valid_from <= t < to:
+                        (outs if flag else ins).append(end)
         found = self._pairs[n] = (ins, outs)
         return found
 
@@ -69,8 +75,9 @@ def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, in
         if not frontier:
             break
         nxt: set[int] = set()
-        for n in sorted(frontier, key=key):
-            for m in sorted(set(e.step(n, upstream)), key=key):
+        for n in sorted(frontier, key=key) if len(frontier) > 1 else frontier:
+            ends = e.step(n, upstream)
+            for m in sorted(set(ends), key=key) if len(ends) > 1 else ends:
                 if m in found:
                     continue
                 if len(found) >= max_nodes:

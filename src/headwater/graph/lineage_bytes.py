@@ -1,0 +1,245 @@
+"""A lineage answer as the JSON bytes the HTTP route sends, assembled from node shapes kept as bytes.
+
+Contract: :func:`lineage_json` answers exactly ``orjson.dumps`` of what :func:`headwater.graph.lineage.lineage`
+answers for the same question (the visibility policy's :class:`~headwater.graph.visibility.Redactor` applied
+as :meth:`~headwater.graph.visibility.Redactor.lineage` does: every node of the answer passes it), byte for byte
+(tests/graph/test_adjacency.py compares the two on generated graphs, SQLite and PostgreSQL), or ``None`` when
+it does not answer that question (the adjacency not built or behind this reader, ``datasetsOnly``,
+``collapseJobs``, a root without edges, a value orjson cannot encode): the caller then takes the dict path.
+
+Why: a deep answer holds up to ``max_graph_nodes`` nodes; building a dict per node, decoding kept shapes and
+encoding them all again cost more than the walk. Here each node is its kept bytes plus its level and flags:
+
+- now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read for every node right
+  after the adjacency's build, and read from the store again (then kept) after its node was observed anew;
+- at a past moment: the store tells which version is valid then (one query per kind, as the dict path's),
+  and the version-bound part of the shape (names, kind, fields, job type) is kept by version
+  (:class:`~headwater.graph.fragments.VersionShapes`) instead of decoded and encoded again; ``latestRun``,
+  ``updatedAt`` and ``deleted`` at that moment are encoded per answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import cast
+
+import orjson
+import sqlalchemy as sa
+
+from headwater.graph import walk
+from headwater.graph.adjacency import Adjacency, Snapshot
+from headwater.graph.answers import GraphNode
+from headwater.graph.common import (
+    job_type,
+    latest_runs,
+    micros,
+    node_rows,
+    nodes_for,
+    require_node,
+    run_summary,
+)
+from headwater.graph.lineage import check_direction, column_edges_among, resolve_root
+from headwater.graph.visibility import Redactor
+from headwater.model.jsontext import loads_text
+from headwater.model.nodeid import DATASET, JOB, NodeRef
+from headwater.model.times import iso
+from headwater.store.schema import dataset_versions, datasets, job_versions, jobs
+
+_FLAG = (b"false", b"true")
+
+
+class Unencodable(Exception):
+    """A value orjson refuses (an integer beyond 64 bits): the dict path answers instead."""
+
+
+def lineage_json(
+    conn: sa.Connection,
+    node: NodeRef,
+    *,
+    adjacency: Adjacency,
+    policy: Redactor | None = None,
+    direction: str = "both",
+    depth: int = 2,
+    datasets_only: bool = False,
+    columns: bool = False,
+    at: datetime | None = None,
+    max_nodes: int = 5000,
+    collapse_jobs: bool = False,
+) -> bytes | None:
+    """The answer of :func:`headwater.graph.lineage.lineage` (same options) as JSON bytes, or None (see the
+    module docstring). ``policy``: the viewer's redactor when it hides something (the root is checked by the
+    caller, as for the dict path)."""
+    check_direction(direction)
+    if depth < 0:
+        raise ValueError(f"depth must be 0 or more, got {depth}")
+    if datasets_only or collapse_jobs:
+        return None
+    t = micros(at)
+    root = resolve_root(conn, node)
+    require_node(conn, root, t)
+    snap = adjacency.view(conn)
+    if snap is None:
+        return None
+    e = walk.Edges(snap, t)
+    r = e.number(root.id)
+    if r is None:
+        return None
+    found = {r: 0}
+    truncated = False
+    for d in ("upstream", "downstream"):
+        if direction in (d, "both"):
+            truncated |= walk.levels(e, r, d == "upstream", depth, found, max_nodes)
+    name = snap.name
+    numbers = {name[n]: n for n in found}
+    try:
+        shapes = _now_shapes(conn, numbers, adjacency, snap) if t is None else _past_shapes(conn, numbers, t, adjacency)
+        nums = {numbers[i] for i in shapes}  # the nodes that exist (at ``t``)
+        up, down = walk.more(e, nums)
+        parts: list[bytes] = []
+        hides = None if policy is None else policy.hidden.hides
+        for n in _by_level_and_id(nums, found, name):
+            node_id = name[n]
+            if hides is not None and hides(node_id):
+                assert policy is not None
+                # a restricted node: only its place in the graph is shown (Redactor.node reads no more)
+                place = {"id": node_id, "level": found[n], "hasMoreUpstream": n in up, "hasMoreDownstream": n in down}
+                parts.append(orjson.dumps(policy.node(cast(GraphNode, place))))
+                continue
+            parts.append(
+                b'%b,"level":%d,"hasMoreUpstream":%b,"hasMoreDownstream":%b}'
+                % (shapes[node_id], found[n], _FLAG[n in up], _FLAG[n in down])
+            )
+        column_edges = column_edges_among(conn, {n for n in shapes if n.startswith(DATASET)}, t) if columns else []
+        edge_list = walk.edges(e, nums)  # dicts and one orjson call: cheaper than writing each edge's bytes
+        if policy is not None:
+            edge_list = policy.edges(edge_list)
+            column_edges = policy.column_edges(column_edges, keep_restricted=False)
+        head = orjson.dumps({"root": node.id, "at": iso(t), "depth": depth, "truncated": truncated})
+        return b"".join(
+            (
+                head[:-1],
+                b',"nodes":[',
+                b",".join(parts),
+                b'],"edges":',
+                orjson.dumps(edge_list),
+                b',"columnEdges":',
+                orjson.dumps(column_edges),
+                b"}",
+            )
+        )
+    except (Unencodable, orjson.JSONEncodeError):
+        return None
+
+
+def _by_level_and_id(nums: set[int], found: dict[int, int], name: list[str]) -> list[int]:
+    """``nums`` ordered as the answer lists its nodes: by level, then id (levels are few: one sort by id per
+    level instead of a key tuple per node)."""
+    levels: dict[int, list[int]] = {}
+    for n in nums:
+        levels.setdefault(found[n], []).append(n)
+    key = name.__getitem__
+    return [n for level in sorted(levels) for n in sorted(levels[level], key=key)]
+
+
+def _open(shape: bytes) -> bytes:
+    """A node's JSON object without its closing brace (the answer adds level and flags)."""
+    return shape[:-1]
+
+
+def _dumps(value: object) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError as exc:
+        raise Unencodable(str(exc)) from None
+
+
+def _now_shapes(conn: sa.Connection, ids: Iterable[str], adjacency: Adjacency, snap: Snapshot) -> dict[str, bytes]:
+    """Each node's shape of now, open (see :func:`_open`): kept, or read from the store (and kept)."""
+    kept, missing = adjacency.now_nodes.get_many_bytes(ids, snap.seq)
+    shapes = {node_id: _open(b) for node_id, b in kept.items()}
+    if missing:
+        read = nodes_for(conn, missing, None)
+        encoded = adjacency.now_nodes.put(read, snap.seq)
+        for node_id, node in read.items():
+            found = encoded.get(node_id)
+            shapes[node_id] = _open(found if found is not None else _dumps(node))
+    return shapes
+
+
+def _past_shapes(conn: sa.Connection, ids: Iterable[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    """Each node's shape at ``t``, open: the version valid then (read from the store), its kept part, and
+    ``latestRun``/``updatedAt``/``deleted`` at ``t``. Nodes unknown at ``t`` are left out, as by ``nodes_for``."""
+    ids = set(ids)
+    shapes = _past_datasets(conn, sorted(i for i in ids if i.startswith(DATASET)), t, adjacency)
+    shapes.update(_past_jobs(conn, sorted(i for i in ids if i.startswith(JOB)), t, adjacency))
+    return shapes
+
+
+def _iso_bytes(micros_: int) -> bytes:
+    return b'"%b"' % iso(micros_).encode()  # ISO texts need no JSON escapes
+
+
+def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    dv, d = dataset_versions, datasets
+    # one query: reading the version's names and fields too costs little more than its id (measured), and a
+    # version not kept yet needs no second query
+    columns = (dv.c.id, d.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted, d.c.namespace, d.c.name, dv.c.fields)
+    kept = adjacency.past_nodes
+    made: dict[str, bytes] = {}
+    decoded: dict[str, object] = {}
+    out: dict[str, bytes] = {}
+    for ds_id, row in node_rows(conn, d, dv, dv.c.dataset, columns, wanted, t, True).items():
+        _, version, updated_at, valid_from, kind, deleted, namespace, name, text = row
+        key = f"{version}:{kind}"  # the kind is shown too (derived from the facets)
+        head = kept.get(key)
+        if head is None:
+            fields = decoded.get(text, decoded)
+            if fields is decoded:
+                fields = decoded[text] = loads_text(text)
+            shape = {
+                "id": ds_id,
+                "type": "DATASET",
+                "namespace": namespace,
+                "name": name,
+                "kind": kind,
+                "fields": fields,
+                "jobType": None,
+                "latestRun": None,
+            }
+            head = made[key] = _open(_dumps(shape)) + b',"updatedAt":'
+        updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
+        out[ds_id] = b'%b%b,"deleted":%b' % (head, _iso_bytes(updated), _FLAG[bool(deleted)])
+    kept.put(made)
+    return out
+
+
+def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
+    jv = job_versions
+    columns = (jv.c.id, jobs.c.updated_at, jv.c.valid_from, jobs.c.namespace, jobs.c.name, jv.c.facets)
+    latest = latest_runs(conn, wanted, t)
+    kept = adjacency.past_nodes
+    made: dict[str, bytes] = {}
+    out: dict[str, bytes] = {}
+    for job_id, row in node_rows(conn, jobs, jv, jv.c.job, columns, wanted, t, True).items():
+        _, version, updated_at, valid_from, namespace, name, facets = row
+        head = kept.get(version)
+        if head is None:
+            shape = {
+                "id": job_id,
+                "type": "JOB",
+                "namespace": namespace,
+                "name": name,
+                "kind": None,
+                "fields": [],
+                "jobType": job_type(loads_text(facets)),
+            }
+            head = made[version] = _open(_dumps(shape)) + b',"latestRun":'
+        run = latest.get(job_id)
+        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
+            head,
+            b"null" if run is None else _dumps(run_summary(run, t)),
+            _iso_bytes(max(valid_from, min(t, updated_at))),
+        )
+    kept.put(made)
+    return out
