@@ -436,6 +436,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
         tail_events[o.node].append(o)
     done: set[str] = set()
     job_updates: list[RowValues] = []
+    tails: list[tuple[str, list[RowValues], int]] = []  # jobs whose versions change: (job, versions, from)
     for job in chunk:
         m_time = first[job][0]
         changed = set(batch.changed[job])
@@ -459,7 +460,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
         if len(versions) == 1 and stored.valid_to is None:
             pass  # the usual case: one more run doing the same thing; versions and edges stay
         else:
-            _rewrite_job_tail(conn, job, versions, s_from)
+            tails.append((job, versions, s_from))
         row = existing[job]
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
@@ -474,43 +475,66 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
             }
         )
         done.add(job)
+    _rewrite_job_tails(conn, tails)
     if job_updates:
         conn.execute(_JOB_UPDATE, job_updates)
     return done
 
 
-def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[RowValues], s_from: int) -> None:
-    """Replace a job's versions from ``s_from`` on, and the edge spans that reach past it."""
-    old_edges = [
-        dict(r._mapping)
-        for r in conn.execute(
-            sa.select(edges).where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
-        )
-    ]
-    old_columns = [
-        dict(r._mapping)
-        for r in conn.execute(
-            sa.select(column_edges).where(
-                column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
-            )
-        )
-    ]
-    conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
-    conn.execute(
-        edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
-    )
-    conn.execute(
-        column_edges.delete().where(
-            column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
-        )
-    )
-    conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
-    new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
+_TAIL_EDGES = sa.select(edges).where(
+    edges.c.job.in_(_ids()), sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > sa.bindparam("since"))
+)
+_TAIL_COLUMNS = sa.select(column_edges).where(
+    column_edges.c.job.in_(_ids()),
+    sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > sa.bindparam("since")),
+)
+# executed with one parameter set per job (the driver's executemany)
+_TAIL_VERSIONS_DELETE = job_versions.delete().where(
+    job_versions.c.job == sa.bindparam("b_job"), job_versions.c.valid_from >= sa.bindparam("b_from")
+)
+_TAIL_EDGES_DELETE = edges.delete().where(
+    edges.c.job == sa.bindparam("b_job"), sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > sa.bindparam("b_from"))
+)
+_TAIL_COLUMNS_DELETE = column_edges.delete().where(
+    column_edges.c.job == sa.bindparam("b_job"),
+    sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > sa.bindparam("b_from")),
+)
+
+
+def _rewrite_job_tails(conn: sa.Connection, tails: Sequence[tuple[str, list[RowValues], int]]) -> None:
+    """For each ``(job, versions, s_from)``: replace the job's versions from ``s_from`` on, and the edge spans that
+    reach past it — all the jobs of a step together (a statement per table, not per job)."""
+    if not tails:
+        return
+    s_from = {job: since for job, _, since in tails}
+    old_edges: dict[str, list[RowValues]] = defaultdict(list)
+    old_columns: dict[str, list[RowValues]] = defaultdict(list)
+    for chunk in _chunks(s_from):
+        since = min(s_from[j] for j in chunk)  # the earliest; each job's own start is applied below
+        for r in conn.execute(_TAIL_EDGES, {"ids": chunk, "since": since}):
+            if r.valid_to is None or r.valid_to > s_from[r.job]:
+                old_edges[r.job].append(dict(r._mapping))
+        for r in conn.execute(_TAIL_COLUMNS, {"ids": chunk, "since": since}):
+            if r.valid_to is None or r.valid_to > s_from[r.job]:
+                old_columns[r.job].append(dict(r._mapping))
+    params = [{"b_job": job, "b_from": since} for job, since in sorted(s_from.items())]
+    for statement in (_TAIL_VERSIONS_DELETE, _TAIL_EDGES_DELETE, _TAIL_COLUMNS_DELETE):
+        conn.execute(statement, params)
+    version_rows: list[RowValues] = []
+    new_edges: list[RowValues] = []
+    derived_columns: list[RowValues] = []
+    for job, versions, since in tails:
+        version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
+        new_edges.extend(_restore_starts(derive_edges(job, versions), old_edges[job], since, _EDGE_KEY))
+        derived_columns.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
+    insert_rows(conn, job_versions, version_rows)
     insert_rows(conn, edges, new_edges)
-    derived_columns = field_ids.edge_rows(
-        conn, [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
-    )
-    new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
+    new_columns: list[RowValues] = []
+    by_job: dict[str, list[RowValues]] = defaultdict(list)
+    for row in field_ids.edge_rows(conn, derived_columns):  # their ends as field ids, in one pass for all
+        by_job[row["job"]].append(row)
+    for job, rows in by_job.items():
+        new_columns.extend(_restore_starts(rows, old_columns[job], s_from[job], _COLUMN_KEY))
     insert_rows(conn, column_edges, new_columns)
 
 
@@ -522,21 +546,33 @@ def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch
         existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
         fast = [d for d in chunk if batch.incremental and d in existing]
         done = _datasets_fast(conn, fast, batch, existing) if fast else set()
-        _datasets_full(conn, [d for d in chunk if d not in done])
+        rest = [d for d in chunk if d not in done]
+        # a new dataset's observations are all in this step (its row is written with them): not read back
+        fresh = {d: batch.new_obs[d] for d in rest if batch.incremental and d not in existing}
+        _datasets_full(conn, [d for d in rest if d not in fresh], fresh)
 
 
-def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
-    if not chunk:
+def _datasets_full(
+    conn: sa.Connection, chunk: list[str], fresh: Mapping[str, Sequence[Observation]] | None = None
+) -> None:
+    """Re-derive datasets from all their observations (read from the index; for ``fresh`` ones, new in this
+    step, the ones given) and replace their rows."""
+    found: dict[str, list[DatasetObservation]] = {
+        node: [DatasetObservation(r.time, r.event_id, r.role, r.data) for r in obs_rows]
+        for node, obs_rows in (_load_observations(conn, chunk, DATASET_ROLES) if chunk else {}).items()
+    }
+    for node, given in (fresh or {}).items():
+        found[node] = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in given]
+    if not found:
         return
-    found = _load_observations(conn, chunk, DATASET_ROLES)
-    for table in (datasets, dataset_versions, dataset_fields):
-        key = table.c.id if table is datasets else table.c.dataset
-        conn.execute(table.delete().where(key.in_(chunk)))
+    if chunk:
+        for table in (datasets, dataset_versions, dataset_fields):
+            key = table.c.id if table is datasets else table.c.dataset
+            conn.execute(table.delete().where(key.in_(chunk)))
     ds_rows: list[RowValues] = []
     version_rows: list[RowValues] = []
     field_rows: list[RowValues] = []
-    for node, obs_rows in found.items():
-        parsed = [DatasetObservation(r.time, r.event_id, r.role, r.data) for r in obs_rows]
+    for node, parsed in sorted(found.items()):
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
         ds_rows.append(
