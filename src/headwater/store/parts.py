@@ -48,7 +48,7 @@ from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.model.perkey import PerKey
 from headwater.store import codec
-from headwater.store.schema import derived_parts, observations, runs
+from headwater.store.schema import derived_parts, event_id_bytes, observations, runs
 
 MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
 # the values of an observation that change from run to run: a dataset's or job's run id, a run's event type
@@ -295,6 +295,31 @@ def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> 
     out = [{**row, "data": pack_observation(row["data"], found)} for row in rows]
     parts_of(conn.engine).write(conn, found)
     return out
+
+
+_OBSERVATION_COLUMNS = ("node", "event_seq", "role", "time", "event_id", "data")
+
+
+def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert observation rows (every column of ``observations``; ``data`` a JSON-able object) in their stored
+    form, with the parts they name. Straight to the driver's executemany (a step inserts a row per node an event
+    touches: SQLAlchemy's per-row parameter processing cost more than the insert); the event id as
+    :class:`~headwater.store.schema.EventId` binds it."""
+    if not rows:
+        return
+    found: dict[str, str] = {}
+    values = [
+        (r["node"], r["event_seq"], r["role"], r["time"], event_id_bytes(r["event_id"]), pack_observation(r["data"], found))
+        for r in rows
+    ]
+    parts_of(conn.engine).write(conn, found)
+    quote = conn.dialect.identifier_preparer.quote
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    conn.exec_driver_sql(
+        f"INSERT INTO {quote(observations.name)} ({', '.join(quote(c) for c in _OBSERVATION_COLUMNS)}) "
+        f"VALUES ({', '.join(mark for _ in _OBSERVATION_COLUMNS)})",
+        values,
+    )
 
 
 def read_observations(conn: sa.Connection, texts: Sequence[str]) -> list[Any]:

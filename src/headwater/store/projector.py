@@ -313,8 +313,40 @@ def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> Non
         ]
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
+        # a new job's runs and job events are all in this step (its row is written with them): not read back
+        fresh = [j for j in rest if batch.incremental and j not in existing]
+        if fresh:
+            _jobs_new(conn, fresh, batch)
+        rest = [j for j in rest if not (batch.incremental and j not in existing)]
         if rest:
             _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads, batch.fresh_runs)
+
+
+def _jobs_new(conn: sa.Connection, chunk: list[str], batch: Batch) -> None:
+    """Derive jobs the store holds nothing of yet from this step's runs and job events (what :func:`_jobs_full`
+    would read back from the rows and observations this step wrote)."""
+    samples: dict[str, list[JobSample]] = defaultdict(list)
+    last_run: dict[str, tuple[Position, str | None]] = {}
+    wanted = set(chunk)
+    for run in batch.fresh_runs.values():
+        job = run["job"]
+        if job in wanted:
+            samples[job].append(_fresh_sample(run))
+            place = (run["started_at"], run["run_id"])
+            if job not in last_run or last_run[job][0] < place:
+                last_run[job] = (place, run["parent_job"])
+    names: dict[str, tuple[str, str]] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    for job in chunk:
+        own = [o for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
+        if not own:
+            continue
+        names[job] = (own[0].data["jobNamespace"], own[0].data["jobName"])
+        spans[job] = (min(o.time for o in own), max(o.time for o in own))
+        for o in own:
+            if o.role == "jobevent":
+                samples[job].append(_event_sample(ObservationRow(o.node, o.role, o.time, o.event_id, o.data))[0])
+    _write_jobs(conn, chunk, samples, last_run, spans, names)
 
 
 def _jobs_full(
@@ -354,6 +386,18 @@ def _jobs_full(
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
         conn.execute(table.delete().where(key.in_(chunk)))
+    _write_jobs(conn, chunk, samples, last_run, spans, names)
+
+
+def _write_jobs(
+    conn: sa.Connection,
+    chunk: list[str],
+    samples: Mapping[str, list[JobSample]],
+    last_run: Mapping[str, tuple[Position, str | None]],
+    spans: Mapping[str, tuple[int, int]],
+    names: Mapping[str, tuple[str, str]],
+) -> None:
+    """Insert the rows of jobs derived from all their samples (a job without observations has none)."""
     job_rows: list[RowValues] = []
     version_rows: list[RowValues] = []
     edge_rows: list[RowValues] = []
