@@ -145,17 +145,7 @@ def _keys_of(stored: JSONValue, into: set[str]) -> None:
             into.update(v for v in value.values() if isinstance(v, str))
 
 
-def _insert_ignoring(conn: sa.Connection) -> Any:
-    """``INSERT`` into ``derived_parts`` that skips a key another writer stored meanwhile."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        return pg_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # the store runs on SQLite or PostgreSQL
-
-    return sqlite_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-
-
+_PART_COLUMNS = ("key", "raw", "body", "dictionary")
 _STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
 _PARTS_OF = sa.select(derived_parts.c.key, derived_parts.c.raw, derived_parts.c.body, derived_parts.c.dictionary).where(
     derived_parts.c.key.in_(sa.bindparam("keys", expanding=True))
@@ -179,9 +169,19 @@ class Parts:
         stored: set[str] = set()
         for start in range(0, len(keys), CHUNK):
             stored.update(conn.scalars(_STORED_KEYS, {"keys": keys[start : start + CHUNK]}))
-        rows = [{"key": k, **codec.encode(conn, found[k]).columns()} for k in keys if k not in stored]
-        if rows:
-            conn.execute(_insert_ignoring(conn), rows)
+        rows = []
+        for k in keys:
+            if k not in stored:
+                encoded = codec.encode(conn, found[k])
+                rows.append((k, encoded.raw, encoded.body, encoded.dictionary))
+        if rows:  # straight to the driver's executemany (a step of a big load writes thousands)
+            quote = conn.dialect.identifier_preparer.quote
+            mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+            conn.exec_driver_sql(
+                f"INSERT INTO {quote(derived_parts.name)} ({', '.join(quote(c) for c in _PART_COLUMNS)}) "
+                f"VALUES ({', '.join(mark for _ in _PART_COLUMNS)}) ON CONFLICT ({quote('key')}) DO NOTHING",
+                rows,
+            )
 
     # -- reads -------------------------------------------------------------------------------------
 

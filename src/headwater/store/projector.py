@@ -18,6 +18,7 @@ the rebuild are modules of their own (``watermark.py``, ``projection_failures.py
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -168,7 +169,8 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
     if not rows:
         return
     names = list(rows[0])
-    if len(rows) < BULK_ROWS or any(len(r) != len(names) for r in rows):
+    width = len(names)
+    if len(rows) < BULK_ROWS or any(len(r) != width for r in rows):
         conn.execute(table.insert(), list(rows))
         return
     quote = conn.dialect.identifier_preparer.quote
@@ -177,7 +179,23 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
         f"VALUES ({', '.join(mark for _ in names)})"
     )
-    conn.exec_driver_sql(sql, [tuple(r[n] for n in names) for r in rows])
+    values = operator.itemgetter(*names)
+    conn.exec_driver_sql(sql, [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows])
+
+
+def _column_rows(rows: Iterable[RowValues]) -> list[RowValues]:
+    """Derived column edges with their transformations as JSON text (each distinct list written once: the
+    derivation hands the same list object to every edge that has it)."""
+    texts: dict[int, tuple[object, str]] = {}  # by identity; the list kept alive so that no other takes its id
+    out = []
+    for row in rows:
+        value = row["transformations"]
+        known = texts.get(id(value))
+        if known is None:
+            known = texts[id(value)] = (value, dumps(value))
+        row["transformations"] = known[1]
+        out.append(row)
+    return out
 
 
 def _json_row(row: RowMapping, json_columns: Sequence[str]) -> RowValues:
@@ -421,7 +439,7 @@ def _write_jobs(
         )
         version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
         edge_rows.extend(derive_edges(job, versions))
-        column_rows.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
+        column_rows.extend(_column_rows(derive_column_edges(job, versions)))
     for table, rows in (
         (jobs, job_rows),
         (job_versions, version_rows),
@@ -570,7 +588,7 @@ def _rewrite_job_tails(conn: sa.Connection, tails: Sequence[tuple[str, list[RowV
     for job, versions, since in tails:
         version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
         new_edges.extend(_restore_starts(derive_edges(job, versions), old_edges[job], since, _EDGE_KEY))
-        derived_columns.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
+        derived_columns.extend(_column_rows(derive_column_edges(job, versions)))
     insert_rows(conn, job_versions, version_rows)
     insert_rows(conn, edges, new_edges)
     new_columns: list[RowValues] = []
