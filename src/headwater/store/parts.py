@@ -35,6 +35,7 @@ Contract:
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -68,6 +69,11 @@ def part_key(text: str) -> str:
     """The key of a part's text (32 characters)."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:24]
     return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+# The rests of observations repeat (a COMPLETE says its START's again, a daily run yesterday's): their keys are
+# remembered by text (at most this many texts of a few hundred characters each).
+_rest_key = functools.lru_cache(maxsize=4096)(part_key)
 
 
 def _part(value: JSONValue, found: dict[str, str]) -> str | None:
@@ -110,7 +116,7 @@ def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
     if varying is not None and len(out) > 1:  # the rest is what every run says again
         rest = dumps({**out, varying: None})
         if len(rest) >= MIN_PART:
-            key = part_key(rest)
+            key = _rest_key(rest)
             found[key] = rest
             return dumps({"#": key, varying: out[varying]})
     return dumps(out)
@@ -309,7 +315,14 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
         return
     found: dict[str, str] = {}
     values = [
-        (r["node"], r["event_seq"], r["role"], r["time"], event_id_bytes(r["event_id"]), pack_observation(r["data"], found))
+        (
+            r["node"],
+            r["event_seq"],
+            r["role"],
+            r["time"],
+            event_id_bytes(r["event_id"]),
+            pack_observation(r["data"], found),
+        )
         for r in rows
     ]
     parts_of(conn.engine).write(conn, found)
