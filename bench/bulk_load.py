@@ -12,9 +12,10 @@ file (not timed). Each round loads them into a fresh store both ways, alternatin
   parsed and validated like a post, in worker processes; durable batches of 5,000; the graph derived in steps
   of up to 10,000), timed until the graph is derived.
 
-Reported per method: wall seconds, events/s, and CPU seconds of this process and its worker processes (wall
-time on a busy machine says more about the neighbours than about the code; CPU seconds less so), with the
-load average before and after. Writes bench/results/bulk_load.json.
+Reported per method: wall seconds, events/s, and CPU seconds of this process and its worker processes, and of this
+process alone (the bulk load's bottleneck: it appends and derives; wall time on a busy machine says more about the
+neighbours than about the code; CPU seconds less so), with the load average before and after. Each figure includes
+opening the fresh store (its migrations: ~1 s). Writes bench/results/bulk_load.json.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ from headwater.store.bulkload import load_file
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def cpu_seconds() -> float:
-    """CPU seconds (user + system) of this process and of its children that ended."""
+def cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of this process and its children that ended."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    mine = own.ru_utime + own.ru_stime
+    return mine, mine + kids.ru_utime + kids.ru_stime
 
 
 def fresh_url(kind: str, pg: str | None, tmp: Path, name: str) -> tuple[str, Any]:
@@ -125,20 +127,26 @@ def main() -> None:
                     elif url.startswith("sqlite"):
                         for f in args.tmp.glob(f"{name}{rnd}*"):
                             f.unlink()
-                secs, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+                c1 = cpu_seconds()
+                secs, main_cpu, cpu = time.perf_counter() - t0, c1[0] - c0[0], c1[1] - c0[1]
                 row = {
                     "events": n,
                     "seconds": round(secs, 1),
                     "events_per_s": round(n / secs),
                     "cpu_seconds": round(cpu, 1),
                     "events_per_cpu_s": round(n / cpu),
+                    "main_cpu_seconds": round(main_cpu, 1),
+                    "events_per_main_cpu_s": round(n / main_cpu),
                     "load_before": round(before[0], 1),
                     "load_after": round(os.getloadavg()[0], 1),
                 }
                 found.setdefault(f"{kind} {name}", []).append(row)
                 print(f"round {rnd + 1} {kind:<10} {name:<7} {row}", flush=True)
     median = {
-        k: {m: statistics.median(r[m] for r in rows) for m in ("seconds", "events_per_s", "events_per_cpu_s")}
+        k: {
+            m: statistics.median(r[m] for r in rows)
+            for m in ("seconds", "events_per_s", "events_per_cpu_s", "events_per_main_cpu_s")
+        }
         for k, rows in found.items()
     }
     for k, v in median.items():

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import sqlalchemy as sa
 import zstandard
 from click.testing import CliRunner
 
@@ -24,7 +25,7 @@ from headwater.cli import cli
 from headwater.graph import GraphReader
 from headwater.model.nodeid import parse_node_id
 from headwater.settings import load_settings
-from headwater.store import Store
+from headwater.store import IncomingEvent, Store
 from live_server import ThreadServer
 
 PRODUCER = "https://example.com/loader-test"
@@ -136,3 +137,85 @@ def test_bulk_load_gives_the_graph_of_one_by_one_http_ingest(store_url: str, tmp
     with Store.open(store_url) as store:
         assert derived_state(store) == expected
         assert store.projection_status().failed == 0
+
+
+def _layered_events() -> list[dict[str, Any]]:
+    """24 jobs in two layers, each reading two tables and writing two with a 7-column lineage, then 8 of them run
+    again a day later reading another table (their versions and edges change), and 4 run a third time unchanged."""
+    events: list[dict[str, Any]] = []
+    columns = [f"c{i}" for i in range(7)]
+
+    def run(n: int, job: int, sources: list[str], targets: list[str], day: int) -> dict[str, Any]:
+        lineage = {
+            col: {
+                "inputFields": [
+                    {"namespace": "s3://lake", "name": src, "field": columns[(i + k) % 7], "transformations": []}
+                    for k, src in enumerate(sources)
+                ]
+            }
+            for i, col in enumerate(columns)
+        }
+        schema = {"fields": [{"name": c, "type": "string"} for c in columns]}
+        return {
+            "eventType": "COMPLETE",
+            "eventTime": f"2026-03-{day:02d}T10:{n // 60:02d}:{n % 60:02d}Z",
+            "producer": PRODUCER,
+            "schemaURL": RUN_SCHEMA,
+            "run": {"runId": f"01930000-0000-7000-8000-{n:012d}"},
+            "job": {"namespace": "layers", "name": f"job{job}"},
+            "inputs": [{"namespace": "s3://lake", "name": s} for s in sources],
+            "outputs": [
+                {
+                    "namespace": "s3://lake",
+                    "name": t,
+                    "facets": {
+                        "schema": {"_producer": PRODUCER, "_schemaURL": LINEAGE, **schema},
+                        "columnLineage": {"_producer": PRODUCER, "_schemaURL": LINEAGE, "fields": lineage},
+                    },
+                }
+                for t in targets
+            ],
+        }
+
+    plan = []
+    for job in range(24):
+        layer = job // 12
+        sources = [f"l{layer}/t{(job * 2) % 24}", f"l{layer}/t{(job * 2 + 5) % 24}"]
+        plan.append((job, sources, [f"l{layer + 1}/t{job * 2 % 24}", f"l{layer + 1}/t{(job * 2 + 1) % 24}"]))
+    n = 0
+    for job, sources, targets in plan:
+        events.append(run(n := n + 1, job, sources, targets, 1))
+    for job, sources, targets in plan[::3]:  # another input: a new version, edges and column edges
+        events.append(run(n := n + 1, job, [sources[0], "l0/extra"], targets, 2))
+    for job, sources, targets in plan[::6]:  # the same again: no new version
+        events.append(run(n := n + 1, job, [sources[0], "l0/extra"], targets, 3))
+    return events
+
+
+def test_bulk_steps_give_the_graph_of_events_appended_one_by_one_and_of_a_rebuild(
+    store_url: str, tmp_path: Path
+) -> None:
+    """Steps that derive many new jobs and datasets at once, rewrite several jobs' versions at once and insert
+    hundreds of column edges in one statement give the rows that one event at a time gives, and a rebuild."""
+    events = _layered_events()
+    path = _write(tmp_path / "layers.ndjson", [json.dumps(e) for e in events])
+    # one step of all 36 events (every job's first and later runs together) into the store under test; steps of 9
+    # (the later runs apart: several jobs' versions rewritten in one step) into a SQLite file
+    small = f"sqlite:///{tmp_path / 'small.db'}"
+    for url, batch in ((store_url, "36"), (small, "9")):
+        loaded = CliRunner().invoke(cli, ["db", "load", str(path), "--db", url, "--batch", batch, "--workers", "0"])
+        assert loaded.exit_code == 0, loaded.output
+        assert f"{len(events)} event(s) appended" in loaded.output
+    with Store.open(store_url) as store:
+        bulk = derived_state(store)
+        with store.engine.connect() as conn:  # 24 jobs x 2 outputs x 7 columns x 2 inputs, at least
+            assert conn.execute(sa.text("SELECT count(*) FROM column_edges")).scalar_one() >= 24 * 2 * 7 * 2
+        store.rebuild()
+        assert derived_state(store) == bulk
+    with Store.open(small) as store:
+        assert derived_state(store) == bulk
+    with Store.open(f"sqlite:///{tmp_path / 'one.db'}") as one:
+        for e in events:
+            one.append([IncomingEvent(payload=e, raw=json.dumps(e))])
+            assert one.caught_up(30)
+        assert derived_state(one) == bulk

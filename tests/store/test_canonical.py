@@ -11,6 +11,7 @@ type. The RFC's own examples and frozen ids are written by hand below.
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import random
 import sys
@@ -28,6 +29,7 @@ from headwater.store.canonical import (
     decoded_event_id,
     event_id,
     jcs_bytes,
+    version_id,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -366,3 +368,18 @@ def test_ids_from_the_ingest_fast_path_are_the_same_ids() -> None:
     (plain,) = accept_usual(json.dumps([event]), Policy(), validator, batch=True) or [None]
     assert plain is not None and plain.decoded is not None
     assert decoded_event_id(plain.decoded) == hashlib.sha256(by_hand).hexdigest()
+
+
+def test_version_ids_are_the_hash_of_the_canonical_list_of_node_time_and_content_hash() -> None:
+    """A version's id: the first 40 hex digits of the SHA-256 of ``[node, time, <content hash>]`` in canonical JSON,
+    written here by hand; a node id JCS escapes or writes as UTF-8 gives the JCS library's bytes."""
+    content = {"b": [1, 2], "a": None}
+    inner = hashlib.sha256(b'{"a":null,"b":[1,2]}').hexdigest()
+    plain = b'["dataset:s3://lake:t/x",1767225600000000,"' + inner.encode() + b'"]'
+    assert version_id("dataset:s3://lake:t/x", 1767225600000000, content) == hashlib.sha256(plain).hexdigest()[:40]
+    for node, written in (
+        ('job:ns:a"b', b'"job:ns:a\\"b"'),
+        ("job:ns:\u00e9t\u00e9", '"job:ns:\u00e9t\u00e9"'.encode()),
+    ):
+        expected = b"[" + written + b',-5,"' + inner.encode() + b'"]'
+        assert version_id(node, -5, content) == hashlib.sha256(expected).hexdigest()[:40]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 
 import pytest
 
+from headwater.ingest.shared import share, unshare
 from headwater.model.times import InvalidTime, iso, parse_time, to_micros
+from headwater.store.derive_runs import RunObservation, derive_run
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
 
@@ -53,3 +56,34 @@ def test_times() -> None:
     assert iso(micros + 1) == "2026-01-05T02:00:00.250001Z"
     assert iso(to_micros(datetime(2026, 1, 5, tzinfo=UTC))) == "2026-01-05T00:00:00Z"
     assert iso(None) is None
+
+
+def test_a_run_content_hash_is_the_same_when_its_lineage_is_shared_and_recognized() -> None:
+    """A run whose column lineage is a shared value (the observation memo's answer) has its content hash
+    recognized the second time; it is the SHA-256 of the content's canonical JSON, written here by hand, the
+    same as for an equal lineage that is not shared, and another lineage gives another hash."""
+    edges = [{"src": "dataset:a:b", "srcField": "x", "dstField": "y", "transformations": []}]
+    share(edges)
+    try:
+
+        def run(run_id: str, lineage: list[dict[str, object]]) -> str:
+            data = {"eventType": "COMPLETE", "job": "job:a:j", "inputs": ["dataset:a:b"], "outputs": []}
+            obs = RunObservation(1, run_id, {**data, "columnLineage": {"dataset:a:c": lineage}})
+            return str(derive_run(run_id, [obs])["content_hash"])
+
+        text = (
+            b'{"code":{},"columnLineage":{"dataset:a:c":[{"dstField":"y","src":"dataset:a:b","srcField":"x",'
+            b'"transformations":[]}]},"inputs":["dataset:a:b"],"outputs":[]}'
+        )
+        expected = hashlib.sha256(text).hexdigest()
+        assert run("r1", edges) == expected
+        assert run("r2", edges) == expected  # recognized
+        assert run("r3", [dict(e) for e in edges]) == expected  # an equal copy, not shared
+        other = [{**edges[0], "srcField": "z"}]
+        share(other)
+        try:
+            assert run("r4", other) != expected
+        finally:
+            unshare(other)
+    finally:
+        unshare(edges)

@@ -46,7 +46,10 @@ from headwater.store.types import IncomingEvent
 BATCH = 5_000  # events per append transaction (one sync each)
 STEP = 10_000  # events per derivation step at most
 CHUNK = 500  # lines per task of a worker process
-AHEAD = 8  # tasks handed to the workers ahead of the main process
+# tasks handed to the workers ahead of the main process: at least this many, and a batch's worth and two more, so
+# that while the main process appends and derives one batch the workers prepare the whole next one (with fewer
+# they stopped half-way and waited, and the two sides took turns instead of working at once)
+AHEAD = 8
 
 
 @dataclass
@@ -124,7 +127,9 @@ def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list
             seen: list[Observation] | None = observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo)
         except Exception:  # noqa: BLE001 - the projector observes it again, and records why it cannot be derived
             seen = None
-        out.append(_Ready(number, prepared, seen))
+        # without the parsed event: the step has its observations, and unpickling it cost the main process (the
+        # load's bottleneck) more than everything else the worker sends (~200 µs a Spark-sized event)
+        out.append(_Ready(number, prepared.without_payload(), seen))
     return out
 
 
@@ -134,8 +139,10 @@ def _tasks(lines: Iterable[tuple[int, bytes]], policy: Policy, max_bytes: int) -
         yield _Task(chunk, policy, max_bytes)
 
 
-def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) -> Iterator[_Ready | LineRejected]:
-    """The tasks' results in file order: in ``workers`` processes, at most :data:`AHEAD` tasks ahead (memory
+def _results(
+    tasks: Iterator[_Task], workers: int, validator: EventValidator, ahead: int = AHEAD
+) -> Iterator[_Ready | LineRejected]:
+    """The tasks' results in file order: in ``workers`` processes, at most ``ahead`` tasks ahead (memory
     stays bounded however big the file); ``workers`` 0 in this process."""
     if workers <= 0:
         for task in tasks:
@@ -148,7 +155,7 @@ def _results(tasks: Iterator[_Task], workers: int, validator: EventValidator) ->
         pending: deque[Future[list[_Ready | LineRejected]]] = deque()
         for task in tasks:
             pending.append(pool.submit(_prepare_lines, task))
-            if len(pending) >= AHEAD:
+            if len(pending) >= ahead:
                 yield from pending.popleft().result()
         while pending:
             yield from pending.popleft().result()
@@ -218,7 +225,8 @@ def load_file(
         derive(fresh)  # the graph follows the log step by step, while the workers parse the next lines
 
     buffer: list[_Ready] = []
-    for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator):
+    ahead = max(AHEAD, -(-batch // CHUNK) + 2)
+    for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator, ahead):
         report.lines += 1
         if isinstance(result, LineRejected):
             report.rejected.append(result)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
-from headwater.store.canonical import content_hash
+from headwater.store.canonical import version_id
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
 
@@ -87,7 +87,7 @@ def derive_dataset_versions(
             prev["valid_to"] = o.time
         versions.append(
             {
-                "id": content_hash([dataset, o.time, content_hash(current, parsed=True)])[:40],
+                "id": version_id(dataset, o.time, current),
                 "dataset": dataset,
                 "valid_from": o.time,
                 "valid_to": None,

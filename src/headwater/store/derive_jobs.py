@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
-from headwater.store.canonical import content_hash
+from headwater.store.canonical import content_hash, version_id
 from headwater.store.derive_runs import job_content
 from headwater.store.intervals import merge_intervals
 
@@ -62,7 +62,7 @@ def derive_job_versions(job: str, samples: Sequence[JobSample], start: JSONMappi
             versions[-1]["valid_to"] = s.time
         versions.append(
             {
-                "id": content_hash([job, s.time, content_hash(s.content, parsed=True)])[:40],
+                "id": version_id(job, s.time, s.content),
                 "job": job,
                 "valid_from": s.time,
                 "valid_to": None,

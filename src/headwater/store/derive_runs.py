@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from headwater.ingest.shared import notes
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
 from headwater.store.canonical import content_hash
@@ -108,5 +112,47 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObjec
         "inputs": sorted(inputs),
         "outputs": sorted(outputs),
         "column_lineage": content["columnLineage"],
-        "content_hash": content_hash(content, parsed=True),
+        "content_hash": _content_hash(content),
     }
+
+
+class _ContentHashes:
+    """Content hashes of run contents whose column lineage is made of values shared by reference (the observation
+    memo's answers: ``ingest.shared``): a daily job's run says the same as yesterday's, and hashing its column
+    lineage (kilobytes of canonical JSON) again was most of deriving the run. Keyed by the lists' identity, which
+    the entry keeps alive (so no other list takes its id; their owner, the memo, mostly keeps them anyway); shared
+    values are never mutated. Bounded."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._known: dict[tuple[Any, ...], tuple[str, list[Any]]] = {}
+
+    def of(self, content: JSONMapping) -> str:
+        lineage = content["columnLineage"]
+        if not lineage or any(notes(edges) is None for edges in lineage.values()):
+            return content_hash(content, parsed=True)  # not (all) shared values: nothing to recognize
+        try:
+            code = orjson.dumps(content["code"])
+        except TypeError:
+            return content_hash(content, parsed=True)
+        key = (
+            tuple(content["inputs"]),
+            tuple(content["outputs"]),
+            code,
+            tuple((name, id(edges)) for name, edges in lineage.items()),
+        )
+        with self._lock:
+            found = self._known.get(key)
+        if found is not None:
+            return found[0]
+        answer = content_hash(content, parsed=True)
+        with self._lock:
+            if len(self._known) >= self.SIZE:
+                del self._known[next(iter(self._known))]  # the oldest
+            self._known[key] = (answer, list(lineage.values()))
+        return answer
+
+
+_content_hash = _ContentHashes().of

@@ -131,8 +131,7 @@ def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
         for n in new
         for o in n.observations
     ]
-    if rows:
-        conn.execute(observations.insert(), parts.observation_rows(conn, rows))
+    parts.insert_observations(conn, rows)
 
 
 def _stored(conn: sa.Connection, row: sa.Row[*tuple[Any, ...]]) -> StoredEvent:

@@ -35,6 +35,7 @@ Contract:
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -48,7 +49,7 @@ from headwater.model.jsontext import dumps, loads_text
 from headwater.model.jsontypes import JSONValue
 from headwater.model.perkey import PerKey
 from headwater.store import codec
-from headwater.store.schema import derived_parts, observations, runs
+from headwater.store.schema import derived_parts, event_id_bytes, observations, runs
 
 MIN_PART = 128  # characters: a shorter value stays inline (a key costs 34)
 # the values of an observation that change from run to run: a dataset's or job's run id, a run's event type
@@ -68,6 +69,11 @@ def part_key(text: str) -> str:
     """The key of a part's text (32 characters)."""
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:24]
     return base64.urlsafe_b64encode(digest).decode("ascii")
+
+
+# The rests of observations repeat (a COMPLETE says its START's again, a daily run yesterday's): their keys are
+# remembered by text (at most this many texts of a few hundred characters each).
+_rest_key = functools.lru_cache(maxsize=4096)(part_key)
 
 
 def _part(value: JSONValue, found: dict[str, str]) -> str | None:
@@ -110,7 +116,7 @@ def pack_observation(data: Mapping[str, Any], found: dict[str, str]) -> str:
     if varying is not None and len(out) > 1:  # the rest is what every run says again
         rest = dumps({**out, varying: None})
         if len(rest) >= MIN_PART:
-            key = part_key(rest)
+            key = _rest_key(rest)
             found[key] = rest
             return dumps({"#": key, varying: out[varying]})
     return dumps(out)
@@ -145,17 +151,7 @@ def _keys_of(stored: JSONValue, into: set[str]) -> None:
             into.update(v for v in value.values() if isinstance(v, str))
 
 
-def _insert_ignoring(conn: sa.Connection) -> Any:
-    """``INSERT`` into ``derived_parts`` that skips a key another writer stored meanwhile."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        return pg_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert  # the store runs on SQLite or PostgreSQL
-
-    return sqlite_insert(derived_parts).on_conflict_do_nothing(index_elements=["key"])
-
-
+_PART_COLUMNS = ("key", "raw", "body", "dictionary")
 _STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
 _PARTS_OF = sa.select(derived_parts.c.key, derived_parts.c.raw, derived_parts.c.body, derived_parts.c.dictionary).where(
     derived_parts.c.key.in_(sa.bindparam("keys", expanding=True))
@@ -179,9 +175,19 @@ class Parts:
         stored: set[str] = set()
         for start in range(0, len(keys), CHUNK):
             stored.update(conn.scalars(_STORED_KEYS, {"keys": keys[start : start + CHUNK]}))
-        rows = [{"key": k, **codec.encode(conn, found[k]).columns()} for k in keys if k not in stored]
-        if rows:
-            conn.execute(_insert_ignoring(conn), rows)
+        rows = []
+        for k in keys:
+            if k not in stored:
+                encoded = codec.encode(conn, found[k])
+                rows.append((k, encoded.raw, encoded.body, encoded.dictionary))
+        if rows:  # straight to the driver's executemany (a step of a big load writes thousands)
+            quote = conn.dialect.identifier_preparer.quote
+            mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+            conn.exec_driver_sql(
+                f"INSERT INTO {quote(derived_parts.name)} ({', '.join(quote(c) for c in _PART_COLUMNS)}) "
+                f"VALUES ({', '.join(mark for _ in _PART_COLUMNS)}) ON CONFLICT ({quote('key')}) DO NOTHING",
+                rows,
+            )
 
     # -- reads -------------------------------------------------------------------------------------
 
@@ -295,6 +301,38 @@ def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> 
     out = [{**row, "data": pack_observation(row["data"], found)} for row in rows]
     parts_of(conn.engine).write(conn, found)
     return out
+
+
+_OBSERVATION_COLUMNS = ("node", "event_seq", "role", "time", "event_id", "data")
+
+
+def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert observation rows (every column of ``observations``; ``data`` a JSON-able object) in their stored
+    form, with the parts they name. Straight to the driver's executemany (a step inserts a row per node an event
+    touches: SQLAlchemy's per-row parameter processing cost more than the insert); the event id as
+    :class:`~headwater.store.schema.EventId` binds it."""
+    if not rows:
+        return
+    found: dict[str, str] = {}
+    values = [
+        (
+            r["node"],
+            r["event_seq"],
+            r["role"],
+            r["time"],
+            event_id_bytes(r["event_id"]),
+            pack_observation(r["data"], found),
+        )
+        for r in rows
+    ]
+    parts_of(conn.engine).write(conn, found)
+    quote = conn.dialect.identifier_preparer.quote
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    conn.exec_driver_sql(
+        f"INSERT INTO {quote(observations.name)} ({', '.join(quote(c) for c in _OBSERVATION_COLUMNS)}) "
+        f"VALUES ({', '.join(mark for _ in _OBSERVATION_COLUMNS)})",
+        values,
+    )
 
 
 def read_observations(conn: sa.Connection, texts: Sequence[str]) -> list[Any]:

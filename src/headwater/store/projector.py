@@ -18,6 +18,7 @@ the rebuild are modules of their own (``watermark.py``, ``projection_failures.py
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -168,7 +169,8 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
     if not rows:
         return
     names = list(rows[0])
-    if len(rows) < BULK_ROWS or any(len(r) != len(names) for r in rows):
+    width = len(names)
+    if len(rows) < BULK_ROWS or any(len(r) != width for r in rows):
         conn.execute(table.insert(), list(rows))
         return
     quote = conn.dialect.identifier_preparer.quote
@@ -177,7 +179,23 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
         f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
         f"VALUES ({', '.join(mark for _ in names)})"
     )
-    conn.exec_driver_sql(sql, [tuple(r[n] for n in names) for r in rows])
+    values = operator.itemgetter(*names)
+    conn.exec_driver_sql(sql, [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows])
+
+
+def _column_rows(rows: Iterable[RowValues]) -> list[RowValues]:
+    """Derived column edges with their transformations as JSON text (each distinct list written once: the
+    derivation hands the same list object to every edge that has it)."""
+    texts: dict[int, tuple[object, str]] = {}  # by identity; the list kept alive so that no other takes its id
+    out = []
+    for row in rows:
+        value = row["transformations"]
+        known = texts.get(id(value))
+        if known is None:
+            known = texts[id(value)] = (value, dumps(value))
+        row["transformations"] = known[1]
+        out.append(row)
+    return out
 
 
 def _json_row(row: RowMapping, json_columns: Sequence[str]) -> RowValues:
@@ -313,8 +331,40 @@ def _refresh_jobs(conn: sa.Connection, job_nodes: set[str], batch: Batch) -> Non
         ]
         done = _jobs_fast(conn, fast, batch, existing) if fast else set()
         rest = [j for j in chunk if j not in done]
+        # a new job's runs and job events are all in this step (its row is written with them): not read back
+        fresh = [j for j in rest if batch.incremental and j not in existing]
+        if fresh:
+            _jobs_new(conn, fresh, batch)
+        rest = [j for j in rest if not (batch.incremental and j not in existing)]
         if rest:
             _jobs_full(conn, rest, _job_names(conn, rest, batch, existing), batch.json.loads, batch.fresh_runs)
+
+
+def _jobs_new(conn: sa.Connection, chunk: list[str], batch: Batch) -> None:
+    """Derive jobs the store holds nothing of yet from this step's runs and job events (what :func:`_jobs_full`
+    would read back from the rows and observations this step wrote)."""
+    samples: dict[str, list[JobSample]] = defaultdict(list)
+    last_run: dict[str, tuple[Position, str | None]] = {}
+    wanted = set(chunk)
+    for run in batch.fresh_runs.values():
+        job = run["job"]
+        if job in wanted:
+            samples[job].append(_fresh_sample(run))
+            place = (run["started_at"], run["run_id"])
+            if job not in last_run or last_run[job][0] < place:
+                last_run[job] = (place, run["parent_job"])
+    names: dict[str, tuple[str, str]] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    for job in chunk:
+        own = [o for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
+        if not own:
+            continue
+        names[job] = (own[0].data["jobNamespace"], own[0].data["jobName"])
+        spans[job] = (min(o.time for o in own), max(o.time for o in own))
+        for o in own:
+            if o.role == "jobevent":
+                samples[job].append(_event_sample(ObservationRow(o.node, o.role, o.time, o.event_id, o.data))[0])
+    _write_jobs(conn, chunk, samples, last_run, spans, names)
 
 
 def _jobs_full(
@@ -354,6 +404,18 @@ def _jobs_full(
     for table in (jobs, job_versions, edges, column_edges):
         key = table.c.id if table is jobs else table.c.job
         conn.execute(table.delete().where(key.in_(chunk)))
+    _write_jobs(conn, chunk, samples, last_run, spans, names)
+
+
+def _write_jobs(
+    conn: sa.Connection,
+    chunk: list[str],
+    samples: Mapping[str, list[JobSample]],
+    last_run: Mapping[str, tuple[Position, str | None]],
+    spans: Mapping[str, tuple[int, int]],
+    names: Mapping[str, tuple[str, str]],
+) -> None:
+    """Insert the rows of jobs derived from all their samples (a job without observations has none)."""
     job_rows: list[RowValues] = []
     version_rows: list[RowValues] = []
     edge_rows: list[RowValues] = []
@@ -377,7 +439,7 @@ def _jobs_full(
         )
         version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
         edge_rows.extend(derive_edges(job, versions))
-        column_rows.extend(_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions))
+        column_rows.extend(_column_rows(derive_column_edges(job, versions)))
     for table, rows in (
         (jobs, job_rows),
         (job_versions, version_rows),
@@ -436,6 +498,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
         tail_events[o.node].append(o)
     done: set[str] = set()
     job_updates: list[RowValues] = []
+    tails: list[tuple[str, list[RowValues], int]] = []  # jobs whose versions change: (job, versions, from)
     for job in chunk:
         m_time = first[job][0]
         changed = set(batch.changed[job])
@@ -459,7 +522,7 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
         if len(versions) == 1 and stored.valid_to is None:
             pass  # the usual case: one more run doing the same thing; versions and edges stay
         else:
-            _rewrite_job_tail(conn, job, versions, s_from)
+            tails.append((job, versions, s_from))
         row = existing[job]
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
@@ -474,43 +537,66 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
             }
         )
         done.add(job)
+    _rewrite_job_tails(conn, tails)
     if job_updates:
         conn.execute(_JOB_UPDATE, job_updates)
     return done
 
 
-def _rewrite_job_tail(conn: sa.Connection, job: str, versions: list[RowValues], s_from: int) -> None:
-    """Replace a job's versions from ``s_from`` on, and the edge spans that reach past it."""
-    old_edges = [
-        dict(r._mapping)
-        for r in conn.execute(
-            sa.select(edges).where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
-        )
-    ]
-    old_columns = [
-        dict(r._mapping)
-        for r in conn.execute(
-            sa.select(column_edges).where(
-                column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
-            )
-        )
-    ]
-    conn.execute(job_versions.delete().where(job_versions.c.job == job, job_versions.c.valid_from >= s_from))
-    conn.execute(
-        edges.delete().where(edges.c.job == job, sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > s_from))
-    )
-    conn.execute(
-        column_edges.delete().where(
-            column_edges.c.job == job, sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > s_from)
-        )
-    )
-    conn.execute(job_versions.insert(), [_json_row(v, _JOB_VERSION_JSON) for v in versions])
-    new_edges = _restore_starts(derive_edges(job, versions), old_edges, s_from, _EDGE_KEY)
+_TAIL_EDGES = sa.select(edges).where(
+    edges.c.job.in_(_ids()), sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > sa.bindparam("since"))
+)
+_TAIL_COLUMNS = sa.select(column_edges).where(
+    column_edges.c.job.in_(_ids()),
+    sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > sa.bindparam("since")),
+)
+# executed with one parameter set per job (the driver's executemany)
+_TAIL_VERSIONS_DELETE = job_versions.delete().where(
+    job_versions.c.job == sa.bindparam("b_job"), job_versions.c.valid_from >= sa.bindparam("b_from")
+)
+_TAIL_EDGES_DELETE = edges.delete().where(
+    edges.c.job == sa.bindparam("b_job"), sa.or_(edges.c.valid_to.is_(None), edges.c.valid_to > sa.bindparam("b_from"))
+)
+_TAIL_COLUMNS_DELETE = column_edges.delete().where(
+    column_edges.c.job == sa.bindparam("b_job"),
+    sa.or_(column_edges.c.valid_to.is_(None), column_edges.c.valid_to > sa.bindparam("b_from")),
+)
+
+
+def _rewrite_job_tails(conn: sa.Connection, tails: Sequence[tuple[str, list[RowValues], int]]) -> None:
+    """For each ``(job, versions, s_from)``: replace the job's versions from ``s_from`` on, and the edge spans that
+    reach past it — all the jobs of a step together (a statement per table, not per job)."""
+    if not tails:
+        return
+    s_from = {job: since for job, _, since in tails}
+    old_edges: dict[str, list[RowValues]] = defaultdict(list)
+    old_columns: dict[str, list[RowValues]] = defaultdict(list)
+    for chunk in _chunks(s_from):
+        since = min(s_from[j] for j in chunk)  # the earliest; each job's own start is applied below
+        for r in conn.execute(_TAIL_EDGES, {"ids": chunk, "since": since}):
+            if r.valid_to is None or r.valid_to > s_from[r.job]:
+                old_edges[r.job].append(dict(r._mapping))
+        for r in conn.execute(_TAIL_COLUMNS, {"ids": chunk, "since": since}):
+            if r.valid_to is None or r.valid_to > s_from[r.job]:
+                old_columns[r.job].append(dict(r._mapping))
+    params = [{"b_job": job, "b_from": since} for job, since in sorted(s_from.items())]
+    for statement in (_TAIL_VERSIONS_DELETE, _TAIL_EDGES_DELETE, _TAIL_COLUMNS_DELETE):
+        conn.execute(statement, params)
+    version_rows: list[RowValues] = []
+    new_edges: list[RowValues] = []
+    derived_columns: list[RowValues] = []
+    for job, versions, since in tails:
+        version_rows.extend(_json_row(v, _JOB_VERSION_JSON) for v in versions)
+        new_edges.extend(_restore_starts(derive_edges(job, versions), old_edges[job], since, _EDGE_KEY))
+        derived_columns.extend(_column_rows(derive_column_edges(job, versions)))
+    insert_rows(conn, job_versions, version_rows)
     insert_rows(conn, edges, new_edges)
-    derived_columns = field_ids.edge_rows(
-        conn, [_json_row(e, ("transformations",)) for e in derive_column_edges(job, versions)]
-    )
-    new_columns = _restore_starts(derived_columns, old_columns, s_from, _COLUMN_KEY)
+    new_columns: list[RowValues] = []
+    by_job: dict[str, list[RowValues]] = defaultdict(list)
+    for row in field_ids.edge_rows(conn, derived_columns):  # their ends as field ids, in one pass for all
+        by_job[row["job"]].append(row)
+    for job, rows in by_job.items():
+        new_columns.extend(_restore_starts(rows, old_columns[job], s_from[job], _COLUMN_KEY))
     insert_rows(conn, column_edges, new_columns)
 
 
@@ -522,21 +608,33 @@ def _refresh_datasets(conn: sa.Connection, dataset_nodes: set[str], batch: Batch
         existing = {r.id: r for r in conn.execute(_DATASETS_OF, {"ids": chunk})}
         fast = [d for d in chunk if batch.incremental and d in existing]
         done = _datasets_fast(conn, fast, batch, existing) if fast else set()
-        _datasets_full(conn, [d for d in chunk if d not in done])
+        rest = [d for d in chunk if d not in done]
+        # a new dataset's observations are all in this step (its row is written with them): not read back
+        fresh = {d: batch.new_obs[d] for d in rest if batch.incremental and d not in existing}
+        _datasets_full(conn, [d for d in rest if d not in fresh], fresh)
 
 
-def _datasets_full(conn: sa.Connection, chunk: list[str]) -> None:
-    if not chunk:
+def _datasets_full(
+    conn: sa.Connection, chunk: list[str], fresh: Mapping[str, Sequence[Observation]] | None = None
+) -> None:
+    """Re-derive datasets from all their observations (read from the index; for ``fresh`` ones, new in this
+    step, the ones given) and replace their rows."""
+    found: dict[str, list[DatasetObservation]] = {
+        node: [DatasetObservation(r.time, r.event_id, r.role, r.data) for r in obs_rows]
+        for node, obs_rows in (_load_observations(conn, chunk, DATASET_ROLES) if chunk else {}).items()
+    }
+    for node, given in (fresh or {}).items():
+        found[node] = [DatasetObservation(o.time, o.event_id, o.role, o.data) for o in given]
+    if not found:
         return
-    found = _load_observations(conn, chunk, DATASET_ROLES)
-    for table in (datasets, dataset_versions, dataset_fields):
-        key = table.c.id if table is datasets else table.c.dataset
-        conn.execute(table.delete().where(key.in_(chunk)))
+    if chunk:
+        for table in (datasets, dataset_versions, dataset_fields):
+            key = table.c.id if table is datasets else table.c.dataset
+            conn.execute(table.delete().where(key.in_(chunk)))
     ds_rows: list[RowValues] = []
     version_rows: list[RowValues] = []
     field_rows: list[RowValues] = []
-    for node, obs_rows in found.items():
-        parsed = [DatasetObservation(r.time, r.event_id, r.role, r.data) for r in obs_rows]
+    for node, parsed in sorted(found.items()):
         versions = derive_dataset_versions(node, parsed)
         namespace, name = parsed[0].data["namespace"], parsed[0].data["name"]
         ds_rows.append(
