@@ -44,9 +44,7 @@ class _Reference(tree._Reader):
 
 
 def _ref_fill_fields(expr: Expr, raw: dict[str, Any], where: str) -> None:
-    for key, value in raw.items():
-        if key in ("class", "num-children"):
-            continue
+    for key, value in raw.items():  # ``class`` and ``num-children`` too: an expression's fields are its JSON object
         if tree._is_tree(value) and not tree._is_expression_class(str(value[0]["class"])):
             expr.plans[key] = parse_plan(value, where=f"{where} > {short_name(expr.cls)}.{key}")
             expr.fields[key] = "__plan__"
