@@ -58,7 +58,7 @@ class _NoChildren(list):  # type: ignore[type-arg]
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("a leaf expression's children cannot be changed")
 
-    append = extend = insert = remove = pop = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
 
 
