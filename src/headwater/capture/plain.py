@@ -123,10 +123,9 @@ class PlainConverter:
         for name, item in pairs:
             if item is None:
                 continue
-            kind = type(item)
-            if kind not in _FINITE_OR_OTHER:
+            if type(item) not in _FINITE_OR_OTHER:
                 # a list straight to _array: the common non-scalar field of a wide facet (inputFields, fields)
-                item = self._array(item) if kind is list else self._value(item)
+                item = self._array(item) if type(item) is list else self._value(item)
                 if item is None:
                     continue
             out[name] = item
