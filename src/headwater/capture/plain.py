@@ -124,7 +124,8 @@ class PlainConverter:
             if item is None:
                 continue
             if type(item) not in _FINITE_OR_OTHER:
-                item = self._value(item)
+                # a list straight to _array: the common non-scalar field of a wide facet (inputFields, fields)
+                item = self._array(item) if type(item) is list else self._value(item)
                 if item is None:
                     continue
             out[name] = item
@@ -132,11 +133,15 @@ class PlainConverter:
 
     def _array(self, items: Iterable[Any]) -> tuple[Any, ...]:
         out: list[Any] = []
+        memo = self._memo
         for item in items:
             if item is None:
                 continue
             if type(item) not in _FINITE_OR_OTHER:
-                item = self._value(item)
+                # an object already converted in this batch (a shared Transformation: one per input field of a
+                # wide facet) is taken from the memo without the dispatch; ids of the batch's live objects are unique
+                done = memo.get(id(item))
+                item = done if done is not None else self._value(item)
                 if item is None or (type(item) is dict and not item):
                     continue  # Serde drops nulls and empty objects from arrays
             out.append(item)

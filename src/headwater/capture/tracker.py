@@ -178,7 +178,10 @@ class Tracker:
         else:
             self._spark._jsparkSession.listenerManager().register(self.listener)
         started = _app_start_time(self._sc)
-        self.emitter.submit(application_event(self.context, EventType.START, started))
+        # in the form the transport serialises fastest (headwater.capture.plain), built on the worker
+        self.emitter.submit(
+            self._item(lambda: self._plain_if([application_event(self.context, EventType.START, started)]))
+        )
         if not self.config.rdd_events_disabled:
             try:
                 from headwater.capture import rdd
@@ -248,12 +251,9 @@ class Tracker:
                 pass
             self._cancel_timer()
             self._stream_events.stop()
-            self.emitter.submit(self._item(self._release_all))
             ended = time.time()
-            self.emitter.submit(self._item(lambda: self._plain_if(self.streams.stop_all(ended))))
-            self.emitter.submit(self._item(lambda: self._plain_if(self._end_sessions(ended))))
             kind = EventType.FAIL if self._failure else EventType.COMPLETE
-            self.emitter.submit(application_event(self.context, kind, time.time(), self._failure))
+            self.emitter.submit(self._item(self._last_events(ended, kind, time.time(), self._failure)))
             self.emitter.close(max(0.5, deadline - time.monotonic()))
             if self.debug_stats is not None:
                 self.debug_stats.finish()
@@ -279,6 +279,30 @@ class Tracker:
                 atexit.unregister(self._at_exit)
             except Exception:  # noqa: BLE001
                 pass
+
+    def _last_events(
+        self, ended: float, kind: EventType, app_ended: float, failure: Failure | None
+    ) -> Callable[[], list[Outgoing]]:
+        """One worker item for everything ``stop()`` reports, in this order: the writes still held, the streaming
+        queries' and client sessions' ends, the application's end — one batch POST to Headwater instead of one per
+        part. Each part is built on its own: one that fails is logged once and the others are still sent."""
+
+        def build() -> list[Outgoing]:
+            parts: tuple[Callable[[], Sequence[Outgoing]], ...] = (
+                self._release_all,
+                lambda: self.streams.stop_all(ended),
+                lambda: self._end_sessions(ended),
+                lambda: [application_event(self.context, kind, app_ended, failure)],
+            )
+            events: list[Outgoing] = []
+            for part in parts:
+                try:
+                    events.extend(part())
+                except Exception as exc:  # noqa: BLE001 - the other parts are still reported
+                    self.emitter.errors.capture_failed("stop-events", "the end of the application", "the job", exc)
+            return self._plain_if(events)
+
+        return build
 
     def _at_exit(self) -> None:
         self.stop()

@@ -44,9 +44,7 @@ class _Reference(tree._Reader):
 
 
 def _ref_fill_fields(expr: Expr, raw: dict[str, Any], where: str) -> None:
-    for key, value in raw.items():
-        if key in ("class", "num-children"):
-            continue
+    for key, value in raw.items():  # ``class`` and ``num-children`` too: an expression's fields are its JSON object
         if tree._is_tree(value) and not tree._is_expression_class(str(value[0]["class"])):
             expr.plans[key] = parse_plan(value, where=f"{where} > {short_name(expr.cls)}.{key}")
             expr.fields[key] = "__plan__"
@@ -148,3 +146,19 @@ def test_same_errors_as_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
         except TreeFormatError as exc:
             got = f"error: {exc}"
         assert got == expected, label
+
+
+def test_expressions_keep_their_json_objects_and_leaves_share_one_unchangeable_children_list() -> None:
+    """A wide plan has tens of thousands of expression nodes: none is copied, no leaf gets a list of its own."""
+    ns = "org.apache.spark.sql.catalyst.expressions."
+    add = {"class": ns + "Add", "num-children": 2, "left": 0, "right": 1, "evalMode": "LEGACY"}
+    a = {"class": ns + "AttributeReference", "num-children": 0, "name": "a", "exprId": {"id": 7}}
+    one = {"class": ns + "Literal", "num-children": 0, "value": "1", "dataType": "integer"}
+    expr = tree.parse_expr([add, a, one])
+    assert expr.fields is add and expr.name == "Add" and expr.fields.get("evalMode") == "LEGACY"
+    left, right = expr.children
+    assert left.fields is a and left.expr_id == 7 and left.attr_name == "a" and right.fields is one
+    assert left.children is right.children and list(left.children) == []
+    with pytest.raises(TypeError):
+        left.children.append(expr)
+    assert list(right.children) == [] and list(expr.walk()) == [expr, left, right]

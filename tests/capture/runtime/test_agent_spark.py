@@ -219,6 +219,37 @@ def test_error_inside_capture_is_logged_once_and_the_job_is_unaffected(
     assert [e["eventType"] for e in events] == ["START", "COMPLETE"]  # the application run is still reported
 
 
+def test_the_application_end_is_one_batch_with_the_held_writes_and_survives_a_failing_part(
+    spark: Any, tmp_path: Path, spool_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """To Headwater, ``stop()`` sends the writes still held and the application's end as one batch POST (the
+    application's START, whose answer shows Headwater, goes alone); a part of that batch that fails to build is
+    logged and the other parts are still sent."""
+    caplog.set_level(logging.WARNING, logger="headwater.capture")
+    with Sink(mode="headwater") as sink:
+        tracker = start(spark, http_conf(sink.url, spool_dir, **{"spark.headwater.nesting.graceSeconds": "600"}))
+
+        def broken(ended: float) -> list[Any]:
+            raise RuntimeError("streams cannot be ended")
+
+        tracker.streams.stop_all = broken  # type: ignore[method-assign]
+        spark.range(3).write.mode("overwrite").parquet(str(tmp_path / "out"))
+        tracker.stop()
+        posts, paths, events = len(sink.raw), list(sink.paths), sink.events()
+    assert posts == 2
+    assert paths == ["/api/v1/lineage"] + ["/api/v1/lineage/batch"] * 3
+    app = tracker.context.app_job
+    assert [(e["job"]["name"] == app, e["eventType"]) for e in events] == [
+        (True, "START"),
+        (False, "START"),
+        (False, "COMPLETE"),
+        (True, "COMPLETE"),
+    ]
+    assert events[1]["outputs"][0]["name"] == str(tmp_path / "out")
+    failures = [r.getMessage() for r in caplog.records if "streams cannot be ended" in r.getMessage()]
+    assert len(failures) == 1 and "the end of the application" in failures[0]
+
+
 def test_parent_facets_namespace_app_name_and_disabled_facets(
     spark: Any, tmp_path: Path, spool_dir: Path, assert_valid_events: Any
 ) -> None:

@@ -20,13 +20,15 @@ from typing import Any
 from headwater.model.column_lineage import FILTER, GROUP_BY, IDENTITY_T, JOIN, SORT, TRANSFORMATION_T, TInfo, indirect
 
 from .expressions import Dep, expression_deps
-from .tree import Expr, PlanNode, expr_rows, subquery_plans
+from .tree import ATTRIBUTE_REFERENCE, Expr, PlanNode, expr_rows, subquery_plans
 
 SourceKey = tuple[str, str]  # (leaf key, column name)
 
 
-@dataclass(unsafe_hash=True)  # equal and hashable by value like a frozen one; never changed after it is made,
-class Attr:  # but not frozen: a frozen dataclass's __init__ is ~6x slower (a wide plan makes thousands of these)
+# equal and hashable by value like a frozen one; never changed after it is made, but not frozen: a frozen
+# dataclass's __init__ is ~6x slower (a wide plan makes thousands of these); slots: no ``__dict__`` per attribute
+@dataclass(unsafe_hash=True, slots=True)
+class Attr:
     expr_id: int
     name: str
     data_type: Any = None
@@ -47,13 +49,19 @@ class LineageGraph:
 
 
 def attr_of(expr: Expr) -> Attr | None:
-    eid = expr.expr_id
-    if eid is None:
+    # Expr.expr_id and Expr.attr_name inlined: called once per named expression of every operator (thousands on a
+    # wide plan)
+    fields = expr.fields
+    raw = fields.get("exprId")
+    if not isinstance(raw, dict):
         return None
-    data_type = expr.fields.get("dataType")
+    eid = raw.get("id")
+    if not isinstance(eid, int):
+        return None
+    data_type = fields.get("dataType")
     if data_type is None and expr.children:
         data_type = _type_of(expr.children[0])
-    return Attr(eid, expr.attr_name, data_type, bool(expr.fields.get("nullable", True)))
+    return Attr(int(eid), str(fields.get("name", "")), data_type, bool(fields.get("nullable", True)))
 
 
 def leaf_output(node: PlanNode) -> list[Expr]:
@@ -190,7 +198,7 @@ class ColumnAnalyzer:
             attr = attr_of(e)
             if attr is None:
                 continue
-            if e.name != "AttributeReference":
+            if e.cls != ATTRIBUTE_REFERENCE and e.name != "AttributeReference":
                 self.graph.add(attr.expr_id, self._deps(e, IDENTITY_T, host_prefix))
             out.append(attr)
         return out

@@ -59,6 +59,10 @@ _VALUE = direct(TRANSFORMATION)
 # the optimizer replaces them, so the optimized plan holds the If/Coalesce itself
 _REPLACED_BY_CHILD = frozenset({"NullIf", "Nvl", "Nvl2", "IfNull"})
 _WINDOW_INDIRECT = indirect(WINDOW)
+# a function of its arguments, masked when the function is a hash or mask (made once: a frozen dataclass's __init__
+# is slow, and a wide plan asks for these thousands of times)
+_TRANSFORM = direct(TRANSFORMATION)
+_TRANSFORM_MASKED = direct(TRANSFORMATION, masking=True)
 
 
 def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None = None) -> list[Dep]:
@@ -78,7 +82,7 @@ def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None 
                 stack.extend((c, t) for c in node.children)
             continue
         if node.plans and resolve_plan is not None:
-            inner = t.merge(direct(TRANSFORMATION))
+            inner = t.merge(_TRANSFORM)
             for plan in node.plans.values():
                 out.extend((eid, inner) for eid in resolve_plan(plan))
         if name in _TRANSPARENT:
@@ -109,7 +113,7 @@ def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None 
             function = node.child_field("windowFunction") or (node.children[0] if node.children else None)
             spec = node.child_field("windowSpec") or (node.children[1] if len(node.children) > 1 else None)
             if function is not None and function.name not in RANKING:
-                stack.append((function, t.merge(direct(TRANSFORMATION))))
+                stack.append((function, t.merge(_TRANSFORM)))
             if spec is not None:
                 stack.extend((c, t.merge(_WINDOW_INDIRECT)) for c in spec.children)
         elif name in RANKING:
@@ -117,8 +121,7 @@ def expression_deps(expr: Expr, start: TInfo, resolve_plan: PlanResolver | None 
         elif name == "Literal" or not node.children:
             continue
         else:
-            step = direct(TRANSFORMATION, masking=name in MASKING)
-            inner = t.merge(step)
+            inner = t.merge(_TRANSFORM_MASKED if name in MASKING else _TRANSFORM)
             stack.extend((c, inner) for c in node.children)
     return out
 

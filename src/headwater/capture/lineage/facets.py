@@ -127,19 +127,23 @@ def collapse_kinds(kinds: set[TInfo]) -> set[TInfo]:
     return {TInfo(t, st, m) for (t, st), m in by_kind.items()}
 
 
+def _transformation(kind: TInfo, made: _Made) -> column_lineage_dataset.Transformation:
+    t = made.get(kind)
+    if t is None:
+        t = made[kind] = column_lineage_dataset.Transformation(
+            type=kind.type, subtype=kind.subtype, description="", masking=kind.masking
+        )
+    return t
+
+
 def _transformations(kinds: set[TInfo], made: _Made) -> list[column_lineage_dataset.Transformation]:
     """One ``Transformation`` object per kind within a facet (``made``): a wide output has thousands of input
     fields but a handful of kinds; shared objects (never mutated) are built once and serialised once
     (:mod:`headwater.capture.plain` converts an object it has seen in the batch only once)."""
-    out: list[column_lineage_dataset.Transformation] = []
-    for k in sorted(collapse_kinds(kinds)):
-        t = made.get(k)
-        if t is None:
-            t = made[k] = column_lineage_dataset.Transformation(
-                type=k.type, subtype=k.subtype, description="", masking=k.masking
-            )
-        out.append(t)
-    return out
+    if len(kinds) == 1:  # most input fields of a wide output: one kind, nothing to collapse or sort
+        (only,) = kinds
+        return [_transformation(only, made)]
+    return [_transformation(k, made) for k in sorted(collapse_kinds(kinds))]
 
 
 def _input_fields(deps: dict[DatasetField, set[TInfo]], made: _Made) -> list[column_lineage_dataset.InputField]:

@@ -161,16 +161,19 @@ def describe_leaf(jvm: Jvm, leaf: JavaObject, name: str, registry: Registry = RE
     return registry.describe_leaf(jvm, leaf, name)
 
 
-def _executed_root(top: JavaObject, top_name: str) -> JavaObject:
-    """The executed physical root (``top``, named ``top_name``), unwrapped from adaptive execution's wrappers."""
+def _executed_root(top: JavaObject, top_name: str) -> tuple[JavaObject, str]:
+    """The executed physical root (``top``, named ``top_name``), unwrapped from adaptive execution's wrappers, and
+    its class's short name."""
     plan, name = top, top_name
     for _ in range(4):
         if plan is None:
             break
         if name == "AdaptiveSparkPlanExec":
             plan = call(plan, "executedPlan") or plan
-            if short_name(class_name(plan)) == "AdaptiveSparkPlanExec":
+            name = short_name(class_name(plan))  # read once (two py4j calls): the loop goes on with it
+            if name == "AdaptiveSparkPlanExec":
                 break
+            continue
         elif name in (
             "ResultQueryStageExec",
             "ShuffleQueryStageExec",
@@ -181,7 +184,7 @@ def _executed_root(top: JavaObject, top_name: str) -> JavaObject:
         else:
             break
         name = short_name(class_name(plan)) if plan is not None else ""
-    return plan
+    return plan, name
 
 
 def _action_node(top: JavaObject, top_name: str, executed: JavaObject) -> str:
@@ -195,12 +198,11 @@ def _action_node(top: JavaObject, top_name: str, executed: JavaObject) -> str:
     return (text(plan, "nodeName") or "") if plan is not None else ""
 
 
-def _metrics(plan: JavaObject) -> dict[str, int]:
+def _metrics(plan: JavaObject, name: str) -> dict[str, int]:
+    """The write metrics of the executed root ``plan`` (its class's short name: ``name``)."""
     if plan is None:
         return {}
-    holder = (
-        call(plan, "cmd") if short_name(class_name(plan)) in ("DataWritingCommandExec", "ExecutedCommandExec") else None
-    )
+    holder = call(plan, "cmd") if name in ("DataWritingCommandExec", "ExecutedCommandExec") else None
     metrics = call(holder or plan, "metrics")
     out: dict[str, int] = {}
     if metrics is None:
@@ -324,8 +326,8 @@ def take_snapshot(qe: JavaObject, spark: PySparkObject, registry: Registry = REG
         snap.catalog = guarded(jvm.hive_catalog)
     top = call(qe, "executedPlan")  # read once: its root names the action, its unwrapped root has the metrics
     top_name = short_name(class_name(top)) if top is not None else ""
-    executed = _executed_root(top, top_name)
-    snap.metrics = _metrics(executed)
+    executed, executed_name = _executed_root(top, top_name)
+    snap.metrics = _metrics(executed, executed_name)
     snap.action_node = _action_node(top, top_name, executed)
     snap.sql = _sql_text(qe)
     return snap

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Self
 
 _EXPRESSION_PACKAGE = ".expressions."
-_ATTRIBUTE_REFERENCE = "org.apache.spark.sql.catalyst.expressions.AttributeReference"
+ATTRIBUTE_REFERENCE = "org.apache.spark.sql.catalyst.expressions.AttributeReference"
 
 
 @lru_cache(maxsize=4096)
@@ -30,6 +30,8 @@ def short_name(cls: str) -> str:
 class _TreeNode:
     """What expression and plan nodes share: a pre-order walk over the node and its children (not into nested
     plans), and the child a constructor field names by its index."""
+
+    __slots__ = ()  # lets Expr keep its attributes in slots (no per-node ``__dict__``)
 
     fields: dict[str, Any]
     children: list[Self]
@@ -49,9 +51,25 @@ class _TreeNode:
         return None
 
 
-@dataclass
+class _NoChildren(list):  # type: ignore[type-arg]
+    """The one empty ``children`` list every leaf expression shares (most nodes of a wide plan are leaves: one
+    list fewer per node for the allocator and the cyclic garbage collector); it refuses to be changed."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a leaf expression's children cannot be changed")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+
+_LEAF_CHILDREN: list[Any] = _NoChildren()
+
+
+@dataclass(slots=True)
 class Expr(_TreeNode):
-    """One Catalyst expression node."""
+    """One Catalyst expression node. ``fields`` is the node's JSON object as ``toJSON`` wrote it (``class`` and
+    ``num-children`` included; shared with the snapshot's ``query``, never changed), except for a node holding a
+    plan: a copy whose plan fields say ``"__plan__"`` (the parsed plans are in ``plans``)."""
 
     cls: str
     fields: dict[str, Any]
@@ -201,17 +219,17 @@ class _Reader:
 
 
 def _expr(raw: dict[str, Any], where: str, hosts: list[Expr] | None = None) -> Expr:
-    """One expression node, without its children: every constructor field as it is, except a field holding a
-    plan that is not an expression tree (a subquery's ``plan``), which is parsed. The fields are a C-level copy
-    of the node; only list values are looked at (a plan is a non-empty list of nodes). An expression holding a
+    """One expression node, without its children (a leaf gets the shared empty list; a parent a new list its
+    reader fills): the node's JSON object itself as its fields, except for a field holding a plan that is not an
+    expression tree (a subquery's ``plan``), which is parsed (the node's fields are then a copy, that field
+    ``"__plan__"``). Only list values are looked at (a plan is a non-empty list of nodes). An expression holding a
     plan is also appended to ``hosts`` (so a plan node whose expressions hold none needs no walk for them)."""
-    fields = raw.copy()
-    del fields["class"], fields["num-children"]
     cls = raw["class"]
-    if cls == _ATTRIBUTE_REFERENCE:  # most nodes of a wide plan; its fields (name, type, ids) never hold a plan
-        return Expr(cls, fields, [], {})
+    children = [] if raw["num-children"] else _LEAF_CHILDREN
+    if cls == ATTRIBUTE_REFERENCE:  # most nodes of a wide plan; its fields (name, type, ids) never hold a plan
+        return Expr(cls, raw, children, {})
     plans: dict[str, PlanNode] = {}
-    for key, value in fields.items():
+    for key, value in raw.items():
         if value.__class__ is list and value:
             first = value[0]
             if (
@@ -222,10 +240,11 @@ def _expr(raw: dict[str, Any], where: str, hosts: list[Expr] | None = None) -> E
             ):
                 plans[key] = parse_plan(value, where=f"{where} > {short_name(str(raw['class']))}.{key}")
     if not plans:
-        return Expr(str(raw["class"]), fields, [], plans)
+        return Expr(str(cls), raw, children, plans)
+    fields = raw.copy()
     for key in plans:
         fields[key] = "__plan__"
-    expr = Expr(str(raw["class"]), fields, [], plans)
+    expr = Expr(str(cls), fields, children, plans)
     if hosts is not None:
         hosts.append(expr)
     return expr
