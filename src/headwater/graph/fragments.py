@@ -69,18 +69,8 @@ class NowNodes:
 
     def get_many(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, Node], list[str]]:
         """The shapes kept of ``node_ids`` (for a reader at ``seq``), and the ids not kept, in their order."""
-        if seq != self._seq:
-            return {}, list(node_ids)
-        kept = self._nodes
-        found: dict[str, Node] = {}
-        missing: list[str] = []
-        for node_id in node_ids:
-            text = kept.get(node_id)
-            if text is None:
-                missing.append(node_id)
-            else:
-                found[node_id] = cast(Node, orjson.loads(text))
-        return found, missing
+        kept, missing = self.get_many_bytes(node_ids, seq)
+        return {node_id: cast(Node, orjson.loads(text)) for node_id, text in kept.items()}, missing
 
     def get_many_bytes(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, bytes], list[str]]:
         """As :meth:`get_many`, the shapes as their JSON bytes (not decoded)."""

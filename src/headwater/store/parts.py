@@ -152,6 +152,24 @@ def _keys_of(stored: JSONValue, into: set[str]) -> None:
 
 
 _PART_COLUMNS = ("key", "raw", "body", "dictionary")
+
+
+def insert_many(
+    conn: sa.Connection, table: sa.Table, columns: Sequence[str], rows: Sequence[Sequence[Any]], on_conflict: str = ""
+) -> None:
+    """Insert ``rows`` (tuples in ``columns``' order) straight through the driver's executemany, without
+    SQLAlchemy's per-row compilation (a step of a big load writes thousands); ``on_conflict``: a unique column
+    whose duplicates are skipped."""
+    quote = conn.dialect.identifier_preparer.quote
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    skip = f" ON CONFLICT ({quote(on_conflict)}) DO NOTHING" if on_conflict else ""
+    conn.exec_driver_sql(
+        f"INSERT INTO {quote(table.name)} ({', '.join(quote(c) for c in columns)}) "
+        f"VALUES ({', '.join(mark for _ in columns)}){skip}",
+        rows,
+    )
+
+
 _STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
 _PARTS_OF = sa.select(derived_parts.c.key, derived_parts.c.raw, derived_parts.c.body, derived_parts.c.dictionary).where(
     derived_parts.c.key.in_(sa.bindparam("keys", expanding=True))
@@ -181,13 +199,7 @@ class Parts:
                 encoded = codec.encode(conn, found[k])
                 rows.append((k, encoded.raw, encoded.body, encoded.dictionary))
         if rows:  # straight to the driver's executemany (a step of a big load writes thousands)
-            quote = conn.dialect.identifier_preparer.quote
-            mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-            conn.exec_driver_sql(
-                f"INSERT INTO {quote(derived_parts.name)} ({', '.join(quote(c) for c in _PART_COLUMNS)}) "
-                f"VALUES ({', '.join(mark for _ in _PART_COLUMNS)}) ON CONFLICT ({quote('key')}) DO NOTHING",
-                rows,
-            )
+            insert_many(conn, derived_parts, _PART_COLUMNS, rows, on_conflict="key")
 
     # -- reads -------------------------------------------------------------------------------------
 
@@ -326,13 +338,7 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
         for r in rows
     ]
     parts_of(conn.engine).write(conn, found)
-    quote = conn.dialect.identifier_preparer.quote
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    conn.exec_driver_sql(
-        f"INSERT INTO {quote(observations.name)} ({', '.join(quote(c) for c in _OBSERVATION_COLUMNS)}) "
-        f"VALUES ({', '.join(mark for _ in _OBSERVATION_COLUMNS)})",
-        values,
-    )
+    insert_many(conn, observations, _OBSERVATION_COLUMNS, values)
 
 
 def read_observations(conn: sa.Connection, texts: Sequence[str]) -> list[Any]:
