@@ -209,11 +209,11 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "projector",
-        "thread",
+        "process",
         "HEADWATER_PROJECTOR",
-        "Where the graph is derived from the event log: thread (default): a thread of the server's process; "
-        "process: a process of its own, started, restarted if it dies, and stopped by the server, so the "
-        "acknowledgements and the derivation use two cores (docs/store.md).",
+        "Where the graph is derived from the event log: process (default): a process of its own, started, "
+        "restarted if it dies, and stopped by the server, so the acknowledgements and the derivation use two "
+        "cores; thread: a thread of the server's process (one process, one core) (docs/store.md).",
     ),
     Setting(
         "retention_days",
