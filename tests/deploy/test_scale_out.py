@@ -3,7 +3,8 @@
 Real servers (subprocesses of ``python -m headwater serve``) on a fresh database: events are sent to
 all of them at once, the server that is deriving the graph is found through PostgreSQL
 (``pg_stat_activity``: the projector names its connection ``headwater-projector-<pid>`` while it
-derives) and killed with SIGKILL mid-load, twice; then every acknowledged event is in the log once,
+derives: a server's process, or the projector process it started) and killed with SIGKILL mid-load,
+with its server, twice; then every acknowledged event is in the log once,
 observed once, the graph holds every run once, and equals a rebuild from the log.
 """
 
@@ -58,8 +59,17 @@ def servers(db_url: str, tmp_path: Path, count: int) -> Iterator[list[Server]]:
             server.stop()
 
 
+def _parent(pid: int) -> int | None:
+    """The pid of ``pid``'s parent process (Linux /proc; the 4th field of its stat, after the name's parenthesis)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _deriving_pid(db_url: str, timeout: float = 20.0) -> int | None:
-    """The pid of the server whose projector is deriving now (its connection's application_name)."""
+    """The pid of the process whose projector is deriving now (its connection's application_name): a server's,
+    or its projector process's."""
     engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
     try:
         deadline = time.monotonic() + timeout
@@ -127,9 +137,10 @@ def test_three_servers_survive_kill_9_of_the_deriving_one(fresh_pg_url: str, tmp
                         time.sleep(0.01)
                     pid = _deriving_pid(fresh_pg_url)
                     assert pid is not None, "no server was seen deriving"
-                    with lock:
-                        victim = next(s for s in alive if s.pid == pid)
-                    os.kill(victim.pid, signal.SIGKILL)
+                    with lock:  # the deriving pid is the server's (projector = thread) or its child's (= process)
+                        victim = next(s for s in alive if s.pid in (pid, _parent(pid)))
+                    for process in {pid, victim.pid}:  # the deriving process mid-step, and its server
+                        os.kill(process, signal.SIGKILL)
                     victim.proc.wait()
                     killed.append(pid)
                     replacement = Server(fresh_pg_url, tmp_path, f"replacement{len(killed)}")
