@@ -36,6 +36,13 @@ def check_direction(direction: str) -> None:
         raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
 
 
+def check_walk(direction: str, depth: int) -> None:
+    """The checks of a lineage walk's options, for every way of answering it."""
+    check_direction(direction)
+    if depth < 0:
+        raise ValueError(f"depth must be 0 or more, got {depth}")
+
+
 def _resolve_root(conn: sa.Connection, node: NodeRef) -> NodeRef:
     root = root_ref(node)
     if root.type == "run":
@@ -142,9 +149,7 @@ def lineage(
     """The graph around ``node``; ``collapse_jobs`` shows child jobs as their top parent (graph/hierarchy.py).
 
     ``adjacency``: the edges in memory (graph/adjacency.py), read instead of the store when built."""
-    check_direction(direction)
-    if depth < 0:
-        raise ValueError(f"depth must be 0 or more, got {depth}")
+    check_walk(direction, depth)
     t = micros(at)
     root = _resolve_root(conn, node)
     require_node(conn, root, t)

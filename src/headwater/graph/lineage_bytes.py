@@ -39,7 +39,7 @@ from headwater.graph.common import (
     require_node,
     run_summary,
 )
-from headwater.graph.lineage import check_direction, column_edges_among, resolve_root
+from headwater.graph.lineage import check_walk, column_edges_among, resolve_root
 from headwater.graph.visibility import Redactor
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB, NodeRef
@@ -70,9 +70,7 @@ def lineage_json(
     """The answer of :func:`headwater.graph.lineage.lineage` (same options) as JSON bytes, or None (see the
     module docstring). ``policy``: the viewer's redactor when it hides something (the root is checked by the
     caller, as for the dict path)."""
-    check_direction(direction)
-    if depth < 0:
-        raise ValueError(f"depth must be 0 or more, got {depth}")
+    check_walk(direction, depth)
     if datasets_only or collapse_jobs:
         return None
     t = micros(at)
