@@ -80,6 +80,13 @@ def test_no_event_rewrites_a_published_asset(world: World) -> None:
     # a batch is all or nothing: one forged event refuses it, at its index
     batch = [run_event(outputs=[{"namespace": "consumer-data", "name": "ok_table"}]), forged_write]
     _refused(w.post("other", "/api/v1/lineage/batch", batch, headers=CONSUMER), "$[1].outputs[0]")
+    # the catalog's scheme spelled with a JSON escape, in a batch of usual events (read once, by their values)
+    escaped = json.dumps([run_event(), forged_write]).replace(CATALOG_NS[:10], CATALOG_NS[:9] + "\\u002d", 1)
+    assert "\\u002dcatalog" in escaped
+    sent = w.http.post(
+        "/api/v1/lineage/batch", content=escaped, headers=w.headers("admin", **{"Content-Type": "application/json"})
+    )
+    _refused(sent, "$[1].outputs[0]")
     # a body of 256 kB or more is parsed in a worker process: refused the same way, at the same index
     big = run_event(outputs=[{"namespace": "consumer-data", "name": "big_table"}])
     big["run"]["facets"] = {

@@ -21,7 +21,7 @@ from headwater.api.models import BatchAnswer, IngestAnswer, error_responses
 from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog
-from headwater.catalog.writes import might_name_catalog, refused_writes
+from headwater.catalog.writes import might_name_catalog, refused_writes, value_might_name_catalog
 from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
 from headwater.model.jsontext import loads_text
@@ -118,13 +118,16 @@ def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[
         job = Job(text, batch, state.door.policy)
         ready = state.parse_pool.prepare(job)
         users = bool(principal(request).memberships)  # a catalog user: every event is read for the datasets it writes
-        looked = [
-            (i, str(r.prepared.row["raw"]))
-            for i, r in enumerate(ready)
-            if users or might_name_catalog(str(r.prepared.row["raw"]))
-        ]
+        looked: list[tuple[int, JSONMapping]] = []
+        for i, r in enumerate(ready):
+            payload = r.prepared.payload  # parsed here (the fast path): its names are looked at, not its text
+            if payload is not None:
+                if users or value_might_name_catalog(payload):
+                    looked.append((i, payload))
+            elif users or might_name_catalog(raw := str(r.prepared.row["raw"])):
+                looked.append((i, loads_text(raw)))
         roots = [f"$[{i}]" if batch else "$" for i, _ in looked]
-        check_writes(request, state, [loads_text(raw) for _, raw in looked], roots)
+        check_writes(request, state, [payload for _, payload in looked], roots)
         results = state.store.append_prepared([r.prepared for r in ready])
         return [w for r in ready for w in r.warnings], results
     events = state.door.accept(text, batch=batch)

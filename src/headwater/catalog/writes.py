@@ -64,6 +64,26 @@ def might_name_catalog(raw: str) -> bool:
     return "headwater-catalog" in raw or "\\u" in raw
 
 
+_CATALOG_NAME = SCHEME.partition(":")[0]  # a node id's rest starts with SCHEME only if its namespace starts so
+
+
+def value_might_name_catalog(payload: Mapping[str, Any]) -> bool:
+    """:func:`might_name_catalog` for a parsed event, without reading its text: False when neither its job's nor
+    any of its datasets' namespaces starts with the catalog's scheme name (a node id ``<kind>:<namespace>:<name>``
+    starts its rest with ``headwater-catalog://`` only then)."""
+    items = [payload.get("job"), payload.get("dataset")]
+    for key in ("outputs", "inputs"):
+        found = payload.get(key)
+        if isinstance(found, list):
+            items.extend(found)
+    for item in items:
+        if isinstance(item, Mapping):
+            ns = item.get("namespace")
+            if isinstance(ns, str) and ns.startswith(_CATALOG_NAME):
+                return True
+    return False
+
+
 def refused_writes(
     conn: sa.Connection | None,
     who: Principal,

@@ -102,7 +102,8 @@ _RUN_EVENT = _Object(
 # not seen them). The types say only how deep objects go; which key may hold what is the walk's check.
 _Container = dict[str, msgspec.Raw]  # name -> a facet's bytes
 _Inner = dict[str, str | _Container]  # run, job, a dataset: strings and facet containers
-_EVENT = msgspec.json.Decoder(dict[str, str | _Inner | list[_Inner]])
+_Core = dict[str, str | _Inner | list[_Inner]]
+_EVENT = msgspec.json.Decoder(_Core)
 
 
 class _Envelope(msgspec.Struct):
@@ -110,6 +111,15 @@ class _Envelope(msgspec.Struct):
 
 
 _BATCH = msgspec.json.Decoder(list[msgspec.Raw] | _Envelope)
+
+
+class _CoresEnvelope(msgspec.Struct):
+    events: list[_Core]
+
+
+# A batch of usual events decoded in one pass (its events' cores, not each event's bytes first and then each
+# event): when any event is not of the usual shape, the batch is read again item by item (_BATCH).
+_CORES = msgspec.json.Decoder(list[_Core] | _CoresEnvelope)
 
 # An escaped UTF-16 surrogate or NUL anywhere: the full path looks (lone surrogates, NUL are refused there).
 _UNUSUAL_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
@@ -388,11 +398,16 @@ def _compact(facet: Facet) -> orjson.Fragment:
 
 def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
     """One event (``text``: its stored text, the body as sent; None: an event of a batch, stored compactly)."""
-    parts = _Parts(checks)
     try:
         decoded = _EVENT.decode(raw)
     except (msgspec.DecodeError, RecursionError):  # not the usual event (a wrong type, nested too deep...)
         raise _Refused from None
+    return _accepted(decoded, text, checks)
+
+
+def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
+    """:func:`_one` of an event decoded already."""
+    parts = _Parts(checks)
     payload, view, core = parts.walk(decoded, _RUN_EVENT)
     limits = checks.limits
     if not (
@@ -435,6 +450,9 @@ def fast_accept(
             return [_one(data, text, checks)]
         except _Refused:
             return None
+    whole = _whole_batch(data, checks, max_events, sampled)
+    if whole is not None:
+        return whole
     try:
         items = _BATCH.decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -453,6 +471,30 @@ def fast_accept(
             out.append(_one(item, None, checks))
         except _Refused:
             out.append(item.decode("utf-8"))
+    return out
+
+
+def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -> list[FastEvent | str] | None:
+    """:func:`fast_accept`'s answer for a batch of usual events only, decoded in one pass; None when any event is
+    not taken (then each is read on its own, and those not taken are the full path's)."""
+    if _UNUSUAL_ESCAPE.search(data) is not None:
+        return None
+    try:
+        items = _CORES.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    cores = items.events if isinstance(items, _CoresEnvelope) else items
+    if not cores or len(cores) > max_events:
+        return None
+    out: list[FastEvent | str] = []
+    cache = checks.cache
+    for decoded in cores:
+        if not sampled and cache.cold():
+            return None
+        try:
+            out.append(_accepted(decoded, None, checks))
+        except _Refused:
+            return None
     return out
 
 
