@@ -21,7 +21,8 @@ from headwater.ingest import IngestError, Policy, accept, accept_usual
 from headwater.ingest.decode import FacetCache, cache_for, fast_accept
 from headwater.ingest.limits import Limits
 from headwater.ingest.parse import parse_batch, parse_event
-from headwater.spec import EventValidator
+from headwater.spec import EventValidator, schema_dir
+from headwater.spec.facets import BASE_TO_SLOT
 
 SCHEMA_URL = "https://openlineage.io/spec/facets/1-1-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
 POLICY = Policy()
@@ -138,6 +139,61 @@ def test_a_facet_seen_valid_before_does_not_make_an_invalid_event_pass(validator
     assert "$[1].outputs[0].facets.schema.fields" in str(
         pytest.raises(IngestError, accept, json.dumps([good, bad]), POLICY, validator, batch=True).value
     )
+
+
+def test_the_core_schema_asks_each_facet_only_its_slot_s_base_definition() -> None:
+    """The fast path checks each distinct facet's BaseFacet keys once, against its slot's ``<Slot>Facet``
+    definition, and the core with its facet containers emptied: the same verdict as the whole core only while
+    every container of the core schema is an object whose every value is that definition."""
+    core = json.loads((schema_dir() / "OpenLineage.json").read_text())["$defs"]
+
+    def container(definition: dict[str, Any], key: str) -> Any:
+        return definition["properties"][key]["anyOf"]
+
+    def each_value_is(base: str) -> list[dict[str, Any]]:
+        return [{"type": "object", "additionalProperties": {"$ref": f"#/$defs/{base}"}}]
+
+    assert container(core["Run"], "facets") == each_value_is("RunFacet")
+    assert container(core["Job"], "facets") == each_value_is("JobFacet")
+    assert container(core["Dataset"], "facets") == each_value_is("DatasetFacet")
+    assert container(core["InputDataset"]["allOf"][1], "inputFacets") == each_value_is("InputDatasetFacet")
+    assert container(core["OutputDataset"]["allOf"][1], "outputFacets") == each_value_is("OutputDatasetFacet")
+    for base in BASE_TO_SLOT:  # a facet's other keys are its own schema's (or nobody's: a custom facet)
+        assert all("additionalProperties" not in part for part in core[base].get("allOf", [core[base]]))
+
+
+def test_a_facet_s_base_keys_are_checked_where_it_sits(validator: EventValidator) -> None:
+    """The same facet bytes: valid as a run facet (RunFacet says nothing of ``_deleted``), not as a job facet
+    (JobFacet's ``_deleted`` is a boolean); a custom facet whose ``_producer`` is not a URI; a container with more
+    facets than ``max_object_keys``. The fast path declines each; the full path's answer stands."""
+    odd = facet(_deleted="yes")
+    at_run = _event(RUN_A)
+    at_run["run"]["facets"]["custom"] = odd
+    _both(json.dumps([at_run]), validator, batch=True)
+    at_job = _event(RUN_B)
+    at_job["job"]["facets"] = {"custom": odd}
+    bad_uri = _event(RUN_B)
+    bad_uri["run"]["facets"]["custom"] = {**facet(), "_producer": "not a uri"}
+    crowded = _event(RUN_B)
+    crowded["run"]["facets"] = {f"f{i}": facet() for i in range(9)}  # the event itself has 8 keys
+    for event, policy, said in (
+        (at_job, POLICY, "$[1].job.facets.custom._deleted"),  # a facet's problem: a warning (lenient)
+        (bad_uri, POLICY, "$[1].run.facets.custom._producer"),
+        (crowded, Policy(limits=Limits(max_object_keys=8)), "max_object_keys"),  # a limit: refused
+    ):
+        text = json.dumps([at_run, event])
+        assert accept_usual(text, policy, validator, batch=True, mixed=False) is None
+        answer = _outcome(accept, text, policy, validator, batch=True)
+        full = _outcome(parse_batch, text, validator, policy.max_events, policy.limits, lenient=policy.lenient)
+        assert answer == full and said in json.dumps(answer)
+
+
+def _outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """An ingest answer as plain values: the events (payload, stored text, warnings) or the refusal."""
+    try:
+        return [(e.payload, e.raw, [w.as_dict() for w in e.warnings]) for e in call(*args, **kwargs)]
+    except IngestError as exc:
+        return [exc.status, exc.message, [d.as_dict() for d in exc.details]]
 
 
 def test_a_cache_whose_facets_do_not_repeat_leaves_bodies_to_the_full_path(validator: EventValidator) -> None:

@@ -43,6 +43,7 @@ from headwater.ingest.limits import Limits, name_problems, within_limits_at
 from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
+from headwater.model.times import from_micros, parse_time, to_micros
 from headwater.spec import EventValidator
 from headwater.spec.facets import Slot
 
@@ -305,7 +306,8 @@ def _checks(validator: EventValidator, limits: Limits, check_text: bool, cache: 
 
 class _Parts:
     """The forms of one event built in one walk: its payload (the facets' values), the core schema's view
-    (each facet cut to its BaseFacet keys) and the core (a :class:`Facet` where each facet sits)."""
+    (each facet container emptied: every facet was checked where it sits, its BaseFacet keys included) and the
+    core (a :class:`Facet` where each facet sits)."""
 
     def __init__(self, checks: _Checks) -> None:
         self.checks = checks
@@ -315,16 +317,22 @@ class _Parts:
         if type(items) is not dict:
             raise _Refused
         checks = self.checks
+        limits = checks.limits
+        # what the structure limits ask of the container itself besides its depth (which the view's empty
+        # object still has): its keys, their number and length
+        if len(items) > limits.max_object_keys or (
+            checks.check_text and any(len(name) > limits.max_string_length for name in items)
+        ):
+            raise _Refused
         values: dict[str, Any] = {}
-        metas: dict[str, Any] = {}
         core: dict[str, Any] = {}
         for name, facet_raw in items.items():
             facet = checks.cache.facet(bytes(facet_raw))
             if facet is None or not _facet_passes(facet, at.slot, name, at.depth, checks):
                 raise _Refused
-            values[name], metas[name], core[name] = facet.value, facet.meta, facet
+            values[name], core[name] = facet.value, facet
             self.facets.append(facet)
-        return values, metas, core
+        return values, {}, core
 
     def walk(self, items: Any, shape: _Object) -> Three:
         """An object of the core (as decoded) in its three forms, keys in the order sent."""
@@ -377,9 +385,11 @@ def _facet_checks(facet: Facet, slot: Slot, name: str, depth: int, checks: _Chec
         facet.verdicts[key] = verdict
     if not verdict:
         return False
+    if not checks.validator.fast_slot_base(slot).is_valid(facet.meta):
+        return False  # the core schema's check of every facet there (the view holds the container emptied)
     fast = checks.validator.fast_facet(slot, name)
     if fast is None:
-        return True  # a custom facet: the core schema checks its BaseFacet keys (in the core view)
+        return True  # a custom facet: the core schema checks only its BaseFacet keys (just done)
     return checks.cache.verdict((slot, name, facet.canonical()), lambda: bool(fast.is_valid(facet.value)))
 
 
@@ -389,6 +399,24 @@ def _names_pass(value: dict[str, Any], slot: Slot, name: str, limits: Limits) ->
         return not name_problems({"run": {"facets": {name: value}}}, "$", limits)
     if slot == "dataset":
         return not name_problems({"dataset": {"facets": {name: value}}}, "$", limits)
+    return True
+
+
+def _core_names_pass(view: dict[str, Any], limits: Limits) -> bool:
+    """``not name_problems(view)`` for a valid core view (its facet containers emptied: the facets' names were
+    checked where they sit): its job's and datasets' names and its ``eventTime``. Names far below
+    ``max_name_bytes`` are answered here; any other, by ``name_problems``, which says what is wrong."""
+    limit = limits.max_name_bytes
+    pairs = [view["job"], *view.get("inputs", ()), *view.get("outputs", ())]
+    if not all(
+        p["namespace"] != "" and p["name"] != "" and (len(p["namespace"]) + len(p["name"]) + 1) * 4 <= limit
+        for p in pairs
+    ):
+        return not name_problems(view, "$", limits)
+    try:  # the time axis's check, as name_problems makes it
+        from_micros(to_micros(parse_time(view["eventTime"])))
+    except (ValueError, OverflowError):
+        return False
     return True
 
 
@@ -413,7 +441,7 @@ def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
     if not (
         within_limits_at(view, 0, limits, checks.check_text)
         and checks.validator.fast_core("RUN", view)
-        and not name_problems(view, "$", limits)
+        and _core_names_pass(view, limits)
     ):
         raise _Refused
     if text is None:  # as the full path writes a batch's event: orjson, keys in the order sent
