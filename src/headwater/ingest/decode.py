@@ -16,11 +16,17 @@ that is not plain (a ``\\u0000`` or surrogate escape, a run of 20 digits), and e
 would be accepted with warnings (so refusals and their messages are the full path's, unchanged). The checks it
 runs are the full path's checks on the same values, split at the facets:
 
-- the official schema: the event's kind definition on the core with each facet cut to its BaseFacet keys (the
-  core schema constrains only those: ``spec.validator``'s ``_core_view``), and each standard facet on its own
-  definition — together what :meth:`EventValidator.fast_accepts` asks of the whole event;
-- the structure limits (``limits.within_structure_limits``) on the core and on each facet at its depth;
+- the official schema: the event's kind definition on the core with each facet container emptied, each
+  distinct facet's BaseFacet keys once on its slot's ``<Slot>Facet`` definition (all the core schema asks of a
+  facet: every container is an object each of whose values is that definition, ``spec.validator``'s
+  ``_core_view``), and each standard facet on its own definition — together what
+  :meth:`EventValidator.fast_accepts` asks of the whole event;
+- the structure limits (``limits.within_structure_limits``) on the core, on each container's keys and on each
+  facet at its depth;
 - the name checks (``limits.name_problems``) on the core and on each ``parent`` run facet and dataset facet.
+
+A batch of usual events is decoded in one msgspec pass over the body; a batch with any other event is read
+again item by item, each item the fast or the full way.
 
 Each accepted event carries its :class:`Decoded` parts, from which the store computes the RFC 8785 id with each
 distinct facet's canonical bytes computed once (``store.canonical.decoded_event_id``), and hands the payload
