@@ -95,6 +95,7 @@ def bulk_load(url: str, shape: synthetic.Shape) -> tuple[int, float]:
 
     path = RESULTS / f"graph-{shape.jobs}x{shape.outputs_per_job}x{shape.columns}.ndjson"
     if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w") as out:
             for event in synthetic.events(shape):
                 out.write(json.dumps(event) + "\n")
