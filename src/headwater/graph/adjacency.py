@@ -44,6 +44,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
+from headwater.graph import asof
 from headwater.graph.common import nodes_for
 from headwater.graph.fragments import NowNodes, VersionShapes
 from headwater.store.schema import edges, observations
@@ -68,14 +69,28 @@ class Snapshot:
     """The edges as of one watermark: what one answer reads (a refresh makes a new snapshot, so an answer
     under way never sees half of one)."""
 
-    __slots__ = ("adj", "made", "name", "num", "seq")
+    __slots__ = ("adj", "made", "name", "num", "seq", "versions")
 
-    def __init__(self, num: dict[str, int], name: list[str], adj: list[array[int] | None], seq: int) -> None:
+    def __init__(
+        self,
+        num: dict[str, int],
+        name: list[str],
+        adj: list[array[int] | None],
+        seq: int,
+        versions: list[bytes | None] | None = None,
+    ) -> None:
         self.num = num  # node id -> number (shared by the snapshots: only ever appended to)
         self.name = name  # number -> node id (likewise)
         self.adj = adj  # number -> its edges, four integers each (this snapshot's own list)
         self.seq = seq
         self.made = 0  # node arrays this snapshot made (a refresh's; the build's are not counted)
+        # number -> the node's versions (and a job's latest runs) as graph/asof.py packs them; None: ask the store
+        self.versions: list[bytes | None] = [] if versions is None else versions
+
+    def record(self, n: int) -> bytes | None:
+        """Node ``n``'s record of versions (graph/asof.py), or None (the store answers for it)."""
+        versions = self.versions
+        return versions[n] if n < len(versions) else None
 
     def incident(self, node: str, t: int | None) -> list[tuple[str, int]]:
         """The edges of ``node`` valid at ``t`` (None = now): (the other end's id, INPUT or OUTPUT)."""
@@ -96,8 +111,13 @@ class Snapshot:
         """(nodes, edges) held."""
         return len(self.adj), sum(len(a) for a in self.adj if a is not None) // 8
 
+    def versions_memory(self) -> int:
+        """Bytes held by the records of versions (graph/asof.py): the list and the bytes."""
+        return asof.memory(self.versions)
+
     def memory(self) -> int:
-        """Bytes held: the arrays, the list of them, the id texts, the numbering dict and the list of ids."""
+        """Bytes held by the edges: the arrays, the list of them, the id texts, the numbering dict and the list
+        of ids (the records of versions: :meth:`versions_memory`)."""
         total = sys.getsizeof(self.adj) + sys.getsizeof(self.name) + sys.getsizeof(self.num)
         total += sum(sys.getsizeof(a) for a in self.adj if a is not None)
         total += sum(sys.getsizeof(s) for s in self.name)
@@ -174,11 +194,16 @@ class Adjacency:
                 flag = _DIRECTION[direction]
                 lists[j] += (d, flag, valid_from, to)
                 lists[d] += (j, flag, valid_from, to)
+            records = asof.read(conn, num)  # the same connection: no later watermark than the edges'
         adj: list[array[int] | None] = [array("q", x) for x in lists]
+        versions: list[bytes | None] = [None] * len(adj)
+        for n, record in records.items():
+            versions[n] = record
+        del records
         with self._lock:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
-                self._snap = Snapshot(num, name, adj, seq)
+                self._snap = Snapshot(num, name, adj, seq, versions)
         self._warm()
         _settle_heap()
 
@@ -251,11 +276,20 @@ def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNode
     ).all()
     now_nodes.advance({node for node, _ in observed}, seq)  # before the new snapshot is given out
     changed = sorted({node for node, role in observed if role in _JOB_ROLES})
-    new = Snapshot(snap.num, snap.name, list(snap.adj), seq)
+    new = Snapshot(snap.num, snap.name, list(snap.adj), seq, list(snap.versions))
     for start in range(0, len(changed), _CHUNK):
         part = changed[start : start + _CHUNK]
         rows = conn.execute(sa.select(*_EDGE_COLUMNS).where(edges.c.job.in_(part))).all()
         _replace_jobs(new, part, rows)
+    # every node observed since: its versions, updated_at and latest runs again (after the edges: nodes numbered
+    # by them just now are read too)
+    nodes = sorted({node for node, _ in observed if node in new.num})
+    versions = new.versions
+    versions.extend([None] * (len(new.adj) - len(versions)))
+    for node in nodes:
+        versions[new.num[node]] = None  # a node the store no longer holds a version of: the store answers
+    for n, record in asof.read(conn, new.num, nodes).items():
+        versions[n] = record
     return new
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import orjson
@@ -140,7 +140,7 @@ class VersionShapes:
 
     def __init__(self, limit: int = 100_000) -> None:
         self._limit = limit
-        self._shapes: OrderedDict[str, bytes] = OrderedDict()
+        self._shapes: OrderedDict[str | int, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -150,12 +150,13 @@ class VersionShapes:
     def held_bytes(self) -> int:
         return sum(len(b) for b in list(self._shapes.values()))
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str | int) -> bytes | None:
         return self._shapes.get(key)
 
-    def put(self, shapes: dict[str, bytes]) -> None:
+    def put(self, shapes: Mapping[str, bytes] | Mapping[int, bytes]) -> None:
         with self._lock:
-            self._shapes.update(shapes)
+            for key, shape in shapes.items():
+                self._shapes[key] = shape
             while len(self._shapes) > self._limit:
                 self._shapes.popitem(last=False)
 

@@ -1,0 +1,279 @@
+"""Which version of each dataset and job is valid at a past moment, held in memory beside the adjacency
+(graph/adjacency.py), so an ``at=`` lineage answer (graph/pastshapes.py) asks the store nothing per node.
+
+Contract:
+
+- One record per node the adjacency numbers, as ``bytes`` of native 64-bit integers (bytes are no work for
+  Python's garbage collector and cost 47 B less than an ``array`` each): a serial number, the node's
+  ``updated_at``, its stored versions oldest first (``valid_from``, ``valid_to`` — :data:`OPEN` for the open
+  one —, ``deleted``), and for a job its :data:`KEEP_RUNS` latest runs in the store's order (by start, then run
+  id): started, ended (:data:`NO_END` when not ended), state (a number of :func:`state_name`) and the run id's
+  128 bits as two integers. :func:`read` makes them from the store.
+- They equal the store at the adjacency's watermark: read with the edges at the build, and again for every
+  node observed since the previous watermark in the same refresh as the edges (the projector rewrites a node's
+  versions, its ``updated_at`` and a job's runs only when it derives that node from a new observation of it).
+- :func:`dataset_at` and :func:`job_at` answer what the store's ``node_rows`` and ``latest_runs``
+  (graph/common.py) answer at ``t``: the version valid then, or the earliest one (a node known from a valid edge
+  but first observed a little later); the run with the latest start at or before ``t`` (ties: the greatest run
+  id). A node without a record, and a job whose latest run at ``t`` may be older than its kept runs or whose
+  kept run ids are not canonical UUID texts, is read from the store by the caller (:data:`FROM_STORE`).
+- A record's serial is unique in the process: :func:`version_key` names one version of one record, so a shape
+  kept under it (graph/fragments.py ``VersionShapes``) never goes stale — a node read again gets a new serial.
+- Memory: about :data:`BYTES_PER_DATASET` per dataset with one version and :data:`BYTES_PER_JOB` per job with
+  one version and one run (docs/bench-graph.md states it for the 100k and 1M shapes).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import uuid
+from array import array
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+import sqlalchemy as sa
+
+from headwater.graph.common import select_in
+from headwater.model.nodeid import DATASET, JOB
+from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
+from headwater.store.types import Row
+
+OPEN = sys.maxsize  # valid_to of the open version
+NO_END = -(1 << 63)  # ended_at of a run not ended
+KEEP_RUNS = 4  # a job's latest runs kept: an older moment than their starts asks the store
+FROM_STORE = -1  # a job's latest run at t is read from the store
+BYTES_PER_DATASET = 33 + 6 * 8 + 8  # the bytes' header, six integers, the list slot
+BYTES_PER_JOB = 33 + 12 * 8 + 8
+_RUN_SLOT = 1 << 31  # version_key's slots of runs start here
+_HEAD = 3  # serial, updated_at, number of versions
+_MASK = (1 << 64) - 1
+
+_serials = itertools.count(1)
+_states: list[str] = []  # state number -> text (a handful: START, RUNNING, COMPLETE, ...)
+_state_numbers: dict[str, int] = {}
+_states_lock = threading.Lock()
+
+
+def _state_number(state: str) -> int:
+    found = _state_numbers.get(state)
+    if found is None:
+        with _states_lock:
+            found = _state_numbers.get(state)
+            if found is None:
+                found = len(_states)
+                _states.append(state)
+                _state_numbers[state] = found
+    return found
+
+
+def state_name(number: int) -> str:
+    return _states[number]
+
+
+def _signed(x: int) -> int:
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def _run_id(hi: int, lo: int) -> str:
+    return str(uuid.UUID(int=((hi & _MASK) << 64) | (lo & _MASK)))
+
+
+class Run(NamedTuple):
+    """A kept run, as graph/common.py's ``run_summary`` reads a runs row."""
+
+    run_id: str
+    state: str
+    started_at: int
+    ended_at: int | None
+
+
+def version_key(serial: int, slot: int) -> int:
+    """The key of a record's version (``slot`` = its index) or of its run ``slot - _RUN_SLOT``."""
+    return (serial << 32) | slot
+
+
+# --- reading from the store ------------------------------------------------------------------------------
+
+
+def _grouped(rows: Iterable[Row]) -> Iterator[tuple[str, list[Row]]]:
+    """Consecutive rows of one node (the queries order by node first)."""
+    for node, group in itertools.groupby(rows, key=lambda r: r[0]):
+        yield node, list(group)
+
+
+def _versions(group: list[Row]) -> list[int]:
+    """serial, updated_at, k, then valid_from/valid_to/deleted per version (rows: node, updated_at, from, to[, deleted])."""
+    values = [next(_serials), group[0][1], len(group)]
+    for row in group:
+        values += (row[2], OPEN if row[3] is None else row[3], 1 if len(row) > 4 and row[4] else 0)
+    return values
+
+
+def _runs(group: Iterable[Row]) -> list[int]:
+    """The run part: the number kept (negative: older runs not kept; FROM_STORE: ids not canonical UUIDs), then
+    started/ended/state/id-high/id-low per kept run (rows: job, run_id, state, started_at, ended_at)."""
+    last: deque[Row] = deque(maxlen=KEEP_RUNS)
+    total = 0
+    for row in group:
+        last.append(row)
+        total += 1
+    values = [len(last) if total <= KEEP_RUNS else -len(last)]
+    for _, run_id, state, started_at, ended_at in last:
+        try:
+            parsed = uuid.UUID(run_id)
+        except (ValueError, TypeError):
+            return [FROM_STORE]
+        if str(parsed) != run_id:
+            return [FROM_STORE]
+        n = parsed.int
+        values += (
+            started_at,
+            NO_END if ended_at is None else ended_at,
+            _state_number(state),
+            _signed(n >> 64),
+            _signed(n & _MASK),
+        )
+    return values
+
+
+def _pack(values: list[int]) -> bytes:
+    return array("q", values).tobytes()
+
+
+def _dataset_query() -> sa.Select[tuple[str, int, int, int | None, bool]]:
+    dv = dataset_versions
+    return (
+        sa.select(dv.c.dataset, datasets.c.updated_at, dv.c.valid_from, dv.c.valid_to, dv.c.deleted)
+        .join(datasets, datasets.c.id == dv.c.dataset)
+        .order_by(dv.c.dataset, dv.c.valid_from)
+    )
+
+
+def _job_query() -> sa.Select[tuple[str, int, int, int | None]]:
+    jv = job_versions
+    return (
+        sa.select(jv.c.job, jobs.c.updated_at, jv.c.valid_from, jv.c.valid_to)
+        .join(jobs, jobs.c.id == jv.c.job)
+        .order_by(jv.c.job, jv.c.valid_from)
+    )
+
+
+def _run_query() -> sa.Select[tuple[str, str, str, int, int | None]]:
+    return sa.select(runs.c.job, runs.c.run_id, runs.c.state, runs.c.started_at, runs.c.ended_at).order_by(
+        runs.c.job, runs.c.started_at, runs.c.run_id
+    )
+
+
+def read(conn: sa.Connection, num: dict[str, int], only: Iterable[str] | None = None) -> dict[int, bytes]:
+    """The records of the nodes numbered in ``num`` (of those among ``only`` when given), by number; a node
+    the store holds no version of gets none."""
+    out: dict[int, bytes] = {}
+    job_parts: dict[int, list[int]] = {}
+    if only is None:
+        stream = conn.execution_options(yield_per=20_000)
+        ds_rows: Iterable[Row] = stream.execute(_dataset_query())
+        job_rows: Iterable[Row] = stream.execute(_job_query())
+    else:
+        wanted = [i for i in only if i in num]
+        ds_rows = select_in(
+            conn, _dataset_query(), dataset_versions.c.dataset, [i for i in wanted if i.startswith(DATASET)]
+        )
+        job_rows = select_in(conn, _job_query(), job_versions.c.job, [i for i in wanted if i.startswith(JOB)])
+    for node, group in _grouped(ds_rows):
+        n = num.get(node)
+        if n is not None:
+            out[n] = _pack(_versions(group))
+    for node, group in _grouped(job_rows):
+        n = num.get(node)
+        if n is not None:
+            job_parts[n] = _versions(group)
+    if only is None:
+        run_rows: Iterable[Row] = conn.execution_options(yield_per=20_000).execute(_run_query())
+    else:
+        names = [i for i in wanted if i.startswith(JOB)]
+        run_rows = select_in(conn, _run_query(), runs.c.job, names)
+    with_runs: set[int] = set()
+    for job, group in _grouped(run_rows):
+        n = num.get(job)
+        part = None if n is None else job_parts.get(n)
+        if part is not None and n is not None:
+            out[n] = _pack(part + _runs(group))
+            with_runs.add(n)
+    for n, part in job_parts.items():
+        if n not in with_runs:
+            out[n] = _pack([*part, 0])
+    return out
+
+
+# --- answering at t --------------------------------------------------------------------------------------
+
+
+def _pick(v: memoryview, t: int) -> int:
+    """The index of the version valid at ``t``, or of the earliest."""
+    for i in range(v[2]):
+        o = _HEAD + 3 * i
+        if v[o] <= t < v[o + 1]:
+            return i
+    return 0
+
+
+class DatasetAt(NamedTuple):
+    key: int
+    valid_from: int
+    open: bool  # the version is the open one (valid now)
+    deleted: bool
+    updated_at: int
+
+
+class JobAt(NamedTuple):
+    key: int
+    valid_from: int
+    updated_at: int
+    run: int  # the latest run at t: its place in the record, NO_RUN, or FROM_STORE
+    run_key: int  # names that run and whether it had ended at t (its summary at t is the same for all such t)
+
+
+NO_RUN = -2  # a job without a run at t
+
+
+def dataset_at(record: bytes, t: int) -> DatasetAt:
+    v = memoryview(record).cast("q")
+    i = _pick(v, t)
+    o = _HEAD + 3 * i
+    return DatasetAt(version_key(v[0], i), v[o], v[o + 1] == OPEN, bool(v[o + 2]), v[1])
+
+
+def job_at(record: bytes, t: int) -> JobAt:
+    v = memoryview(record).cast("q")
+    k = v[2]
+    i = _pick(v, t)
+    o = _HEAD + 3 * i
+    r = _HEAD + 3 * k
+    count = v[r]
+    run, slot = FROM_STORE, 0
+    if count != FROM_STORE:
+        run = NO_RUN
+        for j in range(abs(count) - 1, -1, -1):
+            p = r + 1 + 5 * j
+            if v[p] <= t:
+                ended = v[p + 1]
+                run, slot = p, _RUN_SLOT + 2 * j + (ended != NO_END and ended <= t)
+                break
+        if run == NO_RUN and count < 0:  # older than every kept run, and older runs exist
+            run = FROM_STORE
+    return JobAt(version_key(v[0], i), v[o], v[1], run, version_key(v[0], slot))
+
+
+def run_of(record: bytes, place: int) -> Run:
+    """The run at ``place`` (:attr:`JobAt.run`) of a job's record."""
+    v = memoryview(record).cast("q")
+    ended = v[place + 1]
+    return Run(_run_id(v[place + 3], v[place + 4]), _states[v[place + 2]], v[place], None if ended == NO_END else ended)
+
+
+def memory(records: list[bytes | None]) -> int:
+    """Bytes held by ``records`` (the list and the bytes)."""
+    return sys.getsizeof(records) + sum(sys.getsizeof(b) for b in records if b is not None)
