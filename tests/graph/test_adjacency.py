@@ -162,6 +162,89 @@ def test_hand_built_graph_now_and_before_a_change_and_a_drop(store_url: str) -> 
         store.close()
 
 
+T4 = T1 + timedelta(days=5)  # after the drop of `c`
+T5 = T1 + timedelta(days=6)  # `c` written again: re-created
+T6 = T1 + timedelta(days=7)
+
+
+def _run_id(job: str, when: datetime) -> str:
+    """The run id :func:`_event` sends for ``job`` at ``when``."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, job + str(when)))
+
+
+def test_past_answers_come_from_memory_after_a_drop_a_re_creation_and_changed_inputs(
+    store_url: str, monkeypatch: Any
+) -> None:
+    """Which version is valid at a past moment, its updatedAt, deleted flag and the latest run then are read from
+    the records kept beside the adjacency (graph/asof.py), also after a refresh: no per-node query."""
+    from headwater.graph import pastshapes
+
+    store = Store.open(store_url)
+    try:
+        _send(
+            store,
+            [
+                _event("make_b", T1, [_ds("a")], [_ds("b")]),
+                _event("make_c", T1 + timedelta(hours=1), [_ds("b")], [_ds("c")]),
+                _event("make_c", T3, [_ds("x")], [_ds("c", dropped=True)]),  # inputs changed, `c` dropped
+            ],
+        )
+        slow, fast, adjacency = _readers(store)
+        c, x = NodeRef("dataset", "t", "c"), NodeRef("dataset", "t", "x")
+
+        def nodes(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+            return {n["id"]: n for n in answer["nodes"]}
+
+        def run_of(node: dict[str, Any]) -> tuple[str, str]:
+            return node["latestRun"]["runId"], node["latestRun"]["state"]
+
+        # before the change: make_c reads b; `c` exists; every node's updatedAt after T2 is cut to T2
+        before = _same(slow, fast, c, direction="upstream", depth=5, at=T2)
+        assert _shape(before) == (
+            {C: (0, False), JB: (-1, False), B: (-2, False), JA: (-3, False), A: (-4, False)},
+            {(B, JB, "INPUT"), (JB, C, "OUTPUT"), (A, JA, "INPUT"), (JA, B, "OUTPUT")},
+        )
+        found = nodes(before)
+        assert run_of(found[JB]) == (_run_id("make_c", T1 + timedelta(hours=1)), "COMPLETE")
+        assert run_of(found[JA]) == (_run_id("make_b", T1), "COMPLETE")
+        assert found[C]["updatedAt"] == found[JB]["updatedAt"] == "2026-03-03T00:00:00Z"  # T2
+        # after the drop: make_c reads x, `c` is deleted, make_c's latest run is the one that dropped it
+        dropped = _same(slow, fast, x, direction="downstream", depth=3, at=T4)
+        assert _shape(dropped) == ({X: (0, False), JB: (1, False), C: (2, True)}, {(X, JB, "INPUT"), (JB, C, "OUTPUT")})
+        assert run_of(nodes(dropped)[JB]) == (_run_id("make_c", T3), "COMPLETE")
+        assert nodes(dropped)[C]["updatedAt"] == "2026-03-05T00:00:00Z"  # T3: its last update, before T4
+
+        _send(store, [_event("make_c", T5, [_ds("x")], [_ds("c")])])  # `c` re-created, after the build
+        again = _same(slow, fast, x, direction="downstream", depth=3, at=T6)
+        assert _shape(again) == ({X: (0, False), JB: (1, False), C: (2, False)}, {(X, JB, "INPUT"), (JB, C, "OUTPUT")})
+        assert run_of(nodes(again)[JB]) == (_run_id("make_c", T5), "COMPLETE")
+        assert nodes(again)[C]["updatedAt"] == nodes(again)[JB]["updatedAt"] == "2026-03-07T00:00:00Z"  # T5
+        dropped = _same(slow, fast, x, direction="downstream", depth=3, at=T4)
+        assert _shape(dropped)[0] == {X: (0, False), JB: (1, False), C: (2, True)}  # history
+        # updated again at T5 (after T4): every node's updatedAt at T4 is now cut to T4
+        assert {n["updatedAt"] for n in dropped["nodes"]} == {"2026-03-06T00:00:00Z"}
+        assert _same(slow, fast, c, direction="upstream", depth=5, at=T2) == before
+        snapshot = adjacency.snapshot
+        assert snapshot is not None and snapshot.seq == 4  # refreshed: the records of c and make_c read again
+        assert all(snapshot.record(snapshot.num[i]) is not None for i in (A, B, C, X, JA, JB))
+
+        def no_query(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a past answer read the store per node")
+
+        # asked again: the version-bound parts are kept (those of c and make_c again since they were read again),
+        # all the rest comes from the records
+        monkeypatch.setattr(pastshapes, "node_rows", no_query)
+        monkeypatch.setattr(pastshapes, "latest_runs", no_query)
+        for node, options, expected in (
+            (c, {"direction": "upstream", "depth": 5, "at": T2}, before),
+            (x, {"direction": "downstream", "depth": 3, "at": T4}, dropped),
+            (x, {"direction": "downstream", "depth": 3, "at": T6}, again),
+        ):
+            assert orjson.loads(fast.lineage_json(node, **options)) == expected  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
 def test_an_answer_right_after_projection_holds_the_new_events(store_url: str) -> None:
     store = Store.open(store_url)
     try:
