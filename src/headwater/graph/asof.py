@@ -48,6 +48,7 @@ FROM_STORE = -1  # a job's latest run at t is read from the store
 BYTES_PER_DATASET = 33 + 6 * 8 + 8  # the bytes' header, six integers, the list slot
 BYTES_PER_JOB = 33 + 12 * 8 + 8
 _RUN_SLOT = 1 << 31  # version_key's slots of runs start here
+WHOLE = 1 << 30  # or-ed into a version's key: the whole dataset shape at any moment from its node's updated_at on
 _HEAD = 3  # serial, updated_at, number of versions
 _MASK = (1 << 64) - 1
 

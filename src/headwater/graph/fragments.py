@@ -138,7 +138,7 @@ class VersionShapes:
     their key texts are kept (no work for the garbage collector, as :class:`NowNodes`).
     """
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 300_000) -> None:
         self._limit = limit
         self._shapes: OrderedDict[str | int, bytes] = OrderedDict()
         self._lock = threading.Lock()

@@ -53,15 +53,34 @@ def _open(shape: bytes) -> bytes:
 
 
 class _Moments:
-    """ISO texts of moments as JSON bytes, once each per answer (jobs and their outputs share them)."""
+    """ISO texts of moments as JSON bytes (:func:`headwater.model.times.iso`'s text), the date part once per
+    day per answer: an answer formats one or two moments per node."""
 
     def __init__(self) -> None:
         self._texts: dict[int, bytes] = {}
+        self._days: dict[int, str] = {}
 
     def __call__(self, micros: int) -> bytes:
         found = self._texts.get(micros)
-        if found is None:
-            found = self._texts[micros] = b'"%b"' % iso(micros).encode()  # ISO texts need no JSON escapes
+        if found is not None:
+            return found
+        if micros < 0:
+            text = iso(micros)
+        else:
+            days, rest = divmod(micros, 86_400_000_000)
+            day = self._days.get(days)
+            if day is None:
+                day = self._days[days] = iso(days * 86_400_000_000)[:11]  # "YYYY-MM-DDT"
+            seconds, fraction = divmod(rest, 1_000_000)
+            minutes, second = divmod(seconds, 60)
+            hour, minute = divmod(minutes, 60)
+            if not fraction:
+                text = f"{day}{hour:02d}:{minute:02d}:{second:02d}Z"
+            elif fraction % 1000:
+                text = f"{day}{hour:02d}:{minute:02d}:{second:02d}.{fraction:06d}Z"
+            else:
+                text = f"{day}{hour:02d}:{minute:02d}:{second:02d}.{fraction // 1000:03d}Z"
+        found = self._texts[micros] = b'"%b"' % text.encode()  # ISO texts need no JSON escapes
         return found
 
 
@@ -83,12 +102,19 @@ def past_shapes(
         elif node_id.startswith(DATASET):
             d = asof.dataset_at(record, t)
             u = d.updated_at
+            if u <= t:  # the whole shape is the same at every such t: kept whole
+                shape = kept.get(d.key | asof.WHOLE)
+                if shape is not None:
+                    out[node_id] = shape
+                    continue
             tail = b'%b,"deleted":%b' % (when(u if u <= t else max(d.valid_from, t)), FLAG[d.deleted])
             head = kept.get(d.key)
             if head is None:
                 ds_heads[node_id] = (d, tail)
             else:
-                out[node_id] = head + tail
+                out[node_id] = shape = head + tail
+                if u <= t:
+                    kept.put({d.key | asof.WHOLE: shape})
         else:
             j = asof.job_at(record, t)
             run: bytes | None
