@@ -20,9 +20,13 @@ Contract:
 - Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
   (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
 
-Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
-(read for up to their limit of nodes right after the build, then kept from the answers' reads) and (:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py); which version
-is valid at a past moment, runs and column edges are read from the store.
+Beside the edges: each numbered node's versions (validity intervals, ``deleted``), ``updated_at`` and a job's
+latest runs (:attr:`Snapshot.versions`, packed by graph/asof.py), read at the build and re-read in each refresh
+for every node observed since the last watermark (not only jobs), so an ``at=`` answer knows which version is
+valid then without SQL per node; (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes (read for up to
+their limit of nodes right after the build, then kept from the answers' reads) and
+(:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py). Column edges and
+what a record does not hold (a node without one, a run older than a job's kept runs) are read from the store.
 
 Python's garbage collector: a full collection walks every tracked object of the process and runs inside
 whichever answer triggered it; measured, those collections were what made the depth-20 p99 worse than the
@@ -194,7 +198,7 @@ class Adjacency:
                 flag = _DIRECTION[direction]
                 lists[j] += (d, flag, valid_from, to)
                 lists[d] += (j, flag, valid_from, to)
-            records = asof.read(conn, num)  # the same connection: no later watermark than the edges'
+            records = asof.read(conn, num)  # versions, updated_at, runs (a later change is re-read by a refresh)
         adj: list[array[int] | None] = [array("q", x) for x in lists]
         versions: list[bytes | None] = [None] * len(adj)
         for n, record in records.items():

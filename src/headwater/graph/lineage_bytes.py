@@ -12,10 +12,10 @@ encoding them all again cost more than the walk. Here each node is its kept byte
 
 - now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read for every node right
   after the adjacency's build, and read from the store again (then kept) after its node was observed anew;
-- at a past moment: the store tells which version is valid then (one query per kind, as the dict path's),
-  and the version-bound part of the shape (names, kind, fields, job type) is kept by version
-  (:class:`~headwater.graph.fragments.VersionShapes`) instead of decoded and encoded again; ``latestRun``,
-  ``updatedAt`` and ``deleted`` at that moment are encoded per answer.
+- at a past moment: graph/pastshapes.py — which version is valid then, ``updatedAt``, ``deleted`` and
+  ``latestRun`` from the records kept beside the adjacency (graph/asof.py: no SQL per node), the version-bound
+  part of the shape (names, kind, fields, job type) kept by version
+  (:class:`~headwater.graph.fragments.VersionShapes`) or cut from the shape of now of an open version.
 """
 
 from __future__ import annotations
