@@ -173,29 +173,23 @@ def read(conn: sa.Connection, num: dict[str, int], only: Iterable[str] | None = 
     the store holds no version of gets none."""
     out: dict[int, bytes] = {}
     job_parts: dict[int, list[int]] = {}
-    if only is None:
-        stream = conn.execution_options(yield_per=20_000)
-        ds_rows: Iterable[Row] = stream.execute(_dataset_query())
-        job_rows: Iterable[Row] = stream.execute(_job_query())
-    else:
-        wanted = [i for i in only if i in num]
-        ds_rows = select_in(
-            conn, _dataset_query(), dataset_versions.c.dataset, [i for i in wanted if i.startswith(DATASET)]
-        )
-        job_rows = select_in(conn, _job_query(), job_versions.c.job, [i for i in wanted if i.startswith(JOB)])
-    for node, group in _grouped(ds_rows):
+    wanted = None if only is None else [i for i in only if i in num]
+
+    def rows(query: sa.Select[tuple[object, ...]], column: sa.Column[str], prefix: str) -> Iterable[Row]:
+        """All rows (streamed), or those of the wanted nodes (chunked IN lists): executed when read."""
+        if wanted is None:
+            return conn.execution_options(yield_per=20_000).execute(query)
+        return select_in(conn, query, column, [i for i in wanted if i.startswith(prefix)])
+
+    for node, group in _grouped(rows(_dataset_query(), dataset_versions.c.dataset, DATASET)):
         n = num.get(node)
         if n is not None:
             out[n] = _pack(_versions(group))
-    for node, group in _grouped(job_rows):
+    for node, group in _grouped(rows(_job_query(), job_versions.c.job, JOB)):
         n = num.get(node)
         if n is not None:
             job_parts[n] = _versions(group)
-    if only is None:
-        run_rows: Iterable[Row] = conn.execution_options(yield_per=20_000).execute(_run_query())
-    else:
-        names = [i for i in wanted if i.startswith(JOB)]
-        run_rows = select_in(conn, _run_query(), runs.c.job, names)
+    run_rows = rows(_run_query(), runs.c.job, JOB)
     with_runs: set[int] = set()
     for job, group in _grouped(run_rows):
         n = num.get(job)
