@@ -48,7 +48,7 @@ FROM_STORE = -1  # a job's latest run at t is read from the store
 BYTES_PER_DATASET = 33 + 6 * 8 + 8  # the bytes' header, six integers, the list slot
 BYTES_PER_JOB = 33 + 12 * 8 + 8
 _RUN_SLOT = 1 << 31  # version_key's slots of runs start here
-WHOLE = 1 << 30  # or-ed into a version's key: the whole dataset shape at any moment from its node's updated_at on
+WHOLE = 1 << 30  # or-ed into a version's key: the whole shape at any moment from its node's updated_at on
 _HEAD = 3  # serial, updated_at, number of versions
 _MASK = (1 << 64) - 1
 
@@ -229,6 +229,7 @@ class JobAt(NamedTuple):
     updated_at: int
     run: int  # the latest run at t: its place in the record, NO_RUN, or FROM_STORE
     run_key: int  # names that run and whether it had ended at t (its summary at t is the same for all such t)
+    whole_key: int  # names the whole shape at t when that is the same for every such t (else 0)
 
 
 NO_RUN = -2  # a job without a run at t
@@ -259,7 +260,10 @@ def job_at(record: bytes, t: int) -> JobAt:
                 break
         if run == NO_RUN and count < 0:  # older than every kept run, and older runs exist
             run = FROM_STORE
-    return JobAt(version_key(v[0], i), v[o], v[1], run, version_key(v[0], slot))
+    whole = 0  # the whole shape's key: for t from updated_at on, with the run from the record
+    if v[1] <= t and run != FROM_STORE and i < 1 << 21:
+        whole = version_key(v[0], WHOLE | i << 8 | (0 if run == NO_RUN else slot - _RUN_SLOT + 1))
+    return JobAt(version_key(v[0], i), v[o], v[1], run, version_key(v[0], slot), whole)
 
 
 def run_of(record: bytes, place: int) -> Run:

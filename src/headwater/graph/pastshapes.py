@@ -95,28 +95,24 @@ def past_shapes(
     ds_heads: dict[str, tuple[asof.DatasetAt, bytes]] = {}  # head to find: (what the record says, the tail)
     job_heads: dict[str, tuple[asof.JobAt, bytes | None]] = {}  # likewise; the tail's run: None = from the store
     runs_from_store: set[str] = set()
+    open_now: dict[str, asof.DatasetAt] = {}  # datasets whose open version is valid at t
     for node_id, n in numbers.items():
         record = snap.record(n)
         if record is None:
             whole.append(node_id)
         elif node_id.startswith(DATASET):
             d = asof.dataset_at(record, t)
-            u = d.updated_at
-            if u <= t:  # the whole shape is the same at every such t: kept whole
-                shape = kept.get(d.key | asof.WHOLE)
+            if d.open:
+                open_now[node_id] = d
+                continue
+            _dataset(node_id, d, t, kept, when, out, ds_heads)
+        else:
+            j = asof.job_at(record, t)
+            if j.whole_key:
+                shape = kept.get(j.whole_key)
                 if shape is not None:
                     out[node_id] = shape
                     continue
-            tail = b'%b,"deleted":%b' % (when(u if u <= t else max(d.valid_from, t)), FLAG[d.deleted])
-            head = kept.get(d.key)
-            if head is None:
-                ds_heads[node_id] = (d, tail)
-            else:
-                out[node_id] = shape = head + tail
-                if u <= t:
-                    kept.put({d.key | asof.WHOLE: shape})
-        else:
-            j = asof.job_at(record, t)
             run: bytes | None
             if j.run == asof.NO_RUN:
                 run = b"null"
@@ -132,15 +128,63 @@ def past_shapes(
             if head is None or run is None:
                 job_heads[node_id] = (j, run)
             else:
-                out[node_id] = _job_shape(head, run, j, t, when)
+                out[node_id] = shape = _job_shape(head, run, j, t, when)
+                if j.whole_key:
+                    kept.put({j.whole_key: shape})
+    if open_now:
+        # the open version is the one the shape of now shows (read at the same watermark): from the node's
+        # updated_at on, the shape at t is the shape of now; before it, the same with updatedAt cut
+        now, missing = adjacency.now_nodes.get_many_bytes(open_now, snap.seq)
+        for node_id, shape in now.items():
+            d = open_now[node_id]
+            if d.updated_at <= t:
+                out[node_id] = _open(shape)
+                continue
+            cut = shape.find(_UPDATED)  # a key: never inside a JSON string (its quotes are escaped)
+            if cut < 0:
+                missing.append(node_id)
+                continue
+            out[node_id] = b'%b%b,"deleted":%b' % (
+                shape[: cut + len(_UPDATED)],
+                when(max(d.valid_from, t)),
+                FLAG[d.deleted],
+            )
+        for node_id in missing:
+            _dataset(node_id, open_now[node_id], t, kept, when, out, ds_heads)
     if ds_heads:
-        whole += _dataset_heads(conn, ds_heads, t, adjacency, snap, out)
+        whole += _dataset_heads(conn, ds_heads, t, adjacency, out)
     if job_heads:
         whole += _job_heads(conn, job_heads, runs_from_store, t, kept, when, out)
     if whole:
         out.update(_store_datasets(conn, sorted(i for i in whole if i.startswith(DATASET)), t, adjacency))
         out.update(_store_jobs(conn, sorted(i for i in whole if i.startswith(JOB)), t, adjacency))
     return out
+
+
+def _dataset(
+    node_id: str,
+    d: asof.DatasetAt,
+    t: int,
+    kept: VersionShapes,
+    when: _Moments,
+    out: dict[str, bytes],
+    heads: dict[str, tuple[asof.DatasetAt, bytes]],
+) -> None:
+    """A dataset's shape at ``t`` from its kept version-bound part (into ``out``), or into ``heads`` to read."""
+    u = d.updated_at
+    if u <= t:  # the whole shape is the same at every such t: kept whole
+        shape = kept.get(d.key | asof.WHOLE)
+        if shape is not None:
+            out[node_id] = shape
+            return
+    tail = b'%b,"deleted":%b' % (when(u if u <= t else max(d.valid_from, t)), FLAG[d.deleted])
+    head = kept.get(d.key)
+    if head is None:
+        heads[node_id] = (d, tail)
+        return
+    out[node_id] = shape = head + tail
+    if u <= t:
+        kept.put({d.key | asof.WHOLE: shape})
 
 
 def _job_shape(head: bytes, run: bytes, j: asof.JobAt, t: int, when: _Moments) -> bytes:
@@ -152,22 +196,11 @@ def _dataset_heads(
     wanted: dict[str, tuple[asof.DatasetAt, bytes]],
     t: int,
     adjacency: Adjacency,
-    snap: Snapshot,
     out: dict[str, bytes],
 ) -> list[str]:
-    """The heads of ``wanted`` (their shapes go to ``out``): cut from shapes of now, or read and kept; answers
-    the nodes to read from the store whole."""
-    now, _ = adjacency.now_nodes.get_many_bytes([i for i, (at, _) in wanted.items() if at.open], snap.seq)
-    rest: list[str] = []
-    for node_id, (_, tail) in wanted.items():
-        shape = now.get(node_id)
-        cut = -1 if shape is None else shape.find(_UPDATED)  # a key: never inside a JSON string (quotes escaped)
-        if cut < 0:
-            rest.append(node_id)
-        else:
-            out[node_id] = shape[: cut + len(_UPDATED)] + tail  # type: ignore[index]
-    if not rest:
-        return []
+    """The heads of ``wanted`` read and kept (their shapes go to ``out``); answers the nodes to read from the
+    store whole."""
+    rest = list(wanted)
     dv, d = dataset_versions, datasets
     columns = (dv.c.valid_from, dv.c.kind, d.c.namespace, d.c.name, dv.c.fields)
     made: dict[int, bytes] = {}
