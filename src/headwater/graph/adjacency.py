@@ -212,7 +212,8 @@ class Adjacency:
         _settle_heap()
 
     def _warm(self) -> None:
-        """Read the shapes of now of the first :attr:`NowNodes.limit <NowNodes>` nodes into :attr:`now_nodes`
+        """Read the shapes of now of the first :attr:`NowNodes.limit <NowNodes>` nodes into :attr:`now_nodes`,
+        then the jobs' version-bound parts of past shapes into :attr:`past_nodes` (graph/asof.py ``warm_jobs``)
         (what each answer would otherwise read from the store and keep, node by node: a deep answer's first
         read of thousands of nodes was most of its time). In chunks, each read in one connection at the
         watermark it sees (the adjacency moved to it first, so the shapes are kept for that watermark's readers)."""
@@ -229,6 +230,12 @@ class Adjacency:
                     return
                 read = nodes_for(conn, ids[start : start + _WARM_CHUNK], None)
             self.now_nodes.put(read, snap.seq)
+        with self._engine.connect() as conn:  # past answers' jobs: their versions' heads and runs' summaries
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            snap = self.view(conn)
+            if snap is not None:
+                asof.warm_jobs(conn, snap.num, snap.versions, self.past_nodes)
 
     # --- keeping current ------------------------------------------------------------------------
 

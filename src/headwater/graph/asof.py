@@ -34,9 +34,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+import orjson
 import sqlalchemy as sa
 
-from headwater.graph.common import select_in
+from headwater.graph.common import job_type, run_summary, select_in
+from headwater.graph.fragments import VersionShapes
+from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 from headwater.store.types import Row
@@ -271,6 +274,56 @@ def run_of(record: bytes, place: int) -> Run:
     v = memoryview(record).cast("q")
     ended = v[place + 1]
     return Run(_run_id(v[place + 3], v[place + 4]), _states[v[place + 2]], v[place], None if ended == NO_END else ended)
+
+
+def job_head(job_id: str, namespace: str, name: str, facets: str) -> bytes:
+    """The version-bound part of a job's shape (graph/common.py ``job_nodes``'s keys up to ``latestRun``), as
+    the open JSON object an answer continues with ``latestRun``, ``updatedAt`` and ``deleted``."""
+    shape: dict[str, object] = {
+        "id": job_id,
+        "type": "JOB",
+        "namespace": namespace,
+        "name": name,
+        "kind": None,
+        "fields": [],
+        "jobType": job_type(loads_text(facets)),
+    }
+    return orjson.dumps(shape)[:-1] + b',"latestRun":'
+
+
+def warm_jobs(conn: sa.Connection, num: dict[str, int], records: list[bytes | None], kept: VersionShapes) -> None:
+    """Keep in ``kept`` (up to a third of its limit) what a past answer's jobs need besides their records: each
+    version's :func:`job_head` (read here; a version whose start is not the record's is left to the answers) and
+    each kept run's summary once ended (the one a moment after its end gives)."""
+    query = (
+        sa.select(job_versions.c.job, job_versions.c.valid_from, jobs.c.namespace, jobs.c.name, job_versions.c.facets)
+        .join(jobs, jobs.c.id == job_versions.c.job)
+        .order_by(job_versions.c.job, job_versions.c.valid_from)
+    )
+    made: dict[int, bytes] = {}
+    limit = kept.limit // 3
+    for job, group in _grouped(conn.execution_options(yield_per=5_000).execute(query)):
+        if len(made) >= limit:
+            break
+        n = num.get(job)
+        record = records[n] if n is not None and n < len(records) else None
+        if record is None:
+            continue
+        v = memoryview(record).cast("q")
+        if v[2] != len(group) or any(row[1] != v[_HEAD + 3 * i] for i, row in enumerate(group)):
+            continue
+        try:
+            for i, row in enumerate(group):
+                made[version_key(v[0], i)] = job_head(job, row[2], row[3], row[4])
+            r = _HEAD + 3 * v[2]
+            if v[r] != FROM_STORE:
+                for j in range(abs(v[r])):
+                    p = r + 1 + 5 * j
+                    slot = _RUN_SLOT + 2 * j + (v[p + 1] != NO_END)
+                    made[version_key(v[0], slot)] = orjson.dumps(run_summary(run_of(record, p), None))  # type: ignore[arg-type]
+        except (orjson.JSONEncodeError, ValueError):  # a value orjson refuses: the answers read it (and say so)
+            continue
+    kept.put(made)
 
 
 def memory(records: list[bytes | None]) -> int:

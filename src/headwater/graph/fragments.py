@@ -147,6 +147,11 @@ class VersionShapes:
         return len(self._shapes)
 
     @property
+    def limit(self) -> int:
+        """The most shapes kept."""
+        return self._limit
+
+    @property
     def held_bytes(self) -> int:
         return sum(len(b) for b in list(self._shapes.values()))
 

@@ -264,16 +264,10 @@ def _job_heads(
             if row is None or row.valid_from != j.valid_from:
                 whole.append(node_id)
                 continue
-            shape = {
-                "id": node_id,
-                "type": "JOB",
-                "namespace": row.namespace,
-                "name": row.name,
-                "kind": None,
-                "fields": [],
-                "jobType": job_type(loads_text(row.facets)),
-            }
-            heads[node_id] = made[j.key] = _open(dumps(shape)) + b',"latestRun":'
+            try:
+                heads[node_id] = made[j.key] = asof.job_head(node_id, row.namespace, row.name, row.facets)
+            except orjson.JSONEncodeError as exc:
+                raise Unencodable(str(exc)) from None
         kept.put(made)
     for node_id, head in heads.items():
         j, run = wanted[node_id]
