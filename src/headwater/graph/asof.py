@@ -38,7 +38,7 @@ import orjson
 import sqlalchemy as sa
 
 from headwater.graph.common import job_type, run_summary, select_in
-from headwater.graph.fragments import VersionShapes
+from headwater.graph.fragments import VersionShapes, exact
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
@@ -320,7 +320,8 @@ def warm_jobs(conn: sa.Connection, num: dict[str, int], records: list[bytes | No
                 for j in range(abs(v[r])):
                     p = r + 1 + 5 * j
                     slot = _RUN_SLOT + 2 * j + (v[p + 1] != NO_END)
-                    made[version_key(v[0], slot)] = orjson.dumps(run_summary(run_of(record, p), None))  # type: ignore[arg-type]
+                    summary = orjson.dumps(run_summary(run_of(record, p), None))  # type: ignore[arg-type]
+                    made[version_key(v[0], slot)] = exact(summary)
         except (orjson.JSONEncodeError, ValueError):  # a value orjson refuses: the answers read it (and say so)
             continue
     kept.put(made)

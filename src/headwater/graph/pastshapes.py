@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from headwater.graph import asof
 from headwater.graph.adjacency import Adjacency, Snapshot
 from headwater.graph.common import job_type, latest_runs, node_rows, run_summary
-from headwater.graph.fragments import VersionShapes
+from headwater.graph.fragments import VersionShapes, exact
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
 from headwater.model.times import iso
@@ -122,7 +122,7 @@ def past_shapes(
             else:
                 run = kept.get(j.run_key)
                 if run is None:
-                    run = dumps(run_summary(asof.run_of(record, j.run), t))  # type: ignore[arg-type]
+                    run = exact(dumps(run_summary(asof.run_of(record, j.run), t)))  # type: ignore[arg-type]
                     kept.put({j.run_key: run})
             head = kept.get(j.key)
             if head is None or run is None:
