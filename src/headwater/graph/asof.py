@@ -26,6 +26,7 @@ Contract:
 from __future__ import annotations
 
 import itertools
+import struct
 import sys
 import threading
 import uuid
@@ -236,6 +237,21 @@ class JobAt(NamedTuple):
 
 
 NO_RUN = -2  # a job without a run at t
+
+
+_ONLY_OPEN = struct.Struct("=3q2q")  # serial, updated_at, one version: valid_from, valid_to
+
+
+def only_open(record: bytes) -> bool:
+    """Whether the record holds one version, the open one (the one at any t: valid then, or the earliest)."""
+    if len(record) < _ONLY_OPEN.size:
+        return False
+    _, _, k, _, valid_to = _ONLY_OPEN.unpack_from(record)
+    return bool(k == 1 and valid_to == OPEN)
+
+
+def updated_at(record: bytes) -> int:
+    return int(memoryview(record).cast("q")[1])
 
 
 def dataset_at(record: bytes, t: int) -> DatasetAt:

@@ -95,15 +95,18 @@ def past_shapes(
     ds_heads: dict[str, tuple[asof.DatasetAt, bytes]] = {}  # head to find: (what the record says, the tail)
     job_heads: dict[str, tuple[asof.JobAt, bytes | None]] = {}  # likewise; the tail's run: None = from the store
     runs_from_store: set[str] = set()
-    open_now: dict[str, asof.DatasetAt] = {}  # datasets whose open version is valid at t
+    open_now: dict[str, bytes] = {}  # the records of datasets whose open version is the one at t
     for node_id, n in numbers.items():
         record = snap.record(n)
         if record is None:
             whole.append(node_id)
         elif node_id.startswith(DATASET):
+            if asof.only_open(record):  # most datasets: one version, the open one (valid at t, or the earliest)
+                open_now[node_id] = record
+                continue
             d = asof.dataset_at(record, t)
             if d.open:
-                open_now[node_id] = d
+                open_now[node_id] = record
                 continue
             _dataset(node_id, d, t, kept, when, out, ds_heads)
         else:
@@ -136,10 +139,11 @@ def past_shapes(
         # updated_at on, the shape at t is the shape of now; before it, the same with updatedAt cut
         now, missing = adjacency.now_nodes.get_many_bytes(open_now, snap.seq)
         for node_id, shape in now.items():
-            d = open_now[node_id]
-            if d.updated_at <= t:
+            record = open_now[node_id]
+            if asof.updated_at(record) <= t:
                 out[node_id] = _open(shape)
                 continue
+            d = asof.dataset_at(record, t)
             cut = shape.find(_UPDATED)  # a key: never inside a JSON string (its quotes are escaped)
             if cut < 0:
                 missing.append(node_id)
@@ -150,7 +154,7 @@ def past_shapes(
                 FLAG[d.deleted],
             )
         for node_id in missing:
-            _dataset(node_id, open_now[node_id], t, kept, when, out, ds_heads)
+            _dataset(node_id, asof.dataset_at(open_now[node_id], t), t, kept, when, out, ds_heads)
     if ds_heads:
         whole += _dataset_heads(conn, ds_heads, t, adjacency, out)
     if job_heads:
