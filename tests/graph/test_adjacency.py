@@ -6,6 +6,10 @@
   answer's JSON text equals the store path's.
 - The fast path is current: events appended and projected are in the very next answer (the adjacency's
   watermark moved and it answered, not the store).
+- At past moments after a drop, a re-creation and a job's changed inputs (some after the build: a refresh),
+  which version is valid, ``deleted``, ``updatedAt`` and the latest run come from the records kept beside the
+  adjacency (graph/asof.py): written here by hand, equal to the store path's, and asked again with the store's
+  per-node queries made to fail.
 - A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
   moment and option gives the store path's bytes.
 - While events are ingested (a writer thread), answers from memory equal the store path's whenever both were

@@ -18,7 +18,9 @@ Contract:
   reads use the store (:class:`headwater.graph.traverse.EdgeIndex`'s queries): the answers are the same,
   only slower. ``graph_adjacency = false`` (settings.py) never builds one.
 - Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
-  (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
+  (:meth:`Snapshot.memory` measures it), and the records of versions (graph/asof.py: ~90 B per dataset,
+  ~145 B per job of the benchmark's shapes; :meth:`Snapshot.versions_memory`); docs/bench-graph.md states both
+  for the 100k and 1M shapes.
 
 Beside the edges: each numbered node's versions (validity intervals, ``deleted``), ``updated_at`` and a job's
 latest runs (:attr:`Snapshot.versions`, packed by graph/asof.py), read at the build and re-read in each refresh
