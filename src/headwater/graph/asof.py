@@ -242,6 +242,20 @@ NO_RUN = -2  # a job without a run at t
 _ONLY_OPEN = struct.Struct("=3q2q")  # serial, updated_at, one version: valid_from, valid_to
 
 
+_ONE_RUN = struct.Struct("=12q")  # a job with one version and one run: the whole record
+
+
+def whole_job_key(record: bytes, t: int) -> int:
+    """:attr:`JobAt.whole_key` for the most common job record (one version, one run started by ``t``, updated
+    by ``t``) without the rest of :func:`job_at`; 0 for any other record or moment."""
+    if len(record) != _ONE_RUN.size:
+        return 0
+    serial, u, k, _, _, _, count, started, ended, _, _, _ = _ONE_RUN.unpack(record)
+    if k != 1 or count != 1 or started > t or u > t:
+        return 0
+    return version_key(serial, WHOLE | (2 if ended != NO_END and ended <= t else 1))
+
+
 def only_open(record: bytes) -> bool:
     """Whether the record holds one version, the open one (the one at any t: valid then, or the earliest)."""
     if len(record) < _ONLY_OPEN.size:

@@ -96,12 +96,14 @@ def past_shapes(
     job_heads: dict[str, tuple[asof.JobAt, bytes | None]] = {}  # likewise; the tail's run: None = from the store
     runs_from_store: set[str] = set()
     open_now: dict[str, bytes] = {}  # the records of datasets whose open version is the one at t
+    records, held = snap.versions, len(snap.versions)
+    only_open, whole_job_key, get = asof.only_open, asof.whole_job_key, kept.get
     for node_id, n in numbers.items():
-        record = snap.record(n)
+        record = records[n] if n < held else None
         if record is None:
             whole.append(node_id)
         elif node_id.startswith(DATASET):
-            if asof.only_open(record):  # most datasets: one version, the open one (valid at t, or the earliest)
+            if only_open(record):  # most datasets: one version, the open one (valid at t, or the earliest)
                 open_now[node_id] = record
                 continue
             d = asof.dataset_at(record, t)
@@ -110,6 +112,12 @@ def past_shapes(
                 continue
             _dataset(node_id, d, t, kept, when, out, ds_heads)
         else:
+            key = whole_job_key(record, t)  # most jobs: their whole shape kept, found without job_at
+            if key:
+                shape = get(key)
+                if shape is not None:
+                    out[node_id] = shape
+                    continue
             j = asof.job_at(record, t)
             if j.whole_key:
                 shape = kept.get(j.whole_key)
