@@ -10,6 +10,7 @@
   which version is valid, ``deleted``, ``updatedAt`` and the latest run come from the records kept beside the
   adjacency (graph/asof.py): written here by hand, equal to the store path's, and asked again with the store's
   per-node queries made to fail.
+- A job's run older than the 4 it keeps in memory is read from the store, after the build and after a refresh.
 - A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
   moment and option gives the store path's bytes.
 - While events are ingested (a writer thread), answers from memory equal the store path's whenever both were
@@ -245,6 +246,31 @@ def test_past_answers_come_from_memory_after_a_drop_a_re_creation_and_changed_in
             (x, {"direction": "downstream", "depth": 3, "at": T6}, again),
         ):
             assert orjson.loads(fast.lineage_json(node, **options)) == expected  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def test_a_past_latest_run_older_than_the_kept_runs_is_read_from_the_store(store_url: str) -> None:
+    """A job keeps its 4 latest runs in memory (graph/asof.py): at a moment before them its latest run then is
+    read from the store; both give the run written here by hand, after the build and after a refresh."""
+    store = Store.open(store_url)
+    try:
+        hour = timedelta(hours=1)
+        _send(store, [_event("make_b", T1 + k * hour, [_ds("a")], [_ds("b")]) for k in range(6)])  # six runs
+        slow, fast, adjacency = _readers(store)
+        b = NodeRef("dataset", "t", "b")
+
+        def latest(at: datetime) -> str:
+            answer = _same(slow, fast, b, direction="upstream", depth=1, at=at)
+            return next(n["latestRun"]["runId"] for n in answer["nodes"] if n["id"] == JA)
+
+        assert latest(T1 + 1.5 * hour) == _run_id("make_b", T1 + hour)  # older than the 4 kept: the store's
+        assert latest(T1 + 5.5 * hour) == _run_id("make_b", T1 + 5 * hour)  # a kept one
+        _send(store, [_event("make_b", T1 + 6 * hour, [_ds("a")], [_ds("b")])])  # a seventh, after the build
+        assert latest(T1 + 2.5 * hour) == _run_id("make_b", T1 + 2 * hour)  # now older than the kept ones too
+        assert latest(T1 + 3.5 * hour) == _run_id("make_b", T1 + 3 * hour)  # the oldest kept
+        assert latest(T1 + 9 * hour) == _run_id("make_b", T1 + 6 * hour)
+        assert adjacency.snapshot is not None and adjacency.snapshot.seq == 7  # answered from the refreshed records
     finally:
         store.close()
 

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import orjson
 import sqlalchemy as sa
 
-from headwater.graph.common import job_type, run_summary, select_in
+from headwater.graph.common import chunks, job_type, run_summary, select_in
 from headwater.graph.fragments import VersionShapes, exact
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
@@ -172,6 +172,26 @@ def _run_query() -> sa.Select[tuple[str, str, str, int, int | None]]:
     )
 
 
+def _latest_run_query(jobs_: list[str]) -> sa.Select[tuple[str, str, str, int, int | None]]:
+    """:func:`_run_query` for ``jobs_``, each job's :data:`KEEP_RUNS` + 1 latest runs only (one more than kept:
+    whether older runs exist)."""
+    place = (
+        sa.func.row_number()
+        .over(partition_by=runs.c.job, order_by=(runs.c.started_at.desc(), runs.c.run_id.desc()))
+        .label("place")
+    )
+    latest = (
+        sa.select(runs.c.job, runs.c.run_id, runs.c.state, runs.c.started_at, runs.c.ended_at, place)
+        .where(runs.c.job.in_(jobs_))
+        .subquery()
+    )
+    return (
+        sa.select(latest.c.job, latest.c.run_id, latest.c.state, latest.c.started_at, latest.c.ended_at)
+        .where(latest.c.place <= KEEP_RUNS + 1)
+        .order_by(latest.c.job, latest.c.started_at, latest.c.run_id)
+    )
+
+
 def read(conn: sa.Connection, num: dict[str, int], only: Iterable[str] | None = None) -> dict[int, bytes]:
     """The records of the nodes numbered in ``num`` (of those among ``only`` when given), by number; a node
     the store holds no version of gets none."""
@@ -193,7 +213,15 @@ def read(conn: sa.Connection, num: dict[str, int], only: Iterable[str] | None = 
         n = num.get(node)
         if n is not None:
             job_parts[n] = _versions(group)
-    run_rows = rows(_run_query(), runs.c.job, JOB)
+    run_rows: Iterable[Row]
+    if wanted is None:
+        run_rows = conn.execution_options(yield_per=20_000).execute(_run_query())
+    else:  # a job observed again may have thousands of runs: only its latest ones are read
+        run_rows = [
+            row
+            for chunk in chunks(i for i in wanted if i.startswith(JOB))
+            for row in conn.execute(_latest_run_query(chunk)).all()
+        ]
     with_runs: set[int] = set()
     for job, group in _grouped(run_rows):
         n = num.get(job)
