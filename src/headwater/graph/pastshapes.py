@@ -96,6 +96,7 @@ def past_shapes(
     job_heads: dict[str, tuple[asof.JobAt, bytes | None]] = {}  # likewise; the tail's run: None = from the store
     runs_from_store: set[str] = set()
     open_now: dict[str, bytes] = {}  # the records of datasets whose open version is the one at t
+    made: dict[int, bytes] = {}  # what this answer made to keep (put at once: one lock, one eviction pass)
     records, held = snap.versions, len(snap.versions)
     only_open, whole_job_key, get = asof.only_open, asof.whole_job_key, kept.get
     for node_id, n in numbers.items():
@@ -110,7 +111,7 @@ def past_shapes(
             if d.open:
                 open_now[node_id] = record
                 continue
-            _dataset(node_id, d, t, kept, when, out, ds_heads)
+            _dataset(node_id, d, t, kept, when, out, ds_heads, made)
         else:
             key = whole_job_key(record, t)  # most jobs: their whole shape kept, found without job_at
             if key:
@@ -134,14 +135,14 @@ def past_shapes(
                 run = kept.get(j.run_key)
                 if run is None:
                     run = exact(dumps(run_summary(asof.run_of(record, j.run), t)))  # type: ignore[arg-type]
-                    kept.put({j.run_key: run})
+                    made[j.run_key] = run
             head = kept.get(j.key)
             if head is None or run is None:
                 job_heads[node_id] = (j, run)
             else:
                 out[node_id] = shape = _job_shape(head, run, j, t, when)
                 if j.whole_key:
-                    kept.put({j.whole_key: shape})
+                    made[j.whole_key] = shape
     if open_now:
         # the open version is the one the shape of now shows (read at the same watermark): from the node's
         # updated_at on, the shape at t is the shape of now; before it, the same with updatedAt cut
@@ -162,7 +163,8 @@ def past_shapes(
                 FLAG[d.deleted],
             )
         for node_id in missing:
-            _dataset(node_id, asof.dataset_at(open_now[node_id], t), t, kept, when, out, ds_heads)
+            _dataset(node_id, asof.dataset_at(open_now[node_id], t), t, kept, when, out, ds_heads, made)
+    kept.put(made)
     if ds_heads:
         whole += _dataset_heads(conn, ds_heads, t, adjacency, out)
     if job_heads:
@@ -181,6 +183,7 @@ def _dataset(
     when: _Moments,
     out: dict[str, bytes],
     heads: dict[str, tuple[asof.DatasetAt, bytes]],
+    made: dict[int, bytes],
 ) -> None:
     """A dataset's shape at ``t`` from its kept version-bound part (into ``out``), or into ``heads`` to read."""
     u = d.updated_at
@@ -196,7 +199,7 @@ def _dataset(
         return
     out[node_id] = shape = head + tail
     if u <= t:
-        kept.put({d.key | asof.WHOLE: shape})
+        made[d.key | asof.WHOLE] = shape
 
 
 def _job_shape(head: bytes, run: bytes, j: asof.JobAt, t: int, when: _Moments) -> bytes:
