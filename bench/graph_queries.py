@@ -95,6 +95,7 @@ def bulk_load(url: str, shape: synthetic.Shape) -> tuple[int, float]:
 
     path = RESULTS / f"graph-{shape.jobs}x{shape.outputs_per_job}x{shape.columns}.ndjson"
     if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("w") as out:
             for event in synthetic.events(shape):
                 out.write(json.dumps(event) + "\n")
@@ -344,12 +345,17 @@ def main() -> None:
             snap = adjacency.snapshot
             assert snap is not None
             nodes, edge_count = snap.counts()
+            versions = getattr(snap, "versions_memory", lambda: 0)()  # records of versions (older code: none)
             adjacency_info.update(
-                build_s=round(time.perf_counter() - t0, 2), nodes=nodes, edges=edge_count, bytes=snap.memory()
+                build_s=round(time.perf_counter() - t0, 2),
+                nodes=nodes,
+                edges=edge_count,
+                bytes=snap.memory(),
+                versions_bytes=versions,
             )
             print(
                 f"adjacency built in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
-                f"{snap.memory() / 1e6:,.1f} MB"
+                f"{snap.memory() / 1e6:,.1f} MB; records of versions {versions / 1e6:,.1f} MB"
             )
         reader = GraphReader(store) if adjacency is None else GraphReader(store, adjacency=adjacency)
         print(

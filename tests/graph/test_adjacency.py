@@ -6,6 +6,11 @@
   answer's JSON text equals the store path's.
 - The fast path is current: events appended and projected are in the very next answer (the adjacency's
   watermark moved and it answered, not the store).
+- At past moments after a drop, a re-creation and a job's changed inputs (some after the build: a refresh),
+  which version is valid, ``deleted``, ``updatedAt`` and the latest run come from the records kept beside the
+  adjacency (graph/asof.py): written here by hand, equal to the store path's, and asked again with the store's
+  per-node queries made to fail.
+- A job's run older than the 4 it keeps in memory is read from the store, after the build and after a refresh.
 - A generated graph (bench/synthetic.py, re-runs after ``midpoint()``): every root, direction, depth,
   moment and option gives the store path's bytes.
 - While events are ingested (a writer thread), answers from memory equal the store path's whenever both were
@@ -158,6 +163,114 @@ def test_hand_built_graph_now_and_before_a_change_and_a_drop(store_url: str) -> 
         snapshot = adjacency.snapshot
         assert snapshot is not None
         assert snapshot.counts() == (6, 5)  # a, b, c, x and two jobs; make_c's b edge is closed, not gone
+    finally:
+        store.close()
+
+
+T4 = T1 + timedelta(days=5)  # after the drop of `c`
+T5 = T1 + timedelta(days=6)  # `c` written again: re-created
+T6 = T1 + timedelta(days=7)
+
+
+def _run_id(job: str, when: datetime) -> str:
+    """The run id :func:`_event` sends for ``job`` at ``when``."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, job + str(when)))
+
+
+def test_past_answers_come_from_memory_after_a_drop_a_re_creation_and_changed_inputs(
+    store_url: str, monkeypatch: Any
+) -> None:
+    """Which version is valid at a past moment, its updatedAt, deleted flag and the latest run then are read from
+    the records kept beside the adjacency (graph/asof.py), also after a refresh: no per-node query."""
+    from headwater.graph import pastshapes
+
+    store = Store.open(store_url)
+    try:
+        _send(
+            store,
+            [
+                _event("make_b", T1, [_ds("a")], [_ds("b")]),
+                _event("make_c", T1 + timedelta(hours=1), [_ds("b")], [_ds("c")]),
+                _event("make_c", T3, [_ds("x")], [_ds("c", dropped=True)]),  # inputs changed, `c` dropped
+            ],
+        )
+        slow, fast, adjacency = _readers(store)
+        c, x = NodeRef("dataset", "t", "c"), NodeRef("dataset", "t", "x")
+
+        def nodes(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+            return {n["id"]: n for n in answer["nodes"]}
+
+        def run_of(node: dict[str, Any]) -> tuple[str, str]:
+            return node["latestRun"]["runId"], node["latestRun"]["state"]
+
+        # before the change: make_c reads b; `c` exists; every node's updatedAt after T2 is cut to T2
+        before = _same(slow, fast, c, direction="upstream", depth=5, at=T2)
+        assert _shape(before) == (
+            {C: (0, False), JB: (-1, False), B: (-2, False), JA: (-3, False), A: (-4, False)},
+            {(B, JB, "INPUT"), (JB, C, "OUTPUT"), (A, JA, "INPUT"), (JA, B, "OUTPUT")},
+        )
+        found = nodes(before)
+        assert run_of(found[JB]) == (_run_id("make_c", T1 + timedelta(hours=1)), "COMPLETE")
+        assert run_of(found[JA]) == (_run_id("make_b", T1), "COMPLETE")
+        assert found[C]["updatedAt"] == found[JB]["updatedAt"] == "2026-03-03T00:00:00Z"  # T2
+        # after the drop: make_c reads x, `c` is deleted, make_c's latest run is the one that dropped it
+        dropped = _same(slow, fast, x, direction="downstream", depth=3, at=T4)
+        assert _shape(dropped) == ({X: (0, False), JB: (1, False), C: (2, True)}, {(X, JB, "INPUT"), (JB, C, "OUTPUT")})
+        assert run_of(nodes(dropped)[JB]) == (_run_id("make_c", T3), "COMPLETE")
+        assert nodes(dropped)[C]["updatedAt"] == "2026-03-05T00:00:00Z"  # T3: its last update, before T4
+
+        _send(store, [_event("make_c", T5, [_ds("x")], [_ds("c")])])  # `c` re-created, after the build
+        again = _same(slow, fast, x, direction="downstream", depth=3, at=T6)
+        assert _shape(again) == ({X: (0, False), JB: (1, False), C: (2, False)}, {(X, JB, "INPUT"), (JB, C, "OUTPUT")})
+        assert run_of(nodes(again)[JB]) == (_run_id("make_c", T5), "COMPLETE")
+        assert nodes(again)[C]["updatedAt"] == nodes(again)[JB]["updatedAt"] == "2026-03-07T00:00:00Z"  # T5
+        dropped = _same(slow, fast, x, direction="downstream", depth=3, at=T4)
+        assert _shape(dropped)[0] == {X: (0, False), JB: (1, False), C: (2, True)}  # history
+        # updated again at T5 (after T4): every node's updatedAt at T4 is now cut to T4
+        assert {n["updatedAt"] for n in dropped["nodes"]} == {"2026-03-06T00:00:00Z"}
+        assert _same(slow, fast, c, direction="upstream", depth=5, at=T2) == before
+        snapshot = adjacency.snapshot
+        assert snapshot is not None and snapshot.seq == 4  # refreshed: the records of c and make_c read again
+        assert all(snapshot.record(snapshot.num[i]) is not None for i in (A, B, C, X, JA, JB))
+
+        def no_query(*args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a past answer read the store per node")
+
+        # asked again: the version-bound parts are kept (those of c and make_c again since they were read again),
+        # all the rest comes from the records
+        monkeypatch.setattr(pastshapes, "node_rows", no_query)
+        monkeypatch.setattr(pastshapes, "latest_runs", no_query)
+        for node, options, expected in (
+            (c, {"direction": "upstream", "depth": 5, "at": T2}, before),
+            (x, {"direction": "downstream", "depth": 3, "at": T4}, dropped),
+            (x, {"direction": "downstream", "depth": 3, "at": T6}, again),
+        ):
+            assert orjson.loads(fast.lineage_json(node, **options)) == expected  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
+def test_a_past_latest_run_older_than_the_kept_runs_is_read_from_the_store(store_url: str) -> None:
+    """A job keeps its 4 latest runs in memory (graph/asof.py): at a moment before them its latest run then is
+    read from the store; both give the run written here by hand, after the build and after a refresh."""
+    store = Store.open(store_url)
+    try:
+        hour = timedelta(hours=1)
+        _send(store, [_event("make_b", T1 + k * hour, [_ds("a")], [_ds("b")]) for k in range(6)])  # six runs
+        slow, fast, adjacency = _readers(store)
+        b = NodeRef("dataset", "t", "b")
+
+        def latest(at: datetime) -> str:
+            answer = _same(slow, fast, b, direction="upstream", depth=1, at=at)
+            return next(n["latestRun"]["runId"] for n in answer["nodes"] if n["id"] == JA)
+
+        assert latest(T1 + 1.5 * hour) == _run_id("make_b", T1 + hour)  # older than the 4 kept: the store's
+        assert latest(T1 + 5.5 * hour) == _run_id("make_b", T1 + 5 * hour)  # a kept one
+        _send(store, [_event("make_b", T1 + 6 * hour, [_ds("a")], [_ds("b")])])  # a seventh, after the build
+        assert latest(T1 + 2.5 * hour) == _run_id("make_b", T1 + 2 * hour)  # now older than the kept ones too
+        assert latest(T1 + 3.5 * hour) == _run_id("make_b", T1 + 3 * hour)  # the oldest kept
+        assert latest(T1 + 9 * hour) == _run_id("make_b", T1 + 6 * hour)
+        assert adjacency.snapshot is not None and adjacency.snapshot.seq == 7  # answered from the refreshed records
     finally:
         store.close()
 

@@ -18,11 +18,17 @@ Contract:
   reads use the store (:class:`headwater.graph.traverse.EdgeIndex`'s queries): the answers are the same,
   only slower. ``graph_adjacency = false`` (settings.py) never builds one.
 - Memory: about :data:`BYTES_PER_EDGE_END` per edge end plus :data:`BYTES_PER_NODE` per node
-  (:meth:`Adjacency.memory` measures it; docs/bench-graph.md states it for the 100k and 1M shapes).
+  (:meth:`Snapshot.memory` measures it), and the records of versions (graph/asof.py: ~90 B per dataset,
+  ~145 B per job of the benchmark's shapes; :meth:`Snapshot.versions_memory`); docs/bench-graph.md states both
+  for the 100k and 1M shapes.
 
-Only the edges live here, and beside them (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes
-(read for up to their limit of nodes right after the build, then kept from the answers' reads) and (:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py); which version
-is valid at a past moment, runs and column edges are read from the store.
+Beside the edges: each numbered node's versions (validity intervals, ``deleted``), ``updated_at`` and a job's
+latest runs (:attr:`Snapshot.versions`, packed by graph/asof.py), read at the build and re-read in each refresh
+for every node observed since the last watermark (not only jobs), so an ``at=`` answer knows which version is
+valid then without SQL per node; (:attr:`Adjacency.now_nodes`) node shapes of now as JSON bytes (read for up to
+their limit of nodes right after the build, then kept from the answers' reads) and
+(:attr:`Adjacency.past_nodes`) the version-bound part of past shapes (graph/fragments.py). Column edges and
+what a record does not hold (a node without one, a run older than a job's kept runs) are read from the store.
 
 Python's garbage collector: a full collection walks every tracked object of the process and runs inside
 whichever answer triggered it; measured, those collections were what made the depth-20 p99 worse than the
@@ -44,6 +50,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
+from headwater.graph import asof
 from headwater.graph.common import nodes_for
 from headwater.graph.fragments import NowNodes, VersionShapes
 from headwater.store.schema import edges, observations
@@ -68,14 +75,28 @@ class Snapshot:
     """The edges as of one watermark: what one answer reads (a refresh makes a new snapshot, so an answer
     under way never sees half of one)."""
 
-    __slots__ = ("adj", "made", "name", "num", "seq")
+    __slots__ = ("adj", "made", "name", "num", "seq", "versions")
 
-    def __init__(self, num: dict[str, int], name: list[str], adj: list[array[int] | None], seq: int) -> None:
+    def __init__(
+        self,
+        num: dict[str, int],
+        name: list[str],
+        adj: list[array[int] | None],
+        seq: int,
+        versions: list[bytes | None] | None = None,
+    ) -> None:
         self.num = num  # node id -> number (shared by the snapshots: only ever appended to)
         self.name = name  # number -> node id (likewise)
         self.adj = adj  # number -> its edges, four integers each (this snapshot's own list)
         self.seq = seq
         self.made = 0  # node arrays this snapshot made (a refresh's; the build's are not counted)
+        # number -> the node's versions (and a job's latest runs) as graph/asof.py packs them; None: ask the store
+        self.versions: list[bytes | None] = [] if versions is None else versions
+
+    def record(self, n: int) -> bytes | None:
+        """Node ``n``'s record of versions (graph/asof.py), or None (the store answers for it)."""
+        versions = self.versions
+        return versions[n] if n < len(versions) else None
 
     def incident(self, node: str, t: int | None) -> list[tuple[str, int]]:
         """The edges of ``node`` valid at ``t`` (None = now): (the other end's id, INPUT or OUTPUT)."""
@@ -96,8 +117,13 @@ class Snapshot:
         """(nodes, edges) held."""
         return len(self.adj), sum(len(a) for a in self.adj if a is not None) // 8
 
+    def versions_memory(self) -> int:
+        """Bytes held by the records of versions (graph/asof.py): the list and the bytes."""
+        return asof.memory(self.versions)
+
     def memory(self) -> int:
-        """Bytes held: the arrays, the list of them, the id texts, the numbering dict and the list of ids."""
+        """Bytes held by the edges: the arrays, the list of them, the id texts, the numbering dict and the list
+        of ids (the records of versions: :meth:`versions_memory`)."""
         total = sys.getsizeof(self.adj) + sys.getsizeof(self.name) + sys.getsizeof(self.num)
         total += sum(sys.getsizeof(a) for a in self.adj if a is not None)
         total += sum(sys.getsizeof(s) for s in self.name)
@@ -174,16 +200,22 @@ class Adjacency:
                 flag = _DIRECTION[direction]
                 lists[j] += (d, flag, valid_from, to)
                 lists[d] += (j, flag, valid_from, to)
+            records = asof.read(conn, num)  # versions, updated_at, runs (a later change is re-read by a refresh)
         adj: list[array[int] | None] = [array("q", x) for x in lists]
+        versions: list[bytes | None] = [None] * len(adj)
+        for n, record in records.items():
+            versions[n] = record
+        del records
         with self._lock:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
-                self._snap = Snapshot(num, name, adj, seq)
+                self._snap = Snapshot(num, name, adj, seq, versions)
         self._warm()
         _settle_heap()
 
     def _warm(self) -> None:
-        """Read the shapes of now of the first :attr:`NowNodes.limit <NowNodes>` nodes into :attr:`now_nodes`
+        """Read the shapes of now of the first :attr:`NowNodes.limit <NowNodes>` nodes into :attr:`now_nodes`,
+        then the jobs' version-bound parts of past shapes into :attr:`past_nodes` (graph/asof.py ``warm_jobs``)
         (what each answer would otherwise read from the store and keep, node by node: a deep answer's first
         read of thousands of nodes was most of its time). In chunks, each read in one connection at the
         watermark it sees (the adjacency moved to it first, so the shapes are kept for that watermark's readers)."""
@@ -200,6 +232,12 @@ class Adjacency:
                     return
                 read = nodes_for(conn, ids[start : start + _WARM_CHUNK], None)
             self.now_nodes.put(read, snap.seq)
+        with self._engine.connect() as conn:  # past answers' jobs: their versions' heads and runs' summaries
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            snap = self.view(conn)
+            if snap is not None:
+                asof.warm_jobs(conn, snap.num, snap.versions, self.past_nodes)
 
     # --- keeping current ------------------------------------------------------------------------
 
@@ -251,11 +289,20 @@ def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNode
     ).all()
     now_nodes.advance({node for node, _ in observed}, seq)  # before the new snapshot is given out
     changed = sorted({node for node, role in observed if role in _JOB_ROLES})
-    new = Snapshot(snap.num, snap.name, list(snap.adj), seq)
+    new = Snapshot(snap.num, snap.name, list(snap.adj), seq, list(snap.versions))
     for start in range(0, len(changed), _CHUNK):
         part = changed[start : start + _CHUNK]
         rows = conn.execute(sa.select(*_EDGE_COLUMNS).where(edges.c.job.in_(part))).all()
         _replace_jobs(new, part, rows)
+    # every node observed since: its versions, updated_at and latest runs again (after the edges: nodes numbered
+    # by them just now are read too)
+    nodes = sorted({node for node, _ in observed if node in new.num})
+    versions = new.versions
+    versions.extend([None] * (len(new.adj) - len(versions)))
+    for node in nodes:
+        versions[new.num[node]] = None  # a node the store no longer holds a version of: the store answers
+    for n, record in asof.read(conn, new.num, nodes).items():
+        versions[n] = record
     return new
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import orjson
@@ -138,24 +138,30 @@ class VersionShapes:
     their key texts are kept (no work for the garbage collector, as :class:`NowNodes`).
     """
 
-    def __init__(self, limit: int = 100_000) -> None:
+    def __init__(self, limit: int = 300_000) -> None:
         self._limit = limit
-        self._shapes: OrderedDict[str, bytes] = OrderedDict()
+        self._shapes: OrderedDict[str | int, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._shapes)
 
     @property
+    def limit(self) -> int:
+        """The most shapes kept."""
+        return self._limit
+
+    @property
     def held_bytes(self) -> int:
         return sum(len(b) for b in list(self._shapes.values()))
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str | int) -> bytes | None:
         return self._shapes.get(key)
 
-    def put(self, shapes: dict[str, bytes]) -> None:
+    def put(self, shapes: Mapping[str, bytes] | Mapping[int, bytes]) -> None:
         with self._lock:
-            self._shapes.update(shapes)
+            for key, shape in shapes.items():
+                self._shapes[key] = shape
             while len(self._shapes) > self._limit:
                 self._shapes.popitem(last=False)
 

@@ -12,10 +12,10 @@ encoding them all again cost more than the walk. Here each node is its kept byte
 
 - now: the whole shape of now (:class:`~headwater.graph.fragments.NowNodes`), read for every node right
   after the adjacency's build, and read from the store again (then kept) after its node was observed anew;
-- at a past moment: the store tells which version is valid then (one query per kind, as the dict path's),
-  and the version-bound part of the shape (names, kind, fields, job type) is kept by version
-  (:class:`~headwater.graph.fragments.VersionShapes`) instead of decoded and encoded again; ``latestRun``,
-  ``updatedAt`` and ``deleted`` at that moment are encoded per answer.
+- at a past moment: graph/pastshapes.py — which version is valid then, ``updatedAt``, ``deleted`` and
+  ``latestRun`` from the records kept beside the adjacency (graph/asof.py: no SQL per node), the version-bound
+  part of the shape (names, kind, fields, job type) kept by version
+  (:class:`~headwater.graph.fragments.VersionShapes`) or cut from the shape of now of an open version.
 """
 
 from __future__ import annotations
@@ -30,27 +30,14 @@ import sqlalchemy as sa
 from headwater.graph import walk
 from headwater.graph.adjacency import Adjacency, Snapshot
 from headwater.graph.answers import GraphNode
-from headwater.graph.common import (
-    job_type,
-    latest_runs,
-    micros,
-    node_rows,
-    nodes_for,
-    require_node,
-    run_summary,
-)
+from headwater.graph.common import micros, nodes_for, require_node
 from headwater.graph.lineage import check_walk, column_edges_among, resolve_root
+from headwater.graph.pastshapes import Unencodable, dumps, past_shapes
 from headwater.graph.visibility import Redactor
-from headwater.model.jsontext import loads_text
-from headwater.model.nodeid import DATASET, JOB, NodeRef
+from headwater.model.nodeid import DATASET, NodeRef
 from headwater.model.times import iso
-from headwater.store.schema import dataset_versions, datasets, job_versions, jobs
 
 _FLAG = (b"false", b"true")
-
-
-class Unencodable(Exception):
-    """A value orjson refuses (an integer beyond 64 bits): the dict path answers instead."""
 
 
 def lineage_json(
@@ -91,7 +78,9 @@ def lineage_json(
     name = snap.name
     numbers = {name[n]: n for n in found}
     try:
-        shapes = _now_shapes(conn, numbers, adjacency, snap) if t is None else _past_shapes(conn, numbers, t, adjacency)
+        shapes = (
+            _now_shapes(conn, numbers, adjacency, snap) if t is None else past_shapes(conn, numbers, t, adjacency, snap)
+        )
         nums = {numbers[i] for i in shapes}  # the nodes that exist (at ``t``)
         up, down = walk.more(e, nums)
         parts: list[bytes] = []
@@ -145,13 +134,6 @@ def _open(shape: bytes) -> bytes:
     return shape[:-1]
 
 
-def _dumps(value: object) -> bytes:
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError as exc:
-        raise Unencodable(str(exc)) from None
-
-
 def _now_shapes(conn: sa.Connection, ids: Iterable[str], adjacency: Adjacency, snap: Snapshot) -> dict[str, bytes]:
     """Each node's shape of now, open (see :func:`_open`): kept, or read from the store (and kept)."""
     kept, missing = adjacency.now_nodes.get_many_bytes(ids, snap.seq)
@@ -161,83 +143,5 @@ def _now_shapes(conn: sa.Connection, ids: Iterable[str], adjacency: Adjacency, s
         encoded = adjacency.now_nodes.put(read, snap.seq)
         for node_id, node in read.items():
             found = encoded.get(node_id)
-            shapes[node_id] = _open(found if found is not None else _dumps(node))
+            shapes[node_id] = _open(found if found is not None else dumps(node))
     return shapes
-
-
-def _past_shapes(conn: sa.Connection, ids: Iterable[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
-    """Each node's shape at ``t``, open: the version valid then (read from the store), its kept part, and
-    ``latestRun``/``updatedAt``/``deleted`` at ``t``. Nodes unknown at ``t`` are left out, as by ``nodes_for``."""
-    ids = set(ids)
-    shapes = _past_datasets(conn, sorted(i for i in ids if i.startswith(DATASET)), t, adjacency)
-    shapes.update(_past_jobs(conn, sorted(i for i in ids if i.startswith(JOB)), t, adjacency))
-    return shapes
-
-
-def _iso_bytes(micros_: int) -> bytes:
-    return b'"%b"' % iso(micros_).encode()  # ISO texts need no JSON escapes
-
-
-def _past_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
-    dv, d = dataset_versions, datasets
-    # one query: reading the version's names and fields too costs little more than its id (measured), and a
-    # version not kept yet needs no second query
-    columns = (dv.c.id, d.c.updated_at, dv.c.valid_from, dv.c.kind, dv.c.deleted, d.c.namespace, d.c.name, dv.c.fields)
-    kept = adjacency.past_nodes
-    made: dict[str, bytes] = {}
-    decoded: dict[str, object] = {}
-    out: dict[str, bytes] = {}
-    for ds_id, row in node_rows(conn, d, dv, dv.c.dataset, columns, wanted, t, True).items():
-        _, version, updated_at, valid_from, kind, deleted, namespace, name, text = row
-        key = f"{version}:{kind}"  # the kind is shown too (derived from the facets)
-        head = kept.get(key)
-        if head is None:
-            fields = decoded.get(text, decoded)
-            if fields is decoded:
-                fields = decoded[text] = loads_text(text)
-            shape = {
-                "id": ds_id,
-                "type": "DATASET",
-                "namespace": namespace,
-                "name": name,
-                "kind": kind,
-                "fields": fields,
-                "jobType": None,
-                "latestRun": None,
-            }
-            head = made[key] = _open(_dumps(shape)) + b',"updatedAt":'
-        updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
-        out[ds_id] = b'%b%b,"deleted":%b' % (head, _iso_bytes(updated), _FLAG[bool(deleted)])
-    kept.put(made)
-    return out
-
-
-def _past_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjacency) -> dict[str, bytes]:
-    jv = job_versions
-    columns = (jv.c.id, jobs.c.updated_at, jv.c.valid_from, jobs.c.namespace, jobs.c.name, jv.c.facets)
-    latest = latest_runs(conn, wanted, t)
-    kept = adjacency.past_nodes
-    made: dict[str, bytes] = {}
-    out: dict[str, bytes] = {}
-    for job_id, row in node_rows(conn, jobs, jv, jv.c.job, columns, wanted, t, True).items():
-        _, version, updated_at, valid_from, namespace, name, facets = row
-        head = kept.get(version)
-        if head is None:
-            shape = {
-                "id": job_id,
-                "type": "JOB",
-                "namespace": namespace,
-                "name": name,
-                "kind": None,
-                "fields": [],
-                "jobType": job_type(loads_text(facets)),
-            }
-            head = made[version] = _open(_dumps(shape)) + b',"latestRun":'
-        run = latest.get(job_id)
-        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
-            head,
-            b"null" if run is None else _dumps(run_summary(run, t)),
-            _iso_bytes(max(valid_from, min(t, updated_at))),
-        )
-    kept.put(made)
-    return out
