@@ -24,7 +24,7 @@ import sqlalchemy as sa
 
 from headwater.graph import asof
 from headwater.graph.adjacency import Adjacency, Snapshot
-from headwater.graph.common import job_type, latest_runs, node_rows, run_summary
+from headwater.graph.common import latest_runs, node_rows, run_summary
 from headwater.graph.fragments import VersionShapes, exact
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
@@ -343,16 +343,10 @@ def _store_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjac
         _, version, updated_at, valid_from, namespace, name, facets = row
         head = kept.get(version)
         if head is None:
-            shape = {
-                "id": job_id,
-                "type": "JOB",
-                "namespace": namespace,
-                "name": name,
-                "kind": None,
-                "fields": [],
-                "jobType": job_type(loads_text(facets)),
-            }
-            head = made[version] = _open(dumps(shape)) + b',"latestRun":'
+            try:
+                head = made[version] = asof.job_head(job_id, namespace, name, facets)
+            except orjson.JSONEncodeError as exc:
+                raise Unencodable(str(exc)) from None
         run = latest.get(job_id)
         out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
             head,
