@@ -15,7 +15,9 @@ file (not timed). Each round loads them into a fresh store both ways, alternatin
 Reported per method: wall seconds, events/s, and CPU seconds of this process and its worker processes, and of this
 process alone (the bulk load's bottleneck: it appends and derives; wall time on a busy machine says more about the
 neighbours than about the code; CPU seconds less so), with the load average before and after. Each figure includes
-opening the fresh store (its migrations: ~1 s). Writes bench/results/bulk_load.json.
+opening the fresh store (its migrations: ~1 s). For the bulk load also its rate as the store grows (``curve``: per
+``--curve-every`` events derived, events/s and events per main-process CPU second over that stretch: the
+estimate for a bigger shape starts from its last points). Writes bench/results/bulk_load.json.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import synthetic
 from headwater.ingest.accept import Policy
 from headwater.settings import load_settings
 from headwater.store import IncomingEvent, Store
-from headwater.store.bulkload import load_file
+from headwater.store.bulkload import Progress, load_file
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -84,12 +86,42 @@ def by_append(url: str, path: Path) -> int:
     return n
 
 
+CURVE: list[tuple[int, float, float]] = []  # the last bulk load's (events derived, seconds, main-process CPU s)
+
+
 def by_bulk(url: str, path: Path) -> int:
     settings = load_settings({}, environ={})
+    CURVE.clear()
+    t0, c0 = time.perf_counter(), cpu_seconds()[0]
+
+    def mark(p: Progress) -> None:
+        if p.phase == "derive":
+            CURVE.append((p.derived, round(time.perf_counter() - t0, 1), round(cpu_seconds()[0] - c0, 1)))
+
     with Store.open(url, background=False) as store:
-        report = load_file(store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes))
+        report = load_file(
+            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), progress=mark
+        )
     assert not report.rejected, report.rejected[:3]
     return report.appended
+
+
+def curve(points: list[tuple[int, float, float]], every: int) -> list[dict[str, float]]:
+    """The load's rate as the store grows: per ``every`` events derived, events/s and events per main-process CPU
+    second over that stretch."""
+    out, last = [], (0, 0.0, 0.0)
+    for n, secs, cpu in points:
+        if n - last[0] >= every or (n, secs, cpu) == points[-1]:
+            done = n - last[0]
+            out.append(
+                {
+                    "derived": n,
+                    "events_per_s": round(done / max(secs - last[1], 1e-9)),
+                    "events_per_main_cpu_s": round(done / max(cpu - last[2], 1e-9)),
+                }
+            )
+            last = (n, secs, cpu)
+    return out
 
 
 def main() -> None:
@@ -98,6 +130,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--pg", help="PostgreSQL server URL (a fresh database per load); default SQLite only")
     ap.add_argument("--only", choices=("append", "bulk"), help="measure one method only")
+    ap.add_argument("--curve-every", type=int, default=20_000, help="events per point of the bulk load's rate curve")
     ap.add_argument("--tmp", type=Path, default=RESULTS / "bulk_load_tmp", help="where the SQLite stores go")
     args = ap.parse_args()
     shape = synthetic.Shape(jobs=args.jobs)
@@ -112,7 +145,7 @@ def main() -> None:
     if args.only:
         methods = {args.only: methods[args.only]}
     stores = ["sqlite"] + (["postgresql"] if args.pg else [])
-    found: dict[str, list[dict[str, float]]] = {}
+    found: dict[str, list[dict[str, Any]]] = {}
     for rnd in range(args.rounds):
         for kind in stores:
             order = list(methods) if rnd % 2 == 0 else list(reversed(methods))
@@ -129,7 +162,7 @@ def main() -> None:
                             f.unlink()
                 c1 = cpu_seconds()
                 secs, main_cpu, cpu = time.perf_counter() - t0, c1[0] - c0[0], c1[1] - c0[1]
-                row = {
+                row: dict[str, Any] = {
                     "events": n,
                     "seconds": round(secs, 1),
                     "events_per_s": round(n / secs),
@@ -140,6 +173,8 @@ def main() -> None:
                     "load_before": round(before[0], 1),
                     "load_after": round(os.getloadavg()[0], 1),
                 }
+                if name == "bulk":
+                    row["curve"] = curve(CURVE, args.curve_every)
                 found.setdefault(f"{kind} {name}", []).append(row)
                 print(f"round {rnd + 1} {kind:<10} {name:<7} {row}", flush=True)
     median = {

@@ -9,6 +9,7 @@ the same events posted one by one over real HTTP give.
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 from pathlib import Path
@@ -23,9 +24,11 @@ from fixtures.stories.load import derived_state, story
 from headwater.api import create_app
 from headwater.cli import cli
 from headwater.graph import GraphReader
+from headwater.ingest.accept import Policy
 from headwater.model.nodeid import parse_node_id
 from headwater.settings import load_settings
 from headwater.store import IncomingEvent, Store
+from headwater.store.bulkload import load_file
 from live_server import ThreadServer
 
 PRODUCER = "https://example.com/loader-test"
@@ -219,3 +222,24 @@ def test_bulk_steps_give_the_graph_of_events_appended_one_by_one_and_of_a_rebuil
             one.append([IncomingEvent(payload=e, raw=json.dumps(e))])
             assert one.caught_up(30)
         assert derived_state(one) == bulk
+
+
+def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_checkpointed(tmp_path: Path) -> None:
+    """The load's own settings (a big page cache, rare checkpoints) end with it: a connection of the same store
+    afterwards has SQLite's defaults (cache_size -2000, wal_autocheckpoint 1000), the WAL is back in the file, and
+    the garbage collector has its thresholds again."""
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
+    database = tmp_path / "load.db"
+    settings = load_settings({}, environ={})
+    thresholds = gc.get_threshold()
+    with Store.open(f"sqlite:///{database}", background=False) as store:
+        report = load_file(
+            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), workers=0
+        )
+        assert (report.appended, report.derived) == (3, 3)
+        assert gc.get_threshold() == thresholds
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA main.cache_size").scalar_one() == -2000
+            assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one() == 1000
+            assert conn.execute(sa.text("SELECT count(*) FROM column_edges")).scalar_one() == 4
+        assert database.with_name("load.db-wal").stat().st_size == 0

@@ -16,13 +16,16 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   background projector's step, with its locks and failure handling), in steps of ``step`` events instead of
   the server's small ones. Its answer does not depend on how the log is cut into steps (the projector's
   property tests), so the graph is the one one-by-one ingest gives.
-- **Fast**: parsing, validating and hashing run in ``workers`` processes (pure: text in, log rows out), ahead of
-  the main process, which appends and derives; the main process derives one step after each appended batch,
-  while the workers parse the next lines.
+- **Fast**: parsing, validating, hashing, observing and packing the observations' stored texts
+  (:func:`headwater.store.parts.pack_observation`) run in ``workers`` processes (pure: text in, log rows and
+  observations out), ahead of the main process, which appends and derives; the main process derives one step
+  after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
+  during a load (:data:`GC_THRESHOLDS`).
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -30,9 +33,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import event
 
 from headwater.ingest.accept import Policy
 from headwater.ingest.ndjson import LineRejected, accept_line, read_lines
@@ -40,6 +48,7 @@ from headwater.model.jsontext import loads_text
 from headwater.spec import EventValidator
 from headwater.store.eventlog import PreparedEvent, prepare
 from headwater.store.observe import Observation, ObserveMemo, observe
+from headwater.store.parts import pack_observation
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
@@ -50,6 +59,19 @@ CHUNK = 500  # lines per task of a worker process
 # that while the main process appends and derives one batch the workers prepare the whole next one (with fewer
 # they stopped half-way and waited, and the two sides took turns instead of working at once)
 AHEAD = 8
+# The cyclic garbage collector's thresholds during a load. With Python's (700, 10, 10) it ran every 700 new
+# objects and went through the whole heap (the projector's memos, the observations waiting for their step) every
+# 70,000: a quarter of the main process's CPU on the 10k-job shape, and more as the heap grows. The load's objects
+# are freed by their reference counts; the rare cycles wait for a collection every 50,000 allocations (the old
+# generations' far less often).
+GC_THRESHOLDS = (50_000, 50, 100)
+# SQLite only, for the load's own connections (then back to SQLite's defaults): a page cache of this many KiB
+# for the graph's file (SQLite's default 2 MiB holds little of the indexes a step inserts into), and a WAL
+# checkpoint every this many pages instead of every 1,000 (a page a step changes is copied back to the file
+# once per checkpoint instead of once per step); one checkpoint at the end. Durability is the same: each
+# batch's and step's commit is synced as before.
+SQLITE_CACHE_KIB = 1 << 20
+SQLITE_CHECKPOINT_PAGES = 1 << 18
 
 
 @dataclass
@@ -103,6 +125,51 @@ def _worker_start(parent: int) -> None:
     global _validator  # one per worker process, made once when it starts
     threading.Thread(target=_exit_with, args=(parent,), name="headwater-load-parent", daemon=True).start()
     _validator = EventValidator()
+    gc.set_threshold(*GC_THRESHOLDS)  # this process only loads: as in the main process (:func:`_few_collections`)
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """The cyclic garbage collector at :data:`GC_THRESHOLDS` while the load runs (then as it was)."""
+    before = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _load_pragmas(dbapi_connection: Any, _record: Any, _proxy: Any = None) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA main.cache_size=-{SQLITE_CACHE_KIB}")
+    cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_CHECKPOINT_PAGES}")
+    cursor.close()
+
+
+def _default_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA main.cache_size=-2000")  # SQLite's defaults (engine.py sets neither)
+    cursor.execute("PRAGMA wal_autocheckpoint=1000")
+    cursor.close()
+
+
+@contextmanager
+def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
+    """On SQLite: the load's connections with a big page cache and rare checkpoints (:data:`SQLITE_CACHE_KIB`),
+    one checkpoint at the end; connections given back to the pool get SQLite's defaults again. PostgreSQL: as
+    it is (its cache and checkpoints are the server's)."""
+    if engine.dialect.name != "sqlite":
+        yield
+        return
+    event.listen(engine, "checkout", _load_pragmas)
+    event.listen(engine, "checkin", _default_pragmas)
+    try:
+        yield
+    finally:
+        event.remove(engine, "checkout", _load_pragmas)
+        event.remove(engine, "checkin", _default_pragmas)
+    with engine.connect() as conn:  # the WAL back into the file (a failed load leaves it to SQLite's next one)
+        conn.exec_driver_sql("PRAGMA main.wal_checkpoint(TRUNCATE)")
 
 
 def _exit_with(parent: int) -> None:
@@ -124,12 +191,24 @@ def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list
             continue
         prepared = prepare([IncomingEvent.accepted(verdict)])[0]
         try:
-            seen: list[Observation] | None = observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo)
+            seen: list[Observation] | None = _packed(observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo))
         except Exception:  # noqa: BLE001 - the projector observes it again, and records why it cannot be derived
             seen = None
         # without the parsed event: the step has its observations, and unpickling it cost the main process (the
         # load's bottleneck) more than everything else the worker sends (~200 µs a Spark-sized event)
         out.append(_Ready(number, prepared.without_payload(), seen))
+    return out
+
+
+def _packed(seen: list[Observation]) -> list[Observation]:
+    """The observations with their stored texts and parts made here (what the store would make of them: the main
+    process, the load's bottleneck, inserts them as they are). A value the memo shares between events has its
+    text and key noted once in this process, where it was seen before; the parts' texts are the memo's shared
+    strings, pickled once per task."""
+    out = []
+    for o in seen:
+        found: dict[str, str] = {}
+        out.append(replace(o, stored=(pack_observation(o.data, found), found)))
     return out
 
 
@@ -226,19 +305,20 @@ def load_file(
 
     buffer: list[_Ready] = []
     ahead = max(AHEAD, -(-batch // CHUNK) + 2)
-    for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator, ahead):
-        report.lines += 1
-        if isinstance(result, LineRejected):
-            report.rejected.append(result)
-            if stop_at_error:
-                report.stopped_at = result.line
-                break
-            continue
-        buffer.append(result)
-        if len(buffer) >= batch:
-            flush(buffer)
-            buffer = []
-    flush(buffer)
-    derive(2**62)  # what is left (an earlier run's events not derived yet, too)
+    with _few_collections(), _sqlite_for_load(store.engine):
+        for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator, ahead):
+            report.lines += 1
+            if isinstance(result, LineRejected):
+                report.rejected.append(result)
+                if stop_at_error:
+                    report.stopped_at = result.line
+                    break
+                continue
+            buffer.append(result)
+            if len(buffer) >= batch:
+                flush(buffer)
+                buffer = []
+        flush(buffer)
+        derive(2**62)  # what is left (an earlier run's events not derived yet, too)
     report.seconds = time.perf_counter() - started
     return report

@@ -97,11 +97,17 @@ def derive_edges(job: str, versions: Sequence[JSONMapping]) -> list[JSONObject]:
     ]
 
 
+# Transformation lists' bytes → their content hash, across calls: a wide job repeats a few lists 100,000 times,
+# and every job of a platform the same few (a pure function's answers; emptied when it reaches its bound).
+_TRANSFORMATION_HASHES: dict[bytes, str] = {}
+_TRANSFORMATION_HASHES_KEPT = 4096
+
+
 def derive_column_edges(job: str, versions: Sequence[JSONMapping]) -> list[JSONObject]:
     """``column_edges`` rows from the versions' column lineage, with merged validity."""
 
     transformations: dict[str, Any] = {}  # content hash → the transformations
-    hashes: dict[bytes, str] = {}  # their bytes → their hash: a wide job repeats a few lists 100,000 times
+    hashes = _TRANSFORMATION_HASHES
 
     def hashed(value: JSONValue) -> str:
         try:
@@ -110,6 +116,8 @@ def derive_column_edges(job: str, versions: Sequence[JSONMapping]) -> list[JSONO
             return content_hash(value)
         found = hashes.get(raw)
         if found is None:
+            if len(hashes) >= _TRANSFORMATION_HASHES_KEPT:
+                hashes.clear()
             found = hashes[raw] = content_hash(value)
         return found
 

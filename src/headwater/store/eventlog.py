@@ -127,7 +127,15 @@ def head_seq(conn: sa.Connection) -> int:
 def insert_observations(conn: sa.Connection, new: Sequence[NewEvent]) -> None:
     """Store the observations (their large values as parts: :mod:`headwater.store.parts`)."""
     rows = [
-        {"node": o.node, "event_seq": n.seq, "role": o.role, "time": o.time, "event_id": n.id, "data": o.data}
+        {
+            "node": o.node,
+            "event_seq": n.seq,
+            "role": o.role,
+            "time": o.time,
+            "event_id": n.id,
+            "data": o.data,
+            "stored": o.stored,
+        }
         for n in new
         for o in n.observations
     ]

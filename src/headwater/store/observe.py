@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -53,6 +53,9 @@ class Observation:
     time: int
     event_id: str
     data: Mapping[str, Any]
+    # ``data``'s stored text and the parts it names (key -> text), when made ahead in another process (a bulk
+    # load's workers: :func:`headwater.store.parts.pack_observation`); None: the store packs ``data`` itself
+    stored: tuple[str, Mapping[str, str]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -318,9 +318,19 @@ def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> 
 _OBSERVATION_COLUMNS = ("node", "event_seq", "role", "time", "event_id", "data")
 
 
+def _packed(data: Mapping[str, Any], stored: tuple[str, Mapping[str, str]] | None, found: dict[str, str]) -> str:
+    """:func:`pack_observation` of ``data``, or its result made ahead (``stored``: the text and the parts it names)."""
+    if stored is None:
+        return pack_observation(data, found)
+    text, named = stored
+    found.update(named)
+    return text
+
+
 def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert observation rows (every column of ``observations``; ``data`` a JSON-able object) in their stored
-    form, with the parts they name. Straight to the driver's executemany (a step inserts a row per node an event
+    """Insert observation rows (every column of ``observations``; ``data`` a JSON-able object; ``stored``, when
+    given, its stored text and parts made ahead: :func:`pack_observation`) in their stored form, with the parts
+    they name. Straight to the driver's executemany (a step inserts a row per node an event
     touches: SQLAlchemy's per-row parameter processing cost more than the insert); the event id as
     :class:`~headwater.store.schema.EventId` binds it."""
     if not rows:
@@ -333,7 +343,7 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
             r["role"],
             r["time"],
             event_id_bytes(r["event_id"]),
-            pack_observation(r["data"], found),
+            _packed(r["data"], r.get("stored"), found),
         )
         for r in rows
     ]
