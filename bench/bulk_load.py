@@ -9,8 +9,8 @@ file (not timed). Each round loads them into a fresh store both ways, alternatin
 - ``append``: ``Store.append`` in batches of 1,000 with the background projector (what bench/graph_queries.py
   loads with: no schema validation), timed until the graph is derived;
 - ``bulk``: :func:`headwater.store.bulkload.load_file` from the file (what ``headwater db load`` runs: every line
-  parsed and validated like a post, in worker processes; durable batches of 5,000; the graph derived in steps
-  of up to 10,000), timed until the graph is derived.
+  parsed and validated like a post, in worker processes; durable batches of 20,000; the graph derived in steps
+  of up to 20,000), timed until the graph is derived.
 
 Reported per method: wall seconds, events/s, and CPU seconds of this process and its worker processes, and of this
 process alone (the bulk load's bottleneck: it appends and derives; wall time on a busy machine says more about the
@@ -89,6 +89,9 @@ def by_append(url: str, path: Path) -> int:
 CURVE: list[tuple[int, float, float]] = []  # the last bulk load's (events derived, seconds, main-process CPU s)
 
 
+BULK_SIZES: dict[str, int] = {}  # the bulk load's ``batch`` and ``step`` when given (--batch, --step)
+
+
 def by_bulk(url: str, path: Path) -> int:
     settings = load_settings({}, environ={})
     CURVE.clear()
@@ -100,7 +103,12 @@ def by_bulk(url: str, path: Path) -> int:
 
     with Store.open(url, background=False) as store:
         report = load_file(
-            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), progress=mark
+            store,
+            path,
+            Policy.from_settings(settings),
+            max_bytes=int(settings.max_body_bytes),
+            progress=mark,
+            **BULK_SIZES,
         )
     assert not report.rejected, report.rejected[:3]
     return report.appended
@@ -131,8 +139,13 @@ def main() -> None:
     ap.add_argument("--pg", help="PostgreSQL server URL (a fresh database per load); default SQLite only")
     ap.add_argument("--only", choices=("append", "bulk"), help="measure one method only")
     ap.add_argument("--curve-every", type=int, default=20_000, help="events per point of the bulk load's rate curve")
+    ap.add_argument("--batch", type=int, help="the bulk load's events per append transaction (default: load_file's)")
+    ap.add_argument(
+        "--step", type=int, help="the bulk load's events per derivation step at most (default: load_file's)"
+    )
     ap.add_argument("--tmp", type=Path, default=RESULTS / "bulk_load_tmp", help="where the SQLite stores go")
     args = ap.parse_args()
+    BULK_SIZES.update({k: v for k, v in (("batch", args.batch), ("step", args.step)) if v})
     shape = synthetic.Shape(jobs=args.jobs)
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"graph-{shape.jobs}x{shape.outputs_per_job}x{shape.columns}.ndjson"

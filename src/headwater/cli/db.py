@@ -223,7 +223,7 @@ def compact_command(batch: int, no_train: bool, vacuum: bool, db: str | None) ->
     "Default: beside EVENTS_FILE, its name + .rejects.jsonl.",
 )
 @click.option("--stop-at-error", "stop_at_error", is_flag=True, help="End the load at the first bad line.")
-@click.option("--batch", default=5000, show_default=True, help="Events per append transaction (one sync each).")
+@click.option("--batch", default=20000, show_default=True, help="Events per append transaction (one sync each).")
 @click.option("--workers", type=int, default=None, help="Parse processes (default: cores less one; 0: none).")
 @_DB
 def load_command(

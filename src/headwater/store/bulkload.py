@@ -52,8 +52,8 @@ from headwater.store.parts import pack_observation
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
-BATCH = 5_000  # events per append transaction (one sync each)
-STEP = 10_000  # events per derivation step at most
+BATCH = 20_000  # events per append transaction (one sync each); 5,000 cost ~5–9 % more main-process CPU
+STEP = 20_000  # events per derivation step at most (each step one commit and its index pages rewritten once)
 CHUNK = 500  # lines per task of a worker process
 # tasks handed to the workers ahead of the main process: at least this many, and a batch's worth and two more, so
 # that while the main process appends and derives one batch the workers prepare the whole next one (with fewer
