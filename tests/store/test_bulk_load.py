@@ -243,3 +243,51 @@ def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one() == 1000
             assert conn.execute(sa.text("SELECT count(*) FROM column_edges")).scalar_one() == 4
         assert database.with_name("load.db-wal").stat().st_size == 0
+
+
+def _column_edge_indexes(database: Path) -> set[str]:
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:
+        rows = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'column_edges'")
+        return {name for (name,) in rows} & {"ix_column_edges_src", "ix_column_edges_dst"}
+
+
+def test_a_load_into_an_empty_sqlite_store_makes_the_column_edge_indexes_at_its_end_and_an_open_repairs_a_killed_one(
+    tmp_path: Path,
+) -> None:
+    """Into an empty SQLite store the two column-edge indexes are not there while the load derives (seen from
+    another connection at each step) and are there after it; a second load into the now non-empty store keeps
+    them all along. A store left without them (as a load killed half-way leaves it) has them again once opened."""
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
+    more = _write(
+        tmp_path / "more.ndjson",
+        [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
+    )
+    database = tmp_path / "load.db"
+    settings = load_settings({}, environ={})
+    seen: list[set[str]] = []
+    with Store.open(f"sqlite:///{database}", background=False) as store:
+        for file in (path, more):
+            load_file(
+                store,
+                file,
+                Policy.from_settings(settings),
+                max_bytes=int(settings.max_body_bytes),
+                workers=0,
+                progress=lambda p: seen.append(_column_edge_indexes(database)) if p.phase == "derive" else None,
+            )
+            seen.append({"after"} | _column_edge_indexes(database))
+    both = {"ix_column_edges_src", "ix_column_edges_dst"}
+    assert seen == [set(), {"after"} | both, both, {"after"} | both]
+
+    with sa.create_engine(f"sqlite:///{database}").begin() as conn:  # what a load killed half-way leaves
+        conn.exec_driver_sql("DROP INDEX ix_column_edges_src")
+        conn.exec_driver_sql("DROP INDEX ix_column_edges_dst")
+    assert _column_edge_indexes(database) == set()
+    with Store.open(f"sqlite:///{database}", background=False) as store:
+        with store.engine.connect() as conn:
+            plan = " ".join(
+                str(r[-1])
+                for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN SELECT job FROM column_edges WHERE dst_field_id = 1")
+            )
+    assert _column_edge_indexes(database) == both
+    assert "ix_column_edges_dst" in plan

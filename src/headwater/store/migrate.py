@@ -11,9 +11,14 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from headwater.store.engine import LOG_SCHEMA, LOG_TABLES
+from headwater.store.schema import column_edges
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 PG_MIGRATION_LOCK = 0x4857_4D47  # advisory lock key: one migration at a time per PostgreSQL database
+# Indexes a bulk load into an empty SQLite store builds once at its end instead of keeping them up to date row by
+# row (store/bulkload.py: millions of column edges inserted in random key order); no derivation reads them. A load
+# killed half-way leaves them missing: every open makes any that is missing (:func:`restore_indexes`).
+DEFERRABLE_INDEXES = tuple(i for i in column_edges.indexes if i.name in ("ix_column_edges_src", "ix_column_edges_dst"))
 
 
 def alembic_config(connection: sa.Connection | None = None) -> Config:
@@ -46,7 +51,25 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> int:
         if conn.dialect.name == "postgresql":
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_MIGRATION_LOCK})
         command.upgrade(alembic_config(conn), revision)
-    return move_log(engine)
+    moved = move_log(engine)
+    if revision == "head":
+        restore_indexes(engine)
+    return moved
+
+
+def restore_indexes(engine: sa.Engine) -> list[str]:
+    """Create each of :data:`DEFERRABLE_INDEXES` that is missing (SQLite: a bulk load stopped before its end);
+    answers the names of those made."""
+    if engine.dialect.name != "sqlite":
+        return []
+    made: list[str] = []
+    with engine.begin() as conn:
+        present = {name for (name,) in conn.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = 'index'")}
+        for index in DEFERRABLE_INDEXES:
+            if index.name not in present:
+                index.create(conn)
+                made.append(str(index.name))
+    return made
 
 
 def _log_attached(conn: sa.Connection) -> bool:
