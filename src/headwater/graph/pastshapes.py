@@ -52,6 +52,28 @@ def _open(shape: bytes) -> bytes:
     return shape[:-1]
 
 
+def _dataset_head(
+    node_id: str, namespace: str, name: str, kind: str | None, text: str, decoded: dict[str, object]
+) -> bytes:
+    """The version-bound part of a dataset's past shape (graph/common.py ``dataset_nodes``'s keys up to
+    ``latestRun``) as the open JSON object an answer continues with ``updatedAt`` and ``deleted``; ``text``, the
+    version's fields, decoded once per answer in ``decoded``."""
+    fields = decoded.get(text, decoded)
+    if fields is decoded:
+        fields = decoded[text] = loads_text(text)
+    shape = {
+        "id": node_id,
+        "type": "DATASET",
+        "namespace": namespace,
+        "name": name,
+        "kind": kind,
+        "fields": fields,
+        "jobType": None,
+        "latestRun": None,
+    }
+    return _open(dumps(shape)) + _UPDATED
+
+
 class _Moments:
     """ISO texts of moments as JSON bytes (:func:`headwater.model.times.iso`'s text), the date part once per
     day per answer: an answer formats one or two moments per node."""
@@ -228,20 +250,7 @@ def _dataset_heads(
         if row is None or row.valid_from != at.valid_from:  # not the version the record names: read it whole
             whole.append(node_id)
             continue
-        fields = decoded.get(row.fields, decoded)
-        if fields is decoded:
-            fields = decoded[row.fields] = loads_text(row.fields)
-        node = {
-            "id": node_id,
-            "type": "DATASET",
-            "namespace": row.namespace,
-            "name": row.name,
-            "kind": row.kind,
-            "fields": fields,
-            "jobType": None,
-            "latestRun": None,
-        }
-        head = made[at.key] = _open(dumps(node)) + _UPDATED
+        head = made[at.key] = _dataset_head(node_id, row.namespace, row.name, row.kind, row.fields, decoded)
         out[node_id] = head + tail
     adjacency.past_nodes.put(made)
     return whole
@@ -311,20 +320,7 @@ def _store_datasets(conn: sa.Connection, wanted: list[str], t: int, adjacency: A
         key = f"{version}:{kind}"  # the kind is shown too (derived from the facets)
         head = kept.get(key)
         if head is None:
-            fields = decoded.get(text, decoded)
-            if fields is decoded:
-                fields = decoded[text] = loads_text(text)
-            shape = {
-                "id": ds_id,
-                "type": "DATASET",
-                "namespace": namespace,
-                "name": name,
-                "kind": kind,
-                "fields": fields,
-                "jobType": None,
-                "latestRun": None,
-            }
-            head = made[key] = _open(dumps(shape)) + _UPDATED
+            head = made[key] = _dataset_head(ds_id, namespace, name, kind, text, decoded)
         updated = updated_at if updated_at <= t else max(valid_from, min(t, updated_at))
         out[ds_id] = b'%b%b,"deleted":%b' % (head, when(updated), FLAG[bool(deleted)])
     kept.put(made)
