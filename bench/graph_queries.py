@@ -145,6 +145,19 @@ def fresh_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def database_exists(url: str) -> bool:
+    """Whether the store's database is there to reuse (a SQLite file; a PostgreSQL database)."""
+    parts = urlsplit(url)
+    if parts.scheme.startswith("sqlite"):
+        return Path(url.split(":///", 1)[1]).exists()
+    import psycopg
+
+    admin = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (parts.path.lstrip("/"),)).fetchone()
+    return found is not None
+
+
 def count_events(store: Store) -> int:
     assert store.caught_up()  # store.engine does not wait for the projector
     with store.engine.connect() as conn:
@@ -296,7 +309,9 @@ def main() -> None:
     want = synthetic.event_count(shape)
     load_info: dict[str, Any]
     store: Store | None = None
-    if args.keep:
+    if args.keep and not database_exists(url):
+        print("--keep: no store there yet: loading afresh")
+    elif args.keep:
         store = Store.open(url)
         have = count_events(store)
         if args.resume and 0 < have < want:
