@@ -44,7 +44,7 @@ from headwater.api import create_app
 from headwater.catalog import Catalog
 from headwater.catalog.access import ADMIN as CATALOG_ADMIN
 from headwater.client import StoreClient
-from headwater.graph import ANONYMOUS, GraphReader, Viewer
+from headwater.graph import ANONYMOUS, GraphReader, Viewer, fragments
 from headwater.graph import adjacency as adjacency_module
 from headwater.graph.adjacency import Adjacency
 from headwater.graph.common import NodeNotFound
@@ -310,12 +310,13 @@ def test_an_answer_right_after_projection_holds_the_new_events(store_url: str) -
         store.close()
 
 
-def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str) -> None:
+def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fragments, "TRAIN_AFTER", 100)  # the shapes of now held compressed, as in a big graph
     shape = synthetic.Shape(jobs=160, layers=12, seed=7)
     store = Store.open(store_url)
     try:
         _send(store, list(synthetic.events(shape)))
-        slow, fast, _ = _readers(store)
+        slow, fast, adjacency = _readers(store)
         past = synthetic.midpoint()
         names: Callable[[int], str] = synthetic.dataset_name
         roots = [NodeRef("dataset", "s3://bench", names(i)) for i in range(0, shape.datasets, shape.datasets // 8)]
@@ -330,6 +331,7 @@ def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str) -> None
                 _same(slow, fast, root, direction="upstream", depth=20, at=at, max_nodes=40)  # cut
                 _same(slow, fast, root, direction="both", depth=2, at=at, columns=True)
         assert compared == len(roots) * 6
+        assert adjacency.now_nodes.compressed  # the answers kept shapes of now: over 100, so compressed since
         # asked again: the shapes kept as bytes (of now, and of past versions) give the same answers
         for root in roots[:3]:
             for at in (None, past):
@@ -495,6 +497,44 @@ def test_kept_shapes_of_now_are_only_those_their_bytes_give_back() -> None:
     versions.put({"v1": b'{"id":"a"'})
     versions.put({"v2": b'{"id":"b"', "v3": b'{"id":"c"'})
     assert (versions.get("v1"), versions.get("v2"), versions.get("v3")) == (None, b'{"id":"b"', b'{"id":"c"')
+
+
+def test_shapes_of_now_held_compressed_give_back_their_exact_bytes() -> None:
+    def node(i: int) -> Any:
+        columns = [{"name": f"c{k}", "type": "string" if k % 2 else "bigint", "description": None} for k in range(6)]
+        return {"id": f"dataset:s3://lake:sales/t{i:05d}", "type": "DATASET", "namespace": "s3://lake",
+                "name": f"sales/t{i:05d}", "fields": columns, "latestRun": None, "updatedAt": f"2026-11-{i % 28 + 1:02d}",
+                "deleted": False}  # fmt: skip
+
+    first = {f"n{i}": node(i) for i in range(300)}
+    kept = NowNodes(train_after=100)
+    kept.advance((), 1)
+    kept.put(first, 1)
+    assert kept.compressed and len(kept) == 300
+    raw = sum(len(orjson.dumps(n)) for n in first.values())
+    assert kept.held_bytes * 3 < raw  # what holding all of a big graph's shapes rests on
+    later = {f"n{i}": node(i) for i in range(300, 340)}  # kept after the dictionary: compressed as they come
+    kept.put(later, 1)
+    everything = first | later
+    found, missing = kept.get_many_bytes([*everything, "absent"], 1)
+    assert missing == ["absent"]
+    assert found == {k: orjson.dumps(n) for k, n in everything.items()}
+    assert kept.get("n7", 1) == node(7)
+
+    other: dict[str, bytes] = {}  # another thread (its own decompressor) reads the same bytes
+    reader = threading.Thread(target=lambda: other.update(kept.get_many_bytes(list(everything), 1)[0]))
+    reader.start()
+    reader.join()
+    assert other == found
+
+    kept.advance({"n1", "n301"}, 2)  # observed again: forgotten; the rest is held for the new watermark
+    found2, missing2 = kept.get_many_bytes(["n1", "n2", "n301", "n302"], 2)
+    assert missing2 == ["n1", "n301"] and found2 == {"n2": orjson.dumps(node(2)), "n302": orjson.dumps(node(302))}
+
+    few = NowNodes(limit=100, train_after=100)  # the newest within the limit, compressed or not
+    few.advance((), 1)
+    few.put(everything, 1)
+    assert len(few) == 100 and few.get_many_bytes(["n339"], 1)[0] == {"n339": orjson.dumps(node(339))}
 
 
 def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sqlite_url: str) -> None:

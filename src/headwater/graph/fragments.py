@@ -4,7 +4,9 @@ version-bound part of past shapes (:class:`VersionShapes`), from which lineage a
 
 Contract: a shape kept here is the one :func:`headwater.graph.common.nodes_for` answers at the watermark it
 was read at, and is given out only to readers at that watermark; it is forgotten when its node is observed
-again. Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
+again. Shapes of now are held compressed (zstd, with a dictionary trained on the first shapes kept): a whole
+1M-dataset graph's shapes fit in ~0.1 GB instead of ~0.9 (docs/bench-graph.md), and an answer's 1,500 shapes
+decompress in under a millisecond. Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
 hundreds of thousands of them, and containers held that long (dicts, lists, tuples holding lists) made every
 full collection — run in the middle of some answer — tens of milliseconds slower (docs/bench-graph.md). For
 the same reason nothing decoded is kept across answers: an earlier version kept each dataset version's
@@ -20,8 +22,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any, cast
 
 import orjson
+import zstandard
 
 from headwater.graph.answers import Node
+
+# The dictionary for the shapes of now: trained once TRAIN_AFTER shapes are held, on up to TRAIN_SAMPLES of them
+# (shapes of one store repeat their keys, namespaces and column lists: ~580 B of JSON become ~65 B). fastCover's
+# k and d fixed, as for the event log's dictionaries (store/codec.py): the search over them costs ~100x more.
+TRAIN_AFTER = 2_000
+TRAIN_SAMPLES = 5_000
+DICT_SIZE = 16_384
+LEVEL = 3
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame; a shape's JSON starts with "{"
 
 
 class NowNodes:
@@ -39,14 +51,24 @@ class NowNodes:
     slower). A shape whose bytes would not decode to an equal node (a NaN or an infinity, a tuple, an integer
     beyond 64 bits) is not kept: its values are checked by type (:func:`_plain`, a shared ``fields`` list once
     per call), not by decoding the bytes again, which cost more than the rest of a first read. At most
-    ``limit`` shapes (the oldest go first).
+    ``limit`` shapes (the oldest go first): the default holds every node of a 1M-dataset graph (1,525,000).
+
+    Held compressed: each shape a zstd frame made with one dictionary, trained on the first
+    :data:`TRAIN_AFTER` shapes kept (until then, and if training fails, as plain JSON; a frame and a JSON
+    object are told apart by their first bytes). The dictionary stays for the life of this object, so every
+    frame held decodes with it. Compressors and decompressors are per thread (a zstandard context serves one
+    call at a time).
     """
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 2_000_000, train_after: int | None = None) -> None:
         self._limit = limit
+        self._train_after = TRAIN_AFTER if train_after is None else train_after
         self._nodes: OrderedDict[str, bytes] = OrderedDict()
         self._seq: int | None = None
         self._lock = threading.Lock()
+        self._dict: zstandard.ZstdCompressionDict | None = None
+        self._untrainable = False  # training failed once: shapes stay plain JSON
+        self._local = threading.local()
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -58,14 +80,57 @@ class NowNodes:
 
     @property
     def held_bytes(self) -> int:
-        """The JSON bytes held (without the dict and the id texts)."""
+        """The bytes held, compressed (without the dict and the id texts)."""
         return sum(len(b) for b in list(self._nodes.values()))
+
+    @property
+    def compressed(self) -> bool:
+        """Whether shapes are held compressed (a dictionary was trained)."""
+        return self._dict is not None
+
+    def _decompressor(self) -> zstandard.ZstdDecompressor:
+        local = self._local
+        if getattr(local, "dict", None) is not self._dict:
+            local.dict = self._dict
+            local.d = zstandard.ZstdDecompressor(dict_data=self._dict)
+        return cast(zstandard.ZstdDecompressor, local.d)
+
+    def _compressor(self, made: zstandard.ZstdCompressionDict) -> zstandard.ZstdCompressor:
+        local = self._local
+        if getattr(local, "cdict", None) is not made:
+            local.cdict = made
+            local.c = zstandard.ZstdCompressor(
+                level=LEVEL, dict_data=made, write_checksum=False, write_dict_id=False, write_content_size=True
+            )
+        return cast(zstandard.ZstdCompressor, local.c)
+
+    def _plain_text(self, held: bytes) -> bytes:
+        """A held shape as its JSON bytes."""
+        if held[:4] == _ZSTD_MAGIC:
+            return self._decompressor().decompress(held)
+        return held
+
+    def _train(self) -> None:
+        """Train the dictionary on the shapes held (under the lock) and compress them with it."""
+        samples: list[bytes | bytearray | memoryview] = [
+            b for b in list(self._nodes.values())[-TRAIN_SAMPLES:] if b[:4] != _ZSTD_MAGIC
+        ]
+        try:
+            made = zstandard.train_dictionary(DICT_SIZE, samples, k=64, d=8, level=LEVEL)
+        except zstandard.ZstdError:  # samples too alike or too few to learn from: keep them as they are
+            self._untrainable = True
+            return
+        self._dict = made  # first: readers (who take no lock) decompress any frame they meet with it
+        compress = self._compressor(made).compress
+        for node_id, held in self._nodes.items():
+            if held[:4] != _ZSTD_MAGIC:
+                self._nodes[node_id] = compress(held)
 
     def get(self, node_id: str, seq: int) -> Node | None:
         if seq != self._seq:
             return None
         found = self._nodes.get(node_id)
-        return None if found is None else cast(Node, orjson.loads(found))
+        return None if found is None else cast(Node, orjson.loads(self._plain_text(found)))
 
     def get_many(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, Node], list[str]]:
         """The shapes kept of ``node_ids`` (for a reader at ``seq``), and the ids not kept, in their order."""
@@ -79,12 +144,17 @@ class NowNodes:
         kept = self._nodes
         found: dict[str, bytes] = {}
         missing: list[str] = []
+        decompress = None  # made at the first frame met (a frame is only ever held once the dictionary is set)
         for node_id in node_ids:
-            text = kept.get(node_id)
-            if text is None:
+            held = kept.get(node_id)
+            if held is None:
                 missing.append(node_id)
+            elif held[:4] == _ZSTD_MAGIC:
+                if decompress is None:
+                    decompress = self._decompressor().decompress
+                found[node_id] = decompress(held)
             else:
-                found[node_id] = text
+                found[node_id] = held
         return found, missing
 
     def put(self, nodes: dict[str, Node], seq: int) -> dict[str, bytes]:
@@ -99,12 +169,19 @@ class NowNodes:
                 encoded[node_id] = exact(orjson.dumps(node))
             except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
                 continue
+        made = self._dict
+        held = encoded
+        if made is not None:  # compressed outside the lock (this thread's own compressor)
+            compress = self._compressor(made).compress
+            held = {node_id: compress(text) for node_id, text in encoded.items()}
         with self._lock:
             if seq != self._seq:
                 return encoded
-            self._nodes.update(encoded)
+            self._nodes.update(held)
             while len(self._nodes) > self._limit:  # the oldest go first
                 self._nodes.popitem(last=False)
+            if self._dict is None and not self._untrainable and len(self._nodes) >= self._train_after:
+                self._train()
         return encoded
 
     def advance(self, observed: Iterable[str], seq: int) -> None:
