@@ -4,9 +4,8 @@ version-bound part of past shapes (:class:`VersionShapes`), from which lineage a
 
 Contract: a shape kept here is the one :func:`headwater.graph.common.nodes_for` answers at the watermark it
 was read at, and is given out only to readers at that watermark; it is forgotten when its node is observed
-again. Shapes of now are held compressed (zstd, with a dictionary trained on the first shapes kept): a whole
-1M-dataset graph's shapes fit in ~0.1 GB instead of ~0.9 (docs/bench-graph.md), and an answer's 1,500 shapes
-decompress in under a millisecond. Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
+again. Beyond :data:`TRAIN_AFTER` of them, shapes of now are held compressed (zstd, with a dictionary trained on
+the shapes held): a whole 1M-dataset graph's fit in ~0.15 GB instead of ~0.9 (docs/bench-graph.md). Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
 hundreds of thousands of them, and containers held that long (dicts, lists, tuples holding lists) made every
 full collection — run in the middle of some answer — tens of milliseconds slower (docs/bench-graph.md). For
 the same reason nothing decoded is kept across answers: an earlier version kept each dataset version's
@@ -26,10 +25,14 @@ import zstandard
 
 from headwater.graph.answers import Node
 
-# The dictionary for the shapes of now: trained once TRAIN_AFTER shapes are held, on up to TRAIN_SAMPLES of them
-# (shapes of one store repeat their keys, namespaces and column lists: ~580 B of JSON become ~65 B). fastCover's
-# k and d fixed, as for the event log's dictionaries (store/codec.py): the search over them costs ~100x more.
-TRAIN_AFTER = 2_000
+# Shapes of now are held as plain JSON up to TRAIN_AFTER of them (~170 MB of the benchmark's shapes, ~580 B each:
+# a 100k-dataset graph's 152,500 nodes all fit), compressed beyond: a dictionary trained then on up to
+# TRAIN_SAMPLES of them (shapes of one store repeat their keys, namespaces and column lists: ~580 B become ~65-100),
+# and every shape held from then on a zstd frame made with it. Plain below the bound because a frame costs ~1-2 us
+# to decompress (~2-3 ms of a 1,500-node answer); beyond it, memory matters more (a 1M-dataset graph: ~0.15 GB
+# compressed against ~0.9 GB). fastCover's k and d fixed, as for the event log's dictionaries (store/codec.py):
+# the search over them costs ~100x more.
+TRAIN_AFTER = 300_000
 TRAIN_SAMPLES = 5_000
 DICT_SIZE = 16_384
 LEVEL = 3
@@ -53,11 +56,11 @@ class NowNodes:
     per call), not by decoding the bytes again, which cost more than the rest of a first read. At most
     ``limit`` shapes (the oldest go first): the default holds every node of a 1M-dataset graph (1,525,000).
 
-    Held compressed: each shape a zstd frame made with one dictionary, trained on the first
-    :data:`TRAIN_AFTER` shapes kept (until then, and if training fails, as plain JSON; a frame and a JSON
-    object are told apart by their first bytes). The dictionary stays for the life of this object, so every
-    frame held decodes with it. Compressors and decompressors are per thread (a zstandard context serves one
-    call at a time).
+    Held plain up to ``train_after`` shapes (default :data:`TRAIN_AFTER`), compressed beyond: then each shape
+    a zstd frame made with one dictionary, trained on the shapes held when the bound is first reached (if
+    training fails, all stay plain JSON; a frame and a JSON object are told apart by their first bytes). The
+    dictionary stays for the life of this object, so every frame held decodes with it. Compressors and
+    decompressors are per thread (a zstandard context serves one call at a time).
     """
 
     def __init__(self, limit: int = 2_000_000, train_after: int | None = None) -> None:
@@ -68,6 +71,7 @@ class NowNodes:
         self._lock = threading.Lock()
         self._dict: zstandard.ZstdCompressionDict | None = None
         self._untrainable = False  # training failed once: shapes stay plain JSON
+        self._training = False  # set once, by the put that trains (no second training, whatever its outcome)
         self._local = threading.local()
 
     def __len__(self) -> int:
@@ -111,10 +115,11 @@ class NowNodes:
         return held
 
     def _train(self) -> None:
-        """Train the dictionary on the shapes held (under the lock) and compress them with it."""
-        samples: list[bytes | bytearray | memoryview] = [
-            b for b in list(self._nodes.values())[-TRAIN_SAMPLES:] if b[:4] != _ZSTD_MAGIC
-        ]
+        """Train the dictionary on the shapes held and compress them with it, outside the lock but for the
+        swaps (answers keep shapes meanwhile; one caller trains, see :meth:`put`)."""
+        with self._lock:
+            held = list(self._nodes.items())
+        samples: list[bytes | bytearray | memoryview] = [b for _, b in held[-TRAIN_SAMPLES:]]
         try:
             made = zstandard.train_dictionary(DICT_SIZE, samples, k=64, d=8, level=LEVEL)
         except zstandard.ZstdError:  # samples too alike or too few to learn from: keep them as they are
@@ -122,9 +127,13 @@ class NowNodes:
             return
         self._dict = made  # first: readers (who take no lock) decompress any frame they meet with it
         compress = self._compressor(made).compress
-        for node_id, held in self._nodes.items():
-            if held[:4] != _ZSTD_MAGIC:
-                self._nodes[node_id] = compress(held)
+        for start in range(0, len(held), 10_000):  # the lock held a chunk at a time
+            chunk = [(node_id, text, compress(text)) for node_id, text in held[start : start + 10_000]]
+            with self._lock:
+                nodes = self._nodes
+                for node_id, text, frame in chunk:
+                    if nodes.get(node_id) is text:  # not forgotten nor replaced meanwhile
+                        nodes[node_id] = frame
 
     def get(self, node_id: str, seq: int) -> Node | None:
         if seq != self._seq:
@@ -180,8 +189,11 @@ class NowNodes:
             self._nodes.update(held)
             while len(self._nodes) > self._limit:  # the oldest go first
                 self._nodes.popitem(last=False)
-            if self._dict is None and not self._untrainable and len(self._nodes) >= self._train_after:
-                self._train()
+            train = self._dict is None and not self._training and len(self._nodes) >= self._train_after
+            if train:
+                self._training = True
+        if train and not self._untrainable:
+            self._train()
         return encoded
 
     def advance(self, observed: Iterable[str], seq: int) -> None:
