@@ -13,7 +13,7 @@ from headwater.graph.adjacency import OPEN, Snapshot
 from headwater.graph.answers import GraphEdge
 from headwater.model.nodeid import JOB
 
-Pairs = tuple[list[int], list[int]]  # (INPUT ends, OUTPUT ends) of one node at ``t``
+Ends = tuple[list[int], list[int]]  # (upstream ends, downstream ends) of one node at ``t``
 
 
 class Edges:
@@ -23,7 +23,7 @@ class Edges:
         self.snap = snap
         self.t = t
         self.name = snap.name
-        self._pairs: dict[int, Pairs] = {}
+        self._ends: dict[int, Ends] = {}
         self._is_job: dict[int, bool] = {}
 
     def number(self, node: str) -> int | None:
@@ -36,8 +36,10 @@ class Edges:
             found = self._is_job[n] = self.name[n].startswith(JOB)
         return found
 
-    def pairs(self, n: int) -> Pairs:
-        found = self._pairs.get(n)
+    def ends(self, n: int) -> Ends:
+        """One hop each way: upstream of a job the datasets it reads (INPUT), of a dataset the jobs writing it
+        (OUTPUT); downstream the reverse. For a job, that is (its INPUT ends, its OUTPUT ends)."""
+        found = self._ends.get(n)
         if found is not None:
             return found
         ins: list[int] = []
@@ -54,35 +56,30 @@ class Edges:
                 for end, flag, valid_from, to in zip(it, it, it, it):
                     if valid_from <= t < to:
                         (outs if flag else ins).append(end)
-        found = self._pairs[n] = (ins, outs)
+        found = self._ends[n] = (ins, outs) if self.is_job(n) else (outs, ins)
         return found
-
-    def step(self, n: int, upstream: bool) -> list[int]:
-        """One hop: upstream of a job the datasets it reads, of a dataset the jobs writing it; the reverse
-        downstream."""
-        ins, outs = self.pairs(n)
-        if self.is_job(n):
-            return ins if upstream else outs
-        return outs if upstream else ins
 
 
 def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, int], max_nodes: int) -> bool:
     """Walk ``depth`` hops from ``start``, recording signed levels in ``found``; True when cut at ``max_nodes``."""
     key = e.name.__getitem__
     sign = -1 if upstream else 1
+    side = 0 if upstream else 1
+    ends_of = e.ends
     frontier = {start}
     for hop in range(1, depth + 1):
         if not frontier:
             break
         nxt: set[int] = set()
+        level = sign * hop
         for n in sorted(frontier, key=key) if len(frontier) > 1 else frontier:
-            ends = e.step(n, upstream)
+            ends = ends_of(n)[side]
             for m in sorted(set(ends), key=key) if len(ends) > 1 else ends:
                 if m in found:
                     continue
                 if len(found) >= max_nodes:
                     return True
-                found[m] = sign * hop
+                found[m] = level
                 nxt.add(m)
         frontier = nxt
     return False
@@ -94,7 +91,7 @@ def edges(e: Edges, present: set[int]) -> list[GraphEdge]:
     out: list[GraphEdge] = []
     for j in sorted((n for n in present if e.is_job(n)), key=name.__getitem__):
         job = name[j]
-        ins, outs = e.pairs(j)
+        ins, outs = e.ends(j)  # a job's upstream ends are its inputs
         for ds in sorted({name[d] for d in ins if d in present}):
             out.append({"id": f"{ds}->{job}", "source": ds, "target": job, "type": "INPUT", "via": []})
         for ds in sorted({name[d] for d in outs if d in present}):
@@ -106,9 +103,12 @@ def more(e: Edges, present: set[int]) -> tuple[set[int], set[int]]:
     """The nodes of ``present`` with an edge to a node outside it, upstream and downstream."""
     up: set[int] = set()
     down: set[int] = set()
+    ends_of = e.ends
+    within = present.issuperset
     for n in present:
-        if not present.issuperset(e.step(n, True)):
+        ups, downs = ends_of(n)
+        if not within(ups):
             up.add(n)
-        if not present.issuperset(e.step(n, False)):
+        if not within(downs):
             down.add(n)
     return up, down
