@@ -361,16 +361,22 @@ def main() -> None:
             assert snap is not None
             nodes, edge_count = snap.counts()
             versions = getattr(snap, "versions_memory", lambda: 0)()  # records of versions (older code: none)
+            shapes = adjacency.now_nodes
             adjacency_info.update(
                 build_s=round(time.perf_counter() - t0, 2),
                 nodes=nodes,
                 edges=edge_count,
                 bytes=snap.memory(),
                 versions_bytes=versions,
+                now_shapes=len(shapes),
+                now_shapes_bytes=shapes.held_bytes,
+                now_shapes_compressed=getattr(shapes, "compressed", False),  # older code: never
             )
             print(
-                f"adjacency built in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
-                f"{snap.memory() / 1e6:,.1f} MB; records of versions {versions / 1e6:,.1f} MB"
+                f"adjacency built and warmed in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
+                f"{snap.memory() / 1e6:,.1f} MB; records of versions {versions / 1e6:,.1f} MB; shapes of now "
+                f"{len(shapes):,} held, {shapes.held_bytes / 1e6:,.1f} MB"
+                f"{' compressed' if adjacency_info['now_shapes_compressed'] else ''}"
             )
         reader = GraphReader(store) if adjacency is None else GraphReader(store, adjacency=adjacency)
         print(
