@@ -145,6 +145,15 @@ def fresh_database(url: str) -> None:
         conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def resident_bytes() -> int:
+    """This process's resident memory (Linux: /proc/self/statm; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except OSError:
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
 def database_exists(url: str) -> bool:
     """Whether the store's database is there to reuse (a SQLite file; a PostgreSQL database)."""
     parts = urlsplit(url)
@@ -355,6 +364,7 @@ def main() -> None:
             from headwater.graph.adjacency import Adjacency  # here: --adjacency off also runs older code
 
             adjacency = Adjacency(store.engine)
+            rss0 = resident_bytes()
             t0 = time.perf_counter()
             adjacency.build()
             snap = adjacency.snapshot
@@ -371,12 +381,14 @@ def main() -> None:
                 now_shapes=len(shapes),
                 now_shapes_bytes=shapes.held_bytes,
                 now_shapes_compressed=getattr(shapes, "compressed", False),  # older code: never
+                resident_growth_bytes=resident_bytes() - rss0,  # the process's memory the build and warm added
             )
             print(
                 f"adjacency built and warmed in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
                 f"{snap.memory() / 1e6:,.1f} MB; records of versions {versions / 1e6:,.1f} MB; shapes of now "
                 f"{len(shapes):,} held, {shapes.held_bytes / 1e6:,.1f} MB"
-                f"{' compressed' if adjacency_info['now_shapes_compressed'] else ''}"
+                f"{' compressed' if adjacency_info['now_shapes_compressed'] else ''}; the process grew by "
+                f"{adjacency_info['resident_growth_bytes'] / 1e6:,.0f} MB (resident)"
             )
         reader = GraphReader(store) if adjacency is None else GraphReader(store, adjacency=adjacency)
         print(
