@@ -361,12 +361,20 @@ def main() -> None:
             assert snap is not None
             nodes, edge_count = snap.counts()
             versions = getattr(snap, "versions_memory", lambda: 0)()  # records of versions (older code: none)
+            kept = adjacency.now_nodes  # shapes of now read by the build (older code: up to 200,000, plain)
             adjacency_info.update(
                 build_s=round(time.perf_counter() - t0, 2),
                 nodes=nodes,
                 edges=edge_count,
                 bytes=snap.memory(),
                 versions_bytes=versions,
+                now_shapes=len(kept),
+                now_shapes_bytes=kept.held_bytes,
+                now_shapes_compressed=getattr(kept, "compressed", False),
+            )
+            print(
+                f"shapes of now kept: {len(kept):,}, {kept.held_bytes / 1e6:,.1f} MB of bytes "
+                f"({'compressed' if adjacency_info['now_shapes_compressed'] else 'plain'})"
             )
             print(
                 f"adjacency built in {adjacency_info['build_s']} s: {nodes:,} nodes, {edge_count:,} edges, "
