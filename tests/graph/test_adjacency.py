@@ -564,3 +564,24 @@ def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sql
         assert adjacency.snapshot is None  # closed with the app
     finally:
         store.close()
+
+
+def test_a_nodes_edges_valid_now_and_at_a_moment_are_read_from_its_array() -> None:
+    from array import array
+
+    from headwater.graph.adjacency import OPEN, Snapshot
+    from headwater.graph.walk import Edges
+
+    # node 0, a job: four integers an edge (other end, 0 INPUT / 1 OUTPUT, valid from, valid to)
+    job = array("q", [1, 0, 10, OPEN, 2, 0, 10, 20, 3, 1, 10, OPEN, 4, 1, 5, 15, 5, 1, 20, OPEN])
+    only_open = array("q", [1, 1, 10, OPEN, 2, 0, 10, OPEN])  # node 6, a dataset: every edge valid now
+    snap = Snapshot({}, ["job:n:j", "d1", "d2", "d3", "d4", "d5", "dataset:n:x"], [job, *[None] * 5, only_open], 1)
+    # a job's ends: (upstream = its INPUTs, downstream = its OUTPUTs)
+    assert Edges(snap, None).ends(0) == ([1], [3, 5])  # now: the edges not closed
+    assert Edges(snap, 12).ends(0) == ([1, 2], [3, 4])  # from <= t < to
+    assert Edges(snap, 20).ends(0) == ([1], [3, 5])  # valid to is exclusive, valid from inclusive
+    assert Edges(snap, 4).ends(0) == ([], [])
+    # a dataset's ends: (upstream = the jobs writing it, OUTPUT edges; downstream = the jobs reading it, INPUT)
+    assert Edges(snap, None).ends(6) == ([1], [2])
+    assert Edges(snap, 9).ends(6) == ([], [])
+    assert Edges(snap, None).ends(1) == ([], [])  # no array: no edges
