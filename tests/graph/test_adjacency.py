@@ -312,6 +312,7 @@ def test_an_answer_right_after_projection_holds_the_new_events(store_url: str) -
 
 def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fragments, "TRAIN_AFTER", 100)  # the shapes of now held compressed, as in a big graph
+    monkeypatch.setattr(fragments, "VERSIONS_TRAIN_AFTER", 100)  # and the version-bound parts of past shapes
     shape = synthetic.Shape(jobs=160, layers=12, seed=7)
     store = Store.open(store_url)
     try:
@@ -332,6 +333,7 @@ def test_a_generated_graph_answers_the_store_paths_bytes(store_url: str, monkeyp
                 _same(slow, fast, root, direction="both", depth=2, at=at, columns=True)
         assert compared == len(roots) * 6
         assert adjacency.now_nodes.compressed  # the answers kept shapes of now: over 100, so compressed since
+        assert adjacency.past_nodes.compressed  # past answers kept over 100 versions' parts
         # asked again: the shapes kept as bytes (of now, and of past versions) give the same answers
         for root in roots[:3]:
             for at in (None, past):
@@ -492,6 +494,15 @@ def test_kept_shapes_of_now_are_only_those_their_bytes_give_back() -> None:
     assert found == {"plain": nodes["plain"]}
     assert missing == ["nan1", "nan2", "inf", "tuple", "huge", "other"]
     assert kept.get_many(["plain"], 6) == ({}, ["plain"])  # a reader on another watermark reads the store
+
+    many = VersionShapes(train_after=50)  # compressed once 50 are held: each gives back its exact bytes
+    parts = {
+        k: b'{"id":"dataset:s3://lake:t%05d","type":"DATASET","fields":[{"name":"c%d"' % (k, k % 7) for k in range(80)
+    }
+    many.put(dict(list(parts.items())[:60]))
+    many.put(dict(list(parts.items())[60:]))
+    assert many.compressed and many.held_bytes < sum(map(len, parts.values()))
+    assert [many.get(k) for k in parts] == list(parts.values()) and many.get(999) is None
 
     versions = VersionShapes(limit=2)  # past shapes' version-bound parts: the oldest go first
     versions.put({"v1": b'{"id":"a"'})

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Iterable, Mapping, MutableMapping
+from typing import Any, TypeVar, cast
 
 import orjson
 import zstandard
 
 from headwater.graph.answers import Node
+
+K = TypeVar("K")
 
 # Shapes of now are held as plain JSON up to TRAIN_AFTER of them (~170 MB of the benchmark's shapes, ~580 B each:
 # a 100k-dataset graph's 152,500 nodes all fit), compressed beyond: a dictionary trained then on up to
@@ -36,7 +38,82 @@ TRAIN_AFTER = 300_000
 TRAIN_SAMPLES = 5_000
 DICT_SIZE = 16_384
 LEVEL = 3
+# The version-bound parts of past shapes (:class:`VersionShapes`): plain up to this many, as the shapes of now.
+VERSIONS_TRAIN_AFTER = 300_000
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame; a shape's JSON starts with "{"
+
+
+class Frames:
+    """Byte shapes held plain, then as zstd frames once the holder has ``train_after`` of them: one dictionary,
+    trained on the shapes held then, for the life of this object (so every frame held decodes with it); a
+    frame and plain JSON are told apart by their first bytes. Compressors and decompressors are per thread (a
+    zstandard context serves one call at a time). Used by :class:`NowNodes` and :class:`VersionShapes`, whose
+    locks guard their own dicts; this object trains once (:meth:`due`, then :meth:`train`)."""
+
+    def __init__(self, train_after: int) -> None:
+        self.train_after = train_after
+        self.dict: zstandard.ZstdCompressionDict | None = None
+        self._untrainable = False  # training failed once: shapes stay plain
+        self._training = False  # set once, by the caller that trains (no second training, whatever its outcome)
+        self._local = threading.local()
+
+    def decompressor(self) -> zstandard.ZstdDecompressor:
+        local = self._local
+        if getattr(local, "dict", None) is not self.dict:
+            local.dict = self.dict
+            local.d = zstandard.ZstdDecompressor(dict_data=self.dict)
+        return cast(zstandard.ZstdDecompressor, local.d)
+
+    def compressor(self, made: zstandard.ZstdCompressionDict) -> zstandard.ZstdCompressor:
+        local = self._local
+        if getattr(local, "cdict", None) is not made:
+            local.cdict = made
+            local.c = zstandard.ZstdCompressor(
+                level=LEVEL, dict_data=made, write_checksum=False, write_dict_id=False, write_content_size=True
+            )
+        return cast(zstandard.ZstdCompressor, local.c)
+
+    def plain(self, held: bytes) -> bytes:
+        """A held shape as its plain bytes."""
+        if held[:4] == _ZSTD_MAGIC:
+            return self.decompressor().decompress(held)
+        return held
+
+    def pack(self, texts: Mapping[K, bytes]) -> Mapping[K, bytes]:
+        """``texts`` as they are to be held: frames once a dictionary is trained (compressed by the caller's
+        thread, outside any lock)."""
+        made = self.dict
+        if made is None:
+            return texts
+        compress = self.compressor(made).compress
+        return {key: compress(text) for key, text in texts.items()}
+
+    def due(self, held: int) -> bool:
+        """Called under the holder's lock with how many it holds: True once, for the caller that is to train."""
+        if self.dict is None and not self._training and not self._untrainable and held >= self.train_after:
+            self._training = True
+            return True
+        return False
+
+    def train(self, lock: threading.Lock, shapes: MutableMapping[K, bytes]) -> None:
+        """Train the dictionary on ``shapes`` and compress them with it, outside ``lock`` but for the swaps
+        (readers and writers go on meanwhile)."""
+        with lock:
+            held = list(shapes.items())
+        samples: list[bytes | bytearray | memoryview] = [b for _, b in held[-TRAIN_SAMPLES:]]
+        try:
+            made = zstandard.train_dictionary(DICT_SIZE, samples, k=64, d=8, level=LEVEL)
+        except zstandard.ZstdError:  # samples too alike or too few to learn from: keep them as they are
+            self._untrainable = True
+            return
+        self.dict = made  # first: readers (who take no lock) decompress any frame they meet with it
+        compress = self.compressor(made).compress
+        for start in range(0, len(held), 10_000):  # the lock held a chunk at a time
+            chunk = [(key, text, compress(text)) for key, text in held[start : start + 10_000]]
+            with lock:
+                for key, text, frame in chunk:
+                    if shapes.get(key) is text:  # not forgotten nor replaced meanwhile
+                        shapes[key] = frame
 
 
 class NowNodes:
@@ -65,14 +142,10 @@ class NowNodes:
 
     def __init__(self, limit: int = 2_000_000, train_after: int | None = None) -> None:
         self._limit = limit
-        self._train_after = TRAIN_AFTER if train_after is None else train_after
+        self._frames = Frames(TRAIN_AFTER if train_after is None else train_after)
         self._nodes: OrderedDict[str, bytes] = OrderedDict()
         self._seq: int | None = None
         self._lock = threading.Lock()
-        self._dict: zstandard.ZstdCompressionDict | None = None
-        self._untrainable = False  # training failed once: shapes stay plain JSON
-        self._training = False  # set once, by the put that trains (no second training, whatever its outcome)
-        self._local = threading.local()
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -90,56 +163,13 @@ class NowNodes:
     @property
     def compressed(self) -> bool:
         """Whether shapes are held compressed (a dictionary was trained)."""
-        return self._dict is not None
-
-    def _decompressor(self) -> zstandard.ZstdDecompressor:
-        local = self._local
-        if getattr(local, "dict", None) is not self._dict:
-            local.dict = self._dict
-            local.d = zstandard.ZstdDecompressor(dict_data=self._dict)
-        return cast(zstandard.ZstdDecompressor, local.d)
-
-    def _compressor(self, made: zstandard.ZstdCompressionDict) -> zstandard.ZstdCompressor:
-        local = self._local
-        if getattr(local, "cdict", None) is not made:
-            local.cdict = made
-            local.c = zstandard.ZstdCompressor(
-                level=LEVEL, dict_data=made, write_checksum=False, write_dict_id=False, write_content_size=True
-            )
-        return cast(zstandard.ZstdCompressor, local.c)
-
-    def _plain_text(self, held: bytes) -> bytes:
-        """A held shape as its JSON bytes."""
-        if held[:4] == _ZSTD_MAGIC:
-            return self._decompressor().decompress(held)
-        return held
-
-    def _train(self) -> None:
-        """Train the dictionary on the shapes held and compress them with it, outside the lock but for the
-        swaps (answers keep shapes meanwhile; one caller trains, see :meth:`put`)."""
-        with self._lock:
-            held = list(self._nodes.items())
-        samples: list[bytes | bytearray | memoryview] = [b for _, b in held[-TRAIN_SAMPLES:]]
-        try:
-            made = zstandard.train_dictionary(DICT_SIZE, samples, k=64, d=8, level=LEVEL)
-        except zstandard.ZstdError:  # samples too alike or too few to learn from: keep them as they are
-            self._untrainable = True
-            return
-        self._dict = made  # first: readers (who take no lock) decompress any frame they meet with it
-        compress = self._compressor(made).compress
-        for start in range(0, len(held), 10_000):  # the lock held a chunk at a time
-            chunk = [(node_id, text, compress(text)) for node_id, text in held[start : start + 10_000]]
-            with self._lock:
-                nodes = self._nodes
-                for node_id, text, frame in chunk:
-                    if nodes.get(node_id) is text:  # not forgotten nor replaced meanwhile
-                        nodes[node_id] = frame
+        return self._frames.dict is not None
 
     def get(self, node_id: str, seq: int) -> Node | None:
         if seq != self._seq:
             return None
         found = self._nodes.get(node_id)
-        return None if found is None else cast(Node, orjson.loads(self._plain_text(found)))
+        return None if found is None else cast(Node, orjson.loads(self._frames.plain(found)))
 
     def get_many(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, Node], list[str]]:
         """The shapes kept of ``node_ids`` (for a reader at ``seq``), and the ids not kept, in their order."""
@@ -160,7 +190,7 @@ class NowNodes:
                 missing.append(node_id)
             elif held[:4] == _ZSTD_MAGIC:
                 if decompress is None:
-                    decompress = self._decompressor().decompress
+                    decompress = self._frames.decompressor().decompress
                 found[node_id] = decompress(held)
             else:
                 found[node_id] = held
@@ -178,22 +208,16 @@ class NowNodes:
                 encoded[node_id] = exact(orjson.dumps(node))
             except TypeError:  # orjson.JSONEncodeError: an integer beyond 64 bits
                 continue
-        made = self._dict
-        held = encoded
-        if made is not None:  # compressed outside the lock (this thread's own compressor)
-            compress = self._compressor(made).compress
-            held = {node_id: compress(text) for node_id, text in encoded.items()}
+        held = self._frames.pack(encoded)
         with self._lock:
             if seq != self._seq:
                 return encoded
             self._nodes.update(held)
             while len(self._nodes) > self._limit:  # the oldest go first
                 self._nodes.popitem(last=False)
-            train = self._dict is None and not self._training and len(self._nodes) >= self._train_after
-            if train:
-                self._training = True
-        if train and not self._untrainable:
-            self._train()
+            train = self._frames.due(len(self._nodes))
+        if train:
+            self._frames.train(self._lock, self._nodes)
         return encoded
 
     def advance(self, observed: Iterable[str], seq: int) -> None:
@@ -224,13 +248,16 @@ class VersionShapes:
 
     A version's id is a hash of the node, its start and its content (store/derive_*.py), so what is kept
     under it never goes stale: a version rewritten with other content gets another id. Only bytes and
-    their key texts are kept (no work for the garbage collector, as :class:`NowNodes`).
+    their key texts are kept (no work for the garbage collector, as :class:`NowNodes`); plain up to
+    :data:`VERSIONS_TRAIN_AFTER`, zstd frames beyond (:class:`Frames`). The default ``limit`` holds the
+    versions of every node of a 1M-dataset graph.
     """
 
-    def __init__(self, limit: int = 300_000) -> None:
+    def __init__(self, limit: int = 4_000_000, train_after: int | None = None) -> None:
         self._limit = limit
         self._shapes: OrderedDict[str | int, bytes] = OrderedDict()
         self._lock = threading.Lock()
+        self._frames = Frames(VERSIONS_TRAIN_AFTER if train_after is None else train_after)
 
     def __len__(self) -> int:
         return len(self._shapes)
@@ -244,15 +271,27 @@ class VersionShapes:
     def held_bytes(self) -> int:
         return sum(len(b) for b in list(self._shapes.values()))
 
+    @property
+    def compressed(self) -> bool:
+        """Whether shapes are held compressed (a dictionary was trained)."""
+        return self._frames.dict is not None
+
     def get(self, key: str | int) -> bytes | None:
-        return self._shapes.get(key)
+        held = self._shapes.get(key)
+        if held is None or held[:4] != _ZSTD_MAGIC:
+            return held
+        return self._frames.plain(held)
 
     def put(self, shapes: Mapping[str, bytes] | Mapping[int, bytes]) -> None:
+        held: Mapping[str | int, bytes] = self._frames.pack(cast(Mapping[str | int, bytes], shapes))
         with self._lock:
-            for key, shape in shapes.items():
+            for key, shape in held.items():
                 self._shapes[key] = shape
             while len(self._shapes) > self._limit:
                 self._shapes.popitem(last=False)
+            train = self._frames.due(len(self._shapes))
+        if train:
+            self._frames.train(self._lock, self._shapes)
 
     def clear(self) -> None:
         with self._lock:
