@@ -6,10 +6,7 @@ same job. :func:`fast_accept` decodes an event's core (``eventTime``, ``eventTyp
 ``inputs``, ``outputs``, ``producer``, ``schemaURL``) with msgspec into the typed records below, each facet kept
 as its raw JSON bytes; a :class:`FacetCache` turns each distinct facet's bytes, once, into what every check
 needs (its value, the verdicts of the structure limits, of the name checks and of its official schema, keyed by
-the SHA-256 of its canonical bytes), so a facet seen before costs a hash and a lookup. A daily job repeats more
-than facets: its job, inputs and outputs (and each facet container) are the same bytes run after run, so the
-event's values are kept as bytes too and each part of the core is looked up whole by (shape, bytes) — with the
-limits under which it passed every check — and walked facet by facet only when not seen there before.
+the SHA-256 of its canonical bytes), so a facet seen before costs a hash and a lookup.
 
 Contract: :func:`fast_accept` returns exactly what :func:`headwater.ingest.accept.accept` returns for the same
 body (the same payloads as values, the same stored text, kinds ``RUN``, no warnings) or None, and then the
@@ -207,10 +204,6 @@ class FacetCache:
     """Distinct facets by their bytes as sent (bounded, least recently used first out), and schema verdicts by
     (slot, name, canonical bytes): equal content sent with other whitespace or key order is validated once too.
     Thread-safe (requests run in a thread pool).
-
-    Whole facet containers (by their bytes) and whole parts of an event's core (by shape and bytes:
-    :meth:`_Parts.subtree`) are kept the same way, each with where it passed every check; a hit counts as a hit
-    for each of its facets (the rate below).
 
     When few facets repeat (producers that share nothing between events), checking facet by facet costs more
     than checking each event whole: :meth:`cold` says so from the recent hit rate (looked at before each
