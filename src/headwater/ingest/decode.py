@@ -673,8 +673,7 @@ def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -
 
 # --- a stored event read again, its repeated facets recognized ---------------------------------------------
 
-_STORED = _EVENT  # each value as its bytes: a string decoded, an object or list looked up whole (_stored_part)
-_STORED_SHAPE = 0  # the shape of a stored event's parts in the cache's trees (no object's id: not the door's)
+_STORED = msgspec.json.Decoder(dict[str, str | _Inner | list[_Inner]])
 
 
 def read_stored(text: str, cache: FacetCache) -> dict[str, Any] | None:
@@ -695,36 +694,16 @@ def read_stored(text: str, cache: FacetCache) -> dict[str, Any] | None:
     except (msgspec.DecodeError, RecursionError):
         return None
     try:
-        return {key: _stored_part(bytes(value), cache) for key, value in decoded.items()}
+        return {key: _stored_value(value, cache) for key, value in decoded.items()}
     except _Refused:
         return None
 
 
-def _stored_part(data: bytes, cache: FacetCache) -> Any:
-    """A value of the event: a string, or an object (run, job) or list of objects (inputs, outputs) of strings and
-    facet containers — the value of the same bytes read before (shared), else read container by container."""
-    first = data[:1]
-    if first == b'"':
-        return _string(data)
-    key = (_STORED_SHAPE, data)
-    held = cache.tree(key)
-    if held is not None:
-        return held.three[0]
-    facets: list[Facet] = []  # its facets: a later hit counts them as hits (FacetCache.cold)
-    try:
-        if first == b"{":
-            value: Any = _stored_inner(_INNER.decode(data), cache, facets)
-        elif first == b"[":
-            value = [_stored_inner(item, cache, facets) for item in _INNERS.decode(data)]
-        else:
-            raise _Refused
-    except (msgspec.DecodeError, RecursionError):
-        raise _Refused from None
-    cache.keep_tree(key, Tree((value, None, None), tuple(facets)))
-    return value
-
-
-def _stored_inner(value: dict[str, msgspec.Raw], cache: FacetCache, facets: list[Facet]) -> dict[str, Any]:
+def _stored_value(value: Any, cache: FacetCache) -> Any:
+    if type(value) is str:
+        return value
+    if type(value) is list:
+        return [_stored_value(item, cache) for item in value]
     out: dict[str, Any] = {}
     for key, inner in value.items():
         data = bytes(inner)
@@ -732,16 +711,15 @@ def _stored_inner(value: dict[str, msgspec.Raw], cache: FacetCache, facets: list
         if first == b'"':
             out[key] = _string(data)
         elif first == b"{":
-            out[key] = _stored_facets(data, cache, facets)
+            out[key] = _stored_facets(data, cache)
         else:
             raise _Refused
     return out
 
 
-def _stored_facets(data: bytes, cache: FacetCache, facets: list[Facet]) -> dict[str, Any]:
+def _stored_facets(data: bytes, cache: FacetCache) -> dict[str, Any]:
     held = cache.container(data)
     if held is not None:
-        facets.extend(held.core.values())
         return held.values
     try:
         items = _CONTAINER.decode(data)
@@ -754,6 +732,5 @@ def _stored_facets(data: bytes, cache: FacetCache, facets: list[Facet]) -> dict[
         if facet is None:
             raise _Refused
         values[name], core[name] = facet.value, facet
-        facets.append(facet)
     cache.keep_container(data, Held(values, core))
     return values
