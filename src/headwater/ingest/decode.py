@@ -108,17 +108,9 @@ _RUN_EVENT = _Object(
 # text keeps it) down to the facet containers, whose facets stay raw bytes (not decoded unless the cache has
 # not seen them). The types say only how deep objects go; which key may hold what is the walk's check.
 _Container = dict[str, msgspec.Raw]  # name -> a facet's bytes
-# run, job, a dataset: each value kept as its bytes (a string is decoded by the walk; a facet container is looked
-# up whole by its bytes in the cache, and decoded into its facets' bytes only when the cache has not seen it)
-_Inner = dict[str, msgspec.Raw]
-_CONTAINER = msgspec.json.Decoder(_Container)
-_STRING_VALUE = msgspec.json.Decoder(str)
-# the event: each value kept as its bytes too; its run, job, inputs and outputs are looked up whole by their bytes
-# (a daily job's job, inputs and outputs repeat byte for byte), and decoded only when the cache has not seen them
-_Core = dict[str, msgspec.Raw]
+_Inner = dict[str, str | _Container]  # run, job, a dataset: strings and facet containers
+_Core = dict[str, str | _Inner | list[_Inner]]
 _EVENT = msgspec.json.Decoder(_Core)
-_INNER = msgspec.json.Decoder(_Inner)
-_INNERS = msgspec.json.Decoder(list[_Inner])
 
 
 class _Envelope(msgspec.Struct):
@@ -179,27 +171,6 @@ class Facet:
 _META = ("_producer", "_schemaURL", "_deleted")
 
 
-@dataclass
-class Held:
-    """A facet container seen before, by its bytes: its facets' values and its facets by name (both read-only,
-    shared by every event that sends these bytes) and where its facets passed every check (slot, depth, the
-    limits' token: :func:`_facet_passes` of each facet there)."""
-
-    values: dict[str, Any]
-    core: dict[str, Facet]
-    passed: set[tuple[Any, ...]] = field(default_factory=set)
-
-
-@dataclass
-class Tree:
-    """A part of an event's core seen before, by its shape and bytes: its three forms (payload, view, core; all
-    read-only, shared), its facets in the order walked, and the limits' tokens under which it passed every check."""
-
-    three: tuple[Any, Any, Any]
-    facets: tuple[Facet, ...]
-    passed: set[int] = field(default_factory=set)
-
-
 class FacetCache:
     """Distinct facets by their bytes as sent (bounded, least recently used first out), and schema verdicts by
     (slot, name, canonical bytes): equal content sent with other whitespace or key order is validated once too.
@@ -214,11 +185,6 @@ class FacetCache:
         self.max_facets, self.max_bytes = max_facets, max_bytes
         self._facets: dict[bytes, Facet] = {}
         self._size = 0
-        # whole facet containers by their bytes: a repeated container costs one lookup, not one per facet
-        self._containers: dict[bytes, Held] = {}
-        self._container_bytes = 0
-        self._trees: dict[tuple[int, bytes], Tree] = {}  # parts of the core by (shape, bytes): _Parts.subtree
-        self._tree_bytes = 0
         self._verdicts: dict[tuple[str, str, bytes], bool] = {}
         self._verdict_bytes = 0
         self._lock = threading.Lock()
@@ -272,59 +238,6 @@ class FacetCache:
                 unshare(self._facets.pop(oldest).value)
                 self._size -= len(oldest)
         return made
-
-    def container(self, raw: bytes) -> Held | None:
-        """The container of these bytes when seen before (its facets taken from this cache then)."""
-        with self._lock:
-            found = self._containers.pop(raw, None)
-            if found is not None:
-                self._containers[raw] = found
-                for _ in found.core:  # each of its facets served from this cache: the rate's lookups as before
-                    self.hits += 1
-                    self._count(True)
-            return found
-
-    def keep_container(self, raw: bytes, held: Held) -> None:
-        """Keep a container read facet by facet (bounded as the facets are; a very large one is not kept)."""
-        if len(raw) > self.max_bytes // 64:
-            return
-        with self._lock:
-            if raw in self._containers:
-                return
-            self._containers[raw] = held
-            self._container_bytes += len(raw)
-            while self._containers and (
-                len(self._containers) > self.max_facets or self._container_bytes > self.max_bytes
-            ):
-                oldest = next(iter(self._containers))
-                del self._containers[oldest]
-                self._container_bytes -= len(oldest)
-
-    def tree(self, key: tuple[int, bytes]) -> Tree | None:
-        """A part of the core (an event's run, job, inputs or outputs: the shape's id, its bytes) seen before."""
-        with self._lock:
-            found = self._trees.pop(key, None)
-            if found is not None:
-                self._trees[key] = found
-                for _ in found.facets:  # each of its facets served from this cache: the rate's lookups as before
-                    self.hits += 1
-                    self._count(True)
-            return found
-
-    def keep_tree(self, key: tuple[int, bytes], tree: Tree) -> None:
-        """Keep a part of the core walked facet by facet (bounded as the facets are; a very large one is not)."""
-        size = len(key[1])
-        if size > self.max_bytes // 64:
-            return
-        with self._lock:
-            if key in self._trees:
-                return
-            self._trees[key] = tree
-            self._tree_bytes += size
-            while self._trees and (len(self._trees) > self.max_facets or self._tree_bytes > self.max_bytes):
-                oldest = next(iter(self._trees))
-                del self._trees[oldest]
-                self._tree_bytes -= len(oldest[1])
 
     def verdict(self, key: tuple[str, str, bytes], compute: Callable[[], bool]) -> bool:
         with self._lock:
@@ -412,20 +325,10 @@ class _Parts:
         self.checks = checks
         self.facets: list[Facet] = []
 
-    def container(self, raw: Any, at: _FacetsAt) -> Three:
-        if type(raw) is not msgspec.Raw:
+    def container(self, items: Any, at: _FacetsAt) -> Three:
+        if type(items) is not dict:
             raise _Refused
         checks = self.checks
-        data = bytes(raw)
-        held = checks.cache.container(data)
-        where = (at.slot, at.depth, checks.token)
-        if held is not None and where in held.passed:  # the same bytes passed every check here before
-            self.facets.extend(held.core.values())
-            return held.values, {}, held.core
-        try:
-            items = _CONTAINER.decode(data)
-        except (msgspec.DecodeError, RecursionError):
-            raise _Refused from None
         limits = checks.limits
         # what the structure limits ask of the container itself besides its depth (which the view's empty
         # object still has): its keys, their number and length
@@ -441,11 +344,7 @@ class _Parts:
                 raise _Refused
             values[name], core[name] = facet.value, facet
             self.facets.append(facet)
-        if held is None:
-            held = Held(values, core)
-            checks.cache.keep_container(data, held)
-        held.passed.add(where)
-        return held.values, {}, held.core
+        return values, {}, core
 
     def walk(self, items: Any, shape: _Object) -> Three:
         """An object of the core (as decoded) in its three forms, keys in the order sent."""
@@ -458,53 +357,21 @@ class _Parts:
             kind = shape.fields[key]
             if kind is _STRING:
                 if type(value) is not str:
-                    value = _string(value)
+                    raise _Refused
                 payload[key] = view[key] = core[key] = value
             elif isinstance(kind, _FacetsAt):
                 payload[key], view[key], core[key] = self.container(value, kind)
+            elif isinstance(kind, _Object):
+                payload[key], view[key], core[key] = self.walk(value, kind)
             else:
-                payload[key], view[key], core[key] = self.subtree(value, kind)
+                if type(value) is not list:
+                    raise _Refused
+                done = [self.walk(item, kind.item) for item in value]
+                payload[key], view[key], core[key] = [d[0] for d in done], [d[1] for d in done], [d[2] for d in done]
         return payload, view, core
-
-    def subtree(self, raw: Any, kind: _Object | _ListOf) -> tuple[Any, Any, Any]:
-        """An object or a list of objects of the core (as bytes) in its three forms: the cache's when the same
-        bytes of the same shape passed every check under the same limits before, else walked (and kept)."""
-        if type(raw) is not msgspec.Raw:
-            raise _Refused
-        checks = self.checks
-        key = (id(kind), bytes(raw))
-        held = checks.cache.tree(key)
-        if held is not None and checks.token in held.passed:
-            self.facets.extend(held.facets)
-            return held.three
-        start = len(self.facets)
-        try:
-            items = (_INNER if isinstance(kind, _Object) else _INNERS).decode(key[1])
-        except (msgspec.DecodeError, RecursionError):
-            raise _Refused from None
-        if isinstance(kind, _Object):
-            three: tuple[Any, Any, Any] = self.walk(items, kind)
-        else:
-            done = [self.walk(item, kind.item) for item in items]
-            three = ([d[0] for d in done], [d[1] for d in done], [d[2] for d in done])
-        if held is None:
-            held = Tree(three, tuple(self.facets[start:]))
-            checks.cache.keep_tree(key, held)
-        held.passed.add(checks.token)
-        return held.three
 
 
 Three = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]  # payload, view, core
-
-
-def _string(raw: Any) -> str:
-    """A string value kept as its bytes (:data:`_Inner`); anything else leaves the fast path."""
-    if type(raw) is not msgspec.Raw and type(raw) is not bytes:
-        raise _Refused
-    try:
-        return _STRING_VALUE.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        raise _Refused from None
 
 
 def _facet_passes(facet: Facet, slot: Slot, name: str, depth: int, checks: _Checks) -> bool:
@@ -673,7 +540,7 @@ def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -
 
 # --- a stored event read again, its repeated facets recognized ---------------------------------------------
 
-_STORED = msgspec.json.Decoder(dict[str, str | _Inner | list[_Inner]])
+_STORED = msgspec.json.Decoder(dict[str, str | dict[str, str | _Container] | list[dict[str, str | _Container]]])
 
 
 def read_stored(text: str, cache: FacetCache) -> dict[str, Any] | None:
@@ -706,31 +573,20 @@ def _stored_value(value: Any, cache: FacetCache) -> Any:
         return [_stored_value(item, cache) for item in value]
     out: dict[str, Any] = {}
     for key, inner in value.items():
-        data = bytes(inner)
-        first = data[:1]
-        if first == b'"':
-            out[key] = _string(data)
-        elif first == b"{":
-            out[key] = _stored_facets(data, cache)
+        if type(inner) is str:
+            out[key] = inner
+        elif type(inner) is dict:
+            out[key] = _stored_facets(inner, cache)
         else:
-            raise _Refused
+            out[key] = _stored_value(inner, cache)
     return out
 
 
-def _stored_facets(data: bytes, cache: FacetCache) -> dict[str, Any]:
-    held = cache.container(data)
-    if held is not None:
-        return held.values
-    try:
-        items = _CONTAINER.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        raise _Refused from None
-    values: dict[str, Any] = {}
-    core: dict[str, Facet] = {}
+def _stored_facets(items: dict[str, msgspec.Raw], cache: FacetCache) -> dict[str, Any]:
+    facets: dict[str, Any] = {}
     for name, raw in items.items():
         facet = cache.facet(bytes(raw))
         if facet is None:
             raise _Refused
-        values[name], core[name] = facet.value, facet
-    cache.keep_container(data, Held(values, core))
-    return values
+        facets[name] = facet.value
+    return facets
