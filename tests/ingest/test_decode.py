@@ -118,6 +118,24 @@ def test_each_distinct_facet_is_decoded_and_validated_once(validator: EventValid
     assert schema_of[0] is schema_of[1] is schema_of[2]  # one value, shared
 
 
+def test_a_facet_seen_valid_in_one_place_is_checked_again_in_another(validator: EventValidator) -> None:
+    """The same facet bytes: valid as a job facet (``parent`` is a custom facet there: only its BaseFacet keys
+    are checked), invalid as a run facet (the official ParentRunFacet requires ``run`` and ``job``)."""
+    cache = FacetCache()
+    container = {"parent": facet(x=1)}
+    first = _event(RUN_A)
+    first["job"]["facets"] = container
+    accepted = fast_accept(json.dumps([first, first]), validator, Limits(), 100, cache, batch=True)
+    assert accepted is not None and all(not isinstance(e, str) for e in accepted)
+    second = _event(RUN_B)
+    second["run"]["facets"] = container
+    text = json.dumps([second])
+    assert fast_accept(text, validator, Limits(), 100, cache, batch=True) in (None, [text[1:-1]])
+    with pytest.raises(IngestError) as refused:
+        accept(text, POLICY, validator, batch=True)
+    assert "run.facets.parent" in str(refused.value)
+
+
 def test_a_facet_seen_valid_before_does_not_make_an_invalid_event_pass(validator: EventValidator) -> None:
     good = _event(RUN_A)
     accept(json.dumps([good]), POLICY, validator, batch=True)

@@ -132,6 +132,12 @@ _CORES = msgspec.json.Decoder(list[_Core] | _CoresEnvelope)
 _UNUSUAL_ESCAPE = re.compile(rb"\\u(?:[dD][89a-fA-F]|0000)")
 
 
+def _unusual_escape(data: bytes) -> bool:
+    """Whether ``data`` holds an escaped surrogate or NUL. Most events hold no backslash at all: looking for one
+    byte (memchr) is ~20x cheaper than the pattern's scan of a 24 kB event, which then runs only when needed."""
+    return b"\\" in data and _UNUSUAL_ESCAPE.search(data) is not None
+
+
 # --- one distinct facet, checked once ----------------------------------------------------------------------
 
 
@@ -478,7 +484,7 @@ def fast_accept(
     except UnicodeEncodeError:
         return None
     if not batch:
-        if _UNUSUAL_ESCAPE.search(data) is not None:
+        if _unusual_escape(data):
             return None
         try:
             return [_one(data, text, checks)]
@@ -500,7 +506,7 @@ def fast_accept(
             return None
         item = bytes(raw)
         try:
-            if _UNUSUAL_ESCAPE.search(item) is not None:
+            if _unusual_escape(item):
                 raise _Refused
             out.append(_one(item, None, checks))
         except _Refused:
@@ -511,7 +517,7 @@ def fast_accept(
 def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -> list[FastEvent | str] | None:
     """:func:`fast_accept`'s answer for a batch of usual events only, decoded in one pass; None when any event is
     not taken (then each is read on its own, and those not taken are the full path's)."""
-    if _UNUSUAL_ESCAPE.search(data) is not None:
+    if _unusual_escape(data):
         return None
     try:
         items = _CORES.decode(data)
@@ -548,7 +554,7 @@ def read_stored(text: str, cache: FacetCache) -> dict[str, Any] | None:
     if not cache.sampled() and cache.cold():
         return None
     data = text.encode("utf-8")
-    if _UNUSUAL_ESCAPE.search(data) is not None:
+    if _unusual_escape(data):
         return None
     try:
         decoded = _STORED.decode(data)
