@@ -4,9 +4,10 @@ version-bound part of past shapes (:class:`VersionShapes`), from which lineage a
 
 Contract: a shape kept here is the one :func:`headwater.graph.common.nodes_for` answers at the watermark it
 was read at, and is given out only to readers at that watermark; it is forgotten when its node is observed
-again. Beyond :data:`TRAIN_AFTER` of them, shapes of now are held compressed (zstd, with a dictionary trained on
-the shapes held): a whole 1M-dataset graph's fit in ~0.15 GB instead of ~0.9 (docs/bench-graph.md). Shapes are kept as bytes, which Python's garbage collector never walks: a server process keeps up to
-hundreds of thousands of them, and containers held that long (dicts, lists, tuples holding lists) made every
+again. Beyond :data:`TRAIN_AFTER` of them, shapes are held compressed (:class:`Frames`: zstd, with a
+dictionary trained on the shapes held): a whole 1M-dataset graph's shapes of now fit in ~0.15 GB instead of
+~0.9 (docs/bench-graph.md). Shapes are kept as bytes, which Python's garbage collector never walks: a server
+process keeps up to hundreds of thousands of them, and containers held that long (dicts, lists, tuples holding lists) made every
 full collection — run in the middle of some answer — tens of milliseconds slower (docs/bench-graph.md). For
 the same reason nothing decoded is kept across answers: an earlier version kept each dataset version's
 decoded ``fields`` (tuples holding lists), which saved one JSON decode per schema text and answer but cost
@@ -133,11 +134,8 @@ class NowNodes:
     per call), not by decoding the bytes again, which cost more than the rest of a first read. At most
     ``limit`` shapes (the oldest go first): the default holds every node of a 1M-dataset graph (1,525,000).
 
-    Held plain up to ``train_after`` shapes (default :data:`TRAIN_AFTER`), compressed beyond: then each shape
-    a zstd frame made with one dictionary, trained on the shapes held when the bound is first reached (if
-    training fails, all stay plain JSON; a frame and a JSON object are told apart by their first bytes). The
-    dictionary stays for the life of this object, so every frame held decodes with it. Compressors and
-    decompressors are per thread (a zstandard context serves one call at a time).
+    Held plain up to ``train_after`` shapes (default :data:`TRAIN_AFTER`), as zstd frames beyond
+    (:class:`Frames`).
     """
 
     def __init__(self, limit: int = 2_000_000, train_after: int | None = None) -> None:
@@ -278,9 +276,7 @@ class VersionShapes:
 
     def get(self, key: str | int) -> bytes | None:
         held = self._shapes.get(key)
-        if held is None or held[:4] != _ZSTD_MAGIC:
-            return held
-        return self._frames.plain(held)
+        return None if held is None else self._frames.plain(held)
 
     def put(self, shapes: Mapping[str, bytes] | Mapping[int, bytes]) -> None:
         held: Mapping[str | int, bytes] = self._frames.pack(cast(Mapping[str | int, bytes], shapes))
