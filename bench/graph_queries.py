@@ -124,11 +124,21 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[k]
 
 
+def _sqlite_path(url: str) -> Path | None:
+    """The SQLite file of a store URL, or None (PostgreSQL)."""
+    return Path(url.split(":///", 1)[1]) if urlsplit(url).scheme.startswith("sqlite") else None
+
+
+def _pg_admin(url: str) -> tuple[str, str]:
+    """A PostgreSQL store URL's server, as the URL of its ``postgres`` database, and its database's name."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(scheme="postgresql", path="/postgres")), parts.path.lstrip("/")
+
+
 def fresh_database(url: str) -> None:
     """Start from an empty store: delete a SQLite file; drop and create a ``hw_bench*`` PostgreSQL database."""
-    parts = urlsplit(url)
-    if parts.scheme.startswith("sqlite"):
-        path = Path(url.split(":///", 1)[1])
+    path = _sqlite_path(url)
+    if path is not None:
         for file in (path, events_file(path)):  # the store's main file and its event log's
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{file}{suffix}").unlink(missing_ok=True)
@@ -136,10 +146,9 @@ def fresh_database(url: str) -> None:
         return
     import psycopg
 
-    name = parts.path.lstrip("/")
+    admin, name = _pg_admin(url)
     if not name.startswith("hw_bench"):
         raise SystemExit(f"refusing to drop database {name!r}: benchmark databases must be named hw_bench...")
-    admin = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
@@ -156,14 +165,14 @@ def resident_bytes() -> int:
 
 def database_exists(url: str) -> bool:
     """Whether the store's database is there to reuse (a SQLite file; a PostgreSQL database)."""
-    parts = urlsplit(url)
-    if parts.scheme.startswith("sqlite"):
-        return Path(url.split(":///", 1)[1]).exists()
+    path = _sqlite_path(url)
+    if path is not None:
+        return path.exists()
     import psycopg
 
-    admin = urlunsplit(parts._replace(scheme="postgresql", path="/postgres"))
+    admin, name = _pg_admin(url)
     with psycopg.connect(admin, autocommit=True) as conn:
-        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (parts.path.lstrip("/"),)).fetchone()
+        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
     return found is not None
 
 
