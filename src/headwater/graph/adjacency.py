@@ -53,6 +53,7 @@ import sqlalchemy as sa
 from headwater.graph import asof
 from headwater.graph.common import nodes_for
 from headwater.graph.fragments import NowNodes, VersionShapes
+from headwater.model.nodeid import JOB
 from headwater.store.schema import edges, observations
 from headwater.store.watermark import projected_seq
 
@@ -75,7 +76,7 @@ class Snapshot:
     """The edges as of one watermark: what one answer reads (a refresh makes a new snapshot, so an answer
     under way never sees half of one)."""
 
-    __slots__ = ("adj", "made", "name", "num", "seq", "versions")
+    __slots__ = ("adj", "jobs", "made", "name", "num", "seq", "versions")
 
     def __init__(
         self,
@@ -84,9 +85,13 @@ class Snapshot:
         adj: list[array[int] | None],
         seq: int,
         versions: list[bytes | None] | None = None,
+        jobs: bytearray | None = None,
     ) -> None:
         self.num = num  # node id -> number (shared by the snapshots: only ever appended to)
         self.name = name  # number -> node id (likewise)
+        # number -> 1 for a job, 0 for a dataset (likewise): a walk asks it of every node it meets, and an index
+        # into one contiguous array touches no id text (at 1M nodes, mostly memory no answer touched lately)
+        self.jobs = bytearray(node.startswith(JOB) for node in name) if jobs is None else jobs
         self.adj = adj  # number -> its edges, four integers each (this snapshot's own list)
         self.seq = seq
         self.made = 0  # node arrays this snapshot made (a refresh's; the build's are not counted)
@@ -124,7 +129,7 @@ class Snapshot:
     def memory(self) -> int:
         """Bytes held by the edges: the arrays, the list of them, the id texts, the numbering dict and the list
         of ids (the records of versions: :meth:`versions_memory`)."""
-        total = sys.getsizeof(self.adj) + sys.getsizeof(self.name) + sys.getsizeof(self.num)
+        total = sys.getsizeof(self.adj) + sys.getsizeof(self.name) + sys.getsizeof(self.num) + sys.getsizeof(self.jobs)
         total += sum(sys.getsizeof(a) for a in self.adj if a is not None)
         total += sum(sys.getsizeof(s) for s in self.name)
         return total
@@ -183,6 +188,7 @@ class Adjacency:
             seq = projected_seq(conn)
             num: dict[str, int] = {}
             name: list[str] = []
+            jobs = bytearray()
             lists: list[list[int]] = []
 
             def number(node: str) -> int:
@@ -190,6 +196,7 @@ class Adjacency:
                 if n is None:
                     n = num[node] = len(name)
                     name.append(node)
+                    jobs.append(node.startswith(JOB))
                     lists.append([])
                 return n
 
@@ -209,7 +216,7 @@ class Adjacency:
         with self._lock:
             if not self._closed:
                 self.now_nodes.advance((), seq)  # a first build: nothing kept from before
-                self._snap = Snapshot(num, name, adj, seq, versions)
+                self._snap = Snapshot(num, name, adj, seq, versions, jobs)
         self._warm()
         _settle_heap()
 
@@ -289,7 +296,7 @@ def _refreshed(conn: sa.Connection, snap: Snapshot, seq: int, now_nodes: NowNode
     ).all()
     now_nodes.advance({node for node, _ in observed}, seq)  # before the new snapshot is given out
     changed = sorted({node for node, role in observed if role in _JOB_ROLES})
-    new = Snapshot(snap.num, snap.name, list(snap.adj), seq, list(snap.versions))
+    new = Snapshot(snap.num, snap.name, list(snap.adj), seq, list(snap.versions), snap.jobs)
     for start in range(0, len(changed), _CHUNK):
         part = changed[start : start + _CHUNK]
         rows = conn.execute(sa.select(*_EDGE_COLUMNS).where(edges.c.job.in_(part))).all()
@@ -311,6 +318,7 @@ def _number(snap: Snapshot, node: str) -> int:
     if n is None:
         n = len(snap.name)
         snap.name.append(node)
+        snap.jobs.append(node.startswith(JOB))
         snap.num[node] = n
     while len(snap.adj) <= n:
         snap.adj.append(None)

@@ -15,7 +15,6 @@ from operator import and_, gt, not_
 
 from headwater.graph.adjacency import OPEN, Snapshot
 from headwater.graph.answers import GraphEdge
-from headwater.model.nodeid import JOB
 
 Ends = tuple[list[int], list[int]]  # (upstream ends, downstream ends) of one node at ``t``
 
@@ -27,18 +26,12 @@ class Edges:
         self.snap = snap
         self.t = t
         self.name = snap.name
+        self.jobs = snap.jobs
         self._ends: dict[int, Ends] = {}
-        self._is_job: dict[int, bool] = {}
 
     def number(self, node: str) -> int | None:
         n = self.snap.num.get(node)
         return None if n is None or n >= len(self.snap.adj) else n
-
-    def is_job(self, n: int) -> bool:
-        found = self._is_job.get(n)
-        if found is None:
-            found = self._is_job[n] = self.name[n].startswith(JOB)
-        return found
 
     def ends(self, n: int) -> Ends:
         """One hop each way: upstream of a job the datasets it reads (INPUT), of a dataset the jobs writing it
@@ -55,8 +48,10 @@ class Edges:
         ends, flags, tos = values[0::4], values[1::4], values[3::4]
         t = self.t
         valid: Iterable[bool] | None
-        if t is None:
-            valid = None if tos.count(OPEN) == len(tos) else map(OPEN.__eq__, tos)
+        if tos.count(OPEN) == len(tos) and (t is None or max(values[2::4]) <= t):
+            valid = None  # the common case, now and at a past moment: every edge open and begun by then
+        elif t is None:
+            valid = map(OPEN.__eq__, tos)
         else:
             valid = map(and_, map(t.__ge__, values[2::4]), map(t.__lt__, tos))
         if valid is None:  # every edge valid: split by flag alone
@@ -66,7 +61,7 @@ class Edges:
             mask = list(valid)
             outs = list(compress(ends, map(and_, flags, mask)))
             ins = list(compress(ends, map(gt, mask, flags)))  # valid and INPUT (0)
-        found = self._ends[n] = (ins, outs) if self.is_job(n) else (outs, ins)
+        found = self._ends[n] = (ins, outs) if self.jobs[n] else (outs, ins)
         return found
 
 
@@ -99,7 +94,8 @@ def edges(e: Edges, present: set[int]) -> list[GraphEdge]:
     """The INPUT and OUTPUT edges among ``present``, by job id, then dataset id."""
     name = e.name
     out: list[GraphEdge] = []
-    for j in sorted((n for n in present if e.is_job(n)), key=name.__getitem__):
+    jobs = e.jobs
+    for j in sorted((n for n in present if jobs[n]), key=name.__getitem__):
         job = name[j]
         ins, outs = e.ends(j)  # a job's upstream ends are its inputs
         for ds in sorted({name[d] for d in ins if d in present}):
