@@ -66,7 +66,11 @@ class Edges:
 
 
 def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, int], max_nodes: int) -> bool:
-    """Walk ``depth`` hops from ``start``, recording signed levels in ``found``; True when cut at ``max_nodes``."""
+    """Walk ``depth`` hops from ``start``, recording signed levels in ``found``; True when cut at ``max_nodes``.
+
+    A hop that cannot reach ``max_nodes`` (the nodes found plus every end of its frontier stay within it) finds
+    the same nodes at the same level in any order, so it is taken as set operations (in C); only a hop that may
+    be cut walks in the order of ids, which decides the nodes kept."""
     key = e.name.__getitem__
     sign = -1 if upstream else 1
     side = 0 if upstream else 1
@@ -75,8 +79,14 @@ def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, in
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        nxt: set[int] = set()
         level = sign * hop
+        reached = [ends_of(n)[side] for n in frontier]
+        if len(found) + sum(map(len, reached)) <= max_nodes:
+            nxt = set().union(*reached).difference(found)
+            found.update(dict.fromkeys(nxt, level))
+            frontier = nxt
+            continue
+        nxt = set()
         for n in sorted(frontier, key=key) if len(frontier) > 1 else frontier:
             ends = ends_of(n)[side]
             for m in sorted(set(ends), key=key) if len(ends) > 1 else ends:
