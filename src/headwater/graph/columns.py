@@ -13,7 +13,7 @@ from headwater.graph.common import (
     column_edge_shape,
     field_id,
     micros,
-    require_node,
+    require_exists,
     select_in,
     split_dataset_id,
     valid_at,
@@ -39,7 +39,7 @@ def dataset_field_types(conn: sa.Connection, dataset_ids: Iterable[str], t: int 
 def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]:
     """The columns a column-lineage question starts from (a field, or every column of a dataset)."""
     ds = node.dataset.id
-    require_node(conn, node.dataset, t)
+    require_exists(conn, node.dataset, t)
     if node.type == "datasetField":
         assert node.field is not None
         return {(ds, node.field)}

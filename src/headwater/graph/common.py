@@ -354,6 +354,21 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> Node:
     return found[node.id]
 
 
+def require_exists(conn: sa.Connection, node: NodeRef, t: int | None) -> None:
+    """:func:`require_node`'s check without reading the node's shape (one query on its versions): for answers
+    that read the shapes elsewhere."""
+    node_id = node.id
+    if node_id.startswith(DATASET):
+        found = _node_rows(conn, datasets, dataset_versions, dataset_versions.c.dataset, (), [node_id], t, False)
+    elif node_id.startswith(JOB):
+        found = _node_rows(conn, jobs, job_versions, job_versions.c.job, (), [node_id], t, False)
+    else:
+        found = {}
+    if node_id not in found or is_absent(node_id):
+        when = "" if t is None else f" at {iso(t)}"
+        raise NodeNotFound(f"{node.type} {node_id!r} not found{when}")
+
+
 def version_shape(row: Row, *, is_job: bool) -> Version:
     shape: Version = {
         "version": row.id,

@@ -14,7 +14,7 @@ from headwater.graph.common import (
     field_id,
     micros,
     node_names,
-    require_node,
+    require_exists,
     select_in,
     split_dataset_id,
 )
@@ -86,7 +86,7 @@ def impact(
     if node.type not in ("dataset", "datasetField"):
         raise NodeNotFound(f"impact needs a dataset or datasetField node, got {node.id!r}")
     t = micros(at)
-    require_node(conn, node.dataset, t)
+    require_exists(conn, node.dataset, t)
     items: dict[str, ImpactItem] = {}
     truncated = False
 

@@ -17,7 +17,7 @@ from headwater.graph.common import (
     is_absent,
     micros,
     nodes_for,
-    require_node,
+    require_exists,
     root_ref,
     select_in,
     valid_at,
@@ -152,7 +152,7 @@ def lineage(
     check_walk(direction, depth)
     t = micros(at)
     root = _resolve_root(conn, node)
-    require_node(conn, root, t)
+    require_exists(conn, root, t)
     levels: dict[str, int] = {}
     truncated = False
     snap = None if adjacency is None else adjacency.view(conn)

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from headwater.graph import walk
 from headwater.graph.adjacency import Adjacency, Snapshot
 from headwater.graph.answers import GraphNode
-from headwater.graph.common import micros, nodes_for, require_node
+from headwater.graph.common import micros, nodes_for, require_exists
 from headwater.graph.lineage import check_walk, column_edges_among, resolve_root
 from headwater.graph.pastshapes import Unencodable, dumps, past_shapes
 from headwater.graph.visibility import Redactor
@@ -62,7 +62,7 @@ def lineage_json(
         return None
     t = micros(at)
     root = resolve_root(conn, node)
-    require_node(conn, root, t)
+    require_exists(conn, root, t)
     snap = adjacency.view(conn)
     if snap is None:
         return None
