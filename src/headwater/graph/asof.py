@@ -42,6 +42,7 @@ from headwater.graph.common import chunks, job_type, run_summary, select_in
 from headwater.graph.fragments import VersionShapes, exact
 from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import DATASET, JOB
+from headwater.model.times import iso
 from headwater.store.schema import dataset_versions, datasets, job_versions, jobs, runs
 from headwater.store.types import Row
 
@@ -351,8 +352,9 @@ def job_head(job_id: str, namespace: str, name: str, facets: str) -> bytes:
 
 def warm_jobs(conn: sa.Connection, num: dict[str, int], records: list[bytes | None], kept: VersionShapes) -> None:
     """Keep in ``kept`` (up to a third of its limit) what a past answer's jobs need besides their records: each
-    version's :func:`job_head` (read here; a version whose start is not the record's is left to the answers) and
-    each kept run's summary once ended (the one a moment after its end gives)."""
+    version's :func:`job_head` (read here; a version whose start is not the record's is left to the answers),
+    each kept run's summary once ended (the one a moment after its end gives) and the job's whole shape from
+    its ``updated_at`` on."""
     query = (
         sa.select(job_versions.c.job, job_versions.c.valid_from, jobs.c.namespace, jobs.c.name, job_versions.c.facets)
         .join(jobs, jobs.c.id == job_versions.c.job)
@@ -382,7 +384,23 @@ def warm_jobs(conn: sa.Connection, num: dict[str, int], records: list[bytes | No
                     made[version_key(v[0], slot)] = exact(summary)
         except (orjson.JSONEncodeError, ValueError):  # a value orjson refuses: the answers read it (and say so)
             continue
+        _whole_job(record, made)
     kept.put(made)
+
+
+def _whole_job(record: bytes, made: dict[int, bytes]) -> None:
+    """Add to ``made`` the job's whole shape at every moment from its ``updated_at`` on (the one graph/pastshapes.py
+    makes and keeps under :attr:`JobAt.whole_key`, from the head and run summary just made): past answers then
+    find most jobs with one read."""
+    u = int(memoryview(record).cast("q")[1])
+    j = job_at(record, u)
+    if not j.whole_key:
+        return
+    head = made.get(j.key)
+    run = b"null" if j.run == NO_RUN else made.get(j.run_key)
+    if head is not None and run is not None:
+        moment = iso(max(j.valid_from, min(u, j.updated_at))).encode()
+        made[j.whole_key] = b'%b%b,"updatedAt":"%b","deleted":false' % (head, run, moment)
 
 
 def memory(records: list[bytes | None]) -> int:
