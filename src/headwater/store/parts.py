@@ -27,7 +27,9 @@ Contract:
   ignore" against a concurrent writer). ``headwater db compact`` recompresses them with the newest dictionary
   (:func:`compact`) and removes the parts no row names any more (after a prune).
 - A value many events share (``ingest.shared``: a facet the door parsed, an observation memo's answer) has its
-  text and key noted on it the first time: the same text and key, computed once per value, not per event.
+  text and key noted on it the first time: the same text and key, computed once per value, not per event; an
+  object made only of such values (a run's facets, job facets, column lineage) has its text and key remembered
+  by the values' identities (bounded: :class:`_ObjectTexts`).
 - Parsed parts are cached per engine (bounded, LRU); values are shared between readers, who must not mutate
   them (as with the projector's other memos).
 """
