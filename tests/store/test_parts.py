@@ -302,3 +302,26 @@ def test_a_runs_columns_made_of_shared_values_are_stored_as_for_equal_copies(sto
     finally:
         for value in (edges, sql, tags):
             unshare(value)
+
+
+def test_the_remembered_object_texts_stay_bounded() -> None:
+    """The texts of objects made of shared values are kept within their count and size (the oldest go first; a
+    text over the limit is answered, not kept), and every answer is the object's own text and key."""
+    values = [{"text": c * 200} for c in "abcd"]
+    for value in values:
+        share(value)
+    try:
+        texts = parts._ObjectTexts()
+        texts.SIZE, texts.MAX_BYTES, texts.MAX_TEXT = 2, 500, 300
+        for value in values[:3]:
+            expected = '{"x":{"text":"' + value["text"] + '"}}'  # 217 characters
+            assert texts.of({"x": value}) == (expected, parts.part_key(expected))
+        assert len(texts._known) == 2 and texts._size == 434
+        assert ("x", id(values[0])) not in texts._known and ("x", id(values[2])) in texts._known  # the oldest went
+        wide = {"x": values[3], "y": values[0]}  # 433 characters: over MAX_TEXT, answered but not kept
+        text, key = texts.of(wide)
+        assert json.loads(text) == {"x": values[3], "y": values[0]} and key == parts.part_key(text)
+        assert len(texts._known) == 2 and texts._size == 434
+    finally:
+        for value in values:
+            unshare(value)

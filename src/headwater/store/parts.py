@@ -376,14 +376,18 @@ class _ObjectTexts:
     job facets and column lineage are a fresh object per run, made of the same facets and observation-memo answers
     run after run, and writing (kilobytes of column lineage) and hashing them again was much of deriving a run.
     Keyed by the member names and the values' identities (the entry keeps the values alive, so that no other object
-    takes their ids; shared values are never mutated), so the answer is the object's own. Bounded (the oldest goes
-    first); thread-safe."""
+    takes their ids; shared values are never mutated), so the answer is the object's own. Bounded in entries and in
+    text (the oldest goes first; a text over ``MAX_TEXT`` is not kept: a very wide job's lineage would hold its
+    values alive long after their owners let them go); thread-safe."""
 
     SIZE = 1024
+    MAX_BYTES = 16 * 1024 * 1024  # characters of text kept in all
+    MAX_TEXT = 1024 * 1024
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._known: dict[tuple[object, ...], tuple[str, str | None, list[object]]] = {}
+        self._size = 0
 
     def of(self, value: object) -> tuple[str, str | None]:
         """``value``'s JSON text and, when it is :data:`MIN_PART` characters or more, its part key."""
@@ -396,10 +400,13 @@ class _ObjectTexts:
         if found is None:
             text = dumps(value)
             found = (text, part_key(text) if len(text) >= MIN_PART else None, list(value.values()))
-            with self._lock:
-                if len(self._known) >= self.SIZE:
-                    del self._known[next(iter(self._known))]
-                self._known[key] = found
+            if len(text) <= self.MAX_TEXT:
+                with self._lock:
+                    if key not in self._known:
+                        self._known[key] = found
+                        self._size += len(text)
+                    while len(self._known) > self.SIZE or self._size > self.MAX_BYTES:
+                        self._size -= len(self._known.pop(next(iter(self._known)))[0])
         return found[0], found[1]
 
 
