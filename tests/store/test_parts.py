@@ -23,6 +23,7 @@ from databases import downgrade
 from fixtures.stories.load import derived_state
 from headwater.cli.db import command as db_command
 from headwater.graph import GraphReader
+from headwater.ingest.shared import share, unshare
 from headwater.model.nodeid import parse_node_id
 from headwater.store import IncomingEvent, Store, parts
 from headwater.store.engine import create_store_engine
@@ -233,3 +234,94 @@ def test_compact_removes_the_parts_no_row_names(store_url: str) -> None:
         state = derived_state(store)
         store.rebuild()
         assert derived_state(store) == state
+
+
+def test_a_runs_columns_made_of_shared_values_are_stored_as_for_equal_copies(store_url: str) -> None:
+    """A run's facets, job facets and column lineage whose members are shared values (the facet cache's facets, the
+    observation memo's answers) have their text and part key remembered: a second run with the very same objects is
+    stored with the same texts, and so is a run with equal copies that share nothing; a facets text naming "tags"
+    stays inline; short texts stay inline."""
+    edges = [{"src": "dataset:s3://lake:src", "srcField": "a", "dstField": "a", "transformations": []}] * 3
+    sql = {"query": "SELECT a FROM src -- " + "x" * 120}
+    tags = {"tags": [{"key": "pii", "value": "true"}], "note": "t" * 150}
+    for value in (edges, sql, tags):
+        share(value)
+
+    def run(run_id: str, lineage: object, job_sql: object, run_tags: object) -> dict[str, Any]:
+        return {
+            "run_id": run_id,
+            "job": "job:daily:load",
+            "state": "COMPLETE",
+            "started_at": 1,
+            "ended_at": 2,
+            "updated_at": 2,
+            "error_message": None,
+            "stack_trace": None,
+            "parent_run_id": None,
+            "parent_job": None,
+            "facets": {"tags": run_tags},
+            "job_facets": {"sql": job_sql},
+            "inputs": ["dataset:s3://lake:src"],
+            "outputs": [],
+            "column_lineage": {"dataset:s3://lake:dst": lineage},
+        } | {"content_hash": "0" * 64}
+
+    try:
+        engine = create_store_engine(store_url)
+        try:
+            with engine.begin() as conn:
+                parts.insert_runs(conn, [run("r1", edges, sql, tags), run("r2", edges, sql, tags)])
+                copied = run("r3", json.loads(json.dumps(edges)), dict(sql), json.loads(json.dumps(tags)))
+                parts.insert_runs(conn, [copied, run("r4", [], {}, {})])
+            with engine.connect() as conn:
+                stored = {r.run_id: r for r in conn.execute(sa.select(runs))}
+                lineage_text = (
+                    '{"dataset:s3://lake:dst":['
+                    + ",".join(
+                        ['{"src":"dataset:s3://lake:src","srcField":"a","dstField":"a","transformations":[]}'] * 3
+                    )
+                    + "]}"
+                )
+                sql_text = '{"sql":{"query":"SELECT a FROM src -- ' + "x" * 120 + '"}}'
+                for run_id in ("r1", "r2", "r3"):
+                    row = stored[run_id]
+                    assert row.column_lineage == "#" + parts.part_key(lineage_text)
+                    assert row.job_facets == "#" + parts.part_key(sql_text)
+                    assert row.facets == '{"tags":{"tags":[{"key":"pii","value":"true"}],"note":"' + "t" * 150 + '"}}'
+                    assert row.inputs == '["dataset:s3://lake:src"]' and row.outputs == "[]"
+                    assert parts.read_column(conn, row.column_lineage) == {"dataset:s3://lake:dst": edges}
+                    assert parts.read_column(conn, row.job_facets) == {"sql": sql}
+                short = stored["r4"]
+                assert (short.facets, short.job_facets, short.column_lineage) == (
+                    '{"tags":{}}',
+                    '{"sql":{}}',
+                    '{"dataset:s3://lake:dst":[]}',
+                )
+        finally:
+            engine.dispose()
+    finally:
+        for value in (edges, sql, tags):
+            unshare(value)
+
+
+def test_the_remembered_object_texts_stay_bounded() -> None:
+    """The texts of objects made of shared values are kept within their count and size (the oldest go first; a
+    text over the limit is answered, not kept), and every answer is the object's own text and key."""
+    values = [{"text": c * 200} for c in "abcd"]
+    for value in values:
+        share(value)
+    try:
+        texts = parts._ObjectTexts()
+        texts.SIZE, texts.MAX_BYTES, texts.MAX_TEXT = 2, 500, 300
+        for value in values[:3]:
+            expected = '{"x":{"text":"' + value["text"] + '"}}'  # 217 characters
+            assert texts.of({"x": value}) == (expected, parts.part_key(expected))
+        assert len(texts._known) == 2 and texts._size == 434
+        assert ("x", id(values[0])) not in texts._known and ("x", id(values[2])) in texts._known  # the oldest went
+        wide = {"x": values[3], "y": values[0]}  # 433 characters: over MAX_TEXT, answered but not kept
+        text, key = texts.of(wide)
+        assert json.loads(text) == {"x": values[3], "y": values[0]} and key == parts.part_key(text)
+        assert len(texts._known) == 2 and texts._size == 434
+    finally:
+        for value in values:
+            unshare(value)

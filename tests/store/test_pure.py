@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from datetime import UTC, datetime
 
@@ -9,6 +10,7 @@ import pytest
 
 from headwater.ingest.shared import share, unshare
 from headwater.model.times import InvalidTime, iso, parse_time, to_micros
+from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions
 from headwater.store.derive_runs import RunObservation, derive_run
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
@@ -87,3 +89,38 @@ def test_a_run_content_hash_is_the_same_when_its_lineage_is_shared_and_recognize
             unshare(other)
     finally:
         unshare(edges)
+
+
+def test_a_dataset_fold_passes_over_the_same_shared_values_and_sees_every_change() -> None:
+    """Observations handing over the very same fields list and facet objects (as the projector's memos do) are
+    passed over without a new version; a change of fields (also back to an earlier list object), a drop and the
+    return after it each make one, with the same versions as for equal copies that share nothing."""
+    f1 = [{"name": "a", "type": "int", "description": None, "fields": []}]
+    f2 = [{"name": "b", "type": "int", "description": None, "fields": []}]
+    source = {"name": "pg", "uri": "postgres://h"}
+
+    def obs(time: int, fields: object, dropped: bool = False, seen: list[str] | None = None) -> DatasetObservation:
+        data = {"namespace": "ns", "name": "t", "runId": f"r{time}", "fields": fields}
+        data |= {"facets": {"dataSource": source}, "dropped": dropped} | ({"seen": seen} if seen else {})
+        return DatasetObservation(time, f"e{time}", "output", data)
+
+    given = [
+        obs(1, f1),
+        obs(2, f1),  # the same objects: no version
+        obs(3, None),  # no schema: the fields stay
+        obs(4, f2),  # schema
+        obs(5, f1),  # back to the first list object: schema again
+        obs(6, f1, seen=["c"]),  # a column seen only in column lineage: added
+        obs(7, f1),  # a schema replaces the fields: the added column goes again
+        obs(8, f1),  # the same objects: no version
+        obs(9, f1, dropped=True),
+        obs(10, f1, dropped=True),
+        obs(11, f1),  # back after the drop
+    ]
+    expected = [(1, ["created"]), (4, ["schema"]), (5, ["schema"]), (6, ["schema"]), (7, ["schema"])]
+    expected += [(9, ["dropped"]), (11, ["created"])]
+    shared = derive_dataset_versions("dataset:ns:t", given)
+    assert [(v["valid_from"], v["changes"]) for v in shared] == expected
+    assert [f["name"] for f in shared[3]["fields"]] == ["a", "c"]
+    copies = derive_dataset_versions("dataset:ns:t", [copy.deepcopy(o) for o in given])
+    assert shared == copies

@@ -18,6 +18,7 @@ from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
 
 _ROLE_ORDER = {"input": 0, "dataset": 1, "output": 2}
+_ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -64,21 +65,35 @@ def derive_dataset_versions(
     fields: list[Any] = []
     facets: dict[str, Any] = {}
     state: list[Any] | None = None  # compared with == (cheap); hashed only for a new version's id
+    # The observation's fields list that ``fields`` is a copy of (None: not a plain copy of one): a daily job's
+    # observations hand over the same shared lists and facets (``store.observe``'s memo, the facet cache), so an
+    # observation whose fields are that list and whose facets are the current ones by identity leaves the state as
+    # it is, and is passed over without building and comparing it.
+    fields_from: object = None
     if start is not None:
         versions.append({**start, "valid_to": None})
         fields, facets = list(start["fields"]), dict(start["facets"])
         state = [fields, _comparable(facets), bool(start["deleted"])]
     for o in sorted(observations, key=lambda o: (o.time, o.event_id, _ROLE_ORDER.get(o.role, 9))):
-        if o.data.get("fields") is not None:
-            fields = list(o.data["fields"])
-        seen = o.data.get("seen")  # columns known only from column lineage: added when not there by name
-        if seen:
+        data = o.data
+        given, new_facets, seen = data.get("fields"), data.get("facets") or {}, data.get("seen")
+        if (
+            state is not None
+            and (given is None or given is fields_from)
+            and not seen
+            and bool(data.get("dropped")) is state[2]
+            and all(facets.get(name, _ABSENT) is value for name, value in new_facets.items())
+        ):
+            continue  # the same state: nothing to fold
+        if given is not None:
+            fields, fields_from = list(given), given
+        if seen:  # columns known only from column lineage: added when not there by name
             known = {f.get("name") for f in fields}
             extra = [{"name": c, "type": None, "description": None, "fields": []} for c in seen if c not in known]
             if extra:
-                fields = [*fields, *extra]
-        facets = {**facets, **(o.data.get("facets") or {})}
-        dropped = bool(o.data.get("dropped"))
+                fields, fields_from = [*fields, *extra], None
+        facets = {**facets, **new_facets}
+        dropped = bool(data.get("dropped"))
         current = [fields, _comparable(facets), dropped]
         if current == state:
             continue

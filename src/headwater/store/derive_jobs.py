@@ -57,6 +57,9 @@ def derive_job_versions(job: str, samples: Sequence[JobSample], start: JSONMappi
         prev_content = version_content(start)
     for s in sorted(samples, key=lambda s: (s.time, s.key)):
         if prev_content is not None and s.content == prev_content:
+            # The same content: compare the next sample with this one (equal), whose members are a daily job's
+            # shared values, found equal by identity, rather than deeply with the stored version's parsed content.
+            prev_content = s.content
             continue
         if versions:
             versions[-1]["valid_to"] = s.time

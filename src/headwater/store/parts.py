@@ -27,7 +27,9 @@ Contract:
   ignore" against a concurrent writer). ``headwater db compact`` recompresses them with the newest dictionary
   (:func:`compact`) and removes the parts no row names any more (after a prune).
 - A value many events share (``ingest.shared``: a facet the door parsed, an observation memo's answer) has its
-  text and key noted on it the first time: the same text and key, computed once per value, not per event.
+  text and key noted on it the first time: the same text and key, computed once per value, not per event; an
+  object made only of such values (a run's facets, job facets, column lineage) has its text and key remembered
+  by the values' identities (bounded: :class:`_ObjectTexts`).
 - Parsed parts are cached per engine (bounded, LRU); values are shared between readers, who must not mutate
   them (as with the projector's other memos).
 """
@@ -327,6 +329,14 @@ def _packed(data: Mapping[str, Any], stored: tuple[str, Mapping[str, str]] | Non
     return text
 
 
+def _id_bytes(event_id: str, known: dict[str, bytes]) -> bytes:
+    """:func:`~headwater.store.schema.event_id_bytes`, once per event id in ``known``."""
+    found = known.get(event_id)
+    if found is None:
+        found = known[event_id] = event_id_bytes(event_id)
+    return found
+
+
 def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert observation rows (every column of ``observations``; ``data`` a JSON-able object; ``stored``, when
     given, its stored text and parts made ahead: :func:`pack_observation`) in their stored form, with the parts
@@ -336,13 +346,14 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
     if not rows:
         return
     found: dict[str, str] = {}
+    ids: dict[str, bytes] = {}  # an event's id as stored, once per event (it has a row per node it touches)
     values = [
         (
             r["node"],
             r["event_seq"],
             r["role"],
             r["time"],
-            event_id_bytes(r["event_id"]),
+            _id_bytes(r["event_id"], ids),
             _packed(r["data"], r.get("stored"), found),
         )
         for r in rows
@@ -360,12 +371,72 @@ def read_observation(conn: sa.Connection, text: str) -> Any:
     return parts_of(conn.engine).observation(conn, text)
 
 
-def run_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """``runs`` rows to insert (JSON columns as text) → their stored form; writes the parts they name."""
+class _ObjectTexts:
+    """The JSON text and part key of objects whose members are all shared values (``ingest.shared``): a run's facets,
+    job facets and column lineage are a fresh object per run, made of the same facets and observation-memo answers
+    run after run, and writing (kilobytes of column lineage) and hashing them again was much of deriving a run.
+    Keyed by the member names and the values' identities (the entry keeps the values alive, so that no other object
+    takes their ids; shared values are never mutated), so the answer is the object's own. Bounded in entries and in
+    text (the oldest goes first; a text over ``MAX_TEXT`` is not kept: a very wide job's lineage would hold its
+    values alive long after their owners let them go); thread-safe."""
+
+    SIZE = 1024
+    MAX_BYTES = 16 * 1024 * 1024  # characters of text kept in all
+    MAX_TEXT = 1024 * 1024
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._known: dict[tuple[object, ...], tuple[str, str | None, list[object]]] = {}
+        self._size = 0
+
+    def of(self, value: object) -> tuple[str, str | None]:
+        """``value``'s JSON text and, when it is :data:`MIN_PART` characters or more, its part key."""
+        if type(value) is not dict or not value or any(notes(v) is None for v in value.values()):
+            text = dumps(value)
+            return text, (part_key(text) if len(text) >= MIN_PART else None)
+        key = tuple(m for name, v in value.items() for m in (name, id(v)))
+        with self._lock:
+            found = self._known.get(key)
+        if found is None:
+            text = dumps(value)
+            found = (text, part_key(text) if len(text) >= MIN_PART else None, list(value.values()))
+            if len(text) <= self.MAX_TEXT:
+                with self._lock:
+                    if key not in self._known:
+                        self._known[key] = found
+                        self._size += len(text)
+                    while len(self._known) > self.SIZE or self._size > self.MAX_BYTES:
+                        self._size -= len(self._known.pop(next(iter(self._known)))[0])
+        return found[0], found[1]
+
+
+_OBJECT_TEXTS = _ObjectTexts()
+_RUN_TABLE_COLUMNS = tuple(runs.c.keys())
+_RUN_PLAIN_JSON = ("inputs", "outputs")  # the runs columns kept as JSON text, never as parts
+
+
+def insert_runs(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``runs`` rows (every column; the JSON columns as values, :func:`headwater.store.derive_runs.derive_run`'s
+    answer) in their stored form (the :data:`RUN_COLUMNS` as :func:`pack_run_column` packs their JSON text), with the
+    parts they name; straight to the driver's executemany."""
+    if not rows:
+        return
     found: dict[str, str] = {}
-    out = [{**row, **{c: pack_run_column(c, row[c], found) for c in RUN_COLUMNS if c in row}} for row in rows]
+    values = []
+    for row in rows:
+        stored = dict(row)
+        for column in RUN_COLUMNS:
+            text, key = _OBJECT_TEXTS.of(row[column])
+            if key is None or (column == "facets" and KEPT_INLINE in text):
+                stored[column] = text
+            else:
+                found[key] = text
+                stored[column] = "#" + key
+        for column in _RUN_PLAIN_JSON:
+            stored[column] = dumps(row[column])
+        values.append(tuple(stored[c] for c in _RUN_TABLE_COLUMNS))
     parts_of(conn.engine).write(conn, found)
-    return out
+    insert_many(conn, runs, _RUN_TABLE_COLUMNS, values)
 
 
 def read_column(conn: sa.Connection, text: str | None, loads: Callable[[str], Any] = loads_text) -> Any:

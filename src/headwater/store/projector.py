@@ -35,7 +35,7 @@ from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_e
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
-from headwater.store.parts import read_column, read_observations, run_rows
+from headwater.store.parts import insert_runs, read_column, read_observations
 from headwater.store.schema import (
     column_edges,
     dataset_fields,
@@ -76,7 +76,6 @@ class ObservationRow(NamedTuple):
     data: Any
 
 
-_RUN_JSON = ("facets", "job_facets", "inputs", "outputs", "column_lineage")
 _JOB_VERSION_JSON = ("inputs", "outputs", "facets", "column_lineage", "changes")
 _DATASET_VERSION_JSON = ("fields", "facets", "changes")
 
@@ -262,7 +261,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
             batch.fresh_runs[run["run_id"]] = run
         touched_jobs.add(run["job"])
         batch.changed[run["job"]].append((run["started_at"], run["run_id"]))
-        rows.append(_json_row(run, _RUN_JSON))
+        rows.append(run)
     new_job = {r["run_id"]: r["job"] for r in rows}
     for old in previous.values():
         touched_jobs.add(old.job)
@@ -271,8 +270,7 @@ def _refresh_runs(conn: sa.Connection, run_nodes: set[str], batch: Batch) -> set
             batch.full_jobs.update((old.job, new_job[old.run_id]))
     for chunk in _chunks(known):
         conn.execute(_RUN_DELETE, {"ids": chunk})
-    if rows:
-        conn.execute(runs.insert(), run_rows(conn, rows))
+    insert_runs(conn, rows)
     return touched_jobs
 
 
