@@ -316,3 +316,17 @@ def test_facets_of_one_hash_are_told_apart_by_their_bytes(
     answer = _outcome(accept, text, POLICY, validator, batch=True)
     full = _outcome(parse_batch, text, validator, POLICY.max_events, POLICY.limits, lenient=True)
     assert answer == full and "$[0].outputs[0].facets.schema.fields" in json.dumps(answer)
+
+
+def test_a_facet_name_longer_than_a_string_may_be_leaves_the_fast_path(validator: EventValidator) -> None:
+    """A container's keys are checked against ``max_string_length`` as every other string (here the run facet's
+    name, 80 characters against 70): the fast path declines, the full path refuses and names the key."""
+    policy = Policy(limits=Limits(max_string_length=70))
+    event = _event(RUN_A)
+    event["run"]["facets"] = {"f" * 80: facet()}
+    event["outputs"][0]["facets"] = {}  # the schema facet's _schemaURL is longer than 70 characters
+    text = json.dumps([event])
+    assert accept_usual(text, policy, validator, batch=True, mixed=False) is None
+    answer = _outcome(accept, text, policy, validator, batch=True)
+    assert answer == _outcome(parse_batch, text, validator, policy.max_events, policy.limits, lenient=True)
+    assert answer[0] == 422 and [d["path"] for d in answer[2]] == ["$[0].run.facets (a key)"]

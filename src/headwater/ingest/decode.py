@@ -404,7 +404,7 @@ class _Parts:
         # what the structure limits ask of the container itself besides its depth (which the view's empty
         # object still has): its keys, their number and length
         if len(items) > limits.max_object_keys or (
-            checks.check_text and any(len(name) > limits.max_string_length for name in items)
+            checks.check_text and items and max(map(len, items)) > limits.max_string_length
         ):
             raise _Refused
         values: dict[str, Any] = {}
