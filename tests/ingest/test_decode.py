@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ingest_events import facet, run_event
 
-from headwater.ingest import IngestError, Policy, accept, accept_usual
+from headwater.ingest import IngestError, Policy, accept, accept_usual, decode
 from headwater.ingest.decode import FacetCache, cache_for, fast_accept
 from headwater.ingest.limits import Limits
 from headwater.ingest.parse import parse_batch, parse_event
@@ -288,3 +288,45 @@ def test_any_facet_content_gets_the_same_answer_both_ways(
     # an event with an escaped surrogate pair is checked the full way, the others the fast way
     items = [json.dumps(e, ensure_ascii=ascii_only) for e in events]
     _both(text, validator, batch=True, declined={i for i, t in enumerate(items) if re.search(r"\\u[dD][89a-fA-F]", t)})
+
+
+def test_facets_of_one_hash_are_told_apart_by_their_bytes(
+    validator: EventValidator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache finds a facet by a hash of its bytes and compares the bytes: with every facet given the same
+    hash (as a crafted collision would), each event still gets its own facets, and a facet that collides with
+    one that passed is checked itself."""
+    monkeypatch.setattr(decode, "_hash", lambda _: 0)
+    cache = FacetCache()
+    events = [_event(RUN_A, x=1), _event(RUN_B, x=2), _event(RUN_A, x=1)]
+    accepted = fast_accept(json.dumps(events), validator, Limits(), 100, cache, batch=True)
+    assert accepted is not None and all(not isinstance(e, str) for e in accepted)
+    assert [e.payload["run"]["facets"]["custom"]["x"] for e in accepted] == [1, 2, 1]  # type: ignore[union-attr]
+    # one place for all: each facet (custom, then schema, in every event) pushed out the one before it
+    assert (cache.hits, cache.misses, len(cache)) == (0, 6, 1)
+
+    only_schema = _event(RUN_A)
+    only_schema["run"]["facets"] = {}
+    assert fast_accept(json.dumps([only_schema]), validator, Limits(), 100, cache, batch=True) is not None
+    bad = _event(RUN_B)
+    bad["run"]["facets"] = {}
+    bad["outputs"][0]["facets"]["schema"]["fields"] = "not a list"  # same hash as the valid schema kept now
+    text = json.dumps([bad])
+    assert fast_accept(text, validator, Limits(), 100, cache, batch=True) in (None, [text[1:-1]])
+    answer = _outcome(accept, text, POLICY, validator, batch=True)
+    full = _outcome(parse_batch, text, validator, POLICY.max_events, POLICY.limits, lenient=True)
+    assert answer == full and "$[0].outputs[0].facets.schema.fields" in json.dumps(answer)
+
+
+def test_a_facet_name_longer_than_a_string_may_be_leaves_the_fast_path(validator: EventValidator) -> None:
+    """A container's keys are checked against ``max_string_length`` as every other string (here the run facet's
+    name, 80 characters against 70): the fast path declines, the full path refuses and names the key."""
+    policy = Policy(limits=Limits(max_string_length=70))
+    event = _event(RUN_A)
+    event["run"]["facets"] = {"f" * 80: facet()}
+    event["outputs"][0]["facets"] = {}  # the schema facet's _schemaURL is longer than 70 characters
+    text = json.dumps([event])
+    assert accept_usual(text, policy, validator, batch=True, mixed=False) is None
+    answer = _outcome(accept, text, policy, validator, batch=True)
+    assert answer == _outcome(parse_batch, text, validator, policy.max_events, policy.limits, lenient=True)
+    assert answer[0] == 422 and [d["path"] for d in answer[2]] == ["$[0].run.facets (a key)"]

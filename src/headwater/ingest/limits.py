@@ -20,7 +20,6 @@ The walk is iterative (no recursion, whatever the depth) and stops descending be
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import math
@@ -134,11 +133,19 @@ def within_structure_limits(value: JSONValue, limits: Limits, check_text: bool =
 def within_limits_at(value: JSONValue, depth: int, limits: Limits, check_text: bool) -> bool:
     """:func:`within_structure_limits` for a part of an event that sits ``depth`` levels below its root (a facet):
     True when the part certainly breaks no limit there (the text holds no NUL escape: the caller checked)."""
-    if depth >= limits.max_json_depth:
+    if depth >= limits.max_json_depth or not isinstance(value, (dict, list)):
         return False
-    return within_structure_limits(
-        value, dataclasses.replace(limits, max_json_depth=limits.max_json_depth - depth), check_text, nul=False
-    )
+    try:  # within_structure_limits with the depth left (a Limits copy per call cost more than the check)
+        validator = _structure_validator(
+            limits.max_json_depth - depth,
+            limits.max_object_keys,
+            limits.max_array_length,
+            limits.max_string_length if check_text else None,
+            False,
+        )
+        return bool(validator.is_valid(value))
+    except (ValueError, TypeError, OverflowError, RecursionError):
+        return False
 
 
 def structure_problems(
