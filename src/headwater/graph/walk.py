@@ -1,8 +1,8 @@
 """The lineage walk on the in-memory adjacency: node numbers instead of id texts, no SQL.
 
-Contract: for a snapshot of :mod:`headwater.graph.adjacency`, :func:`levels` walks exactly as
-``lineage._bfs`` over :class:`~headwater.graph.traverse.EdgeIndex` (the same visiting order — frontier and
-neighbours sorted by id text — so the same node is the one that meets ``max_nodes``), and :func:`edges` and
+Contract: for a snapshot of :mod:`headwater.graph.adjacency`, :func:`levels` finds what ``lineage._bfs`` finds
+over :class:`~headwater.graph.traverse.EdgeIndex` (where a hop may meet ``max_nodes``, in the same visiting order
+— frontier and neighbours sorted by id text — so the same node is the one that meets it), and :func:`edges` and
 :func:`more` answer what ``lineage._edges`` and ``lineage._more`` answer for the nodes found. Each node's
 edges valid at ``t`` are read from its array once per answer (:class:`Edges`).
 """
