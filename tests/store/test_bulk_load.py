@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,11 @@ from headwater.graph import GraphReader
 from headwater.ingest.accept import Policy
 from headwater.model.nodeid import parse_node_id
 from headwater.settings import load_settings
-from headwater.store import IncomingEvent, Store
+from headwater.store import IncomingEvent, Store, codec
 from headwater.store.bulkload import load_file
+from headwater.store.eventlog import prepare
+from headwater.store.parts import part_key, parts_of
+from headwater.store.schema import derived_parts, events
 from live_server import ThreadServer
 
 PRODUCER = "https://example.com/loader-test"
@@ -291,3 +295,51 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_column_edge_indexes_at_its_
             )
     assert _column_edge_indexes(database) == both
     assert "ix_column_edges_dst" in plan
+
+
+def _jobs(first: int, count: int) -> list[dict[str, Any]]:
+    return [
+        _event(f"01930000-0000-7000-8000-{i:012x}", f"job_{i}", f"/in/{i}", f"/out/{i}", {"a": "x", "b": "y"}, i % 60)
+        for i in range(first, first + count)
+    ]
+
+
+def test_the_workers_compress_with_the_stores_newest_dictionary_and_an_older_form_is_compressed_again(
+    store_url: str, tmp_path: Path
+) -> None:
+    """A load's workers (their code run in this process here) compress each event's text and each derived part
+    with the store's newest zstd dictionary (number 1, trained here on 120 events already in the log): every row
+    the load wrote names dictionary 1 and reads back as the line or part it came from. A stored form made ahead with an older
+    dictionary (as the tasks handed out before a training make it) is compressed again with the newest when it
+    is inserted, its text unchanged."""
+    loaded = _jobs(1000, 3)
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in loaded])
+    settings = load_settings({}, environ={})
+    with Store.open(store_url, background=False) as store:
+        store.append([IncomingEvent(payload=e, raw=json.dumps(e)) for e in _jobs(0, 120)])
+        trained = codec.train(store.engine)
+        assert (trained.new, trained.dictionary) == (True, 1)
+        report = load_file(
+            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), workers=0
+        )
+        assert (report.appended, report.derived, report.rejected) == (3, 123, [])
+
+        late = {**loaded[0], "run": {"runId": "01930000-0000-7000-8000-0000000000f1"}}
+        text = json.dumps(late)
+        ahead = prepare([IncomingEvent(payload=late, raw=text)])[0]
+        old_form = codec.Encoder(0, None).encode(text)
+        assert old_form.dictionary == 0 and old_form.body is not None
+        [result] = store.append_prepared([replace(ahead, row={**ahead.row, **old_form.columns()})])
+        part_text = json.dumps({"a part long enough to be kept": "x" * 200})
+        with store.engine.connect().execution_options(hw_write="graph") as conn, conn.begin():
+            parts_of(store.engine).write(conn, {part_key(part_text): codec.Encoder(0, None).encode(part_text)})
+
+        with store.engine.connect() as conn:
+            rows = conn.execute(sa.select(events.c.id, *codec.TEXT_COLUMNS).order_by(events.c.seq)).all()
+            assert [r.dictionary for r in rows] == [0] * 120 + [1] * 4  # the 120 were stored before the training
+            assert [codec.text(conn, r) for r in rows[120:]] == [json.dumps(e) for e in loaded] + [text]
+            assert rows[123].id == result.id
+            parts = conn.execute(sa.select(derived_parts)).all()
+            assert len(parts) > 3 and {p.dictionary for p in parts} == {1}
+            assert all(part_key(codec.text(conn, p)) == p.key for p in parts)  # each reads back as its own text
+            assert part_key(part_text) in {p.key for p in parts}

@@ -185,18 +185,28 @@ class Parts:
 
     # -- writes ------------------------------------------------------------------------------------
 
-    def write(self, conn: sa.Connection, found: Mapping[str, str]) -> None:
-        """Store the parts in ``found`` (key -> text) that the store does not hold yet, in ``conn``'s transaction."""
+    def write(self, conn: sa.Connection, found: Mapping[str, str | codec.Encoded]) -> None:
+        """Store the parts in ``found`` (key -> text, or its stored form made ahead by a bulk load's worker: kept
+        when made with the newest dictionary, else compressed again with it) that the store does not hold yet, in
+        ``conn``'s transaction."""
         if not found:
             return
         keys = sorted(found)
         stored: set[str] = set()
         for start in range(0, len(keys), CHUNK):
             stored.update(conn.scalars(_STORED_KEYS, {"keys": keys[start : start + CHUNK]}))
+        held = codec.codec_of(conn.engine)
+        newest = held.newest(conn)[0]
         rows = []
         for k in keys:
             if k not in stored:
-                encoded = codec.encode(conn, found[k])
+                value = found[k]
+                if isinstance(value, str):
+                    encoded = codec.encode(conn, value)
+                elif value.dictionary != newest:
+                    encoded = codec.encode(conn, held.text(conn, value.raw, value.body, value.dictionary))
+                else:
+                    encoded = value
                 rows.append((k, encoded.raw, encoded.body, encoded.dictionary))
         if rows:  # straight to the driver's executemany (a step of a big load writes thousands)
             insert_many(conn, derived_parts, _PART_COLUMNS, rows, on_conflict="key")
@@ -318,10 +328,17 @@ def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> 
 _OBSERVATION_COLUMNS = ("node", "event_seq", "role", "time", "event_id", "data")
 
 
-def _packed(data: Mapping[str, Any], stored: tuple[str, Mapping[str, str]] | None, found: dict[str, str]) -> str:
+def _packed(
+    data: Mapping[str, Any],
+    stored: tuple[str, Mapping[str, str | codec.Encoded]] | None,
+    found: dict[str, str | codec.Encoded],
+) -> str:
     """:func:`pack_observation` of ``data``, or its result made ahead (``stored``: the text and the parts it names)."""
     if stored is None:
-        return pack_observation(data, found)
+        texts: dict[str, str] = {}
+        packed = pack_observation(data, texts)
+        found.update(texts)
+        return packed
     text, named = stored
     found.update(named)
     return text
@@ -335,7 +352,7 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
     :class:`~headwater.store.schema.EventId` binds it."""
     if not rows:
         return
-    found: dict[str, str] = {}
+    found: dict[str, str | codec.Encoded] = {}
     values = [
         (
             r["node"],
