@@ -336,9 +336,9 @@ def test_the_workers_compress_with_the_stores_newest_dictionary_and_an_older_for
 ) -> None:
     """A load's workers (their code run in this process here) compress each event's text and each derived part
     with the store's newest zstd dictionary (number 1, trained here on 120 events already in the log): every row
-    the load wrote names dictionary 1 and reads back as the line or part it came from. A stored form made ahead with an older
-    dictionary (as the tasks handed out before a training make it) is compressed again with the newest when it
-    is inserted, its text unchanged."""
+    the load wrote names dictionary 1 and reads back as the line or part it came from. A stored form made ahead
+    without a dictionary (as the tasks handed out before the store's first training make it) is compressed again
+    with the newest when it is inserted, its text unchanged."""
     loaded = _jobs(1000, 3)
     path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in loaded])
     settings = load_settings({}, environ={})

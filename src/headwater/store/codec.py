@@ -196,6 +196,13 @@ def _encode(
     return Encoded("", body, n)
 
 
+def kept_as_made(made_with: int | None, newest: int) -> bool:
+    """Whether a stored form made ahead with dictionary ``made_with`` is stored as it is while ``newest`` is in use:
+    when made with it or with any older trained one (about as small; ``compact`` moves it to the newest later);
+    one made with none while the store has a dictionary is compressed again (several times the bytes)."""
+    return made_with == newest or (made_with is not None and made_with > 0)
+
+
 class Encoder:
     """Stored forms with one dictionary (``n``, its bytes from :meth:`Codec.dictionary`) without a database: what
     :meth:`Codec.encode_with` makes, in a bulk load's worker processes (store/bulkload.py)."""

@@ -39,7 +39,7 @@ class PreparedEvent:
     """An event ready for the log: its id, its ``events`` row (``received_at`` set on insert) and its
     validation warnings as JSON text (None: none). The row holds the text in ``raw``; or, made ahead by a bulk
     load's worker, its stored form (``raw``, ``body``, ``dictionary``: :class:`headwater.store.codec.Encoder`),
-    kept when that dictionary is still the newest at insert (else compressed again with the newest)."""
+    kept as made unless made without a dictionary while the store has one at insert (:func:`codec.kept_as_made`)."""
 
     id: str
     row: dict[str, Any]
@@ -107,12 +107,12 @@ def insert_events(
         if p.id in existing or p.id in pending:
             continue
         pending.add(p.id)
-        if p.row.get("dictionary", -1) == newest:  # its stored form made ahead (a bulk load's worker), as here
+        if "dictionary" in p.row and codec.kept_as_made(p.row["dictionary"], newest):  # made by a bulk load's worker
             rows.append({**p.row, "received_at": received_at})
             warned.append(p.warnings)
             continue
         # compressed here, for the fresh events only (a resent one costs nothing): ~20 µs a Spark event; one made
-        # ahead with an older dictionary is compressed again with the newest (what it would have been)
+        # ahead without a dictionary while the store has one now is compressed again with the newest
         text = str(p.row["raw"]) if "dictionary" not in p.row else held.text(conn, **_stored_form(p.row))
         rows.append({**p.row, "received_at": received_at, **codec.encode(conn, text).columns()})
         warned.append(p.warnings)

@@ -200,9 +200,9 @@ class Parts:
     # -- writes ------------------------------------------------------------------------------------
 
     def write(self, conn: sa.Connection, found: Mapping[str, str | codec.Encoded]) -> None:
-        """Store the parts in ``found`` (key -> text, or its stored form made ahead by a bulk load's worker: kept
-        when made with the newest dictionary, else compressed again with it) that the store does not hold yet, in
-        ``conn``'s transaction."""
+        """Store the parts in ``found`` (key -> text, or its stored form made ahead by a bulk load's worker: kept as
+        made, or compressed again: :func:`codec.kept_as_made`) that the store does not hold yet, in ``conn``'s
+        transaction."""
         if not found:
             return
         keys = sorted(found)
@@ -217,7 +217,7 @@ class Parts:
                 value = found[k]
                 if isinstance(value, str):
                     encoded = codec.encode(conn, value)
-                elif value.dictionary != newest:
+                elif not codec.kept_as_made(value.dictionary, newest):
                     encoded = codec.encode(conn, held.text(conn, value.raw, value.body, value.dictionary))
                 else:
                     encoded = value
