@@ -8,18 +8,20 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   dropped: the :class:`LoadReport` lists them, and the command writes them out and exits non-zero; with
   ``stop_at_error`` the load ends at the first bad line instead (the lines before it stay loaded).
 - **Durability**: events are appended through :meth:`Store.append_prepared` — the same insert, deduplication
-  and durable commit as an acknowledged HTTP post — in batches of ``batch`` events, one transaction and one
-  sync each. An event counted as loaded is in the log.
+  and durable commit as an acknowledged HTTP post — in batches of ``batch`` events (the first
+  :data:`FIRST_BATCH`, each next one twice the last), one transaction and one sync each. An event counted as
+  loaded is in the log.
 - **Resumable**: ids hash the event, so a re-run of the same file finds the events already in the log and
   skips them (counted as ``duplicates``); an interrupted load is finished by running it again.
 - **The same graph**: the graph is derived by the store's own projector code (:meth:`Store.derive_step`: the
   background projector's step, with its locks and failure handling), in steps of ``step`` events instead of
   the server's small ones. Its answer does not depend on how the log is cut into steps (the projector's
   property tests), so the graph is the one one-by-one ingest gives.
-- **Fast**: parsing, validating, hashing, observing and packing the observations' stored texts
-  (:func:`headwater.store.parts.pack_observation`) run in ``workers`` processes (pure: text in, log rows and
-  observations out), ahead of the main process, which appends and derives; the main process derives one step
-  after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
+- **Fast**: parsing, validating, hashing, observing, packing the observations' stored texts
+  (:func:`headwater.store.parts.pack_observation`) and compressing the events' texts and the parts with the
+  store's newest dictionary (:class:`headwater.store.codec.Encoder`, handed to the tasks) run in ``workers``
+  processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
+  derives; the main process derives one step after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
   during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the indexes no derivation reads (the
   column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) are made once
   at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the store's next open

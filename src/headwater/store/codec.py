@@ -22,6 +22,10 @@ Contract:
   dictionary in short transactions of ``batch`` rows (appends wait for one batch at most), each row only
   when its new form is smaller.
 
+- **Made ahead**: :class:`Encoder` makes the same stored forms without a database, from a dictionary's
+  bytes (a bulk load's worker processes); the log and the parts keep such a form as made, or compress its
+  text again when it was made without a dictionary while the store has one (:func:`kept_as_made`).
+
 One :class:`Codec` per engine (:func:`codec_of`) caches the dictionaries; zstd objects are per thread (they
 are not safe to share between threads).
 """
