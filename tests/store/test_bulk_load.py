@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,18 @@ from headwater.graph import GraphReader
 from headwater.ingest.accept import Policy
 from headwater.model.nodeid import parse_node_id
 from headwater.settings import load_settings
-from headwater.store import IncomingEvent, Store
+from headwater.store import IncomingEvent, Store, codec
 from headwater.store.bulkload import load_file
+from headwater.store.eventlog import prepare
+from headwater.store.parts import part_key, parts_of
+from headwater.store.schema import derived_parts, events
 from live_server import ThreadServer
 
 PRODUCER = "https://example.com/loader-test"
 RUN_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 JSON = {"Content-Type": "application/json"}
 LINEAGE = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
+SCHEMA = "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
 
 
 def _event(run: str, job: str, source: str, target: str, pairs: dict[str, str], minute: int) -> dict[str, Any]:
@@ -245,19 +250,34 @@ def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_
         assert database.with_name("load.db-wal").stat().st_size == 0
 
 
-def _column_edge_indexes(database: Path) -> set[str]:
+# the indexes a load into an empty SQLite store makes at its end, written out here (not read from the code)
+DEFERRED = {
+    "ix_column_edges_src",
+    "ix_column_edges_dst",
+    "ix_fields_dataset",
+    "ix_dataset_fields_field",
+    "ix_edges_dataset_at",
+}
+
+
+def _deferred_indexes(database: Path) -> set[str]:
     with sa.create_engine(f"sqlite:///{database}").connect() as conn:
-        rows = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'column_edges'")
-        return {name for (name,) in rows} & {"ix_column_edges_src", "ix_column_edges_dst"}
+        rows = conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'index'")
+        return {name for (name,) in rows} & DEFERRED
 
 
-def test_a_load_into_an_empty_sqlite_store_makes_the_column_edge_indexes_at_its_end_and_an_open_repairs_a_killed_one(
+def test_a_load_into_an_empty_sqlite_store_makes_the_readers_indexes_at_its_end_and_an_open_repairs_a_killed_one(
     tmp_path: Path,
 ) -> None:
-    """Into an empty SQLite store the two column-edge indexes are not there while the load derives (seen from
-    another connection at each step) and are there after it; a second load into the now non-empty store keeps
-    them all along. A store left without them (as a load killed half-way leaves it) has them again once opened."""
-    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
+    """Into an empty SQLite store the two column-edge indexes, the fields' by dataset, the dataset fields' by
+    name and the edges' by dataset are not there while the load derives (seen from another connection at each
+    step) and are there after it; a second load into the now non-empty store keeps them all along. A store left without them (as a load
+    killed half-way leaves it) has them again once opened, and the lookups they serve use them."""
+    # the first event's output with a schema, so that the dataset fields' table gets rows too
+    [output] = FIRST["outputs"]
+    schema = {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "z"}, {"name": "y"}]}
+    with_schema = {**FIRST, "outputs": [{**output, "facets": {**output["facets"], "schema": schema}}]}
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (with_schema, SECOND, THIRD)])
     more = _write(
         tmp_path / "more.ndjson",
         [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
@@ -273,21 +293,80 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_column_edge_indexes_at_its_
                 Policy.from_settings(settings),
                 max_bytes=int(settings.max_body_bytes),
                 workers=0,
-                progress=lambda p: seen.append(_column_edge_indexes(database)) if p.phase == "derive" else None,
+                progress=lambda p: seen.append(_deferred_indexes(database)) if p.phase == "derive" else None,
             )
-            seen.append({"after"} | _column_edge_indexes(database))
-    both = {"ix_column_edges_src", "ix_column_edges_dst"}
+            seen.append({"after"} | _deferred_indexes(database))
+    both = DEFERRED
     assert seen == [set(), {"after"} | both, both, {"after"} | both]
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:  # the tables they index hold rows
+        for table in ("column_edges", "fields", "dataset_fields", "edges"):
+            assert conn.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar_one() > 0, table
 
     with sa.create_engine(f"sqlite:///{database}").begin() as conn:  # what a load killed half-way leaves
-        conn.exec_driver_sql("DROP INDEX ix_column_edges_src")
-        conn.exec_driver_sql("DROP INDEX ix_column_edges_dst")
-    assert _column_edge_indexes(database) == set()
+        for name in sorted(both):
+            conn.exec_driver_sql(f"DROP INDEX {name}")
+    assert _deferred_indexes(database) == set()
+    lookups = {
+        "ix_column_edges_dst": "SELECT job FROM column_edges WHERE dst_field_id = 1",
+        "ix_column_edges_src": "SELECT job FROM column_edges WHERE src_field_id = 1",
+        "ix_fields_dataset": "SELECT id FROM fields WHERE dataset = 'dataset:x:y'",
+        "ix_dataset_fields_field": "SELECT dataset FROM dataset_fields WHERE field = 'a'",
+        "ix_edges_dataset_at": "SELECT job FROM edges WHERE dataset = 'dataset:x:y' AND valid_to IS NULL",
+    }
     with Store.open(f"sqlite:///{database}", background=False) as store:
         with store.engine.connect() as conn:
-            plan = " ".join(
-                str(r[-1])
-                for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN SELECT job FROM column_edges WHERE dst_field_id = 1")
-            )
-    assert _column_edge_indexes(database) == both
-    assert "ix_column_edges_dst" in plan
+            plans = {
+                name: " ".join(str(r[-1]) for r in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}"))
+                for name, sql in lookups.items()
+            }
+    assert _deferred_indexes(database) == both
+    for name, plan in plans.items():
+        assert name in plan, (name, plan)
+
+
+def _jobs(first: int, count: int) -> list[dict[str, Any]]:
+    return [
+        _event(f"01930000-0000-7000-8000-{i:012x}", f"job_{i}", f"/in/{i}", f"/out/{i}", {"a": "x", "b": "y"}, i % 60)
+        for i in range(first, first + count)
+    ]
+
+
+def test_the_workers_compress_with_the_stores_newest_dictionary_and_an_older_form_is_compressed_again(
+    store_url: str, tmp_path: Path
+) -> None:
+    """A load's workers (their code run in this process here) compress each event's text and each derived part
+    with the store's newest zstd dictionary (number 1, trained here on 120 events already in the log): every row
+    the load wrote names dictionary 1 and reads back as the line or part it came from. A stored form made ahead
+    without a dictionary (as the tasks handed out before the store's first training make it) is compressed again
+    with the newest when it is inserted, its text unchanged."""
+    loaded = _jobs(1000, 3)
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in loaded])
+    settings = load_settings({}, environ={})
+    with Store.open(store_url, background=False) as store:
+        store.append([IncomingEvent(payload=e, raw=json.dumps(e)) for e in _jobs(0, 120)])
+        trained = codec.train(store.engine)
+        assert (trained.new, trained.dictionary) == (True, 1)
+        report = load_file(
+            store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), workers=0
+        )
+        assert (report.appended, report.derived, report.rejected) == (3, 123, [])
+
+        late = {**loaded[0], "run": {"runId": "01930000-0000-7000-8000-0000000000f1"}}
+        text = json.dumps(late)
+        ahead = prepare([IncomingEvent(payload=late, raw=text)])[0]
+        old_form = codec.Encoder(0, None).encode(text)
+        assert old_form.dictionary == 0 and old_form.body is not None
+        [result] = store.append_prepared([replace(ahead, row={**ahead.row, **old_form.columns()})])
+        part_text = json.dumps({"a part long enough to be kept": "x" * 200})
+        with store.engine.connect().execution_options(hw_write="graph") as conn, conn.begin():
+            parts_of(store.engine).write(conn, {part_key(part_text): codec.Encoder(0, None).encode(part_text)})
+
+        with store.engine.connect() as conn:
+            rows = conn.execute(sa.select(events.c.id, *codec.TEXT_COLUMNS).order_by(events.c.seq)).all()
+            assert [r.dictionary for r in rows] == [0] * 120 + [1] * 4  # the 120 were stored before the training
+            assert [codec.text(conn, r) for r in rows[120:]] == [json.dumps(e) for e in loaded] + [text]
+            assert rows[123].id == result.id
+            parts = conn.execute(sa.select(derived_parts)).all()
+            assert len(parts) > 3 and {p.dictionary for p in parts} == {1}
+            assert all(part_key(codec.text(conn, p)) == p.key for p in parts)  # each reads back as its own text
+            assert part_key(part_text) in {p.key for p in parts}

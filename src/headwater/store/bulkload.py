@@ -8,21 +8,24 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   dropped: the :class:`LoadReport` lists them, and the command writes them out and exits non-zero; with
   ``stop_at_error`` the load ends at the first bad line instead (the lines before it stay loaded).
 - **Durability**: events are appended through :meth:`Store.append_prepared` — the same insert, deduplication
-  and durable commit as an acknowledged HTTP post — in batches of ``batch`` events, one transaction and one
-  sync each. An event counted as loaded is in the log.
+  and durable commit as an acknowledged HTTP post — in batches of ``batch`` events (the first
+  :data:`FIRST_BATCH`, each next one twice the last), one transaction and one sync each. An event counted as
+  loaded is in the log.
 - **Resumable**: ids hash the event, so a re-run of the same file finds the events already in the log and
   skips them (counted as ``duplicates``); an interrupted load is finished by running it again.
 - **The same graph**: the graph is derived by the store's own projector code (:meth:`Store.derive_step`: the
   background projector's step, with its locks and failure handling), in steps of ``step`` events instead of
   the server's small ones. Its answer does not depend on how the log is cut into steps (the projector's
   property tests), so the graph is the one one-by-one ingest gives.
-- **Fast**: parsing, validating, hashing, observing and packing the observations' stored texts
-  (:func:`headwater.store.parts.pack_observation`) run in ``workers`` processes (pure: text in, log rows and
-  observations out), ahead of the main process, which appends and derives; the main process derives one step
-  after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
-  during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the column edges' two indexes no derivation
-  reads are made once at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the store's
-  next open (``store.migrate.restore_indexes``).
+- **Fast**: parsing, validating, hashing, observing, packing the observations' stored texts
+  (:func:`headwater.store.parts.pack_observation`) and compressing the events' texts and the parts with the
+  store's newest dictionary (:class:`headwater.store.codec.Encoder`, handed to the tasks) run in ``workers``
+  processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
+  derives; the main process derives one step after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
+  during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the indexes no derivation reads (the
+  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) are made once
+  at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the store's next open
+  (``store.migrate.restore_indexes``).
 """
 
 from __future__ import annotations
@@ -48,15 +51,19 @@ from headwater.ingest.accept import Policy
 from headwater.ingest.ndjson import LineRejected, accept_line, read_lines
 from headwater.model.jsontext import loads_text
 from headwater.spec import EventValidator
+from headwater.store.codec import Encoded, Encoder, codec_of
 from headwater.store.eventlog import PreparedEvent, prepare
 from headwater.store.migrate import DEFERRABLE_INDEXES, restore_indexes
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.parts import pack_observation
-from headwater.store.schema import column_edges
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
 BATCH = 20_000  # events per append transaction (one sync each); 5,000 cost ~5–9 % more main-process CPU
+# The first batch's size; each next one twice the last, up to ``batch``. With a whole batch first, the main process
+# waited idle while one worker parsed 20,000 events (~14 s); doubling keeps both sides busy from the start (the
+# main process derives n events in about the time a worker parses the next 2n).
+FIRST_BATCH = 1_000
 STEP = 20_000  # events per derivation step at most (each step one commit and its index pages rewritten once)
 CHUNK = 500  # lines per task of a worker process
 # tasks handed to the workers ahead of the main process: at least this many, and a batch's worth and two more, so
@@ -104,11 +111,15 @@ class Progress:
     seconds: float
 
 
+Dictionary = tuple[int, bytes | None]  # the store's newest zstd dictionary: its number and bytes (0, None: none)
+
+
 @dataclass(frozen=True)
 class _Task:
     lines: list[tuple[int, bytes]]
     policy: Policy
     max_bytes: int
+    dictionary: Dictionary = (0, None)
 
 
 @dataclass(frozen=True)
@@ -123,6 +134,11 @@ class _Ready:
 
 _validator: EventValidator | None = None  # each worker process's own
 _memo = ObserveMemo()  # each process's own: schemas and column lineage that repeat, normalized once
+# each process's own: the compressor of the tasks' dictionary, and the parts it compressed lately (key -> stored
+# form: a part many events name is compressed once, and pickled once per task)
+_encoder: Encoder | None = None
+_encoded: dict[str, Encoded] = {}
+ENCODED_KEPT = 8192
 
 
 def _worker_start(parent: int) -> None:
@@ -178,15 +194,16 @@ def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
 
 @contextmanager
 def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite, when the store holds no column edges yet: :data:`DEFERRABLE_INDEXES` dropped for the load and made
-    at its end (also when it fails: the store stays as the schema declares it), each in one pass over the table
-    instead of an insert into a growing B-tree per edge (~10 % of the main process's CPU on the default shape).
+    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) are
+    all empty: those indexes dropped for the load and made at its end (also when it fails: the store stays as
+    the schema declares it), each in one pass over its table instead of an insert into a growing B-tree per row.
     Readers during the load get the same answers, slower. Otherwise the indexes are kept up to date as usual."""
     if engine.dialect.name != "sqlite":
         yield
         return
     with engine.begin() as conn:
-        empty = conn.execute(sa.select(column_edges.c.job).limit(1)).first() is None
+        tables = {index.table for index in DEFERRABLE_INDEXES if index.table is not None}
+        empty = all(conn.execute(sa.select(sa.literal(1)).select_from(t).limit(1)).first() is None for t in tables)
         if empty:
             for index in DEFERRABLE_INDEXES:
                 index.drop(conn, checkfirst=True)
@@ -197,6 +214,14 @@ def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
             restore_indexes(engine)
 
 
+def _newest(engine: sa.Engine, known: Dictionary) -> Dictionary:
+    """The store's newest dictionary (``known`` when it is that one: its bytes are read once)."""
+    with engine.connect() as conn:
+        held = codec_of(engine)
+        n = held.newest(conn)[0]
+        return known if n == known[0] else (n, held.dictionary(conn, n))
+
+
 def _exit_with(parent: int) -> None:
     """End this worker when the load that started it is gone (killed: a worker waiting for work never notices)."""
     while os.getppid() == parent:
@@ -204,10 +229,20 @@ def _exit_with(parent: int) -> None:
     os._exit(0)
 
 
+def _encoder_for(dictionary: Dictionary) -> Encoder:
+    global _encoder  # one per process, made again when the store has trained a newer dictionary
+    if _encoder is None or _encoder.n != dictionary[0]:
+        _encoder = Encoder(*dictionary)
+        _encoded.clear()
+    return _encoder
+
+
 def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list[_Ready | LineRejected]:
-    """A task's lines as log rows ready to append, with their observations, or their rejections; pure."""
+    """A task's lines as log rows ready to append (the text in its stored form: compressed with the task's
+    dictionary), with their observations, or their rejections; pure."""
     checker = validator or _validator
     assert checker is not None, "a load worker starts with _worker_start"
+    encoder = _encoder_for(task.dictionary)
     out: list[_Ready | LineRejected] = []
     for number, line in task.lines:
         verdict = accept_line(number, line, task.policy, checker, task.max_bytes)
@@ -215,32 +250,46 @@ def _prepare_lines(task: _Task, validator: EventValidator | None = None) -> list
             out.append(verdict)
             continue
         prepared = prepare([IncomingEvent.accepted(verdict)])[0]
+        text = str(prepared.row["raw"])
         try:
-            seen: list[Observation] | None = _packed(observe(loads_text(str(prepared.row["raw"])), prepared.id, _memo))
+            seen: list[Observation] | None = _packed(observe(loads_text(text), prepared.id, _memo), encoder)
         except Exception:  # noqa: BLE001 - the projector observes it again, and records why it cannot be derived
             seen = None
         # without the parsed event: the step has its observations, and unpickling it cost the main process (the
-        # load's bottleneck) more than everything else the worker sends (~200 µs a Spark-sized event)
-        out.append(_Ready(number, prepared.without_payload(), seen))
+        # load's bottleneck) more than everything else the worker sends (~200 µs a Spark-sized event); the text
+        # compressed here, not there (and a tenth of the bytes to pickle)
+        row = {**prepared.row, **encoder.encode(text).columns()}
+        out.append(_Ready(number, replace(prepared.without_payload(), row=row), seen))
     return out
 
 
-def _packed(seen: list[Observation]) -> list[Observation]:
-    """The observations with their stored texts and parts made here (what the store would make of them: the main
-    process, the load's bottleneck, inserts them as they are). A value the memo shares between events has its
-    text and key noted once in this process, where it was seen before; the parts' texts are the memo's shared
-    strings, pickled once per task."""
+def _packed(seen: list[Observation], encoder: Encoder) -> list[Observation]:
+    """The observations with their stored texts and parts made here, the parts compressed (what the store would
+    make of them: the main process, the load's bottleneck, inserts them as they are). A value the memo shares
+    between events has its text and key noted once in this process, where it was seen before, and its stored
+    form kept (:data:`ENCODED_KEPT`), so it is pickled once per task."""
     out = []
     for o in seen:
         found: dict[str, str] = {}
-        out.append(replace(o, stored=(pack_observation(o.data, found), found)))
+        text = pack_observation(o.data, found)
+        parts: dict[str, str | Encoded] = {}
+        for key, part in found.items():
+            encoded = _encoded.get(key)
+            if encoded is None:
+                if len(_encoded) >= ENCODED_KEPT:
+                    _encoded.clear()
+                encoded = _encoded[key] = encoder.encode(part)
+            parts[key] = encoded
+        out.append(replace(o, stored=(text, parts)))
     return out
 
 
-def _tasks(lines: Iterable[tuple[int, bytes]], policy: Policy, max_bytes: int) -> Iterator[_Task]:
+def _tasks(
+    lines: Iterable[tuple[int, bytes]], policy: Policy, max_bytes: int, dictionary: Callable[[], Dictionary]
+) -> Iterator[_Task]:
     it = iter(lines)
     while chunk := list(islice(it, CHUNK)):
-        yield _Task(chunk, policy, max_bytes)
+        yield _Task(chunk, policy, max_bytes, dictionary())
 
 
 def _results(
@@ -315,10 +364,13 @@ def load_file(
             limit -= done
             tell("derive")
 
+    newest: list[Dictionary] = [_newest(store.engine, (0, None))]  # the dictionary the next tasks compress with
+
     def flush(buffer: list[_Ready]) -> None:
         if not buffer:
             return
         results = store.append_prepared([r.prepared for r in buffer])
+        newest[0] = _newest(store.engine, newest[0])  # one trained after this batch: the tasks from now on use it
         for ready, result in zip(buffer, results, strict=True):
             if not result.duplicate and ready.observations is not None:
                 observed[result.id] = ready.observations
@@ -329,9 +381,12 @@ def load_file(
         derive(fresh)  # the graph follows the log step by step, while the workers parse the next lines
 
     buffer: list[_Ready] = []
+    size = min(batch, FIRST_BATCH)
     ahead = max(AHEAD, -(-batch // CHUNK) + 2)
     with _few_collections(), _sqlite_for_load(store.engine), _indexes_at_end(store.engine):
-        for result in _results(_tasks(read_lines(path), policy, max_bytes), workers, validator, ahead):
+        for result in _results(
+            _tasks(read_lines(path), policy, max_bytes, lambda: newest[0]), workers, validator, ahead
+        ):
             report.lines += 1
             if isinstance(result, LineRejected):
                 report.rejected.append(result)
@@ -340,9 +395,10 @@ def load_file(
                     break
                 continue
             buffer.append(result)
-            if len(buffer) >= batch:
+            if len(buffer) >= size:
                 flush(buffer)
                 buffer = []
+                size = min(batch, size * 2)
         flush(buffer)
         derive(2**62)  # what is left (an earlier run's events not derived yet, too)
     report.seconds = time.perf_counter() - started

@@ -22,6 +22,10 @@ Contract:
   dictionary in short transactions of ``batch`` rows (appends wait for one batch at most), each row only
   when its new form is smaller.
 
+- **Made ahead**: :class:`Encoder` makes the same stored forms without a database, from a dictionary's
+  bytes (a bulk load's worker processes); the log and the parts keep such a form as made, or compress its
+  text again when it was made without a dictionary while the store has one (:func:`kept_as_made`).
+
 One :class:`Codec` per engine (:func:`codec_of`) caches the dictionaries; zstd objects are per thread (they
 are not safe to share between threads).
 """
@@ -161,16 +165,13 @@ class Codec:
     # -- text <-> stored form ----------------------------------------------------------------------
 
     def encode_with(self, conn: sa.Connection, text: str, n: int) -> Encoded:
-        """``text``'s stored form with dictionary ``n`` (0: none); the plain form when the text has no UTF-8
-        encoding (never from a JSON body) or the frame would not read back as the same bytes."""
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            return Encoded(text, None, None)
-        body = self.compressor(conn, n).compress(data)
-        if self._decompressor(conn, n).decompress(body) != data:  # cheap (~5 µs): byte-identical or not at all
-            return Encoded(text, None, None)
-        return Encoded("", body, n)
+        """``text``'s stored form with dictionary ``n`` (0: none): :func:`_encode`."""
+        return _encode(text, n, self.compressor(conn, n), self._decompressor(conn, n))
+
+    def dictionary(self, conn: sa.Connection, n: int) -> bytes | None:
+        """Dictionary ``n``'s bytes (None for 0: none), for an :class:`Encoder` in another process."""
+        found = self._load(conn, n)
+        return None if found is None else found.as_bytes()
 
     def encode(self, conn: sa.Connection, text: str) -> Encoded:
         return self.encode_with(conn, text, self.newest(conn)[0])
@@ -182,6 +183,42 @@ class Codec:
             return self._decompressor(conn, dictionary).decompress(bytes(body)).decode("utf-8")
         except zstandard.ZstdError as exc:
             raise CorruptEvent(f"a stored event does not decompress with dictionary {dictionary}: {exc}") from exc
+
+
+def _encode(
+    text: str, n: int, compressor: zstandard.ZstdCompressor, decompressor: zstandard.ZstdDecompressor
+) -> Encoded:
+    """``text``'s stored form with dictionary ``n``; the plain form when the text has no UTF-8 encoding (never
+    from a JSON body) or the frame would not read back as the same bytes."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return Encoded(text, None, None)
+    body = compressor.compress(data)
+    if decompressor.decompress(body) != data:  # cheap (~5 µs): byte-identical or not at all
+        return Encoded(text, None, None)
+    return Encoded("", body, n)
+
+
+def kept_as_made(made_with: int | None, newest: int) -> bool:
+    """Whether a stored form made ahead with dictionary ``made_with`` is stored as it is while ``newest`` is in use:
+    when made with it or with any older trained one (about as small; ``compact`` moves it to the newest later);
+    one made with none while the store has a dictionary is compressed again (several times the bytes)."""
+    return made_with == newest or (made_with is not None and made_with > 0)
+
+
+class Encoder:
+    """Stored forms with one dictionary (``n``, its bytes from :meth:`Codec.dictionary`) without a database: what
+    :meth:`Codec.encode_with` makes, in a bulk load's worker processes (store/bulkload.py)."""
+
+    def __init__(self, n: int, data: bytes | None) -> None:
+        held = None if data is None else zstandard.ZstdCompressionDict(data)
+        self.n = n
+        self._compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=held, write_checksum=True)
+        self._decompressor = zstandard.ZstdDecompressor(dict_data=held)
+
+    def encode(self, text: str) -> Encoded:
+        return _encode(text, self.n, self._compressor, self._decompressor)
 
 
 _CODECS: PerKey[sa.Engine, Codec] = PerKey(Codec)

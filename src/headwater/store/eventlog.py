@@ -37,7 +37,9 @@ class NewEvent:
 @dataclass(frozen=True)
 class PreparedEvent:
     """An event ready for the log: its id, its ``events`` row (``received_at`` set on insert) and its
-    validation warnings as JSON text (None: none)."""
+    validation warnings as JSON text (None: none). The row holds the text in ``raw``; or, made ahead by a bulk
+    load's worker, its stored form (``raw``, ``body``, ``dictionary``: :class:`headwater.store.codec.Encoder`),
+    kept as made unless made without a dictionary while the store has one at insert (:func:`codec.kept_as_made`)."""
 
     id: str
     row: dict[str, Any]
@@ -99,12 +101,20 @@ def insert_events(
     rows: list[dict[str, Any]] = []
     warned: list[str | None] = []
     pending: set[str] = set()
+    held = codec.codec_of(conn.engine)
+    newest = held.newest(conn)[0]
     for p in batch:
         if p.id in existing or p.id in pending:
             continue
         pending.add(p.id)
-        # compressed here, for the fresh events only (a resent one costs nothing): ~20 µs a Spark event
-        rows.append({**p.row, "received_at": received_at, **codec.encode(conn, str(p.row["raw"])).columns()})
+        if "dictionary" in p.row and codec.kept_as_made(p.row["dictionary"], newest):  # made by a bulk load's worker
+            rows.append({**p.row, "received_at": received_at})
+            warned.append(p.warnings)
+            continue
+        # compressed here, for the fresh events only (a resent one costs nothing): ~20 µs a Spark event; one made
+        # ahead without a dictionary while the store has one now is compressed again with the newest
+        text = str(p.row["raw"]) if "dictionary" not in p.row else held.text(conn, **_stored_form(p.row))
+        rows.append({**p.row, "received_at": received_at, **codec.encode(conn, text).columns()})
         warned.append(p.warnings)
     if not rows:
         return ids, pending, 0
@@ -117,6 +127,10 @@ def insert_events(
     if notes:  # in the same transaction: an acknowledged event never loses its warnings
         conn.execute(event_warnings.insert(), notes)
     return ids, pending, max(seqs)
+
+
+def _stored_form(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"raw": str(row["raw"]), "body": row.get("body"), "dictionary": row.get("dictionary")}
 
 
 def head_seq(conn: sa.Connection) -> int:

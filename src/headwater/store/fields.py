@@ -29,6 +29,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from headwater.store.parts import select_in
 from headwater.store.schema import column_edges, column_transformations, fields
 
 Field = tuple[str, str]  # (dataset node id, field name; '' = the whole dataset)
@@ -65,22 +66,14 @@ def _insert(conn: sa.Connection, table: sa.Table, rows: list[tuple[Any, ...]]) -
     )
 
 
-# the rows of some ids, one statement per table (compiled once: a big load looks up thousands of chunks)
-_HELD = {
-    t.name: sa.select(t).where(t.c.id.in_(sa.bindparam("ids", expanding=True)))
-    for t in (fields, column_transformations)
-}
-
-
 def _ensure(conn: sa.Connection, table: sa.Table, wanted: Mapping[int, tuple[Any, ...]]) -> None:
     """Add to ``table`` (id + value columns) the ``wanted`` rows (id -> values) it does not hold; an id held
     with other values is a collision."""
     keys = sorted(wanted)
     missing: list[tuple[Any, ...]] = []
-    held_of = _HELD[table.name]
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
-        held = {r[0]: tuple(r[1:]) for r in conn.execute(held_of, {"ids": chunk})}
+        held = {r[0]: r[1:] for r in select_in(conn, table, "id", chunk)}
         for key in chunk:
             found = held.get(key)
             if found is None:

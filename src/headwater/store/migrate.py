@@ -11,14 +11,28 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from headwater.store.engine import LOG_SCHEMA, LOG_TABLES
-from headwater.store.schema import column_edges
+from headwater.store.schema import column_edges, dataset_fields, edges, fields
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 PG_MIGRATION_LOCK = 0x4857_4D47  # advisory lock key: one migration at a time per PostgreSQL database
 # Indexes a bulk load into an empty SQLite store builds once at its end instead of keeping them up to date row by
-# row (store/bulkload.py: millions of column edges inserted in random key order); no derivation reads them. A load
-# killed half-way leaves them missing: every open makes any that is missing (:func:`restore_indexes`).
-DEFERRABLE_INDEXES = tuple(i for i in column_edges.indexes if i.name in ("ix_column_edges_src", "ix_column_edges_dst"))
+# row (store/bulkload.py: millions of column edges, fields, dataset fields and edges inserted in random key order);
+# only readers use them, no derivation (it finds fields by id, dataset fields by their primary key's dataset and
+# edges by job). A
+# load killed half-way leaves them missing: every open makes any that is missing (:func:`restore_indexes`).
+_DEFERRED_NAMES = (
+    "ix_column_edges_src",
+    "ix_column_edges_dst",
+    "ix_fields_dataset",
+    "ix_dataset_fields_field",
+    "ix_edges_dataset_at",
+)
+DEFERRABLE_INDEXES = tuple(
+    i
+    for t in (column_edges, fields, dataset_fields, edges)
+    for i in sorted(t.indexes, key=str)
+    if i.name in _DEFERRED_NAMES
+)
 
 
 def alembic_config(connection: sa.Connection | None = None) -> Config:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -21,6 +21,9 @@ from headwater.ingest.shared import notes, share, unshare
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id, parse_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
+
+if TYPE_CHECKING:
+    from headwater.store.codec import Encoded
 
 # dict first: isinstance against the Mapping ABC alone is slow, and JSON payloads are dicts.
 _MAP = (dict, Mapping)
@@ -53,9 +56,10 @@ class Observation:
     time: int
     event_id: str
     data: Mapping[str, Any]
-    # ``data``'s stored text and the parts it names (key -> text), when made ahead in another process (a bulk
-    # load's workers: :func:`headwater.store.parts.pack_observation`); None: the store packs ``data`` itself
-    stored: tuple[str, Mapping[str, str]] | None = field(default=None, compare=False, repr=False)
+    # ``data``'s stored text and the parts it names (key -> text, or its stored form), when made ahead in another
+    # process (a bulk load's workers: :func:`headwater.store.parts.pack_observation`, :class:`codec.Encoder`);
+    # None: the store packs ``data`` itself
+    stored: tuple[str, Mapping[str, str | Encoded]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,21 @@ def insert_many(
     )
 
 
-_STORED_KEYS = sa.select(derived_parts.c.key).where(derived_parts.c.key.in_(sa.bindparam("keys", expanding=True)))
+def select_in(conn: sa.Connection, table: sa.Table, key: str, values: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of ``table`` (every column, in its order) whose ``key`` is one of ``values`` (plain texts or
+    integers), straight through the driver: SQLAlchemy's expanding ``IN`` cost more than the query itself on the
+    thousands of look-ups of a big load's steps."""
+    if not values:
+        return []
+    quote = conn.dialect.identifier_preparer.quote
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = (
+        f"SELECT {', '.join(quote(c.name) for c in table.columns)} FROM {quote(table.name)} "
+        f"WHERE {quote(key)} IN ({', '.join(mark for _ in values)})"
+    )
+    return [tuple(r) for r in conn.exec_driver_sql(sql, tuple(values))]
+
+
 _PARTS_OF = sa.select(derived_parts.c.key, derived_parts.c.raw, derived_parts.c.body, derived_parts.c.dictionary).where(
     derived_parts.c.key.in_(sa.bindparam("keys", expanding=True))
 )
@@ -187,18 +201,28 @@ class Parts:
 
     # -- writes ------------------------------------------------------------------------------------
 
-    def write(self, conn: sa.Connection, found: Mapping[str, str]) -> None:
-        """Store the parts in ``found`` (key -> text) that the store does not hold yet, in ``conn``'s transaction."""
+    def write(self, conn: sa.Connection, found: Mapping[str, str | codec.Encoded]) -> None:
+        """Store the parts in ``found`` (key -> text, or its stored form made ahead by a bulk load's worker: kept as
+        made, or compressed again: :func:`codec.kept_as_made`) that the store does not hold yet, in ``conn``'s
+        transaction."""
         if not found:
             return
         keys = sorted(found)
         stored: set[str] = set()
         for start in range(0, len(keys), CHUNK):
-            stored.update(conn.scalars(_STORED_KEYS, {"keys": keys[start : start + CHUNK]}))
+            stored.update(r[0] for r in select_in(conn, derived_parts, "key", keys[start : start + CHUNK]))
+        held = codec.codec_of(conn.engine)
+        newest = held.newest(conn)[0]
         rows = []
         for k in keys:
             if k not in stored:
-                encoded = codec.encode(conn, found[k])
+                value = found[k]
+                if isinstance(value, str):
+                    encoded = codec.encode(conn, value)
+                elif not codec.kept_as_made(value.dictionary, newest):
+                    encoded = codec.encode(conn, held.text(conn, value.raw, value.body, value.dictionary))
+                else:
+                    encoded = value
                 rows.append((k, encoded.raw, encoded.body, encoded.dictionary))
         if rows:  # straight to the driver's executemany (a step of a big load writes thousands)
             insert_many(conn, derived_parts, _PART_COLUMNS, rows, on_conflict="key")
@@ -320,10 +344,17 @@ def observation_rows(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) -> 
 _OBSERVATION_COLUMNS = ("node", "event_seq", "role", "time", "event_id", "data")
 
 
-def _packed(data: Mapping[str, Any], stored: tuple[str, Mapping[str, str]] | None, found: dict[str, str]) -> str:
+def _packed(
+    data: Mapping[str, Any],
+    stored: tuple[str, Mapping[str, str | codec.Encoded]] | None,
+    found: dict[str, str | codec.Encoded],
+) -> str:
     """:func:`pack_observation` of ``data``, or its result made ahead (``stored``: the text and the parts it names)."""
     if stored is None:
-        return pack_observation(data, found)
+        texts: dict[str, str] = {}
+        packed = pack_observation(data, texts)
+        found.update(texts)
+        return packed
     text, named = stored
     found.update(named)
     return text
@@ -345,7 +376,7 @@ def insert_observations(conn: sa.Connection, rows: Sequence[Mapping[str, Any]]) 
     :class:`~headwater.store.schema.EventId` binds it."""
     if not rows:
         return
-    found: dict[str, str] = {}
+    found: dict[str, str | codec.Encoded] = {}
     ids: dict[str, bytes] = {}  # an event's id as stored, once per event (it has a row per node it touches)
     values = [
         (
