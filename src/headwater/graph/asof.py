@@ -392,15 +392,20 @@ def _whole_job(record: bytes, made: dict[int, bytes]) -> None:
     """Add to ``made`` the job's whole shape at every moment from its ``updated_at`` on (the one graph/pastshapes.py
     makes and keeps under :attr:`JobAt.whole_key`, from the head and run summary just made): past answers then
     find most jobs with one read."""
-    u = int(memoryview(record).cast("q")[1])
+    u = updated_at(record)
     j = job_at(record, u)
     if not j.whole_key:
         return
     head = made.get(j.key)
     run = b"null" if j.run == NO_RUN else made.get(j.run_key)
     if head is not None and run is not None:
-        moment = iso(max(j.valid_from, min(u, j.updated_at))).encode()
-        made[j.whole_key] = b'%b%b,"updatedAt":"%b","deleted":false' % (head, run, moment)
+        made[j.whole_key] = job_shape(head, run, b'"%b"' % iso(max(j.valid_from, min(u, j.updated_at))).encode())
+
+
+def job_shape(head: bytes, run: bytes, moment: bytes) -> bytes:
+    """A job's past shape, open (an answer adds level and flags): its version's head, its latest run's summary at
+    the moment (JSON) and ``updatedAt`` (``moment``: a JSON string)."""
+    return b'%b%b,"updatedAt":%b,"deleted":false' % (head, run, moment)
 
 
 def memory(records: list[bytes | None]) -> int:

@@ -349,9 +349,13 @@ def require_node(conn: sa.Connection, node: NodeRef, t: int | None) -> Node:
     """The Node of a dataset or job at ``t``, or :class:`NodeNotFound`."""
     found = nodes_for(conn, [node.id], t, lenient=False)
     if node.id not in found or is_absent(node.id):
-        when = "" if t is None else f" at {iso(t)}"
-        raise NodeNotFound(f"{node.type} {node.id!r} not found{when}")
+        raise _not_found(node, t)
     return found[node.id]
+
+
+def _not_found(node: NodeRef, t: int | None) -> NodeNotFound:
+    when = "" if t is None else f" at {iso(t)}"
+    return NodeNotFound(f"{node.type} {node.id!r} not found{when}")
 
 
 def require_exists(conn: sa.Connection, node: NodeRef, t: int | None) -> None:
@@ -365,8 +369,7 @@ def require_exists(conn: sa.Connection, node: NodeRef, t: int | None) -> None:
     else:
         found = {}
     if node_id not in found or is_absent(node_id):
-        when = "" if t is None else f" at {iso(t)}"
-        raise NodeNotFound(f"{node.type} {node_id!r} not found{when}")
+        raise _not_found(node, t)
 
 
 def version_shape(row: Row, *, is_job: bool) -> Version:

@@ -225,7 +225,7 @@ def _dataset(
 
 
 def _job_shape(head: bytes, run: bytes, j: asof.JobAt, t: int, when: _Moments) -> bytes:
-    return b'%b%b,"updatedAt":%b,"deleted":false' % (head, run, when(max(j.valid_from, min(t, j.updated_at))))
+    return asof.job_shape(head, run, when(max(j.valid_from, min(t, j.updated_at))))
 
 
 def _dataset_heads(
@@ -344,7 +344,7 @@ def _store_jobs(conn: sa.Connection, wanted: list[str], t: int, adjacency: Adjac
             except orjson.JSONEncodeError as exc:
                 raise Unencodable(str(exc)) from None
         run = latest.get(job_id)
-        out[job_id] = b'%b%b,"updatedAt":%b,"deleted":false' % (
+        out[job_id] = asof.job_shape(
             head,
             b"null" if run is None else dumps(run_summary(run, t)),
             when(max(valid_from, min(t, updated_at))),
