@@ -31,7 +31,7 @@ import random
 import sys
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -590,19 +590,37 @@ def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sql
 def test_a_nodes_edges_valid_now_and_at_a_moment_are_read_from_its_array() -> None:
     from array import array
 
-    from headwater.graph.adjacency import OPEN, Snapshot
+    from headwater.graph.adjacency import OPEN, Snapshot, pack
     from headwater.graph.walk import Edges
 
-    # node 0, a job: four integers an edge (other end, 0 INPUT / 1 OUTPUT, valid from, valid to)
-    job = array("q", [1, 0, 10, OPEN, 2, 0, 10, 20, 3, 1, 10, OPEN, 4, 1, 5, 15, 5, 1, 20, OPEN])
-    only_open = array("q", [1, 1, 10, OPEN, 2, 0, 10, OPEN])  # node 6, a dataset: every edge valid now
-    snap = Snapshot({}, ["job:n:j", "d1", "d2", "d3", "d4", "d5", "dataset:n:x"], [job, *[None] * 5, only_open], 1)
+    # node 0, a job, its edges (other end, valid from, valid to): reads 1 (10, open) and 2 (10, 20); writes 3
+    # (10, open), 4 (5, 15) and 5 (20, open). Its array: the head (2 upstream, 5 in all, OPEN: not every edge
+    # open), the ends (upstream first), their valid_from, their valid_to
+    job = array("q", [2, 5, OPEN, 1, 2, 3, 4, 5, 10, 10, 10, 5, 20, OPEN, 20, OPEN, 15, OPEN])
+    assert pack([1, 10, OPEN, 2, 10, 20], [3, 10, OPEN, 4, 5, 15, 5, 20, OPEN]) == job
+    # node 6, a dataset written by 1 (valid from 10) and read by 2 (from 12): every edge valid now, the latest
+    # valid_from in the head
+    only_open = array("q", [1, 2, 12, 1, 2, 10, 12, OPEN, OPEN])
+    assert pack([1, 10, OPEN], [2, 12, OPEN]) == only_open
+    assert pack([], []) is None
+    names = ["job:n:j", "d1", "d2", "d3", "d4", "d5", "dataset:n:x"]
+    snap = Snapshot({n: i for i, n in enumerate(names)}, names, [job, *[None] * 5, only_open], 1)
     # a job's ends: (upstream = its INPUTs, downstream = its OUTPUTs)
-    assert Edges(snap, None).ends(0) == ([1], [3, 5])  # now: the edges not closed
-    assert Edges(snap, 12).ends(0) == ([1, 2], [3, 4])  # from <= t < to
-    assert Edges(snap, 20).ends(0) == ([1], [3, 5])  # valid to is exclusive, valid from inclusive
-    assert Edges(snap, 4).ends(0) == ([], [])
+    assert _lists(Edges(snap, None).ends(0)) == ([1], [3, 5])  # now: the edges not closed
+    assert _lists(Edges(snap, 12).ends(0)) == ([1, 2], [3, 4])  # from <= t < to
+    assert _lists(Edges(snap, 20).ends(0)) == ([1], [3, 5])  # valid to is exclusive, valid from inclusive
+    assert _lists(Edges(snap, 4).ends(0)) == ([], [])
     # a dataset's ends: (upstream = the jobs writing it, OUTPUT edges; downstream = the jobs reading it, INPUT)
-    assert Edges(snap, None).ends(6) == ([1], [2])
-    assert Edges(snap, 9).ends(6) == ([], [])
-    assert Edges(snap, None).ends(1) == ([], [])  # no array: no edges
+    assert _lists(Edges(snap, None).ends(6)) == ([1], [2])
+    assert _lists(Edges(snap, 12).ends(6)) == ([1], [2])  # every edge begun by then: the head says so
+    assert _lists(Edges(snap, 11).ends(6)) == ([1], [])
+    assert _lists(Edges(snap, 9).ends(6)) == ([], [])
+    assert _lists(Edges(snap, None).ends(1)) == ([], [])  # no array: no edges
+    # what the store path reads of a node (graph/traverse.py): (the other end, INPUT 0 / OUTPUT 1)
+    assert snap.incident("job:n:j", None) == [("d1", 0), ("d3", 1), ("d5", 1)]
+    assert snap.incident("job:n:j", 12) == [("d1", 0), ("d2", 0), ("d3", 1), ("d4", 1)]
+    assert snap.incident("dataset:n:x", 11) == [("d1", 1)]
+
+
+def _lists(ends: tuple[Sequence[int], Sequence[int]]) -> tuple[list[int], list[int]]:
+    return list(ends[0]), list(ends[1])

@@ -3,10 +3,13 @@
 Contract:
 
 - :class:`Adjacency` holds every row of the ``edges`` table (now and past) as integers: each node id
-  (``dataset:…``/``job:…`` text) is numbered once, and each node keeps one ``array('q')`` of its edges,
-  four integers per edge — the other end's number, the direction (0 INPUT, 1 OUTPUT), ``valid_from`` and
-  ``valid_to`` (:data:`OPEN` when the edge is valid now). An as-of read filters the arrays by interval; a
-  read of now keeps the open edges. Each edge is held at both of its ends.
+  (``dataset:…``/``job:…`` text) is numbered once, and each node keeps one ``array('q')`` of its edges laid
+  out by :func:`pack`: a head of three integers (how many of its edges lead upstream, how many in all, and
+  :data:`OPEN` unless every edge is valid now, then the latest ``valid_from``), the other ends' numbers
+  (the upstream ones first: of a job the datasets it reads, of a dataset the jobs writing it), then each
+  edge's ``valid_from`` and ``valid_to`` (:data:`OPEN` when the edge is valid now), in that order. A walk of
+  now, or of a moment after every edge of a node began, takes its two lists of ends as two slices of the
+  array (the common case); an as-of read filters by interval. Each edge is held at both of its ends.
 - It is *current*: :meth:`Adjacency.view` reads the projection's watermark
   (:func:`headwater.store.watermark.projected_seq`) in the answer's own connection and, when the watermark
   moved, re-reads the edges of every job observed since (the projector writes a job's edges in the same
@@ -66,8 +69,9 @@ _EDGE_COLUMNS = (edges.c.job, edges.c.dataset, edges.c.direction, edges.c.valid_
 _CHUNK = 500
 _WARM_CHUNK = 5_000  # nodes whose shapes of now one connection reads when the adjacency is built
 _REFREEZE_AFTER = 20_000  # arrays replaced by refreshes before the heap is frozen again (at least a tenth)
-BYTES_PER_EDGE_END = 32  # four 8-byte integers in the node's array
-BYTES_PER_NODE = 64 + 8 + 100  # the array's header, the list slot, the id text and its dict entry (measured)
+BYTES_PER_EDGE_END = 24  # three 8-byte integers in the node's array: the other end, valid_from, valid_to
+BYTES_PER_NODE = 64 + 24 + 8 + 100  # the array's header and its head, the list slot, the id text and its dict entry
+HEAD = 3  # a node array's head: [upstream ends, all ends, OPEN or the latest valid_from when all are open]
 
 Rows = Iterable[tuple[str, str, str, int, int | None]]
 
@@ -112,15 +116,17 @@ class Snapshot:
         if values is None:
             return []
         name = self.name
-        if t is None:
-            return [(name[values[i]], values[i + 1]) for i in range(0, len(values), 4) if values[i + 3] == OPEN]
+        # the upstream ends of a job are its INPUT edges, of a dataset its OUTPUT edges
+        up_flag = INPUT if self.jobs[n] else OUTPUT
         return [
-            (name[values[i]], values[i + 1]) for i in range(0, len(values), 4) if values[i + 2] <= t < values[i + 3]
+            (name[end], up_flag if i < values[0] else 1 - up_flag)
+            for i, (end, valid_from, valid_to) in enumerate(_edges_of(values))
+            if (valid_to == OPEN if t is None else valid_from <= t < valid_to)
         ]
 
     def counts(self) -> tuple[int, int]:
         """(nodes, edges) held."""
-        return len(self.adj), sum(len(a) for a in self.adj if a is not None) // 8
+        return len(self.adj), sum(a[1] for a in self.adj if a is not None) // 2
 
     def versions_memory(self) -> int:
         """Bytes held by the records of versions (graph/asof.py): the list and the bytes."""
@@ -189,7 +195,8 @@ class Adjacency:
             num: dict[str, int] = {}
             name: list[str] = []
             jobs = bytearray()
-            lists: list[list[int]] = []
+            ups: list[list[int]] = []  # number -> (end, valid_from, valid_to) of its upstream edges, flat
+            downs: list[list[int]] = []  # likewise downstream
 
             def number(node: str) -> int:
                 n = num.get(node)
@@ -197,18 +204,24 @@ class Adjacency:
                     n = num[node] = len(name)
                     name.append(node)
                     jobs.append(node.startswith(JOB))
-                    lists.append([])
+                    ups.append([])
+                    downs.append([])
                 return n
 
             result = conn.execution_options(yield_per=20_000).execute(sa.select(*_EDGE_COLUMNS))
             for job, dataset, direction, valid_from, valid_to in result:
                 j, d = number(job), number(dataset)
                 to = OPEN if valid_to is None else valid_to
-                flag = _DIRECTION[direction]
-                lists[j] += (d, flag, valid_from, to)
-                lists[d] += (j, flag, valid_from, to)
+                if _DIRECTION[direction] == INPUT:  # the job reads the dataset: upstream of the job
+                    ups[j] += (d, valid_from, to)
+                    downs[d] += (j, valid_from, to)
+                else:
+                    downs[j] += (d, valid_from, to)
+                    ups[d] += (j, valid_from, to)
             records = asof.read(conn, num)  # versions, updated_at, runs (a later change is re-read by a refresh)
-        adj: list[array[int] | None] = [array("q", x) for x in lists]
+        adj: list[array[int] | None] = [pack(u, d) for u, d in zip(ups, downs, strict=True)]
+        ups.clear()  # the lists are garbage now: freed before the warm-up reads shapes
+        downs.clear()
         versions: list[bytes | None] = [None] * len(adj)
         for n, record in records.items():
             versions[n] = record
@@ -325,31 +338,67 @@ def _number(snap: Snapshot, node: str) -> int:
     return n
 
 
+def pack(up: list[int], down: list[int]) -> array[int] | None:
+    """A node's array (the module docstring) from its upstream and downstream edges, each a flat list of
+    (other end, valid_from, valid_to) triples; None for a node without edges."""
+    m = (len(up) + len(down)) // 3
+    if not m:
+        return None
+    froms = up[1::3] + down[1::3]
+    tos = up[2::3] + down[2::3]
+    values = array("q", (len(up) // 3, m, max(froms) if tos.count(OPEN) == m else OPEN))
+    values.extend(up[0::3])
+    values.extend(down[0::3])
+    values.extend(froms)
+    values.extend(tos)
+    return values
+
+
+def _edges_of(values: array[int]) -> Iterable[tuple[int, int, int]]:
+    """A node array's edges as (other end, valid_from, valid_to), the upstream ones first."""
+    m = values[1]
+    return zip(values[HEAD : HEAD + m], values[HEAD + m : HEAD + 2 * m], values[HEAD + 2 * m :], strict=True)
+
+
+def _without(triples: list[int], end: int) -> list[int]:
+    """Flat (other end, valid_from, valid_to) triples without those whose other end is ``end``."""
+    return [x for k in range(0, len(triples), 3) if triples[k] != end for x in triples[k : k + 3]]
+
+
 def _replace_jobs(snap: Snapshot, jobs: list[str], rows: Rows) -> None:
     """The edges of ``jobs`` become ``rows`` (every edge of those jobs); their other ends follow."""
     adj = snap.adj
-    touched: dict[int, list[int]] = {}  # node -> its new flat edge list
+    touched: dict[int, tuple[list[int], list[int]]] = {}  # node -> its new (upstream, downstream) flat triples
 
-    def flat(n: int) -> list[int]:
+    def flat(n: int) -> tuple[list[int], list[int]]:
         found = touched.get(n)
         if found is None:
             current = adj[n]
-            found = touched[n] = [] if current is None else current.tolist()
+            up: list[int] = []
+            down: list[int] = []
+            if current is not None:
+                k = current[0]
+                for i, edge in enumerate(_edges_of(current)):
+                    (up if i < k else down).extend(edge)
+            found = touched[n] = (up, down)
         return found
 
     for j in {_number(snap, job) for job in jobs}:  # drop every old edge of these jobs, at both ends
         old = adj[j]
         if old is not None:
-            for d in set(old[0::4]):
-                ends = flat(d)
-                touched[d] = [x for k in range(0, len(ends), 4) if ends[k] != j for x in ends[k : k + 4]]
-        touched[j] = []
+            for d in set(old[HEAD : HEAD + old[1]]):
+                up, down = flat(d)
+                touched[d] = (_without(up, j), _without(down, j))
+        touched[j] = ([], [])
     for job, dataset, direction, valid_from, valid_to in rows:
         j, d = _number(snap, job), _number(snap, dataset)
         to = OPEN if valid_to is None else valid_to
-        flag = _DIRECTION[direction]
-        flat(j).extend((d, flag, valid_from, to))
-        flat(d).extend((j, flag, valid_from, to))
-    for n, values in touched.items():
-        adj[n] = array("q", values) if values else None
+        if _DIRECTION[direction] == INPUT:
+            flat(j)[0].extend((d, valid_from, to))
+            flat(d)[1].extend((j, valid_from, to))
+        else:
+            flat(j)[1].extend((d, valid_from, to))
+            flat(d)[0].extend((j, valid_from, to))
+    for n, (up, down) in touched.items():
+        adj[n] = pack(up, down)
     snap.made += len(touched)

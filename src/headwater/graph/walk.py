@@ -9,14 +9,14 @@ edges valid at ``t`` are read from its array once per answer (:class:`Edges`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from itertools import compress
-from operator import and_, gt, not_
+from operator import and_
 
-from headwater.graph.adjacency import OPEN, Snapshot
+from headwater.graph.adjacency import HEAD, OPEN, Snapshot
 from headwater.graph.answers import GraphEdge
 
-Ends = tuple[list[int], list[int]]  # (upstream ends, downstream ends) of one node at ``t``
+Ends = tuple[Sequence[int], Sequence[int]]  # (upstream ends, downstream ends) of one node at ``t``
 
 
 class Edges:
@@ -35,33 +35,31 @@ class Edges:
 
     def ends(self, n: int) -> Ends:
         """One hop each way: upstream of a job the datasets it reads (INPUT), of a dataset the jobs writing it
-        (OUTPUT); downstream the reverse. For a job, that is (its INPUT ends, its OUTPUT ends)."""
+        (OUTPUT); downstream the reverse."""
         found = self._ends.get(n)
         if found is not None:
             return found
         values = self.snap.adj[n]
         if values is None:
-            found = self._ends[n] = ([], [])
+            found = self._ends[n] = ((), ())
             return found
-        # four integers an edge (end, flag, valid from, valid to): the columns cut by slices and the edges
-        # chosen by masks, every step in C (a Python loop per edge was most of a deep answer's walk)
-        ends, flags, tos = values[0::4], values[1::4], values[3::4]
+        up, m, begun = values[0], values[1], values[2]
         t = self.t
-        valid: Iterable[bool] | None
-        if tos.count(OPEN) == len(tos) and (t is None or max(values[2::4]) <= t):
-            valid = None  # the common case, now and at a past moment: every edge open and begun by then
-        elif t is None:
-            valid = map(OPEN.__eq__, tos)
+        if begun != OPEN and (t is None or begun <= t):
+            # the common case, now and at a past moment: every edge open and begun by then, so the array's two
+            # runs of ends as they are (two slices in C: a Python loop per edge was most of a deep answer's walk)
+            found = self._ends[n] = (values[HEAD : HEAD + up], values[HEAD + up : HEAD + m])
+            return found
+        ends = values[HEAD : HEAD + m]
+        tos = values[HEAD + 2 * m :]
+        if t is None:
+            mask = list(map(OPEN.__eq__, tos))
         else:
-            valid = map(and_, map(t.__ge__, values[2::4]), map(t.__lt__, tos))
-        if valid is None:  # every edge valid: split by flag alone
-            outs = list(compress(ends, flags))  # OUTPUT is 1
-            ins = list(compress(ends, map(not_, flags)))
-        else:
-            mask = list(valid)
-            outs = list(compress(ends, map(and_, flags, mask)))
-            ins = list(compress(ends, map(gt, mask, flags)))  # valid and INPUT (0)
-        found = self._ends[n] = (ins, outs) if self.jobs[n] else (outs, ins)
+            mask = list(map(and_, map(t.__ge__, values[HEAD + m : HEAD + 2 * m]), map(t.__lt__, tos)))
+        found = self._ends[n] = (
+            list(compress(ends[:up], mask[:up])),
+            list(compress(ends[up:], mask[up:])),
+        )
         return found
 
 
