@@ -83,7 +83,9 @@ def lineage_json(
         )
         nums = {numbers[i] for i in shapes}  # the nodes that exist (at ``t``)
         up, down = walk.more(e, nums)
+        # each node: its shape (open), then its level, flags and the comma after it — one of a few texts
         parts: list[bytes] = []
+        tails: dict[tuple[int, bool, bool], bytes] = {}
         hides = None if policy is None else policy.hidden.hides
         for n in _by_level_and_id(nums, found, name):
             node_id = name[n]
@@ -91,12 +93,19 @@ def lineage_json(
                 assert policy is not None
                 # a restricted node: only its place in the graph is shown (Redactor.node reads no more)
                 place = {"id": node_id, "level": found[n], "hasMoreUpstream": n in up, "hasMoreDownstream": n in down}
-                parts.append(orjson.dumps(policy.node(cast(GraphNode, place))))
+                parts += (orjson.dumps(policy.node(cast(GraphNode, place))), b",")
                 continue
-            parts.append(
-                b'%b,"level":%d,"hasMoreUpstream":%b,"hasMoreDownstream":%b}'
-                % (shapes[node_id], found[n], _FLAG[n in up], _FLAG[n in down])
-            )
+            key = (found[n], n in up, n in down)
+            tail = tails.get(key)
+            if tail is None:
+                tail = tails[key] = b',"level":%d,"hasMoreUpstream":%b,"hasMoreDownstream":%b},' % (
+                    key[0],
+                    _FLAG[key[1]],
+                    _FLAG[key[2]],
+                )
+            parts += (shapes[node_id], tail)
+        if parts:
+            parts[-1] = parts[-1][:-1]  # no comma after the last node
         column_edges = column_edges_among(conn, {n for n in shapes if n.startswith(DATASET)}, t) if columns else []
         edge_list = walk.edges(e, nums)  # dicts and one orjson call: cheaper than writing each edge's bytes
         if policy is not None:
@@ -107,7 +116,7 @@ def lineage_json(
             (
                 head[:-1],
                 b',"nodes":[',
-                b",".join(parts),
+                *parts,
                 b'],"edges":',
                 orjson.dumps(edge_list),
                 b',"columnEdges":',

@@ -101,15 +101,18 @@ def levels(e: Edges, start: int, upstream: bool, depth: int, found: dict[int, in
 def edges(e: Edges, present: set[int]) -> list[GraphEdge]:
     """The INPUT and OUTPUT edges among ``present``, by job id, then dataset id."""
     name = e.name
+    key = name.__getitem__
+    within = present.__contains__
     out: list[GraphEdge] = []
-    jobs = e.jobs
-    for j in sorted((n for n in present if jobs[n]), key=name.__getitem__):
+    add = out.append
+    ends_of = e.ends
+    for j in sorted(filter(e.jobs.__getitem__, present), key=key):
         job = name[j]
-        ins, outs = e.ends(j)  # a job's upstream ends are its inputs
-        for ds in sorted({name[d] for d in ins if d in present}):
-            out.append({"id": f"{ds}->{job}", "source": ds, "target": job, "type": "INPUT", "via": []})
-        for ds in sorted({name[d] for d in outs if d in present}):
-            out.append({"id": f"{job}->{ds}", "source": job, "target": ds, "type": "OUTPUT", "via": []})
+        ins, outs = ends_of(j)  # a job's upstream ends are its inputs
+        for ds in sorted(map(key, set(filter(within, ins)))):
+            add({"id": f"{ds}->{job}", "source": ds, "target": job, "type": "INPUT", "via": []})
+        for ds in sorted(map(key, set(filter(within, outs)))):
+            add({"id": f"{job}->{ds}", "source": job, "target": ds, "type": "OUTPUT", "via": []})
     return out
 
 
