@@ -346,12 +346,8 @@ def pack(up: list[int], down: list[int]) -> array[int] | None:
         return None
     froms = up[1::3] + down[1::3]
     tos = up[2::3] + down[2::3]
-    values = array("q", (len(up) // 3, m, max(froms) if tos.count(OPEN) == m else OPEN))
-    values.extend(up[0::3])
-    values.extend(down[0::3])
-    values.extend(froms)
-    values.extend(tos)
-    return values
+    head = [len(up) // 3, m, max(froms) if tos.count(OPEN) == m else OPEN]
+    return array("q", head + up[0::3] + down[0::3] + froms + tos)  # made whole: no room to grow held
 
 
 def _edges_of(values: array[int]) -> Iterable[tuple[int, int, int]]:
