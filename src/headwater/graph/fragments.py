@@ -42,6 +42,7 @@ LEVEL = 3
 # The version-bound parts of past shapes (:class:`VersionShapes`): plain up to this many, as the shapes of now.
 VERSIONS_TRAIN_AFTER = 300_000
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame; a shape's JSON starts with "{"
+_ZSTD_FIRST = _ZSTD_MAGIC[0]
 
 
 class Frames:
@@ -178,15 +179,15 @@ class NowNodes:
         """As :meth:`get_many`, the shapes as their JSON bytes (not decoded)."""
         if seq != self._seq:
             return {}, list(node_ids)
-        kept = self._nodes
+        get = self._nodes.get
         found: dict[str, bytes] = {}
         missing: list[str] = []
         decompress = None  # made at the first frame met (a frame is only ever held once the dictionary is set)
         for node_id in node_ids:
-            held = kept.get(node_id)
+            held = get(node_id)
             if held is None:
                 missing.append(node_id)
-            elif held[:4] == _ZSTD_MAGIC:
+            elif held[0] == _ZSTD_FIRST:  # a frame (its first byte is enough: plain JSON starts with "{")
                 if decompress is None:
                     decompress = self._frames.decompressor().decompress
                 found[node_id] = decompress(held)
