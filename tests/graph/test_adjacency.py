@@ -587,6 +587,29 @@ def test_a_server_builds_its_adjacency_at_start_and_the_setting_turns_it_off(sql
         store.close()
 
 
+def test_the_build_keeps_every_jobs_past_parts_within_half_the_bound(sqlite_url: str) -> None:
+    store = Store.open(sqlite_url)
+    try:
+        _send(store, list(synthetic.events(synthetic.Shape(jobs=40, layers=6, seed=3))))
+        store.catch_up()
+
+        def kept_by_build(limit: int) -> int:
+            adjacency = Adjacency(store.engine)
+            adjacency.past_nodes = fragments.VersionShapes(limit=limit)
+            adjacency.build()
+            try:
+                return len(adjacency.past_nodes)
+            finally:
+                adjacency.close()
+
+        every = kept_by_build(10**6)
+        assert every >= 40 * 3  # each job: its version's head, its ended run's summary, its whole shape
+        assert kept_by_build(2 * every) == every  # all of it fits in half the bound: all kept
+        assert kept_by_build(every) < every  # half the bound is less: the rest is left to the answers
+    finally:
+        store.close()
+
+
 def test_a_nodes_edges_valid_now_and_at_a_moment_are_read_from_its_array() -> None:
     from array import array
 
