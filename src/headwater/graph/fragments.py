@@ -175,14 +175,18 @@ class NowNodes:
         kept, missing = self.get_many_bytes(node_ids, seq)
         return {node_id: cast(Node, orjson.loads(text)) for node_id, text in kept.items()}, missing
 
-    def get_many_bytes(self, node_ids: Iterable[str], seq: int) -> tuple[dict[str, bytes], list[str]]:
-        """As :meth:`get_many`, the shapes as their JSON bytes (not decoded)."""
+    def get_many_bytes(
+        self, node_ids: Iterable[str], seq: int, *, open_: bool = False
+    ) -> tuple[dict[str, bytes], list[str]]:
+        """As :meth:`get_many`, the shapes as their JSON bytes (not decoded); ``open_``: without their closing
+        brace (what a lineage answer adds level and flags to)."""
         if seq != self._seq:
             return {}, list(node_ids)
         get = self._nodes.get
         found: dict[str, bytes] = {}
         missing: list[str] = []
         decompress = None  # made at the first frame met (a frame is only ever held once the dictionary is set)
+        end = -1 if open_ else None
         for node_id in node_ids:
             held = get(node_id)
             if held is None:
@@ -190,9 +194,9 @@ class NowNodes:
             elif held[0] == _ZSTD_FIRST:  # a frame (its first byte is enough: plain JSON starts with "{")
                 if decompress is None:
                     decompress = self._frames.decompressor().decompress
-                found[node_id] = decompress(held)
+                found[node_id] = decompress(held)[:end]
             else:
-                found[node_id] = held
+                found[node_id] = held[:end]
         return found, missing
 
     def put(self, nodes: dict[str, Node], seq: int) -> dict[str, bytes]:

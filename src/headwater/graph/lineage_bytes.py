@@ -81,7 +81,8 @@ def lineage_json(
         shapes = (
             _now_shapes(conn, numbers, adjacency, snap) if t is None else past_shapes(conn, numbers, t, adjacency, snap)
         )
-        nums = {numbers[i] for i in shapes}  # the nodes that exist (at ``t``)
+        # the nodes that exist (at ``t``): every node found, or those with a shape
+        nums = set(found) if len(shapes) == len(found) else {numbers[i] for i in shapes}
         up, down = walk.more(e, nums)
         # each node: its shape (open), then its level, flags and the comma after it — one of a few texts
         parts: list[bytes] = []
@@ -145,8 +146,7 @@ def _open(shape: bytes) -> bytes:
 
 def _now_shapes(conn: sa.Connection, ids: Iterable[str], adjacency: Adjacency, snap: Snapshot) -> dict[str, bytes]:
     """Each node's shape of now, open (see :func:`_open`): kept, or read from the store (and kept)."""
-    kept, missing = adjacency.now_nodes.get_many_bytes(ids, snap.seq)
-    shapes = {node_id: _open(b) for node_id, b in kept.items()}
+    shapes, missing = adjacency.now_nodes.get_many_bytes(ids, snap.seq, open_=True)
     if missing:
         read = nodes_for(conn, missing, None)
         encoded = adjacency.now_nodes.put(read, snap.seq)
