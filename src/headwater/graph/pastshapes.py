@@ -168,11 +168,11 @@ def past_shapes(
     if open_now:
         # the open version is the one the shape of now shows (read at the same watermark): from the node's
         # updated_at on, the shape at t is the shape of now; before it, the same with updatedAt cut
-        now, missing = adjacency.now_nodes.get_many_bytes(open_now, snap.seq)
+        now, missing = adjacency.now_nodes.get_many_bytes(open_now, snap.seq, open_=True)
         for node_id, shape in now.items():
             record = open_now[node_id]
             if asof.updated_at(record) <= t:
-                out[node_id] = _open(shape)
+                out[node_id] = shape
                 continue
             d = asof.dataset_at(record, t)
             cut = shape.find(_UPDATED)  # a key: never inside a JSON string (its quotes are escaped)
