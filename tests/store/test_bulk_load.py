@@ -250,6 +250,50 @@ def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_
         assert database.with_name("load.db-wal").stat().st_size == 0
 
 
+def test_a_sqlite_load_derives_on_one_connection_that_keeps_its_big_page_cache_from_step_to_step(
+    tmp_path: Path,
+) -> None:
+    """The steps of a SQLite load find the pages the steps before them read: every step's write transaction is
+    on one connection, and that connection is handed out each time with the load's page cache (1 GiB, written
+    out here) as the step before left it, not shrunk back to SQLite's 2 MB (which empties the cache) nor
+    stale (another connection's commit in between makes SQLite drop it)."""
+    path = _write(tmp_path / "many.ndjson", [json.dumps(e) for e in _jobs(0, 40)])
+    settings = load_settings({}, environ={})
+    handed: list[tuple[int, int]] = []  # (connection, its cache_size as the pool hands it out, before the load's own)
+    graph_writes: list[int] = []  # the connection of each write transaction of the graph's file
+
+    def checkout(dbapi: Any, _record: Any, _proxy: Any) -> None:
+        handed.append((id(dbapi), dbapi.execute("PRAGMA main.cache_size").fetchone()[0]))
+
+    def begin(conn: sa.Connection) -> None:
+        if conn.get_execution_options().get("hw_write") == "graph":
+            graph_writes.append(id(conn.connection.dbapi_connection))
+
+    with Store.open(f"sqlite:///{tmp_path / 'load.db'}", background=False) as store:
+        sa.event.listen(store.engine, "checkout", checkout)
+        sa.event.listen(store.engine, "begin", begin)
+        report = load_file(
+            store,
+            path,
+            Policy.from_settings(settings),
+            max_bytes=int(settings.max_body_bytes),
+            workers=0,
+            batch=10,
+            step=4,
+        )
+        sa.event.remove(store.engine, "checkout", checkout)
+    assert (report.appended, report.derived) == (40, 40)
+    assert len(graph_writes) >= 10  # a step of 4 at most: ten steps or more
+    assert len(set(graph_writes)) == 1
+    big: set[int] = set()  # the connections handed out with the load's cache once
+    for connection, cache_size in handed:
+        if connection in big:  # and every time after: as the load left it
+            assert cache_size == -(1 << 20), handed
+        if cache_size == -(1 << 20):
+            big.add(connection)
+    assert big == set(graph_writes)
+
+
 # the indexes a load into an empty SQLite store makes at its end, written out here (not read from the code)
 DEFERRED = {
     "ix_column_edges_src",

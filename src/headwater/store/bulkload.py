@@ -159,35 +159,42 @@ def _few_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _load_pragmas(dbapi_connection: Any, _record: Any, _proxy: Any = None) -> None:
+def _load_pragmas(dbapi_connection: Any, record: Any, _proxy: Any = None) -> None:
+    if record.info.get(_LOADING):  # set once per connection: its page cache stays as it is
+        return
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA main.cache_size=-{SQLITE_CACHE_KIB}")
     cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_CHECKPOINT_PAGES}")
     cursor.close()
+    record.info[_LOADING] = True
 
 
-def _default_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA main.cache_size=-2000")  # SQLite's defaults (engine.py sets neither)
-    cursor.execute("PRAGMA wal_autocheckpoint=1000")
-    cursor.close()
+_LOADING = "headwater_load_pragmas"  # a pooled connection's mark: it has the load's pragmas
+
+
+def _file_sqlite(engine: sa.Engine) -> bool:
+    return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
 
 
 @contextmanager
 def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite: the load's connections with a big page cache and rare checkpoints (:data:`SQLITE_CACHE_KIB`),
-    one checkpoint at the end; connections given back to the pool get SQLite's defaults again. PostgreSQL: as
-    it is (its cache and checkpoints are the server's)."""
-    if engine.dialect.name != "sqlite":
+    """On a SQLite file: the load's connections with a big page cache and rare checkpoints
+    (:data:`SQLITE_CACHE_KIB`), set once per connection and kept for the whole load, so that one step finds
+    the pages the steps before it read (a connection given back with its cache shrunk, or a cache another
+    connection's commit made stale, re-read every index page each step); the pool hands out the connection
+    given back last (``engine.py``), so the appends and the steps use one connection. At the end one
+    checkpoint, and the pool's connections closed: the next ones open with SQLite's defaults. An in-memory store
+    and PostgreSQL: as they are (its cache and checkpoints are the server's)."""
+    if not _file_sqlite(engine):
         yield
         return
     event.listen(engine, "checkout", _load_pragmas)
-    event.listen(engine, "checkin", _default_pragmas)
     try:
         yield
     finally:
         event.remove(engine, "checkout", _load_pragmas)
-        event.remove(engine, "checkin", _default_pragmas)
+        # the idle connections closed; one still checked out (another thread's) is closed when given back
+        engine.dispose()
     with engine.connect() as conn:  # the WAL back into the file (a failed load leaves it to SQLite's next one)
         conn.exec_driver_sql("PRAGMA main.wal_checkpoint(TRUNCATE)")
 
