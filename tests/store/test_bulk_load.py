@@ -368,6 +368,93 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_readers_indexes_at_its_end_
         assert name in plan, (name, plan)
 
 
+# the name search's FTS5 tables and triggers (migration 0003), written out here
+NAME_SEARCH = {
+    "datasets_name_trgm",
+    "datasets_name_trgm_insert",
+    "datasets_name_trgm_delete",
+    "datasets_name_trgm_update",
+    "jobs_name_trgm",
+    "jobs_name_trgm_insert",
+    "jobs_name_trgm_delete",
+    "jobs_name_trgm_update",
+}
+
+
+def _name_search(database: Path) -> dict[str, str]:
+    """The name search's schema objects (and FTS5's own tables behind them): name -> SQL."""
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:
+        rows = conn.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE name LIKE '%name_trgm%'")
+        return {name: sql for name, sql in rows}
+
+
+def _found_by_search(database: Path) -> tuple[set[str], set[str]]:
+    """The dataset names with ``out/`` and the job names with ``cop`` the trigram index finds, after FTS5's check
+    that the index holds exactly the tables' names."""
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:
+        found = []
+        for table, q in (("datasets", "out/"), ("jobs", "cop")):
+            fts = f"{table}_name_trgm"
+            conn.exec_driver_sql(f"INSERT INTO {fts}({fts}) VALUES ('integrity-check')")
+            rows = conn.exec_driver_sql(
+                f"SELECT t.name FROM {fts} f JOIN {table} t ON t.rowid = f.rowid WHERE {fts} MATCH ?", (f'"{q}"',)
+            )
+            found.append({name for (name,) in rows})
+        return found[0], found[1]
+
+
+def test_a_load_into_an_empty_sqlite_store_makes_the_name_search_at_its_end_and_an_open_repairs_a_killed_one(
+    tmp_path: Path,
+) -> None:
+    """Into an empty SQLite store the name search's trigram tables and their triggers are not there while the load
+    derives (search scans the names meanwhile) and are there after it, as a fresh store's migration made them,
+    holding every name; a second load into the non-empty store keeps them all along. A store left with them moved
+    aside (as a load killed half-way leaves it) has them again, holding every name, once opened."""
+    settings = load_settings({}, environ={})
+    fresh = tmp_path / "fresh.db"
+    Store.open(f"sqlite:///{fresh}", background=False).close()
+    schema = _name_search(fresh)
+    assert set(schema) >= NAME_SEARCH
+
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
+    more = _write(
+        tmp_path / "more.ndjson",
+        [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
+    )
+    database = tmp_path / "load.db"
+    seen: list[set[str]] = []
+    with Store.open(f"sqlite:///{database}", background=False) as store:
+        for file in (path, more):
+            load_file(
+                store,
+                file,
+                Policy.from_settings(settings),
+                max_bytes=int(settings.max_body_bytes),
+                workers=0,
+                progress=lambda p: (
+                    seen.append(set(_name_search(database)) & NAME_SEARCH) if p.phase == "derive" else None
+                ),
+            )
+            assert _name_search(database) == schema
+            seen.append({"after"})
+    assert seen == [set(), {"after"}, NAME_SEARCH, {"after"}]
+    assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e"}, {"copy", "copy_again"})
+
+    with sa.create_engine(f"sqlite:///{database}").begin() as conn:  # what a load killed half-way leaves
+        for table in ("datasets", "jobs"):
+            for trigger in ("insert", "delete", "update"):
+                conn.exec_driver_sql(f"DROP TRIGGER {table}_name_trgm_{trigger}")
+            conn.exec_driver_sql(f"ALTER TABLE {table}_name_trgm RENAME TO {table}_name_trgm_load")
+        conn.exec_driver_sql(  # a dataset the load added after: the index made again holds it too
+            "INSERT INTO datasets (id, namespace, name, kind, created_at, updated_at, deleted) "
+            "VALUES ('dataset:file:/out/f', 'file', '/out/f', 'file', 1, 1, 0)"
+        )
+    assert not set(_name_search(database)) & NAME_SEARCH
+    Store.open(f"sqlite:///{database}", background=False).close()
+    assert _name_search(database) == schema
+    assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e", "/out/f"}, {"copy", "copy_again"})
+
+
 def _jobs(first: int, count: int) -> list[dict[str, Any]]:
     return [
         _event(f"01930000-0000-7000-8000-{i:012x}", f"job_{i}", f"/in/{i}", f"/out/{i}", {"a": "x", "b": "y"}, i % 60)

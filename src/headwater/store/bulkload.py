@@ -23,9 +23,9 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
   derives; the main process derives one step after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
   during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the indexes no derivation reads (the
-  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) are made once
-  at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the store's next open
-  (``store.migrate.restore_indexes``).
+  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) and the name
+  search's FTS5 tables (with their triggers) are made once at the end (:func:`_indexes_at_end`); a load killed
+  before it leaves them to the store's next open (``store.migrate.restore_indexes``).
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ from headwater.model.jsontext import loads_text
 from headwater.spec import EventValidator
 from headwater.store.codec import Encoded, Encoder, codec_of
 from headwater.store.eventlog import PreparedEvent, prepare
-from headwater.store.migrate import DEFERRABLE_INDEXES, restore_indexes
+from headwater.store.migrate import DEFERRABLE_INDEXES, name_search_aside, restore_indexes
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.parts import pack_observation
+from headwater.store.schema import datasets, jobs
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
@@ -201,19 +202,22 @@ def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
 
 @contextmanager
 def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) are
-    all empty: those indexes dropped for the load and made at its end (also when it fails: the store stays as
-    the schema declares it), each in one pass over its table instead of an insert into a growing B-tree per row.
-    Readers during the load get the same answers, slower. Otherwise the indexes are kept up to date as usual."""
+    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) and
+    the datasets and jobs are all empty: those indexes and the name search's tables and triggers
+    (``store.migrate.NAME_SEARCH_TABLES``: moved aside) dropped for the load and made at its end (also when it fails: the store
+    stays as the schema declares it), each in one pass over its table instead of an insert into a growing B-tree
+    (or a trigger's insert of a name's trigrams) per row. Readers during the load get the same answers, slower
+    (search scans the names). Otherwise the indexes are kept up to date as usual."""
     if engine.dialect.name != "sqlite":
         yield
         return
     with engine.begin() as conn:
-        tables = {index.table for index in DEFERRABLE_INDEXES if index.table is not None}
+        tables = {index.table for index in DEFERRABLE_INDEXES if index.table is not None} | {datasets, jobs}
         empty = all(conn.execute(sa.select(sa.literal(1)).select_from(t).limit(1)).first() is None for t in tables)
         if empty:
             for index in DEFERRABLE_INDEXES:
                 index.drop(conn, checkfirst=True)
+            name_search_aside(conn)
     try:
         yield
     finally:
