@@ -203,11 +203,11 @@ def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
 @contextmanager
 def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
     """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) and
-    the datasets and jobs are all empty: those indexes and the name search's tables and triggers
-    (``store.migrate.NAME_SEARCH_TABLES``: moved aside) dropped for the load and made at its end (also when it fails: the store
-    stays as the schema declares it), each in one pass over its table instead of an insert into a growing B-tree
-    (or a trigger's insert of a name's trigrams) per row. Readers during the load get the same answers, slower
-    (search scans the names). Otherwise the indexes are kept up to date as usual."""
+    the datasets and jobs are all empty: those indexes dropped, and the name search's tables moved aside with
+    their triggers dropped (``store.migrate.NAME_SEARCH_TABLES``), for the load, and made at its end (also when
+    it fails: the store stays as the schema declares it), each in one pass over its table instead of an insert
+    into a growing B-tree (or a trigger's insert of a name's trigrams) per row. Readers during the load get the
+    same answers, slower (search scans the names). Otherwise the indexes are kept up to date as usual."""
     if engine.dialect.name != "sqlite":
         yield
         return
