@@ -250,6 +250,50 @@ def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_
         assert database.with_name("load.db-wal").stat().st_size == 0
 
 
+def test_a_sqlite_load_derives_on_one_connection_that_keeps_its_big_page_cache_from_step_to_step(
+    tmp_path: Path,
+) -> None:
+    """The steps of a SQLite load find the pages the steps before them read: every step's write transaction is
+    on one connection, and that connection is handed out each time with the load's page cache (1 GiB, written
+    out here) as the step before left it, not shrunk back to SQLite's 2 MB (which empties the cache) nor
+    stale (another connection's commit in between makes SQLite drop it)."""
+    path = _write(tmp_path / "many.ndjson", [json.dumps(e) for e in _jobs(0, 40)])
+    settings = load_settings({}, environ={})
+    handed: list[tuple[int, int]] = []  # (connection, its cache_size as the pool hands it out, before the load's own)
+    graph_writes: list[int] = []  # the connection of each write transaction of the graph's file
+
+    def checkout(dbapi: Any, _record: Any, _proxy: Any) -> None:
+        handed.append((id(dbapi), dbapi.execute("PRAGMA main.cache_size").fetchone()[0]))
+
+    def begin(conn: sa.Connection) -> None:
+        if conn.get_execution_options().get("hw_write") == "graph":
+            graph_writes.append(id(conn.connection.dbapi_connection))
+
+    with Store.open(f"sqlite:///{tmp_path / 'load.db'}", background=False) as store:
+        sa.event.listen(store.engine, "checkout", checkout)
+        sa.event.listen(store.engine, "begin", begin)
+        report = load_file(
+            store,
+            path,
+            Policy.from_settings(settings),
+            max_bytes=int(settings.max_body_bytes),
+            workers=0,
+            batch=10,
+            step=4,
+        )
+        sa.event.remove(store.engine, "checkout", checkout)
+    assert (report.appended, report.derived) == (40, 40)
+    assert len(graph_writes) >= 10  # a step of 4 at most: ten steps or more
+    assert len(set(graph_writes)) == 1
+    big: set[int] = set()  # the connections handed out with the load's cache once
+    for connection, cache_size in handed:
+        if connection in big:  # and every time after: as the load left it
+            assert cache_size == -(1 << 20), handed
+        if cache_size == -(1 << 20):
+            big.add(connection)
+    assert big == set(graph_writes)
+
+
 # the indexes a load into an empty SQLite store makes at its end, written out here (not read from the code)
 DEFERRED = {
     "ix_column_edges_src",
@@ -322,6 +366,93 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_readers_indexes_at_its_end_
     assert _deferred_indexes(database) == both
     for name, plan in plans.items():
         assert name in plan, (name, plan)
+
+
+# the name search's FTS5 tables and triggers (migration 0003), written out here
+NAME_SEARCH = {
+    "datasets_name_trgm",
+    "datasets_name_trgm_insert",
+    "datasets_name_trgm_delete",
+    "datasets_name_trgm_update",
+    "jobs_name_trgm",
+    "jobs_name_trgm_insert",
+    "jobs_name_trgm_delete",
+    "jobs_name_trgm_update",
+}
+
+
+def _name_search(database: Path) -> dict[str, str]:
+    """The name search's schema objects (and FTS5's own tables behind them): name -> SQL."""
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:
+        rows = conn.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE name LIKE '%name_trgm%'")
+        return {name: sql for name, sql in rows}
+
+
+def _found_by_search(database: Path) -> tuple[set[str], set[str]]:
+    """The dataset names with ``out/`` and the job names with ``cop`` the trigram index finds, after FTS5's check
+    that the index holds exactly the tables' names."""
+    with sa.create_engine(f"sqlite:///{database}").connect() as conn:
+        found = []
+        for table, q in (("datasets", "out/"), ("jobs", "cop")):
+            fts = f"{table}_name_trgm"
+            conn.exec_driver_sql(f"INSERT INTO {fts}({fts}) VALUES ('integrity-check')")
+            rows = conn.exec_driver_sql(
+                f"SELECT t.name FROM {fts} f JOIN {table} t ON t.rowid = f.rowid WHERE {fts} MATCH ?", (f'"{q}"',)
+            )
+            found.append({name for (name,) in rows})
+        return found[0], found[1]
+
+
+def test_a_load_into_an_empty_sqlite_store_makes_the_name_search_at_its_end_and_an_open_repairs_a_killed_one(
+    tmp_path: Path,
+) -> None:
+    """Into an empty SQLite store the name search's trigram tables and their triggers are not there while the load
+    derives (search scans the names meanwhile) and are there after it, as a fresh store's migration made them,
+    holding every name; a second load into the non-empty store keeps them all along. A store left with them moved
+    aside (as a load killed half-way leaves it) has them again, holding every name, once opened."""
+    settings = load_settings({}, environ={})
+    fresh = tmp_path / "fresh.db"
+    Store.open(f"sqlite:///{fresh}", background=False).close()
+    schema = _name_search(fresh)
+    assert set(schema) >= NAME_SEARCH
+
+    path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
+    more = _write(
+        tmp_path / "more.ndjson",
+        [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
+    )
+    database = tmp_path / "load.db"
+    seen: list[set[str]] = []
+    with Store.open(f"sqlite:///{database}", background=False) as store:
+        for file in (path, more):
+            load_file(
+                store,
+                file,
+                Policy.from_settings(settings),
+                max_bytes=int(settings.max_body_bytes),
+                workers=0,
+                progress=lambda p: (
+                    seen.append(set(_name_search(database)) & NAME_SEARCH) if p.phase == "derive" else None
+                ),
+            )
+            assert _name_search(database) == schema
+            seen.append({"after"})
+    assert seen == [set(), {"after"}, NAME_SEARCH, {"after"}]
+    assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e"}, {"copy", "copy_again"})
+
+    with sa.create_engine(f"sqlite:///{database}").begin() as conn:  # what a load killed half-way leaves
+        for table in ("datasets", "jobs"):
+            for trigger in ("insert", "delete", "update"):
+                conn.exec_driver_sql(f"DROP TRIGGER {table}_name_trgm_{trigger}")
+            conn.exec_driver_sql(f"ALTER TABLE {table}_name_trgm RENAME TO {table}_name_trgm_load")
+        conn.exec_driver_sql(  # a dataset the load added after: the index made again holds it too
+            "INSERT INTO datasets (id, namespace, name, kind, created_at, updated_at, deleted) "
+            "VALUES ('dataset:file:/out/f', 'file', '/out/f', 'file', 1, 1, 0)"
+        )
+    assert not set(_name_search(database)) & NAME_SEARCH
+    Store.open(f"sqlite:///{database}", background=False).close()
+    assert _name_search(database) == schema
+    assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e", "/out/f"}, {"copy", "copy_again"})
 
 
 def _jobs(first: int, count: int) -> list[dict[str, Any]]:

@@ -23,9 +23,9 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
   derives; the main process derives one step after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
   during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the indexes no derivation reads (the
-  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) are made once
-  at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the store's next open
-  (``store.migrate.restore_indexes``).
+  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) and the name
+  search's FTS5 tables (with their triggers) are made once at the end (:func:`_indexes_at_end`); a load killed
+  before it leaves them to the store's next open (``store.migrate.restore_indexes``).
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ from headwater.model.jsontext import loads_text
 from headwater.spec import EventValidator
 from headwater.store.codec import Encoded, Encoder, codec_of
 from headwater.store.eventlog import PreparedEvent, prepare
-from headwater.store.migrate import DEFERRABLE_INDEXES, restore_indexes
+from headwater.store.migrate import DEFERRABLE_INDEXES, name_search_aside, restore_indexes
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.parts import pack_observation
+from headwater.store.schema import datasets, jobs
 from headwater.store.store import Store
 from headwater.store.types import IncomingEvent
 
@@ -159,54 +160,64 @@ def _few_collections() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def _load_pragmas(dbapi_connection: Any, _record: Any, _proxy: Any = None) -> None:
+def _load_pragmas(dbapi_connection: Any, record: Any, _proxy: Any = None) -> None:
+    if record.info.get(_LOADING):  # set once per connection: its page cache stays as it is
+        return
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA main.cache_size=-{SQLITE_CACHE_KIB}")
     cursor.execute(f"PRAGMA wal_autocheckpoint={SQLITE_CHECKPOINT_PAGES}")
     cursor.close()
+    record.info[_LOADING] = True
 
 
-def _default_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA main.cache_size=-2000")  # SQLite's defaults (engine.py sets neither)
-    cursor.execute("PRAGMA wal_autocheckpoint=1000")
-    cursor.close()
+_LOADING = "headwater_load_pragmas"  # a pooled connection's mark: it has the load's pragmas
+
+
+def _file_sqlite(engine: sa.Engine) -> bool:
+    return engine.dialect.name == "sqlite" and engine.url.database not in (None, "", ":memory:")
 
 
 @contextmanager
 def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite: the load's connections with a big page cache and rare checkpoints (:data:`SQLITE_CACHE_KIB`),
-    one checkpoint at the end; connections given back to the pool get SQLite's defaults again. PostgreSQL: as
-    it is (its cache and checkpoints are the server's)."""
-    if engine.dialect.name != "sqlite":
+    """On a SQLite file: the load's connections with a big page cache and rare checkpoints
+    (:data:`SQLITE_CACHE_KIB`), set once per connection and kept for the whole load, so that one step finds
+    the pages the steps before it read (a connection given back with its cache shrunk, or a cache another
+    connection's commit made stale, re-read every index page each step); the pool hands out the connection
+    given back last (``engine.py``), so the appends and the steps use one connection. At the end one
+    checkpoint, and the pool's connections closed: the next ones open with SQLite's defaults. An in-memory store
+    and PostgreSQL: as they are (its cache and checkpoints are the server's)."""
+    if not _file_sqlite(engine):
         yield
         return
     event.listen(engine, "checkout", _load_pragmas)
-    event.listen(engine, "checkin", _default_pragmas)
     try:
         yield
     finally:
         event.remove(engine, "checkout", _load_pragmas)
-        event.remove(engine, "checkin", _default_pragmas)
+        # the idle connections closed; one still checked out (another thread's) is closed when given back
+        engine.dispose()
     with engine.connect() as conn:  # the WAL back into the file (a failed load leaves it to SQLite's next one)
         conn.exec_driver_sql("PRAGMA main.wal_checkpoint(TRUNCATE)")
 
 
 @contextmanager
 def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) are
-    all empty: those indexes dropped for the load and made at its end (also when it fails: the store stays as
-    the schema declares it), each in one pass over its table instead of an insert into a growing B-tree per row.
-    Readers during the load get the same answers, slower. Otherwise the indexes are kept up to date as usual."""
+    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) and
+    the datasets and jobs are all empty: those indexes dropped, and the name search's tables moved aside with
+    their triggers dropped (``store.migrate.NAME_SEARCH_TABLES``), for the load, and made at its end (also when
+    it fails: the store stays as the schema declares it), each in one pass over its table instead of an insert
+    into a growing B-tree (or a trigger's insert of a name's trigrams) per row. Readers during the load get the
+    same answers, slower (search scans the names). Otherwise the indexes are kept up to date as usual."""
     if engine.dialect.name != "sqlite":
         yield
         return
     with engine.begin() as conn:
-        tables = {index.table for index in DEFERRABLE_INDEXES if index.table is not None}
+        tables = {index.table for index in DEFERRABLE_INDEXES if index.table is not None} | {datasets, jobs}
         empty = all(conn.execute(sa.select(sa.literal(1)).select_from(t).limit(1)).first() is None for t in tables)
         if empty:
             for index in DEFERRABLE_INDEXES:
                 index.drop(conn, checkfirst=True)
+            name_search_aside(conn)
     try:
         yield
     finally:

@@ -16,7 +16,9 @@ it writes (``hw_write``), and takes only that file's write lock at ``BEGIN``:
 A transaction that changes both files is atomic in each file but not across them (SQLite's WAL mode):
 the two writers of both (prune, the layout move in :mod:`headwater.store.migrate`) are written so that
 a crash between the files' commits leaves a state the next run completes. An in-memory store
-(``sqlite://``) keeps everything in one database.
+(``sqlite://``) keeps everything in one database. A file store's pool hands out the connection given back
+last (LIFO): its page cache is the warmest (SQLite drops a connection's cache when another connection has
+written the file since).
 """
 
 from __future__ import annotations
@@ -127,7 +129,10 @@ def create_store_engine(url: str) -> sa.Engine:
             main = Path(sa_url.database).expanduser()
             main.parent.mkdir(parents=True, exist_ok=True)
             log_file = events_file(main)
-        engine = sa.create_engine(sa_url, connect_args={"check_same_thread": False, "isolation_level": None})
+        # a file's pool hands out the connection given back last: its page cache is the warmest (SQLite drops a
+        # connection's cache when another connection has written the file since)
+        lifo = {"pool_use_lifo": True} if log_file is not None else {}
+        engine = sa.create_engine(sa_url, connect_args={"check_same_thread": False, "isolation_level": None}, **lifo)
         event.listen(engine, "connect", partial(_sqlite_pragmas, log_file=log_file))
         event.listen(engine, "begin", partial(_sqlite_begin, split=log_file is not None))
         return engine

@@ -71,18 +71,72 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> int:
     return moved
 
 
+# The name search's FTS5 trigram tables on SQLite (migration 0003), by the table whose names they index. A bulk
+# load into an empty store drops their triggers (each insert of a dataset or a job wrote its trigrams through a
+# trigger, with SQLite's statement journal: most of the load's disk writes) and moves each table aside under the
+# name ``<table>_name_trgm_load`` (so search scans the names meanwhile: the same answers, slower); at its end the
+# table is made again as the migration made it, in one pass over the names. A load killed half-way leaves a
+# ``_load`` table: every open finishes what the load's end would have done (:func:`restore_indexes`). A store
+# whose migration could not make the name search (no FTS5) has no ``_load`` table and stays as it is.
+NAME_SEARCH_TABLES = ("datasets", "jobs")
+_ASIDE = "_load"
+
+
+def _name_search_ddl(table: str) -> list[str]:
+    """Migration 0003's statements for ``table``'s name search (its text: the store's schema is the same whichever
+    made it)."""
+    fts = f"{table}_name_trgm"
+    delete = f"INSERT INTO {fts}({fts}, rowid, name) VALUES ('delete', old.rowid, old.name);"
+    insert = f"INSERT INTO {fts}(rowid, name) VALUES (new.rowid, new.name);"
+    return [
+        f"CREATE VIRTUAL TABLE {fts} USING fts5(name, content='{table}', content_rowid='rowid', tokenize='trigram')",
+        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert} END",
+        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN {delete} END",
+        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF name ON {table} BEGIN {delete} {insert} END",
+        f"INSERT INTO {fts}({fts}) VALUES ('rebuild')",
+    ]
+
+
+def name_search_aside(conn: sa.Connection) -> list[str]:
+    """SQLite: the name search's triggers dropped and its tables moved aside (in ``conn``'s transaction), until
+    :func:`restore_indexes`; answers the tables whose name search was there."""
+    present = _master_names(conn, "table")
+    moved = []
+    for table in NAME_SEARCH_TABLES:
+        fts = f"{table}_name_trgm"
+        if fts not in present:
+            continue
+        for trigger in ("insert", "delete", "update"):
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {fts}_{trigger}")
+        conn.exec_driver_sql(f"ALTER TABLE {fts} RENAME TO {fts}{_ASIDE}")
+        moved.append(table)
+    return moved
+
+
+def _master_names(conn: sa.Connection, type_: str) -> set[str]:
+    return {name for (name,) in conn.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = ?", (type_,))}
+
+
 def restore_indexes(engine: sa.Engine) -> list[str]:
-    """Create each of :data:`DEFERRABLE_INDEXES` that is missing (SQLite: a bulk load stopped before its end);
-    answers the names of those made."""
+    """Create each of :data:`DEFERRABLE_INDEXES` that is missing, and the name search's tables a bulk load moved
+    aside (:data:`NAME_SEARCH_TABLES`; SQLite: a load stopped before its end); answers the names of those made."""
     if engine.dialect.name != "sqlite":
         return []
     made: list[str] = []
     with engine.begin() as conn:
-        present = {name for (name,) in conn.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = 'index'")}
+        present = _master_names(conn, "index")
         for index in DEFERRABLE_INDEXES:
             if index.name not in present:
                 index.create(conn)
                 made.append(str(index.name))
+        tables = _master_names(conn, "table")
+        for table in NAME_SEARCH_TABLES:
+            fts = f"{table}_name_trgm"
+            if f"{fts}{_ASIDE}" in tables:  # moved aside by a bulk load: made again, filled from the names
+                conn.exec_driver_sql(f"DROP TABLE {fts}{_ASIDE}")
+                for statement in _name_search_ddl(table):
+                    conn.exec_driver_sql(statement)
+                made.append(fts)
     return made
 
 
