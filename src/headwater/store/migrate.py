@@ -79,22 +79,17 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> int:
 # ``_load`` table: every open finishes what the load's end would have done (:func:`restore_indexes`). A store
 # whose migration could not make the name search (no FTS5) has no ``_load`` table and stays as it is.
 NAME_SEARCH_TABLES = ("datasets", "jobs")
+NAME_SEARCH_REVISION = "0003"  # the migration that made them: its statements make them again
 _ASIDE = "_load"
 
 
 def _name_search_ddl(table: str) -> list[str]:
-    """Migration 0003's statements for ``table``'s name search (its text: the store's schema is the same whichever
-    made it)."""
-    fts = f"{table}_name_trgm"
-    delete = f"INSERT INTO {fts}({fts}, rowid, name) VALUES ('delete', old.rowid, old.name);"
-    insert = f"INSERT INTO {fts}(rowid, name) VALUES (new.rowid, new.name);"
-    return [
-        f"CREATE VIRTUAL TABLE {fts} USING fts5(name, content='{table}', content_rowid='rowid', tokenize='trigram')",
-        f"CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN {insert} END",
-        f"CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN {delete} END",
-        f"CREATE TRIGGER {fts}_update AFTER UPDATE OF name ON {table} BEGIN {delete} {insert} END",
-        f"INSERT INTO {fts}({fts}) VALUES ('rebuild')",
-    ]
+    """Migration 0003's statements for ``table``'s name search, from the migration itself (the store's schema is
+    the same whichever made it)."""
+    script = ScriptDirectory.from_config(alembic_config()).get_revision(NAME_SEARCH_REVISION)
+    assert script is not None, f"migration {NAME_SEARCH_REVISION} not packaged"
+    statements: list[str] = script.module._sqlite_ddl(table)
+    return statements
 
 
 def name_search_aside(conn: sa.Connection) -> list[str]:
