@@ -62,7 +62,9 @@ from headwater.store.watermark import projected_seq
 
 OPEN = sys.maxsize  # valid_to of an edge valid now
 INPUT, OUTPUT = 0, 1
-_DIRECTION = {"INPUT": INPUT, "OUTPUT": OUTPUT}
+# which side an edge of each direction lies on (0 upstream, 1 downstream), at its job and at its dataset: a job
+# reads its INPUT datasets (upstream of the job, downstream of the dataset) and writes its OUTPUT ones
+_SIDES = {"INPUT": (0, 1), "OUTPUT": (1, 0)}
 # the observation roles whose nodes are jobs the projector (re)derives, edges included (store/projector.py)
 _JOB_ROLES = ("job", "jobevent", "jobrun")
 _EDGE_COLUMNS = (edges.c.job, edges.c.dataset, edges.c.direction, edges.c.valid_from, edges.c.valid_to)
@@ -197,6 +199,7 @@ class Adjacency:
             jobs = bytearray()
             ups: list[list[int]] = []  # number -> (end, valid_from, valid_to) of its upstream edges, flat
             downs: list[list[int]] = []  # likewise downstream
+            sides = (ups, downs)
 
             def number(node: str) -> int:
                 n = num.get(node)
@@ -212,12 +215,9 @@ class Adjacency:
             for job, dataset, direction, valid_from, valid_to in result:
                 j, d = number(job), number(dataset)
                 to = OPEN if valid_to is None else valid_to
-                if _DIRECTION[direction] == INPUT:  # the job reads the dataset: upstream of the job
-                    ups[j] += (d, valid_from, to)
-                    downs[d] += (j, valid_from, to)
-                else:
-                    downs[j] += (d, valid_from, to)
-                    ups[d] += (j, valid_from, to)
+                at_job, at_dataset = _SIDES[direction]
+                sides[at_job][j] += (d, valid_from, to)
+                sides[at_dataset][d] += (j, valid_from, to)
             records = asof.read(conn, num)  # versions, updated_at, runs (a later change is re-read by a refresh)
         adj: list[array[int] | None] = [pack(u, d) for u, d in zip(ups, downs, strict=True)]
         ups.clear()  # the lists are garbage now: freed before the warm-up reads shapes
@@ -389,12 +389,9 @@ def _replace_jobs(snap: Snapshot, jobs: list[str], rows: Rows) -> None:
     for job, dataset, direction, valid_from, valid_to in rows:
         j, d = _number(snap, job), _number(snap, dataset)
         to = OPEN if valid_to is None else valid_to
-        if _DIRECTION[direction] == INPUT:
-            flat(j)[0].extend((d, valid_from, to))
-            flat(d)[1].extend((j, valid_from, to))
-        else:
-            flat(j)[1].extend((d, valid_from, to))
-            flat(d)[0].extend((j, valid_from, to))
+        at_job, at_dataset = _SIDES[direction]
+        flat(j)[at_job].extend((d, valid_from, to))
+        flat(d)[at_dataset].extend((j, valid_from, to))
     for n, (up, down) in touched.items():
         adj[n] = pack(up, down)
     snap.made += len(touched)
