@@ -173,13 +173,27 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
         conn.execute(table.insert(), list(rows))
         return
     quote = conn.dialect.identifier_preparer.quote
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    sql = (
-        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
-        f"VALUES ({', '.join(mark for _ in names)})"
-    )
+    columns = f"{quote(table.name)} ({', '.join(quote(n) for n in names)})"
     values = operator.itemgetter(*names)
+    if conn.dialect.name == "postgresql":
+        _copy_rows(conn, columns, (values(r) for r in rows) if width > 1 else ((values(r),) for r in rows))
+        return
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = f"INSERT INTO {columns} VALUES ({', '.join(mark for _ in names)})"
     conn.exec_driver_sql(sql, [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows])
+
+
+def _copy_rows(conn: sa.Connection, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    """PostgreSQL: ``rows`` into ``columns`` (``table (a, b)``) by ``COPY ... FROM STDIN`` in ``conn``'s
+    transaction: psycopg's executemany sends one prepared INSERT per row (its Python per row and the server's
+    per statement were 39 % of a bulk load's main process); a COPY streams them."""
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        with cursor.copy(f"COPY {columns} FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    finally:
+        cursor.close()
 
 
 def _column_rows(rows: Iterable[RowValues]) -> list[RowValues]:
