@@ -175,12 +175,12 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
     quote = conn.dialect.identifier_preparer.quote
     columns = f"{quote(table.name)} ({', '.join(quote(n) for n in names)})"
     values = operator.itemgetter(*names)
+    tuples = [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows]
     if conn.dialect.name == "postgresql":
-        _copy_rows(conn, columns, (values(r) for r in rows) if width > 1 else ((values(r),) for r in rows))
+        _copy_rows(conn, columns, tuples)
         return
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    sql = f"INSERT INTO {columns} VALUES ({', '.join(mark for _ in names)})"
-    conn.exec_driver_sql(sql, [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows])
+    conn.exec_driver_sql(f"INSERT INTO {columns} VALUES ({', '.join(mark for _ in names)})", tuples)
 
 
 def _copy_rows(conn: sa.Connection, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
