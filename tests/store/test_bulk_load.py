@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import sqlalchemy as sa
 import zstandard
 from click.testing import CliRunner
 
+from databases import pg_database
 from fixtures.stories.load import derived_state, story
 from headwater.api import create_app
 from headwater.cli import cli
@@ -452,6 +454,82 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_name_search_at_its_end_and_
     Store.open(f"sqlite:///{database}", background=False).close()
     assert _name_search(database) == schema
     assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e", "/out/f"}, {"copy", "copy_again"})
+
+
+# PostgreSQL: the same readers' indexes, and the name search's trigram indexes (migration 0003, with their pending
+# list off: migration 0014), written out here
+PG_AT_END = DEFERRED | {"ix_datasets_name_trgm", "ix_jobs_name_trgm"}
+
+
+def _pg_indexes(url: str) -> dict[str, str]:
+    """The indexes of :data:`PG_AT_END` the database at ``url`` has: name -> definition (with its options)."""
+    engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.connect() as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+            ).all()
+    finally:
+        engine.dispose()
+    return {name: definition for name, definition in rows if name in PG_AT_END}
+
+
+@pytest.mark.postgres
+def test_a_load_into_an_empty_postgresql_store_makes_its_indexes_at_its_end_as_the_migrations_made_them(
+    pg_server_url: str, tmp_path: Path
+) -> None:
+    """Into an empty PostgreSQL store the readers' indexes and the name search's trigram indexes are not there while
+    the load derives (seen from another connection at each step) and are there after it, each defined as a fresh
+    store's migrations defined it (the trigram indexes with ``fastupdate`` off); a second load into the non-empty
+    store keeps them all along. A store left without them (as a load killed half-way leaves it) has them again
+    once opened, and name search finds what it found before."""
+    [output] = FIRST["outputs"]
+    schema = {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "z"}, {"name": "y"}]}
+    with_schema = {**FIRST, "outputs": [{**output, "facets": {**output["facets"], "schema": schema}}]}
+    first = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (with_schema, SECOND, THIRD)])
+    more = _write(
+        tmp_path / "more.ndjson",
+        [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
+    )
+    settings = load_settings({}, environ={})
+    with pg_database(pg_server_url, migrated=True) as url:
+        fresh = _pg_indexes(url)
+        assert set(fresh) == PG_AT_END
+        assert all("fastupdate=off" in fresh[f"ix_{t}_name_trgm"] for t in ("datasets", "jobs"))
+        seen: list[set[str]] = []
+        with Store.open(url, background=False) as store:
+            for file in (first, more):
+                load_file(
+                    store,
+                    file,
+                    Policy.from_settings(settings),
+                    max_bytes=int(settings.max_body_bytes),
+                    workers=0,
+                    progress=lambda p: seen.append(set(_pg_indexes(url))) if p.phase == "derive" else None,
+                )
+                assert _pg_indexes(url) == fresh
+                seen.append({"after"})
+            found = _search(store)
+        assert seen == [set(), {"after"}, PG_AT_END, {"after"}]
+        assert found == ({"/out/b", "/out/c", "/out/d", "/out/e"}, {"copy", "copy_again"})
+
+        engine = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+        with engine.begin() as conn:  # what a load killed half-way leaves
+            for name in sorted(PG_AT_END):
+                conn.exec_driver_sql(f"DROP INDEX {name}")
+        engine.dispose()
+        assert _pg_indexes(url) == {}
+        with Store.open(url, background=False) as store:
+            assert _pg_indexes(url) == fresh
+            assert _search(store) == found
+
+
+def _search(store: Store) -> tuple[set[str], set[str]]:
+    """The dataset names with ``out/`` and the job names with ``cop`` the store's name search finds."""
+    reader = GraphReader(store)
+    datasets = {parse_node_id(r["id"]).name for r in reader.search("out/", types=("dataset",))["results"]}
+    jobs = {parse_node_id(r["id"]).name for r in reader.search("cop", types=("job",))["results"]}
+    return datasets, jobs
 
 
 def _jobs(first: int, count: int) -> list[dict[str, Any]]:

@@ -21,11 +21,13 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   (:func:`headwater.store.parts.pack_observation`) and compressing the events' texts and the parts with the
   store's newest dictionary (:class:`headwater.store.codec.Encoder`, handed to the tasks) run in ``workers``
   processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
-  derives; the main process derives one step after each appended batch, while the workers parse the next lines. The cyclic garbage collector runs rarely
-  during a load (:data:`GC_THRESHOLDS`). Into an empty SQLite store, the indexes no derivation reads (the
-  column edges' two, the fields' by dataset, the dataset fields' by name, the edges' by dataset) and the name
-  search's FTS5 tables (with their triggers) are made once at the end (:func:`_indexes_at_end`); a load killed
-  before it leaves them to the store's next open (``store.migrate.restore_indexes``).
+  derives; the main process derives one step after each appended batch, while the workers parse the next lines.
+  The cyclic garbage collector runs rarely during a load (:data:`GC_THRESHOLDS`). Into an empty store, the
+  indexes no derivation reads (the column edges' two, the fields' by dataset, the dataset fields' by name, the
+  edges' by dataset) and the name search's (SQLite's FTS5 tables with their triggers, PostgreSQL's trigram
+  indexes) are made once at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the
+  store's next open (``store.migrate.restore_indexes``). On PostgreSQL the derived rows go by ``COPY``
+  (``store.parts.insert_many``).
 """
 
 from __future__ import annotations
@@ -202,13 +204,14 @@ def _sqlite_for_load(engine: sa.Engine) -> Iterator[None]:
 
 @contextmanager
 def _indexes_at_end(engine: sa.Engine) -> Iterator[None]:
-    """On SQLite, when the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) and
-    the datasets and jobs are all empty: those indexes dropped, and the name search's tables moved aside with
-    their triggers dropped (``store.migrate.NAME_SEARCH_TABLES``), for the load, and made at its end (also when
-    it fails: the store stays as the schema declares it), each in one pass over its table instead of an insert
-    into a growing B-tree (or a trigger's insert of a name's trigrams) per row. Readers during the load get the
-    same answers, slower (search scans the names). Otherwise the indexes are kept up to date as usual."""
-    if engine.dialect.name != "sqlite":
+    """When the tables of :data:`DEFERRABLE_INDEXES` (column edges, fields, dataset fields, edges) and the datasets
+    and jobs are all empty: those indexes dropped, and the name search set aside (``store.migrate.
+    name_search_aside``: SQLite's trigram tables moved aside with their triggers dropped, PostgreSQL's trigram
+    indexes dropped), for the load, and made at its end (also when it fails: the store stays as the schema
+    declares it), each in one pass over its table instead of an insert into a growing index (or a name's
+    trigrams) per row. Readers during the load get the same answers, slower (search scans the names). Otherwise
+    the indexes are kept up to date as usual."""
+    if engine.dialect.name not in ("sqlite", "postgresql"):
         yield
         return
     with engine.begin() as conn:

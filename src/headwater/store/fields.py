@@ -29,7 +29,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from headwater.store.parts import select_in
+from headwater.store.parts import insert_many, select_in
 from headwater.store.schema import column_edges, column_transformations, fields
 
 Field = tuple[str, str]  # (dataset node id, field name; '' = the whole dataset)
@@ -54,18 +54,6 @@ def transformations_key(text: str) -> int:
     return _key(text)
 
 
-def _insert(conn: sa.Connection, table: sa.Table, rows: list[tuple[Any, ...]]) -> None:
-    """Straight to the driver's executemany: a wide job adds thousands (SQLAlchemy's per-row work is most of it)."""
-    quote = conn.dialect.identifier_preparer.quote
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    names = [c.name for c in table.columns]
-    conn.exec_driver_sql(
-        f"INSERT INTO {quote(table.name)} ({', '.join(quote(n) for n in names)}) "
-        f"VALUES ({', '.join(mark for _ in names)})",
-        rows,
-    )
-
-
 def _ensure(conn: sa.Connection, table: sa.Table, wanted: Mapping[int, tuple[Any, ...]]) -> None:
     """Add to ``table`` (id + value columns) the ``wanted`` rows (id -> values) it does not hold; an id held
     with other values is a collision."""
@@ -81,7 +69,7 @@ def _ensure(conn: sa.Connection, table: sa.Table, wanted: Mapping[int, tuple[Any
             elif found != wanted[key]:
                 raise FieldCollision(f"{table.name}: {found!r} and {wanted[key]!r} hash to one id ({key})")
     if missing:
-        _insert(conn, table, missing)
+        insert_many(conn, table, [c.name for c in table.columns], missing)
 
 
 def _wanted(values: Iterable[tuple[int, tuple[Any, ...]]], what: str) -> dict[int, tuple[Any, ...]]:

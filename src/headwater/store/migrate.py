@@ -15,11 +15,11 @@ from headwater.store.schema import column_edges, dataset_fields, edges, fields
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 PG_MIGRATION_LOCK = 0x4857_4D47  # advisory lock key: one migration at a time per PostgreSQL database
-# Indexes a bulk load into an empty SQLite store builds once at its end instead of keeping them up to date row by
-# row (store/bulkload.py: millions of column edges, fields, dataset fields and edges inserted in random key order);
+# Indexes a bulk load into an empty store builds once at its end instead of keeping them up to date row by row
+# (store/bulkload.py: millions of column edges, fields, dataset fields and edges inserted in random key order);
 # only readers use them, no derivation (it finds fields by id, dataset fields by their primary key's dataset and
-# edges by job). A
-# load killed half-way leaves them missing: every open makes any that is missing (:func:`restore_indexes`).
+# edges by job). A load killed half-way leaves them missing: every open makes any that is missing
+# (:func:`restore_indexes`).
 _DEFERRED_NAMES = (
     "ix_column_edges_src",
     "ix_column_edges_dst",
@@ -71,32 +71,50 @@ def upgrade(engine: sa.Engine, revision: str = "head") -> int:
     return moved
 
 
-# The name search's FTS5 trigram tables on SQLite (migration 0003), by the table whose names they index. A bulk
-# load into an empty store drops their triggers (each insert of a dataset or a job wrote its trigrams through a
-# trigger, with SQLite's statement journal: most of the load's disk writes) and moves each table aside under the
-# name ``<table>_name_trgm_load`` (so search scans the names meanwhile: the same answers, slower); at its end the
-# table is made again as the migration made it, in one pass over the names. A load killed half-way leaves a
-# ``_load`` table: every open finishes what the load's end would have done (:func:`restore_indexes`). A store
-# whose migration could not make the name search (no FTS5) has no ``_load`` table and stays as it is.
+# The name search's indexes (migration 0003), by the table whose names they index. SQLite: FTS5 trigram tables
+# filled by triggers; PostgreSQL: a ``pg_trgm`` GIN index on ``lower(name)``. A bulk load into an empty store
+# sets them aside (SQLite: each insert of a dataset or a job wrote its trigrams through a trigger, with SQLite's
+# statement journal, most of the load's disk writes; PostgreSQL: each inserted or updated row added an entry per
+# trigram of its name, a third of the server's work on the datasets): SQLite drops the triggers and moves each
+# table aside under the name ``<table>_name_trgm_load``, PostgreSQL drops the index (search scans the names
+# meanwhile: the same answers, slower); at its end they are made again as the migrations made them, in one pass
+# over the names. A load killed half-way leaves them aside: every open finishes what the load's end would have
+# done (:func:`restore_indexes`). A store whose migration could not make the name search (no FTS5, no
+# ``pg_trgm``) has none to set aside and stays as it is.
 NAME_SEARCH_TABLES = ("datasets", "jobs")
 NAME_SEARCH_REVISION = "0003"  # the migration that made them: its statements make them again
 _ASIDE = "_load"
 
 
-def _name_search_ddl(table: str) -> list[str]:
+def _name_search_ddl(conn: sa.Connection, table: str) -> list[str]:
     """Migration 0003's statements for ``table``'s name search, from the migration itself (the store's schema is
-    the same whichever made it)."""
+    the same whichever made it); on PostgreSQL with the index's pending list off, as migration 0014 set it."""
     script = ScriptDirectory.from_config(alembic_config()).get_revision(NAME_SEARCH_REVISION)
     assert script is not None, f"migration {NAME_SEARCH_REVISION} not packaged"
+    if conn.dialect.name == "postgresql":
+        made: list[str] = script.module._postgresql_ddl(table)
+        return [*made, f"ALTER INDEX {_pg_name_index(table)} SET (fastupdate = off)"]
     statements: list[str] = script.module._sqlite_ddl(table)
     return statements
 
 
+def _pg_name_index(table: str) -> str:
+    return f"ix_{table}_name_trgm"
+
+
 def name_search_aside(conn: sa.Connection) -> list[str]:
-    """SQLite: the name search's triggers dropped and its tables moved aside (in ``conn``'s transaction), until
-    :func:`restore_indexes`; answers the tables whose name search was there."""
-    present = _master_names(conn, "table")
+    """The name search set aside (in ``conn``'s transaction) until :func:`restore_indexes`: SQLite, its triggers
+    dropped and its tables moved aside; PostgreSQL, its indexes dropped. Answers the tables whose name search was
+    there."""
     moved = []
+    if conn.dialect.name == "postgresql":
+        present = _pg_indexes(conn)
+        for table in NAME_SEARCH_TABLES:
+            if _pg_name_index(table) in present:
+                conn.exec_driver_sql(f"DROP INDEX {_pg_name_index(table)}")
+                moved.append(table)
+        return moved
+    present = _master_names(conn, "table")
     for table in NAME_SEARCH_TABLES:
         fts = f"{table}_name_trgm"
         if fts not in present:
@@ -112,26 +130,54 @@ def _master_names(conn: sa.Connection, type_: str) -> set[str]:
     return {name for (name,) in conn.exec_driver_sql("SELECT name FROM main.sqlite_master WHERE type = ?", (type_,))}
 
 
+def _pg_indexes(conn: sa.Connection) -> set[str]:
+    found = conn.exec_driver_sql("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()")
+    return {str(name) for (name,) in found}
+
+
+def _name_search_aside(conn: sa.Connection) -> list[str]:
+    """The tables whose name search a bulk load set aside: SQLite, a ``_load`` table; PostgreSQL, no index while
+    ``pg_trgm`` is installed (the migration made the index whenever it could install the extension)."""
+    if conn.dialect.name == "postgresql":
+        if conn.exec_driver_sql("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'").first() is None:
+            return []
+        present = _pg_indexes(conn)
+        return [t for t in NAME_SEARCH_TABLES if _pg_name_index(t) not in present]
+    tables = _master_names(conn, "table")
+    aside = [t for t in NAME_SEARCH_TABLES if f"{t}_name_trgm{_ASIDE}" in tables]
+    for table in aside:
+        conn.exec_driver_sql(f"DROP TABLE {table}_name_trgm{_ASIDE}")
+    return aside
+
+
+# PostgreSQL: memory for each index build of :func:`restore_indexes` (its sort in memory instead of in temporary
+# files: the column edges' two indexes at a million datasets sort ~13 million entries each); this transaction only
+PG_INDEX_BUILD_MEMORY = "512MB"
+
+
 def restore_indexes(engine: sa.Engine) -> list[str]:
-    """Create each of :data:`DEFERRABLE_INDEXES` that is missing, and the name search's tables a bulk load moved
-    aside (:data:`NAME_SEARCH_TABLES`; SQLite: a load stopped before its end); answers the names of those made."""
-    if engine.dialect.name != "sqlite":
+    """Create each of :data:`DEFERRABLE_INDEXES` that is missing, and the name search a bulk load set aside
+    (:data:`NAME_SEARCH_TABLES`: a load stopped before its end); answers the names of those made."""
+    if engine.dialect.name not in ("sqlite", "postgresql"):
         return []
     made: list[str] = []
     with engine.begin() as conn:
-        present = _master_names(conn, "index")
-        for index in DEFERRABLE_INDEXES:
-            if index.name not in present:
-                index.create(conn)
-                made.append(str(index.name))
-        tables = _master_names(conn, "table")
-        for table in NAME_SEARCH_TABLES:
-            fts = f"{table}_name_trgm"
-            if f"{fts}{_ASIDE}" in tables:  # moved aside by a bulk load: made again, filled from the names
-                conn.exec_driver_sql(f"DROP TABLE {fts}{_ASIDE}")
-                for statement in _name_search_ddl(table):
-                    conn.exec_driver_sql(statement)
-                made.append(fts)
+        if conn.dialect.name == "postgresql":  # one at a time: servers opening one store together, a load's end
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": PG_MIGRATION_LOCK})
+            present = _pg_indexes(conn)
+        else:
+            present = _master_names(conn, "index")
+        missing = [index for index in DEFERRABLE_INDEXES if index.name not in present]
+        aside = _name_search_aside(conn)
+        if (missing or aside) and conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{PG_INDEX_BUILD_MEMORY}'")
+        for index in missing:
+            index.create(conn)
+            made.append(str(index.name))
+        for table in aside:  # made again, filled from the names
+            for statement in _name_search_ddl(conn, table):
+                conn.exec_driver_sql(statement)
+            made.append(f"{table}_name_trgm")
     return made
 
 

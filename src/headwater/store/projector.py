@@ -35,7 +35,7 @@ from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_e
 from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
-from headwater.store.parts import insert_runs, read_column, read_observations
+from headwater.store.parts import insert_many, insert_runs, read_column, read_observations
 from headwater.store.schema import (
     column_edges,
     dataset_fields,
@@ -156,15 +156,16 @@ def _load_observations(
     return found
 
 
-BULK_ROWS = 256  # from this many rows an insert goes to the driver's executemany as plain tuples
+BULK_ROWS = 256  # from this many rows an insert goes straight to the driver as plain tuples (parts.insert_many)
 
 
 def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]) -> None:
     """Insert ``rows`` (dicts with the same keys, plain values) into ``table``.
 
-    Many rows (a very wide job's column edges: 100,000 and more) go to the driver's ``executemany``
-    as tuples: SQLAlchemy's per-row parameter processing costs more than SQLite's insert there,
-    and the derived tables' columns are plain text and integers with nothing to convert."""
+    Many rows (a very wide job's column edges: 100,000 and more) go straight to the driver as tuples
+    (:func:`headwater.store.parts.insert_many`: executemany, or PostgreSQL's COPY): SQLAlchemy's per-row
+    parameter processing costs more than SQLite's insert there, and the derived tables' columns are plain text
+    and integers with nothing to convert."""
     if not rows:
         return
     names = list(rows[0])
@@ -172,28 +173,8 @@ def insert_rows(conn: sa.Connection, table: sa.Table, rows: Sequence[RowMapping]
     if len(rows) < BULK_ROWS or any(len(r) != width for r in rows):
         conn.execute(table.insert(), list(rows))
         return
-    quote = conn.dialect.identifier_preparer.quote
-    columns = f"{quote(table.name)} ({', '.join(quote(n) for n in names)})"
     values = operator.itemgetter(*names)
-    tuples = [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows]
-    if conn.dialect.name == "postgresql":
-        _copy_rows(conn, columns, tuples)
-        return
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    conn.exec_driver_sql(f"INSERT INTO {columns} VALUES ({', '.join(mark for _ in names)})", tuples)
-
-
-def _copy_rows(conn: sa.Connection, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
-    """PostgreSQL: ``rows`` into ``columns`` (``table (a, b)``) by ``COPY ... FROM STDIN`` in ``conn``'s
-    transaction: psycopg's executemany sends one prepared INSERT per row (its Python per row and the server's
-    per statement were 39 % of a bulk load's main process); a COPY streams them."""
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        with cursor.copy(f"COPY {columns} FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-    finally:
-        cursor.close()
+    insert_many(conn, table, names, [values(r) for r in rows] if width > 1 else [(values(r),) for r in rows])
 
 
 def _column_rows(rows: Iterable[RowValues]) -> list[RowValues]:
