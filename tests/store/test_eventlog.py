@@ -162,3 +162,24 @@ def test_concurrent_appends_are_group_committed_and_isolated(store: Store) -> No
     stored = {e.id for e in store.list_events(limit=1000)[0]}
     assert stored == {i for n in range(8) for i in results[n]}
     assert len(stored) == 40  # every good event, nothing of the bad batch
+
+
+def test_a_big_batch_is_logged_in_its_order_with_every_text_as_sent(store: Store) -> None:
+    """A batch of many events (a bulk load's: PostgreSQL takes it by COPY) stores each text as sent, in the
+    batch's order, once: the events the log holds already and the repeats inside the batch are duplicates."""
+    held = run_event("START", "2026-03-01T09:00:00Z", str(uuid.uuid4()))
+    store.append([incoming(held)])
+    batch = []
+    for i in range(150):
+        # one time for all: the log lists the events of one time in their order in the log
+        payload = run_event("COMPLETE", "2026-03-01T10:00:00Z", str(uuid.uuid4()), job=f'j\\{i}\t"ü✓"')
+        batch.append(IncomingEvent(payload, json.dumps(payload, indent=i % 3 or None, ensure_ascii=i % 2 == 0)))
+    sent = [*batch[:75], incoming(held), batch[3], *batch[75:]]
+    results = store.append(sent)
+    assert [r.duplicate for r in results] == [False] * 75 + [True, True] + [False] * 75
+    newest_first, _ = store.list_events(limit=500)
+    assert [e.id for e in newest_first] == [r.id for r in results if not r.duplicate][::-1] + [results[75].id]
+    for event, result in zip(batch, [*results[:75], *results[77:]], strict=True):
+        got = store.get_event(result.id)
+        assert got is not None and got.raw == event.raw
+        assert got.job == f"job:ns:{event.payload['job']['name']}"

@@ -119,7 +119,7 @@ def test_select_in_finds_the_rows_of_the_keys_held(engine: sa.Engine) -> None:
     wanted = [r for r in rows if int(str(r["id"])) % 3 == 0]
     with engine.connect() as conn:
         by_id = select_in(conn, table, "id", [r["id"] for r in wanted] + [-1, 10**9])
-        named = [r for r in rows if r["name"] is not None][:5]
+        named = [r for r in rows if r["name"] is not None][: len(AWKWARD) + 2]  # every awkward text
         by_name = select_in(conn, table, "name", [r["name"] for r in named] + ["nobody"])
     assert sorted(r[0] for r in by_id) == [r["id"] for r in wanted]
     assert sorted((r[0], r[1]) for r in by_name) == [(r["id"], r["name"]) for r in named]
