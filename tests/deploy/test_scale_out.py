@@ -67,13 +67,14 @@ def _parent(pid: int) -> int | None:
         return None
 
 
-def _deriving_pid(db_url: str, timeout: float = 20.0) -> int | None:
+def _deriving_pid(db_url: str, watching: threading.Event, timeout: float = 20.0) -> int | None:
     """The pid of the process whose projector is deriving now (its connection's application_name): a server's,
-    or its projector process's."""
+    or its projector process's. ``watching`` is set once it looks."""
     engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
     try:
         deadline = time.monotonic() + timeout
         with engine.connect() as conn:
+            watching.set()
             while time.monotonic() < deadline:
                 name = conn.scalar(
                     sa.text(
@@ -112,10 +113,19 @@ def test_three_servers_survive_kill_9_of_the_deriving_one(fresh_pg_url: str, tmp
         next_batch = iter(range(len(batches)))
         failures: list[BaseException] = []
 
+        shares = (len(sent) // 4, len(sent) // 2)
+        # Past each share the senders wait until the killer looks for the deriving server: the rest of the events,
+        # sent while it looks, keep a projector deriving (sent before, on a busy machine, they were all derived by
+        # the time it looked, and it saw nobody deriving)
+        watching = [threading.Event() for _ in shares]
+
         def sender(k: int) -> None:
             try:
                 with httpx.Client() as client:
                     for n in next_batch:
+                        for share, looking in zip(shares, watching, strict=True):
+                            if len(acknowledged) >= share:
+                                looking.wait(60)
                         for attempt in range(200):
                             with lock:
                                 target = alive[(n + k + attempt) % len(alive)]
@@ -132,10 +142,10 @@ def test_three_servers_survive_kill_9_of_the_deriving_one(fresh_pg_url: str, tmp
 
         def killer() -> None:
             try:
-                for share in (len(sent) // 4, len(sent) // 2):
+                for share, looking in zip(shares, watching, strict=True):
                     while len(acknowledged) < share:
                         time.sleep(0.01)
-                    pid = _deriving_pid(fresh_pg_url)
+                    pid = _deriving_pid(fresh_pg_url, looking)
                     assert pid is not None, "no server was seen deriving"
                     with lock:  # the deriving pid is the server's (projector = thread) or its child's (= process)
                         victim = next(s for s in alive if s.pid in (pid, _parent(pid)))
