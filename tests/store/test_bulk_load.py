@@ -314,19 +314,18 @@ def _deferred_indexes(database: Path) -> set[str]:
 
 
 def _two_loads(
-    tmp_path: Path, first: list[dict[str, Any]], during: Callable[[Path], set[str]], after: Callable[[Path], None]
-) -> tuple[Path, list[set[str]]]:
-    """Load ``first`` into a new SQLite store, then one more event: what ``during`` sees of the store at each
-    derivation step, and ``{"after"}`` after each load once ``after`` has checked the store; the store's file."""
+    url: str, tmp_path: Path, first: list[dict[str, Any]], during: Callable[[], set[str]], after: Callable[[], None]
+) -> list[set[str]]:
+    """Load ``first`` into the new store at ``url``, then one more event: what ``during`` sees of the store at each
+    derivation step, and ``{"after"}`` after each load once ``after`` has checked the store."""
     path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in first])
     more = _write(
         tmp_path / "more.ndjson",
         [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
     )
-    database = tmp_path / "load.db"
     settings = load_settings({}, environ={})
     seen: list[set[str]] = []
-    with Store.open(f"sqlite:///{database}", background=False) as store:
+    with Store.open(url, background=False) as store:
         for file in (path, more):
             load_file(
                 store,
@@ -334,11 +333,18 @@ def _two_loads(
                 Policy.from_settings(settings),
                 max_bytes=int(settings.max_body_bytes),
                 workers=0,
-                progress=lambda p: seen.append(during(database)) if p.phase == "derive" else None,
+                progress=lambda p: seen.append(during()) if p.phase == "derive" else None,
             )
-            after(database)
+            after()
             seen.append({"after"})
-    return database, seen
+    return seen
+
+
+def _first_with_schema() -> dict[str, Any]:
+    """:data:`FIRST` with a schema on its output, so that the dataset fields' table gets rows too."""
+    [output] = FIRST["outputs"]
+    schema = {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "z"}, {"name": "y"}]}
+    return {**FIRST, "outputs": [{**output, "facets": {**output["facets"], "schema": schema}}]}
 
 
 def test_a_load_into_an_empty_sqlite_store_makes_the_readers_indexes_at_its_end_and_an_open_repairs_a_killed_one(
@@ -348,15 +354,18 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_readers_indexes_at_its_end_
     name and the edges' by dataset are not there while the load derives (seen from another connection at each
     step) and are there after it; a second load into the now non-empty store keeps them all along. A store left without them (as a load
     killed half-way leaves it) has them again once opened, and the lookups they serve use them."""
-    # the first event's output with a schema, so that the dataset fields' table gets rows too
-    [output] = FIRST["outputs"]
-    schema = {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "z"}, {"name": "y"}]}
-    with_schema = {**FIRST, "outputs": [{**output, "facets": {**output["facets"], "schema": schema}}]}
+    database = tmp_path / "load.db"
 
-    def all_there(database: Path) -> None:
+    def all_there() -> None:
         assert _deferred_indexes(database) == DEFERRED
 
-    database, seen = _two_loads(tmp_path, [with_schema, SECOND, THIRD], _deferred_indexes, all_there)
+    seen = _two_loads(
+        f"sqlite:///{database}",
+        tmp_path,
+        [_first_with_schema(), SECOND, THIRD],
+        lambda: _deferred_indexes(database),
+        all_there,
+    )
     both = DEFERRED
     assert seen == [set(), {"after"}, both, {"after"}]
     with sa.create_engine(f"sqlite:///{database}").connect() as conn:  # the tables they index hold rows
@@ -432,11 +441,17 @@ def test_a_load_into_an_empty_sqlite_store_makes_the_name_search_at_its_end_and_
     schema = _name_search(fresh)
     assert set(schema) >= NAME_SEARCH
 
-    def as_fresh(database: Path) -> None:
+    database = tmp_path / "load.db"
+
+    def as_fresh() -> None:
         assert _name_search(database) == schema
 
-    database, seen = _two_loads(
-        tmp_path, [FIRST, SECOND, THIRD], lambda database: set(_name_search(database)) & NAME_SEARCH, as_fresh
+    seen = _two_loads(
+        f"sqlite:///{database}",
+        tmp_path,
+        [FIRST, SECOND, THIRD],
+        lambda: set(_name_search(database)) & NAME_SEARCH,
+        as_fresh,
     )
     assert seen == [set(), {"after"}, NAME_SEARCH, {"after"}]
     assert _found_by_search(database) == ({"/out/b", "/out/c", "/out/d", "/out/e"}, {"copy", "copy_again"})
@@ -483,32 +498,16 @@ def test_a_load_into_an_empty_postgresql_store_makes_its_indexes_at_its_end_as_t
     store's migrations defined it (the trigram indexes with ``fastupdate`` off); a second load into the non-empty
     store keeps them all along. A store left without them (as a load killed half-way leaves it) has them again
     once opened, and name search finds what it found before."""
-    [output] = FIRST["outputs"]
-    schema = {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "z"}, {"name": "y"}]}
-    with_schema = {**FIRST, "outputs": [{**output, "facets": {**output["facets"], "schema": schema}}]}
-    first = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (with_schema, SECOND, THIRD)])
-    more = _write(
-        tmp_path / "more.ndjson",
-        [json.dumps(_event("01930000-0000-7000-8000-0000000000b9", "copy_again", "/out/d", "/out/e", {"w": "w"}, 9))],
-    )
-    settings = load_settings({}, environ={})
     with pg_database(pg_server_url, migrated=True) as url:
         fresh = _pg_indexes(url)
         assert set(fresh) == PG_AT_END
         assert all("fastupdate=off" in fresh[f"ix_{t}_name_trgm"] for t in ("datasets", "jobs"))
-        seen: list[set[str]] = []
+
+        def as_fresh() -> None:
+            assert _pg_indexes(url) == fresh
+
+        seen = _two_loads(url, tmp_path, [_first_with_schema(), SECOND, THIRD], lambda: set(_pg_indexes(url)), as_fresh)
         with Store.open(url, background=False) as store:
-            for file in (first, more):
-                load_file(
-                    store,
-                    file,
-                    Policy.from_settings(settings),
-                    max_bytes=int(settings.max_body_bytes),
-                    workers=0,
-                    progress=lambda p: seen.append(set(_pg_indexes(url))) if p.phase == "derive" else None,
-                )
-                assert _pg_indexes(url) == fresh
-                seen.append({"after"})
             found = _search(store)
         assert seen == [set(), {"after"}, PG_AT_END, {"after"}]
         assert found == ({"/out/b", "/out/c", "/out/d", "/out/e"}, {"copy", "copy_again"})

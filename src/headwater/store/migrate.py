@@ -135,9 +135,10 @@ def _pg_indexes(conn: sa.Connection) -> set[str]:
     return {str(name) for (name,) in found}
 
 
-def _name_search_aside(conn: sa.Connection) -> list[str]:
-    """The tables whose name search a bulk load set aside: SQLite, a ``_load`` table; PostgreSQL, no index while
-    ``pg_trgm`` is installed (the migration made the index whenever it could install the extension)."""
+def _name_search_to_make(conn: sa.Connection) -> list[str]:
+    """The tables whose name search a bulk load set aside, to be made again: SQLite, a ``_load`` table (dropped
+    here); PostgreSQL, no index while ``pg_trgm`` is installed (the migration made the index whenever it could
+    install the extension)."""
     if conn.dialect.name == "postgresql":
         if conn.exec_driver_sql("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'").first() is None:
             return []
@@ -168,7 +169,7 @@ def restore_indexes(engine: sa.Engine) -> list[str]:
         else:
             present = _master_names(conn, "index")
         missing = [index for index in DEFERRABLE_INDEXES if index.name not in present]
-        aside = _name_search_aside(conn)
+        aside = _name_search_to_make(conn)
         if (missing or aside) and conn.dialect.name == "postgresql":
             conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{PG_INDEX_BUILD_MEMORY}'")
         for index in missing:

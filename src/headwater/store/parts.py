@@ -190,9 +190,10 @@ def insert_many(
 def _copy_rows(conn: sa.Connection, target: str, rows: Iterable[Sequence[Any]]) -> None:
     """PostgreSQL: ``rows`` into ``target`` (``table (a, b)``) by ``COPY ... FROM STDIN`` in ``conn``'s
     transaction: psycopg's executemany sends one prepared INSERT per row (its Python per row and the server's
-    per statement were 39 % of a bulk load's main process); a COPY streams them. (Left open until the
-    connection's next statement, so that the server inserts while the caller derives on, with psycopg's
-    queued writer thread: the 100k load took 4-6 % longer, the writer's thread taking the GIL.)"""
+    per statement were 39 % of a bulk load's main process); a COPY streams them. Finished before it returns:
+    leaving it open until the connection's next statement, its rows sent by psycopg's queued writer thread so
+    that the server inserts while the caller derives on, made the 100k load 4-6 % slower (the thread takes the
+    GIL)."""
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         with cursor.copy(f"COPY {target} FROM STDIN") as copy:
