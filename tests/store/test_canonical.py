@@ -361,11 +361,10 @@ def test_ids_from_the_ingest_fast_path_are_the_same_ids() -> None:
     odd["run"]["facets"]["z"] = {**facet, "n": [1.0, 2.5, 1e16, "\u00e9\u20ac", 'q"\\']}
     odd["run"]["facets"]["\u00e9"] = facet  # a non-ASCII facet name: the core's part is not plain
     spark = Pipeline("ids").events(6)
-    for _ in range(2):  # the second time each facet container is recognized, its canonical bytes kept from the first
-        for one in [event, odd, *spark]:
-            (accepted,) = accept_usual(json.dumps([one]), Policy(), validator, batch=True) or [None]
-            assert accepted is not None and accepted.decoded is not None
-            assert decoded_event_id(accepted.decoded) == event_id(one) == hashlib.sha256(jcs_bytes(one)).hexdigest()
+    for one in [event, odd, *spark]:
+        (accepted,) = accept_usual(json.dumps([one]), Policy(), validator, batch=True) or [None]
+        assert accepted is not None and accepted.decoded is not None
+        assert decoded_event_id(accepted.decoded) == event_id(one) == hashlib.sha256(jcs_bytes(one)).hexdigest()
     (plain,) = accept_usual(json.dumps([event]), Policy(), validator, batch=True) or [None]
     assert plain is not None and plain.decoded is not None
     assert decoded_event_id(plain.decoded) == hashlib.sha256(by_hand).hexdigest()

@@ -22,7 +22,7 @@ from headwater.api.parse_pool import Job
 from headwater.api.state import AppState, app_state
 from headwater.catalog import Catalog
 from headwater.catalog.writes import might_name_catalog, refused_writes, value_might_name_catalog
-from headwater.ingest import BodyText, ParsedEvent, body_text
+from headwater.ingest import ParsedEvent, decode_body
 from headwater.ingest.body import too_large
 from headwater.model.jsontext import loads_text
 from headwater.model.jsontypes import JSONMapping
@@ -78,8 +78,8 @@ async def read_body(request: Request, max_bytes: int) -> bytes:
     return b"".join(chunks)
 
 
-def _text(request: Request, raw: bytes, state: AppState) -> BodyText:
-    return body_text(
+def _text(request: Request, raw: bytes, state: AppState) -> str:
+    return decode_body(
         raw,
         content_encoding=request.headers.get("content-encoding"),
         content_type=request.headers.get("content-type"),
@@ -108,14 +108,14 @@ def ingest_project(request: Request) -> str | None:
     )
 
 
-def _ingest(request: Request, state: AppState, body: BodyText, batch: bool) -> tuple[list[Problem], list[AppendResult]]:
+def _ingest(request: Request, state: AppState, text: str, batch: bool) -> tuple[list[Problem], list[AppendResult]]:
     """Parse, validate and append one body (``batch``: an array of events); (warnings, results).
 
     Without a project context the work goes through the app's parse pool (a large body is parsed in a worker
     process: headwater.api.parse_pool); with one, here, because the catalog's claims read the payloads."""
     project = ingest_project(request)
     if not project:
-        job = Job(body.text, batch, state.door.policy, body.data)
+        job = Job(text, batch, state.door.policy)
         ready = state.parse_pool.prepare(job)
         users = bool(principal(request).memberships)  # a catalog user: every event is read for the datasets it writes
         looked: list[tuple[int, JSONMapping]] = []
@@ -130,7 +130,7 @@ def _ingest(request: Request, state: AppState, body: BodyText, batch: bool) -> t
         check_writes(request, state, [payload for _, payload in looked], roots)
         results = state.store.append_prepared([r.prepared for r in ready])
         return [w for r in ready for w in r.warnings], results
-    events = state.door.accept(body.text, batch=batch)
+    events = state.door.accept(text, batch=batch)
     check_writes(request, state, [e.payload for e in events], [f"$[{i}]" if batch else "$" for i in range(len(events))])
     return [w for e in events for w in e.warnings], append_for_project(request, state, project, events)
 

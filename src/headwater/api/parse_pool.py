@@ -32,7 +32,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from headwater.ingest import ParsedEvent, Policy, accept, accept_usual
 from headwater.spec import EventValidator, Problem
@@ -61,8 +61,6 @@ class Job:
     text: str
     batch: bool
     policy: Policy
-    data: bytes | None = field(default=None, compare=False)  # the text's UTF-8 bytes, when the caller has them;
-    # read by the fast path in the server's process, never sent to a worker (it parses the text)
 
 
 _validator: EventValidator | None = None  # each worker process's own, made by _start_worker
@@ -138,7 +136,7 @@ class ParsePool:
         """The events of ``job``, parsed in a worker when the body is large and workers are configured."""
         if self.processes < 1 or len(job.text) < self.min_chars:
             return run(job, self._validator)
-        usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False, data=job.data)
+        usual = accept_usual(job.text, job.policy, self._validator, batch=job.batch, mixed=False)
         if usual is not None:  # cheap here, and the parsed events go to this process's projector
             if self.state().started == 0:
                 self.warm()  # the first large body starts the workers, as when it went to one
@@ -149,7 +147,7 @@ class ParsePool:
         with self._lock:
             self._busy += 1
         try:
-            ready = executor.submit(run, replace(job, data=None)).result()
+            ready = executor.submit(run, job).result()
         except BrokenProcessPool:
             log.warning("a parse worker died; this body is parsed in the server's process, the pool restarts")
             with self._lock:

@@ -66,19 +66,13 @@ def accept(text: str, policy: Policy, validator: EventValidator, *, batch: bool)
 
 
 def accept_usual(
-    text: str,
-    policy: Policy,
-    validator: EventValidator,
-    *,
-    batch: bool,
-    mixed: bool = True,
-    data: bytes | None = None,
+    text: str, policy: Policy, validator: EventValidator, *, batch: bool, mixed: bool = True
 ) -> list[ParsedEvent] | None:
     """:func:`accept`'s answer when the fast path gives it, else None (then :func:`accept` decides). The usual
     valid RunEvents are taken by the fast path (``ingest.decode``); the other events of a batch are checked one by
     one the full way (``mixed``; else None when there is any); when any of them is refused, None (the full path
-    then names every problem of the batch). ``data``: the text's UTF-8 bytes, when the caller has them."""
-    fast = fast_accept(text, validator, policy.limits, policy.max_events, cache_for(validator), batch=batch, data=data)
+    then names every problem of the batch)."""
+    fast = fast_accept(text, validator, policy.limits, policy.max_events, cache_for(validator), batch=batch)
     if fast is None:
         return None
     root = "$.events" if batch and text.lstrip().startswith("{") else "$"

@@ -8,7 +8,6 @@ without ever holding more than ``max_bytes + 1`` bytes.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 
 from headwater.ingest.errors import IngestError
 
@@ -103,29 +102,6 @@ def decode_body(
     max_members: int = 1_000,
 ) -> str:
     """The body as text, decompressed and UTF-8 decoded; :class:`IngestError` says what is wrong."""
-    return body_text(
-        raw, content_encoding=content_encoding, content_type=content_type, max_bytes=max_bytes, max_members=max_members
-    ).text
-
-
-@dataclass(frozen=True)
-class BodyText:
-    """A body's text and its UTF-8 bytes (decompressed, without a byte-order mark): the ingest fast path reads
-    the bytes, which the text's encoding would otherwise make again (a copy of a body of many MB)."""
-
-    text: str
-    data: bytes
-
-
-def body_text(
-    raw: bytes,
-    *,
-    content_encoding: str | None,
-    content_type: str | None,
-    max_bytes: int,
-    max_members: int = 1_000,
-) -> BodyText:
-    """:func:`decode_body`'s text with its bytes."""
     check_media_type(content_type)
     encodings = [e.strip().lower() for e in (content_encoding or "").split(",") if e.strip()]
     if len(encodings) > 4:
@@ -149,6 +125,6 @@ def body_text(
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        return BodyText(data.decode("utf-8"), data)
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise IngestError(400, "bad_encoding", f"body is not UTF-8 text: invalid byte at offset {exc.start}") from None

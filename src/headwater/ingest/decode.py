@@ -3,12 +3,10 @@
 Producers repeat themselves: a Spark application sends the same ``schema``, ``columnLineage``, ``symlinks``,
 ``parent`` and ``processing_engine`` facets in the START and COMPLETE of a run and in every daily run of the
 same job. :func:`fast_accept` decodes an event's core (``eventTime``, ``eventType``, ``run``, ``job``,
-``inputs``, ``outputs``, ``producer``, ``schemaURL``) with msgspec into the typed records below, each facet
-container kept as its raw JSON bytes; a :class:`FacetCache` recognizes a container seen before whole (a
-dataset's ``facets`` are the same bytes run after run, its ``outputFacets`` statistics are not), and turns
-each distinct facet's bytes, once, into what every check needs (its value, the verdicts of the structure limits,
-of the name checks and of its official schema, keyed by its canonical bytes), so a container seen before
-costs a hash and a lookup, and a facet seen before in a new container about as much.
+``inputs``, ``outputs``, ``producer``, ``schemaURL``) with msgspec into the typed records below, each facet kept
+as its raw JSON bytes; a :class:`FacetCache` turns each distinct facet's bytes, once, into what every check
+needs (its value, the verdicts of the structure limits, of the name checks and of its official schema, keyed by
+the SHA-256 of its canonical bytes), so a facet seen before costs a hash and a lookup.
 
 Contract: :func:`fast_accept` returns exactly what :func:`headwater.ingest.accept.accept` returns for the same
 body (the same payloads as values, the same stored text, kinds ``RUN``, no warnings) or None, and then the
@@ -118,16 +116,12 @@ _RUN_EVENT = _Object(
 )
 
 # An event is decoded in one pass over its bytes into its objects' keys (in the order sent: a batch's stored
-# text keeps it) down to the run's, the job's and the datasets' values, which stay raw bytes: a string is read
-# from them, a facet container the cache has seen is recognized whole by its bytes, and one it has not is read
-# into its facets' bytes (each facet decoded only when the cache has not seen it either). The types say only
-# how deep objects go; which key may hold what is the walk's check.
+# text keeps it) down to the facet containers, whose facets stay raw bytes (not decoded unless the cache has
+# not seen them). The types say only how deep objects go; which key may hold what is the walk's check.
 _Container = dict[str, msgspec.Raw]  # name -> a facet's bytes
-_Inner = dict[str, msgspec.Raw]  # run, job, a dataset: each value's bytes (a string, or a facet container)
+_Inner = dict[str, str | _Container]  # run, job, a dataset: strings and facet containers
 _Core = dict[str, str | _Inner | list[_Inner]]
 _EVENT = msgspec.json.Decoder(_Core)
-_STRING_OF = msgspec.json.Decoder(str)  # an inner object's string, from its bytes
-_CONTAINER = msgspec.json.Decoder(_Container)  # a container not seen before, from its bytes
 
 
 class _Envelope(msgspec.Struct):
@@ -193,30 +187,6 @@ class Facet:
 _META = ("_producer", "_schemaURL", "_deleted")
 
 
-@dataclass
-class Container:
-    """One distinct facet container (by its bytes as sent: a dataset's ``facets`` and a job's are the same bytes
-    run after run): its facets by name in the order sent, their values as the payload holds them (one dict shared
-    by every event that sends these bytes: read-only), where the container passed every check, and its texts
-    once computed. An event's core holds it where the container sits."""
-
-    facets: dict[str, Facet]
-    values: dict[str, Any]
-    data: bytes = b""
-    sent: msgspec.Raw = field(default_factory=lambda: msgspec.Raw(b""))
-    passes: set[int] = field(default_factory=set)  # the places (_Parts.container) where it passed every check
-    compact_bytes: bytes | None = None
-    jcs: bytes | None = None  # its RFC 8785 bytes (b"" when they are not plainly made), set by the store
-    used: bool = False
-
-    def compact(self) -> bytes:
-        """The container as a batch's stored text writes it (its facets' :meth:`Facet.compact`, in the order
-        sent), once."""
-        if self.compact_bytes is None:
-            self.compact_bytes = orjson.dumps(self.facets, default=_compact, option=orjson.OPT_PASSTHROUGH_DATACLASS)
-        return self.compact_bytes
-
-
 class FacetCache:
     """Distinct facets by their bytes as sent (bounded: the oldest not looked up since the eviction last came
     round to it goes first, a "second chance" order that costs a hit one flag instead of moving the facet), and
@@ -238,8 +208,6 @@ class FacetCache:
         self.max_facets, self.max_bytes = max_facets, max_bytes
         self._facets: dict[int, Facet] = {}  # by the XXH3 hash of its bytes
         self._size = 0
-        self._containers: dict[int, Container] = {}  # by the XXH3 hash of its bytes; as many and as large as facets
-        self._containers_size = 0
         self._verdicts: dict[tuple[str, str, bytes], bool] = {}
         self._verdict_bytes = 0
         self._lock = threading.Lock()
@@ -311,46 +279,20 @@ class FacetCache:
         self._size -= len(facet.data)
 
     def _evict(self) -> None:
-        _second_chance(
-            self._facets, lambda: len(self._facets) > self.max_facets or self._size > self.max_bytes, self._drop
-        )
-
-    def known_container(self, raw: msgspec.Raw) -> Container | None:
-        """The container of these bytes when the cache holds it, else None (its facets are marked looked up, so
-        the facets a repeated container holds are kept as long as it is)."""
-        found = self._containers.get(_hash(raw))
-        if found is None or found.sent != raw:
-            return None
-        found.used = True
-        for facet in found.facets.values():
-            facet.used = True
-        return found
-
-    def keep_container(self, raw: bytes, made: Container) -> Container:
-        """Keep ``made``, the container of ``raw`` (which every check passed somewhere); the one kept already
-        when another thread kept these bytes meanwhile. A very large container is not kept."""
-        if len(raw) > self.max_bytes // 64:
-            return made
-        made.data, made.sent = raw, msgspec.Raw(raw)
-        key = _hash(raw)
-        with self._lock:
-            found = self._containers.get(key)
-            if found is not None:
-                if found.data == raw:
-                    found.passes |= made.passes
-                    return found
-                self._drop_container(key)
-            self._containers[key] = made
-            self._containers_size += len(raw)
-            _second_chance(
-                self._containers,
-                lambda: len(self._containers) > self.max_facets or self._containers_size > self.max_bytes,
-                self._drop_container,
-            )
-        return made
-
-    def _drop_container(self, key: int) -> None:
-        self._containers_size -= len(self._containers.pop(key).data)
+        """Drop facets, oldest first, until the bounds hold; one looked up since it last came round goes to the
+        newest end instead, once per call (so this ends even while other threads look facets up)."""
+        facets = self._facets
+        chances = len(facets)
+        while facets and (len(facets) > self.max_facets or self._size > self.max_bytes):
+            oldest = next(iter(facets))
+            facet = facets[oldest]
+            if facet.used and chances > 0:
+                chances -= 1
+                facet.used = False
+                del facets[oldest]
+                facets[oldest] = facet
+                continue
+            self._drop(oldest)
 
     def facet(self, raw: bytes) -> Facet | None:
         """The facet of these bytes (None: not a plain JSON object the fast path takes), counted."""
@@ -382,23 +324,6 @@ class FacetCache:
 _hash = xxhash.xxh3_64_intdigest  # of bytes or of any buffer (msgspec.Raw): the same number for the same bytes
 
 
-def _second_chance(kept: dict[int, Any], over: Callable[[], bool], drop: Callable[[int], None]) -> None:
-    """Drop entries of ``kept`` (each with a ``used`` flag), oldest first, while ``over()``; one looked up since
-    it last came round goes to the newest end instead, once per call (so this ends even while other threads
-    look entries up)."""
-    chances = len(kept)
-    while kept and over():
-        oldest = next(iter(kept))
-        entry = kept[oldest]
-        if entry.used and chances > 0:
-            chances -= 1
-            entry.used = False
-            del kept[oldest]
-            kept[oldest] = entry
-            continue
-        drop(oldest)
-
-
 def _unshare_all(facets: dict[int, Facet]) -> None:
     for facet in list(facets.values()):
         unshare(facet.value)
@@ -424,10 +349,11 @@ Place = tuple[Slot, str, int]  # where a facet sits: its slot, its name, its dep
 @dataclass(frozen=True)
 class Decoded:
     """What the fast path knows of an accepted event besides its payload: the core as plain values with a
-    :class:`Container` where each facet container sits (the store serializes it with each container's
-    canonical bytes put in, to compute the id)."""
+    :class:`Facet` where each facet sits (the store serializes it with each facet's canonical bytes put in,
+    to compute the id) and the facets themselves."""
 
     core: dict[str, Any]
+    facets: tuple[Facet, ...]
 
 
 @dataclass(frozen=True)
@@ -463,41 +389,30 @@ def _checks(validator: EventValidator, limits: Limits, check_text: bool, cache: 
 class _Parts:
     """The forms of one event built in one walk: its payload (the facets' values), the core schema's view
     (each facet container emptied: every facet was checked where it sits, its BaseFacet keys included) and the
-    core (a :class:`Container` where each facet container sits)."""
+    core (a :class:`Facet` where each facet sits)."""
 
     def __init__(self, checks: _Checks) -> None:
         self.checks = checks
-        self.facets = 0  # facets looked up, and how many of them the cache knew (FacetCache.counted, per event)
-        self.hits = 0
+        self.facets: list[Facet] = []
+        self.hits = 0  # facets the cache knew (counted once per event: FacetCache.counted)
 
-    def container(self, raw: Any, at: _FacetsAt) -> tuple[dict[str, Any], dict[str, Any], Container]:
-        if type(raw) is not msgspec.Raw:
+    def container(self, items: Any, at: _FacetsAt) -> Three:
+        if type(items) is not dict:
             raise _Refused
         checks = self.checks
-        place = checks.token * _PLACES + at.index  # where: the limits and this container's slot and depth
+        limits = checks.limits
+        # what the structure limits ask of the container itself besides its depth (which the view's empty
+        # object still has): its keys, their number and length
+        if len(items) > limits.max_object_keys or (
+            checks.check_text and items and max(map(len, items)) > limits.max_string_length
+        ):
+            raise _Refused
+        values: dict[str, Any] = {}
+        core: dict[str, Any] = {}
         cache = checks.cache
-        found = cache.known_container(raw)
-        if found is not None:
-            self.facets += len(found.facets)
-            self.hits += len(found.facets)
-            if place not in found.passes:  # seen, but checked elsewhere (another slot, depth or limits)
-                self._checked(found.facets, at, place)
-                found.passes.add(place)
-            return found.values, {}, found
-        try:
-            items = _CONTAINER.decode(raw)
-        except (msgspec.DecodeError, RecursionError):
-            raise _Refused from None
-        facets = self._facets(items)
-        self._checked(facets, at, place)
-        made = Container(facets, {name: facet.value for name, facet in facets.items()}, passes={place})
-        return made.values, {}, cache.keep_container(bytes(raw), made)
-
-    def _facets(self, items: dict[str, msgspec.Raw]) -> dict[str, Facet]:
-        """A container read for the first time: each facet from the cache, or made and kept there."""
-        cache = self.checks.cache
         known = cache.known
-        facets: dict[str, Facet] = {}
+        place = checks.token * _PLACES + at.index  # where: the limits and this container's slot and depth
+        facets = self.facets
         for name, facet_raw in items.items():
             facet = known(facet_raw)
             if facet is None:
@@ -506,27 +421,16 @@ class _Parts:
                     raise _Refused
             else:
                 self.hits += 1
-            facets[name] = facet
-        self.facets += len(facets)
-        return facets
-
-    def _checked(self, facets: dict[str, Facet], at: _FacetsAt, place: int) -> None:
-        """Every check of a container at ``place`` (else :class:`_Refused`): what the structure limits ask of
-        the container itself besides its depth (which the view's empty object still has) — its keys, their
-        number and length — and each facet's own checks there."""
-        checks = self.checks
-        limits = checks.limits
-        if len(facets) > limits.max_object_keys or (
-            checks.check_text and facets and max(map(len, facets)) > limits.max_string_length
-        ):
-            raise _Refused
-        for name, facet in facets.items():
             # a facet that passed every check here under this name is not checked again (one set lookup)
             names = facet.passes.get(place)
             if names is None or name not in names:
                 if not _facet_checks(facet, at.slot, name, at.depth, checks):
                     raise _Refused
                 facet.passes.setdefault(place, set()).add(name)
+            values[name] = facet.value
+            core[name] = facet
+            facets.append(facet)
+        return values, {}, core
 
     def walk(self, items: Any, shape: _Object) -> Three:
         """An object of the core (as decoded) in its three forms, keys in the order sent."""
@@ -539,7 +443,7 @@ class _Parts:
             kind = shape.fields[key]
             if kind is _STRING:
                 if type(value) is not str:
-                    value = _string(value)
+                    raise _Refused
                 payload[key] = view[key] = core[key] = value
             elif isinstance(kind, _FacetsAt):
                 payload[key], view[key], core[key] = self.container(value, kind)
@@ -551,16 +455,6 @@ class _Parts:
                 done = [self.walk(item, kind.item) for item in value]
                 payload[key], view[key], core[key] = [d[0] for d in done], [d[1] for d in done], [d[2] for d in done]
         return payload, view, core
-
-
-def _string(raw: Any) -> str:
-    """An inner object's string from its bytes (anything else leaves the fast path)."""
-    if type(raw) is not msgspec.Raw:
-        raise _Refused
-    try:
-        return _STRING_OF.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        raise _Refused from None
 
 
 Three = tuple[dict[str, Any], dict[str, Any], dict[str, Any]]  # payload, view, core
@@ -612,8 +506,8 @@ def _core_names_pass(view: dict[str, Any], limits: Limits) -> bool:
     return True
 
 
-def _compact(part: Facet | Container) -> orjson.Fragment:
-    return orjson.Fragment(part.compact())
+def _compact(facet: Facet) -> orjson.Fragment:
+    return orjson.Fragment(facet.compact())
 
 
 def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
@@ -631,7 +525,7 @@ def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
     try:
         payload, view, core = parts.walk(decoded, _RUN_EVENT)
     finally:
-        checks.cache.counted(parts.hits, parts.facets)
+        checks.cache.counted(parts.hits, len(parts.facets))
     limits = checks.limits
     if not (
         within_limits_at(view, 0, limits, checks.check_text)
@@ -641,7 +535,7 @@ def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
         raise _Refused
     if text is None:  # as the full path writes a batch's event: orjson, keys in the order sent
         text = orjson.dumps(core, default=_compact, option=orjson.OPT_PASSTHROUGH_DATACLASS).decode("utf-8")
-    return FastEvent(payload, text, Decoded(core))
+    return FastEvent(payload, text, Decoded(core, tuple(parts.facets)))
 
 
 _CACHES: PerKey[EventValidator, FacetCache] = PerKey(FacetCache)
@@ -653,28 +547,19 @@ def cache_for(validator: EventValidator) -> FacetCache:
 
 
 def fast_accept(
-    text: str,
-    validator: EventValidator,
-    limits: Limits,
-    max_events: int,
-    cache: FacetCache,
-    *,
-    batch: bool,
-    data: bytes | None = None,
+    text: str, validator: EventValidator, limits: Limits, max_events: int, cache: FacetCache, *, batch: bool
 ) -> list[FastEvent | str] | None:
     """The events of one body, each a :class:`FastEvent` when it is a usual, valid RunEvent (module docstring),
     else its own text (of a batch: the caller checks it the full way); None when the body is not split here
-    (one event the fast path does not take, or a batch msgspec does not read or that holds too many events).
-    ``data``: ``text``'s UTF-8 bytes when the caller has them (else they are made here)."""
+    (one event the fast path does not take, or a batch msgspec does not read or that holds too many events)."""
     sampled = cache.sampled()
     if not sampled and cache.cold():  # before reading the body at all: the full path reads it
         return None
     checks = _checks(validator, limits, len(text) > limits.max_string_length, cache)
-    if data is None:
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:
-            return None
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
     if not batch:
         if _unusual_escape(data):
             return None

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 import rfc8785
 
-from headwater.ingest.decode import Container, Decoded, Facet
+from headwater.ingest.decode import Decoded, Facet
 from headwater.model.jsontext import loads_text
 from headwater.model.jsontypes import JSONValue
 
@@ -226,35 +226,18 @@ def _plain_shape(out: bytes) -> bool:
     return b"\\" not in shape and _SIXTEEN_DIGITS not in shape and _FLOAT_SHAPE.search(shape) is None
 
 
-def _container_jcs(container: Container) -> bytes:
-    """A distinct facet container's RFC 8785 bytes, computed once (kept on the shared container): its names, keys
-    sorted, with each facet's own canonical bytes in its place; b"" when its names are not plainly canonical
-    (checked as :func:`canonical_bytes` checks the whole, each facet an empty object there)."""
-    if container.jcs is None:
-        facets = container.facets
-        if _plain_shape(orjson.dumps(facets, default=_empty, option=_ORJSON_CANONICAL)):
-            container.jcs = orjson.dumps(facets, default=_fragment, option=_ORJSON_CANONICAL)
-        else:
-            container.jcs = b""
-    return container.jcs
-
-
-def _empty(part: Facet | Container) -> orjson.Fragment:
-    if type(part) is Container and not _container_jcs(part):
-        return _NOT_PLAIN  # the core's skeleton is then not plainly canonical: the whole event goes the usual way
+def _empty(_: Facet) -> orjson.Fragment:
     return _EMPTY
 
 
 _EMPTY = orjson.Fragment(b"{}")
-_NOT_PLAIN = orjson.Fragment(b'"\\\\"')  # a string with an escape: JSON, and never plain
 
 
 def decoded_event_id(decoded: Decoded) -> str:
-    """:func:`event_id` of an event the ingest fast path decoded, with each distinct facet container's canonical
-    bytes computed once: RFC 8785 is recursive, so the event's form is its core's, keys sorted, with each
-    container's own canonical bytes in its place. The core's part is checked as :func:`canonical_bytes` checks
-    the whole (with each container an empty object there); when it is not plainly canonical the whole event goes
-    the usual way."""
+    """:func:`event_id` of an event the ingest fast path decoded, with each distinct facet's canonical bytes
+    computed once: RFC 8785 is recursive, so the event's form is its core's, keys sorted, with each facet's own
+    canonical bytes in its place. The core's part is checked as :func:`canonical_bytes` checks the whole (with
+    each facet an empty object there); when it is not plainly canonical the whole event goes the usual way."""
     core = decoded.core
     skeleton = orjson.dumps(core, default=_empty, option=_ORJSON_CANONICAL)
     if not _plain_shape(skeleton):
@@ -263,14 +246,12 @@ def decoded_event_id(decoded: Decoded) -> str:
     return hashlib.sha256(out).hexdigest()
 
 
-def _fragment(part: Facet | Container) -> orjson.Fragment:
-    return orjson.Fragment(_container_jcs(part) if isinstance(part, Container) else _facet_jcs(part))
+def _fragment(facet: Facet) -> orjson.Fragment:
+    return orjson.Fragment(_facet_jcs(facet))
 
 
 def _payload(value: Any) -> Any:
-    """The event's value (each :class:`Container` and :class:`Facet` as its value)."""
-    if isinstance(value, Container):
-        return value.values
+    """The event's value (each :class:`Facet` as its value)."""
     if isinstance(value, Facet):
         return value.value
     if isinstance(value, dict):
