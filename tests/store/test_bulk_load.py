@@ -235,7 +235,7 @@ def test_bulk_steps_give_the_graph_of_events_appended_one_by_one_and_of_a_rebuil
 def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_checkpointed(tmp_path: Path) -> None:
     """The load's own settings (a big page cache, rare checkpoints) end with it: a connection of the same store
     afterwards has SQLite's defaults (cache_size -2000, wal_autocheckpoint 1000), the WAL is back in the file, and
-    the garbage collector has its thresholds again."""
+    the garbage collector is on again with its thresholds, nothing left out of its sight."""
     path = _write(tmp_path / "three.ndjson", [json.dumps(e) for e in (FIRST, SECOND, THIRD)])
     database = tmp_path / "load.db"
     settings = load_settings({}, environ={})
@@ -245,7 +245,7 @@ def test_a_sqlite_load_leaves_its_connections_with_sqlites_defaults_and_the_wal_
             store, path, Policy.from_settings(settings), max_bytes=int(settings.max_body_bytes), workers=0
         )
         assert (report.appended, report.derived) == (3, 3)
-        assert gc.get_threshold() == thresholds
+        assert gc.get_threshold() == thresholds and gc.isenabled() and gc.get_freeze_count() == 0
         with store.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA main.cache_size").scalar_one() == -2000
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar_one() == 1000
@@ -577,3 +577,32 @@ def test_the_workers_compress_with_the_stores_newest_dictionary_and_an_older_for
             assert len(parts) > 3 and {p.dictionary for p in parts} == {1}
             assert all(part_key(codec.text(conn, p)) == p.key for p in parts)  # each reads back as its own text
             assert part_key(part_text) in {p.key for p in parts}
+
+
+def test_a_load_collects_each_step_s_cycles_once_and_freezes_what_lives_on() -> None:
+    """In the load the collector is off; after each step what was made since the step before is collected (a
+    cycle made then is freed) and what lives on is out of the collector's sight; at the end it is on again,
+    nothing frozen."""
+    import weakref
+
+    from headwater.store.bulkload import _collected_per_step
+
+    class Node:
+        other: Node
+
+    assert gc.isenabled()
+    with _collected_per_step() as collect:
+        assert not gc.isenabled()
+        kept = [Node() for _ in range(10)]
+        cycle = Node()
+        cycle.other = cycle
+        gone = weakref.ref(cycle)
+        del cycle
+        churn = [[] for _ in range(100_000)]  # enough new objects for many young collections, were it on
+        del churn
+        assert gone() is not None  # nothing collects on its own while the load runs
+        collect()
+        assert gone() is None  # the step's cycle was freed
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(kept)  # what lives on is out of the collector's sight
+    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -22,7 +22,8 @@ The contract, and how it keeps the guarantees of one-by-one ingest:
   store's newest dictionary (:class:`headwater.store.codec.Encoder`, handed to the tasks) run in ``workers``
   processes (pure: text in, log rows and observations out), ahead of the main process, which appends and
   derives; the main process derives one step after each appended batch, while the workers parse the next lines.
-  The cyclic garbage collector runs rarely during a load (:data:`GC_THRESHOLDS`). Into an empty store, the
+  The cyclic garbage collector looks at each object of the main process once during a load (after the step it
+  was made in: :func:`_collected_per_step`), the workers' rarely (:data:`GC_THRESHOLDS`). Into an empty store, the
   indexes no derivation reads (the column edges' two, the fields' by dataset, the dataset fields' by name, the
   edges' by dataset) and the name search's (SQLite's FTS5 tables with their triggers, PostgreSQL's trigram
   indexes) are made once at the end (:func:`_indexes_at_end`); a load killed before it leaves them to the
@@ -73,11 +74,11 @@ CHUNK = 500  # lines per task of a worker process
 # that while the main process appends and derives one batch the workers prepare the whole next one (with fewer
 # they stopped half-way and waited, and the two sides took turns instead of working at once)
 AHEAD = 8
-# The cyclic garbage collector's thresholds during a load. With Python's (700, 10, 10) it ran every 700 new
-# objects and went through the whole heap (the projector's memos, the observations waiting for their step) every
-# 70,000: a quarter of the main process's CPU on the 10k-job shape, and more as the heap grows. The load's objects
-# are freed by their reference counts; the rare cycles wait for a collection every 50,000 allocations (the old
-# generations' far less often).
+# The cyclic garbage collector's thresholds in a load's worker processes (the main process: _collected_per_step).
+# With Python's (700, 10, 10) it ran every 700 new objects and went through the whole heap every 70,000 (in the main
+# process: a quarter of its CPU on the 10k-job shape, and more as the heap grows). The load's objects are freed by
+# their reference counts; the rare cycles wait for a collection every 50,000 allocations (the old generations' far
+# less often).
 GC_THRESHOLDS = (50_000, 50, 100)
 # SQLite only, for the load's own connections (then back to SQLite's defaults): a page cache of this many KiB
 # for the graph's file (SQLite's default 2 MiB holds little of the indexes a step inserts into), and a WAL
@@ -148,18 +149,31 @@ def _worker_start(parent: int) -> None:
     global _validator  # one per worker process, made once when it starts
     threading.Thread(target=_exit_with, args=(parent,), name="headwater-load-parent", daemon=True).start()
     _validator = EventValidator()
-    gc.set_threshold(*GC_THRESHOLDS)  # this process only loads: as in the main process (:func:`_few_collections`)
+    gc.set_threshold(*GC_THRESHOLDS)  # this process only parses: its objects live one task
 
 
 @contextmanager
-def _few_collections() -> Iterator[None]:
-    """The cyclic garbage collector at :data:`GC_THRESHOLDS` while the load runs (then as it was)."""
-    before = gc.get_threshold()
-    gc.set_threshold(*GC_THRESHOLDS)
+def _collected_per_step() -> Iterator[Callable[[], None]]:
+    """The cyclic garbage collector off in this process while the load runs, and the function to call after each
+    step: it collects what was made since the last call, once, and puts what is left out of the collector's sight
+    (``gc.freeze``), so no object is looked at twice; at the end everything is in its sight again (then as it
+    was). Measured on the 100k shape into PostgreSQL (docs/benchmarks.md, sixth session): the collector's
+    generations looked at each surviving object about twice — ~6 of ~48 s of the main process's CPU, against ~3
+    this way; off for the whole load it saved all of it, but then cycles would wait for the end however many a
+    load's events made."""
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        yield
+        yield _collect_new
     finally:
-        gc.set_threshold(*before)
+        gc.unfreeze()  # the objects frozen before the load too: a later collection looks at them once more
+        if enabled:
+            gc.enable()
+
+
+def _collect_new() -> None:
+    gc.collect()
+    gc.freeze()
 
 
 def _load_pragmas(dbapi_connection: Any, record: Any, _proxy: Any = None) -> None:
@@ -371,6 +385,7 @@ def load_file(
     def derive(limit: int) -> None:
         while limit > 0:
             done = store.derive_step(min(step, limit), observed)
+            collect()
             if not done:  # caught up: what is left was derived by another process (a server on the store)
                 observed.clear()
                 return
@@ -397,7 +412,7 @@ def load_file(
     buffer: list[_Ready] = []
     size = min(batch, FIRST_BATCH)
     ahead = max(AHEAD, -(-batch // CHUNK) + 2)
-    with _few_collections(), _sqlite_for_load(store.engine), _indexes_at_end(store.engine):
+    with _collected_per_step() as collect, _sqlite_for_load(store.engine), _indexes_at_end(store.engine):
         for result in _results(
             _tasks(read_lines(path), policy, max_bytes, lambda: newest[0]), workers, validator, ahead
         ):
