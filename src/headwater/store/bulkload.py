@@ -158,8 +158,8 @@ def _collected_per_step() -> Iterator[Callable[[], None]]:
     step: it collects what was made since the last call, once, and puts what is left out of the collector's sight
     (``gc.freeze``), so no object is looked at twice; at the end everything is in its sight again (then as it
     was). Measured on the 100k shape into PostgreSQL (docs/benchmarks.md, sixth session): the collector's
-    generations looked at each surviving object about twice — ~6 of ~48 s of the main process's CPU, against ~3
-    this way; off for the whole load it saved all of it, but then cycles would wait for the end however many a
+    generations looked at each surviving object about twice — ~4–6 of ~48 s of the main process's CPU, against
+    ~3 this way; off for the whole load it saved all of it, but then cycles would wait for the end however many a
     load's events made."""
     enabled = gc.isenabled()
     gc.disable()
