@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from headwater.model.nodeid import NodeRef
 from headwater.store import IncomingEvent, InvalidCursor, InvalidStoreUrl, Store
@@ -183,3 +184,28 @@ def test_a_big_batch_is_logged_in_its_order_with_every_text_as_sent(store: Store
         got = store.get_event(result.id)
         assert got is not None and got.raw == event.raw
         assert got.job == f"job:ns:{event.payload['job']['name']}"
+
+
+def test_each_appended_event_s_warnings_name_its_own_seq(store: Store) -> None:
+    """The append answers each new row's ``seq`` without reading the rows back (SQLite: consecutive from the
+    last ``rowid``): the warnings kept beside an event name the ``seq`` the log gave it, in a batch holding
+    duplicates and after earlier appends, and the graph's watermark reaches the log's head."""
+    warned = [{"path": "$.run", "message": f"note {i}"} for i in range(3)]
+    first = run_event("START", "2026-03-01T09:00:00Z", str(uuid.uuid4()))
+    store.append([incoming(first), incoming(run_event("START", "2026-03-01T09:01:00Z", str(uuid.uuid4())))])
+    batch = []
+    for i in range(9):
+        payload = run_event("COMPLETE", f"2026-03-01T10:0{i}:00Z", str(uuid.uuid4()), job=f"j{i}")
+        batch.append(IncomingEvent(payload, json.dumps(payload), warned[: i % 3]))
+    results = store.append([batch[0], incoming(first), *batch[1:5], batch[2], *batch[5:]])
+    assert [r.duplicate for r in results] == [False, True, False, False, False, False, True] + [False] * 4
+    with store.engine.connect() as conn:
+        seq_of = {r.id: r.seq for r in conn.execute(sa.text("SELECT id, seq FROM events"))}
+        kept = conn.execute(sa.text("SELECT event_id, event_seq, warnings FROM event_warnings")).all()
+    assert sorted(seq_of.values()) == list(range(1, 12))
+    assert {k.event_id: len(json.loads(k.warnings)) for k in kept} == {
+        r.id: i % 3 for i, r in enumerate(x for x in results if not x.duplicate) if i % 3
+    }
+    assert all(seq_of[k.event_id] == k.event_seq for k in kept)
+    position = store.catch_up(30.0)
+    assert position.caught_up and position.graph == position.log == 11
