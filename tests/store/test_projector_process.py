@@ -10,6 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,3 +119,10 @@ def test_appends_wait_while_the_projector_process_is_too_far_behind(sqlite_url: 
         assert all(in_graph(store, f"/out/{i}") for i in range(5))
     finally:
         store.close()
+
+
+def test_a_store_refuses_a_projector_place_it_does_not_know(tmp_path: Path) -> None:
+    """A misspelt place is refused before anything is made (it would otherwise derive in a thread, silently)."""
+    with pytest.raises(ValueError, match="projector must be one of thread, process, got 'proces'"):
+        Store.open(f"sqlite:///{tmp_path}/s.db", projector="proces")  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []

@@ -129,7 +129,7 @@ def worker_app() -> Any:
         settings.db_url,
         projector_wait=float(settings.projector_wait),
         retention_days=retention_days(settings.retention_days),
-        projector=str(settings.projector),
+        projector=settings.projector,
     )
     atexit.register(store.close)  # the worker's exit (uvicorn ends it on SIGINT/SIGTERM)
     app = create_app(settings, store, bind_host=str(settings.host))
@@ -236,7 +236,7 @@ def run(settings: Settings) -> None:
             db_url,
             projector_wait=float(settings.projector_wait),
             retention_days=retention_days(settings.retention_days),
-            projector=str(settings.projector),
+            projector=settings.projector,
         )
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
         raise click.ClickException(

@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack, get_args
 
 import sqlalchemy as sa
 
@@ -31,6 +31,15 @@ PG_WRITER_LOCK = 0x4857_5354
 PG_APPEND_LOCK = 0x4857_4150
 PRUNE_EVERY = 3600.0  # seconds between two prunes of a rolling retention window
 PRUNE_SLICE = 20_000  # events per prune transaction (appends wait for one slice at most)
+
+# Where the graph is derived: a thread of this process, or a process of its own (store/projector_process.py)
+ProjectorPlace = Literal["thread", "process"]
+
+
+def _check_place(projector: str) -> None:
+    if projector not in get_args(ProjectorPlace):
+        raise ValueError(f"projector must be one of {', '.join(get_args(ProjectorPlace))}, got {projector!r}")
+
 
 HAND_OVER_MAX_CHARS = 256 * 1024  # a larger event is not kept for the projector: it parses the text (bounded memory)
 
@@ -89,8 +98,9 @@ class Store:
         retry_failed: bool = True,
         retention_days: float | None = None,
         background: bool = True,
-        projector: str = "thread",
+        projector: ProjectorPlace = "thread",
     ) -> None:
+        _check_place(projector)
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
@@ -140,7 +150,7 @@ class Store:
         retry_failed: bool = True,
         retention_days: float | None = None,
         background: bool = True,
-        projector: str = "thread",
+        projector: ProjectorPlace = "thread",
     ) -> Store:
         """Open (and create when missing) the store at ``url`` and migrate it to the newest schema.
 
@@ -149,6 +159,7 @@ class Store:
         than that many days at start and every hour (:meth:`prune`). Without ``background`` no projector
         thread runs: the caller derives the graph with :meth:`derive_step` (the bulk load). ``projector``: where the
         graph is derived, ``thread`` (of this process) or ``process`` (a child process: store/projector_process.py)."""
+        _check_place(projector)  # before anything is created or migrated
         engine = create_store_engine(url)
         moved = migrate.upgrade(engine)
         if moved and engine.url.database:
