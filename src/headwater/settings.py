@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ class Settings:
         @property
         def parse_processes(self) -> int: ...
         @property
-        def projector(self) -> Literal["thread", "process"]: ...
+        def projector(self) -> str: ...
         @property
         def retention_days(self) -> str: ...
         @property

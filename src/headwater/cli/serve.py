@@ -121,7 +121,7 @@ def worker_app() -> Any:
     from headwater.api import create_app
     from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
-    from headwater.store import Store
+    from headwater.store import Store, projector_place
 
     bound_malloc()  # before the store's and the server's threads make their arenas
     settings = load_settings()
@@ -129,7 +129,7 @@ def worker_app() -> Any:
         settings.db_url,
         projector_wait=float(settings.projector_wait),
         retention_days=retention_days(settings.retention_days),
-        projector=settings.projector,
+        projector=projector_place(settings.projector),
     )
     atexit.register(store.close)  # the worker's exit (uvicorn ends it on SIGINT/SIGTERM)
     app = create_app(settings, store, bind_host=str(settings.host))
@@ -224,7 +224,7 @@ def run(settings: Settings) -> None:
     from headwater.api import create_app
     from headwater.cli._memory import bound_malloc
     from headwater.mcpserver import mount as mount_mcp
-    from headwater.store import Store
+    from headwater.store import Store, projector_place
 
     host, port = str(settings.host), int(settings.port)
     check_port(host, port)
@@ -236,7 +236,7 @@ def run(settings: Settings) -> None:
             db_url,
             projector_wait=float(settings.projector_wait),
             retention_days=retention_days(settings.retention_days),
-            projector=settings.projector,
+            projector=projector_place(settings.projector),
         )
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
         raise click.ClickException(

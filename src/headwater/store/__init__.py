@@ -9,7 +9,7 @@ from __future__ import annotations
 from headwater.store.engine import InvalidStoreUrl
 from headwater.store.eventlog import InvalidCursor
 from headwater.store.retention import PruneResult
-from headwater.store.store import HistoryPruned, Store
+from headwater.store.store import HistoryPruned, ProjectorPlace, Store, projector_place
 from headwater.store.types import AppendResult, GraphPosition, IncomingEvent, ProjectionStatus, StoredEvent
 
 __all__ = [
@@ -20,7 +20,9 @@ __all__ = [
     "InvalidCursor",
     "InvalidStoreUrl",
     "ProjectionStatus",
+    "ProjectorPlace",
     "PruneResult",
     "Store",
     "StoredEvent",
+    "projector_place",
 ]

@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, Unpack, get_args
+from typing import Any, Literal, Unpack, cast, get_args
 
 import sqlalchemy as sa
 
@@ -36,9 +36,11 @@ PRUNE_SLICE = 20_000  # events per prune transaction (appends wait for one slice
 ProjectorPlace = Literal["thread", "process"]
 
 
-def _check_place(projector: str) -> None:
-    if projector not in get_args(ProjectorPlace):
-        raise ValueError(f"projector must be one of {', '.join(get_args(ProjectorPlace))}, got {projector!r}")
+def projector_place(value: str) -> ProjectorPlace:
+    """``value`` as a :data:`ProjectorPlace`; ValueError when it names none."""
+    if value in get_args(ProjectorPlace):
+        return cast(ProjectorPlace, value)
+    raise ValueError(f"projector must be one of {', '.join(get_args(ProjectorPlace))}, got {value!r}")
 
 
 HAND_OVER_MAX_CHARS = 256 * 1024  # a larger event is not kept for the projector: it parses the text (bounded memory)
@@ -100,7 +102,7 @@ class Store:
         background: bool = True,
         projector: ProjectorPlace = "thread",
     ) -> None:
-        _check_place(projector)
+        projector_place(projector)
         if not projector_wait > 0:
             raise ValueError(f"projector_wait must be a positive number of seconds, got {projector_wait!r}")
         self.projector_wait = projector_wait
@@ -159,7 +161,7 @@ class Store:
         than that many days at start and every hour (:meth:`prune`). Without ``background`` no projector
         thread runs: the caller derives the graph with :meth:`derive_step` (the bulk load). ``projector``: where the
         graph is derived, ``thread`` (of this process) or ``process`` (a child process: store/projector_process.py)."""
-        _check_place(projector)  # before anything is created or migrated
+        projector_place(projector)  # before anything is created or migrated
         engine = create_store_engine(url)
         moved = migrate.upgrade(engine)
         if moved and engine.url.database:
