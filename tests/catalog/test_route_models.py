@@ -49,6 +49,7 @@ UNMODELLED: dict[tuple[str, str], str] = {
     ("GET", "/readyz"): "plain-text readiness probe",
     ("GET", "/api/v1/events/{event_id}"): "the raw OpenLineage event as received (any producer's facets)",
     ("DELETE", "/api/v1/catalog/projects/{project_id}/members/{user}"): "204 No Content",
+    ("DELETE", "/api/v1/catalog/users/{user}"): "204 No Content",
     ("GET", "/spline/producer/status"): "Spline's health check: an empty 200 with headers",
     ("HEAD", "/spline/producer/status"): "Spline's health check: headers only",
     ("POST", "/spline/producer/execution-plans"): "Spline's protocol: the plan id as a JSON string",
@@ -142,6 +143,7 @@ def _writes(w: World) -> list[Answered]:
          json={"definition": "Paid once a year"})  # fmt: skip
     call("POST", f"{c}/projects", f"{c}/projects", json={"id": "ledger", "domain": "finance"})
     call("POST", f"{c}/users", f"{c}/users", json={"id": "frank"})
+    call("POST", f"{c}/users/{{user}}/token", f"{c}/users/frank/token")
     call("PUT", f"{c}/projects/{{project_id}}/members/{{user}}", f"{c}/projects/ledger/members/frank",
          json={"role": "owner"})  # fmt: skip
     asset = call("POST", f"{c}/assets", f"{c}/assets",

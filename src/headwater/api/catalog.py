@@ -137,6 +137,22 @@ def create_user(request: Request, body: UserIn) -> NewUser:
     return NewUser.of(made)
 
 
+@router.post(
+    "/users/{user}/token",
+    status_code=201,
+    summary="A new token for a user, the one before refused from now on (the user, or an admin)",
+    response_model=NewUser,
+)
+def new_user_token(request: Request, user: str) -> NewUser:
+    return NewUser.of(_catalog(request).organisation.new_token(principal(request), user))
+
+
+@router.delete("/users/{user}", status_code=204, summary="Remove a user: their token and memberships end (admin)")
+def remove_user(request: Request, user: str) -> Response:
+    _catalog(request).organisation.remove_user(principal(request), user)
+    return Response(status_code=204)
+
+
 @router.put(
     "/projects/{project_id}/members/{user}",
     summary="Add a member or change their role (the project's owner, or an admin)",

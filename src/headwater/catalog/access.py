@@ -32,7 +32,17 @@ from headwater.graph.visibility import Viewer
 from headwater.model.catalog_roles import MEMBER_ROLES, MemberRole, at_least
 
 ROLES = MEMBER_ROLES
-__all__ = ["ADMIN", "ANONYMOUS", "ROLES", "Holder", "Principal", "holder_of", "managed_kinds", "token_hash"]
+__all__ = [
+    "ADMIN",
+    "ANONYMOUS",
+    "RESERVED_USERS",
+    "ROLES",
+    "Holder",
+    "Principal",
+    "holder_of",
+    "managed_kinds",
+    "token_hash",
+]
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,8 @@ class Principal:
 
 ADMIN = Principal("admin", admin=True)
 ANONYMOUS = Principal("anonymous")
+# the names the server's own tokens act under (in principals and the audit log): no catalog user is given one
+RESERVED_USERS = frozenset({ADMIN.user, ANONYMOUS.user})
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 - Domains, projects and users are made by an admin (the server's write token); ids are slugs (1 to 64 of
   a-z, 0-9, ``-`` and ``_``).
+- A user's token is replaced by the user or an admin (the one before is nobody's from then on); a user is
+  removed by an admin (their memberships end; their id is not given out again).
 - A project's owner (or an admin) adds, changes and removes its members.
 - A domain's glossary is edited by an owner of one of its projects (or an admin); read by anyone.
 - Every change is one transaction with its audit entry.
@@ -15,12 +17,12 @@ import secrets
 import sqlalchemy as sa
 
 from headwater.catalog import tables
-from headwater.catalog.access import Principal, token_hash
+from headwater.catalog.access import RESERVED_USERS, Principal, token_hash
 from headwater.catalog.errors import Conflict, Forbidden, InvalidRequest, NotFound
 from headwater.catalog.records import Domain, Member, NewUser, Project, Term
 from headwater.catalog.room import Room, found
 from headwater.model.catalog_roles import MEMBER_ROLES, MemberRole, is_member_role
-from headwater.model.times import now_micros
+from headwater.model.times import iso, now_micros
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
@@ -31,6 +33,11 @@ def slug(value: str, what: str) -> str:
             f"{what} {value!r} is not a valid id: 1 to 64 of a-z, 0-9, '-' and '_', starting with a letter or digit"
         )
     return value
+
+
+def _new_token() -> str:
+    """A catalog user's token: ``hwu_`` + 32 random bytes (URL-safe base64)."""
+    return "hwu_" + secrets.token_urlsafe(32)
 
 
 def _admin(who: Principal, doing: str) -> None:
@@ -86,16 +93,47 @@ class Organisation(Room):
         return Project(project.id, project.domain, project.name, project.description, project.created_at, role, members)
 
     def create_user(self, who: Principal, user_id: str) -> NewUser:
-        """A new catalog user and their token (shown once: only its SHA-256 is kept)."""
+        """A new catalog user and their token (shown once: only its SHA-256 is kept). The id of a removed user
+        is not given out again (the audit log names one user per id)."""
         _admin(who, "creating a user")
         slug(user_id, "user")
-        token = "hwu_" + secrets.token_urlsafe(32)
+        if user_id in RESERVED_USERS:
+            raise InvalidRequest(f"user {user_id!r} is the name the server's own tokens act under: choose another")
+        token = _new_token()
         with self._write() as conn, conn.begin():
             if tables.user_exists(conn, user_id):
                 raise Conflict(f"user {user_id!r} exists already")
+            removed = tables.user_removed_at(conn, user_id)
+            if removed is not None:
+                raise Conflict(
+                    f"user {user_id!r} was removed at {iso(removed)}; ids are not given out again "
+                    "(the audit log names one user per id): choose another"
+                )
             tables.insert_user(conn, user_id, token_hash(token), who.user)
             tables.audit(conn, who.user, None, "user.create", user_id, {})
         return NewUser(user_id, token)
+
+    def new_token(self, who: Principal, user_id: str) -> NewUser:
+        """A new token for ``user_id`` (the user themself, or an admin), shown once; the one before is refused
+        from the next request on (a leaked or lost token is replaced without touching the user's roles)."""
+        if not who.admin and (who.user != user_id or user_id in RESERVED_USERS):
+            raise Forbidden(f"a new token for {user_id!r} needs that user's token or the server's write token")
+        token = _new_token()
+        with self._write() as conn, conn.begin():
+            if not tables.set_user_token(conn, user_id, token_hash(token)):
+                raise NotFound(f"no user {user_id!r}")
+            tables.audit(conn, who.user, None, "user.token", user_id, {})
+        return NewUser(user_id, token)
+
+    def remove_user(self, who: Principal, user_id: str) -> None:
+        """Remove a user (an admin): their token is refused from the next request on and their memberships end;
+        what they did stays in the audit log under their id, which is not given out again."""
+        _admin(who, "removing a user")
+        with self._write() as conn, conn.begin():
+            roles = tables.delete_user(conn, user_id)
+            if roles is None:
+                raise NotFound(f"no user {user_id!r}")
+            tables.audit(conn, who.user, None, "user.remove", user_id, {"roles": dict(sorted(roles.items()))})
 
     def set_member(self, who: Principal, project: str, user: str, role: str) -> Member:
         """Add ``user`` to ``project`` with ``role``, or change their role (the project's owner)."""

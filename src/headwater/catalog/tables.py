@@ -152,6 +152,35 @@ def insert_user(conn: sa.Connection, user_id: str, token_hash: str, by: str) -> 
     )
 
 
+def set_user_token(conn: sa.Connection, user_id: str, token_hash: str) -> bool:
+    """Replace the user's token (by its SHA-256); False when there is no such user."""
+    done = conn.execute(catalog_users.update().where(catalog_users.c.id == user_id).values(token_hash=token_hash))
+    return bool(done.rowcount)
+
+
+def delete_user(conn: sa.Connection, user_id: str) -> dict[str, MemberRole] | None:
+    """Remove the user and their memberships; their roles by project before, or None when there is no such user."""
+    rows = conn.execute(
+        sa.select(catalog_members.c.project, catalog_members.c.role).where(catalog_members.c.user == user_id)
+    )
+    roles = {str(r.project): cast(MemberRole, r.role) for r in rows}
+    if not conn.execute(catalog_users.delete().where(catalog_users.c.id == user_id)).rowcount:
+        return None
+    conn.execute(catalog_members.delete().where(catalog_members.c.user == user_id))
+    return roles
+
+
+def user_removed_at(conn: sa.Connection, user_id: str) -> int | None:
+    """When a user of this id was removed (the newest ``user.remove`` audit entry), or None: ids are not given
+    out again, so the audit log names one user per id."""
+    when = conn.scalar(
+        sa.select(sa.func.max(catalog_audit.c.at)).where(
+            catalog_audit.c.action == "user.remove", catalog_audit.c.target == user_id
+        )
+    )
+    return None if when is None else int(when)
+
+
 def user_of_token(conn: sa.Connection, token_hash: str) -> tuple[str, dict[str, MemberRole]] | None:
     """The catalog user holding the token of SHA-256 ``token_hash`` and their roles by project, or None."""
     user = conn.scalar(sa.select(catalog_users.c.id).where(catalog_users.c.token_hash == token_hash))
