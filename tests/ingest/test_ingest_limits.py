@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from ingest_events import run_event
 
@@ -163,3 +163,73 @@ def test_name_problems_reports_the_same_with_and_without_long_names() -> None:
         "$.outputs[0].facets.schema.fields[0].fields[0].name",
         "$.outputs[0].facets.schema.fields[1].name",
     ]
+
+
+# names around SMALL's boundary (max_name_bytes 20: 5 characters are never too long, 4 bytes a character at most)
+# (mostly fine ones, so that one name at a boundary among fine ones is common)
+_FINE = st.sampled_from(["a", "ab", "abc", "ns", "in", "é", "😀"])
+_NAMES = st.one_of(
+    _FINE,
+    _FINE,
+    _FINE,
+    st.sampled_from(["", "abcde", "abcdef", "é" * 5, "é" * 6, "😀" * 2, "😀" * 3, "😀" * 5, "x" * 21]),
+    st.text(alphabet="ab.é😀", max_size=8),
+    st.integers(),
+    st.none(),
+)
+_FIELDS = st.recursive(
+    st.lists(st.one_of(st.fixed_dictionaries({"name": _NAMES}), st.integers()), max_size=3),
+    lambda inner: st.lists(
+        st.one_of(st.fixed_dictionaries({"name": _NAMES}, optional={"fields": inner}), st.text(max_size=2)),
+        max_size=3,
+    ),
+    max_leaves=8,
+)
+_INPUT = st.one_of(
+    st.fixed_dictionaries({}, optional={"namespace": _NAMES, "name": _NAMES, "field": _NAMES}), st.integers()
+)
+_LINEAGE = st.one_of(
+    st.dictionaries(
+        st.one_of(_FINE, _FINE, st.sampled_from(["", "abcde", "abcdef", "é" * 6, "😀" * 5, "x" * 21])),
+        st.one_of(st.fixed_dictionaries({}, optional={"inputFields": st.one_of(st.lists(_INPUT, max_size=3), _NAMES)}),
+                  st.integers()),
+        max_size=3,
+    ),
+    st.lists(st.integers(), max_size=1),
+)  # fmt: skip
+
+
+@given(_FIELDS, _LINEAGE)
+@settings(max_examples=1000, deadline=None)
+# each boundary by hand (random names reach some of them rarely): an empty name, a dotted path or a pair that
+# fits in characters but not in bytes, and the largest that fits
+@example([{"name": ""}], {})
+@example([{"name": "ab", "fields": [{"name": "😀"}]}], {})
+@example([{"name": "😀😀", "fields": [{"name": "😀😀😀"}]}], {})
+@example([{"name": "😀" * 5}, {"name": "😀" * 6}], {})
+@example([], {"": {"inputFields": []}})
+@example([], {"😀" * 5: {"inputFields": [{"namespace": "ns", "name": "in", "field": "😀" * 5}]}})
+@example([], {"a": {"inputFields": [{"namespace": "ns", "name": "in", "field": ""}]}})
+@example([], {"a": {"inputFields": [{"namespace": "ns", "name": "in", "field": "😀" * 6}]}})
+@example([], {"a": {"inputFields": [{"namespace": "😀😀", "name": "😀😀😀", "field": "a"}]}})
+@example([], {"a": {"inputFields": [{"namespace": "😀😀", "name": "😀😀", "field": "a"}]}})
+@example([], {"a": {"inputFields": [{"namespace": "", "name": "in"}]}})
+def test_the_name_checks_shortcuts_never_change_the_answer(fields: object, lineage: object) -> None:
+    """A schema's fields and a column-lineage facet's names are first looked at in one tight pass that only says
+    "nothing here" or "look closer"; the problems found are the same as the walk's over every name."""
+    event = run_event()
+    event["outputs"] = [
+        {
+            "namespace": "ns",
+            "name": "out",
+            "facets": {"schema": {"fields": fields}, "columnLineage": {"fields": lineage}},
+        }
+    ]
+    found = name_problems(event, "$", SMALL)
+    shortcuts = limits_module._fields_fine, limits_module._lineage_fine
+    limits_module._fields_fine = limits_module._lineage_fine = lambda *a, **k: False  # type: ignore[assignment]
+    try:
+        walked = name_problems(event, "$", SMALL)
+    finally:
+        limits_module._fields_fine, limits_module._lineage_fine = shortcuts
+    assert found == walked

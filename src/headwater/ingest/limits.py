@@ -298,6 +298,52 @@ def _schema_field_paths(fields: JSONValue, where: str, prefix: str = "") -> Iter
                     stack.append((f["fields"], f"{at}[{i}].fields", f"{pre}{name}."))
 
 
+def _fields_fine(fields: JSONValue, short: int, prefix: int = 0) -> bool:
+    """True when no named field in ``fields`` (a schema facet's list, nested ones included) can be a name
+    problem: each is an object whose name is a non-empty string of at most ``short`` characters with its
+    parents' dotted path (``prefix`` characters of it). False says only "look closer" (the walk decides)."""
+    if type(fields) is not list:
+        return False
+    for f in fields:
+        if type(f) is not dict:
+            return False
+        name = f.get("name")
+        if type(name) is not str or name == "" or prefix + len(name) > short:
+            return False
+        inner = f.get("fields")
+        if inner and not _fields_fine(inner, short, prefix + len(name) + 1):
+            return False
+    return True
+
+
+def _lineage_fine(fields: JSONValue, short: int) -> bool:
+    """True when no output field of a column-lineage facet's ``fields`` and none of their inputs can be a name
+    problem (non-empty names, each short enough); False says only "look closer" (the walk decides)."""
+    if type(fields) is not dict:
+        return False
+    for out_field, spec in fields.items():
+        if out_field == "" or len(out_field) > short or type(spec) is not dict:
+            return False
+        inputs = spec.get("inputFields")
+        if inputs is None:
+            continue
+        if type(inputs) is not list:
+            return False
+        for item in inputs:
+            if type(item) is not dict:
+                return False
+            namespace, name, field = item.get("namespace"), item.get("name"), item.get("field")
+            if (
+                isinstance(namespace, str)
+                and isinstance(name, str)
+                and (namespace == "" or name == "" or len(namespace) + len(name) >= short)
+            ):
+                return False
+            if type(field) is str and (field == "" or len(field) > short):
+                return False
+    return True
+
+
 def _too_long(text: str, limit: int) -> int | None:
     if len(text) * 4 <= limit:  # never too long: a character is at most 4 bytes
         return None
@@ -368,12 +414,13 @@ def name_problems(event: JSONValue, root: str, limits: Limits) -> list[Problem]:
     for at, ds in _datasets(event, root):
         facets = _map(ds.get("facets"))
         fields = _map(facets.get("schema")).get("fields")
-        if fields:
+        if fields and not _fields_fine(fields, short):  # the usual schema: nothing to say, no path written
             for where, i, dotted, own in _schema_field_paths(fields, f"{at}.facets.schema.fields"):
                 if not (fine(own) and len(dotted) <= short):
                     check_field(f"{where}[{i}].name", dotted, own)
         lineage = _map(facets.get("columnLineage"))
-        for out_field, spec in _map(lineage.get("fields")).items():
+        lineage_fields = lineage.get("fields")
+        for out_field, spec in ({} if _lineage_fine(lineage_fields, short) else _map(lineage_fields)).items():
             inputs = _list(_map(spec).get("inputFields"))
             if fine(out_field) and all(
                 fine_pair(item) and (not isinstance(item.get("field"), str) or fine(item["field"]))
