@@ -226,10 +226,10 @@ def test_the_name_checks_shortcuts_never_change_the_answer(fields: object, linea
         }
     ]
     found = name_problems(event, "$", SMALL)
-    shortcuts = limits_module._fields_fine, limits_module._lineage_fine
-    limits_module._fields_fine = limits_module._lineage_fine = lambda *a, **k: False  # type: ignore[assignment]
+    shortcuts = limits_module._fields_fine, limits_module._lineage_field_fine
+    limits_module._fields_fine = limits_module._lineage_field_fine = lambda *a, **k: False  # type: ignore[assignment]
     try:
-        walked = name_problems(event, "$", SMALL)
+        walked = name_problems(event, "$", SMALL)  # every name looked at with its path
     finally:
-        limits_module._fields_fine, limits_module._lineage_fine = shortcuts
+        limits_module._fields_fine, limits_module._lineage_field_fine = shortcuts
     assert found == walked

@@ -318,29 +318,32 @@ def _fields_fine(fields: JSONValue, short: int, prefix: int = 0) -> bool:
 
 def _lineage_fine(fields: JSONValue, short: int) -> bool:
     """True when no output field of a column-lineage facet's ``fields`` and none of their inputs can be a name
-    problem (non-empty names, each short enough); False says only "look closer" (the walk decides)."""
-    if type(fields) is not dict:
+    problem; False says only "look closer" (the walk decides, output field by output field)."""
+    return type(fields) is dict and all(_lineage_field_fine(out, spec, short) for out, spec in fields.items())
+
+
+def _lineage_field_fine(out_field: str, spec: JSONValue, short: int) -> bool:
+    """True when neither one output field of column lineage nor its inputs can be a name problem: non-empty
+    names, each short enough (a namespace and name together, with the ``:`` between them)."""
+    if out_field == "" or len(out_field) > short or type(spec) is not dict:
         return False
-    for out_field, spec in fields.items():
-        if out_field == "" or len(out_field) > short or type(spec) is not dict:
+    inputs = spec.get("inputFields")
+    if inputs is None:
+        return True
+    if type(inputs) is not list:
+        return False
+    for item in inputs:
+        if type(item) is not dict:
             return False
-        inputs = spec.get("inputFields")
-        if inputs is None:
-            continue
-        if type(inputs) is not list:
+        namespace, name, field = item.get("namespace"), item.get("name"), item.get("field")
+        if (
+            isinstance(namespace, str)
+            and isinstance(name, str)
+            and (namespace == "" or name == "" or len(namespace) + len(name) >= short)
+        ):
             return False
-        for item in inputs:
-            if type(item) is not dict:
-                return False
-            namespace, name, field = item.get("namespace"), item.get("name"), item.get("field")
-            if (
-                isinstance(namespace, str)
-                and isinstance(name, str)
-                and (namespace == "" or name == "" or len(namespace) + len(name) >= short)
-            ):
-                return False
-            if type(field) is str and (field == "" or len(field) > short):
-                return False
+        if type(field) is str and (field == "" or len(field) > short):
+            return False
     return True
 
 
@@ -401,14 +404,6 @@ def name_problems(event: JSONValue, root: str, limits: Limits) -> list[Problem]:
     def fine(text: str) -> bool:  # no problem for check_field: its path need not be written
         return text != "" and len(text) <= short
 
-    def fine_pair(obj: JSONMapping) -> bool:  # nor for check_pair
-        namespace, name = obj.get("namespace"), obj.get("name")
-        return (
-            not isinstance(namespace, str)
-            or not isinstance(name, str)
-            or (namespace != "" and name != "" and len(namespace) + len(name) < short)
-        )
-
     for at, obj in _named(event, root):
         check_pair(at, obj)
     for at, ds in _datasets(event, root):
@@ -421,12 +416,9 @@ def name_problems(event: JSONValue, root: str, limits: Limits) -> list[Problem]:
         lineage = _map(facets.get("columnLineage"))
         lineage_fields = lineage.get("fields")
         for out_field, spec in ({} if _lineage_fine(lineage_fields, short) else _map(lineage_fields)).items():
-            inputs = _list(_map(spec).get("inputFields"))
-            if fine(out_field) and all(
-                fine_pair(item) and (not isinstance(item.get("field"), str) or fine(item["field"]))
-                for item in map(_map, inputs)
-            ):
+            if _lineage_field_fine(out_field, spec, short):
                 continue  # the usual case: nothing to say, no path written
+            inputs = _list(_map(spec).get("inputFields"))
             here = key_path(f"{at}.facets.columnLineage.fields", out_field)
             check_field(f"{here} (a key)", out_field)
             for i, item in enumerate(inputs):
