@@ -37,10 +37,16 @@ class Call:
     subject: str | None = None  # the group the call asks about
     shows: frozenset[str] = frozenset()  # groups whose markers the answer holds for a role that sees them
     denied: int = 404  # the status for a role that does not see the subject
+    only: frozenset[str] | None = None  # the roles that may read it at all (None: by what they see)
 
 
 def call(url: str, subject: str | None = None, shows: str = "", denied: int = 404, **params: Any) -> Call:
     return Call(url, params, subject, frozenset(shows.split()), denied)
+
+
+def only(url: str, *roles: str) -> Call:
+    """A route only ``roles`` may read (403 for every other, anonymous readers included)."""
+    return Call(url, denied=403, only=frozenset(roles))
 
 
 def _graph(w: World) -> dict[str, list[Call]]:
@@ -266,6 +272,8 @@ def _catalog(w: World) -> dict[str, list[Call]]:
         ],
         f"{c}/source-runs/{{run_id}}": [call(f"{c}/source-runs/{w.ids['source_run']}", "inventory", "inventory")],
         f"{c}/audit": [call(f"{c}/audit", None, "", limit=1000)],
+        f"{c}/users": [only(f"{c}/users", "admin")],
+        f"{c}/users/{{user}}": [only(f"{c}/users/alice", "admin", "owner"), only(f"{c}/users/erin", "admin", "other")],
         f"{c}/nodes": [
             call(
                 f"{c}/nodes",
@@ -330,6 +338,8 @@ def test_each_role_sees_exactly_what_it_may(world: World, role: str) -> None:
             expected = 200 if allowed else c.denied
             if c.subject == "none":
                 expected = c.denied
+            if c.only is not None:
+                expected = 200 if role in c.only else c.denied
             if c.subject == "producer":  # sending events: the server's write token or an owner or contributor
                 expected = 200 if role in ("admin", "owner", "contributor", "other") else 403
                 expected = 401 if role == "anonymous" else expected

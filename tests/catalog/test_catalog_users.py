@@ -100,3 +100,40 @@ def test_a_user_s_token_is_replaced_and_a_user_removed(http: TestClient) -> None
         ("admin", "user.token", "ann", {}),
         ("admin", "user.remove", "bob", {"roles": {"hr": "viewer"}}),
     ]
+
+
+def test_users_are_listed_to_admins_and_each_shown_to_themself(http: TestClient) -> None:
+    made(http, "POST", f"{C}/domains", ADMIN, 201, json={"id": "people"})
+    for project in ("hr", "payroll"):
+        made(http, "POST", f"{C}/projects", ADMIN, 201, json={"id": project, "domain": "people"})
+    tokens = {u: made(http, "POST", f"{C}/users", ADMIN, 201, json={"id": u})["token"] for u in ("cy", "ann", "bob")}
+    made(http, "PUT", f"{C}/projects/payroll/members/ann", ADMIN, 200, json={"role": "contributor"})
+    made(http, "PUT", f"{C}/projects/hr/members/ann", ADMIN, 200, json={"role": "owner"})
+    made(http, "PUT", f"{C}/projects/hr/members/bob", bearer(tokens["ann"]), 200, json={"role": "viewer"})
+
+    def shown(user: dict) -> tuple[str, str, list[tuple[str, str]]]:
+        assert set(user) == {"id", "createdAt", "createdBy", "memberships"}  # never a token, nor its hash
+        assert user["createdAt"].endswith("Z") and all(m["addedAt"].endswith("Z") for m in user["memberships"])
+        return user["id"], user["createdBy"], [(m["project"], m["role"]) for m in user["memberships"]]
+
+    listed = made(http, "GET", f"{C}/users", ADMIN, 200)["users"]
+    assert [shown(u) for u in listed] == [
+        ("ann", "admin", [("hr", "owner"), ("payroll", "contributor")]),
+        ("bob", "admin", [("hr", "viewer")]),
+        ("cy", "admin", []),
+    ]
+    for headers in (bearer(tokens["bob"]), ADMIN):  # the user themself, an admin: the list's entry
+        assert made(http, "GET", f"{C}/users/bob", headers, 200) == listed[1]
+    # the list is an admin's; another user, even the owner of a user's project, or nobody is refused
+    for headers in (bearer(tokens["ann"]), {}):
+        answer = http.get(f"{C}/users", headers=headers)
+        assert answer.status_code == 403 and "admin" in answer.json()["error"]["message"]
+        other = http.get(f"{C}/users/bob", headers=headers)
+        assert other.status_code == 403 and "bob" in other.json()["error"]["message"]
+    assert http.get(f"{C}/users/nobody", headers=ADMIN).status_code == 404
+    assert http.get(f"{C}/users/admin", headers=ADMIN).status_code == 404  # the name the write token acts under
+
+    made(http, "DELETE", f"{C}/users/bob", ADMIN, 204)
+    assert [u["id"] for u in made(http, "GET", f"{C}/users", ADMIN, 200)["users"]] == ["ann", "cy"]
+    assert http.get(f"{C}/users/bob", headers=ADMIN).status_code == 404
+    assert http.get(f"{C}/users/bob", headers=bearer(tokens["bob"])).status_code == 403  # the token is nobody's

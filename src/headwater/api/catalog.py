@@ -42,7 +42,9 @@ from headwater.api.catalog_models import (
     SubscriptionIn,
     SubscriptionsAnswer,
     TermIn,
+    User,
     UserIn,
+    UsersAnswer,
 )
 from headwater.api.errors import ApiError
 from headwater.api.freshness import read_barrier
@@ -129,6 +131,16 @@ def create_project(request: Request, body: ProjectIn) -> Project:
 @router.get("/projects/{project_id}", summary="A project", response_model=Project)
 def project(request: Request, project_id: str) -> Project:
     return Project.answer(_catalog(request).organisation.project(principal(request), project_id))
+
+
+@router.get("/users", summary="Every catalog user with their memberships (admin)", response_model=UsersAnswer)
+def list_users(request: Request) -> UsersAnswer:
+    return UsersAnswer(users=[User.answer(u) for u in _catalog(request).organisation.users(principal(request))])
+
+
+@router.get("/users/{user}", summary="A user with their memberships (the user, or an admin)", response_model=User)
+def one_user(request: Request, user: str) -> User:
+    return User.answer(_catalog(request).organisation.user(principal(request), user))
 
 
 @router.post("/users", status_code=201, summary="Create a user and their token (admin)", response_model=NewUser)

@@ -115,6 +115,29 @@ class ProjectsAnswer(CatalogModel):
     projects: list[Project]
 
 
+class UserMembership(CatalogModel):
+    project: str
+    role: Role
+    addedAt: Time
+
+
+class User(CatalogModel):
+    """A catalog user (never their token: only its SHA-256 is kept)."""
+
+    id: str
+    createdAt: Time
+    createdBy: str = Field(description="Who made the user ('admin': the server's write token)")
+    memberships: list[UserMembership] = Field(description="The user's roles, by project")
+
+    @classmethod
+    def answer(cls, u: records.User) -> User:
+        return cls.of(u, memberships=[UserMembership.of(m) for m in u.memberships])
+
+
+class UsersAnswer(CatalogModel):
+    users: list[User]
+
+
 class NewUser(CatalogModel):
     id: str
     token: str = Field(description="The user's bearer token, shown this once (only its SHA-256 is kept)")

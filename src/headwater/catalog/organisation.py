@@ -2,6 +2,7 @@
 
 - Domains, projects and users are made by an admin (the server's write token); ids are slugs (1 to 64 of
   a-z, 0-9, ``-`` and ``_``).
+- Users are listed to an admin; a user is shown to themself and to an admin (with their roles, never a token).
 - A user's token is replaced by the user or an admin (the one before is nobody's from then on); a user is
   removed by an admin (their memberships end; their id is not given out again).
 - A project's owner (or an admin) adds, changes and removes its members.
@@ -19,7 +20,7 @@ import sqlalchemy as sa
 from headwater.catalog import tables
 from headwater.catalog.access import RESERVED_USERS, Principal, token_hash
 from headwater.catalog.errors import Conflict, Forbidden, InvalidRequest, NotFound
-from headwater.catalog.records import Domain, Member, NewUser, Project, Term
+from headwater.catalog.records import Domain, Member, NewUser, Project, Term, User
 from headwater.catalog.room import Room, found
 from headwater.model.catalog_roles import MEMBER_ROLES, MemberRole, is_member_role
 from headwater.model.times import iso, now_micros
@@ -112,6 +113,19 @@ class Organisation(Room):
             tables.insert_user(conn, user_id, token_hash(token), who.user)
             tables.audit(conn, who.user, None, "user.create", user_id, {})
         return NewUser(user_id, token)
+
+    def users(self, who: Principal) -> list[User]:
+        """Every catalog user, by id, with their memberships (an admin)."""
+        _admin(who, "listing users")
+        with self._read() as conn:
+            return tables.users(conn)
+
+    def user(self, who: Principal, user_id: str) -> User:
+        """One user with their memberships (the user themself, or an admin)."""
+        if not who.admin and (who.user != user_id or user_id in RESERVED_USERS):
+            raise Forbidden(f"user {user_id!r} is shown to that user and to admins only")
+        with self._read() as conn:
+            return found(next(iter(tables.users(conn, user_id=user_id)), None), f"no user {user_id!r}")
 
     def new_token(self, who: Principal, user_id: str) -> NewUser:
         """A new token for ``user_id`` (the user themself, or an admin), shown once; the one before is refused

@@ -73,6 +73,17 @@ class Project:
 
 
 @dataclass(frozen=True)
+class User:
+    """A catalog user as an admin (or the user themself) sees them: who made them and when, and their roles by
+    project (never their token: only its SHA-256 is kept)."""
+
+    id: str
+    created_at: int
+    created_by: str
+    memberships: tuple[Member, ...]
+
+
+@dataclass(frozen=True)
 class NewUser:
     id: str
     token: str  # shown this once: only its SHA-256 is kept

@@ -28,6 +28,7 @@ from headwater.catalog.records import (
     SourceRunRow,
     SubscriptionRow,
     Term,
+    User,
 )
 from headwater.model.catalog_roles import ALIAS, SOURCE, AssetState, MemberRole, NodeRole
 from headwater.model.jsontext import dumps_sorted, loads
@@ -140,6 +141,22 @@ def members(conn: sa.Connection, project_id: str) -> tuple[Member, ...]:
         sa.select(catalog_members).where(catalog_members.c.project == project_id).order_by(catalog_members.c.user)
     )
     return tuple(Member(r.project, r.user, r.role, int(r.added_at)) for r in rows)
+
+
+def users(conn: sa.Connection, *, user_id: str | None = None) -> list[User]:
+    """The catalog's users by id (or the one of ``user_id``: [] when there is none), each with their memberships
+    by project."""
+    query = sa.select(catalog_users.c.id, catalog_users.c.created_at, catalog_users.c.created_by)
+    held = sa.select(catalog_members).order_by(catalog_members.c.project)
+    if user_id is not None:
+        query, held = query.where(catalog_users.c.id == user_id), held.where(catalog_members.c.user == user_id)
+    by_user: dict[str, list[Member]] = {}
+    for r in conn.execute(held):
+        by_user.setdefault(r.user, []).append(Member(r.project, r.user, r.role, int(r.added_at)))
+    return [
+        User(r.id, int(r.created_at), r.created_by, tuple(by_user.get(r.id, ())))
+        for r in conn.execute(query.order_by(catalog_users.c.id))
+    ]
 
 
 def user_exists(conn: sa.Connection, user_id: str) -> bool:

@@ -863,11 +863,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every catalog user with their memberships (admin) */
+        get: operations["list_users_api_v1_catalog_users_get"];
         put?: never;
         /** Create a user and their token (admin) */
         post: operations["create_user_api_v1_catalog_users_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/catalog/users/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user with their memberships (the user, or an admin) */
+        get: operations["one_user_api_v1_catalog_users__user__get"];
+        put?: never;
+        post?: never;
+        /** Remove a user: their token and memberships end (admin) */
+        delete: operations["remove_user_api_v1_catalog_users__user__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -885,23 +904,6 @@ export interface paths {
         /** A new token for a user, the one before refused from now on (the user, or an admin) */
         post: operations["new_user_token_api_v1_catalog_users__user__token_post"];
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/catalog/users/{user}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a user: their token and memberships end (admin) */
-        delete: operations["remove_user_api_v1_catalog_users__user__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3204,10 +3206,47 @@ export interface components {
             /** Path */
             path: string[];
         };
+        /**
+         * User
+         * @description A catalog user (never their token: only its SHA-256 is kept).
+         */
+        User: {
+            /** Id */
+            id: string;
+            /** Createdat */
+            createdAt: string;
+            /**
+             * Createdby
+             * @description Who made the user ('admin': the server's write token)
+             */
+            createdBy: string;
+            /**
+             * Memberships
+             * @description The user's roles, by project
+             */
+            memberships: components["schemas"]["UserMembership"][];
+        };
         /** UserIn */
         UserIn: {
             /** Id */
             id: string;
+        };
+        /** UserMembership */
+        UserMembership: {
+            /** Project */
+            project: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "contributor" | "viewer";
+            /** Addedat */
+            addedAt: string;
+        };
+        /** UsersAnswer */
+        UsersAnswer: {
+            /** Users */
+            users: components["schemas"]["User"][];
         };
         /**
          * ValidationHealth
@@ -7793,6 +7832,89 @@ export interface operations {
             };
         };
     };
+    list_users_api_v1_catalog_users_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsersAnswer"];
+                };
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     create_user_api_v1_catalog_users_post: {
         parameters: {
             query?: never;
@@ -7880,7 +8002,7 @@ export interface operations {
             };
         };
     };
-    new_user_token_api_v1_catalog_users__user__token_post: {
+    one_user_api_v1_catalog_users__user__get: {
         parameters: {
             query?: never;
             header?: never;
@@ -7892,12 +8014,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Successful Response */
-            201: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["NewUser"];
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
@@ -7982,6 +8104,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No or unknown token (when tokens are configured) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The principal's role does not allow it (forbidden: the message says which role is needed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such domain, project, user, asset, subscription or run, or not one the principal may see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with the current state (conflict: exists already, not published ...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store cannot be reached (store_unavailable, with Retry-After); nothing was stored */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    new_user_token_api_v1_catalog_users__user__token_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewUser"];
+                };
             };
             /** @description A bad parameter or body (invalid_parameter / invalid_request; the message names the field) */
             400: {
