@@ -10,8 +10,11 @@ tokens of their kind from the moment they exist, and stop working when revoked o
 the settings' tokens keep working beside them. A managed write token bound to a project acts as that project's
 contributor (what it sends is bound to the project at ingest).
 
-``401 unauthorized`` when the token is missing or unknown, ``403 forbidden`` when a read token
-tries to write. Tokens are compared in constant time.
+``401 unauthorized`` when the token is missing (where one is needed) or unknown, ``403 forbidden`` when a
+read token tries to write. An unknown token is refused on every request, reads that need no token included,
+as soon as the server holds tokens of any kind (settings, managed, catalog users'): a replaced, revoked or
+mistyped token says so instead of reading as an anonymous reader, who may see less. Only a server with no
+token at all ignores one. Tokens are compared in constant time.
 
 The catalog's users (docs/catalog.md) hold tokens of their own: such a token reads (any role) and, for
 an owner or contributor, writes. Each request's :class:`~headwater.catalog.Principal` (who, which
@@ -32,7 +35,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from headwater.api.errors import ApiError, catalog_error
 from headwater.api.state import PRINCIPAL, app_state
 from headwater.catalog import CatalogError, Principal
-from headwater.catalog.access import ADMIN, ANONYMOUS, holder_of, managed_kinds
+from headwater.catalog.access import ADMIN, ANONYMOUS, has_users, holder_of, managed_kinds
 from headwater.model.catalog_roles import WRITERS, MemberRole
 from headwater.settings import Settings
 
@@ -45,6 +48,7 @@ _bearer = HTTPBearer(
 )
 PROJECT_HEADER = "Headwater-Project"
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="headwater"'}
+UNKNOWN_TOKEN = "unknown token: not one of this server's tokens nor a catalog user's (replaced, revoked or expired?)"
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ def check_write(tokens: Tokens, token: str | None) -> None:
         return
     if _known(token, tokens.read):
         raise _read_only()
-    raise _unauthorized("unknown token")
+    raise _unauthorized(UNKNOWN_TOKEN)
 
 
 def check_read(tokens: Tokens, token: str | None) -> None:
@@ -95,7 +99,7 @@ def check_read(tokens: Tokens, token: str | None) -> None:
     if token is None:
         raise _unauthorized("this server needs a read token: send 'Authorization: Bearer <token>'")
     if not (_known(token, tokens.read) or _known(token, tokens.write)):
-        raise _unauthorized("unknown token")
+        raise _unauthorized(UNKNOWN_TOKEN)
 
 
 def _tokens_of(settings: Settings, store: Store, *, managed: bool = False) -> Tokens:
@@ -159,11 +163,18 @@ def principal_of(
             raise ApiError(403, "forbidden", "this token may only read: its user is a viewer in every project")
         return _in_context(_reading_public(settings, holder.principal, reading), project)
     tokens = _tokens_of(settings, store, managed=True)
+    if token is not None and not settings_read and _holds_tokens(tokens, store):
+        raise _unauthorized(UNKNOWN_TOKEN)
     if write:
         check_write(tokens, token)
     else:
         check_read(tokens, token)
     return _in_context(_reading_public(settings, ANONYMOUS, reading), project)
+
+
+def _holds_tokens(tokens: Tokens, store: Store) -> bool:
+    """Whether the server holds tokens of any kind (then a token it does not know is an error, not ignored)."""
+    return bool(tokens.write or tokens.read or tokens.managed_write or tokens.managed_read) or has_users(store.engine)
 
 
 def _project(request: Request) -> str | None:

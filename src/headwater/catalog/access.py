@@ -132,6 +132,12 @@ def holder_of(engine: sa.Engine, token: str) -> Holder | None:
     return None if user is None else Holder(Principal(user[0], memberships=user[1]), "user")
 
 
+def has_users(engine: sa.Engine) -> bool:
+    """Whether the catalog has a user (and so tokens of its users a request may hold)."""
+    with engine.connect() as conn:
+        return tables.any_user(conn)
+
+
 def managed_kinds(engine: sa.Engine) -> frozenset[str]:
     """The kinds (``write``, ``read``) of which a valid managed token exists."""
     return tokens.active_kinds(engine)

@@ -159,6 +159,10 @@ def users(conn: sa.Connection, *, user_id: str | None = None) -> list[User]:
     ]
 
 
+def any_user(conn: sa.Connection) -> bool:
+    return conn.scalar(sa.select(catalog_users.c.id).limit(1)) is not None
+
+
 def user_exists(conn: sa.Connection, user_id: str) -> bool:
     return _exists(conn, catalog_users.c.id, user_id)
 
