@@ -51,7 +51,7 @@ from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
 from headwater.model.times import from_micros, parse_time, to_micros
-from headwater.spec import EventValidator
+from headwater.spec import EventValidator, is_deletion
 from headwater.spec.facets import Slot
 
 # --- the core's shape: which keys each object may have, and of what type (anything else leaves the fast path) ---
@@ -474,8 +474,8 @@ def _facet_checks(facet: Facet, slot: Slot, name: str, depth: int, checks: _Chec
     if not checks.validator.fast_slot_base(slot).is_valid(facet.meta):
         return False  # the core schema's check of every facet there (the view holds the container emptied)
     fast = checks.validator.fast_facet(slot, name)
-    if fast is None:
-        return True  # a custom facet: the core schema checks only its BaseFacet keys (just done)
+    if fast is None or is_deletion(slot, facet.meta):
+        return True  # a custom facet or a deletion marker: the core schema checks only its BaseFacet keys (just done)
     return checks.cache.verdict((slot, name, facet.canonical()), lambda: bool(fast.is_valid(facet.value)))
 
 

@@ -11,7 +11,8 @@ How an event is checked:
    ``outputs[i].facets``, ``outputs[i].outputFacets`` and ``dataset.facets`` whose name is a
    standard facet for that place (``schema``, ``columnLineage``, ``parent``, ...) is validated
    against that facet's definition. Other (custom) facet names are kept unvalidated beyond
-   the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``).
+   the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``). So is a dataset or job facet sent as a
+   deletion marker (``_deleted: true``, :func:`is_deletion`): it has no content to check.
 
 Two engines, one authority. Every schema is compiled twice: with jsonschema-rs (Rust) and with
 jsonschema (Python, with a ``referencing`` Registry). An event that jsonschema-rs finds valid
@@ -66,6 +67,16 @@ GRAPH_FACETS = frozenset({"schema", "columnLineage", "parent", "errorMessage"})
 _LENIENT_TOP = frozenset({"schemaURL", "producer"})  # an event's provenance, not its content
 _FACET_META = frozenset({"_producer", "_schemaURL", "_deleted"})
 _CONTAINERS = frozenset({"facets", "inputFacets", "outputFacets"})
+# Where the core schema lets a facet be deleted (``DatasetFacet`` and ``JobFacet`` declare ``_deleted``).
+DELETABLE_SLOTS: frozenset[Slot] = frozenset({"dataset", "job"})
+
+
+def is_deletion(slot: Slot, facet: object) -> bool:
+    """Whether ``facet`` at ``slot`` is a deletion marker: ``_deleted: true`` where the spec defines it. A marker
+    removes the facet of its name and carries no content, so the facet's own schema (its required properties:
+    documentation's ``description``, columnLineage's ``fields``) is not asked of it; the core schema still checks
+    its BaseFacet keys and that ``_deleted`` is a boolean. The projection reads no content from it either."""
+    return slot in DELETABLE_SLOTS and isinstance(facet, Mapping) and facet.get("_deleted") is True
 
 
 class FastValidator(Protocol):
@@ -322,7 +333,7 @@ class EventValidator:
                 continue
             for name, facet in facets.items():
                 compiled = self._facets[slot].get(name)
-                if compiled is not None and not compiled[0].is_valid(facet):
+                if compiled is not None and not compiled[0].is_valid(facet) and not is_deletion(slot, facet):
                     return False
         return True
 
@@ -377,8 +388,8 @@ class EventValidator:
                 continue
             for name, facet in facets.items():
                 compiled = self._facets[slot].get(name)
-                if compiled is None:
-                    continue  # a custom facet: kept as is
+                if compiled is None or is_deletion(slot, facet):
+                    continue  # a custom facet, or a deletion marker: kept as is (the core checked its BaseFacet keys)
                 if shortcuts and compiled[0].is_valid(facet):
                     continue
                 missing = _missing_base_keys(facet) if shortcuts else []

@@ -12,6 +12,7 @@ import orjson
 from headwater.ingest.shared import notes
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
+from headwater.spec import is_deletion
 from headwater.store.canonical import content_hash
 from headwater.store.observe import RUN_STATES, TERMINAL_STATES
 
@@ -64,6 +65,14 @@ def job_content(
     }
 
 
+def live_job_facets(job_facets: JSONMapping) -> JSONObject:
+    """Job facets without the ones deleted: a facet sent as a deletion marker (``_deleted: true``) removes the facet
+    of its name from what the run's earlier events sent, and is not kept as a facet itself."""
+    if not any(is_deletion("job", value) for value in job_facets.values()):
+        return dict(job_facets)
+    return {name: value for name, value in job_facets.items() if not is_deletion("job", value)}
+
+
 def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObject:
     """The run as a dict of ``runs`` table columns (JSON values still as Python objects)."""
     obs = sorted(observations, key=sort_key)
@@ -87,6 +96,7 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObjec
         lineage.update(o.data.get("columnLineage") or {})
         inputs.update(o.data.get("inputs") or [])
         outputs.update(o.data.get("outputs") or [])
+    job_facets = live_job_facets(job_facets)
     error = _mapping(run_facets.get("errorMessage"))
     parent = _mapping(run_facets.get("parent"))
     parent_run = _mapping(parent.get("run"))
