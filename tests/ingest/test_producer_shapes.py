@@ -485,3 +485,95 @@ async def test_a_job_facet_deleted_by_a_later_event_of_the_same_run(client: http
     assert task["facets"]["sql"]["dialect"] == "postgres"  # sent by the START only: kept
     (run,) = await runs(client, "shop_airflow", "shop_sales.load_region_sales")
     assert run["state"] == "COMPLETE"
+
+
+# --- null where a value is optional ----------------------------------------------------------------
+
+
+def _with_nulls() -> list[dict[str, Any]]:
+    """Producers that write every optional property, null when unknown (a Jackson or Go emitter without
+    NON_NULL/omitempty, openlineage-python before it dropped None facets: ``"sql": None``), on the graph's facets."""
+    complete = json.loads(raw("airflow_task_complete.json"))
+    output = complete["outputs"][0]["facets"]
+    output["schema"]["fields"] = [
+        {"name": "region", "type": "text", "description": None},
+        {"name": "total_amount", "type": None, "description": None, "fields": None},
+    ]
+    output["columnLineage"]["fields"]["region"]["inputFields"][0]["transformations"][0]["description"] = None
+    output["columnLineage"]["dataset"] = None
+    complete["run"]["facets"]["parent"]["root"] = None
+    complete["job"]["facets"]["sql"] = None
+    complete["job"]["facets"]["documentation"] = None
+    complete["inputs"][0]["facets"]["schema"] = None  # the orders' columns stay those of an earlier event
+    fail = json.loads(raw("airflow_task_fail.json"))
+    fail["run"]["facets"]["errorMessage"]["stackTrace"] = None
+    fail["run"]["facets"]["parent"] = None
+    return [complete, fail]
+
+
+async def test_null_optional_values_in_graph_facets_are_warnings_read_as_absent(client: httpx.AsyncClient) -> None:
+    await post(client, raw("dbt_model_complete.json"))  # the orders' columns, before an event with a null schema
+    complete, fail = _with_nulls()
+    answer = await client.post("/api/v1/lineage", json=complete)
+    assert answer.status_code == 201, answer.text
+    warned = {w["path"]: w["message"] for w in answer.json()["warnings"]}
+    assert warned == {
+        "$.outputs[0].facets.schema.fields[0].description": "expected string, got null",
+        "$.outputs[0].facets.schema.fields[1].type": "expected string, got null",
+        "$.outputs[0].facets.schema.fields[1].description": "expected string, got null",
+        "$.outputs[0].facets.schema.fields[1].fields": "expected array, got null",
+        "$.outputs[0].facets.columnLineage.fields.region.inputFields[0].transformations[0].description": (
+            "expected string, got null"
+        ),
+        "$.outputs[0].facets.columnLineage.dataset": "expected array, got null",
+        "$.run.facets.parent.root": "expected object, got null",
+        "$.job.facets.sql": "expected object, got null",
+        "$.job.facets.documentation": "expected object, got null",
+        "$.inputs[0].facets.schema": "expected object, got null",
+    }
+    answer = await client.post("/api/v1/lineage", json=fail)
+    assert answer.status_code == 201, answer.text
+    assert {w["path"] for w in answer.json()["warnings"]} == {
+        "$.run.facets.errorMessage.stackTrace",
+        "$.run.facets.parent",
+    }
+
+    output = await node(client, "dataset", PG, "shop.public.region_sales")
+    assert [(f["name"], f["type"], f["description"], f["fields"]) for f in output["fields"]] == [
+        ("region", "text", None, []),
+        ("total_amount", None, None, []),
+    ]
+    orders = await node(client, "dataset", PG, "shop.public.orders")
+    assert field_names(orders) == ["order_id", "customer_id", "amount"]
+    assert {(s, t) for s, t, _ in await column_edges(client, PG, "shop.public.region_sales")} == {
+        (f"datasetField:{PG}:shop.public.orders:region", f"datasetField:{PG}:shop.public.region_sales:region"),
+        (f"datasetField:{PG}:shop.public.orders:amount", f"datasetField:{PG}:shop.public.region_sales:total_amount"),
+    }
+    (task,) = await runs(client, "shop_airflow", "shop_sales.load_region_sales")
+    assert task["parentRunId"] == "01935a2b-7c00-7e11-8a00-000000000001"
+    (failed,) = await runs(client, "shop_airflow", "shop_sales.publish_report")
+    assert failed["state"] == "FAIL"
+    assert failed["errorMessage"].startswith('relation "public.customers"')
+    assert (failed["stackTrace"], failed["parentRunId"]) == (None, None)
+
+
+async def test_null_where_a_value_is_required_is_refused_with_its_path(client: httpx.AsyncClient) -> None:
+    fail = json.loads(raw("airflow_task_fail.json"))
+    fail["run"]["facets"]["errorMessage"]["message"] = None
+    fail["run"]["facets"]["parent"]["job"]["name"] = None
+    answer = await client.post("/api/v1/lineage", json=fail)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["details"] == [
+        {"path": "$.run.facets.errorMessage.message", "message": "expected string, got null"},
+        {"path": "$.run.facets.parent.job.name", "message": "expected string, got null"},
+    ]
+
+
+async def test_null_optional_values_are_refused_when_validation_is_strict(store: Store) -> None:
+    app = create_app(load_settings({"parse_processes": 0, "validation": "strict"}, environ={}), store)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://headwater.test") as c:
+        complete, _ = _with_nulls()
+        answer = await c.post("/api/v1/lineage", json=complete)
+        assert answer.status_code == 422, answer.text
+        paths = {d["path"] for d in answer.json()["error"]["details"]}
+        assert {"$.outputs[0].facets.schema.fields[1].type", "$.job.facets.sql"} <= paths
