@@ -591,3 +591,114 @@ async def test_numbers_beyond_a_double_survive_a_batch_as_sent(client: httpx.Asy
         for body, event_id in zip(bodies, answer.json()["ids"], strict=True):
             got = await client.get(f"/api/v1/events/{event_id}")
             assert got.content == body.strip()
+
+
+# --- long names, and what is refused ---------------------------------------------------------------
+
+
+async def test_names_up_to_the_limit_in_bytes_are_accepted_and_found(client: httpx.AsyncClient) -> None:
+    """``max_name_bytes`` (512) counts ``namespace:name`` in UTF-8 bytes: a name of 3-byte characters that fills it
+    exactly is accepted and found again; one byte more is refused, naming the place and the setting."""
+    namespace = "trino://trino.example:8080"  # 26 bytes, then ":" and the name
+    fits = "表" * ((512 - len(namespace) - 1) // 3) + "x" * ((512 - len(namespace) - 1) % 3)
+    assert len(f"{namespace}:{fits}".encode()) == 512
+    event = json.loads(raw("trino_complete.json"))
+    event["outputs"][0]["name"] = fits
+    event["outputs"][0]["facets"] = {}
+    answer = await client.post("/api/v1/lineage", json=event)
+    assert answer.status_code == 201, answer.text
+    assert (await node(client, "dataset", namespace, fits))["name"] == fits
+    job = await node(client, "job", namespace, "20261120_131540_00042_x7k2p")
+    assert job["outputs"] == [f"dataset:{namespace}:{fits}"]
+
+    event["outputs"][0]["name"] = fits + "y"
+    answer = await client.post("/api/v1/lineage", json=event)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["details"] == [
+        {
+            "path": "$.outputs[0].name",
+            "message": "namespace and name take 513 bytes (UTF-8); the limit is 512 (setting max_name_bytes)",
+        }
+    ]
+
+
+def _changed(name: str, change: Any) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads(raw(name))
+    change(event)
+    return event
+
+
+# what producers get wrong, where it is, and what the answer says of it (written out by hand)
+REFUSED = [
+    (
+        "a Spark-style state name",
+        _changed("airflow_task_complete.json", lambda e: e.update(eventType="STARTED")),
+        "$.eventType",
+        '"STARTED" is not one of: START, RUNNING, COMPLETE, ABORT, FAIL, OTHER',
+    ),
+    (
+        "an Airflow run id instead of a UUID",
+        _changed("airflow_task_complete.json", lambda e: e["run"].update(runId="scheduled__2026-11-20T10:00:00")),
+        "$.run.runId",
+        '"scheduled__2026-11-20T10:00:00" is not a valid uuid',
+    ),
+    (
+        "a parent facet naming its run by a dag run id",
+        _changed("dbt_model_complete.json", lambda e: e["run"]["facets"]["parent"]["run"].update(runId="manual_1")),
+        "$.run.facets.parent.run.runId",
+        '"manual_1" is not a valid uuid',
+    ),
+    (
+        "a local time without a date",
+        _changed("trino_complete.json", lambda e: e.update(eventTime="13:15:42")),
+        "$.eventTime",
+        '"13:15:42" is not a valid date-time',
+    ),
+    (
+        "a column-lineage input without its field",
+        _changed(
+            "hive_complete.json",
+            lambda e: e["outputs"][0]["facets"]["columnLineage"]["fields"]["month"]["inputFields"][0].pop("field"),
+        ),
+        "$.outputs[0].facets.columnLineage.fields.month.inputFields[0].field",
+        "required field is missing",
+    ),
+    (
+        "schema fields as an object",
+        _changed("spark_0_12.json", lambda e: e["outputs"][0]["facets"]["schema"].update(fields={"ltv": "double"})),
+        "$.outputs[0].facets.schema.fields",
+        'expected array, got object {"ltv": "double"}',
+    ),
+    (
+        "an errorMessage without its language",
+        _changed("airflow_task_fail.json", lambda e: e["run"]["facets"]["errorMessage"].pop("programmingLanguage")),
+        "$.run.facets.errorMessage.programmingLanguage",
+        "required field is missing",
+    ),
+    (
+        "a dataset without a namespace",
+        _changed("great_expectations_complete.json", lambda e: e["inputs"][0].pop("namespace")),
+        "$.inputs[0].namespace",
+        "required field is missing",
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "event", "path", "message"), REFUSED, ids=[r[0] for r in REFUSED])
+async def test_what_is_refused_names_its_place_and_rule(
+    client: httpx.AsyncClient, label: str, event: dict[str, Any], path: str, message: str
+) -> None:
+    answer = await client.post("/api/v1/lineage", json=event)
+    assert answer.status_code == 422, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "invalid_event"
+    assert {"path": path, "message": message} in error["details"], error["details"]
+    assert f"{path}: {message}" in error["message"]
+    # in a batch, after two good events: the same problem at $[2]..., or $.events[2]...; nothing stored
+    good = [json.loads(raw("trino_complete.json")), json.loads(raw("hive_complete.json"))]
+    for body, root in (([*good, event], "$[2]"), ({"events": [*good, event]}, "$.events[2]")):
+        answer = await client.post("/api/v1/lineage/batch", json=body)
+        assert answer.status_code == 422, answer.text
+        assert {"path": root + path[1:], "message": message} in answer.json()["error"]["details"]
+    listed = await client.get("/api/v1/events")
+    assert listed.json()["events"] == []
