@@ -112,6 +112,14 @@ async def column_edges(client: httpx.AsyncClient, namespace: str, name: str) -> 
     }
 
 
+async def assert_all_projected(client: httpx.AsyncClient) -> None:
+    """Every acknowledged event is in the graph: none failed to derive, none left behind (after a read's barrier)."""
+    await client.get("/api/v1/graph/namespaces")
+    status = (await client.get("/api/v1/status")).json()["projection"]
+    assert (status["failed"], status["behind"], status["failedEvents"]) == (0, 0, [])
+    assert status["graphPosition"] == status["logPosition"] > 0
+
+
 def field_names(details: dict[str, Any]) -> list[str]:
     return [f["name"] for f in details["fields"]]
 
@@ -140,6 +148,7 @@ async def test_each_producer_event_is_acknowledged_without_warnings_and_read_bac
         assert got.status_code == 200
         assert got.content == body, name
         assert got.headers["x-headwater-validation-warnings"] == "0"
+    await assert_all_projected(client)
 
 
 async def test_a_batch_of_every_producer_is_acknowledged_with_the_ids_single_posts_give(
@@ -161,6 +170,7 @@ async def test_a_batch_of_every_producer_is_acknowledged_with_the_ids_single_pos
     wrapped = await client.post("/api/v1/lineage/batch", content=b'{"events": ' + batch + b"}", headers=JSON)
     assert wrapped.status_code == 200, wrapped.text
     assert wrapped.json()["duplicates"] == len(bodies)
+    await assert_all_projected(client)
 
 
 # --- what the graph shows -------------------------------------------------------------------------
@@ -465,6 +475,7 @@ async def test_deleting_the_graph_facets_of_a_dataset(client: httpx.AsyncClient)
     accounts = await node(client, "dataset", "bigquery", "acme-prod.crm.accounts")
     assert accounts["fields"] == []
     assert "schema" not in accounts["facets"]
+    await assert_all_projected(client)
 
 
 async def test_a_job_facet_deleted_by_a_later_event_of_the_same_run(client: httpx.AsyncClient) -> None:
@@ -554,6 +565,7 @@ async def test_null_optional_values_in_graph_facets_are_warnings_read_as_absent(
     assert failed["state"] == "FAIL"
     assert failed["errorMessage"].startswith('relation "public.customers"')
     assert (failed["stackTrace"], failed["parentRunId"]) == (None, None)
+    await assert_all_projected(client)
 
 
 async def test_null_where_a_value_is_required_is_refused_with_its_path(client: httpx.AsyncClient) -> None:
@@ -702,3 +714,60 @@ async def test_what_is_refused_names_its_place_and_rule(
         assert {"path": root + path[1:], "message": message} in answer.json()["error"]["details"]
     listed = await client.get("/api/v1/events")
     assert listed.json()["events"] == []
+
+
+# --- run states from the events of one run -----------------------------------------------------------
+
+
+async def test_an_other_event_after_the_end_adds_metadata_without_reopening_the_run(client: httpx.AsyncClient) -> None:
+    """The spec: "Additional events with OTHER eventType can be added to the same run. For example to send additional
+    metadata after the run is complete". A late RUNNING (the Spark integration's job-end events can carry a later
+    time than the execution's end) does not reopen a finished run either."""
+    for name in ("airflow_task_start.json", "airflow_task_complete.json"):
+        await post(client, raw(name))
+    other = json.loads(raw("airflow_task_complete.json"))
+    other["eventType"] = "OTHER"
+    other["eventTime"] = "2026-11-20T10:05:00+00:00"
+    other["run"]["facets"] = {
+        "acme_review": {
+            "_producer": other["producer"],
+            "_schemaURL": "https://schemas.acme.example/Review.json",
+            "ok": 1,
+        }
+    }
+    other["inputs"], other["outputs"] = [], []
+    late = json.loads(raw("airflow_task_complete.json"))
+    late["eventType"] = "RUNNING"
+    late["eventTime"] = "2026-11-20T10:00:10+00:00"
+    for event in (other, late):
+        answer = await client.post("/api/v1/lineage", json=event)
+        assert answer.status_code == 201, answer.text
+    (run,) = await runs(client, "shop_airflow", "shop_sales.load_region_sales")
+    assert (run["state"], run["startedAt"], run["endedAt"], run["durationMs"]) == (
+        "COMPLETE",
+        "2026-11-20T10:00:05.412006Z",
+        "2026-11-20T10:00:09.870553Z",
+        4458,
+    )
+    assert run["facets"]["acme_review"]["ok"] == 1
+    assert run["facets"]["airflow"]["task"]["task_id"] == "load_region_sales"
+    assert (await node(client, "job", "shop_airflow", "shop_sales.load_region_sales"))["latestRun"][
+        "state"
+    ] == "COMPLETE"
+
+    # a run that only ever said OTHER is OTHER; one that started and then said OTHER is still running
+    only_other = json.loads(raw("custom_facets.json"))
+    answer = await client.post("/api/v1/lineage", json=only_other)
+    assert answer.status_code == 201, answer.text
+    (run,) = await runs(client, "acme_platform", "nightly_export")
+    assert (run["state"], run["endedAt"]) == ("OTHER", None)
+    start = json.loads(raw("airflow_task_start.json"))
+    start["run"]["runId"] = "01935a2b-8d10-7f22-9b11-0000000000aa"
+    start["job"]["name"] = "shop_sales.slow_task"
+    then_other = json.loads(json.dumps(start))
+    then_other["eventType"], then_other["eventTime"] = "OTHER", "2026-11-20T10:01:00+00:00"
+    for event in (start, then_other):
+        answer = await client.post("/api/v1/lineage", json=event)
+        assert answer.status_code == 201, answer.text
+    (run,) = await runs(client, "shop_airflow", "shop_sales.slow_task")
+    assert (run["state"], run["endedAt"]) == ("START", None)
