@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from fixtures.stories.load import derived_state
 from headwater.api import create_app
 from headwater.settings import load_settings
 from headwater.store import Store
@@ -771,3 +772,30 @@ async def test_an_other_event_after_the_end_adds_metadata_without_reopening_the_
         assert answer.status_code == 201, answer.text
     (run,) = await runs(client, "shop_airflow", "shop_sales.slow_task")
     assert (run["state"], run["endedAt"]) == ("START", None)
+
+
+# --- the graph is a function of the log -------------------------------------------------------------------
+
+
+async def test_the_graph_of_every_producer_equals_a_rebuild_from_the_log(
+    store: Store, client: httpx.AsyncClient
+) -> None:
+    """Everything above in one store — deletions, nulls, OTHER after the end, a late RUNNING — then the derived
+    tables compared with a rebuild from the log."""
+    for name in [*SINGLE, "dataset_event_deleted.json", "job_event_deleted.json"]:
+        answer = await client.post("/api/v1/lineage", content=raw(name), headers=JSON)
+        assert answer.status_code in (200, 201), answer.text
+    flink = await client.post("/api/v1/lineage/batch", content=raw("flink.batch.json"), headers=JSON)
+    assert flink.status_code == 200, flink.text
+    for event in _with_nulls():
+        event["run"]["runId"] = event["run"]["runId"][:-4] + "beef"
+        answer = await client.post("/api/v1/lineage", json=event)
+        assert answer.status_code == 201, answer.text
+    other = json.loads(raw("airflow_task_complete.json"))
+    other["eventType"], other["eventTime"] = "OTHER", "2026-11-20T10:05:00+00:00"
+    answer = await client.post("/api/v1/lineage", json=other)
+    assert answer.status_code == 201, answer.text
+    await assert_all_projected(client)
+    before = derived_state(store)
+    store.rebuild()
+    assert derived_state(store) == before
