@@ -152,6 +152,17 @@ async def test_each_producer_event_is_acknowledged_without_warnings_and_read_bac
     await assert_all_projected(client)
 
 
+async def test_strict_validation_accepts_every_producer_event_too(store: Store) -> None:
+    """What the official schema accepts, strict mode (every schema problem refuses) accepts: no lenient leeway needed."""
+    app = create_app(load_settings({"parse_processes": 0, "validation": "strict"}, environ={}), store)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://headwater.test") as c:
+        for name in [*SINGLE, "dataset_event_deleted.json", "job_event_deleted.json"]:
+            answer = await c.post("/api/v1/lineage", content=raw(name), headers=JSON)
+            assert answer.status_code == 201, (name, answer.text)
+        answer = await c.post("/api/v1/lineage/batch", content=raw("flink.batch.json"), headers=JSON)
+        assert answer.status_code == 200, answer.text
+
+
 async def test_a_batch_of_every_producer_is_acknowledged_with_the_ids_single_posts_give(
     client: httpx.AsyncClient,
 ) -> None:
