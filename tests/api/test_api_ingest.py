@@ -111,7 +111,7 @@ async def test_schema_violations_list_each_problem_with_its_path(client: httpx.A
     error = assert_error(await client.post("/api/v1/lineage", json=event), 422, "invalid_event")
     assert {(d["path"], d["message"]) for d in error["details"]} == {
         ("$.eventTime", "required field is missing"),
-        ("$.run.runId", "'run-1' is not a valid uuid"),
+        ("$.run.runId", '"run-1" is not a valid uuid'),
         ("$.outputs[0].facets.columnLineage.fields.Total.inputFields", "required field is missing"),
     }
     assert await stored_events(client) == []

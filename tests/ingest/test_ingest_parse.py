@@ -138,7 +138,7 @@ def test_batch_lists_every_bad_event_by_index(validator: EventValidator) -> None
     err = error_of(parse_batch, json.dumps([good, bad1, good, bad2]), validator, 10)
     assert (err.status, err.code) == (422, "invalid_event")
     assert [(p.path, p.message) for p in err.details] == [
-        ("$[1].eventTime", "'later' is not a valid date-time"),
+        ("$[1].eventTime", '"later" is not a valid date-time'),
         ("$[3].run.runId", "required field is missing"),
     ]
     assert "2 of 4 events" in err.message

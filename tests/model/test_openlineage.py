@@ -51,4 +51,8 @@ def test_event_times_have_one_form() -> None:
 
 
 def test_batch_body_refuses_nothing_silently() -> None:
-    assert ol.batch_body([{"v": float("inf")}]) == '[{"v": Infinity}]'  # the server answers 400 invalid_json
+    assert ol.batch_body([{"v": float("inf")}]) == '[{"v":Infinity}]'  # the server answers 400 invalid_json
+    # compact, non-ASCII as it is (each event is stored as its text in the batch); a lone surrogate, which has no
+    # UTF-8 form, escaped (the server refuses it naming the surrogate)
+    assert ol.batch_body([{"n": "café", "m": 1}]) == '[{"n":"café","m":1}]'
+    assert ol.batch_body([{"n": "é\ud800"}]) == '[{"n":"\\u00e9\\ud800"}]'

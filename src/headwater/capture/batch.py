@@ -7,8 +7,8 @@ wide benchmark job (START 44 kB + COMPLETE 258 kB) that is one POST instead of t
 instead of ~4.3 ms. What is sent is the same events: the events are still built as openlineage-python objects and
 turned into the plain form ``Serde.to_dict`` would make (:mod:`headwater.capture.plain`); only the writing of
 that value changes, and ``orjson.dumps(..., OPT_SORT_KEYS)`` of it equals ``Serde.to_json`` of the event as JSON
-(the same keys and values; whitespace and the escaping of non-ASCII characters differ, which Headwater does not
-keep: it stores each batch item written compactly). Values whose JSON orjson would write differently are never
+(the same keys and values; whitespace and the escaping of non-ASCII characters differ: Headwater stores each
+event as its text stands in the batch, orjson's compact form). Values whose JSON orjson would write differently are never
 batched: a non-finite float (``Serde`` writes ``NaN``, orjson ``null``) keeps its event out of the plain form, an
 integer beyond 64 bits makes orjson refuse; such events go through the transport one by one, as before.
 

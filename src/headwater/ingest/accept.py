@@ -7,7 +7,7 @@ stored text and the same warnings through every door:
 
 - a refusal is an :class:`~headwater.ingest.IngestError` (status, code, message, a JSON path per problem);
 - an acceptance is a list of :class:`~headwater.ingest.ParsedEvent`: the payload, the text the log keeps (one
-  event: the body as sent; a batch: each item written compactly) and the
+  event: the body as sent; a batch: each event's own text in the body) and the
   warnings of lenient validation, which the log keeps beside the event (``IncomingEvent.accepted``).
 
 Two ways to the same verdict: the fast path (``ingest.decode``: the usual valid RunEvents, each distinct facet

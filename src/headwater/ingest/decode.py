@@ -51,7 +51,7 @@ from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
 from headwater.model.times import from_micros, parse_time, to_micros
-from headwater.spec import EventValidator
+from headwater.spec import EventValidator, is_deletion
 from headwater.spec.facets import Slot
 
 # --- the core's shape: which keys each object may have, and of what type (anything else leaves the fast path) ---
@@ -164,17 +164,10 @@ class Facet:
     sent: msgspec.Raw = field(default_factory=lambda: msgspec.Raw(b""))  # the same bytes, to compare a Raw with
     sorted_bytes: bytes | None = None  # compact, keys sorted (set on first use): RFC 8785 for plain content
     jcs: bytes | None = None  # the exact RFC 8785 bytes, set by the store on first use
-    compact_bytes: bytes | None = None
     verdicts: dict[tuple[Any, ...], bool] = field(default_factory=dict)
     # where it passed every check: the place (checks' token and container, _Parts.container) -> the names it had
     passes: dict[int, set[str]] = field(default_factory=dict)
     used: bool = False  # looked up since the cache's eviction last came round to it (FacetCache._evict)
-
-    def compact(self) -> bytes:
-        """The value written as a batch's stored text writes it (orjson, keys in the order sent), once."""
-        if self.compact_bytes is None:
-            self.compact_bytes = orjson.dumps(self.value)
-        return self.compact_bytes
 
     def canonical(self) -> bytes:
         """The value's bytes with keys sorted, computed once: equal bytes mean equal values; for plain content
@@ -474,8 +467,8 @@ def _facet_checks(facet: Facet, slot: Slot, name: str, depth: int, checks: _Chec
     if not checks.validator.fast_slot_base(slot).is_valid(facet.meta):
         return False  # the core schema's check of every facet there (the view holds the container emptied)
     fast = checks.validator.fast_facet(slot, name)
-    if fast is None:
-        return True  # a custom facet: the core schema checks only its BaseFacet keys (just done)
+    if fast is None or is_deletion(slot, facet.meta):
+        return True  # a custom facet or a deletion marker: the core schema checks only its BaseFacet keys (just done)
     return checks.cache.verdict((slot, name, facet.canonical()), lambda: bool(fast.is_valid(facet.value)))
 
 
@@ -506,12 +499,8 @@ def _core_names_pass(view: dict[str, Any], limits: Limits) -> bool:
     return True
 
 
-def _compact(facet: Facet) -> orjson.Fragment:
-    return orjson.Fragment(facet.compact())
-
-
-def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
-    """One event (``text``: its stored text, the body as sent; None: an event of a batch, stored compactly)."""
+def _one(raw: bytes, text: str, checks: _Checks) -> FastEvent:
+    """One event (``text``: its stored text, as sent: the body, or the event's own text in a batch's body)."""
     try:
         decoded = _EVENT.decode(raw)
     except (msgspec.DecodeError, RecursionError):  # not the usual event (a wrong type, nested too deep...)
@@ -519,7 +508,7 @@ def _one(raw: bytes, text: str | None, checks: _Checks) -> FastEvent:
     return _accepted(decoded, text, checks)
 
 
-def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
+def _accepted(decoded: Any, text: str, checks: _Checks) -> FastEvent:
     """:func:`_one` of an event decoded already."""
     parts = _Parts(checks)
     try:
@@ -533,8 +522,6 @@ def _accepted(decoded: Any, text: str | None, checks: _Checks) -> FastEvent:
         and _core_names_pass(view, limits)
     ):
         raise _Refused
-    if text is None:  # as the full path writes a batch's event: orjson, keys in the order sent
-        text = orjson.dumps(core, default=_compact, option=orjson.OPT_PASSTHROUGH_DATACLASS).decode("utf-8")
     return FastEvent(payload, text, Decoded(core, tuple(parts.facets)))
 
 
@@ -585,7 +572,7 @@ def fast_accept(
         try:
             if _unusual_escape(item):
                 raise _Refused
-            out.append(_one(item, None, checks))
+            out.append(_one(item, item.decode("utf-8"), checks))
         except _Refused:
             out.append(item.decode("utf-8"))
     return out
@@ -598,18 +585,20 @@ def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -
         return None
     try:
         items = _CORES.decode(data)
+        texts = _BATCH.decode(data)  # each event's own text, stored as sent
     except (msgspec.DecodeError, RecursionError):
         return None
     cores = items.events if isinstance(items, _CoresEnvelope) else items
-    if not cores or len(cores) > max_events:
+    raws = texts.events if isinstance(texts, _Envelope) else texts
+    if not cores or len(cores) > max_events or len(raws) != len(cores):
         return None
     out: list[FastEvent | str] = []
     cache = checks.cache
-    for decoded in cores:
+    for decoded, raw in zip(cores, raws, strict=True):
         if not sampled and cache.cold():
             return None
         try:
-            out.append(_accepted(decoded, None, checks))
+            out.append(_accepted(decoded, bytes(raw).decode("utf-8"), checks))
         except _Refused:
             return None
     return out

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import msgspec
+
 from headwater.ingest.errors import IngestError
 from headwater.ingest.limits import (
     Limits,
@@ -185,11 +187,32 @@ def parse_event(
     return result
 
 
+class _Events(msgspec.Struct):
+    events: list[msgspec.Raw]
+
+
+_ITEMS = msgspec.json.Decoder(list[msgspec.Raw] | _Events)
+
+
+def item_texts(text: str) -> list[str] | None:
+    """Each event of a batch body as its text stands there (its first to its last character), so that a batch's
+    events are stored as sent, as a single event's body is: a decimal longer than a double, an exponent's form, an
+    escape and the producer's spacing kept. None when msgspec does not split the body (then each event is written
+    compactly from its parsed value)."""
+    try:
+        items = _ITEMS.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    raws = items.events if isinstance(items, _Events) else items
+    return [bytes(raw).decode("utf-8") for raw in raws]
+
+
 def accept_item(
     text: str, validator: EventValidator, limits: Limits, root: str, *, lenient: bool
 ) -> ParsedEvent | None:
-    """One event of a batch, from its own text, as :func:`parse_batch` accepts it (stored compactly, warnings at
-    ``root``); None when it is refused or not an object (:func:`parse_batch` then says why, with the others)."""
+    """One event of a batch, from its own text, as :func:`parse_batch` accepts it (``text`` stored as it is,
+    warnings at ``root``); None when it is refused or not an object (:func:`parse_batch` then says why, with the
+    others)."""
     try:
         payload = parse_json(text, limits)
     except IngestError:
@@ -202,7 +225,7 @@ def accept_item(
     )
     if isinstance(result, list):
         return None
-    return ParsedEvent(result.payload, dumps(payload), result.kind, result.warnings, root)
+    return ParsedEvent(result.payload, text, result.kind, result.warnings, root)
 
 
 def _batch_items(payload: JSONValue) -> tuple[list[JSONValue], str]:
@@ -236,10 +259,14 @@ def parse_batch(
     limits = limits or Limits()
     check_text = text_needs_checking(text, limits)  # a batch's text is longer than one string may be: True
     nul = nul_escaped(text)
+    texts = item_texts(text)
+    if texts is not None and len(texts) != len(items):
+        texts = None  # msgspec read another body than the parser did: write each event from its value
     for i, item in enumerate(items):
         result = _checked(item, "", validator, f"{root}[{i}]", scan, limits, check_text, lenient, nul)
         if isinstance(result, ParsedEvent):
-            result = ParsedEvent(result.payload, dumps(item), result.kind, result.warnings, f"{root}[{i}]")
+            stored = texts[i] if texts is not None else dumps(item)
+            result = ParsedEvent(result.payload, stored, result.kind, result.warnings, f"{root}[{i}]")
         if isinstance(result, list):
             bad += 1
             problems.extend(result)

@@ -116,6 +116,13 @@ def dataset_event(producer_url: str, *, when: datetime, dataset: Mapping[str, An
 
 
 def batch_body(events: Sequence[Mapping[str, Any]]) -> str:
-    """A batch of built events as JSON text, as Headwater's clients send it (``json.dumps``: a non-finite number
-    is written ``Infinity``, which the server refuses as not JSON, never as a silent ``null``)."""
-    return json.dumps(list(events))
+    """A batch of built events as JSON text, as Headwater's clients send it: compact, non-ASCII as it is (the server
+    stores each event's text as it stands in the batch). ``json.dumps``: a non-finite number is written
+    ``Infinity``, which the server refuses as not JSON, never as a silent ``null``; text with a lone surrogate
+    (no UTF-8 form) is written with ``\\u`` escapes, which the server refuses naming it."""
+    text = json.dumps(list(events), separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(list(events), separators=(",", ":"))
+    return text

@@ -3,14 +3,15 @@
 - :func:`schema_dir` — where the packaged schema files are;
 - :class:`EventValidator` — validates one event against the core 2-0-2 schema and the schema
   of every standard facet it carries; compile once, use from many threads;
-- :class:`Problem` — one validation problem: a JSON path into the submitted body and a message.
+- :class:`Problem` — one validation problem: a JSON path into the submitted body and a message;
+- :func:`is_deletion` — whether a dataset or job facet is a deletion marker (``_deleted: true``).
 """
 
 from __future__ import annotations
 
 from headwater.spec.paths import json_path
 from headwater.spec.registry import CORE_ID, load_schemas, schema_dir
-from headwater.spec.validator import EventKind, EventValidator, Problem, classify
+from headwater.spec.validator import EventKind, EventValidator, Problem, classify, is_deletion
 
 __all__ = [
     "CORE_ID",
@@ -18,6 +19,7 @@ __all__ = [
     "EventValidator",
     "Problem",
     "classify",
+    "is_deletion",
     "json_path",
     "load_schemas",
     "schema_dir",

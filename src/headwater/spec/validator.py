@@ -11,7 +11,8 @@ How an event is checked:
    ``outputs[i].facets``, ``outputs[i].outputFacets`` and ``dataset.facets`` whose name is a
    standard facet for that place (``schema``, ``columnLineage``, ``parent``, ...) is validated
    against that facet's definition. Other (custom) facet names are kept unvalidated beyond
-   the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``).
+   the core ``BaseFacet`` rules (``_producer`` and ``_schemaURL``). So is a dataset or job facet sent as a
+   deletion marker (``_deleted: true``, :func:`is_deletion`): it has no content to check.
 
 Two engines, one authority. Every schema is compiled twice: with jsonschema-rs (Rust) and with
 jsonschema (Python, with a ``referencing`` Registry). An event that jsonschema-rs finds valid
@@ -28,14 +29,15 @@ event's kind and ``eventType``, the run id, the identity (namespace, name) of th
 dataset, a readable ``eventTime``, the shape of the facet containers, and the facets the graph is
 derived from (:data:`GRAPH_FACETS`). Everything else — a missing ``schemaURL`` or ``producer``, an
 ``eventTime`` without a zone (read as UTC), a facet that does not match its schema, a facet without
-``_producer``/``_schemaURL`` — is a *warning*: the event is stored as sent and the warnings kept with
-it, as Marquez accepts such events.
+``_producer``/``_schemaURL``, a null where a value may be left out (:data:`OPTIONAL_NULL`), even in a graph
+facet — is a *warning*: the event is stored as sent and the warnings kept with it, as Marquez accepts such events.
 
 Validators are compiled once per :class:`EventValidator`; ``validate`` is thread-safe.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,21 @@ GRAPH_FACETS = frozenset({"schema", "columnLineage", "parent", "errorMessage"})
 _LENIENT_TOP = frozenset({"schemaURL", "producer"})  # an event's provenance, not its content
 _FACET_META = frozenset({"_producer", "_schemaURL", "_deleted"})
 _CONTAINERS = frozenset({"facets", "inputFacets", "outputFacets"})
+# The kind of a problem that is only a null where the schema lets a value be left out: a facet sent as null, or an
+# optional property of a facet (a field's ``description``, errorMessage's ``stackTrace``) sent as null. Producers
+# that write every property (a Jackson or Go emitter without NON_NULL/omitempty, older openlineage-python's ``None``
+# facets) send them; the graph reads such a null as absent, so leniently it is a warning even in a graph facet.
+OPTIONAL_NULL = "optional-null"
+# Where the core schema lets a facet be deleted (``DatasetFacet`` and ``JobFacet`` declare ``_deleted``).
+DELETABLE_SLOTS: frozenset[Slot] = frozenset({"dataset", "job"})
+
+
+def is_deletion(slot: Slot, facet: object) -> bool:
+    """Whether ``facet`` at ``slot`` is a deletion marker: ``_deleted: true`` where the spec defines it. A marker
+    removes the facet of its name and carries no content, so the facet's own schema (its required properties:
+    documentation's ``description``, columnLineage's ``fields``) is not asked of it; the core schema still checks
+    its BaseFacet keys and that ``_deleted`` is a boolean. The projection reads no content from it either."""
+    return slot in DELETABLE_SLOTS and isinstance(facet, Mapping) and facet.get("_deleted") is True
 
 
 class FastValidator(Protocol):
@@ -100,6 +117,8 @@ def _facet_at(parts: list[str | int]) -> tuple[str, list[str | int]] | None:
 
 def is_lenient(parts: list[str | int], kind: str, event: JSONMapping) -> bool:
     """Whether a problem at ``parts`` (found by validator ``kind``) may be a warning in lenient mode."""
+    if kind == OPTIONAL_NULL:
+        return True
     if len(parts) == 1 and parts[0] in _LENIENT_TOP:
         return True
     if parts == ["eventTime"] and kind == "format":
@@ -139,7 +158,11 @@ def classify(event: JSONMapping) -> EventKind | None:
 
 
 def _short(value: JSONValue) -> str:
-    text = repr(value)
+    """``value`` as the JSON text it was sent as (``"run-1"``, ``true``, ``{"a": 1}``), cut to a readable length."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON (a caller's Python value): its repr
+        text = repr(value)
     return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
 
 
@@ -167,7 +190,8 @@ def _message(error: ValidationError) -> tuple[list[str | int], str]:
         got = _TYPE_NAMES.get(type(error.instance).__name__, type(error.instance).__name__)
         expected = error.validator_value
         expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        return parts, f"expected {expected_text}, got {got} {_short(error.instance)}"
+        shown = "" if error.instance is None else f" {_short(error.instance)}"
+        return parts, f"expected {expected_text}, got {got}{shown}"
     if kind == "format":
         return parts, f"{_short(error.instance)} is not a valid {error.validator_value}"
     if kind == "enum":
@@ -224,6 +248,34 @@ def _stripped(facets: JSONValue) -> JSONValue:
 
 
 _PLACEHOLDER_URI = "https://headwater.invalid/placeholder"
+
+
+def _is_facet(parts: list[str | int]) -> bool:
+    """Whether ``parts`` is the path of one facet (not of something inside it)."""
+    at = _facet_at(parts)
+    return at is not None and not at[1]
+
+
+def _without_nulls(value: JSONValue) -> JSONValue:
+    """``value`` with every object property whose value is null left out (array items are kept as they are)."""
+    if isinstance(value, Mapping):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def _only_optional_nulls(fast: FastValidator, facet: JSONValue) -> bool:
+    """Whether ``facet``'s problems are only nulls of properties it may leave out (and the BaseFacet keys it lacks,
+    which are warnings anyway): valid once its null properties are dropped. A null where a value is required (an
+    errorMessage's ``message``) stays a problem, since dropping it leaves the property missing."""
+    if not isinstance(facet, Mapping):
+        return False
+    stripped = _without_nulls(facet)
+    if stripped == facet:
+        return False
+    assert isinstance(stripped, Mapping)
+    return bool(fast.is_valid({**stripped, **{k: _PLACEHOLDER_URI for k in _missing_base_keys(stripped)}}))
 
 
 def _missing_base_keys(facet: JSONValue) -> list[str]:
@@ -322,7 +374,7 @@ class EventValidator:
                 continue
             for name, facet in facets.items():
                 compiled = self._facets[slot].get(name)
-                if compiled is not None and not compiled[0].is_valid(facet):
+                if compiled is not None and not compiled[0].is_valid(facet) and not is_deletion(slot, facet):
                     return False
         return True
 
@@ -371,15 +423,33 @@ class EventValidator:
             for error in self._kinds[kind][1].iter_errors(_core_view(event) if shortcuts else event):
                 for leaf in _leaves(error):
                     parts, message = _message(leaf)
-                    yield parts, str(leaf.validator), Problem(json_path(parts, root), message)
+                    null_facet = leaf.instance is None and leaf.validator == "type" and _is_facet(parts)
+                    yield (
+                        parts,
+                        OPTIONAL_NULL if null_facet else str(leaf.validator),
+                        Problem(json_path(parts, root), message),
+                    )
         for slot, container_path, facets in _facet_places(kind, event):
             if not isinstance(facets, Mapping):
                 continue
             for name, facet in facets.items():
                 compiled = self._facets[slot].get(name)
-                if compiled is None:
-                    continue  # a custom facet: kept as is
+                if compiled is None or is_deletion(slot, facet):
+                    continue  # a custom facet, or a deletion marker: kept as is (the core checked its BaseFacet keys)
                 if shortcuts and compiled[0].is_valid(facet):
+                    continue
+                if facet is None:  # a facet sent as null: read as not sent (the core schema says so at this path)
+                    full = [*container_path, name]
+                    yield full, OPTIONAL_NULL, Problem(json_path(full, root), "expected object, got null")
+                    continue
+                if _only_optional_nulls(compiled[0], facet):
+                    for error in compiled[1].iter_errors(facet):
+                        for leaf in _leaves(error):
+                            parts, message = _message(leaf)
+                            full = [*container_path, name, *parts]
+                            null = leaf.instance is None and leaf.validator == "type"
+                            kind_of = OPTIONAL_NULL if null else str(leaf.validator)
+                            yield full, kind_of, Problem(json_path(full, root), message)
                     continue
                 missing = _missing_base_keys(facet) if shortcuts else []
                 if missing and compiled[0].is_valid({**facet, **{k: _PLACEHOLDER_URI for k in missing}}):

@@ -2,7 +2,8 @@
 
 Observations are folded in (time, event id, role) order. The state is (fields, non-volatile
 facets, dropped): a schema facet replaces the fields, columns seen only in column lineage (``seen``)
-are added to them when no field has their name, other facets replace the facet of the same name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
+are added to them when no field has their name, other facets replace the facet of the same name, a facet sent as a deletion marker (``_deleted: true``) removes the
+facet of its name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
 without DROP brings it back). A new version starts whenever the state changes.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
+from headwater.spec import is_deletion
 from headwater.store.canonical import version_id
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
@@ -93,6 +95,8 @@ def derive_dataset_versions(
             if extra:
                 fields, fields_from = [*fields, *extra], None
         facets = {**facets, **new_facets}
+        if any(is_deletion("dataset", value) for value in new_facets.values()):
+            facets = {name: value for name, value in facets.items() if not is_deletion("dataset", value)}
         dropped = bool(data.get("dropped"))
         current = [fields, _comparable(facets), dropped]
         if current == state:

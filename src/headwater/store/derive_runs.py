@@ -12,6 +12,7 @@ import orjson
 from headwater.ingest.shared import notes
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
+from headwater.spec import is_deletion
 from headwater.store.canonical import content_hash
 from headwater.store.observe import RUN_STATES, TERMINAL_STATES
 
@@ -64,18 +65,39 @@ def job_content(
     }
 
 
+def live_job_facets(job_facets: JSONMapping) -> JSONObject:
+    """Job facets without the ones deleted: a facet sent as a deletion marker (``_deleted: true``) removes the facet
+    of its name from what the run's earlier events sent, and is not kept as a facet itself."""
+    if not any(is_deletion("job", value) for value in job_facets.values()):
+        return dict(job_facets)
+    return {name: value for name, value in job_facets.items() if not is_deletion("job", value)}
+
+
+def run_state(obs: Sequence[RunObservation]) -> tuple[str, int | None]:
+    """A run's state and end from its observations (in :func:`sort_key` order): its last terminal event (COMPLETE,
+    FAIL, ABORT) once it has one — an OTHER event only adds metadata (the spec's example: "to send additional
+    metadata after the run is complete") and a RUNNING with a later time than the end (the Spark integration's
+    job-end events can carry one) does not reopen it; before an end, its last START or RUNNING; OTHER when it said
+    nothing else (an event without ``eventType`` says nothing of the state either)."""
+    moving: RunObservation | None = None
+    for o in reversed(obs):
+        event_type = o.data.get("eventType")
+        if event_type in TERMINAL_STATES:
+            return str(event_type), o.time
+        if moving is None and event_type in RUN_STATES and event_type != "OTHER":
+            moving = o
+    return (str(moving.data["eventType"]), None) if moving is not None else ("OTHER", None)
+
+
 def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObject:
     """The run as a dict of ``runs`` table columns (JSON values still as Python objects)."""
     obs = sorted(observations, key=sort_key)
     if not obs:
         raise ValueError(f"run {run_id} has no observations")
     last = obs[-1]
-    state = last.data.get("eventType") or "OTHER"
-    if state not in RUN_STATES:
-        state = "OTHER"
+    state, ended_at = run_state(obs)
     starts = [o.time for o in obs if o.data.get("eventType") == "START"]
     started_at = min(starts) if starts else obs[0].time
-    ended_at = last.time if state in TERMINAL_STATES else None
     run_facets: dict[str, Any] = {}
     job_facets: dict[str, Any] = {}
     lineage: dict[str, Any] = {}
@@ -87,6 +109,7 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObjec
         lineage.update(o.data.get("columnLineage") or {})
         inputs.update(o.data.get("inputs") or [])
         outputs.update(o.data.get("outputs") or [])
+    job_facets = live_job_facets(job_facets)
     error = _mapping(run_facets.get("errorMessage"))
     parent = _mapping(run_facets.get("parent"))
     parent_run = _mapping(parent.get("run"))

@@ -6,6 +6,10 @@
 - ``job``      (``job:<ns>:<name>``) for RunEvents: only indexes the event (runs carry the content);
 - ``jobevent`` (``job:<ns>:<name>``) for JobEvents: inputs, outputs, job facets, column lineage;
 - ``input`` / ``output`` / ``dataset`` (``dataset:<ns>:<name>``): schema fields and facets.
+
+A dataset facet sent as a deletion marker (``_deleted: true``, :func:`headwater.spec.is_deletion`) is read for
+no content: a deleted ``schema`` gives no fields, a deleted ``columnLineage`` no column edges; other markers are
+kept in the observation's facets, where the fold (``derive_datasets``) removes the facet of their name.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from headwater.ingest.shared import notes, share, unshare
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id, parse_node_id, run_node_id
 from headwater.model.times import parse_time, to_micros
+from headwater.spec import is_deletion
 
 if TYPE_CHECKING:
     from headwater.store.codec import Encoded
@@ -269,6 +274,8 @@ def _fields_of(schema: JSONValue, memo: ObserveMemo | None) -> list[JSONObject] 
 
 
 def _lineage_of(facet: JSONValue, memo: ObserveMemo | None) -> list[JSONObject]:
+    if is_deletion("dataset", facet):
+        return []  # a deleted columnLineage facet: no column edges (and no content is read from a marker)
     if memo is None or not isinstance(facet, _MAP):
         return column_lineage_edges(facet)
     answer: list[dict[str, Any]] = memo.get("columnLineage", facet, column_lineage_edges)
@@ -278,7 +285,8 @@ def _lineage_of(facet: JSONValue, memo: ObserveMemo | None) -> list[JSONObject]:
 def _dataset_observation(ds: JSONMapping, run_id: str | None, memo: ObserveMemo | None = None) -> JSONObject:
     raw_facets = ds.get("facets")
     facets: Mapping[str, Any] = raw_facets if isinstance(raw_facets, _MAP) else {}
-    fields = _fields_of(facets.get("schema"), memo)
+    schema = facets.get("schema")
+    fields = [] if is_deletion("dataset", schema) else _fields_of(schema, memo)  # a deleted schema: no columns
     lifecycle = facets.get("lifecycleStateChange")
     dropped = isinstance(lifecycle, _MAP) and str(lifecycle.get("lifecycleStateChange", "")).upper() == "DROP"
     kept = {k: v for k, v in facets.items() if k not in VOLATILE_DATASET_FACETS and k != "schema"}

@@ -32,7 +32,7 @@ from headwater.store import fields as field_ids
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
 from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
-from headwater.store.derive_runs import RunObservation, derive_run, job_content
+from headwater.store.derive_runs import RunObservation, derive_run, job_content, live_job_facets
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.parts import insert_many, insert_runs, read_column, read_observations
@@ -285,8 +285,9 @@ def _fresh_sample(run: RowMapping) -> JobSample:
 
 def _event_sample(o: ObservationRow) -> tuple[JobSample, tuple[str, str]]:
     d = o.data
-    content = job_content(d["inputs"], d["outputs"], d["jobFacets"], d["columnLineage"])
-    return JobSample(o.time, f"event:{o.event_id}", None, content, d["jobFacets"]), (d["jobNamespace"], d["jobName"])
+    facets = live_job_facets(d["jobFacets"])
+    content = job_content(d["inputs"], d["outputs"], facets, d["columnLineage"])
+    return JobSample(o.time, f"event:{o.event_id}", None, content, facets), (d["jobNamespace"], d["jobName"])
 
 
 def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> dict[str, tuple[str, str]]:
