@@ -1,0 +1,239 @@
+"""The graph read API as a data engineer uses it, over a story written out event by event below.
+
+Every expected value is read off the events by hand (the comments say which event), never computed
+by the code under test. The story, on SQLite and PostgreSQL, sent through the ingest endpoint:
+
+    s3://raw-bucket  "landing/orders 2026/part.v1.csv"  (id, amt; a symlinks facet naming the Hive table
+                                                        hive://metastore:9083 raw.orders)
+      --(spark orders.clean)--> postgres://db.example.com:5432  shop.public.orders_clean
+      --(spark orders.summary)--> bigquery proj.ds.summary, bigquery "proj.ds.été%20#1"
+
+- 11-01 10:00-10:05  orders.clean run r1: orders_clean = (id, amount); id <- raw.id (IDENTITY),
+                     amount <- raw.amt (TRANSFORMATION).
+- 11-01 09:00        DatasetEvent: proj.ds.extra = (a, b) with a documentation facet.
+- 11-02 10:00-10:05  orders.summary run r3 reads orders_clean, writes summary (total <- orders_clean.amount,
+                     AGGREGATION) and été (x <- orders_clean.id, IDENTITY).
+- 11-03 10:00-10:05  orders.clean run r2: the column amount renamed total_amount (total_amount <- raw.amt).
+- 11-04 10:00-10:05  orders.summary run r4 writes only été: it stopped writing summary.
+- 11-05 00:00        DatasetEvent: summary dropped (lifecycleStateChange DROP).
+- 11-06 00:00        DatasetEvent: extra's documentation facet deleted (``_deleted: true``).
+- 11-06 12:00-12:05  late.job run r5 reads orders_clean, writes extra; its COMPLETE is sent before its START.
+- 11-07 08:00:00.123456  DatasetEvent: proj.ds.micro = (m), at a moment with microseconds.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from api_helpers import assert_error, client_for, make_settings, module_db_url
+from fastapi import FastAPI
+
+from headwater.api import create_app
+from headwater.store import Store
+
+pytestmark = pytest.mark.anyio
+
+PRODUCER = "https://example.test/audit"
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+DATASET_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent"
+FACET = "https://openlineage.io/spec/facets/1-0-1/Facet.json"
+
+RAW = ("s3://raw-bucket", "landing/orders 2026/part.v1.csv")
+CLEAN = ("postgres://db.example.com:5432", "shop.public.orders_clean")
+SUMMARY = ("bigquery", "proj.ds.summary")
+WEIRD = ("bigquery", "proj.ds.été%20#1")
+EXTRA = ("bigquery", "proj.ds.extra")
+CLEAN_JOB = ("spark", "orders.clean")
+SUMMARY_JOB = ("spark", "orders.summary")
+LATE_JOB = ("spark", "late.job")
+MICRO = ("bigquery", "proj.ds.micro")
+
+
+def node_id(kind: str, ds: tuple[str, str], field: str | None = None) -> str:
+    return f"{kind}:{ds[0]}:{ds[1]}" + (f":{field}" if field else "")
+
+
+def run_id(tag: str) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"audit-{tag}"))
+
+
+def facet(**body: Any) -> dict[str, Any]:
+    return {"_producer": PRODUCER, "_schemaURL": FACET, **body}
+
+
+def dataset(
+    ds: tuple[str, str],
+    fields: list[tuple[str, str]] | None = None,
+    lineage: dict[str, list[tuple[tuple[str, str], str, str]]] | None = None,
+    **facets: Any,
+) -> dict[str, Any]:
+    if fields is not None:
+        facets["schema"] = facet(fields=[{"name": n, "type": t} for n, t in fields])
+    if lineage is not None:
+        facets["columnLineage"] = facet(
+            fields={
+                out: {
+                    "inputFields": [
+                        {
+                            "namespace": src[0],
+                            "name": src[1],
+                            "field": f,
+                            "transformations": [{"type": "DIRECT", "subtype": subtype}],
+                        }
+                        for src, f, subtype in inputs
+                    ]
+                }
+                for out, inputs in lineage.items()
+            }
+        )
+    return {"namespace": ds[0], "name": ds[1], "facets": facets}
+
+
+def run_events(
+    tag: str, job: tuple[str, str], start: str, end: str, inputs: list[Any], outputs: list[Any]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "eventType": kind,
+            "eventTime": when,
+            "producer": PRODUCER,
+            "schemaURL": RUN_EVENT,
+            "run": {"runId": run_id(tag), "facets": {}},
+            "job": {"namespace": job[0], "name": job[1], "facets": {}},
+            "inputs": inputs,
+            "outputs": outputs,
+        }
+        for kind, when in (("START", start), ("COMPLETE", end))
+    ]
+
+
+def dataset_event(when: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"eventTime": when, "producer": PRODUCER, "schemaURL": DATASET_EVENT, "dataset": body}
+
+
+def story() -> list[dict[str, Any]]:
+    raw = dataset(
+        RAW,
+        [("id", "int"), ("amt", "decimal")],
+        symlinks=facet(identifiers=[{"namespace": "hive://metastore:9083", "name": "raw.orders", "type": "TABLE"}]),
+    )
+    clean_1 = dataset(
+        CLEAN,
+        [("id", "int"), ("amount", "decimal")],
+        {"id": [(RAW, "id", "IDENTITY")], "amount": [(RAW, "amt", "TRANSFORMATION")]},
+    )
+    clean_2 = dataset(
+        CLEAN,
+        [("id", "int"), ("total_amount", "decimal")],
+        {"id": [(RAW, "id", "IDENTITY")], "total_amount": [(RAW, "amt", "TRANSFORMATION")]},
+    )
+    summary = dataset(SUMMARY, [("total", "decimal")], {"total": [(CLEAN, "amount", "AGGREGATION")]})
+    weird = dataset(WEIRD, [("x", "int")], {"x": [(CLEAN, "id", "IDENTITY")]})
+    late_start, late_complete = run_events(
+        "r5", LATE_JOB, "2026-11-06T12:00:00Z", "2026-11-06T12:05:00Z", [dataset(CLEAN)], [dataset(EXTRA)]
+    )
+    return [
+        *run_events("r1", CLEAN_JOB, "2026-11-01T10:00:00Z", "2026-11-01T10:05:00Z", [raw], [clean_1]),
+        dataset_event(
+            "2026-11-01T09:00:00Z",
+            dataset(EXTRA, [("a", "int"), ("b", "int")], documentation=facet(description="extra table")),
+        ),
+        *run_events(
+            "r3", SUMMARY_JOB, "2026-11-02T10:00:00Z", "2026-11-02T10:05:00Z", [dataset(CLEAN)], [summary, weird]
+        ),
+        *run_events("r2", CLEAN_JOB, "2026-11-03T10:00:00Z", "2026-11-03T10:05:00Z", [raw], [clean_2]),
+        *run_events("r4", SUMMARY_JOB, "2026-11-04T10:00:00Z", "2026-11-04T10:05:00Z", [dataset(CLEAN)], [weird]),
+        dataset_event(
+            "2026-11-05T00:00:00Z", dataset(SUMMARY, lifecycleStateChange=facet(lifecycleStateChange="DROP"))
+        ),
+        dataset_event("2026-11-06T00:00:00Z", dataset(EXTRA, documentation=facet(_deleted=True))),
+        late_complete,
+        late_start,
+        dataset_event("2026-11-07T08:00:00.123456Z", dataset(MICRO, [("m", "int")])),
+    ]
+
+
+async def _send(app: FastAPI, events: list[dict[str, Any]]) -> None:
+    async with client_for(app) as c:
+        for event in events:
+            answer = await c.post("/api/v1/lineage", json=event)
+            assert answer.status_code == 201, answer.text
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def audit(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
+    pg = request.getfixturevalue("pg_server_url") if request.param == "postgresql" else None
+    url, drop = module_db_url(request.param, tmp_path_factory.mktemp("audit"), pg)
+    opened = Store.open(url)
+    try:
+        app = create_app(make_settings(), opened)
+        anyio.run(_send, app, story())
+        yield app
+    finally:
+        opened.close()
+        if drop is not None:
+            drop()
+
+
+async def call(app: FastAPI, path: str, **params: Any) -> httpx.Response:
+    async with client_for(app) as client:
+        return await client.get(path, params=params)
+
+
+async def get(app: FastAPI, path: str, **params: Any) -> Any:
+    answer = await call(app, path, **params)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+G = "/api/v1/graph"
+CLEAN_ID = node_id("dataset", CLEAN)
+RAW_AMT = node_id("datasetField", RAW, "amt")
+
+
+# --- columns: a column that is not there is not "nothing downstream" ----------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/impact", "/column-lineage"])
+async def test_a_column_the_dataset_never_had_is_404_naming_it(audit: FastAPI, path: str) -> None:
+    answer = await call(audit, G + path, nodeId=node_id("datasetField", RAW, "amount_typo"))
+    body = assert_error(answer, 404, "not_found")
+    assert "amount_typo" in body["message"] and RAW[1] in body["message"]
+
+
+@pytest.mark.parametrize("path", ["/impact", "/column-lineage"])
+async def test_a_renamed_column_is_404_now_and_answers_as_of_before_the_rename(audit: FastAPI, path: str) -> None:
+    old = node_id("datasetField", CLEAN, "amount")  # renamed total_amount by r2 (11-03 10:00)
+    body = assert_error(await call(audit, G + path, nodeId=old), 404, "not_found")
+    assert "'amount'" in body["message"]
+    then = await get(audit, G + path, nodeId=old, at="2026-11-02T12:00:00Z")
+    if path == "/impact":  # r3: summary.total <- orders_clean.amount
+        assert node_id("datasetField", SUMMARY, "total") in {i["id"] for i in then["items"]}
+    else:  # r1: amount <- raw.amt; r3: summary.total <- amount
+        assert {n["id"] for n in then["nodes"]} == {old, RAW_AMT, node_id("datasetField", SUMMARY, "total")}
+
+
+async def test_impact_of_a_column_now_and_before_the_rename(audit: FastAPI) -> None:
+    now = await get(audit, G + "/impact", nodeId=RAW_AMT)
+    # r2: total_amount <- amt; nothing reads total_amount (r4's été.x reads id)
+    assert {i["id"] for i in now["items"]} == {
+        node_id("job", CLEAN_JOB),
+        CLEAN_ID,
+        node_id("datasetField", CLEAN, "total_amount"),
+    }
+    then = await get(audit, G + "/impact", nodeId=RAW_AMT, at="2026-11-02T12:00:00Z")
+    # r1: amount <- amt; r3: summary.total <- amount
+    assert {i["id"] for i in then["items"]} == {
+        node_id("job", CLEAN_JOB),
+        CLEAN_ID,
+        node_id("datasetField", CLEAN, "amount"),
+        node_id("job", SUMMARY_JOB),
+        node_id("dataset", SUMMARY),
+        node_id("datasetField", SUMMARY, "total"),
+    }
+    assert then["summary"] == {"datasets": 2, "jobs": 2, "fields": 2}
