@@ -237,3 +237,20 @@ async def test_impact_of_a_column_now_and_before_the_rename(audit: FastAPI) -> N
         node_id("datasetField", SUMMARY, "total"),
     }
     assert then["summary"] == {"datasets": 2, "jobs": 2, "fields": 2}
+
+
+# --- facets deleted with ``_deleted`` ------------------------------------------------------------------------------
+
+
+async def test_a_facet_sent_with_deleted_true_is_gone_from_the_dataset(audit: FastAPI) -> None:
+    extra = node_id("dataset", EXTRA)
+    now = await get(audit, G + "/node", nodeId=extra)  # 11-06: documentation {"_deleted": true}
+    assert "documentation" not in now["facets"] and "documentation" not in now["currentVersion"]["facets"]
+    assert [f["name"] for f in now["fields"]] == ["a", "b"]  # the event without a schema keeps the fields
+    before = await get(audit, G + "/node", nodeId=extra, at="2026-11-05T12:00:00Z")
+    assert before["facets"]["documentation"]["description"] == "extra table"
+    versions = (await get(audit, G + "/history", nodeId=extra))["versions"]
+    assert [(v["validFrom"], v["changes"]) for v in versions] == [
+        ("2026-11-06T00:00:00Z", ["facets"]),
+        ("2026-11-01T09:00:00Z", ["created"]),
+    ]

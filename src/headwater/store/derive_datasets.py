@@ -2,7 +2,8 @@
 
 Observations are folded in (time, event id, role) order. The state is (fields, non-volatile
 facets, dropped): a schema facet replaces the fields, columns seen only in column lineage (``seen``)
-are added to them when no field has their name, other facets replace the facet of the same name, a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
+are added to them when no field has their name, other facets replace the facet of the same name (one sent with ``"_deleted": true`` removes it, as the
+OpenLineage spec says of that key), a ``lifecycleStateChange`` of DROP marks the dataset deleted (any later observation
 without DROP brings it back). A new version starts whenever the state changes.
 """
 
@@ -27,6 +28,11 @@ class DatasetObservation:
     event_id: str
     role: str
     data: Mapping[str, Any]
+
+
+def is_deleted(facet: object) -> bool:
+    """A facet sent as ``{"_deleted": true, ...}``: the OpenLineage spec's way to delete a facet of the node."""
+    return isinstance(facet, Mapping) and facet.get("_deleted") is True
 
 
 def _comparable(facets: JSONMapping) -> JSONObject:
@@ -93,6 +99,8 @@ def derive_dataset_versions(
             if extra:
                 fields, fields_from = [*fields, *extra], None
         facets = {**facets, **new_facets}
+        if any(is_deleted(value) for value in new_facets.values()):
+            facets = {name: value for name, value in facets.items() if not is_deleted(value)}
         dropped = bool(data.get("dropped"))
         current = [fields, _comparable(facets), dropped]
         if current == state:
