@@ -254,3 +254,27 @@ async def test_a_facet_sent_with_deleted_true_is_gone_from_the_dataset(audit: Fa
         ("2026-11-06T00:00:00Z", ["facets"]),
         ("2026-11-01T09:00:00Z", ["created"]),
     ]
+
+
+# --- compare: a dataset dropped between the two moments -----------------------------------------------------------
+
+
+async def test_compare_says_a_dataset_was_dropped_between_the_moments(audit: FastAPI) -> None:
+    summary = node_id("dataset", SUMMARY)
+    # 11-04 10:00 orders.summary stopped writing it; 11-05 00:00 DROP: between the two, only the drop happened
+    answer = await get(
+        audit, G + "/compare", nodeId=summary, **{"from": "2026-11-04T12:00:00Z"}, to="2026-11-05T12:00:00Z"
+    )
+    assert answer["nodes"]["added"] == [] and answer["nodes"]["removed"] == []
+    assert [(n["id"], n["deleted"]) for n in answer["nodes"]["dropped"]] == [(summary, True)]
+    assert answer["nodes"]["restored"] == []
+    # from before r4: the job and its input were around it then, not after; the drop as well
+    wider = await get(
+        audit, G + "/compare", nodeId=summary, **{"from": "2026-11-02T12:00:00Z"}, to="2026-11-05T12:00:00Z"
+    )
+    assert {n["id"] for n in wider["nodes"]["removed"]} == {node_id("job", SUMMARY_JOB), CLEAN_ID}
+    assert [n["id"] for n in wider["nodes"]["dropped"]] == [summary]
+    backwards = await get(
+        audit, G + "/compare", nodeId=summary, **{"from": "2026-11-04T12:00:00Z"}, to="2026-11-04T13:00:00Z"
+    )
+    assert backwards["nodes"]["dropped"] == [] and backwards["nodes"]["restored"] == []
