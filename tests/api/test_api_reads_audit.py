@@ -278,3 +278,83 @@ async def test_compare_says_a_dataset_was_dropped_between_the_moments(audit: Fas
         audit, G + "/compare", nodeId=summary, **{"from": "2026-11-04T12:00:00Z"}, to="2026-11-04T13:00:00Z"
     )
     assert backwards["nodes"]["dropped"] == [] and backwards["nodes"]["restored"] == []
+
+
+# --- times: the forms of ISO 8601 and their zones -----------------------------------------------------------------
+
+
+def _columns(node: dict[str, Any]) -> list[str]:
+    return [f["name"] for f in node["fields"]]
+
+
+@pytest.mark.parametrize(
+    ("at", "columns"),
+    [  # r2 renamed amount to total_amount at 2026-11-03T10:00:00Z
+        ("2026-11-03T11:30:00+02:00", ["id", "amount"]),  # 09:30Z
+        ("2026-11-03T11:30:00 02:00", ["id", "amount"]),  # the same with its "+" not encoded in the query
+        ("2026-11-03T05:30:00-05:00", ["id", "total_amount"]),  # 10:30Z
+        ("2026-11-03T10:00:00Z", ["id", "total_amount"]),  # the version is valid from its first moment
+        ("2026-11-03T09:59:59.999999Z", ["id", "amount"]),
+        ("2026-11-03T10:00:00.000000001Z", ["id", "total_amount"]),  # nanoseconds, as Java sends them
+        ("2026-11-03T10:30", ["id", "total_amount"]),  # naive: UTC
+        ("2026-11-03", ["id", "amount"]),  # a date: its midnight, UTC
+        ("2026-11-04", ["id", "total_amount"]),
+        ("20261103T103000Z", ["id", "total_amount"]),  # the basic format
+        ("2026-W45-2", ["id", "amount"]),  # a week date: Tuesday 3 November, midnight UTC
+        ("2026-W45-3", ["id", "total_amount"]),
+        ("1793701800000", ["id", "total_amount"]),  # epoch milliseconds: 2026-11-03T10:30:00Z
+        ("2099-01-01T00:00:00Z", ["id", "total_amount"]),  # the future: the graph as it is now
+    ],
+)
+async def test_at_in_iso_8601_forms_and_zones(audit: FastAPI, at: str, columns: list[str]) -> None:
+    assert _columns(await get(audit, G + "/node", nodeId=CLEAN_ID, at=at)) == columns
+
+
+async def test_at_before_the_first_event_is_404_naming_node_and_moment(audit: FastAPI) -> None:
+    body = assert_error(await call(audit, G + "/lineage", nodeId=CLEAN_ID, at="2026-11-01T09:59:59Z"), 404, "not_found")
+    assert CLEAN_ID in body["message"] and "2026-11-01T09:59:59Z" in body["message"]
+
+
+async def test_as_of_updated_at_is_at_most_the_moment(audit: FastAPI) -> None:
+    # orders_clean's newest observation is r5's at 11-06 12:05; as of 11-03 12:00 it is shown updated at most then
+    assert (await get(audit, G + "/node", nodeId=CLEAN_ID))["updatedAt"] == "2026-11-06T12:05:00Z"
+    assert (await get(audit, G + "/node", nodeId=CLEAN_ID, at="2026-11-03T12:00:00Z"))["updatedAt"] == (
+        "2026-11-03T12:00:00Z"
+    )
+
+
+# --- raw events: the time window and the cursor ---------------------------------------------------------------------
+
+
+async def test_events_since_and_until_both_include_their_moment(audit: FastAPI) -> None:
+    moment = "2026-11-05T00:00:00Z"  # the DROP of summary
+    page = await get(audit, "/api/v1/events", since=moment, until=moment)
+    assert [e["event"]["dataset"]["name"] for e in page["events"]] == [SUMMARY[1]]
+
+
+async def test_event_pages_walk_every_event_once_and_a_garbage_cursor_is_400(audit: FastAPI) -> None:
+    seen: list[str] = []
+    cursor = None
+    for _ in range(20):
+        page = await get(audit, "/api/v1/events", limit=3, **({"cursor": cursor} if cursor else {}))
+        seen.extend(e["id"] for e in page["events"])
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert len(seen) == len(set(seen)) == len(story())
+    times = [e["eventTime"] for e in (await get(audit, "/api/v1/events", limit=100))["events"]]
+    assert times == sorted(times, reverse=True) and times[:2] == [
+        "2026-11-07T08:00:00.123456Z",
+        "2026-11-06T12:05:00.000Z",
+    ]
+    # garbage; "1:1" with a stray ":" (base64 skips it); " 1:1", "+1:1", "1_000:1" (int() takes them); 10**21:1
+    for forged in ("not-a-cursor", "MTox:", "IDE6MQ", "KzE6MQ", "MV8wMDA6MQ", "OTk5OTk5OTk5OTk5OTk5OTk5OTk5OjE"):
+        body = assert_error(await call(audit, "/api/v1/events", cursor=forged), 400, "invalid_parameter")
+        assert body["details"][0]["path"] == "cursor"
+
+
+async def test_an_event_time_from_the_events_list_finds_what_that_event_made(audit: FastAPI) -> None:
+    micro = node_id("dataset", MICRO)
+    (summary,) = (await get(audit, "/api/v1/events", nodeId=micro))["events"]
+    assert summary["eventTime"] == "2026-11-07T08:00:00.123456Z"  # as sent: no microsecond cut off
+    assert _columns(await get(audit, G + "/node", nodeId=micro, at=summary["eventTime"])) == ["m"]

@@ -5095,7 +5095,7 @@ export interface operations {
             query?: {
                 /** @description Only events with eventTime >= since (ISO 8601 or epoch ms) */
                 since?: string | null;
-                /** @description Only events with eventTime < until (ISO 8601 or epoch ms) */
+                /** @description Only events with eventTime <= until (ISO 8601 or epoch ms) */
                 until?: string | null;
                 /** @description Only events touching this dataset, job or run */
                 nodeId?: string | null;
