@@ -358,3 +358,44 @@ async def test_an_event_time_from_the_events_list_finds_what_that_event_made(aud
     (summary,) = (await get(audit, "/api/v1/events", nodeId=micro))["events"]
     assert summary["eventTime"] == "2026-11-07T08:00:00.123456Z"  # as sent: no microsecond cut off
     assert _columns(await get(audit, G + "/node", nodeId=micro, at=summary["eventTime"])) == ["m"]
+
+
+# --- impact: depth counts the hops of the paths it answers ----------------------------------------------------------
+
+THEN = "2026-11-02T12:00:00Z"  # r1 and r3 in force: raw.amt -> orders_clean.amount -> summary.total
+
+
+@pytest.mark.parametrize(
+    ("root", "depth", "expected"),
+    [
+        (RAW_AMT, 1, {node_id("job", CLEAN_JOB)}),
+        (RAW_AMT, 2, {node_id("job", CLEAN_JOB), CLEAN_ID, node_id("datasetField", CLEAN, "amount")}),
+        (
+            RAW_AMT,
+            3,
+            {
+                node_id("job", CLEAN_JOB),
+                CLEAN_ID,
+                node_id("datasetField", CLEAN, "amount"),
+                node_id("job", SUMMARY_JOB),
+            },
+        ),
+        (node_id("dataset", RAW), 1, {node_id("job", CLEAN_JOB)}),
+        (
+            node_id("dataset", RAW),
+            2,
+            {
+                node_id("job", CLEAN_JOB),
+                CLEAN_ID,
+                node_id("datasetField", CLEAN, "amount"),
+                node_id("datasetField", CLEAN, "id"),
+            },
+        ),
+    ],
+)
+async def test_impact_answers_the_items_within_depth_hops(
+    audit: FastAPI, root: str, depth: int, expected: set[str]
+) -> None:
+    answer = await get(audit, G + "/impact", nodeId=root, depth=depth, at=THEN)
+    assert {i["id"] for i in answer["items"]} == expected
+    assert max(i["depth"] for i in answer["items"]) <= depth
