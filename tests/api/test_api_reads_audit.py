@@ -399,3 +399,106 @@ async def test_impact_answers_the_items_within_depth_hops(
     answer = await get(audit, G + "/impact", nodeId=root, depth=depth, at=THEN)
     assert {i["id"] for i in answer["items"]} == expected
     assert max(i["depth"] for i in answer["items"]) <= depth
+
+
+# --- what was checked and found right: unknown nodes, names, symlinks, drops, late events ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "node", "extra"),
+    [
+        ("/node", "dataset:bigquery:proj.ds.nothing", {}),
+        ("/node", "job:spark:nothing", {}),
+        ("/lineage", "dataset:bigquery:proj.ds.nothing", {}),
+        ("/lineage", "datasetField:bigquery:proj.ds.nothing:x", {}),
+        ("/column-lineage", "datasetField:bigquery:proj.ds.nothing:x", {}),
+        ("/impact", "dataset:bigquery:proj.ds.nothing", {}),
+        ("/history", "job:spark:nothing", {}),
+        ("/runs", "job:spark:nothing", {}),
+        ("/compare", "dataset:bigquery:proj.ds.nothing", {"from": "2026-11-01"}),
+    ],
+)
+async def test_an_unknown_node_is_404_naming_it(audit: FastAPI, path: str, node: str, extra: dict[str, str]) -> None:
+    body = assert_error(await call(audit, G + path, nodeId=node, **extra), 404, "not_found")
+    assert node.split(":x")[0].removeprefix("datasetField:").split(":")[-1] in body["message"]
+
+
+@pytest.mark.parametrize("ds", [RAW, CLEAN, WEIRD])
+async def test_names_with_slashes_spaces_ports_unicode_percent_and_hash_round_trip(
+    audit: FastAPI, ds: tuple[str, str]
+) -> None:
+    by_id = await get(audit, G + "/node", nodeId=node_id("dataset", ds))
+    by_parts = await get(audit, G + "/node", type="dataset", namespace=ds[0], name=ds[1])
+    assert by_id == by_parts and (by_id["namespace"], by_id["name"]) == ds
+    found = (await get(audit, G + "/search", q=ds[1][-6:]))["results"]
+    assert node_id("dataset", ds) in {r["id"] for r in found}
+
+
+async def test_a_symlinked_dataset_is_found_by_its_own_name_and_keeps_the_facet(audit: FastAPI) -> None:
+    raw = await get(audit, G + "/node", nodeId=node_id("dataset", RAW))
+    assert raw["kind"] == "table"  # a symlinks identifier of type TABLE (docs/store.md, Kind)
+    assert raw["facets"]["symlinks"]["identifiers"][0]["name"] == "raw.orders"
+    assert (await get(audit, G + "/search", q="raw.orders"))["results"] == []  # documented: own names only
+
+
+async def test_a_dropped_dataset_stays_in_the_graph_marked_deleted(audit: FastAPI) -> None:
+    summary = node_id("dataset", SUMMARY)
+    now = await get(audit, G + "/lineage", nodeId=summary, direction="upstream", depth=3)
+    assert [(n["id"], n["deleted"]) for n in now["nodes"]] == [(summary, True)]  # nothing writes it since r4
+    assert (await get(audit, G + "/node", nodeId=summary))["currentVersion"]["changes"] == ["dropped"]
+    then = await get(audit, G + "/lineage", nodeId=summary, direction="upstream", depth=3, at=THEN)
+    assert {n["id"] for n in then["nodes"]} == {
+        summary,
+        node_id("job", SUMMARY_JOB),
+        CLEAN_ID,
+        node_id("job", CLEAN_JOB),
+    }
+    listed = (await get(audit, G + "/datasets", namespace="bigquery"))["items"]
+    assert {n["id"]: n["deleted"] for n in listed}[summary] is True
+
+
+async def test_a_job_that_stopped_writing_an_output(audit: FastAPI) -> None:
+    job = node_id("job", SUMMARY_JOB)
+    assert (await get(audit, G + "/node", nodeId=job))["outputs"] == [node_id("dataset", WEIRD)]
+    assert (await get(audit, G + "/node", nodeId=job, at=THEN))["outputs"] == [
+        node_id("dataset", SUMMARY),
+        node_id("dataset", WEIRD),
+    ]
+    versions = (await get(audit, G + "/history", nodeId=job))["versions"]
+    assert [(v["validFrom"], v["changes"]) for v in versions] == [
+        ("2026-11-04T10:00:00Z", ["outputs", "columnLineage"]),  # r4: no summary, so no summary.total <- amount
+        ("2026-11-02T10:00:00Z", ["created"]),
+    ]
+
+
+async def test_a_late_start_after_complete(audit: FastAPI) -> None:
+    (run,) = (await get(audit, G + "/runs", nodeId=node_id("job", LATE_JOB)))["runs"]
+    assert (run["state"], run["startedAt"], run["endedAt"], run["durationMs"]) == (
+        "COMPLETE",
+        "2026-11-06T12:00:00Z",
+        "2026-11-06T12:05:00Z",
+        300_000,
+    )
+
+
+async def test_a_renamed_column_in_history_and_lineage(audit: FastAPI) -> None:
+    (newest, oldest) = (await get(audit, G + "/history", nodeId=CLEAN_ID))["versions"]
+    assert newest["schemaChanges"]["added"] == [{"field": "total_amount", "type": "decimal", "nullable": None}]
+    assert newest["schemaChanges"]["removed"] == [{"field": "amount", "type": "decimal", "nullable": None}]
+    assert newest["madeBy"]["runId"] == run_id("r2") and oldest["madeBy"]["runId"] == run_id("r1")
+    upstream = await get(
+        audit, G + "/column-lineage", nodeId=node_id("datasetField", CLEAN, "total_amount"), direction="upstream"
+    )
+    assert [(e["source"], e["target"]) for e in upstream["edges"]] == [
+        (RAW_AMT, node_id("datasetField", CLEAN, "total_amount"))
+    ]
+
+
+async def test_depth_zero_and_above_the_cap(audit: FastAPI) -> None:
+    only = await get(audit, G + "/lineage", nodeId=CLEAN_ID, depth=0)
+    assert [n["id"] for n in only["nodes"]] == [CLEAN_ID] and only["edges"] == []
+    assert only["nodes"][0]["hasMoreUpstream"] is True and only["nodes"][0]["hasMoreDownstream"] is True
+    for path, cap in (("/lineage", 50), ("/column-lineage", 100), ("/impact", 100), ("/compare", 50)):
+        params = {"nodeId": CLEAN_ID, "depth": cap + 1, "from": "2026-11-02"}
+        body = assert_error(await call(audit, G + path, **params), 400, "invalid_parameter")
+        assert body["details"][0]["path"] == "depth" and str(cap) in body["message"]
