@@ -502,3 +502,17 @@ async def test_depth_zero_and_above_the_cap(audit: FastAPI) -> None:
         params = {"nodeId": CLEAN_ID, "depth": cap + 1, "from": "2026-11-02"}
         body = assert_error(await call(audit, G + path, **params), 400, "invalid_parameter")
         assert body["details"][0]["path"] == "depth" and str(cap) in body["message"]
+
+
+async def test_compare_from_later_than_to_says_both_moments(audit: FastAPI) -> None:
+    body = assert_error(
+        await call(audit, G + "/compare", nodeId=CLEAN_ID, **{"from": "2026-11-04"}, to="2026-11-03T12:00:00+02:00"),
+        400,
+        "invalid_parameter",
+    )
+    assert body["details"][0]["path"] == "from"
+    assert "2026-11-04T00:00:00Z" in body["message"] and "2026-11-03T10:00:00Z" in body["message"]
+    future = assert_error(
+        await call(audit, G + "/compare", nodeId=CLEAN_ID, **{"from": "2099-01-01"}), 400, "invalid_parameter"
+    )
+    assert "2099-01-01T00:00:00Z" in future["message"] and "now" in future["message"]
