@@ -516,3 +516,10 @@ async def test_compare_from_later_than_to_says_both_moments(audit: FastAPI) -> N
         await call(audit, G + "/compare", nodeId=CLEAN_ID, **{"from": "2099-01-01"}), 400, "invalid_parameter"
     )
     assert "2099-01-01T00:00:00Z" in future["message"] and "now" in future["message"]
+
+
+@pytest.mark.parametrize("path", [G + "/search", "/api/v1/search"])
+@pytest.mark.parametrize("q", ["   ", "\t", " \n "])
+async def test_a_blank_search_is_400_naming_q(audit: FastAPI, path: str, q: str) -> None:
+    body = assert_error(await call(audit, path, q=q), 400, "invalid_parameter")
+    assert body["details"][0]["path"] == "q" and "blank" in body["message"]
