@@ -523,3 +523,26 @@ async def test_compare_from_later_than_to_says_both_moments(audit: FastAPI) -> N
 async def test_a_blank_search_is_400_naming_q(audit: FastAPI, path: str, q: str) -> None:
     body = assert_error(await call(audit, path, q=q), 400, "invalid_parameter")
     assert body["details"][0]["path"] == "q" and "blank" in body["message"]
+
+
+# --- NUL in a parameter: no name holds one (ingest refuses it), so it is a 400, on PostgreSQL as on SQLite ---------
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "named"),
+    [
+        (G + "/node", {"nodeId": "dataset:bigquery:a\x00b"}, "nodeId"),
+        (G + "/lineage", {"type": "job", "namespace": "a\x00", "name": "x"}, "namespace"),
+        (G + "/search", {"q": "a\x00"}, "q"),
+        (G + "/search", {"q": "a", "namespace": "\x00"}, "namespace"),
+        (G + "/datasets", {"namespace": "\x00"}, "namespace"),
+        (G + "/jobs", {"namespace": "\x00"}, "namespace"),
+        ("/api/v1/events", {"nodeId": "dataset:a:\x00"}, "nodeId"),
+        ("/api/v1/namespaces/a%00b/datasets", {}, "path"),
+    ],
+)
+async def test_a_nul_in_a_parameter_is_400_naming_it(
+    audit: FastAPI, path: str, params: dict[str, str], named: str
+) -> None:
+    body = assert_error(await call(audit, path, **params), 400, "invalid_parameter")
+    assert body["details"][0]["path"] == named and "NUL" in body["message"]
