@@ -546,3 +546,15 @@ async def test_a_nul_in_a_parameter_is_400_naming_it(
 ) -> None:
     body = assert_error(await call(audit, path, **params), 400, "invalid_parameter")
     assert body["details"][0]["path"] == named and "NUL" in body["message"]
+
+
+async def test_a_dropped_datasets_shown_columns_answer_empty_not_404(audit: FastAPI) -> None:
+    # summary is dropped (11-05) and its node still shows its last schema (total): the UI offers that column
+    total = node_id("datasetField", SUMMARY, "total")
+    assert [f["name"] for f in (await get(audit, G + "/node", nodeId=node_id("dataset", SUMMARY)))["fields"]] == [
+        "total"
+    ]
+    lineage = await get(audit, G + "/column-lineage", nodeId=total)
+    assert [n["id"] for n in lineage["nodes"]] == [total] and lineage["edges"] == []  # r4 stopped writing it
+    assert (await get(audit, G + "/impact", nodeId=total))["items"] == []
+    assert_error(await call(audit, G + "/impact", nodeId=node_id("datasetField", SUMMARY, "totl")), 404, "not_found")
