@@ -63,9 +63,8 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
 def require_field(conn: sa.Connection, dataset: str, field: str, t: int | None) -> None:
     """:class:`NodeNotFound` unless ``dataset`` has the column ``field`` at ``t``: in its schema (a nested field by
     its dotted path), named by a column edge valid then (a column only column lineage tells of), or in the last
-    schema of a dataset dropped then (its node shows it). A column
-    question about a column that is not there (a typo, a column renamed or dropped since) must not answer "nothing
-    depends on it"."""
+    schema of a dataset dropped then (its node shows it). A column question about a column that is not there (a
+    typo, a column renamed or dropped since) must not answer "nothing depends on it"."""
     in_schema = sa.select(dataset_fields.c.field).where(
         dataset_fields.c.dataset == dataset, dataset_fields.c.field == field, valid_at(dataset_fields, t)
     )
