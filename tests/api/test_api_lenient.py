@@ -55,7 +55,7 @@ async def test_marquez_test_events_are_acknowledged_kept_and_projected(store: St
         ]
         assert by_id[ids["event_simple.json"]]["warnings"] == []
         naive = by_id[ids["event_required_no_timezone.json"]]
-        assert naive["eventTime"] == "2020-12-28T19:51:01.641Z"  # no zone: read as UTC
+        assert naive["eventTime"] == "2020-12-28T19:51:01.641499Z"  # no zone: read as UTC, its microseconds kept
         assert [w["path"] for w in naive["warnings"]] == ["$.eventTime"]
 
         status = (await client.get("/api/v1/status")).json()

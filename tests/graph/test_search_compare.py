@@ -125,4 +125,4 @@ def test_compare_sees_a_type_change(store_url: str) -> None:
     assert diff["columns"]["changed"] == [
         {"dataset": "dataset:file:/t", "field": "amount", "fromType": "int", "toType": "decimal(10,2)"}
     ]
-    assert diff["nodes"] == {"added": [], "removed": []}
+    assert diff["nodes"] == {"added": [], "removed": [], "dropped": [], "restored": []}

@@ -20,7 +20,7 @@ from headwater.api.models import EventPage, error_responses
 from headwater.api.params import node_ref, parse_time
 from headwater.api.state import app_state
 from headwater.model.jsontypes import JSONObject
-from headwater.model.times import iso_millis
+from headwater.model.times import iso_micros, iso_millis
 from headwater.store import InvalidCursor
 from headwater.store.types import StoredEvent
 
@@ -37,12 +37,20 @@ def _time_text(value: datetime | str | None) -> str | None:
     return None if value is None else str(value)
 
 
+def _event_time_text(value: datetime | str | None) -> str | None:
+    """An ``eventTime``: milliseconds, or microseconds when it has them: never cut, so given back as ``at=`` it is
+    the moment the event made its versions at (``receivedAt`` keeps milliseconds: no question is asked by it)."""
+    if isinstance(value, datetime) and value.microsecond % 1000:
+        return iso_micros(value)
+    return _time_text(value)
+
+
 def event_summary(stored: StoredEvent) -> JSONObject:
     """EventSummary (docs/api.md) of one stored event."""
     job = stored.job
     return {
         "id": str(stored.id),
-        "eventTime": _time_text(stored.event_time),
+        "eventTime": _event_time_text(stored.event_time),
         "receivedAt": _time_text(stored.received_at),
         "kind": stored.kind,
         "eventType": stored.event_type,
@@ -57,7 +65,7 @@ def event_summary(stored: StoredEvent) -> JSONObject:
 def list_events(
     request: Request,
     since: str | None = Query(None, description="Only events with eventTime >= since (ISO 8601 or epoch ms)"),
-    until: str | None = Query(None, description="Only events with eventTime < until (ISO 8601 or epoch ms)"),
+    until: str | None = Query(None, description="Only events with eventTime <= until (ISO 8601 or epoch ms)"),
     node_id: str | None = Query(None, alias="nodeId", description="Only events touching this dataset, job or run"),
     type_: str | None = Query(None, alias="type"),
     namespace: str | None = Query(None),

@@ -45,6 +45,7 @@ from headwater.api.params import csv_list, node_ref, parse_time, require_types, 
 from headwater.api.state import app_state
 from headwater.graph import answers
 from headwater.model.nodeid import NodeRef
+from headwater.model.times import iso, to_micros
 from headwater.store import HistoryPruned
 
 MAX_OFFSET = 10_000_000  # paging offsets past this answer 400 (a 64-bit SQL OFFSET, and no list is that long)
@@ -259,8 +260,11 @@ def compare(
     if start is None:
         raise invalid_parameter("from", "an earlier moment is required (ISO 8601 or epoch ms)")
     end = _as_of(request, t_to, "to") or datetime.now(UTC)
-    if start is not None and start > end:
-        raise invalid_parameter("from", "must not be later than to")
+    if start > end:
+        to_text = iso(to_micros(end)) if t_to else f"now, {iso(to_micros(end))}"
+        raise invalid_parameter(
+            "from", f"{iso(to_micros(start))} is later than to ({to_text}): give the earlier moment as from"
+        )
     return json_answer(app_state(request).graph.compare(node, t_from=start, t_to=end, direction=direction, depth=depth))
 
 

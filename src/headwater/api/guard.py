@@ -12,6 +12,9 @@
   Server-to-server clients (the OpenLineage transports, curl) send neither header and pass; the
   ingest endpoints also require ``Content-Type: application/json`` (``ingest/body.py``), which a
   page cannot send cross-site without a CORS preflight this server never grants.
+- **NUL** (``%00``) in the path or a query parameter of an ``/api/...`` request answers ``400 invalid_parameter``
+  naming the parameter (``path`` for the path): no name, id or text Headwater keeps holds one (ingest refuses them),
+  so such a request names nothing, and PostgreSQL refuses the text outright (a database error, else).
 - **HEAD** on any GET route answers as GET would, headers only.
 - **Headers** on every answer: ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``.
 """
@@ -19,7 +22,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -60,6 +63,22 @@ def _origin_host(origin: str) -> str | None:
     return parts.netloc.lower()
 
 
+def _nul_parameter(scope: Scope) -> str | None:
+    """The query parameter (or ``path``) of an ``/api/...`` request that holds a NUL, if any."""
+    path = str(scope.get("path", ""))
+    if not path.startswith("/api/"):
+        return None
+    if "\x00" in path:
+        return "path"
+    query = bytes(scope.get("query_string", b""))
+    if b"%00" not in query:
+        return None
+    for key, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if "\x00" in key or "\x00" in value:
+            return key.replace("\x00", "")
+    return None
+
+
 class Guard:
     """ASGI middleware: the Host check, the cross-site write check, HEAD, common security headers."""
 
@@ -67,12 +86,14 @@ class Guard:
         self.app = app
         self.hosts = hosts
 
-    async def _refuse(self, send: Send, message: str, detail_path: str) -> None:
-        body = dumps(error_body("forbidden", message, [{"path": detail_path, "message": message}])).encode()
+    async def _refuse(
+        self, send: Send, message: str, detail_path: str, status: int = 403, code: str = "forbidden"
+    ) -> None:
+        body = dumps(error_body(code, message, [{"path": detail_path, "message": message}])).encode()
         await send(
             {
                 "type": "http.response.start",
-                "status": 403,
+                "status": status,
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
@@ -116,6 +137,11 @@ class Guard:
         problem = self._problem(scope)
         if problem is not None:
             await self._refuse(send, *problem)
+            return
+        nul = _nul_parameter(scope)
+        if nul is not None:
+            message = f"{nul} holds a NUL character (%00), which no name or id can hold"
+            await self._refuse(send, message, nul, 400, "invalid_parameter")
             return
         head = scope.get("method") == "HEAD"
         if head:

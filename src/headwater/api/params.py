@@ -39,7 +39,10 @@ def parse_time(value: str | None, name: str) -> datetime | None:
 
 
 def search_text(q: str, max_length: int) -> str:
-    """The ``q=`` of a search, at most ``max_length`` characters (setting ``max_search_length``)."""
+    """The ``q=`` of a search, at most ``max_length`` characters (setting ``max_search_length``), not blank (the
+    search matches the text stripped: only spaces would match nothing and ask nothing)."""
+    if not q.strip():
+        raise invalid_parameter("q", "the search text is blank: give a part of a name")
     if len(q) > max_length:
         raise invalid_parameter(
             "q",

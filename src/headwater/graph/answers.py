@@ -378,8 +378,14 @@ class ColumnTypeChange(TypedDict):
 
 @api_shape
 class NodeChanges(TypedDict):
+    """The nodes around the root at ``to`` that were not there at ``from`` (``added``), the other way round
+    (``removed``), and those there at both that a ``lifecycleStateChange`` DROP marked deleted in between
+    (``dropped``) or that came back after one (``restored``), shaped as at ``to``."""
+
     added: list[GraphNode]
     removed: list[GraphNode]
+    dropped: list[GraphNode]
+    restored: list[GraphNode]
 
 
 @api_shape

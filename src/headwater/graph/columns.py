@@ -20,10 +20,12 @@ from headwater.graph.common import (
 )
 from headwater.graph.lineage import check_direction
 from headwater.graph.traverse import Reached, breadth_first
+from headwater.model.jsontext import loads_text
 from headwater.model.nodeid import NodeRef
 from headwater.model.times import iso
 from headwater.store import fields as field_ids
-from headwater.store.schema import column_edges, dataset_fields, datasets
+from headwater.store.derive_datasets import flatten_fields
+from headwater.store.schema import column_edges, dataset_fields, dataset_versions, datasets
 from headwater.store.types import Row
 
 Field = tuple[str, str]  # (dataset id, field name)
@@ -42,6 +44,7 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
     require_exists(conn, node.dataset, t)
     if node.type == "datasetField":
         assert node.field is not None
+        require_field(conn, ds, node.field, t)
         return {(ds, node.field)}
     if node.type != "dataset":
         raise ValueError(f"column lineage needs a dataset or datasetField node, got {node.id!r}")
@@ -55,6 +58,33 @@ def root_fields(conn: sa.Connection, node: NodeRef, t: int | None) -> set[Field]
             if end == "src" or r.field:
                 fields.add((ds, r.field))
     return fields
+
+
+def require_field(conn: sa.Connection, dataset: str, field: str, t: int | None) -> None:
+    """:class:`NodeNotFound` unless ``dataset`` has the column ``field`` at ``t``: in its schema (a nested field by
+    its dotted path), named by a column edge valid then (a column only column lineage tells of), or in the last
+    schema of a dataset dropped then (its node shows it). A column question about a column that is not there (a
+    typo, a column renamed or dropped since) must not answer "nothing depends on it"."""
+    in_schema = sa.select(dataset_fields.c.field).where(
+        dataset_fields.c.dataset == dataset, dataset_fields.c.field == field, valid_at(dataset_fields, t)
+    )
+    if conn.execute(in_schema.limit(1)).first() is not None:
+        return
+    (key,) = field_ids.ids_of([(dataset, field)])
+    for end in (field_ids.SRC_ID, field_ids.DST_ID):
+        named = sa.select(end).where(end == key, valid_at(column_edges, t))
+        if conn.execute(named.limit(1)).first() is not None:
+            return
+    dropped = sa.select(dataset_versions.c.fields).where(
+        dataset_versions.c.dataset == dataset, dataset_versions.c.deleted.is_(True), valid_at(dataset_versions, t)
+    )
+    shown = conn.execute(dropped.limit(1)).scalar()  # a dropped dataset's node still shows its last schema
+    if shown is not None and any(name == field for name, _ in flatten_fields(loads_text(shown))):
+        return
+    when = "now" if t is None else f"at {iso(t)}"
+    raise NodeNotFound(
+        f"dataset {dataset!r} has no column {field!r} {when} (neither in its schema nor in column lineage)"
+    )
 
 
 def column_step(

@@ -46,6 +46,7 @@ def compare(
         raise NodeNotFound(f"{node.id!r} exists neither at {iso(micros(t_from))} nor at {iso(micros(t_to))}")
     nodes_b = {n["id"]: n for n in before["nodes"]}
     nodes_a = {n["id"]: n for n in after["nodes"]}
+    kept = set(nodes_b) & set(nodes_a)
     edges_b = {(e["id"], e["type"]): e for e in before["edges"]}
     edges_a = {(e["id"], e["type"]): e for e in after["edges"]}
 
@@ -80,6 +81,8 @@ def compare(
         "nodes": {
             "added": [nodes_a[i] for i in sorted(set(nodes_a) - set(nodes_b))],
             "removed": [nodes_b[i] for i in sorted(set(nodes_b) - set(nodes_a))],
+            "dropped": [nodes_a[i] for i in sorted(kept) if nodes_a[i]["deleted"] and not nodes_b[i]["deleted"]],
+            "restored": [nodes_a[i] for i in sorted(kept) if nodes_b[i]["deleted"] and not nodes_a[i]["deleted"]],
         },
         "edges": {
             "added": [edges_a[k] for k in sorted(set(edges_a) - set(edges_b))],

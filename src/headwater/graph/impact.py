@@ -72,7 +72,8 @@ def _field_paths(
         fields[other] = [*via, field_id(*other)]
         return Reached.NEW
 
-    truncated = breadth_first(start, expand, max(depth // 2, 1), reach)
+    # A column hop is two steps of a path (the job, then the column): enough hops for a job at an odd depth.
+    truncated = breadth_first(start, expand, (depth + 1) // 2, reach)
     if truncated:
         return fields, jobs, whole, True
     for f in start:
@@ -91,7 +92,9 @@ def impact(
     truncated = False
 
     def add(item_id: str, type_: ItemType, path: list[str], ds: str | None = None, field: str | None = None) -> None:
-        if item_id == node.id or (item_id in items and len(items[item_id]["path"]) <= len(path)):
+        if item_id == node.id or len(path) - 1 > depth:  # every item within depth steps of its path
+            return
+        if item_id in items and len(items[item_id]["path"]) <= len(path):
             return
         namespace, name = names[ds or item_id]  # every item's dataset or job is named below
         items[item_id] = {

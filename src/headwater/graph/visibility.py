@@ -398,6 +398,8 @@ class Redactor:
             "nodes": {
                 "added": [self.node(n) for n in nodes["added"]],
                 "removed": [self.node(n) for n in nodes["removed"]],
+                "dropped": [self.node(n) for n in nodes["dropped"]],
+                "restored": [self.node(n) for n in nodes["restored"]],
             },
             "edges": {"added": self.edges(edges["added"]), "removed": self.edges(edges["removed"])},
             "columns": {

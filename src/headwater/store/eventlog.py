@@ -242,6 +242,8 @@ def decode_cursor(cursor: str) -> tuple[int, int]:
         event_time, seq = int(time_text), int(seq_text)
         if not (_INT64_MIN <= event_time <= _INT64_MAX and 0 <= seq <= _INT64_MAX):
             raise ValueError("out of range")  # the columns are 64-bit: never a database overflow
+        if encode_cursor(event_time, seq) != cursor:  # only the one text encode_cursor writes: base64 skips
+            raise ValueError("not canonical")  # stray characters, int() takes " 1", "+1", "0_1"
         return event_time, seq
     except (ValueError, UnicodeDecodeError):
         raise InvalidCursor(f"invalid cursor {cursor!r}: pass the nextCursor of a previous answer") from None

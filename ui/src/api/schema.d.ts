@@ -2667,12 +2667,21 @@ export interface components {
             /** Deleted */
             deleted: boolean;
         };
-        /** NodeChanges */
+        /**
+         * NodeChanges
+         * @description The nodes around the root at ``to`` that were not there at ``from`` (``added``), the other way round
+         *     (``removed``), and those there at both that a ``lifecycleStateChange`` DROP marked deleted in between
+         *     (``dropped``) or that came back after one (``restored``), shaped as at ``to``.
+         */
         NodeChanges: {
             /** Added */
             added: components["schemas"]["GraphNode"][];
             /** Removed */
             removed: components["schemas"]["GraphNode"][];
+            /** Dropped */
+            dropped: components["schemas"]["GraphNode"][];
+            /** Restored */
+            restored: components["schemas"]["GraphNode"][];
         };
         /**
          * NodeDetails
@@ -5125,7 +5134,7 @@ export interface operations {
             query?: {
                 /** @description Only events with eventTime >= since (ISO 8601 or epoch ms) */
                 since?: string | null;
-                /** @description Only events with eventTime < until (ISO 8601 or epoch ms) */
+                /** @description Only events with eventTime <= until (ISO 8601 or epoch ms) */
                 until?: string | null;
                 /** @description Only events touching this dataset, job or run */
                 nodeId?: string | null;

@@ -7,7 +7,7 @@ const answer: CompareAnswer = {
   from: "2026-11-01T00:00:00Z",
   to: "2026-11-10T00:00:00Z",
   root: ds("employee_compensation"),
-  nodes: { added: [node(ds("bonus_payments.csv"))], removed: [node(ds("old_rates.csv"))] },
+  nodes: { added: [node(ds("bonus_payments.csv"))], removed: [node(ds("old_rates.csv"))], dropped: [], restored: [] },
   edges: { added: [edge(ds("bonus_payments.csv"), JOB2)], removed: [edge(ds("old_rates.csv"), JOB2)] },
   columns: {
     added: [{ dataset: ds("employee_compensation"), field: "Bonus", type: "double" }],
