@@ -1,0 +1,116 @@
+"""What a data engineer meets first, in real Chromium at a laptop's sizes (1440×900, 1024×700), on the
+demo-shaped graph of fixtures/layout_events.py plus a pipeline with long S3 names: the demo's column link
+opens on the column's nearest inputs (not half an empty canvas), a long name is readable whole in the
+page's title, a search that finds nothing says so and what to try."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from playwright.sync_api import expect
+
+from .fixtures.layout_events import (
+    ACT2,
+    ADJUSTMENTS,
+    BONUSES,
+    DEMO_JOB_NS,
+    DEMO_NS,
+    EMP_ATT,
+    EMP_COMP,
+    T0,
+    _ds,
+    _run,
+    demo_events,
+)
+
+pytestmark = [pytest.mark.browser]
+
+CANVAS = '[data-testid="lineage-canvas"]'
+LONG_NS = "s3://acme-analytics-prod-data-lake-eu-west-1"
+LONG_IN = "warehouse/finance/quarterly_reporting/customer_lifetime_value_by_acquisition_channel_and_region_2026_q3"
+LONG_OUT = "warehouse/finance/quarterly_reporting/customer_lifetime_value_rollup_by_marketing_attribution_final_v2"
+LONG_JOB = "finance_etl.compute_customer_lifetime_value_rollup_by_marketing_attribution_model"
+
+
+def long_events() -> list[dict[str, Any]]:
+    cols = [("customer_identifier_hash", "string"), ("acquisition_channel_name", "string"), ("ltv_usd", "double")]
+    lineage = {c: [{"namespace": LONG_NS, "name": LONG_IN, "field": c, "transformations": []}] for c, _ in cols}
+    return _run(
+        "finance-ltv", "finance_etl", LONG_JOB, T0 + timedelta(days=2),
+        [_ds(LONG_NS, LONG_IN, cols)], [_ds(LONG_NS, LONG_OUT, cols, lineage)],
+    )  # fmt: skip
+
+
+def audit_events() -> list[dict[str, Any]]:
+    return demo_events() + long_events()
+
+
+EVENTS = audit_events
+
+
+@pytest.fixture
+def open_at(browser: Any, server: str) -> Iterator[Any]:
+    """``open_at((w, h), url)``: a fresh page of that size at ``url``; JavaScript errors fail the test."""
+    contexts: list[tuple[Any, list[str]]] = []
+
+    def go(size: tuple[int, int], url: str) -> Any:
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]}, base_url=server)
+        errors: list[str] = []
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_default_timeout(20_000)
+        expect.set_options(timeout=20_000)
+        contexts.append((context, errors))
+        page.goto(url)
+        return page
+
+    yield go
+    for context, errors in contexts:
+        context.close()
+        assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def asset(node: str, **params: Any) -> str:
+    return "/asset?" + urlencode([("node", node), *params.items()])
+
+
+def settled_view(page: Any) -> None:
+    """The final layout is drawn and the viewport has stopped moving (a re-centre animates for 200 ms)."""
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    last = None
+    for _ in range(40):
+        now = page.locator(".react-flow__viewport").evaluate("v => getComputedStyle(v).transform")
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(150)
+
+
+def outside_canvas(page: Any, ids: list[str]) -> list[str]:
+    """Which of the nodes ``ids`` are not wholly inside the graph's canvas."""
+    return page.evaluate(
+        """ids => { const c = document.querySelector('.canvas-flow').getBoundingClientRect();
+        return ids.filter(id => { const n = document.querySelector(`.react-flow__node[data-id="${id}"]`);
+          if (!n) return true; const r = n.getBoundingClientRect();
+          return r.left < c.left || r.top < c.top || r.right > c.right || r.bottom > c.bottom; }); }""",
+        ids,
+    )
+
+
+def test_the_demo_column_link_opens_on_its_nearest_inputs_at_1440(open_at: Any) -> None:
+    # a MacBook's 1440×900 with the details pane open: the whole path does not fit at a readable zoom, so
+    # the view opens on the focus and its neighbours — all of them, not the focus centred on half an empty
+    # canvas (the focus is the pipeline's last dataset: nothing is downstream of it)
+    root = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    page = open_at((1440, 900), asset(root, col="TotalCompensation"))
+    expect(page.get_by_test_id("details-pane")).to_have_attribute("data-folded", "false")
+    settled_view(page)
+    near = [root, f"job:{DEMO_JOB_NS}:{ACT2}", *(f"dataset:{DEMO_NS}:{d}" for d in (EMP_ATT, ADJUSTMENTS, BONUSES))]
+    assert outside_canvas(page, near) == []
+    # at a readable zoom: names at least 11 px on screen
+    zoom = page.locator(".react-flow__viewport").evaluate("v => new DOMMatrixReadOnly(getComputedStyle(v).transform).a")
+    assert zoom * 13 >= 11 - 1e-6, zoom
