@@ -114,3 +114,23 @@ def test_the_demo_column_link_opens_on_its_nearest_inputs_at_1440(open_at: Any) 
     # at a readable zoom: names at least 11 px on screen
     zoom = page.locator(".react-flow__viewport").evaluate("v => new DOMMatrixReadOnly(getComputedStyle(v).transform).a")
     assert zoom * 13 >= 11 - 1e-6, zoom
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 700)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_long_name_is_whole_in_the_page_title(open_at: Any, size: tuple[int, int]) -> None:
+    # the part that tells two datasets of one folder apart is the end of the name: never cut off
+    page = open_at(size, asset(f"dataset:{LONG_NS}:{LONG_OUT}", tab="schema"))
+    title = page.get_by_test_id("asset-name")
+    expect(title).to_have_text(LONG_OUT)
+    assert title.evaluate("h => h.scrollWidth <= h.clientWidth + 1"), "the title is clipped"
+    end = title.evaluate("""h => { const r = document.createRange(); r.selectNodeContents(h.lastChild);
+        const b = r.getBoundingClientRect();
+        const box = h.getBoundingClientRect(); return b.right <= box.right + 1 && b.width > 0; }""")
+    assert end, "the end of the name is not on screen"
+    # nothing of the header runs off the window
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
+    # a job's title too
+    page.goto(asset(f"job:finance_etl:{LONG_JOB}", tab="job"))
+    job_title = page.get_by_test_id("asset-name")
+    expect(job_title).to_have_text(LONG_JOB)
+    assert job_title.evaluate("h => h.scrollWidth <= h.clientWidth + 1"), "the job's title is clipped"

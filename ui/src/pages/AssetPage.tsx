@@ -5,6 +5,7 @@ import { CatalogStrip } from "../components/CatalogStrip";
 import { EventsList, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { Link } from "../components/Link";
+import { LongName } from "../components/LongName";
 import { formatDuration, formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
@@ -67,12 +68,14 @@ export function AssetPage({ view }: { view: ViewState }) {
               <h1 data-testid="asset-label" title={n.name}>
                 {jobLabel(n.name).title}
               </h1>
-              <div className="muted small mono" data-testid="asset-name">
-                {n.name}
+              <div className="muted small mono asset-fullname" data-testid="asset-name">
+                <LongName name={n.name} />
               </div>
             </>
           ) : (
-            <h1 data-testid="asset-name">{n?.name ?? view.node}</h1>
+            <h1 data-testid="asset-name">
+              <LongName name={n?.name ?? view.node} />
+            </h1>
           )}
         </div>
         <div className="asset-facts">
