@@ -134,3 +134,21 @@ def test_a_long_name_is_whole_in_the_page_title(open_at: Any, size: tuple[int, i
     job_title = page.get_by_test_id("asset-name")
     expect(job_title).to_have_text(LONG_JOB)
     assert job_title.evaluate("h => h.scrollWidth <= h.clientWidth + 1"), "the job's title is clipped"
+
+
+def test_a_search_that_finds_nothing_says_so(open_at: Any) -> None:
+    page = open_at((1024, 700), "/search?q=" + "payrol_nothing_like_this")
+    empty = page.get_by_test_id("search-empty")
+    expect(empty).to_contain_text("Nothing matches “payrol_nothing_like_this”")
+    # what to try: a shorter part of the name, and a way to browse instead
+    expect(empty).to_contain_text("part of a name")
+    expect(empty.get_by_role("link", name="browse the namespaces")).to_have_attribute("href", "/namespaces")
+    # no empty table
+    expect(page.locator("table")).to_have_count(0)
+    # a search that finds things shows them, its times on one line
+    page.goto("/search?q=employee_compensation")
+    rows = page.locator("tbody tr")
+    expect(rows.first).to_be_visible()
+    assert page.get_by_test_id("search-empty").count() == 0
+    heights = rows.evaluate_all("rs => rs.map(r => r.getBoundingClientRect().height)")
+    assert max(heights) < 60, f"result rows wrap over several lines: {heights}"
