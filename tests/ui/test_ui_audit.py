@@ -152,3 +152,33 @@ def test_a_search_that_finds_nothing_says_so(open_at: Any) -> None:
     assert page.get_by_test_id("search-empty").count() == 0
     heights = rows.evaluate_all("rs => rs.map(r => r.getBoundingClientRect().height)")
     assert max(heights) < 60, f"result rows wrap over several lines: {heights}"
+
+
+def test_a_link_with_a_time_that_is_not_one_says_so_once(open_at: Any) -> None:
+    # a hand-edited link: one message that names the value and what a time looks like, and the way to now —
+    # not the same server error twice over an empty graph under a title made of the raw node id
+    root = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    page = open_at((1024, 700), asset(root, at="yesterday"))
+    bad = page.get_by_test_id("asset-bad-time")
+    expect(bad).to_contain_text("“yesterday” is not a time")
+    expect(bad).to_contain_text("2026-11-22T17:30:00Z")
+    expect(page.locator(".error")).to_have_count(0)
+    expect(page.locator(CANVAS)).to_have_count(0)
+    bad.get_by_role("link", name="See it as it is now").click()
+    expect(page.get_by_test_id("asset-name")).to_have_text(EMP_COMP)
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    assert "at=" not in page.url
+
+
+def test_an_asset_that_did_not_exist_yet_at_the_time_offers_now(open_at: Any) -> None:
+    # a link as of a moment before the dataset was first written (History, a colleague's older link)
+    root = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    page = open_at((1440, 900), asset(root, at="2026-01-01T00:00:00Z"))
+    missing = page.get_by_test_id("asset-not-found")
+    expect(missing).to_contain_text("2026-01-01")
+    missing.get_by_role("link", name="See it as it is now").click()
+    expect(page.get_by_test_id("asset-name")).to_have_text(EMP_COMP)
+    assert "at=" not in page.url
+    # and back returns to the link's moment
+    page.go_back()
+    expect(page.get_by_test_id("asset-not-found")).to_be_visible()
