@@ -182,3 +182,20 @@ def test_an_asset_that_did_not_exist_yet_at_the_time_offers_now(open_at: Any) ->
     # and back returns to the link's moment
     page.go_back()
     expect(page.get_by_test_id("asset-not-found")).to_be_visible()
+
+
+def test_a_link_to_a_column_the_dataset_does_not_have_says_so(open_at: Any) -> None:
+    # an older link to a column since renamed or dropped: not "what flows into" a column that is not there
+    root = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    page = open_at((1440, 900), asset(root, col="TotalPay"))
+    path = page.get_by_test_id("column-path")
+    expect(path.get_by_test_id("column-missing")).to_contain_text("TotalPay is not a column of employee_compensation")
+    expect(path.get_by_test_id("column-missing")).to_contain_text("History")
+    expect(path.get_by_test_id("path-column")).to_have_count(0)
+    # nothing dimmed on the canvas for a column that is not there
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+    expect(page.locator('[data-emphasis="dim"]')).to_have_count(0)
+    # a column it has: its path, no such note
+    page.goto(asset(root, col="TotalCompensation"))
+    expect(page.get_by_test_id("path-column").first).to_be_visible()
+    expect(page.get_by_test_id("column-missing")).to_have_count(0)
