@@ -5,6 +5,7 @@ page's title, a search that finds nothing says so and what to try."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -199,3 +200,26 @@ def test_a_link_to_a_column_the_dataset_does_not_have_says_so(open_at: Any) -> N
     page.goto(asset(root, col="TotalCompensation"))
     expect(page.get_by_test_id("path-column").first).to_be_visible()
     expect(page.get_by_test_id("column-missing")).to_have_count(0)
+
+
+def test_the_header_stays_on_one_line_at_1024(open_at: Any) -> None:
+    page = open_at((1024, 700), "/")
+    sign_in = page.get_by_test_id("sign-in")
+    expect(sign_in).to_be_visible()
+    assert sign_in.bounding_box()["height"] <= 34, "“Sign in” wraps over two lines"
+    # the namespaces' counts say "1 dataset", not "1 datasets"
+    expect(page.locator(".ns-row", has_text="finance_etl")).to_contain_text("0 datasets · 1 job")
+
+
+def test_an_empty_catalog_says_what_to_do(open_at: Any) -> None:
+    # nothing published yet, nobody signed in: not a bare "0 assets"
+    page = open_at((1440, 900), "/catalog")
+    empty = page.get_by_test_id("catalog-empty")
+    expect(empty).to_contain_text("No published assets yet")
+    expect(empty).to_contain_text("Sign in")
+    # filtered: says the filters found nothing, and clears them
+    page.goto("/catalog?q=payroll")
+    empty = page.get_by_test_id("catalog-empty")
+    expect(empty).to_contain_text("No asset matches these filters")
+    empty.get_by_role("link", name="Clear the filters").click()
+    expect(page).to_have_url(re.compile(r"/catalog$"))
