@@ -223,3 +223,10 @@ def test_an_empty_catalog_says_what_to_do(open_at: Any) -> None:
     expect(empty).to_contain_text("No asset matches these filters")
     empty.get_by_role("link", name="Clear the filters").click()
     expect(page).to_have_url(re.compile(r"/catalog$"))
+
+
+def test_an_empty_glossary_says_how_domains_are_made(open_at: Any) -> None:
+    page = open_at((1024, 700), "/glossary")
+    empty = page.get_by_test_id("glossary-empty")
+    expect(empty).to_contain_text("No domains yet")
+    expect(empty).to_contain_text("POST /api/v1/catalog/domains")
