@@ -230,3 +230,27 @@ def test_an_empty_glossary_says_how_domains_are_made(open_at: Any) -> None:
     empty = page.get_by_test_id("glossary-empty")
     expect(empty).to_contain_text("No domains yet")
     expect(empty).to_contain_text("POST /api/v1/catalog/domains")
+
+
+def test_a_server_that_does_not_answer_is_said_in_words(open_at: Any) -> None:
+    # the server restarting (or the network gone) while the explorer is open: not the browser's "Failed to
+    # fetch" over a canvas that claims there is no lineage
+    root = f"dataset:{DEMO_NS}:{EMP_COMP}"
+    page = open_at((1440, 900), "/")
+    page.route("**/api/v1/graph/lineage**", lambda route: route.abort("connectionrefused"))
+    page.goto(asset(root))
+    error = page.get_by_test_id("lineage-error")
+    expect(error).to_contain_text("The Headwater server did not answer")
+    expect(error).not_to_contain_text("Failed to fetch")
+    expect(page.locator(".canvas-loading")).not_to_contain_text("No lineage")
+    # a proxy's HTML error page in front of a restarting server: the same words, with its status
+    page.unroute("**/api/v1/graph/lineage**")
+    page.route(
+        "**/api/v1/graph/lineage**",
+        lambda route: route.fulfill(status=502, content_type="text/html", body="<html><body>Bad Gateway</body></html>"),
+    )
+    page.reload()
+    expect(page.get_by_test_id("lineage-error")).to_contain_text("The Headwater server did not answer (502")
+    page.unroute("**/api/v1/graph/lineage**")
+    page.reload()
+    expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")

@@ -373,7 +373,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             {elements ? (
               <Canvas elements={elements} client={layoutClient} root={root} focus={focus} selected={selected} anchor={anchor} onPaneClick={() => setSelected(null)} />
             ) : (
-              <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
+              <div className="canvas canvas-loading">{loading ? "Loading lineage…" : error ? "Nothing to draw: the lineage could not be loaded (above)." : "No lineage."}</div>
             )}
           </ReactFlowProvider>
           {(selected || view.column) && (
