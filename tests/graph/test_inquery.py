@@ -53,3 +53,15 @@ def test_rows_are_sqlalchemys_own(conn: sa.Connection, count: int) -> None:
     expected = conn.execute(_query().where(items.c.id.in_(wanted))).all()
     assert sorted(tuple(r) for r in got) == sorted(tuple(r) for r in expected)
     assert got, "the chosen ids include rows of kind 'a' and size < 5"
+
+
+@pytest.mark.parametrize("count", [SMALL, 500])
+def test_a_query_with_its_own_in_list(conn: sa.Connection, count: int) -> None:
+    # an IN list of the query itself (quality's roles) is an expanding parameter SQLAlchemy renders only at
+    # execution: the once-compiled SQL must hold its placeholders, not SQLAlchemy's POSTCOMPILE marker
+    query = sa.select(items.c.id, items.c.kind).where(items.c.size.in_((1, 2, 3))).where(items.c.kind == "b")
+    wanted = [f"n{i:05d}" for i in range(count)]
+    got = InQuery(conn, query, items.c.id).rows(wanted)
+    expected = conn.execute(query.where(items.c.id.in_(wanted))).all()
+    assert sorted(tuple(r) for r in got) == sorted(tuple(r) for r in expected)
+    assert got

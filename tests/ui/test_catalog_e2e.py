@@ -235,7 +235,10 @@ def test_consumer_finds_subscribes_is_approved_and_sees_the_target(
     # the graph's own search and listings know nothing of the inventory either
     page.goto(f"/search?q={SECRET}")
     expect(page.locator("h1 .count")).to_have_text("0")
-    assert_no_inventory(page, "table")  # (the heading repeats the query)
+    # no result rows: the page says nothing matches (it and the heading repeat the query)
+    expect(page.get_by_test_id("search-empty")).to_be_visible()
+    expect(page.locator("tbody tr")).to_have_count(0)
+    expect(page.locator('[data-catalog-role="inventory"]')).to_have_count(0)
     page.goto("/")  # the home page's recent datasets and jobs
     expect(page.locator("main")).to_contain_text("/data/hr/employees.csv")
     assert_no_inventory(page)

@@ -102,7 +102,9 @@ class InQuery:
         self._compiled = True
         conn = self._conn
         stmt = self._query.where(self._column.in_([sa.literal_column(_IN_MARK)]))
-        compiled = stmt.compile(dialect=conn.dialect)
+        # render_postcompile: an IN list of the query's own (a tuple of roles) is written as placeholders now,
+        # not left as the marker SQLAlchemy expands only when it executes the statement itself
+        compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
         self._style = conn.dialect.paramstyle
         if self._style not in ("qmark", "format", "pyformat") or compiled.string.count(_IN_MARK) != 1:
             return  # SQLAlchemy's usual path for every chunk

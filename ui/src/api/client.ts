@@ -13,6 +13,10 @@ export class ApiError extends Error {
   }
 }
 
+/** What a call that reached no Headwater server says (the server restarting, the network gone). */
+const notAnswering = (status = "") =>
+  `The Headwater server did not answer${status ? ` (${status})` : ""}: it may be restarting, or the network is down. Try again in a moment.`;
+
 type Params = Record<string, string | number | boolean | null | undefined>;
 
 export function buildUrl(path: string, params: Params = {}): string {
@@ -33,7 +37,14 @@ async function getJson<T>(path: string, params: Params = {}, signal?: AbortSigna
 export async function sendJson<T>(method: string, path: string, params: Params = {}, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json", ...authHeaders() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(buildUrl(path, params), { method, signal, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(buildUrl(path, params), { method, signal, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    // an abort is the caller's own doing; anything else is the network: said in words, not "Failed to fetch"
+    if (signal?.aborted || (e instanceof DOMException && e.name === "AbortError")) throw e;
+    throw new ApiError(0, "unreachable", notAnswering());
+  }
   if (res.status === 401) window.dispatchEvent(new CustomEvent(UNAUTHORIZED_EVENT));
   if (!res.ok) {
     let code = "http_error";
@@ -45,7 +56,11 @@ export async function sendJson<T>(method: string, path: string, params: Params =
         message = body.error.message ?? message;
       }
     } catch {
-      // not JSON: keep the status line
+      // not JSON: a proxy's page in front of a server that is down or restarting says so; else the status line
+      if (res.status === 502 || res.status === 503 || res.status === 504) {
+        code = "unreachable";
+        message = notAnswering(`${res.status} ${res.statusText}`.trim());
+      }
     }
     throw new ApiError(res.status, code, message);
   }

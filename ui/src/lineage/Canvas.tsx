@@ -192,7 +192,9 @@ export function Canvas({
         }
         return seen;
       };
-      // centred on the focus, at the zoom that shows its neighbours (readable, at most 1)
+      // centred on the focus, at the zoom that shows its neighbours (readable, at most 1); when the focus is
+      // at the graph's edge (a pipeline's last dataset: nothing beyond it) centring it would leave half the
+      // canvas empty and its neighbours outside, so their own bounds are centred instead
       const fb = boundsOf(pos, [f])!;
       for (const hops of [2, 1]) {
         const b = boundsOf(pos, near(hops));
@@ -200,6 +202,8 @@ export function Canvas({
         const half = { x0: Math.min(b.x0, 2 * fb.x0 - b.x1 + (fb.x1 - fb.x0)), x1: Math.max(b.x1, fb.x0 + fb.x1 - b.x0), y0: Math.min(b.y0, fb.y0 + fb.y1 - b.y1), y1: Math.max(b.y1, fb.y0 + fb.y1 - b.y0) };
         const z = zoomFor(half);
         if (z >= READABLE_ZOOM) return { ...centre(fb, Math.min(z, 1)), fits: false };
+        const zb = zoomFor(b);
+        if (zb >= READABLE_ZOOM) return { ...centre(b, Math.min(zb, 1)), fits: false };
       }
       return { ...centre(fb, Math.max(0.2, Math.min(1, zoomFor(fb)))), fits: false };
     },

@@ -6,12 +6,13 @@ import { api } from "../api/client";
 import type { Version } from "../api/types";
 import { DatasetInfo, FacetsBlock, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { CloseIcon, DatasetKindIcon, JobIcon } from "../components/Icons";
+import { formatTime } from "../lib/format";
 import { useAsync } from "../lib/useAsync";
 import { catalogAssetHref } from "../api/catalog";
 import { CatalogRoleBadge } from "../components/catalog";
 import { Link } from "../components/Link";
 import { useCatalogNode } from "./context";
-import { INFLUENCE_WORDS, pathInHopOrder, type ColumnPath } from "../model/columns";
+import { INFLUENCE_WORDS, flattenFields, pathInHopOrder, type ColumnPath } from "../model/columns";
 import { QualityTab } from "./QualityTab";
 import { datasetOfField, fieldName, parseNodeId, splitName } from "../model/nodeid";
 import { fitName, jobLabel } from "../model/names";
@@ -35,6 +36,7 @@ function ColumnPathList({
   onIndirect,
   onOpenAsset,
   onClearColumn,
+  missing = null,
 }: {
   column: string;
   path: ColumnPath;
@@ -43,6 +45,8 @@ function ColumnPathList({
   onIndirect: (on: boolean) => void;
   onOpenAsset: (id: string) => void;
   onClearColumn: () => void;
+  /** the column's dataset (at the view's moment) has a schema without this column: the link is older than it */
+  missing?: { dataset: string; at: string | null } | null;
 }) {
   const row = (c: string, extra?: React.ReactNode) => (
     <>
@@ -70,8 +74,19 @@ function ColumnPathList({
           <CloseIcon />
         </button>
       </header>
+      {missing ? (
+        <div className="small" data-testid="column-missing">
+          <p>
+            <b className="mono">{fieldName(column)}</b> is not a column of {missing.dataset}
+            {missing.at ? ` at ${formatTime(missing.at)}` : " now"}: it may have been renamed or dropped since this
+            link was made.
+          </p>
+          <p className="muted">Its History tab says when its columns changed; its Schema tab lists the ones it has.</p>
+        </div>
+      ) : (
+      <>
       <div className="muted small">
-        {path.columns.size} columns on the path of <b className="mono">{fieldName(column)}</b>, nearest first
+        {path.columns.size} {path.columns.size === 1 ? "column" : "columns"} on the path of <b className="mono">{fieldName(column)}</b>, nearest first
       </div>
       <ul className="path-list">
         {ordered.map((c) => {
@@ -107,6 +122,8 @@ function ColumnPathList({
             </li>
           ))}
         </ul>
+      )}
+      </>
       )}
     </section>
   );
@@ -167,6 +184,12 @@ export function DetailsPane({
   const tabs: PaneTab[] = isJob ? ["info", "runs", "history", "facets"] : ["info", "schema", "history", "facets", "quality"];
   const current = tabs.includes(tab) ? tab : "info";
   const showPath = Boolean(column && path) && main === "path";
+  // a column its dataset's schema (at this moment) does not have: a link older than a rename or a drop
+  const fields = column && nodeId === datasetOfField(column) ? node.data?.fields : null;
+  const missing =
+    column && fields?.length && !flattenFields(fields).some((f) => f.path === fieldName(column) || f.name === fieldName(column))
+      ? { dataset: splitName(parseDatasetName(nodeId)).title, at }
+      : null;
   const title = node.data ? (isJob ? jobLabel(node.data.name).title : splitName(node.data.name).title) : nodeId;
   if (folded) {
     return (
@@ -218,7 +241,16 @@ export function DetailsPane({
         </button>
       </nav>
       {showPath && column && path && (
-        <ColumnPathList column={column} path={path} drawn={drawn} indirect={indirect} onIndirect={onIndirect} onOpenAsset={onOpenAsset} onClearColumn={onClearColumn} />
+        <ColumnPathList
+          column={column}
+          path={path}
+          drawn={drawn}
+          indirect={indirect}
+          onIndirect={onIndirect}
+          onOpenAsset={onOpenAsset}
+          onClearColumn={onClearColumn}
+          missing={missing}
+        />
       )}
       {!showPath && (
       <>

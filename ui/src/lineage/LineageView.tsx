@@ -5,12 +5,12 @@ import { api } from "../api/client";
 import type { ColumnEdge, CompareAnswer, ImpactAnswer } from "../api/types";
 import { formatTime } from "../lib/format";
 import { navigate } from "../lib/router";
-import { columnPath } from "../model/columns";
+import { columnPath, flattenFields } from "../model/columns";
 import { compareMarks, compareWindow, withRemoved } from "../model/compare";
 import { collapse as collapseState, currentGraph, currentHierarchy, datasetsOnly, expansionKey, levels, type Direction } from "../model/graph";
 import { groupJobs, topParent } from "../model/hierarchy";
 import { foldCatalog, isCatalogId, type CatalogChip } from "../model/catalogFold";
-import { datasetOfField, isField } from "../model/nodeid";
+import { datasetOfField, fieldName, isField } from "../model/nodeid";
 import { hiddenDownstream } from "../model/impact";
 import { nodeHref, type ViewState } from "../model/urlState";
 import { LayoutClient } from "../layout/client";
@@ -192,6 +192,17 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
     () => (graph && view.column ? columnPath(view.column, [...graph.columnEdges, ...serverColumnEdges], { indirect: view.indirect }) : null),
     [graph, view.column, serverColumnEdges, view.indirect],
   );
+  // a column its drawn dataset's schema does not have (a link older than a rename or a drop): nothing to
+  // highlight on the canvas, the pane says why
+  const columnMissing = useMemo(() => {
+    if (!graph || !view.column) return false;
+    const col = view.column;
+    const ds = graph.nodes.find((n) => n.id === datasetOfField(col));
+    const name = fieldName(col);
+    return Boolean(ds?.fields?.length) && !flattenFields(ds?.fields ?? []).some((f) => f.path === name || f.name === name);
+  }, [graph, view.column]);
+  const canvasColumn = columnMissing ? null : view.column;
+  const canvasPath = columnMissing ? null : path;
   const marks = useMemo(() => (compare?.answer ? compareMarks(compare.answer) : null), [compare]);
   const impactSet = useMemo(() => {
     if (!impact?.answer) return null;
@@ -236,8 +247,8 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             root,
             levels: lv,
             selectedNode: elementsSelected,
-            column: view.column,
-            path,
+            column: canvasColumn,
+            path: canvasPath,
             impact: impactSet,
             marks,
             openColumns,
@@ -251,7 +262,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             catalogChips: catalogChips ?? undefined,
           })
         : null,
-    [graph, root, lv, elementsSelected, view.column, path, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf, catalogChips],
+    [graph, root, lv, elementsSelected, canvasColumn, canvasPath, impactSet, marks, openColumns, columnUi, expansionSet, view.directOnly, hidden, openedParentOf, catalogChips],
   );
 
   // Esc closes the topmost pane: the impact panel, then the details pane (and the selected column)
@@ -362,7 +373,7 @@ export function LineageView({ view, setView }: { view: ViewState; setView: (p: P
             {elements ? (
               <Canvas elements={elements} client={layoutClient} root={root} focus={focus} selected={selected} anchor={anchor} onPaneClick={() => setSelected(null)} />
             ) : (
-              <div className="canvas canvas-loading">{loading ? "Loading lineage…" : "No lineage."}</div>
+              <div className="canvas canvas-loading">{loading ? "Loading lineage…" : error ? "Nothing to draw: the lineage could not be loaded (above)." : "No lineage."}</div>
             )}
           </ReactFlowProvider>
           {(selected || view.column) && (

@@ -5,7 +5,8 @@ import { CatalogStrip } from "../components/CatalogStrip";
 import { EventsList, JobInfo, RunsTable, SchemaTable, VersionList } from "../components/details";
 import { DatasetKindIcon, JobIcon, RunStateBadge } from "../components/Icons";
 import { Link } from "../components/Link";
-import { formatDuration, formatTime } from "../lib/format";
+import { LongName } from "../components/LongName";
+import { formatDuration, formatTime, parseTimeInput } from "../lib/format";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { LineageView } from "../lineage/LineageView";
@@ -36,6 +37,24 @@ export function AssetPage({ view }: { view: ViewState }) {
   const tabs = isJob ? JOB_TABS : DATASET_TABS;
   const tab = tabs.some(([t]) => t === view.tab) ? view.tab : "lineage";
   const n = node.data;
+  // the same view of now: a link's moment may be before the asset was first seen, or not a time at all
+  const now = assetHref({ ...view, at: null, compareFrom: null });
+  if (view.at && parseTimeInput(view.at, true) === null) {
+    return (
+      <div className="page">
+        <h1>Not a time</h1>
+        <div className="card" data-testid="asset-bad-time">
+          <p>
+            This link shows <code>{view.node}</code> as of “{view.at}”, but “{view.at}” is not a time.
+          </p>
+          <p className="muted">
+            A time in a link is ISO 8601, with its zone (2026-11-22T17:30:00Z) or without (read as UTC), or epoch
+            milliseconds. <Link href={now}>See it as it is now</Link>.
+          </p>
+        </div>
+      </div>
+    );
+  }
   if (node.error instanceof ApiError && node.error.status === 404) {
     return (
       <div className="page">
@@ -43,7 +62,13 @@ export function AssetPage({ view }: { view: ViewState }) {
         <div className="card" data-testid="asset-not-found">
           <p>{node.error.message}</p>
           <p className="muted">
-            Nothing with the id <code>{view.node}</code> exists{view.at ? ` at ${formatTime(view.at)}` : ""}. Search for it above, or{" "}
+            Nothing with the id <code>{view.node}</code> exists{view.at ? ` at ${formatTime(view.at)}` : ""}.{" "}
+            {view.at && (
+              <>
+                <Link href={now}>See it as it is now</Link>,{" "}
+              </>
+            )}
+            {view.at ? "search for it above, or " : "Search for it above, or "}
             <Link href="/">start from the home page</Link>.
           </p>
         </div>
@@ -67,12 +92,14 @@ export function AssetPage({ view }: { view: ViewState }) {
               <h1 data-testid="asset-label" title={n.name}>
                 {jobLabel(n.name).title}
               </h1>
-              <div className="muted small mono" data-testid="asset-name">
-                {n.name}
+              <div className="muted small mono asset-fullname" data-testid="asset-name">
+                <LongName name={n.name} />
               </div>
             </>
           ) : (
-            <h1 data-testid="asset-name">{n?.name ?? view.node}</h1>
+            <h1 data-testid="asset-name">
+              <LongName name={n?.name ?? view.node} />
+            </h1>
           )}
         </div>
         <div className="asset-facts">

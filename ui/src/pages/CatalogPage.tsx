@@ -77,6 +77,7 @@ export function CatalogPage({ search }: { search: string }) {
     return [...new Set(all.flatMap((g) => g.terms.map((t) => t.term)))].sort();
   }, []);
   const go = (p: Partial<AssetFilter>) => navigate(catalogHref({ ...filter, ...p }), true);
+  const { me } = useSession();
 
   return (
     <div className="page catalog-page">
@@ -126,6 +127,23 @@ export function CatalogPage({ search }: { search: string }) {
           <p className="muted" data-testid="catalog-count">
             {found.data.assets.length} {found.data.assets.length === 1 ? "asset" : "assets"}
           </p>
+          {found.data.assets.length === 0 && (
+            // nothing to show: say why, and what to do next
+            <div className="empty" data-testid="catalog-empty">
+              {Object.values(filter).some(Boolean) ? (
+                <>
+                  No asset matches these filters. <Link href="/catalog">Clear the filters</Link>.
+                </>
+              ) : !me || me.user === "anonymous" ? (
+                <>
+                  No published assets yet. Members of a project also see its inventory: <b>Sign in</b> (top right) with
+                  your token. A dataset's page offers to add it to your project's inventory.
+                </>
+              ) : (
+                <>No assets yet. Add a dataset to your project's inventory from its page (search for it above).</>
+              )}
+            </div>
+          )}
           {found.data.assets.length > 0 && (
             <table className="table" data-testid="catalog-results">
               <thead>

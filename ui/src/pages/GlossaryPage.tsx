@@ -71,7 +71,13 @@ export function GlossaryPage() {
     <div className="page glossary-page">
       <h1>Glossary</h1>
       {domains.error && <div className="banner banner-error">{domains.error.message}</div>}
-      {domains.data && domains.data.domains.length === 0 && <p className="muted">No domains yet.</p>}
+      {domains.data && domains.data.domains.length === 0 && (
+        // nothing yet: who makes domains, and how (there is no form for it in the UI)
+        <div className="empty" data-testid="glossary-empty">
+          No domains yet. An admin (the server's write token) creates them with <code>POST /api/v1/catalog/domains</code>{" "}
+          (docs/catalog.md); then each domain's terms are listed here, and an owner of one of its projects defines them.
+        </div>
+      )}
       {(domains.data?.domains ?? []).map((d) => (
         <DomainGlossary key={d.id} domain={d} mayDefine={ownsIn(d.id)} />
       ))}

@@ -74,7 +74,7 @@ export function HomePage() {
               <Link key={ns.name} href={`/namespaces/${encodeURIComponent(ns.name)}`} className="ns-row">
                 <span className="ns-name">{ns.name}</span>
                 <span className="muted">
-                  {ns.datasets} datasets · {ns.jobs} jobs
+                  {ns.datasets} {ns.datasets === 1 ? "dataset" : "datasets"} · {ns.jobs} {ns.jobs === 1 ? "job" : "jobs"}
                 </span>
               </Link>
             ))}
