@@ -1,4 +1,5 @@
-// Asks for a read token when the server answers 401 (it was started with read tokens).
+// Asks for a token when the server answers 401: it needs one to read, or it does not know the one this tab holds
+// (replaced, revoked, expired: the server refuses an unknown token even where reads need none).
 import { useEffect, useState } from "react";
 import { UNAUTHORIZED_EVENT, getToken, setProject, setToken } from "../api/auth";
 
@@ -32,12 +33,21 @@ export function TokenPrompt() {
           window.location.reload();
         }}
       >
-        {open === "needed" ? (
+        {open === "needed" && hadToken ? (
+          <>
+            <h2>Your token was not accepted</h2>
+            <p className="muted" data-testid="token-refused">
+              The server does not know the token this tab signed in with: it may have been replaced, revoked or expired. Enter
+              another, or leave it empty to go on without one (where the server lets anyone read). It is kept in this browser tab
+              only.
+            </p>
+          </>
+        ) : open === "needed" ? (
           <>
             <h2>This server needs a token to read</h2>
             <p className="muted">
-              {hadToken ? "The token given before was not accepted. " : ""}Enter a read or write token (one of the server's{" "}
-              <code>HEADWATER_READ_TOKENS</code> or <code>HEADWATER_WRITE_TOKENS</code>). It is kept in this browser tab only.
+              Enter a read or write token (one of the server's <code>HEADWATER_READ_TOKENS</code> or{" "}
+              <code>HEADWATER_WRITE_TOKENS</code>). It is kept in this browser tab only.
             </p>
           </>
         ) : (
