@@ -54,7 +54,8 @@ def f(**b: Any) -> dict[str, Any]:
 
 def gen(rng: random.Random) -> list[dict[str, Any]]:
     """3-12 runs of 3 jobs over 5 datasets (random schemas, docs, column lineage, event types and
-    times, often equal), a few DatasetEvents (DROP/CREATE) and JobEvents."""
+    times, often equal), a few DatasetEvents (DROP/CREATE) and JobEvents (some sending only facets or only one of
+    inputs and outputs, some deleting a facet)."""
     evs: list[dict[str, Any]] = []
     ds = [f"/d{i}" for i in range(5)]
     for _ in range(rng.randint(3, 12)):
@@ -118,17 +119,30 @@ def gen(rng: random.Random) -> list[dict[str, Any]]:
                 },
             }
         )
-    for _ in range(rng.randint(0, 2)):
-        evs.append(
-            {
-                "eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z",
-                "producer": P,
-                "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
-                "job": {"namespace": "ns", "name": f"j{rng.randint(0, 2)}"},
-                "inputs": [{"namespace": "file", "name": rng.choice(ds)}],
-                "outputs": [],
-            }
-        )
+    for _ in range(rng.randint(0, 3)):
+        # static metadata: what a JobEvent leaves out (inputs, outputs, facets) is the job's before it
+        job_event: dict[str, Any] = {
+            "eventTime": f"2026-01-01T00:{rng.randint(0, 55):02d}:00Z",
+            "producer": P,
+            "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+            "job": {
+                "namespace": "ns",
+                "name": f"j{rng.randint(0, 2)}",
+                "facets": rng.choice(
+                    [
+                        {},
+                        {"documentation": f(description=rng.choice(["x", "y"]))},
+                        {"sql": f(query=rng.choice(["q1", "q3"]))},
+                        {"sql": f(_deleted=True)},
+                    ]
+                ),
+            },
+        }
+        if rng.random() < 0.6:
+            job_event["inputs"] = [{"namespace": "file", "name": rng.choice(ds)}]
+        if rng.random() < 0.5:
+            job_event["outputs"] = rng.choice([[], [{"namespace": "file", "name": rng.choice(ds)}]])
+        evs.append(job_event)
     return evs
 
 

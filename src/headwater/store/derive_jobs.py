@@ -3,6 +3,12 @@
 A job version is what the job does: inputs, outputs, SQL/source code and column lineage.
 Samples (one per run, at the run's start; one per JobEvent, at its event time) are ordered by
 (time, key); consecutive samples with the same content collapse into one version.
+
+A run's sample is the whole job as the run saw it. A JobEvent's (static metadata) says only what it sends
+(:func:`resolve`): its job facets are laid over the job's facets before it (a facet not sent is kept, one sent
+as ``{"_deleted": true}`` removed: the OpenLineage spec's reading of facets), and ``inputs`` / ``outputs`` it
+leaves out are the job's before it (an empty list states "none"), so a JobEvent adding ownership or
+documentation does not wipe the job's lineage or SQL.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import orjson
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.store.canonical import content_hash, version_id
-from headwater.store.derive_runs import job_content
+from headwater.store.derive_runs import job_content, live_job_facets
 from headwater.store.intervals import merge_intervals
 
 
@@ -26,6 +32,41 @@ class JobSample:
     run_id: str | None
     content: Mapping[str, Any]  # derive_runs.job_content(...)
     facets: Mapping[str, Any]  # job facets
+    # a JobEvent's: which of ``inputs`` / ``outputs`` it sends (the rest, and the facets it does not send, are the
+    # job's before it: resolve); None: a run's sample, the whole job
+    stated: frozenset[str] | None = None
+
+
+_NOTHING = job_content([], [], {}, {})
+
+
+def resolve(
+    samples: Sequence[JobSample],
+    facets_before: Mapping[str, Any] | None = None,
+    content_before: JSONMapping | None = None,
+) -> list[JobSample]:
+    """``samples`` in (time, key) order, each JobEvent's made whole from the job before it (module docstring);
+    ``facets_before`` / ``content_before``: the job's facets and content before the first (a continued
+    derivation's; none for a job's whole history)."""
+    facets: Mapping[str, Any] = facets_before or {}
+    content: JSONMapping = content_before or _NOTHING
+    out: list[JobSample] = []
+    for s in sorted(samples, key=lambda s: (s.time, s.key)):
+        if s.stated is not None:
+            facets = live_job_facets({**facets, **s.facets})
+            own = s.content
+            io = "outputs" in s.stated
+            content = job_content(
+                own["inputs"] if "inputs" in s.stated else content["inputs"],
+                own["outputs"] if io else content["outputs"],
+                facets,
+                own["columnLineage"] if io else content["columnLineage"],
+            )
+            s = JobSample(s.time, s.key, s.run_id, content, facets)
+        else:
+            facets, content = s.facets, s.content
+        out.append(s)
+    return out
 
 
 def _changes(prev: JSONMapping | None, cur: JSONMapping) -> list[str]:
@@ -48,8 +89,9 @@ def derive_job_versions(job: str, samples: Sequence[JobSample], start: JSONMappi
     """Versions oldest first, as ``job_versions`` rows (JSON values as Python objects).
 
     ``start`` continues from a stored version (all ``samples`` come after it); the answer then
-    begins with that version.
+    begins with that version. ``samples`` are made whole (:func:`resolve`, from the job before them).
     """
+    assert all(s.stated is None for s in samples), "a JobEvent's sample is made whole first (resolve)"
     versions: list[dict[str, Any]] = []
     prev_content: Mapping[str, Any] | None = None
     if start is not None:

@@ -4,7 +4,8 @@
 
 - ``run``      (``run:<runId>``): event type, run/job facets, inputs, outputs, column lineage;
 - ``job``      (``job:<ns>:<name>``) for RunEvents: only indexes the event (runs carry the content);
-- ``jobevent`` (``job:<ns>:<name>``) for JobEvents: inputs, outputs, job facets, column lineage;
+- ``jobevent`` (``job:<ns>:<name>``) for JobEvents: inputs, outputs (and which of the two it sends), job facets,
+  column lineage;
 - ``input`` / ``output`` / ``dataset`` (``dataset:<ns>:<name>``): schema fields and facets.
 
 A dataset facet sent as a deletion marker (``_deleted: true``, :func:`headwater.spec.is_deletion`) is read for
@@ -368,6 +369,8 @@ def observe(payload: JSONMapping, event_id: str, memo: ObserveMemo | None = None
                     "inputs": input_ids,
                     "outputs": sorted({dataset_id(d) for d in outputs}),
                     "columnLineage": lineage,
+                    # which it sends: one left out is the job's before it (store/derive_jobs.py, resolve)
+                    "stated": [key for key in ("inputs", "outputs") if key in payload],
                 },
             )
         )

@@ -31,7 +31,14 @@ from headwater.model.nodeid import run_id_of
 from headwater.store import fields as field_ids
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
-from headwater.store.derive_jobs import JobSample, derive_column_edges, derive_edges, derive_job_versions
+from headwater.store.derive_jobs import (
+    JobSample,
+    derive_column_edges,
+    derive_edges,
+    derive_job_versions,
+    resolve,
+    version_content,
+)
 from headwater.store.derive_runs import RunObservation, derive_run, job_content, live_job_facets
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
@@ -284,10 +291,12 @@ def _fresh_sample(run: RowMapping) -> JobSample:
 
 
 def _event_sample(o: ObservationRow) -> tuple[JobSample, tuple[str, str]]:
+    """A JobEvent's sample: what it sends (made whole from the job before it by ``derive_jobs.resolve``)."""
     d = o.data
-    facets = live_job_facets(d["jobFacets"])
-    content = job_content(d["inputs"], d["outputs"], facets, d["columnLineage"])
-    return JobSample(o.time, f"event:{o.event_id}", None, content, facets), (d["jobNamespace"], d["jobName"])
+    facets = d["jobFacets"]  # deletion markers kept: they remove the job's facets of their names
+    content = job_content(d["inputs"], d["outputs"], live_job_facets(facets), d["columnLineage"])
+    stated = frozenset(d.get("stated", ("inputs", "outputs")))
+    return JobSample(o.time, f"event:{o.event_id}", None, content, facets, stated), (d["jobNamespace"], d["jobName"])
 
 
 def _job_names(conn: sa.Connection, chunk: list[str], batch: Batch, existing: RowMapping) -> dict[str, tuple[str, str]]:
@@ -417,8 +426,8 @@ def _write_jobs(
     for job in chunk:
         if job not in spans:
             continue
-        versions = derive_job_versions(job, samples.get(job, []))
-        ordered = sorted(samples.get(job, []), key=lambda s: (s.time, s.key))
+        ordered = resolve(samples.get(job, []))
+        versions = derive_job_versions(job, ordered)
         latest = last_run.get(job)
         job_rows.append(
             {
@@ -511,13 +520,15 @@ def _jobs_fast(conn: sa.Connection, chunk: list[str], batch: Batch, existing: Ro
             continue
         stored = max(before, key=lambda v: v.valid_from)
         start = _parsed(stored, _JOB_VERSION_JSON, batch.json.loads)
+        row = existing[job]
+        # the job's facets and content before the change: what its JobEvents' samples are laid over
+        samples = resolve(samples, batch.json.loads(row.facets), version_content(start))
         versions = derive_job_versions(job, samples, start=start)
         s_from = start["valid_from"]
         if len(versions) == 1 and stored.valid_to is None:
             pass  # the usual case: one more run doing the same thing; versions and edges stay
         else:
             tails.append((job, versions, s_from))
-        row = existing[job]
         new_times = [o.time for o in batch.new_obs.get(job, ()) if o.role in JOB_ROLES]
         last = max(samples, key=lambda s: (s.time, s.key), default=None)
         last_run = max(tail_runs[job], key=lambda r: (r.started_at, r.run_id), default=None)
