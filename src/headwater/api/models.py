@@ -151,6 +151,18 @@ class ProjectionHealth(ApiModel):
     failedEvents: list[FailedEvent] = Field(description="The oldest 100 failed events")
 
 
+class RulesHealth(ApiModel):
+    """Which rules of derivation the graph was derived by (docs/store.md, "Rules of derivation")."""
+
+    graph: int | None = Field(
+        description="The rules the graph was derived by (null: derived before they were recorded)"
+    )
+    current: int = Field(description="The rules this server derives by")
+    rebuildNeeded: bool = Field(
+        description="The graph was derived by other rules (or unknown ones): run `headwater db rebuild`"
+    )
+
+
 class ValidationHealth(ApiModel):
     """How events are validated, and how many were accepted with warnings."""
 
@@ -172,11 +184,13 @@ class StatusAnswer(ApiModel):
     """``GET /api/v1/status``: the server's health, for operators and monitoring."""
 
     status: Literal["ok", "degraded"] = Field(
-        description="`degraded` when some event failed to derive or the projector is not running"
+        description="`degraded` when some event failed to derive, the projector is not running or the graph needs a "
+        "rebuild (derived by other rules)"
     )
     version: str
     store: str = Field(description="The database kind: sqlite or postgresql")
     projection: ProjectionHealth
+    rules: RulesHealth
     validation: ValidationHealth
     clock: ClockHealth = Field(
         description="How far producers' event times are from their arrival: a producer with a wrong clock shows here"

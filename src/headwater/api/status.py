@@ -1,7 +1,8 @@
 """``GET /api/v1/status``: the server's health for operators and monitoring.
 
 Answers at once (no read barrier): the projection lag (log and graph positions), whether the
-projector runs, producers' clock skew (the newest events' times against their arrival), and the acknowledged events it could not derive — counted and listed with their
+projector runs, whether the graph was derived by this server's rules of derivation (else it needs
+``headwater db rebuild``: store/rules.py), producers' clock skew (the newest events' times against their arrival), and the acknowledged events it could not derive — counted and listed with their
 errors, never dropped silently (docs/store.md, "Projection failures"); a reader other than an admin
 sees the failed events it may see (the catalog's visibility policy) and the whole count.
 """
@@ -26,6 +27,7 @@ def status(request: Request) -> Response:
     store = state.store
     health = store.projection_status()
     skew = store.clock_skew()
+    rules = store.graph_rules()
     failed_events = health.failed_events
     if not request_viewer(request).admin:
         # an error message may name any table of its event: listed only when the reader may see that event
@@ -33,7 +35,7 @@ def status(request: Request) -> Response:
         failed_events = [e for e in failed_events if state.graph.event(str(e["id"])) is not None]
     return json_answer(
         {
-            "status": "ok" if health.failed == 0 and health.running else "degraded",
+            "status": "ok" if health.failed == 0 and health.running and not rules.rebuild_needed else "degraded",
             "version": __version__,
             "store": store.dialect,
             "projection": {
@@ -44,6 +46,7 @@ def status(request: Request) -> Response:
                 "failed": health.failed,
                 "failedEvents": failed_events,
             },
+            "rules": {"graph": rules.graph, "current": rules.current, "rebuildNeeded": rules.rebuild_needed},
             "validation": {
                 "mode": state.settings.validation,
                 "eventsWithWarnings": store.warning_count(),

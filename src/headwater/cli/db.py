@@ -101,10 +101,17 @@ def status_command(db: str | None) -> None:
     with store:
         health = store.projection_status()
         horizon = store.pruned_before()
+        rules = store.graph_rules()
     click.echo(
         f"log position {health.position.log}, graph position {health.position.graph} "
         f"({health.position.behind} behind); {health.failed} event(s) failed to derive"
     )
+    if rules.rebuild_needed:
+        derived = "rules never recorded" if rules.graph is None else f"rules {rules.graph}"
+        click.echo(
+            f"the graph was derived by {derived}; this version derives by rules {rules.current}: "
+            "run `headwater db rebuild` to derive it again (docs/store.md, 'Rules of derivation')"
+        )
     if horizon is not None:
         click.echo(f"history pruned before {iso(to_micros(horizon))} (headwater db prune)")
     for failed in health.failed_events[:20]:

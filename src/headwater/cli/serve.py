@@ -11,13 +11,16 @@ import errno
 import os
 import socket
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 import click
 
 from headwater.model.jsontypes import JSONObject
 from headwater.settings import SETTINGS_BY_NAME, SettingError, Settings, load_settings, retention_days
+
+if TYPE_CHECKING:
+    from headwater.store.rules import GraphRules
 
 
 def safe_url(url: str) -> str:
@@ -145,6 +148,7 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
 
     from headwater.store.engine import create_store_engine
     from headwater.store.migrate import upgrade
+    from headwater.store.rules import graph_rules_of
 
     host, port = str(settings.host), int(settings.port)
     db_url = settings.db_url
@@ -158,6 +162,8 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
         engine = create_store_engine(db_url)
         try:
             upgrade(engine)  # once, before the workers open the store
+            with engine.connect() as conn:
+                rules = graph_rules_of(conn)
         finally:
             engine.dispose()
     except Exception as exc:  # noqa: BLE001 - any failure to open the store is the user's to fix
@@ -168,11 +174,24 @@ def _run_workers(settings: Settings, workers: int, overrides: dict[str, Any]) ->
         if value is not None:
             os.environ[SETTINGS_BY_NAME[name].env] = str(value)
     _share_metrics()
+    _say_rules(rules)
     click.echo(
         f"Headwater {serve_url(host, port)}  ({workers} worker processes; store: {safe_url(db_url)}; "
         f"API docs: {serve_url(host, port)}/docs)"
     )
     uvicorn.run(WORKER_APP, factory=True, workers=workers, host=host, port=port, **_server_options(settings))
+
+
+def _say_rules(rules: GraphRules) -> None:
+    """Warn when the graph was derived by other rules than this version's (store/rules.py): it is served as it
+    is, new events derived on top of it, until ``headwater db rebuild``."""
+    if rules.rebuild_needed:
+        derived = "rules never recorded" if rules.graph is None else f"rules {rules.graph}"
+        click.echo(
+            f"warning: the graph was derived by {derived}, this version derives by rules {rules.current}: run "
+            "`headwater db rebuild` (while it runs, appends wait) to derive it again (docs/store.md)",
+            err=True,
+        )
 
 
 class _ServerOptions(TypedDict):
@@ -247,6 +266,7 @@ def run(settings: Settings) -> None:
         mount_mcp(app, store, settings)  # the MCP endpoint at /mcp (docs/mcp.md)
         app.state.headwater.parse_pool.warm()  # the parse workers start now, not on the first large body
         _tune_gc()
+        _say_rules(store.graph_rules())
         click.echo(
             f"Headwater {serve_url(host, port)}  (store: {safe_url(db_url)}; API docs: {serve_url(host, port)}/docs)"
         )

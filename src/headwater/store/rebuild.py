@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from headwater.store import fields
+from headwater.store import fields, rules
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.projection_failures import mark_failed
 from headwater.store.projector import ProjectionMemo, derive_nodes, node_group, observe_row
@@ -71,4 +71,5 @@ def rebuild_all(conn: sa.Connection, batch_size: int = 1000) -> int:
         count += len(rows)
         last_seq = rows[-1].seq
     derive_nodes(conn, nodes["run"], nodes["job"], nodes["dataset"], memo.json)
+    rules.record(conn)  # every derived row is this code's now
     return count

@@ -501,3 +501,13 @@ store_horizon = sa.Table(
     sa.Column("value", sa.BigInteger, nullable=False),
     sa.Column("updated_at", sa.BigInteger, nullable=False),
 )
+
+# Which rules of derivation the graph was derived by (store/rules.py, migration 0015): one row, or none when the
+# graph was derived before they were recorded. Not derived from the log: a rebuild writes it.
+graph_rules = sa.Table(
+    "graph_rules",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),  # always 1: one row
+    sa.Column("rules", sa.Integer, nullable=False),
+    sa.Column("set_at", sa.BigInteger, nullable=False),
+)

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontypes import JSONObject
 from headwater.model.times import from_micros, iso, now_micros, to_micros
-from headwater.store import codec, eventlog, health, migrate, retention
+from headwater.store import codec, eventlog, health, migrate, retention, rules
 from headwater.store.background import MAX_LAG, POLL, READ_TIMEOUT, BackgroundProjector
 from headwater.store.engine import create_store_engine, events_file
 from headwater.store.observe import Observation
@@ -76,6 +76,15 @@ class _Request:
         if self.error is not None:
             raise self.error
         return self.results
+
+
+def _settle_rules(engine: sa.Engine) -> None:
+    """A store that derived nothing yet is derived by this code's rules from now on (store/rules.py)."""
+    try:
+        with engine.begin() as conn:
+            rules.settle(conn)
+    except sa.exc.IntegrityError:
+        pass  # another process opening the same new store recorded them first
 
 
 class Store:
@@ -164,6 +173,7 @@ class Store:
         projector_place(projector)  # before anything is created or migrated
         engine = create_store_engine(url)
         moved = migrate.upgrade(engine)
+        _settle_rules(engine)
         if moved and engine.url.database:
             log.warning(
                 "store: the event log (%d events) moved into its own file, %s", moved, events_file(engine.url.database)
@@ -392,6 +402,12 @@ class Store:
             self._lock_writers(conn)
             self._lock_appends(conn)
             return rebuild_all(conn)
+
+    def graph_rules(self) -> rules.GraphRules:
+        """The rules of derivation the graph was derived by, and whether it needs ``headwater db rebuild``
+        (:mod:`headwater.store.rules`)."""
+        with self._engine.connect() as conn:
+            return rules.graph_rules_of(conn)
 
     def pruned_before(self) -> datetime | None:
         """The event time before which history was pruned (:meth:`prune`); None when it never was."""

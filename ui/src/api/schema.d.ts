@@ -2811,6 +2811,27 @@ export interface components {
             items: components["schemas"]["Node"][];
         };
         /**
+         * RulesHealth
+         * @description Which rules of derivation the graph was derived by (docs/store.md, "Rules of derivation").
+         */
+        RulesHealth: {
+            /**
+             * Graph
+             * @description The rules the graph was derived by (null: derived before they were recorded)
+             */
+            graph: number | null;
+            /**
+             * Current
+             * @description The rules this server derives by
+             */
+            current: number;
+            /**
+             * Rebuildneeded
+             * @description The graph was derived by other rules (or unknown ones): run `headwater db rebuild`
+             */
+            rebuildNeeded: boolean;
+        };
+        /**
          * Run
          * @description A run of a job (never versioned: a fact).
          */
@@ -3032,7 +3053,7 @@ export interface components {
         StatusAnswer: {
             /**
              * Status
-             * @description `degraded` when some event failed to derive or the projector is not running
+             * @description `degraded` when some event failed to derive, the projector is not running or the graph needs a rebuild (derived by other rules)
              * @enum {string}
              */
             status: "ok" | "degraded";
@@ -3044,6 +3065,7 @@ export interface components {
              */
             store: string;
             projection: components["schemas"]["ProjectionHealth"];
+            rules: components["schemas"]["RulesHealth"];
             validation: components["schemas"]["ValidationHealth"];
             /** @description How far producers' event times are from their arrival: a producer with a wrong clock shows here */
             clock: components["schemas"]["ClockHealth"];
