@@ -254,3 +254,28 @@ def test_a_server_that_does_not_answer_is_said_in_words(open_at: Any) -> None:
     page.unroute("**/api/v1/graph/lineage**")
     page.reload()
     expect(page.locator(CANVAS)).to_have_attribute("data-ready", "true")
+
+
+def test_a_namespace_that_holds_nothing_says_so_once(open_at: Any) -> None:
+    # a mistyped namespace: one message naming it and the way to those held, not two empty cards
+    page = open_at((1024, 700), "/namespaces/" + "s3%3A%2F%2Fno-such-bucket")
+    said = page.get_by_test_id("no-namespace")
+    expect(said).to_contain_text("s3://no-such-bucket")
+    expect(said.get_by_role("link", name="the namespaces Headwater holds")).to_have_attribute("href", "/namespaces")
+    expect(page.locator(".card")).to_have_count(0)
+    page.goto("/namespaces/finance_etl")  # one that holds a job and no dataset: its cards, as before
+    expect(page.locator(".card")).to_have_count(2)
+    assert page.get_by_test_id("no-namespace").count() == 0
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 700)])
+def test_the_as_of_field_shows_its_whole_placeholder(open_at: Any, size: tuple[int, int]) -> None:
+    page = open_at(size, asset(f"dataset:{DEMO_NS}:{EMP_COMP}"))
+    field = page.locator("input.tb-time").first
+    expect(field).to_have_attribute("placeholder", "YYYY-MM-DD HH:MM:SS")
+    # the placeholder's text typed in: it fits when the field need not scroll to show it
+    overflow = field.evaluate(
+        """f => { const probe = f.cloneNode(); probe.value = f.placeholder; f.after(probe);
+        const over = probe.scrollWidth - probe.clientWidth; probe.remove(); return over; }"""
+    )
+    assert overflow <= 0, f"the placeholder is cut off by {overflow:.1f} px"

@@ -64,6 +64,13 @@ export function NamespacePage({ name }: { name: string }) {
         <Link href="/namespaces">Namespaces</Link> / <span>{name}</span>
       </div>
       <h1>{name}</h1>
+      {datasets.data?.total === 0 && jobs.data?.total === 0 ? (
+        <div className="empty" data-testid="no-namespace">
+          Headwater holds nothing in a namespace named <code>{name}</code>: no dataset, no job. A namespace is as producers
+          name it (<code>s3://bucket</code>, <code>postgres://host:5432</code>, <code>file</code>); see{" "}
+          <Link href="/namespaces">the namespaces Headwater holds</Link>.
+        </div>
+      ) : (
       <div className="home-grid">
         <section className="card">
           <h2>Datasets {datasets.data && <span className="count">{datasets.data.total}</span>}</h2>
@@ -80,6 +87,7 @@ export function NamespacePage({ name }: { name: string }) {
           {jobs.data && pager(jobOffset, jobs.data.total, setJobOffset)}
         </section>
       </div>
+      )}
     </div>
   );
 }
