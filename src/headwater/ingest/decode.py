@@ -47,6 +47,7 @@ import orjson
 import xxhash
 
 from headwater.ingest.limits import Limits, name_problems, within_limits_at
+from headwater.ingest.parse import batch_items
 from headwater.ingest.shared import share, unshare
 from headwater.model.jsontext import has_long_digit_run
 from headwater.model.perkey import PerKey
@@ -124,19 +125,12 @@ _Core = dict[str, str | _Inner | list[_Inner]]
 _EVENT = msgspec.json.Decoder(_Core)
 
 
-class _Envelope(msgspec.Struct):
-    events: list[msgspec.Raw]
-
-
-_BATCH = msgspec.json.Decoder(list[msgspec.Raw] | _Envelope)
-
-
 class _CoresEnvelope(msgspec.Struct):
     events: list[_Core]
 
 
 # A batch of usual events decoded in one pass (its events' cores, not each event's bytes first and then each
-# event): when any event is not of the usual shape, the batch is read again item by item (_BATCH).
+# event): when any event is not of the usual shape, the batch is read again item by item (parse.batch_items).
 _CORES = msgspec.json.Decoder(list[_Core] | _CoresEnvelope)
 
 # An escaped UTF-16 surrogate or NUL anywhere: the full path looks (lone surrogates, NUL are refused there).
@@ -557,11 +551,7 @@ def fast_accept(
     whole = _whole_batch(data, checks, max_events, sampled)
     if whole is not None:
         return whole
-    try:
-        items = _BATCH.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    raws = items.events if isinstance(items, _Envelope) else items
+    raws = batch_items(data)
     if not raws or len(raws) > max_events:
         return None
     out: list[FastEvent | str] = []
@@ -585,12 +575,11 @@ def _whole_batch(data: bytes, checks: _Checks, max_events: int, sampled: bool) -
         return None
     try:
         items = _CORES.decode(data)
-        texts = _BATCH.decode(data)  # each event's own text, stored as sent
     except (msgspec.DecodeError, RecursionError):
         return None
     cores = items.events if isinstance(items, _CoresEnvelope) else items
-    raws = texts.events if isinstance(texts, _Envelope) else texts
-    if not cores or len(cores) > max_events or len(raws) != len(cores):
+    raws = batch_items(data)  # each event's own text, stored as sent
+    if not cores or len(cores) > max_events or raws is None or len(raws) != len(cores):
         return None
     out: list[FastEvent | str] = []
     cache = checks.cache

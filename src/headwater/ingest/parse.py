@@ -194,17 +194,23 @@ class _Events(msgspec.Struct):
 _ITEMS = msgspec.json.Decoder(list[msgspec.Raw] | _Events)
 
 
-def item_texts(text: str) -> list[str] | None:
-    """Each event of a batch body as its text stands there (its first to its last character), so that a batch's
-    events are stored as sent, as a single event's body is: a decimal longer than a double, an exponent's form, an
-    escape and the producer's spacing kept. None when msgspec does not split the body (then each event is written
-    compactly from its parsed value)."""
+def batch_items(body: str | bytes) -> list[msgspec.Raw] | None:
+    """Each event of a batch body (an array, or ``{"events": [...]}``) as msgspec's slice of it, from its first to
+    its last character; None when msgspec does not split the body (not JSON, another shape, nested too deep)."""
     try:
-        items = _ITEMS.decode(text)
+        items = _ITEMS.decode(body)
     except (msgspec.DecodeError, RecursionError):
         return None
-    raws = items.events if isinstance(items, _Events) else items
-    return [bytes(raw).decode("utf-8") for raw in raws]
+    return items.events if isinstance(items, _Events) else items
+
+
+def item_texts(text: str) -> list[str] | None:
+    """Each event of a batch body as its text stands there, so that a batch's events are stored as sent, as a
+    single event's body is: a decimal longer than a double, an exponent's form, an escape and the producer's
+    spacing kept. None when msgspec does not split the body (then each event is written compactly from its parsed
+    value)."""
+    raws = batch_items(text)
+    return None if raws is None else [bytes(raw).decode("utf-8") for raw in raws]
 
 
 def accept_item(
