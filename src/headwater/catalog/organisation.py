@@ -46,6 +46,12 @@ def _admin(who: Principal, doing: str) -> None:
         raise Forbidden(f"{doing} needs the server's write token (an admin)")
 
 
+def _self_or_admin(who: Principal, user_id: str, refusal: str) -> None:
+    """The user ``user_id`` themself or an admin (the names the server's own tokens act under are no user's)."""
+    if not who.admin and (who.user != user_id or user_id in RESERVED_USERS):
+        raise Forbidden(refusal)
+
+
 class Organisation(Room):
     """Domains, projects, users, members and glossaries."""
 
@@ -122,16 +128,14 @@ class Organisation(Room):
 
     def user(self, who: Principal, user_id: str) -> User:
         """One user with their memberships (the user themself, or an admin)."""
-        if not who.admin and (who.user != user_id or user_id in RESERVED_USERS):
-            raise Forbidden(f"user {user_id!r} is shown to that user and to admins only")
+        _self_or_admin(who, user_id, f"user {user_id!r} is shown to that user and to admins only")
         with self._read() as conn:
             return found(next(iter(tables.users(conn, user_id=user_id)), None), f"no user {user_id!r}")
 
     def new_token(self, who: Principal, user_id: str) -> NewUser:
         """A new token for ``user_id`` (the user themself, or an admin), shown once; the one before is refused
         from the next request on (a leaked or lost token is replaced without touching the user's roles)."""
-        if not who.admin and (who.user != user_id or user_id in RESERVED_USERS):
-            raise Forbidden(f"a new token for {user_id!r} needs that user's token or the server's write token")
+        _self_or_admin(who, user_id, f"a new token for {user_id!r} needs that user's token or the server's write token")
         token = _new_token()
         with self._write() as conn, conn.begin():
             if not tables.set_user_token(conn, user_id, token_hash(token)):
