@@ -85,6 +85,14 @@ def is_deletion(slot: Slot, facet: object) -> bool:
     return slot in DELETABLE_SLOTS and isinstance(facet, Mapping) and facet.get("_deleted") is True
 
 
+def live_facets(slot: Slot, facets: Mapping[str, Any]) -> dict[str, Any]:
+    """``facets`` (of a node, after what an event sent was laid over them) without the deletion markers among
+    them: a marker removes the facet of its name and is not kept as a facet itself."""
+    if not any(is_deletion(slot, value) for value in facets.values()):
+        return dict(facets)
+    return {name: value for name, value in facets.items() if not is_deletion(slot, value)}
+
+
 class FastValidator(Protocol):
     """A schema compiled by jsonschema-rs (an untyped extension module): asked only whether a value is valid."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
-from headwater.spec import is_deletion
+from headwater.spec import is_deletion, live_facets
 from headwater.store.canonical import version_id
 from headwater.store.intervals import merge_intervals
 from headwater.store.kinds import dataset_kind
@@ -95,8 +95,8 @@ def derive_dataset_versions(
             if extra:
                 fields, fields_from = [*fields, *extra], None
         facets = {**facets, **new_facets}
-        if any(is_deletion("dataset", value) for value in new_facets.values()):
-            facets = {name: value for name, value in facets.items() if not is_deletion("dataset", value)}
+        if any(is_deletion("dataset", value) for value in new_facets.values()):  # the usual fold adds no marker
+            facets = live_facets("dataset", facets)
         dropped = bool(data.get("dropped"))
         current = [fields, _comparable(facets), dropped]
         if current == state:

@@ -20,8 +20,9 @@ from typing import Any
 import orjson
 
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
+from headwater.spec import live_facets
 from headwater.store.canonical import content_hash, version_id
-from headwater.store.derive_runs import job_content, live_job_facets
+from headwater.store.derive_runs import job_content
 from headwater.store.intervals import merge_intervals
 
 
@@ -53,7 +54,7 @@ def resolve(
     out: list[JobSample] = []
     for s in sorted(samples, key=lambda s: (s.time, s.key)):
         if s.stated is not None:
-            facets = live_job_facets({**facets, **s.facets})
+            facets = live_facets("job", {**facets, **s.facets})
             own = s.content
             io = "outputs" in s.stated
             content = job_content(

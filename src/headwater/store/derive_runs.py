@@ -12,7 +12,7 @@ import orjson
 from headwater.ingest.shared import notes
 from headwater.model.jsontypes import JSONMapping, JSONObject, JSONValue
 from headwater.model.nodeid import format_node_id
-from headwater.spec import is_deletion
+from headwater.spec import live_facets
 from headwater.store.canonical import content_hash
 from headwater.store.observe import RUN_STATES, TERMINAL_STATES
 
@@ -65,14 +65,6 @@ def job_content(
     }
 
 
-def live_job_facets(job_facets: JSONMapping) -> JSONObject:
-    """Job facets without the ones deleted: a facet sent as a deletion marker (``_deleted: true``) removes the facet
-    of its name from what the run's earlier events sent, and is not kept as a facet itself."""
-    if not any(is_deletion("job", value) for value in job_facets.values()):
-        return dict(job_facets)
-    return {name: value for name, value in job_facets.items() if not is_deletion("job", value)}
-
-
 def run_state(obs: Sequence[RunObservation]) -> tuple[str, int | None]:
     """A run's state and end from its observations (in :func:`sort_key` order): its last terminal event (COMPLETE,
     FAIL, ABORT) once it has one — an OTHER event only adds metadata (the spec's example: "to send additional
@@ -109,7 +101,7 @@ def derive_run(run_id: str, observations: Sequence[RunObservation]) -> JSONObjec
         lineage.update(o.data.get("columnLineage") or {})
         inputs.update(o.data.get("inputs") or [])
         outputs.update(o.data.get("outputs") or [])
-    job_facets = live_job_facets(job_facets)
+    job_facets = live_facets("job", job_facets)  # a marker removes what the run's earlier events sent
     error = _mapping(run_facets.get("errorMessage"))
     parent = _mapping(run_facets.get("parent"))
     parent_run = _mapping(parent.get("run"))

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 
 from headwater.model.jsontext import dumps, loads_text
 from headwater.model.nodeid import run_id_of
+from headwater.spec import live_facets
 from headwater.store import fields as field_ids
 from headwater.store.canonical import JsonMemo
 from headwater.store.derive_datasets import DatasetObservation, derive_dataset_versions, derive_field_spans
@@ -39,7 +40,7 @@ from headwater.store.derive_jobs import (
     resolve,
     version_content,
 )
-from headwater.store.derive_runs import RunObservation, derive_run, job_content, live_job_facets
+from headwater.store.derive_runs import RunObservation, derive_run, job_content
 from headwater.store.eventlog import NewEvent, insert_observations
 from headwater.store.observe import Observation, ObserveMemo, observe
 from headwater.store.parts import insert_many, insert_runs, read_column, read_observations
@@ -294,7 +295,7 @@ def _event_sample(o: ObservationRow) -> tuple[JobSample, tuple[str, str]]:
     """A JobEvent's sample: what it sends (made whole from the job before it by ``derive_jobs.resolve``)."""
     d = o.data
     facets = d["jobFacets"]  # deletion markers kept: they remove the job's facets of their names
-    content = job_content(d["inputs"], d["outputs"], live_job_facets(facets), d["columnLineage"])
+    content = job_content(d["inputs"], d["outputs"], live_facets("job", facets), d["columnLineage"])
     stated = frozenset(d.get("stated", ("inputs", "outputs")))
     return JobSample(o.time, f"event:{o.event_id}", None, content, facets, stated), (d["jobNamespace"], d["jobName"])
 
